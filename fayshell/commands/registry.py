@@ -1,0 +1,217 @@
+"""How a cmdlet is declared: its parameters, help and examples, in one place.
+
+A cmdlet is a plain function decorated with :func:`cmdlet`. The decorator only attaches a
+:class:`Cmdlet` spec to the function; :class:`Registry` collects the specs from the command modules.
+`Get-Help`, `Get-Command`, tab completion and the parameter binder all read these specs, so the
+declaration is the one source of truth.
+
+The function is called as ``func(ctx, **params)``: ``ctx`` is a
+:class:`fayshell.commands.invocation.Invocation` (shell state, pipeline input, verbose/error
+settings) and each declared parameter arrives as a keyword argument whose name is the parameter
+name in snake_case (``FilterScript`` -> ``filter_script``). It may be sync or async, and may return
+``None``, an iterable of records, an (async) generator of records, or a
+:class:`fayshell.store.relation.Relation`.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from types import ModuleType
+from typing import Any, TypeVar
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+#: Values of :attr:`Param.pipeline`.
+BY_VALUE = "value"
+BY_PROPERTY = "property"
+
+
+@dataclass(frozen=True)
+class Param:
+    """One declared parameter.
+
+    ``type`` is a Python type or a converter name understood by the binder: ``str``, ``int``,
+    ``float``, ``bool`` (a switch), ``"duration"``, ``"size"``, ``"dursize"`` (either),
+    ``"scriptblock"``, ``"hashtable"``, ``"any"``, ``"strings"`` (list of str), ``"ints"``.
+    ``choices`` restricts a string to a case-insensitive set (and feeds completion).
+    ``pipeline`` is ``""``, ``"value"``, ``"property"`` or ``"value,property"``.
+    ``complete`` names a completion source: ``nodes``, ``groups``, ``sessions``, ``tables``,
+    ``columns``, ``variables``, ``files``, ``commands`` (``choices`` complete by themselves).
+    ``rest`` collects all remaining positional arguments into a list.
+    """
+
+    name: str
+    type: Any = str
+    mandatory: bool = False
+    position: int | None = None
+    pipeline: str = ""
+    default: Any = None
+    help: str = ""
+    aliases: tuple[str, ...] = ()
+    choices: tuple[str, ...] = ()
+    complete: str | None = None
+    rest: bool = False
+
+    @property
+    def is_switch(self) -> bool:
+        return self.type is bool
+
+    @property
+    def pyname(self) -> str:
+        """The keyword argument name the function receives."""
+        return snake_case(self.name)
+
+    @property
+    def by_value(self) -> bool:
+        return BY_VALUE in self.pipeline.split(",")
+
+    @property
+    def by_property(self) -> bool:
+        return BY_PROPERTY in self.pipeline.split(",")
+
+    def type_name(self) -> str:
+        """Human name of the type, for help and error messages."""
+        if isinstance(self.type, str):
+            return self.type
+        if self.type is bool:
+            return "switch"
+        return getattr(self.type, "__name__", str(self.type))
+
+
+@dataclass(frozen=True)
+class Example:
+    """One example: the code to type and what it does."""
+
+    code: str
+    text: str = ""
+
+
+@dataclass(frozen=True)
+class Cmdlet:
+    """The declaration of a cmdlet, attached to its function by :func:`cmdlet`."""
+
+    name: str
+    func: Callable[..., Any]
+    synopsis: str
+    params: tuple[Param, ...] = ()
+    aliases: tuple[str, ...] = ()
+    description: str = ""
+    examples: tuple[Example, ...] = ()
+    stream: bool = False
+    raw_tail: bool = False
+    family: str = ""
+
+    @property
+    def verb(self) -> str:
+        return self.name.split("-", 1)[0]
+
+    @property
+    def noun(self) -> str:
+        return self.name.split("-", 1)[-1]
+
+    def param(self, name: str) -> Param | None:
+        low = name.lower()
+        for p in self.params:
+            if p.name.lower() == low or low in (a.lower() for a in p.aliases):
+                return p
+        return None
+
+    def syntax(self) -> str:
+        """A one-line usage string: ``Where-Object [-FilterScript] <scriptblock>``."""
+        parts = [self.name]
+        for p in sorted(self.params, key=lambda q: (q.position is None, q.position or 0)):
+            if p.is_switch:
+                text = f"-{p.name}"
+            else:
+                name = f"[-{p.name}]" if p.position is not None else f"-{p.name}"
+                text = f"{name} <{p.type_name()}>"
+            parts.append(text if p.mandatory else f"[{text}]")
+        return " ".join(parts)
+
+
+def snake_case(name: str) -> str:
+    """``FilterScript`` -> ``filter_script``; ``ExpandProperty`` -> ``expand_property``."""
+    return re.sub(r"(?<=[a-z0-9])([A-Z])", r"_\1", name).lower()
+
+
+def cmdlet(
+    name: str,
+    *,
+    synopsis: str,
+    params: Iterable[Param] = (),
+    aliases: Iterable[str] = (),
+    description: str = "",
+    examples: Iterable[Example | tuple[str, str]] = (),
+    stream: bool = False,
+    raw_tail: bool = False,
+) -> Callable[[F], F]:
+    """Declare ``func`` as the cmdlet ``name``.
+
+    ``stream=True``: the function receives the whole pipeline input as ``ctx.input`` (an iterable
+    of records, a Relation, or None) and is called once. Otherwise, when a parameter binds from
+    the pipeline, the function is called once per input record with that record bound.
+    ``raw_tail=True``: the rest of the line after the command name is passed unparsed as the
+    first positional parameter (used by ``sql``).
+    """
+    exs = tuple(e if isinstance(e, Example) else Example(*e) for e in examples)
+
+    def deco(func: F) -> F:
+        spec = Cmdlet(
+            name=name,
+            func=func,
+            synopsis=synopsis,
+            params=tuple(params),
+            aliases=tuple(aliases),
+            description=description,
+            examples=exs,
+            stream=stream,
+            raw_tail=raw_tail,
+            family=func.__module__.rsplit(".", 1)[-1],
+        )
+        func.__cmdlet__ = spec  # type: ignore[attr-defined]
+        return func
+
+    return deco
+
+
+@dataclass
+class Registry:
+    """All cmdlets and aliases the shell knows, looked up case-insensitively."""
+
+    cmdlets: dict[str, Cmdlet] = field(default_factory=dict)
+    aliases: dict[str, str] = field(default_factory=dict)
+
+    @classmethod
+    def from_modules(cls, modules: Iterable[ModuleType]) -> Registry:
+        reg = cls()
+        for mod in modules:
+            for obj in vars(mod).values():
+                spec = getattr(obj, "__cmdlet__", None)
+                if isinstance(spec, Cmdlet):
+                    reg.add(spec)
+        return reg
+
+    def add(self, spec: Cmdlet) -> None:
+        key = spec.name.lower()
+        if key in self.cmdlets:
+            raise ValueError(f"cmdlet {spec.name} declared twice")
+        self.cmdlets[key] = spec
+        for alias in spec.aliases:
+            self.aliases[alias.lower()] = spec.name
+
+    def resolve(self, name: str) -> Cmdlet | None:
+        """The cmdlet a name or alias refers to, or None."""
+        low = name.lower()
+        spec = self.cmdlets.get(low)
+        if spec is None and low in self.aliases:
+            spec = self.cmdlets[self.aliases[low].lower()]
+        return spec
+
+    def __iter__(self) -> Iterator[Cmdlet]:
+        return iter(sorted(self.cmdlets.values(), key=lambda c: c.name))
+
+    def names(self) -> list[str]:
+        """Every cmdlet name and alias, for completion and "did you mean"."""
+        return [c.name for c in self] + sorted(self.aliases)

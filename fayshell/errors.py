@@ -1,0 +1,129 @@
+"""The one error hierarchy of fayshell.
+
+Every error a user can cause derives from :class:`FayError`. Only the edges (REPL, script runner,
+TUI) turn one into a red line, a message or an exit code; the core never prints.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+class FayError(Exception):
+    """Base of every error fayshell reports to a user as one clear line."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+    def one_line(self) -> str:
+        """The error as a single line, suitable for a red line in the REPL or a script's stderr."""
+        return self.message.replace("\n", " ")
+
+
+@dataclass(frozen=True)
+class SourceSpan:
+    """Where something is in a script: file name, 1-based line and column, and the line's text."""
+
+    file: str
+    line: int
+    col: int
+    text: str = ""
+
+    def __str__(self) -> str:
+        return f"{self.file}:{self.line}:{self.col}"
+
+
+class ParseError(FayError):
+    """The input is not valid fayshell syntax; carries the spot and what was expected."""
+
+    def __init__(self, message: str, span: SourceSpan, expected: str = "") -> None:
+        super().__init__(message)
+        self.span = span
+        self.expected = expected
+
+    def one_line(self) -> str:
+        exp = f" (expected {self.expected})" if self.expected else ""
+        return f"{self.span}: {self.message}{exp}"
+
+    def with_caret(self) -> str:
+        """Location line, the offending source line and a caret under the column."""
+        lines = [self.one_line()]
+        if self.span.text:
+            lines.append("    " + self.span.text)
+            lines.append("    " + " " * (self.span.col - 1) + "^")
+        return "\n".join(lines)
+
+
+class IncompleteInput(ParseError):
+    """The input ended inside a brace, parenthesis, string or after a trailing pipe.
+
+    The REPL uses this to ask for a continuation line instead of reporting an error.
+    """
+
+
+class RuntimeFayError(FayError):
+    """An error while running a statement; the evaluator attaches where it happened."""
+
+    span: SourceSpan | None = None
+
+    def one_line(self) -> str:
+        where = f"{self.span}: " if self.span is not None else ""
+        return f"{where}{self.message}".replace("\n", " ")
+
+
+class CommandNotFound(RuntimeFayError):
+    """No cmdlet, alias or function has that name."""
+
+
+class ParameterError(RuntimeFayError):
+    """A parameter is unknown, ambiguous, missing, or of the wrong type."""
+
+    def __init__(self, command: str, parameter: str | None, message: str) -> None:
+        where = f"{command}: " if parameter is None else f"{command} -{parameter}: "
+        super().__init__(where + message)
+        self.command = command
+        self.parameter = parameter
+
+
+class CommandError(RuntimeFayError):
+    """A cmdlet failed; names the command (and the node or file where that helps)."""
+
+    def __init__(self, command: str, message: str) -> None:
+        super().__init__(f"{command}: {message}")
+        self.command = command
+
+
+class SqlError(RuntimeFayError):
+    """DuckDB rejected a query; carries DuckDB's own message, not a traceback."""
+
+
+class RemoteError(FayError):
+    """A remote operation failed on a node (connect, auth, hostkey, command, timeout)."""
+
+    def __init__(self, node: str, stage: str, message: str) -> None:
+        super().__init__(f"{node}: {stage}: {message}")
+        self.node = node
+        self.stage = stage
+
+
+class InventoryError(FayError):
+    """The inventory or ssh_config is wrong, or a node set cannot be resolved."""
+
+
+class TraceFormatError(FayError):
+    """A CTF trace is damaged or not understood; names the file and the byte offset."""
+
+    def __init__(self, path: str, offset: int | None, message: str) -> None:
+        where = path if offset is None else f"{path} @ byte {offset}"
+        super().__init__(f"{where}: {message}")
+        self.path = path
+        self.offset = offset
+
+
+class StoreError(FayError):
+    """Loading into or querying the DuckDB store failed."""
+
+
+class PipelineStopped(Exception):  # noqa: N818 - control flow, not an error a user sees
+    """Raised inside a pipeline to stop upstream producers early (e.g. Select-Object -First)."""

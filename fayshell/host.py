@@ -1,0 +1,118 @@
+"""The host: how commands talk to the person at the edge without printing themselves.
+
+Commands report verbose notes, warnings, non-terminating errors, progress and ``Write-Host``
+text through a :class:`Host`. Each front end supplies its own: the REPL and script runner a
+console host (rich progress on a terminal), the TUI a status line, tests a capturing host.
+"""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass, field
+from typing import Protocol, TextIO
+
+
+class ProgressTask(Protocol):
+    """A running progress indicator."""
+
+    def advance(self, amount: float = 1.0) -> None: ...
+
+    def update(self, *, completed: float | None = None, total: float | None = None,
+               description: str | None = None) -> None: ...
+
+    def close(self) -> None: ...
+
+
+class Host(Protocol):
+    """What commands may ask of the front end."""
+
+    def write_host(self, text: str, color: str | None = None, newline: bool = True) -> None: ...
+
+    def verbose(self, message: str) -> None: ...
+
+    def warning(self, message: str) -> None: ...
+
+    def error(self, message: str) -> None: ...
+
+    def progress(self, description: str, total: float | None = None,
+                 unit: str = "") -> ProgressTask: ...
+
+    def confirm(self, question: str) -> bool: ...
+
+
+class NullProgress:
+    """A progress task that shows nothing (non-interactive output, tests)."""
+
+    def advance(self, amount: float = 1.0) -> None:
+        return None
+
+    def update(self, *, completed: float | None = None, total: float | None = None,
+               description: str | None = None) -> None:
+        return None
+
+    def close(self) -> None:
+        return None
+
+
+@dataclass
+class StreamHost:
+    """Plain host writing to text streams: host text to ``out``, diagnostics to ``err``.
+
+    Used for scripts and piped output; confirmations are refused (answer "no") because
+    nobody is there to answer them.
+    """
+
+    out: TextIO = field(default_factory=lambda: sys.stdout)
+    err: TextIO = field(default_factory=lambda: sys.stderr)
+    show_verbose: bool = True
+
+    def write_host(self, text: str, color: str | None = None, newline: bool = True) -> None:
+        self.out.write(text + ("\n" if newline else ""))
+        self.out.flush()
+
+    def verbose(self, message: str) -> None:
+        if self.show_verbose:
+            self.err.write(f"VERBOSE: {message}\n")
+
+    def warning(self, message: str) -> None:
+        self.err.write(f"WARNING: {message}\n")
+
+    def error(self, message: str) -> None:
+        self.err.write(f"ERROR: {message}\n")
+
+    def progress(self, description: str, total: float | None = None,
+                 unit: str = "") -> ProgressTask:
+        return NullProgress()
+
+    def confirm(self, question: str) -> bool:
+        return False
+
+
+@dataclass
+class CaptureHost:
+    """A host that records everything; for tests and for embedding."""
+
+    lines: list[str] = field(default_factory=list)
+    verbose_lines: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+    answer: bool = False
+
+    def write_host(self, text: str, color: str | None = None, newline: bool = True) -> None:
+        self.lines.append(text)
+
+    def verbose(self, message: str) -> None:
+        self.verbose_lines.append(message)
+
+    def warning(self, message: str) -> None:
+        self.warnings.append(message)
+
+    def error(self, message: str) -> None:
+        self.errors.append(message)
+
+    def progress(self, description: str, total: float | None = None,
+                 unit: str = "") -> ProgressTask:
+        return NullProgress()
+
+    def confirm(self, question: str) -> bool:
+        return self.answer

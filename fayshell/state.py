@@ -1,0 +1,151 @@
+"""The state of one shell: variables, functions, the database, the cluster, the host.
+
+One :class:`ShellState` lives per REPL, script run or TUI; nothing is kept in module globals.
+Heavy parts (the DuckDB database, SSH connections) are created on first use.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from fayshell.host import Host, StreamHost
+
+if TYPE_CHECKING:
+    from fayshell.commands.registry import Registry
+    from fayshell.remote.cluster import Cluster
+    from fayshell.store.database import Database
+
+
+def default_database_path() -> Path:
+    """The embedded default database: ``$XDG_DATA_HOME/fayshell/fayshell.duckdb``."""
+    base = os.environ.get("XDG_DATA_HOME") or os.path.join(os.path.expanduser("~"), ".local", "share")
+    return Path(base) / "fayshell" / "fayshell.duckdb"
+
+
+@dataclass
+class Options:
+    """Settings given on the ``fayshell`` command line (or by a test)."""
+
+    database: str | None = None
+    inventory: str | None = None
+    ssh_config: str | None = None
+    interactive: bool = False
+    script_name: str = "<stdin>"
+
+
+class Scope:
+    """A variable scope; lookups fall back to the parent. Names are case-insensitive."""
+
+    def __init__(self, parent: Scope | None = None) -> None:
+        self.parent = parent
+        self.vars: dict[str, tuple[str, Any]] = {}
+
+    def lookup(self, name: str) -> tuple[bool, Any]:
+        scope: Scope | None = self
+        key = name.lower()
+        while scope is not None:
+            if key in scope.vars:
+                return True, scope.vars[key][1]
+            scope = scope.parent
+        return False, None
+
+    def set(self, name: str, value: Any) -> None:
+        """Assign in the scope that already holds the name, else in this one."""
+        key = name.lower()
+        scope: Scope | None = self
+        while scope is not None:
+            if key in scope.vars:
+                scope.vars[key] = (scope.vars[key][0], value)
+                return
+            scope = scope.parent
+        self.vars[key] = (name, value)
+
+    def set_local(self, name: str, value: Any) -> None:
+        self.vars[name.lower()] = (name, value)
+
+    def remove(self, name: str) -> bool:
+        return self.vars.pop(name.lower(), None) is not None
+
+    def items(self) -> list[tuple[str, Any]]:
+        """Every visible variable (inner scopes shadow outer), sorted by name."""
+        seen: dict[str, tuple[str, Any]] = {}
+        scope: Scope | None = self
+        while scope is not None:
+            for key, item in scope.vars.items():
+                seen.setdefault(key, item)
+            scope = scope.parent
+        return sorted(seen.values(), key=lambda kv: kv[0].lower())
+
+
+@dataclass
+class ShellState:
+    """Everything one shell session holds between statements."""
+
+    options: Options = field(default_factory=Options)
+    host: Host = field(default_factory=StreamHost)
+    globals: Scope = field(default_factory=Scope)
+    functions: dict[str, Any] = field(default_factory=dict)
+    _registry: Registry | None = None
+    _database: Database | None = None
+    _cluster: Cluster | None = None
+
+    def __post_init__(self) -> None:
+        for name, value in (("true", True), ("false", False), ("null", None),
+                            ("ErrorActionPreference", "Stop")):
+            self.globals.set_local(name, value)
+
+    @property
+    def registry(self) -> Registry:
+        if self._registry is None:
+            from fayshell.commands import load_registry
+
+            self._registry = load_registry()
+        return self._registry
+
+    @property
+    def database(self) -> Database:
+        """The session's DuckDB database, opened on first use."""
+        if self._database is None:
+            from fayshell.store.database import Database
+
+            path = self.options.database or str(default_database_path())
+            self._database = Database.open(path)
+        return self._database
+
+    def use_database(self, db: Database) -> None:
+        """Switch databases (Connect-Database); the old one is closed."""
+        if self._database is not None and self._database is not db:
+            self._database.close()
+        self._database = db
+
+    @property
+    def database_label(self) -> str:
+        if self._database is not None:
+            return self._database.path
+        return self.options.database or str(default_database_path())
+
+    @property
+    def cluster(self) -> Cluster:
+        """The session's cluster: inventory, node sets and the SSH connection pool."""
+        if self._cluster is None:
+            from fayshell.remote.cluster import Cluster
+
+            self._cluster = Cluster.from_options(self.options, self.host)
+        return self._cluster
+
+    @property
+    def error_action(self) -> str:
+        found, value = self.globals.lookup("ErrorActionPreference")
+        return str(value) if found and value else "Stop"
+
+    async def aclose(self) -> None:
+        """Close SSH connections and the database."""
+        if self._cluster is not None:
+            await self._cluster.aclose()
+            self._cluster = None
+        if self._database is not None:
+            self._database.close()
+            self._database = None

@@ -1,0 +1,85 @@
+"""The session's DuckDB database: open, query, describe. duckdb is imported only here, lazily."""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from fayshell.errors import SqlError, StoreError
+
+if TYPE_CHECKING:
+    import duckdb
+
+    from fayshell.store.relation import Relation
+
+
+def sql_error(exc: Exception) -> SqlError:
+    """DuckDB's own message as one line, without the exception class noise."""
+    text = str(exc).strip().splitlines()
+    return SqlError(" ".join(line.strip() for line in text if line.strip()) or type(exc).__name__)
+
+
+@dataclass
+class Database:
+    """A DuckDB file (or ``:memory:``) with a lock so several tasks can share it."""
+
+    path: str
+    con: duckdb.DuckDBPyConnection
+    lock: threading.RLock = field(default_factory=threading.RLock)
+
+    @classmethod
+    def open(cls, path: str) -> Database:
+        import duckdb
+
+        if path != ":memory:":
+            Path(path).expanduser().parent.mkdir(parents=True, exist_ok=True)
+            path = str(Path(path).expanduser())
+        try:
+            con = duckdb.connect(path)
+        except Exception as exc:  # duckdb raises its own IOException/ConnectionException types
+            raise StoreError(f"cannot open database {path}: {sql_error(exc).message}") from None
+        return cls(path=path, con=con)
+
+    def relation(self, sql: str) -> Relation:
+        """A lazy relation over ``sql``; nothing runs until it is fetched."""
+        from fayshell.store.relation import Relation
+
+        return Relation(self, sql)
+
+    def execute(self, sql: str, params: list[Any] | None = None) -> list[tuple[Any, ...]]:
+        """Run a statement and fetch all rows; DuckDB errors become :class:`SqlError`."""
+        with self.lock:
+            try:
+                return self.con.execute(sql, params or []).fetchall()
+            except Exception as exc:
+                raise sql_error(exc) from None
+
+    def columns_of(self, sql: str) -> list[str]:
+        """Column names of a query without running it."""
+        with self.lock:
+            try:
+                return list(self.con.sql(sql).columns)
+            except Exception as exc:
+                raise sql_error(exc) from None
+
+    def tables(self) -> list[str]:
+        rows = self.execute(
+            "SELECT table_name FROM information_schema.tables "
+            "WHERE table_schema = 'main' ORDER BY table_name")
+        return [r[0] for r in rows]
+
+    def table_columns(self) -> dict[str, list[str]]:
+        """Every table and view with its columns, for completion after ``sql``."""
+        rows = self.execute(
+            "SELECT table_name, column_name FROM information_schema.columns "
+            "WHERE table_schema = 'main' ORDER BY table_name, ordinal_position")
+        out: dict[str, list[str]] = {}
+        for table, column in rows:
+            out.setdefault(table, []).append(column)
+        return out
+
+    def close(self) -> None:
+        with self.lock:
+            self.con.close()

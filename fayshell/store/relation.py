@@ -1,0 +1,74 @@
+"""A lazy DuckDB query that pipeline cmdlets refine by wrapping its SQL.
+
+A :class:`Relation` is the value a pipeline carries while it can stay inside DuckDB: each
+pipeline cmdlet wraps the SQL in one more ``SELECT … FROM (…)`` and DuckDB's optimizer flattens
+the nesting, so the whole pipeline runs as one query. Rows come out only when something needs
+Python objects (rendering, a row-wise fallback).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from fayshell.store.database import sql_error
+
+if TYPE_CHECKING:
+    from fayshell.store.database import Database
+
+
+def quote_ident(name: str) -> str:
+    """A SQL identifier, double-quoted with embedded quotes doubled."""
+    return '"' + name.replace('"', '""') + '"'
+
+
+@dataclass(frozen=True)
+class Relation:
+    """SQL text bound to the database it runs on."""
+
+    db: Database
+    sql: str
+
+    def columns(self) -> list[str]:
+        return self.db.columns_of(self.sql)
+
+    def wrap(self, select: str = "*", tail: str = "") -> Relation:
+        """``SELECT <select> FROM (<this>) AS _r <tail>`` as a new relation."""
+        return Relation(self.db, f"SELECT {select} FROM ({self.sql}) AS _r {tail}".rstrip())
+
+    def fetch(self) -> tuple[list[str], list[tuple[Any, ...]]]:
+        """Run the query: column names and all rows."""
+        with self.db.lock:
+            try:
+                cur = self.db.con.execute(self.sql)
+                names = [d[0] for d in cur.description or []]
+                return names, cur.fetchall()
+            except Exception as exc:
+                raise sql_error(exc) from None
+
+    def iter_records(self, batch: int = 4096) -> Iterator[dict[str, Any]]:
+        """Rows as dicts, fetched in batches on a cursor of their own."""
+        try:
+            cur = self.db.con.cursor()
+            cur.execute(self.sql)
+        except Exception as exc:
+            raise sql_error(exc) from None
+        names = [d[0] for d in cur.description or []]
+        try:
+            while True:
+                rows = cur.fetchmany(batch)
+                if not rows:
+                    return
+                for row in rows:
+                    yield dict(zip(names, row, strict=True))
+        finally:
+            cur.close()
+
+    def records(self) -> list[dict[str, Any]]:
+        names, rows = self.fetch()
+        return [dict(zip(names, row, strict=True)) for row in rows]
+
+    def scalar(self) -> Any:
+        _, rows = self.fetch()
+        return rows[0][0] if rows and rows[0] else None
