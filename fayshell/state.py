@@ -88,6 +88,8 @@ class ShellState:
     host: Host = field(default_factory=StreamHost)
     globals: Scope = field(default_factory=Scope)
     functions: dict[str, Any] = field(default_factory=dict)
+    #: Short facts components publish for the REPL toolbar, e.g. {"sessions": "incident"}.
+    status: dict[str, str] = field(default_factory=dict)
     _registry: Registry | None = None
     _database: Database | None = None
     _cluster: Cluster | None = None

@@ -64,6 +64,15 @@ class Database:
             except Exception as exc:
                 raise sql_error(exc) from None
 
+    def schema_of(self, sql: str) -> dict[str, str]:
+        """Column names and DuckDB type names of a query without running it."""
+        with self.lock:
+            try:
+                rel = self.con.sql(sql)
+                return {name: str(t) for name, t in zip(rel.columns, rel.types, strict=True)}
+            except Exception as exc:
+                raise sql_error(exc) from None
+
     def tables(self) -> list[str]:
         rows = self.execute(
             "SELECT table_name FROM information_schema.tables "

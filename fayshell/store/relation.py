@@ -33,6 +33,10 @@ class Relation:
     def columns(self) -> list[str]:
         return self.db.columns_of(self.sql)
 
+    def schema(self) -> dict[str, str]:
+        """Column name -> DuckDB type name."""
+        return self.db.schema_of(self.sql)
+
     def wrap(self, select: str = "*", tail: str = "") -> Relation:
         """``SELECT <select> FROM (<this>) AS _r <tail>`` as a new relation."""
         return Relation(self.db, f"SELECT {select} FROM ({self.sql}) AS _r {tail}".rstrip())

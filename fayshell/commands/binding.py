@@ -1,0 +1,234 @@
+"""Parameter binding: named (with unambiguous prefixes), positional, switches, pipeline input.
+
+The binder reads only the cmdlet's declaration, so what `Get-Help` shows is exactly what binds.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from fayshell.commands.registry import Cmdlet, Param
+from fayshell.errors import ParameterError
+from fayshell.lang.ops import OperatorError, to_number, to_string, truthy, type_name
+from fayshell.lang.values import Duration, ScriptBlock, Size, parse_unit_number
+from fayshell.records import get_property, has_property
+
+ERROR_ACTIONS = ("Stop", "Continue", "SilentlyContinue")
+COMMON = (
+    Param("Verbose", bool, help="Show what the command does, e.g. the SQL a pipeline runs."),
+    Param("ErrorAction", str, choices=ERROR_ACTIONS,
+          help="Stop (default in scripts), Continue or SilentlyContinue after a failed item."),
+)
+NO_VALUE = object()
+
+
+@dataclass(frozen=True)
+class NamedArg:
+    """``-Name`` (value NO_VALUE) or ``-Name:value`` as written."""
+
+    name: str
+    value: Any = NO_VALUE
+
+
+@dataclass
+class Bound:
+    """The result of binding a command line: values by Python name plus common settings."""
+
+    values: dict[str, Any] = field(default_factory=dict)
+    verbose: bool = False
+    error_action: str | None = None
+
+
+def resolve_param(spec: Cmdlet, name: str) -> Param:
+    """Exact name or alias first, then a unique prefix; otherwise a clear ParameterError."""
+    candidates = list(spec.params) + [c for c in COMMON if spec.param(c.name) is None]
+    low = name.lower()
+    for p in candidates:
+        if p.name.lower() == low or low in (a.lower() for a in p.aliases):
+            return p
+    hits = [p for p in candidates if p.name.lower().startswith(low)
+            or any(a.lower().startswith(low) for a in p.aliases)]
+    if len(hits) == 1:
+        return hits[0]
+    if hits:
+        names = ", ".join("-" + p.name for p in hits)
+        raise ParameterError(spec.name, name, f"ambiguous parameter; it could be {names}")
+    names = [p.name for p in candidates]
+    close = difflib.get_close_matches(name, names, n=1, cutoff=0.6)
+    hint = f" (did you mean -{close[0]}?)" if close else ""
+    raise ParameterError(spec.name, name, f"no such parameter{hint}")
+
+
+def bind(spec: Cmdlet, args: list[Any]) -> Bound:
+    """Bind evaluated arguments (NamedArg or plain values, in order) to the declaration."""
+    bound = Bound()
+    positional: list[Any] = []
+    i = 0
+    while i < len(args):
+        arg = args[i]
+        i += 1
+        if not isinstance(arg, NamedArg):
+            positional.append(arg)
+            continue
+        param = resolve_param(spec, arg.name)
+        value = arg.value
+        if value is NO_VALUE:
+            if param.is_switch:
+                value = True
+            elif i < len(args) and not isinstance(args[i], NamedArg):
+                value = args[i]
+                i += 1
+            else:
+                raise ParameterError(spec.name, param.name,
+                                     f"missing an argument of type {param.type_name()}")
+        _set(spec, bound, param, value)
+    _bind_positional(spec, bound, positional)
+    return bound
+
+
+def _set(spec: Cmdlet, bound: Bound, param: Param, value: Any) -> None:
+    if param.name == "Verbose" and spec.param("Verbose") is None:
+        bound.verbose = truthy(value)
+    elif param.name == "ErrorAction" and spec.param("ErrorAction") is None:
+        bound.error_action = convert_value(spec, param, value)
+    else:
+        if param.pyname in bound.values:
+            raise ParameterError(spec.name, param.name, "given more than once")
+        bound.values[param.pyname] = convert_value(spec, param, value)
+
+
+def _bind_positional(spec: Cmdlet, bound: Bound, positional: list[Any]) -> None:
+    slots = sorted((p for p in spec.params if p.position is not None and not p.rest),
+                   key=lambda p: p.position or 0)
+    rest = next((p for p in spec.params if p.rest), None)
+    queue = list(positional)
+    for p in slots:
+        if not queue:
+            break
+        if p.pyname in bound.values:
+            continue
+        bound.values[p.pyname] = convert_value(spec, p, queue.pop(0))
+    if queue and rest is not None:
+        bound.values[rest.pyname] = convert_value(spec, rest, queue)
+        queue = []
+    if queue:
+        shown = to_string(queue[0])[:40]
+        raise ParameterError(spec.name, None,
+                             f"unexpected positional argument {shown!r}; "
+                             f"see 'Get-Help {spec.name}' for its parameters")
+
+
+def missing_mandatory(spec: Cmdlet, values: Mapping[str, Any]) -> list[Param]:
+    return [p for p in spec.params if p.mandatory and p.pyname not in values]
+
+
+def pipeline_binding(spec: Cmdlet, values: Mapping[str, Any], item: Any) -> dict[str, Any]:
+    """Bind one pipeline record: by value first, then by property name (as PowerShell does)."""
+    out: dict[str, Any] = {}
+    free = [p for p in spec.params if p.pipeline and p.pyname not in values]
+    for p in free:
+        if p.by_value:
+            try:
+                out[p.pyname] = convert_value(spec, p, item)
+                return out
+            except ParameterError:
+                if not p.by_property:
+                    raise
+    for p in free:
+        if p.by_property:
+            for name in (p.name, *p.aliases):
+                if has_property(item, name):
+                    out[p.pyname] = convert_value(spec, p, get_property(item, name))
+                    break
+    return out
+
+
+def convert_value(spec: Cmdlet, param: Param, value: Any) -> Any:
+    """Convert an argument to the parameter's declared type, or raise a ParameterError."""
+    try:
+        result = _convert(param.type, value)
+    except (OperatorError, ValueError, TypeError) as exc:
+        raise ParameterError(spec.name, param.name,
+                             f"expects {param.type_name()}, got {type_name(value)} "
+                             f"{to_string(value)[:40]!r} ({exc})") from None
+    if param.choices and result is not None:
+        items = result if isinstance(result, list) else [result]
+        for item in items:
+            match = [c for c in param.choices if c.lower() == str(item).lower()]
+            if not match:
+                raise ParameterError(spec.name, param.name,
+                                     f"{item!r} is not one of {', '.join(param.choices)}")
+        if isinstance(result, list):
+            result = [next(c for c in param.choices if c.lower() == str(i).lower())
+                      for i in result]
+        else:
+            result = next(c for c in param.choices if c.lower() == str(result).lower())
+    return result
+
+
+def _scalar(value: Any) -> Any:
+    if isinstance(value, list):
+        if len(value) != 1:
+            raise ValueError("a single value is needed, not an array")
+        return value[0]
+    return value
+
+
+def _convert(kind: Any, value: Any) -> Any:
+    if kind in ("any", object):
+        return value
+    if kind is bool:
+        return truthy(value)
+    if kind is str:
+        return to_string(_scalar(value))
+    if kind is int:
+        n = to_number(_scalar(value))
+        if isinstance(n, float) and not n.is_integer():
+            raise ValueError("not a whole number")
+        return int(n)
+    if kind is float:
+        return float(to_number(_scalar(value)))
+    if kind == "strings":
+        items = value if isinstance(value, (list, tuple)) else [value]
+        return [to_string(v) for v in items]
+    if kind == "ints":
+        items = value if isinstance(value, (list, tuple)) else [value]
+        return [int(to_number(v)) for v in items]
+    if kind == "scriptblock":
+        if not isinstance(value, ScriptBlock):
+            raise ValueError("a script block { ... } is needed")
+        return value
+    if kind == "hashtable":
+        if not isinstance(value, Mapping):
+            raise ValueError("a hashtable @{ ... } is needed")
+        return dict(value)
+    if kind in ("duration", "size", "dursize"):
+        return _unit(kind, _scalar(value))
+    raise ValueError(f"unknown parameter type {kind!r}")
+
+
+def _unit(kind: str, value: Any) -> Duration | Size:
+    """``2s``/``500ms`` for durations, ``4MB`` for sizes; bare numbers are seconds or bytes."""
+    if isinstance(value, str):
+        parsed = parse_unit_number(value.strip())
+        if parsed is None:
+            value = to_number(value)
+        else:
+            value = parsed
+    if isinstance(value, Duration) and kind in ("duration", "dursize"):
+        return value
+    if isinstance(value, Size) and kind in ("size", "dursize"):
+        return value
+    if isinstance(value, (Duration, Size)):
+        want = "a duration like 2s" if kind == "duration" else "a size like 4MB"
+        raise ValueError(f"{want} is needed")
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise ValueError("a number with a unit is needed")
+    if kind == "size":
+        return Size(int(value))
+    if kind == "duration":
+        return Duration(int(value * 1_000_000_000))
+    raise ValueError("a duration (2s) or a size (64MB) is needed")

@@ -1,0 +1,182 @@
+"""Discoverability: Get-Command, Get-Help, Get-Alias -- all read the cmdlet declarations."""
+
+from __future__ import annotations
+
+import difflib
+import importlib
+from dataclasses import dataclass
+
+from fayshell.commands.invocation import Invocation
+from fayshell.commands.registry import Cmdlet, Param, cmdlet
+from fayshell.errors import CommandError
+from fayshell.lang.ops import wildcard_match
+
+ABOUT_LANGUAGE = """\
+about_Language -- the fayshell language in brief
+
+  Statements end at a newline or ';'. '#' starts a comment. A trailing '|' continues a pipeline.
+  Commands are Verb-Noun, case-insensitive: Get-Node -Name 'web[01-04]' -Verbose
+  Parameters: -Name value, -Name:value, switches (-Live), unambiguous prefixes (-Sev), positions.
+  Values: 'literal', "interpolated $var $($expr)", 42, 1.5, $true $false $null, 1,2,3, @(...),
+  @{k = v}, 1..10, durations 500ms 2s 5m 1h, sizes 4KB 16MB 1GB.
+  Variables: $x = <pipeline>; $_ in script blocks; $x.prop, $x[0], $env:HOME.
+  Operators: + - * / %  -eq -ne -gt -ge -lt -le -like -notlike -match -notmatch -in -notin
+  -contains -and -or -not ! -join -split -replace -f
+  Control: if (...) { } elseif (...) { } else { }, foreach ($x in $xs) { }, while (...) { },
+  function Name { param($a, [int]$b = 2) ... }, return, break, continue, throw.
+  Pipelines whose input is a relation (sql ..., Get-Span, ...) run inside DuckDB: Where-Object,
+  Select-Object, Sort-Object, Group-Object and Measure-Object become SQL. Add -Verbose to see it.
+"""
+
+
+@dataclass(frozen=True)
+class CommandInfo:
+    """A command as Get-Command lists it."""
+
+    Name: str
+    Kind: str
+    Family: str
+    Synopsis: str
+
+
+@dataclass(frozen=True)
+class AliasInfo:
+    """An alias and the cmdlet it stands for."""
+
+    Name: str
+    Definition: str
+
+
+@cmdlet(
+    "Get-Command",
+    aliases=("gcm",),
+    synopsis="List the commands: cmdlets, and functions defined in this session.",
+    params=[Param("Name", "strings", position=0, complete="commands",
+                  help="Names or wildcard patterns."),
+            Param("Verb", str), Param("Noun", str)],
+    examples=[("Get-Command -Noun Trace*", "Every command about traces."),
+              ("Get-Command *-Object", "The pipeline cmdlets.")],
+)
+def get_command(ctx: Invocation, *, name: list[str] | None = None, verb: str | None = None,
+                noun: str | None = None) -> list[CommandInfo]:
+    out = [CommandInfo(c.name, "Cmdlet", c.family, c.synopsis) for c in ctx.state.registry]
+    out += [CommandInfo(f.node.name, "Function", "function", "user function")
+            for f in ctx.state.functions.values()]
+    if name:
+        out = [c for c in out if any(wildcard_match(c.Name, n) for n in name)]
+        if not out and not any(ch in n for n in name for ch in "*?["):
+            raise CommandError("Get-Command", f"no command named {name[0]!r}")
+    if verb:
+        out = [c for c in out if wildcard_match(c.Name.split("-")[0], verb)]
+    if noun:
+        out = [c for c in out if wildcard_match(c.Name.split("-", 1)[-1], noun)]
+    return sorted(out, key=lambda c: c.Name.lower())
+
+
+@cmdlet(
+    "Get-Alias",
+    aliases=("gal",),
+    synopsis="List aliases and what they stand for.",
+    params=[Param("Name", "strings", position=0)],
+    examples=[("Get-Alias ?", "What '?' stands for.")],
+)
+def get_alias(ctx: Invocation, *, name: list[str] | None = None) -> list[AliasInfo]:
+    reg = ctx.state.registry
+    out = [AliasInfo(a, reg.aliases[a]) for a in sorted(reg.aliases)]
+    if name:
+        out = [a for a in out if any(wildcard_match(a.Name, n) for n in name)]
+    return out
+
+
+@cmdlet(
+    "Get-Help",
+    aliases=("help", "man"),
+    synopsis="Show how to use a command, with examples; or an about_ topic.",
+    params=[Param("Name", str, position=0, complete="commands"),
+            Param("Examples", bool, help="Only the examples."),
+            Param("Full", bool, help="Everything, with each parameter described."),
+            Param("Parameter", str, help="Describe one parameter.")],
+    examples=[("Get-Help Where-Object -Examples", "Examples of Where-Object."),
+              ("Get-Help about_Tables", "The tables of the trace database.")],
+)
+def get_help(ctx: Invocation, *, name: str | None = None, examples: bool = False,
+             full: bool = False, parameter: str | None = None) -> str:
+    if not name:
+        return _overview(ctx)
+    if name.lower().startswith("about_"):
+        return _about(name)
+    spec = ctx.state.registry.resolve(name)
+    if spec is None:
+        close = difflib.get_close_matches(name, ctx.state.registry.names(), n=1, cutoff=0.6)
+        hint = f"; did you mean {close[0]}?" if close else ""
+        raise CommandError("Get-Help", f"no command named {name!r}{hint}")
+    if parameter is not None:
+        param = spec.param(parameter)
+        if param is None:
+            raise CommandError("Get-Help", f"{spec.name} has no parameter -{parameter}")
+        return _describe_param(param)
+    if examples:
+        return _examples(spec)
+    return _full(spec) if full else _summary(spec)
+
+
+def _overview(ctx: Invocation) -> str:
+    lines = ["fayshell commands (Get-Help NAME for one, Get-Help about_Language for syntax):", ""]
+    width = max(len(c.name) for c in ctx.state.registry)
+    lines += [f"  {c.name.ljust(width)}  {c.synopsis}" for c in ctx.state.registry]
+    return "\n".join(lines)
+
+
+def _about(name: str) -> str:
+    topics = {"about_language": lambda: ABOUT_LANGUAGE, "about_tables": _about_tables}
+    topic = topics.get(name.lower())
+    if topic is None:
+        raise CommandError("Get-Help", f"no help topic {name!r}; topics: about_Language, "
+                                       "about_Tables")
+    return topic()
+
+
+def _about_tables() -> str:
+    try:
+        schema = importlib.import_module("fayshell.store.schema")
+    except ImportError:
+        raise CommandError("Get-Help", "about_Tables: the store schema is not installed") from None
+    return str(schema.ABOUT_TABLES)
+
+
+def _summary(spec: Cmdlet) -> str:
+    lines = [f"NAME\n    {spec.name}", f"\nSYNOPSIS\n    {spec.synopsis}",
+             f"\nSYNTAX\n    {spec.syntax()}"]
+    if spec.description:
+        lines.append(f"\nDESCRIPTION\n    {spec.description}")
+    if spec.aliases:
+        lines.append(f"\nALIASES\n    {', '.join(spec.aliases)}")
+    if spec.examples:
+        lines.append("\n" + _examples(spec))
+    return "\n".join(lines)
+
+
+def _full(spec: Cmdlet) -> str:
+    params = "\n\n".join(_describe_param(p) for p in spec.params)
+    return _summary(spec) + ("\n\nPARAMETERS\n" + params if params else "")
+
+
+def _describe_param(p: Param) -> str:
+    facts = [f"type {p.type_name()}", "mandatory" if p.mandatory else "optional"]
+    if p.position is not None:
+        facts.append(f"position {p.position}")
+    if p.pipeline:
+        facts.append(f"pipeline input by {p.pipeline.replace(',', ' and ')}")
+    if p.choices:
+        facts.append("one of " + ", ".join(p.choices))
+    if p.aliases:
+        facts.append("aliases " + ", ".join("-" + a for a in p.aliases))
+    text = f"    -{p.name}  ({'; '.join(facts)})"
+    return text + (f"\n        {p.help}" if p.help else "")
+
+
+def _examples(spec: Cmdlet) -> str:
+    if not spec.examples:
+        return "EXAMPLES\n    (none)"
+    blocks = [f"    PS fay> {e.code}\n        {e.text}" for e in spec.examples]
+    return "EXAMPLES\n" + "\n\n".join(blocks)

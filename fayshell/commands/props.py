@@ -1,0 +1,114 @@
+"""Property specifications shared by Select-, Sort-, Group- and Measure-Object.
+
+A property is a name (wildcards allowed), a script block, or a calculated property
+``@{n='ms'; e={ $_.dur_ns / 1e6 }}``. Each can be evaluated on a record (row-wise) or
+translated to SQL over a relation's columns.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from fayshell.errors import ParameterError
+from fayshell.lang.ops import to_string, truthy, wildcard_match
+from fayshell.lang.sqlgen import Translator, Untranslatable
+from fayshell.lang.values import ScriptBlock
+from fayshell.records import get_property, property_names
+from fayshell.store.relation import quote_ident
+
+NAME_KEYS = ("name", "n", "label", "l")
+EXPR_KEYS = ("expression", "e")
+
+
+@dataclass(frozen=True)
+class PropSpec:
+    """One property to select, sort or group by."""
+
+    label: str
+    source: str | ScriptBlock
+    descending: bool | None = None
+
+    @property
+    def is_wildcard(self) -> bool:
+        return isinstance(self.source, str) and any(c in self.source for c in "*?[")
+
+
+def parse_props(command: str, items: list[Any] | None) -> list[PropSpec]:
+    """Turn the -Property argument into PropSpecs, or raise a ParameterError naming the item."""
+    specs: list[PropSpec] = []
+    for item in items or []:
+        if isinstance(item, str):
+            specs.append(PropSpec(item, item))
+        elif isinstance(item, ScriptBlock):
+            specs.append(PropSpec(item.text.strip(), item))
+        elif isinstance(item, Mapping):
+            specs.append(_calculated(command, item))
+        else:
+            raise ParameterError(command, "Property", f"cannot use {item!r} as a property")
+    return specs
+
+
+def _calculated(command: str, table: Mapping[str, Any]) -> PropSpec:
+    low = {str(k).lower(): v for k, v in table.items()}
+    expr = next((low[k] for k in EXPR_KEYS if k in low), None)
+    if expr is None:
+        raise ParameterError(command, "Property",
+                             "a calculated property needs an Expression (e) entry")
+    name = next((low[k] for k in NAME_KEYS if k in low), None)
+    label = to_string(name) if name is not None else (
+        expr if isinstance(expr, str) else expr.text.strip())
+    desc: bool | None = None
+    if "descending" in low:
+        desc = truthy(low["descending"])
+    elif "ascending" in low:
+        desc = not truthy(low["ascending"])
+    source = expr if isinstance(expr, (str, ScriptBlock)) else to_string(expr)
+    return PropSpec(label, source, desc)
+
+
+async def evaluate(item: Any, spec: PropSpec) -> Any:
+    """The value of a property on one record."""
+    if isinstance(spec.source, ScriptBlock):
+        out = await spec.source.invoke(dollar_under=item)
+        return out[0] if len(out) == 1 else (out or None)
+    return get_property(item, spec.source)
+
+
+def expand_wildcards(specs: list[PropSpec], names: list[str]) -> list[PropSpec]:
+    """Replace name patterns with the matching property names, in the record's order."""
+    out: list[PropSpec] = []
+    for spec in specs:
+        if spec.is_wildcard and isinstance(spec.source, str):
+            pattern = spec.source
+            out.extend(PropSpec(n, n, spec.descending) for n in names
+                       if wildcard_match(n, pattern))
+        else:
+            out.append(spec)
+    return out
+
+
+def record_names(item: Any) -> list[str]:
+    return property_names(item)
+
+
+def sql_of(spec: PropSpec, schema: Mapping[str, str]) -> str:
+    """The SQL expression for a property over a relation with ``schema``."""
+    if isinstance(spec.source, ScriptBlock):
+        return Translator(spec.source, schema).value().text
+    lowered = {name.lower(): name for name in schema}
+    found = lowered.get(spec.source.lower())
+    if found is None:
+        if not spec.source.replace("_", "").isalnum():
+            raise Untranslatable(f"{spec.source!r} is not a column name")
+        return "NULL"
+    return quote_ident(found)
+
+
+def column_of(spec: PropSpec, schema: Mapping[str, str]) -> str | None:
+    """The real column name a plain-name spec refers to (case-insensitive), else None."""
+    if isinstance(spec.source, ScriptBlock):
+        return None
+    lowered = {name.lower(): name for name in schema}
+    return lowered.get(spec.source.lower())

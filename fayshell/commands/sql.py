@@ -1,0 +1,75 @@
+"""SQL on the session's DuckDB database: Invoke-Sql (alias ``sql``) and Connect-Database."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from fayshell.commands.invocation import Invocation
+from fayshell.commands.registry import Param, cmdlet
+from fayshell.errors import SqlError
+
+QUERY_WORDS = ("select", "with", "from", "values", "table", "describe", "show", "summarize",
+               "pivot", "unpivot", "explain")
+
+
+@dataclass(frozen=True)
+class DatabaseInfo:
+    """The database the session now uses."""
+
+    Path: str
+    Tables: int
+
+
+def _database(ctx: Invocation, path: str | None) -> Any:
+    if path is None:
+        return ctx.state.database
+    from fayshell.store.database import Database
+
+    if ctx.state.database_label == path:
+        return ctx.state.database
+    return Database.open(path)
+
+
+@cmdlet(
+    "Invoke-Sql",
+    aliases=("sql",),
+    synopsis="Run SQL on the session's DuckDB database; a query returns a relation.",
+    description="'sql' takes the rest of the line as raw SQL (up to a lone '|'), so a query can "
+                "feed the pipeline cmdlets, which then extend the same DuckDB query. Statements "
+                "that are not queries (CREATE, INSERT, ...) run at once.",
+    params=[Param("Query", str, position=0, mandatory=True, help="The SQL text."),
+            Param("Database", str, complete="files",
+                  help="Run on this DuckDB file instead of the session's.")],
+    examples=[("sql SELECT name, count(*) FROM syscalls GROUP BY ALL ORDER BY 2 DESC",
+               "Counts per system call."),
+              ("sql SELECT range AS i, range % 7 AS k FROM range(10000000) | "
+               "Where-Object { $_.k -eq 3 } | Group-Object k | Select-Object Name, Count",
+               "The whole pipeline runs as one DuckDB query (add -Verbose to a cmdlet to see it).")],
+    raw_tail=True,
+)
+def invoke_sql(ctx: Invocation, *, query: str, database: str | None = None) -> Any:
+    text = query.strip().rstrip(";").strip()
+    if not text:
+        raise SqlError("Invoke-Sql: the query is empty")
+    db = _database(ctx, database)
+    first = text.split(None, 1)[0].lower().lstrip("(")
+    if first in QUERY_WORDS:
+        db.columns_of(text)  # validate now: errors belong to this command, not to rendering
+        return db.relation(text)
+    rows = db.execute(text)
+    return [r[0] if len(r) == 1 else list(r) for r in rows] if rows else None
+
+
+@cmdlet(
+    "Connect-Database",
+    synopsis="Switch the session to another DuckDB file (created if missing).",
+    params=[Param("Path", str, position=0, mandatory=True, complete="files")],
+    examples=[("Connect-Database incident.duckdb", "Work on the incident database.")],
+)
+def connect_database(ctx: Invocation, *, path: str) -> DatabaseInfo:
+    from fayshell.store.database import Database
+
+    db = Database.open(path)
+    ctx.state.use_database(db)
+    return DatabaseInfo(db.path, len(db.tables()))

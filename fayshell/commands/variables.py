@@ -1,0 +1,109 @@
+"""Variables and timing: Get-/Set-/Remove-Variable, Measure-Command, Start-Sleep."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from fayshell.commands.invocation import Invocation
+from fayshell.commands.registry import Param, cmdlet
+from fayshell.errors import CommandError
+from fayshell.lang.ops import wildcard_match
+from fayshell.lang.streams import is_relation
+from fayshell.lang.values import Duration, ScriptBlock
+
+
+@dataclass(frozen=True)
+class VariableInfo:
+    """A variable as Get-Variable shows it."""
+
+    Name: str
+    Value: Any
+
+
+@dataclass(frozen=True)
+class TimeSpan:
+    """How long something took, with PowerShell's property names."""
+
+    TotalMilliseconds: float
+    TotalSeconds: float
+    Ticks: int
+
+    @classmethod
+    def from_ns(cls, ns: int) -> TimeSpan:
+        return cls(ns / 1e6, ns / 1e9, ns // 100)
+
+
+@cmdlet(
+    "Get-Variable",
+    aliases=("gv",),
+    synopsis="List variables, or those whose names match a pattern.",
+    params=[Param("Name", "strings", position=0, complete="variables"),
+            Param("ValueOnly", bool, help="Output only the values.")],
+    examples=[("Get-Variable web*", "Variables whose name starts with web.")],
+)
+def get_variable(ctx: Invocation, *, name: list[str] | None = None,
+                 value_only: bool = False) -> Any:
+    out = []
+    for var, value in ctx.state.globals.items():
+        if name and not any(wildcard_match(var, pat) for pat in name):
+            continue
+        out.append(value if value_only else VariableInfo(var, value))
+    if name and not out and not any(c in n for n in name for c in "*?["):
+        raise CommandError("Get-Variable", f"no variable named {name[0]!r}")
+    return out
+
+
+@cmdlet(
+    "Set-Variable",
+    aliases=("set",),
+    synopsis="Set a variable by name (same as $name = value).",
+    params=[Param("Name", str, position=0, mandatory=True, complete="variables"),
+            Param("Value", "any", position=1, pipeline="value")],
+    examples=[("Set-Variable limit 50", "Same as $limit = 50.")],
+)
+def set_variable(ctx: Invocation, *, name: str, value: Any = None) -> None:
+    if name.lower() in ("true", "false", "null"):
+        raise CommandError("Set-Variable", f"cannot overwrite the constant ${name}")
+    ctx.state.globals.set(name, value)
+
+
+@cmdlet(
+    "Remove-Variable",
+    aliases=("rv",),
+    synopsis="Delete a variable.",
+    params=[Param("Name", "strings", position=0, mandatory=True, complete="variables")],
+    examples=[("Remove-Variable web", "Forget $web.")],
+)
+def remove_variable(ctx: Invocation, *, name: list[str]) -> None:
+    for n in name:
+        if not ctx.state.globals.remove(n):
+            raise CommandError("Remove-Variable", f"no variable named {n!r}")
+
+
+@cmdlet(
+    "Measure-Command",
+    synopsis="Run a script block and report how long it took (its output is discarded).",
+    params=[Param("Expression", "scriptblock", position=0, mandatory=True)],
+    examples=[("(Measure-Command { Get-Node }).TotalMilliseconds", "Time one command.")],
+)
+async def measure_command(ctx: Invocation, *, expression: ScriptBlock) -> TimeSpan:
+    start = time.perf_counter_ns()
+    for item in await expression.invoke():
+        if is_relation(item):
+            item.fetch()
+    return TimeSpan.from_ns(time.perf_counter_ns() - start)
+
+
+@cmdlet(
+    "Start-Sleep",
+    aliases=("sleep",),
+    synopsis="Wait; Ctrl-C interrupts.",
+    params=[Param("Duration", "duration", position=0, mandatory=True,
+                  help="How long: 500ms, 2s (a bare number is seconds).")],
+    examples=[("Start-Sleep 2s", "Wait two seconds.")],
+)
+async def start_sleep(ctx: Invocation, *, duration: Duration) -> None:
+    await asyncio.sleep(max(0, int(duration)) / 1e9)

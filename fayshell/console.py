@@ -1,0 +1,173 @@
+"""The console edge: shows output (rich tables on a terminal, plain text when piped), errors as
+one red line, progress bars; turns errors into exit codes. rich is imported only for terminals."""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass, field
+from typing import Any, TextIO
+
+from fayshell.errors import FayError, ParseError
+from fayshell.host import NullProgress, ProgressTask
+from fayshell.lang.streams import is_relation
+from fayshell.render import Formatted, format_value, groups, render_plain, table_shape
+
+RELATION_PREVIEW = 10_000
+
+
+@dataclass
+class RichProgress:
+    """One rich progress bar, shown while a long command runs on a terminal."""
+
+    progress: Any
+    task: Any
+
+    def advance(self, amount: float = 1.0) -> None:
+        self.progress.advance(self.task, amount)
+
+    def update(self, *, completed: float | None = None, total: float | None = None,
+               description: str | None = None) -> None:
+        kwargs: dict[str, Any] = {}
+        if completed is not None:
+            kwargs["completed"] = completed
+        if total is not None:
+            kwargs["total"] = total
+        if description is not None:
+            kwargs["description"] = description
+        self.progress.update(self.task, **kwargs)
+
+    def close(self) -> None:
+        self.progress.stop()
+
+
+@dataclass
+class ConsoleHost:
+    """Host for the REPL and script runs: stdout for output, stderr for diagnostics."""
+
+    out: TextIO = field(default_factory=lambda: sys.stdout)
+    err: TextIO = field(default_factory=lambda: sys.stderr)
+    color: bool | None = None
+    interactive: bool = False
+
+    def __post_init__(self) -> None:
+        if self.color is None:
+            self.color = bool(getattr(self.out, "isatty", lambda: False)())
+
+    def _err_console(self) -> Any:
+        from rich.console import Console
+
+        return Console(file=self.err, force_terminal=bool(self.color), highlight=False,
+                       soft_wrap=True)
+
+    def write_host(self, text: str, color: str | None = None, newline: bool = True) -> None:
+        if self.color and color:
+            from rich.console import Console
+
+            Console(file=self.out, force_terminal=True, highlight=False, soft_wrap=True).print(
+                text, style=color.lower(), end="\n" if newline else "", markup=False)
+        else:
+            self.out.write(text + ("\n" if newline else ""))
+        self.out.flush()
+
+    def _diag(self, prefix: str, message: str, style: str) -> None:
+        if self.color:
+            self._err_console().print(f"{prefix}{message}", style=style, markup=False)
+        else:
+            self.err.write(f"{prefix}{message}\n")
+        self.err.flush()
+
+    def verbose(self, message: str) -> None:
+        self._diag("VERBOSE: ", message, "cyan")
+
+    def warning(self, message: str) -> None:
+        self._diag("WARNING: ", message, "yellow")
+
+    def error(self, message: str) -> None:
+        self._diag("", message, "red")
+
+    def report(self, exc: FayError) -> None:
+        """A FayError as the user sees it: one red line (parse errors add the caret lines)."""
+        text = exc.with_caret() if isinstance(exc, ParseError) else exc.one_line()
+        self._diag("", text, "bold red")
+
+    def progress(self, description: str, total: float | None = None,
+                 unit: str = "") -> ProgressTask:
+        if not (self.color and getattr(self.err, "isatty", lambda: False)()):
+            return NullProgress()
+        from rich.progress import (BarColumn, DownloadColumn, MofNCompleteColumn, Progress,
+                                   TextColumn, TimeElapsedColumn, TransferSpeedColumn)
+
+        columns: list[Any] = [TextColumn("{task.description}"), BarColumn()]
+        columns += [DownloadColumn(), TransferSpeedColumn()] if unit == "bytes" else \
+            [MofNCompleteColumn()]
+        columns.append(TimeElapsedColumn())
+        prog = Progress(*columns, console=self._err_console(), transient=True)
+        prog.start()
+        return RichProgress(prog, prog.add_task(description, total=total))
+
+    def confirm(self, question: str) -> bool:
+        if not self.interactive:
+            return False
+        self.err.write(f"{question} [y/N] ")
+        self.err.flush()
+        answer = sys.stdin.readline().strip().lower()
+        return answer in ("y", "yes")
+
+    # ---- output -----------------------------------------------------------------------------
+
+    def show(self, output: Any) -> None:
+        """Render one statement's output (a huge relation shows its first rows and a note)."""
+        items, more = _materialize(output)
+        if more:
+            self.warning(f"showing the first {RELATION_PREVIEW:,} rows; pipe to Export-Csv, "
+                         "Select-Object -Skip or add a LIMIT for the rest")
+        if not items:
+            return
+        if self.color:
+            self._show_rich(items)
+        else:
+            text = render_plain(items)
+            if text:
+                self.out.write(text + "\n")
+        self.out.flush()
+
+    def _show_rich(self, items: list[Any]) -> None:
+        from rich.console import Console
+        from rich.table import Table
+
+        console = Console(file=self.out, force_terminal=True, highlight=False)
+        for kind, run in groups(items):
+            if kind == "scalar":
+                for v in run:
+                    console.print(format_value(v), markup=False, highlight=False)
+                continue
+            if kind == "formatted":
+                f: Formatted = run[0]
+                columns, rows = f.columns, f.rows
+                if f.kind == "list":
+                    console.print(render_plain([f]), markup=False)
+                    continue
+            else:
+                columns, rows = table_shape(run)
+            table = Table(show_edge=False, header_style="bold", pad_edge=False)
+            for c in columns:
+                numeric = all(isinstance(r[columns.index(c)], (int, float)) for r in rows
+                              if r[columns.index(c)] is not None)
+                table.add_column(c, justify="right" if numeric else "left", overflow="fold")
+            for r in rows:
+                table.add_row(*(format_value(v) for v in r))
+            console.print(table)
+
+
+def _materialize(output: Any) -> tuple[list[Any], bool]:
+    """Output as a list for display; True when a relation had more rows than are shown."""
+    items: list[Any] = []
+    more = False
+    for item in ([output] if is_relation(output) else output or []):
+        if is_relation(item):
+            rows = item.wrap("*", f"LIMIT {RELATION_PREVIEW + 1}").records()
+            more = more or len(rows) > RELATION_PREVIEW
+            items.extend(rows[:RELATION_PREVIEW])
+        else:
+            items.append(item)
+    return items, more

@@ -1,0 +1,212 @@
+"""Drive packets of a trace's stream files through an event decoder into Arrow batches.
+
+Memory stays bounded: each stream file is memory-mapped and batches are yielded once they hold
+``batch_rows`` events. Damage stops that stream file with a :class:`TraceFormatError` recorded
+in its :class:`StreamStats`; the events decoded before it are kept.
+"""
+
+from __future__ import annotations
+
+import mmap
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from fayshell.ctf.backend import EventDecoder, RawBatch, make_decoder, read_struct
+from fayshell.ctf.pyexec import DecodeError
+from fayshell.ctf.trace import PACKET_MAGIC, Trace
+from fayshell.errors import TraceFormatError
+
+if TYPE_CHECKING:
+    import pyarrow as pa
+
+BATCH_ROWS = 1 << 20
+
+
+@dataclass
+class StreamStats:
+    """What decoding one stream file found."""
+
+    path: Path
+    stream_id: int = -1
+    packets: int = 0
+    events: int = 0
+    discarded: int = 0
+    lost_packets: int = 0
+    first_ts: int | None = None
+    last_ts: int | None = None
+    error: TraceFormatError | None = None
+
+
+@dataclass
+class EventBatch:
+    """Decoded events as Arrow: common columns and per-class payload tables."""
+
+    stream_id: int
+    path: Path
+    common: pa.Table                       # ts (ns), cls, cpu, stream context columns
+    payload: dict[int, pa.Table] = field(default_factory=dict)  # class -> row + payload
+
+    def __len__(self) -> int:
+        return self.common.num_rows
+
+
+@dataclass
+class _Packet:
+    cpu: int
+    events: int
+
+
+@contextmanager
+def mapped(path: Path) -> Iterator[Any]:
+    """The file's bytes, memory-mapped (empty bytes for an empty file)."""
+    with open(path, "rb") as fh:
+        size = fh.seek(0, 2)
+        if size == 0:
+            yield b""
+            return
+        mm = mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ)
+        try:
+            yield mm
+        finally:
+            mm.close()
+
+
+class StreamReader:
+    """Packets of one stream file, decoded in batches."""
+
+    def __init__(self, trace: Trace, path: Path, prefer_c: bool = True,
+                 batch_rows: int = BATCH_ROWS) -> None:
+        self.trace = trace
+        self.path = path
+        self.prefer_c = prefer_c
+        self.batch_rows = batch_rows
+        self.stats = StreamStats(path)
+        self.decoder: EventDecoder | None = None
+        self.packets: list[_Packet] = []
+        self._disc: int | None = None
+        self._seq: int | None = None
+
+    def fail(self, offset: int, message: str) -> TraceFormatError:
+        return TraceFormatError(str(self.path), offset, message)
+
+    def batches(self) -> Iterator[EventBatch]:
+        """Decode the whole file, yielding batches; damage ends it with ``stats.error`` set."""
+        try:
+            with mapped(self.path) as data:
+                yield from self._run(data)
+        except TraceFormatError as exc:
+            self.stats.error = exc
+        except OSError as exc:
+            self.stats.error = self.fail(0, f"cannot read: {exc.strerror}")
+        if self.decoder is not None and self.decoder.rows:
+            yield self._flush()
+
+    def _run(self, data: Any) -> Iterator[EventBatch]:
+        size = len(data) * 8
+        off = 0
+        clock = 0
+        while off < size:
+            hdr, pos = self._struct(self.trace.packet_header, data, off, size, "packet header")
+            self._check_header(hdr, off)
+            sid = int(hdr.get("stream_id") or 0)
+            sc = self.trace.streams.get(sid)
+            if sc is None:
+                raise self.fail(off // 8, f"packet names stream class {sid}, not in metadata")
+            if self.stats.stream_id < 0:
+                self.stats.stream_id = sid
+            elif sid != self.stats.stream_id:
+                raise self.fail(off // 8, f"stream id changes from {self.stats.stream_id} to {sid}")
+            ctx, pos = self._struct(sc.packet_context, data, pos, size, "packet context")
+            psize = int(ctx.get("packet_size") or (size - off))
+            content = int(ctx.get("content_size") or psize)
+            if psize <= 0 or psize % 8 or content > psize or off + content < pos:
+                raise self.fail(off // 8, f"bad packet sizes: content {content}, packet {psize} bits")
+            if off + psize > size:
+                raise self.fail(off // 8, f"truncated packet: {psize // 8} bytes declared, "
+                                          f"{(size - off) // 8} in the file")
+            self._count_losses(ctx)
+            if self.decoder is None:
+                self.decoder = make_decoder(sc.events, sc.class_of_id, self.prefer_c)
+            clock = int(ctx.get("timestamp_begin", clock) or 0) if "timestamp_begin" in ctx else clock
+            res = self.decoder.packet(data, pos, off + content, clock)
+            clock = res.clock
+            cpu = ctx.get("cpu_id")
+            self.packets.append(_Packet(-1 if cpu is None else int(cpu), res.events))
+            self.stats.packets += 1
+            if res.error is not None:
+                raise self.fail(res.error.bit // 8, res.error.message)
+            off += psize
+            if self.decoder.rows >= self.batch_rows:
+                yield self._flush()
+
+    def _struct(self, prog: Any, data: Any, pos: int, size: int, what: str
+                ) -> tuple[dict[str, Any], int]:
+        try:
+            return read_struct(prog, data, pos, size)
+        except DecodeError as exc:
+            raise self.fail(exc.bit // 8, f"truncated {what}: {exc.message}") from None
+
+    def _check_header(self, hdr: dict[str, Any], off: int) -> None:
+        magic = hdr.get("magic")
+        if magic is not None and magic != PACKET_MAGIC:
+            raise self.fail(off // 8, f"bad packet magic {magic:#x}")
+        uuid = hdr.get("uuid")
+        want = self.trace.meta.uuid
+        if uuid is not None and want is not None and bytes(uuid) != want:
+            raise self.fail(off // 8 + 4, "packet uuid does not match the metadata uuid")
+
+    def _count_losses(self, ctx: dict[str, Any]) -> None:
+        disc = ctx.get("events_discarded")
+        if disc is not None:
+            prev = self._disc or 0
+            if disc > prev:
+                self.stats.discarded += disc - prev
+            self._disc = disc
+        seq = ctx.get("packet_seq_num")
+        if seq is not None:
+            if self._seq is not None and seq > self._seq + 1:
+                self.stats.lost_packets += seq - self._seq - 1
+            self._seq = seq
+
+    def _flush(self) -> EventBatch:
+        assert self.decoder is not None
+        raw = self.decoder.take()
+        batch = to_event_batch(self.trace, self.stats, raw, self.packets, self.path)
+        self.packets = []
+        return batch
+
+
+def to_event_batch(trace: Trace, stats: StreamStats, raw: RawBatch, packets: list[_Packet],
+                   path: Path) -> EventBatch:
+    """Arrow tables with ns timestamps and the cpu column rebuilt from packet counts."""
+    import numpy as np
+    import pyarrow as pa
+
+    cycles = raw.ts.to_numpy(zero_copy_only=False)
+    if trace.freq == 1_000_000_000:
+        ts = cycles.astype(np.int64) + np.int64(trace.clock_offset_ns)
+    else:
+        ts = np.array([trace.to_ns(int(c)) for c in cycles], dtype=np.int64)
+    counts = np.array([p.events for p in packets], dtype=np.int64)
+    cpus = np.repeat(np.array([p.cpu for p in packets], dtype=np.int32), counts)
+    n = len(ts)
+    if n:
+        first, last = int(ts.min()), int(ts.max())
+        stats.first_ts = first if stats.first_ts is None else min(stats.first_ts, first)
+        stats.last_ts = last if stats.last_ts is None else max(stats.last_ts, last)
+    stats.events += n
+    cols: dict[str, pa.Array] = {"ts": pa.array(ts), "cls": raw.cls,
+                                 "cpu": pa.array(cpus, mask=cpus < 0)}
+    cols.update(raw.context)
+    common = pa.table(cols)
+    payload = {cls: pa.table({"row": rows, **arrays}) for cls, (rows, arrays) in raw.payload.items()}
+    return EventBatch(stats.stream_id, path, common, payload)
+
+
+def stream_readers(trace: Trace, prefer_c: bool = True, batch_rows: int = BATCH_ROWS
+                   ) -> list[StreamReader]:
+    """One reader per stream file; iterate ``reader.batches()``, then read ``reader.stats``."""
+    return [StreamReader(trace, path, prefer_c, batch_rows) for path in trace.files]

@@ -1,0 +1,888 @@
+"""Parser for the fayshell language: source text -> :mod:`fayshell.lang.ast`, or a ParseError.
+
+Like PowerShell, the language has two lexical modes: *argument mode* for a command's arguments
+(barewords are strings, ``-Name`` is a parameter, ``2s`` is a duration) and *expression mode*
+everywhere else (``-eq`` is an operator, ``1..10`` a range). That context dependence is why this
+is a scanner-less recursive-descent parser working directly on the source text.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from typing import TypeVar
+
+from fayshell.errors import IncompleteInput, ParseError, SourceSpan
+from fayshell.lang import ast
+from fayshell.lang.values import parse_unit_number
+
+T = TypeVar("T")
+
+KEYWORDS = frozenset({"if", "elseif", "else", "foreach", "while", "function", "return",
+                      "break", "continue", "throw", "param", "in"})
+LOGICAL_OPS = ("and", "or", "xor")
+COMPARISON_OPS = (
+    "eq", "ne", "gt", "ge", "lt", "le", "like", "notlike", "match", "notmatch",
+    "in", "notin", "contains", "notcontains", "replace", "split", "join", "is", "isnot",
+)
+CASE_PREFIXED = tuple(p + op for p in ("c", "i") for op in COMPARISON_OPS[:14])
+ASSIGN_OPS = ("+=", "-=", "*=", "/=", "%=", "=")
+
+NUMBER = re.compile(
+    r"(?i)(0x[0-9a-f]+|\d+(?:\.\d+)?(?:e[+-]?\d+)?)(ns|us|ms|s|m|h|kb|mb|gb|tb)?(?![\w])")
+IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+DASH_WORD = re.compile(r"-([A-Za-z][A-Za-z0-9_]*)")
+VAR_NAME = re.compile(r"[A-Za-z0-9_?^]+(?::[A-Za-z0-9_]+)?")
+COMMAND_NAME = re.compile(r"[^\s|;(){}\"',]+")
+BAREWORD_STOP = set(" \t\r\n|;,(){}\"'")
+#: What peek() returns past the end: never equal to, or contained in, any one-character string.
+EOF_MARK = "<end of input>"
+
+
+class Parser:
+    """One parse of one source text. Use :func:`parse` instead of this class directly."""
+
+    def __init__(self, src: str, file: str = "<input>",
+                 raw_commands: frozenset[str] = frozenset()) -> None:
+        self.src = src
+        self.file = file
+        self.pos = 0
+        self.raw_commands = raw_commands
+        self.no_comma = 0
+        self.line_starts = [0] + [i + 1 for i, ch in enumerate(src) if ch == "\n"]
+
+    # ---- positions and errors -------------------------------------------------------------
+
+    def location(self, pos: int) -> tuple[int, int]:
+        lo, hi = 0, len(self.line_starts) - 1
+        while lo < hi:
+            mid = (lo + hi + 1) // 2
+            if self.line_starts[mid] <= pos:
+                lo = mid
+            else:
+                hi = mid - 1
+        return lo + 1, pos - self.line_starts[lo] + 1
+
+    def span(self, pos: int) -> SourceSpan:
+        line, col = self.location(pos)
+        start = self.line_starts[line - 1]
+        end = self.src.find("\n", start)
+        text = self.src[start: end if end >= 0 else len(self.src)]
+        return SourceSpan(self.file, line, col, text)
+
+    def error(self, message: str, expected: str = "", pos: int | None = None) -> ParseError:
+        at = self.pos if pos is None else pos
+        if at >= len(self.src):
+            return IncompleteInput(message, self.span(len(self.src)), expected)
+        return ParseError(message, self.span(at), expected)
+
+    def incomplete(self, message: str, expected: str, pos: int) -> IncompleteInput:
+        return IncompleteInput(message, self.span(pos), expected)
+
+    def at(self, pos: int) -> dict[str, int]:
+        line, col = self.location(pos)
+        return {"line": line, "col": col}
+
+    def describe_here(self) -> str:
+        if self.pos >= len(self.src):
+            return "end of input"
+        ch = self.src[self.pos]
+        if ch == "\n":
+            return "end of line"
+        m = COMMAND_NAME.match(self.src, self.pos)
+        return repr(m.group(0)[:20]) if m else repr(ch)
+
+    # ---- low-level scanning ---------------------------------------------------------------
+
+    def peek(self, offset: int = 0) -> str:
+        i = self.pos + offset
+        return self.src[i] if i < len(self.src) else EOF_MARK
+
+    def eof(self) -> bool:
+        return self.pos >= len(self.src)
+
+    def skip_ws(self, newlines: bool = False) -> None:
+        """Skip blanks, comments and backtick line continuations (and newlines if asked)."""
+        src = self.src
+        while self.pos < len(src):
+            ch = src[self.pos]
+            if ch in " \t\r" or (newlines and ch == "\n"):
+                self.pos += 1
+            elif ch == "`" and self.peek(1) in ("\n", "\r"):
+                self.pos += 2
+            elif ch == "<" and self.peek(1) == "#":
+                end = src.find("#>", self.pos + 2)
+                if end < 0:
+                    raise self.incomplete("unclosed block comment", "'#>'", self.pos)
+                self.pos = end + 2
+            elif ch == "#":
+                end = src.find("\n", self.pos)
+                self.pos = len(src) if end < 0 else end
+            else:
+                return
+
+    def expect(self, text: str, what: str | None = None) -> None:
+        if not self.src.startswith(text, self.pos):
+            raise self.error(f"unexpected {self.describe_here()}", what or repr(text))
+        self.pos += len(text)
+
+    def word_at(self) -> str:
+        m = IDENT.match(self.src, self.pos)
+        return m.group(0) if m else ""
+
+    def keyword_at(self) -> str:
+        """The keyword starting here (followed by a non-word char), lower-cased, or ''."""
+        w = self.word_at().lower()
+        end = self.pos + len(w)
+        if w in KEYWORDS and (end >= len(self.src) or self.src[end] not in "-_.\\/"
+                              and not self.src[end].isalnum()):
+            return w
+        return ""
+
+    def dash_op(self, ops: tuple[str, ...]) -> str:
+        """If a ``-op`` from ``ops`` starts here, consume and return it (lower-case)."""
+        m = DASH_WORD.match(self.src, self.pos)
+        if m and m.group(1).lower() in ops:
+            self.pos = m.end()
+            return m.group(1).lower()
+        return ""
+
+    # ---- statements -----------------------------------------------------------------------
+
+    def parse_script(self) -> ast.Script:
+        body = self.statements(end="")
+        if not self.eof():
+            raise self.error(f"unexpected {self.describe_here()}")
+        return ast.Script(body, source=self.src, file=self.file, line=1, col=1)
+
+    def statements(self, end: str) -> list[ast.Node]:
+        """Statements up to ``end`` (a closing ``)`` or ``}``) or the end of input."""
+        out: list[ast.Node] = []
+        while True:
+            self.skip_ws(newlines=True)
+            while self.peek() == ";":
+                self.pos += 1
+                self.skip_ws(newlines=True)
+            if self.eof() or (end and self.peek() == end):
+                return out
+            if self.peek() in ")}":
+                raise self.error(f"unexpected {self.peek()!r}", "a statement")
+            out.append(self.statement())
+            self.skip_ws()
+            if not (self.eof() or self.peek() in "\n;" or (end and self.peek() == end)):
+                raise self.error(f"unexpected {self.describe_here()}",
+                                 "end of statement (newline or ';')")
+
+    def statement(self) -> ast.Node:
+        start = self.pos
+        kw = self.keyword_at()
+        handlers: dict[str, Callable[[int], ast.Node]] = {
+            "if": self.if_statement, "foreach": self.foreach_statement,
+            "while": self.while_statement, "function": self.function_statement,
+        }
+        if kw in handlers:
+            self.pos += len(kw)
+            return handlers[kw](start)
+        if kw in ("return", "throw"):
+            self.pos += len(kw)
+            self.skip_ws()
+            value = None if self.eof() or self.peek() in "\n;})" else self.pipeline()
+            cls = ast.Return if kw == "return" else ast.Throw
+            return cls(value, **self.at(start))
+        if kw in ("break", "continue"):
+            self.pos += len(kw)
+            return (ast.Break if kw == "break" else ast.Continue)(**self.at(start))
+        if kw in ("else", "elseif", "param", "in"):
+            raise self.error(f"unexpected keyword '{kw}'", "a statement")
+        if self.peek() == "$":
+            assign = self.try_assignment()
+            if assign is not None:
+                return assign
+        return self.pipeline()
+
+    def try_assignment(self) -> ast.Node | None:
+        start = self.pos
+        try:
+            target = self.postfix(self.variable())
+        except ParseError:
+            self.pos = start
+            return None
+        self.skip_ws()
+        for op in ASSIGN_OPS:
+            if self.src.startswith(op, self.pos) and not self.src.startswith("==", self.pos):
+                self.pos += len(op)
+                self.skip_ws(newlines=True)
+                if self.eof():
+                    raise self.incomplete("assignment has no value", "a value", self.pos)
+                value = self.statement_value()
+                return ast.Assign(target, op, value, **self.at(start))
+        self.pos = start
+        return None
+
+    def statement_value(self) -> ast.Node:
+        """Right side of an assignment: a control statement or a pipeline."""
+        kw = self.keyword_at()
+        if kw in ("if", "foreach", "while"):
+            return self.statement()
+        return self.pipeline()
+
+    def block(self) -> list[ast.Node]:
+        self.skip_ws(newlines=True)
+        start = self.pos
+        if self.peek() != "{":
+            raise self.error(f"unexpected {self.describe_here()}", "'{'")
+        self.pos += 1
+        body = self.statements(end="}")
+        if self.eof():
+            raise self.incomplete("missing closing '}'", "'}'", start)
+        self.pos += 1
+        return body
+
+    def condition(self) -> ast.Node:
+        self.skip_ws()
+        start = self.pos
+        self.expect("(", "'(' after the keyword")
+        self.skip_ws(newlines=True)
+        cond = self.pipeline()
+        self.skip_ws(newlines=True)
+        if self.eof():
+            raise self.incomplete("missing closing ')'", "')'", start)
+        self.expect(")")
+        return cond
+
+    def if_statement(self, start: int) -> ast.Node:
+        clauses = [(self.condition(), self.block())]
+        else_body = None
+        while True:
+            save = self.pos
+            self.skip_ws(newlines=True)
+            kw = self.keyword_at()
+            if kw == "elseif":
+                self.pos += len(kw)
+                clauses.append((self.condition(), self.block()))
+            elif kw == "else":
+                self.pos += len(kw)
+                else_body = self.block()
+                break
+            else:
+                self.pos = save
+                break
+        return ast.If(clauses, else_body, **self.at(start))
+
+    def foreach_statement(self, start: int) -> ast.Node:
+        self.skip_ws()
+        paren = self.pos
+        self.expect("(", "'(' after foreach")
+        self.skip_ws()
+        var = self.variable()
+        self.skip_ws()
+        if self.keyword_at() != "in":
+            raise self.error(f"unexpected {self.describe_here()}", "'in'")
+        self.pos += 2
+        self.skip_ws(newlines=True)
+        iterable = self.pipeline()
+        self.skip_ws(newlines=True)
+        if self.eof():
+            raise self.incomplete("missing closing ')'", "')'", paren)
+        self.expect(")")
+        assert isinstance(var, ast.VarRef)
+        return ast.Foreach(var.name, iterable, self.block(), **self.at(start))
+
+    def while_statement(self, start: int) -> ast.Node:
+        return ast.While(self.condition(), self.block(), **self.at(start))
+
+    def function_statement(self, start: int) -> ast.Node:
+        self.skip_ws()
+        m = COMMAND_NAME.match(self.src, self.pos)
+        if not m:
+            raise self.error(f"unexpected {self.describe_here()}", "a function name")
+        name = m.group(0)
+        self.pos = m.end()
+        self.skip_ws()
+        params: list[ast.ParamDecl] = []
+        if self.peek() == "(":
+            params = self.param_list()
+        self.skip_ws(newlines=True)
+        body_start = self.pos
+        lit = self.script_block()
+        text = self.src[body_start + 1: self.pos - 1]
+        return ast.FunctionDef(name, params or lit.params, lit.body, text, **self.at(start))
+
+    def param_list(self) -> list[ast.ParamDecl]:
+        """``( [type]$a = default, $b )`` -- after ``param`` or a function name."""
+        start = self.pos
+        self.expect("(")
+        out: list[ast.ParamDecl] = []
+        while True:
+            self.skip_ws(newlines=True)
+            if self.eof():
+                raise self.incomplete("missing closing ')'", "')'", start)
+            if self.peek() == ")":
+                self.pos += 1
+                return out
+            pstart = self.pos
+            ptype = None
+            while self.peek() == "[":
+                ptype = self.type_literal()
+                self.skip_ws(newlines=True)
+            var = self.variable()
+            assert isinstance(var, ast.VarRef)
+            self.skip_ws()
+            default = None
+            if self.peek() == "=":
+                self.pos += 1
+                self.skip_ws()
+                self.no_comma += 1
+                try:
+                    default = self.expression()
+                finally:
+                    self.no_comma -= 1
+            out.append(ast.ParamDecl(var.name, ptype, default, **self.at(pstart)))
+            self.skip_ws(newlines=True)
+            if self.peek() == ",":
+                self.pos += 1
+            elif self.peek() != ")" and not self.eof():
+                raise self.error(f"unexpected {self.describe_here()}", "',' or ')'")
+
+    # ---- pipelines and commands -----------------------------------------------------------
+
+    def pipeline(self) -> ast.Node:
+        start = self.pos
+        elements = [self.element()]
+        while True:
+            self.skip_ws()
+            if self.peek() == "|" and self.peek(1) != "|":
+                bar = self.pos
+                self.pos += 1
+                self.skip_ws(newlines=True)
+                if self.eof():
+                    raise self.incomplete("the pipeline continues after '|'", "a command", bar)
+                elements.append(self.element())
+            else:
+                break
+        if len(elements) == 1 and not isinstance(elements[0], ast.Command):
+            return elements[0]
+        return ast.Pipeline(elements, **self.at(start))
+
+    def element(self) -> ast.Node:
+        ch = self.peek()
+        if ch == "&":
+            self.pos += 1
+            self.skip_ws()
+            return self.command()
+        if ch.isalpha() or ch == "_" or (ch in "?%" and (self.peek(1) in " \t\n{" or self.peek(1) == EOF_MARK)):
+            return self.command()
+        if ch == EOF_MARK or ch in "|;)}":
+            raise self.error(f"unexpected {self.describe_here()}", "a command or expression")
+        return self.expression()
+
+    def command(self) -> ast.Command:
+        start = self.pos
+        if self.peek() in "\"'":
+            name_node = self.string()
+            name = name_node.value if isinstance(name_node, ast.Literal) else ""
+        else:
+            m = COMMAND_NAME.match(self.src, self.pos)
+            if not m:
+                raise self.error(f"unexpected {self.describe_here()}", "a command name")
+            name = m.group(0)
+            self.pos = m.end()
+        if name.lower() in self.raw_commands:
+            return ast.Command(name, [], raw_tail=self.raw_tail(), **self.at(start))
+        args: list[ast.Node] = []
+        while True:
+            self.skip_ws()
+            ch = self.peek()
+            if ch == EOF_MARK or ch in "\n;|)}":
+                break
+            if ch == "-" and (self.peek(1).isalpha() or self.peek(1) == "_"):
+                args.append(self.param_arg())
+            else:
+                args.append(self.argument())
+        return ast.Command(name, args, **self.at(start))
+
+    def raw_tail(self) -> str:
+        """The rest of the line as raw text (SQL), up to a newline, ';' or a lone '|'.
+
+        Quotes and parentheses are respected, so ``'a|b'``, ``x || y`` and a newline inside an
+        open parenthesis do not end it.
+        """
+        self.skip_ws()
+        start, depth, src = self.pos, 0, self.src
+        while self.pos < len(src):
+            ch = src[self.pos]
+            if ch in "'\"":
+                end = src.find(ch, self.pos + 1)
+                if end < 0:
+                    raise self.incomplete("unclosed quote in SQL", repr(ch), self.pos)
+                self.pos = end + 1
+                continue
+            if ch == "(":
+                depth += 1
+            elif ch == ")":
+                depth -= 1
+            elif depth <= 0 and ch in "\n;":
+                break
+            elif ch == "|" and depth <= 0:
+                if self.peek(1) == "|":
+                    self.pos += 2
+                    continue
+                break
+            self.pos += 1
+        if depth > 0:
+            raise self.incomplete("missing closing ')' in SQL", "')'", start)
+        return src[start:self.pos].strip()
+
+    def param_arg(self) -> ast.ParamArg:
+        start = self.pos
+        self.pos += 1
+        m = re.compile(r"[A-Za-z_][A-Za-z0-9_]*").match(self.src, self.pos)
+        assert m is not None
+        self.pos = m.end()
+        value = None
+        if self.peek() == ":" and self.peek(1) not in " \t\n":
+            self.pos += 1
+            value = self.argument()
+        return ast.ParamArg(m.group(0), value, **self.at(start))
+
+    def argument(self) -> ast.Node:
+        """One argument in argument mode; ``a,b`` makes an array."""
+        start = self.pos
+        items = [self.arg_atom()]
+        while True:
+            save = self.pos
+            self.skip_ws()
+            if self.peek() != ",":
+                self.pos = save
+                break
+            self.pos += 1
+            self.skip_ws(newlines=True)
+            items.append(self.arg_atom())
+        return items[0] if len(items) == 1 else ast.ArrayLit(items, **self.at(start))
+
+    def arg_atom(self) -> ast.Node:
+        ch = self.peek()
+        start = self.pos
+        if ch == "$" or ch in "\"'({" or self.src.startswith(("@(", "@{"), self.pos):
+            return self.postfix(self.primary())
+        if ch == EOF_MARK or ch in "\n;|)}":
+            raise self.error(f"unexpected {self.describe_here()}", "an argument")
+        end = self.pos
+        while end < len(self.src) and self.src[end] not in BAREWORD_STOP:
+            end += 1
+        word = self.src[self.pos:end]
+        self.pos = end
+        number = self.number_value(word)
+        if number is not None:
+            return ast.Literal(number, **self.at(start))
+        return ast.Literal(word, **self.at(start))
+
+    @staticmethod
+    def number_value(word: str) -> object | None:
+        """A bareword that is entirely a number (with optional unit), else None."""
+        text = word[1:] if word.startswith("-") else word
+        m = NUMBER.fullmatch(text)
+        if not m:
+            return None
+        value = number_from_match(m)
+        return -value if word.startswith("-") else value  # type: ignore[operator]
+
+    # ---- expressions ----------------------------------------------------------------------
+
+    def expression(self) -> ast.Node:
+        return self.binary_level(0)
+
+    LEVELS: tuple[tuple[str, ...], ...] = (
+        tuple("-" + op for op in LOGICAL_OPS),
+        tuple("-" + op for op in COMPARISON_OPS + CASE_PREFIXED),
+    )
+
+    def binary_level(self, level: int) -> ast.Node:
+        """Logical (level 0) and comparison (level 1) operators, left-associative."""
+        if level == 2:
+            return self.additive()
+        left = self.binary_level(level + 1)
+        ops = LOGICAL_OPS if level == 0 else COMPARISON_OPS + CASE_PREFIXED
+        while True:
+            save = self.pos
+            self.skip_ws()
+            start = self.pos
+            op = self.dash_op(ops)
+            if not op:
+                self.pos = save
+                return left
+            self.skip_ws(newlines=True)
+            right = self.binary_level(level + 1)
+            left = ast.Binary(op, left, right, **self.at(start))
+
+    def additive(self) -> ast.Node:
+        left = self.multiplicative()
+        while True:
+            save = self.pos
+            self.skip_ws()
+            ch = self.peek()
+            if ch in "+-" and not (ch == "-" and (self.peek(1).isalpha())):
+                if self.peek(1) == "=":
+                    self.pos = save
+                    return left
+                start = self.pos
+                self.pos += 1
+                self.skip_ws(newlines=True)
+                left = ast.Binary(ch, left, self.multiplicative(), **self.at(start))
+            else:
+                self.pos = save
+                return left
+
+    def multiplicative(self) -> ast.Node:
+        left = self.format_expr()
+        while True:
+            save = self.pos
+            self.skip_ws()
+            ch = self.peek()
+            if ch in ("*", "/", "%") and self.peek(1) != "=":
+                start = self.pos
+                self.pos += 1
+                self.skip_ws(newlines=True)
+                left = ast.Binary(ch, left, self.format_expr(), **self.at(start))
+            else:
+                self.pos = save
+                return left
+
+    def format_expr(self) -> ast.Node:
+        left = self.range_expr()
+        while True:
+            save = self.pos
+            self.skip_ws()
+            start = self.pos
+            if not self.dash_op(("f",)):
+                self.pos = save
+                return left
+            self.skip_ws(newlines=True)
+            left = ast.Binary("f", left, self.range_expr(), **self.at(start))
+
+    def range_expr(self) -> ast.Node:
+        left = self.array_expr()
+        save = self.pos
+        self.skip_ws()
+        if self.src.startswith("..", self.pos):
+            start = self.pos
+            self.pos += 2
+            self.skip_ws()
+            return ast.Binary("..", left, self.array_expr(), **self.at(start))
+        self.pos = save
+        return left
+
+    def array_expr(self) -> ast.Node:
+        start = self.pos
+        first = self.unary()
+        if self.no_comma:
+            return first
+        items = [first]
+        while True:
+            save = self.pos
+            self.skip_ws()
+            if self.peek() != ",":
+                self.pos = save
+                break
+            self.pos += 1
+            self.skip_ws(newlines=True)
+            items.append(self.unary())
+        return first if len(items) == 1 else ast.ArrayLit(items, **self.at(start))
+
+    def unary(self) -> ast.Node:
+        self.skip_ws()
+        start = self.pos
+        ch = self.peek()
+        if ch == "!":
+            self.pos += 1
+            return ast.Unary("-not", self.unary(), **self.at(start))
+        if self.dash_op(("not",)):
+            self.skip_ws()
+            return ast.Unary("-not", self.unary(), **self.at(start))
+        if ch in "-+" and self.peek(1) in "$([":
+            self.pos += 1
+            return ast.Unary(ch, self.unary(), **self.at(start))
+        if ch == "," and not self.no_comma:
+            self.pos += 1
+            return ast.ArrayLit([self.unary()], **self.at(start))
+        if ch == "[":
+            type_name = self.type_literal()
+            self.skip_ws()
+            if self.eof() or self.peek() in "\n;|)}],":
+                return ast.Literal(type_name, **self.at(start))
+            return ast.Cast(type_name, self.unary(), **self.at(start))
+        return self.postfix(self.primary())
+
+    def type_literal(self) -> str:
+        start = self.pos
+        self.expect("[")
+        end = self.src.find("]", self.pos)
+        if end < 0:
+            raise self.incomplete("missing closing ']'", "']'", start)
+        name = self.src[self.pos:end].strip()
+        self.pos = end + 1
+        return name.lower()
+
+    def postfix(self, node: ast.Node) -> ast.Node:
+        while True:
+            ch = self.peek()
+            start = self.pos
+            if ch == "." and self.peek(1) != "." and (self.peek(1).isalpha() or self.peek(1) == "_"):
+                self.pos += 1
+                name = self.word_at()
+                self.pos += len(name)
+                if self.peek() == "(":
+                    node = ast.MethodCall(node, name, self.call_args(), **self.at(start))
+                else:
+                    node = ast.Member(node, name, **self.at(start))
+            elif ch == "[":
+                self.pos += 1
+                self.skip_ws(newlines=True)
+                index = self.expression()
+                self.skip_ws(newlines=True)
+                if self.eof():
+                    raise self.incomplete("missing closing ']'", "']'", start)
+                self.expect("]")
+                node = ast.Index(node, index, **self.at(start))
+            else:
+                return node
+
+    def call_args(self) -> list[ast.Node]:
+        start = self.pos
+        self.expect("(")
+        args: list[ast.Node] = []
+        self.no_comma += 1
+        try:
+            while True:
+                self.skip_ws(newlines=True)
+                if self.eof():
+                    raise self.incomplete("missing closing ')'", "')'", start)
+                if self.peek() == ")":
+                    self.pos += 1
+                    return args
+                args.append(self.expression())
+                self.skip_ws(newlines=True)
+                if self.peek() == ",":
+                    self.pos += 1
+                elif self.peek() != ")" and not self.eof():
+                    raise self.error(f"unexpected {self.describe_here()}", "',' or ')'")
+        finally:
+            self.no_comma -= 1
+
+    def primary(self) -> ast.Node:
+        start = self.pos
+        ch = self.peek()
+        src = self.src
+        if src.startswith("$(", self.pos):
+            self.pos += 1
+            return ast.SubExpr(self.enclosed("(", ")"), **self.at(start))
+        if ch == "$":
+            return self.variable()
+        if src.startswith("@(", self.pos):
+            self.pos += 1
+            return ast.ArraySubExpr(self.enclosed("(", ")"), **self.at(start))
+        if src.startswith("@{", self.pos):
+            return self.hash_literal()
+        if ch == "(":
+            return self.paren()
+        if ch == "{":
+            return self.script_block()
+        if ch in "\"'":
+            return self.string()
+        m = NUMBER.match(src, self.pos)
+        if m and (ch.isdigit() or (ch == "." and self.peek(1).isdigit())):
+            self.pos = m.end()
+            return ast.Literal(number_from_match(m), **self.at(start))
+        if ch == "-" and self.peek(1).isdigit():
+            m = NUMBER.match(src, self.pos + 1)
+            if m:
+                self.pos = m.end()
+                return ast.Literal(-number_from_match(m), **self.at(start))  # type: ignore[operator]
+        if self.eof():
+            raise self.incomplete("the expression is not finished", "an expression", self.pos)
+        raise self.error(f"unexpected {self.describe_here()}", "an expression")
+
+    def enclosed(self, open_: str, close: str) -> list[ast.Node]:
+        start = self.pos
+        self.expect(open_)
+        body = self.statements(end=close)
+        if self.eof():
+            raise self.incomplete(f"missing closing {close!r}", repr(close), start)
+        self.pos += 1
+        return body
+
+    def paren(self) -> ast.Node:
+        start = self.pos
+        self.pos += 1
+        self.skip_ws(newlines=True)
+        saved_comma = self.no_comma
+        self.no_comma = 0
+        try:
+            kw = self.keyword_at()
+            inner = self.statement_value() if kw else self.statement()
+        finally:
+            self.no_comma = saved_comma
+        self.skip_ws(newlines=True)
+        if self.eof():
+            raise self.incomplete("missing closing ')'", "')'", start)
+        self.expect(")")
+        return ast.Paren(inner, **self.at(start))
+
+    def variable(self) -> ast.Node:
+        start = self.pos
+        self.expect("$", "a variable")
+        if self.peek() == "{":
+            end = self.src.find("}", self.pos)
+            if end < 0:
+                raise self.incomplete("missing closing '}'", "'}'", start)
+            name = self.src[self.pos + 1:end]
+            self.pos = end + 1
+            return ast.VarRef(name, **self.at(start))
+        m = VAR_NAME.match(self.src, self.pos)
+        if not m:
+            raise self.error("'$' is not followed by a variable name", "a variable name",
+                             pos=self.pos)
+        self.pos = m.end()
+        return ast.VarRef(m.group(0), **self.at(start))
+
+    def hash_literal(self) -> ast.Node:
+        start = self.pos
+        self.pos += 2
+        pairs: list[tuple[ast.Node, ast.Node]] = []
+        while True:
+            self.skip_ws(newlines=True)
+            while self.peek() == ";":
+                self.pos += 1
+                self.skip_ws(newlines=True)
+            if self.eof():
+                raise self.incomplete("missing closing '}'", "'}'", start)
+            if self.peek() == "}":
+                self.pos += 1
+                return ast.HashLit(pairs, **self.at(start))
+            key = self.hash_key()
+            self.skip_ws()
+            self.expect("=", "'=' after the key")
+            self.skip_ws(newlines=True)
+            pairs.append((key, self.statement_value()))
+            self.skip_ws()
+            if not (self.eof() or self.peek() in "\n;}"):
+                raise self.error(f"unexpected {self.describe_here()}", "';', newline or '}'")
+
+    def hash_key(self) -> ast.Node:
+        start = self.pos
+        ch = self.peek()
+        if ch in "\"'":
+            return self.string()
+        if ch in "($":
+            return self.postfix(self.primary())
+        m = re.compile(r"[A-Za-z0-9_\-.]+").match(self.src, self.pos)
+        if not m:
+            raise self.error(f"unexpected {self.describe_here()}", "a key")
+        self.pos = m.end()
+        return ast.Literal(m.group(0), **self.at(start))
+
+    def script_block(self) -> ast.ScriptBlockLit:
+        start = self.pos
+        self.expect("{")
+        self.skip_ws(newlines=True)
+        params: list[ast.ParamDecl] = []
+        if self.keyword_at() == "param":
+            self.pos += len("param")
+            self.skip_ws()
+            params = self.param_list()
+        body = self.statements(end="}")
+        if self.eof():
+            raise self.incomplete("missing closing '}'", "'}'", start)
+        self.pos += 1
+        text = self.src[start + 1:self.pos - 1]
+        return ast.ScriptBlockLit(params, body, text, **self.at(start))
+
+    # ---- strings --------------------------------------------------------------------------
+
+    def string(self) -> ast.Node:
+        return self.single_quoted() if self.peek() == "'" else self.double_quoted()
+
+    def single_quoted(self) -> ast.Node:
+        start = self.pos
+        self.pos += 1
+        out: list[str] = []
+        src = self.src
+        while True:
+            end = src.find("'", self.pos)
+            if end < 0:
+                raise self.incomplete("unclosed string", "a closing \"'\"", start)
+            out.append(src[self.pos:end])
+            self.pos = end + 1
+            if self.peek() == "'":
+                out.append("'")
+                self.pos += 1
+            else:
+                return ast.Literal("".join(out), **self.at(start))
+
+    ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "0": "\0", "a": "\a", "e": "\x1b",
+               "`": "`", '"': '"', "$": "$", "'": "'"}
+
+    def double_quoted(self) -> ast.Node:
+        start = self.pos
+        self.pos += 1
+        parts: list[str | ast.Node] = []
+        buf: list[str] = []
+        src = self.src
+        while True:
+            if self.pos >= len(src):
+                raise self.incomplete("unclosed string", "a closing '\"'", start)
+            ch = src[self.pos]
+            if ch == '"':
+                if self.peek(1) == '"':
+                    buf.append('"')
+                    self.pos += 2
+                    continue
+                self.pos += 1
+                break
+            if ch == "`" and self.pos + 1 < len(src):
+                buf.append(self.ESCAPES.get(src[self.pos + 1], src[self.pos + 1]))
+                self.pos += 2
+                continue
+            if ch == "$" and (self.peek(1) == "(" or self.peek(1) == "{"
+                              or VAR_NAME.match(src, self.pos + 1)):
+                if buf:
+                    parts.append("".join(buf))
+                    buf = []
+                vstart = self.pos
+                if self.peek(1) == "(":
+                    self.pos += 1
+                    parts.append(ast.SubExpr(self.enclosed("(", ")"), **self.at(vstart)))
+                else:
+                    parts.append(self.variable())
+                continue
+            buf.append(ch)
+            self.pos += 1
+        if buf:
+            parts.append("".join(buf))
+        if all(isinstance(p, str) for p in parts):
+            return ast.Literal("".join(p for p in parts if isinstance(p, str)), **self.at(start))
+        return ast.ExpandString(parts, **self.at(start))
+
+
+def number_from_match(m: re.Match[str]) -> object:
+    """The value of a NUMBER match: int, float, Duration or Size."""
+    digits, unit = m.group(1), m.group(2)
+    if unit:
+        value = parse_unit_number(digits + unit)
+        assert value is not None
+        return value
+    if digits.lower().startswith("0x"):
+        return int(digits, 16)
+    if any(c in digits for c in ".eE"):
+        return float(digits)
+    return int(digits)
+
+
+def parse(src: str, file: str = "<input>",
+          raw_commands: frozenset[str] = frozenset({"sql"})) -> ast.Script:
+    """Parse a whole script. Raises ParseError (IncompleteInput when more input could fix it)."""
+    parser = Parser(src, file, raw_commands)
+    try:
+        return parser.parse_script()
+    except RecursionError:
+        raise parser.error("the input is nested too deeply", pos=0) from None

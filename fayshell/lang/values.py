@@ -1,0 +1,98 @@
+"""Runtime values of the language that Python lacks: durations, sizes, script blocks."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from fayshell.lang.ast import ParamDecl, ScriptBlockLit
+    from fayshell.lang.interp import Interpreter
+    from fayshell.state import Scope
+
+DURATION_UNITS: dict[str, int] = {
+    "ns": 1, "us": 1_000, "ms": 1_000_000, "s": 1_000_000_000,
+    "m": 60_000_000_000, "h": 3_600_000_000_000,
+}
+SIZE_UNITS: dict[str, int] = {"kb": 1 << 10, "mb": 1 << 20, "gb": 1 << 30, "tb": 1 << 40}
+
+#: Marks "no $_ given" when invoking a script block ($null is a valid $_).
+UNSET: Any = object()
+
+UNIT_NUMBER = re.compile(r"(?i)^(\d+(?:\.\d+)?)(ns|us|ms|s|m|h|kb|mb|gb|tb)$")
+
+
+class Duration(int):
+    """A time span in nanoseconds; prints the way it was typed (``500ms``, ``2s``)."""
+
+    @property
+    def seconds(self) -> float:
+        return int(self) / 1e9
+
+    @property
+    def TotalMilliseconds(self) -> float:  # noqa: N802 - PowerShell property name
+        return int(self) / 1e6
+
+    @property
+    def TotalSeconds(self) -> float:  # noqa: N802 - PowerShell property name
+        return int(self) / 1e9
+
+    def __str__(self) -> str:
+        n = int(self)
+        for unit in ("h", "m", "s", "ms", "us"):
+            size = DURATION_UNITS[unit]
+            if n and n % size == 0:
+                return f"{n // size}{unit}"
+        return f"{n}ns"
+
+    __repr__ = __str__
+
+
+class Size(int):
+    """A byte count; prints with the largest exact binary unit (``4KB``, ``16MB``)."""
+
+    def __str__(self) -> str:
+        n = int(self)
+        for unit in ("tb", "gb", "mb", "kb"):
+            size = SIZE_UNITS[unit]
+            if n and n % size == 0:
+                return f"{n // size}{unit.upper()}"
+        return f"{n}B"
+
+    __repr__ = __str__
+
+
+def parse_unit_number(text: str) -> Duration | Size | None:
+    """``500ms`` -> Duration, ``4KB`` -> Size, anything else -> None."""
+    m = UNIT_NUMBER.match(text)
+    if not m:
+        return None
+    number, unit = float(m.group(1)), m.group(2).lower()
+    if unit in DURATION_UNITS:
+        return Duration(round(number * DURATION_UNITS[unit]))
+    return Size(round(number * SIZE_UNITS[unit]))
+
+
+@dataclass
+class ScriptBlock:
+    """A ``{ ... }`` value: its syntax, source text and the scope it was written in."""
+
+    node: ScriptBlockLit
+    scope: Scope
+    interp: Interpreter
+
+    @property
+    def text(self) -> str:
+        return self.node.text
+
+    @property
+    def params(self) -> list[ParamDecl]:
+        return self.node.params
+
+    async def invoke(self, *args: Any, dollar_under: Any = UNSET, input: Any = None) -> list[Any]:
+        """Run the block with ``$_`` (and positional ``args``) bound; its output as a list."""
+        return await self.interp.invoke_block(self, list(args), dollar_under, input)
+
+    def __str__(self) -> str:
+        return "{" + self.node.text + "}"

@@ -1,0 +1,198 @@
+"""Find the complete, readable trace chunks in a listing of a session's output directory.
+
+The listing is what SFTP gives: paths relative to the session output directory, with sizes. Layout
+written by LTTng 2.13 (observed here):
+
+* rotation: ``archives/<begin>-<end>-<n>/{ust,kernel}/…`` — complete once it appears (LTTng renames
+  a chunk into ``archives/`` when its rotation finishes); the chunk being written lives at the top
+  level as ``<begin>-<n>/`` and is *not* complete (a ``lttng rotate`` or ``destroy`` archives it).
+  Timestamps look like ``20261121T193418+0000``.
+* snapshot: ``snapshot-<k>-<YYYYMMDD>-<HHMMSS>-<n>/`` or ``<name>-<YYYYMMDD>-<HHMMSS>-<n>/``, one
+  per ``lttng snapshot record``, complete when that command has returned.
+* a session that never rotated: the trace is ``{ust,kernel}/`` at the top level, complete once the
+  session is stopped (or destroyed).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from datetime import datetime
+
+_TS = r"\d{8}T\d{6}[+-]\d{4}"
+ARCHIVE_RE = re.compile(rf"(?P<begin>{_TS})-(?P<end>{_TS})-(?P<index>\d+)")
+CURRENT_RE = re.compile(rf"(?P<begin>{_TS})-(?P<index>\d+)")
+SNAPSHOT_RE = re.compile(r"(?P<name>.+)-(?P<date>\d{8})-(?P<time>\d{6})-(?P<index>\d+)")
+TRACE_DOMAINS = ("ust", "kernel")
+
+
+@dataclass(frozen=True)
+class RemoteEntry:
+    """One entry of a listing: a '/'-separated path relative to the session output directory."""
+
+    path: str
+    size: int = 0
+    is_dir: bool = False
+
+
+@dataclass(frozen=True)
+class ChunkFile:
+    """A file of a chunk: path relative to the chunk directory, and its size in bytes."""
+
+    path: str
+    size: int
+
+
+@dataclass(frozen=True)
+class ChunkInfo:
+    """A complete chunk: a self-contained CTF trace (one or more domains) to pull as a unit."""
+
+    chunk_id: str  # stable across listings; safe as a local directory name
+    kind: str  # archive, snapshot or trace
+    path: str  # directory relative to the session output dir ("" for the whole trace)
+    files: tuple[ChunkFile, ...]
+    index: int | None = None  # rotation chunk number or snapshot counter
+    begin: datetime | None = None  # archives: first/last moment covered (from the name)
+    end: datetime | None = None
+    snapshot_name: str | None = None
+    domains: tuple[str, ...] = ()
+
+    @property
+    def bytes(self) -> int:
+        """Total size of the chunk's files."""
+        return sum(f.size for f in self.files)
+
+    @property
+    def empty(self) -> bool:
+        """True when the chunk has no trace data (nothing was recorded in that period)."""
+        return not any(os.path.basename(f.path) == "metadata" for f in self.files)
+
+    def remote_path(self, file: ChunkFile) -> str:
+        """A file's path relative to the session output directory."""
+        return f"{self.path}/{file.path}" if self.path else file.path
+
+
+@dataclass(frozen=True)
+class ChunkListing:
+    """Complete chunks (in order: archives, then snapshots, then the whole trace) and what is not."""
+
+    complete: tuple[ChunkInfo, ...]
+    in_progress: tuple[str, ...] = ()  # directories still being written
+    ignored: tuple[str, ...] = field(default_factory=tuple)  # top-level names not understood
+
+    def by_id(self) -> dict[str, ChunkInfo]:
+        """Chunks keyed by chunk id."""
+        return {c.chunk_id: c for c in self.complete}
+
+
+def _parse_ts(text: str) -> datetime:
+    return datetime.strptime(text, "%Y%m%dT%H%M%S%z")
+
+
+def _norm(path: str) -> str:
+    parts = [p for p in path.replace("\\", "/").split("/") if p not in ("", ".")]
+    if ".." in parts:
+        raise ValueError(f"listing path {path!r} escapes the session directory")
+    return "/".join(parts)
+
+
+def _files_under(entries: list[RemoteEntry], prefix: str) -> tuple[ChunkFile, ...]:
+    pre = prefix + "/" if prefix else ""
+    out = [
+        ChunkFile(e.path[len(pre):], e.size)
+        for e in entries
+        if not e.is_dir and e.path.startswith(pre)
+    ]
+    return tuple(sorted(out, key=lambda f: f.path))
+
+
+def _domains(files: tuple[ChunkFile, ...]) -> tuple[str, ...]:
+    found = {f.path.split("/", 1)[0] for f in files}
+    return tuple(d for d in TRACE_DOMAINS if d in found)
+
+
+def find_chunks(
+    entries: Iterable[RemoteEntry], stopped: bool = False, snapshot_names: Iterable[str] | None = None
+) -> ChunkListing:
+    """Classify a listing into complete chunks.
+
+    ``stopped``: the session is stopped or destroyed, so a never-rotated top-level trace is complete.
+    ``snapshot_names``: names given to ``snapshot record --name`` (plain ``snapshot-<k>`` is always
+    recognised), so custom snapshot directories are told apart from unknown ones.
+    """
+    items = [RemoteEntry(_norm(e.path), e.size, e.is_dir) for e in entries]
+    items = [e for e in items if e.path]
+    tops: dict[str, bool] = {}
+    for e in items:
+        head, _, rest = e.path.partition("/")
+        tops[head] = tops.get(head, False) or bool(rest) or e.is_dir
+    wanted_snaps = set(snapshot_names or ())
+    archives: list[ChunkInfo] = []
+    snaps: list[ChunkInfo] = []
+    in_progress: list[str] = []
+    ignored: list[str] = []
+
+    arch_dirs = {e.path.split("/")[1] for e in items if e.path.startswith("archives/")}
+    for name in arch_dirs:
+        m = ARCHIVE_RE.fullmatch(name)
+        if not m:
+            ignored.append(f"archives/{name}")
+            continue
+        files = _files_under(items, f"archives/{name}")
+        archives.append(ChunkInfo(
+            chunk_id=name, kind="archive", path=f"archives/{name}", files=files,
+            index=int(m["index"]), begin=_parse_ts(m["begin"]), end=_parse_ts(m["end"]),
+            domains=_domains(files),
+        ))
+
+    for name, is_dir in tops.items():
+        if name == "archives" or name in TRACE_DOMAINS:
+            continue
+        if not is_dir:
+            ignored.append(name)
+            continue
+        if CURRENT_RE.fullmatch(name):
+            in_progress.append(name)
+            continue
+        m = SNAPSHOT_RE.fullmatch(name)
+        snap_name = m["name"] if m else ""
+        if m and (re.fullmatch(r"snapshot-\d+", snap_name) or snap_name in wanted_snaps or not wanted_snaps):
+            files = _files_under(items, name)
+            snaps.append(ChunkInfo(
+                chunk_id=name, kind="snapshot", path=name, files=files, index=int(m["index"]),
+                begin=datetime.strptime(m["date"] + m["time"], "%Y%m%d%H%M%S"),
+                snapshot_name=snap_name, domains=_domains(files),
+            ))
+        else:
+            ignored.append(name)
+
+    complete: list[ChunkInfo] = sorted(archives, key=lambda c: c.index or 0)
+    complete += sorted(snaps, key=lambda c: (c.index or 0, c.chunk_id))
+    top_domains = [d for d in TRACE_DOMAINS if d in tops]
+    if top_domains:
+        files = tuple(sorted(
+            (ChunkFile(e.path, e.size) for e in items if not e.is_dir and e.path.split("/")[0] in top_domains),
+            key=lambda f: f.path,
+        ))
+        if stopped:
+            complete.append(ChunkInfo(chunk_id="trace", kind="trace", path="", files=files,
+                                      domains=tuple(top_domains)))
+        else:
+            in_progress.append("trace")
+    return ChunkListing(tuple(complete), tuple(sorted(in_progress)), tuple(sorted(ignored)))
+
+
+def list_local(root: str) -> list[RemoteEntry]:
+    """A listing of a local directory in the same shape SFTP gives (for tests and local nodes)."""
+    out: list[RemoteEntry] = []
+    for dirpath, dirnames, filenames in os.walk(root):
+        rel = os.path.relpath(dirpath, root)
+        rel = "" if rel == "." else rel.replace(os.sep, "/")
+        for d in dirnames:
+            out.append(RemoteEntry(f"{rel}/{d}" if rel else d, 0, True))
+        for f in filenames:
+            p = os.path.join(dirpath, f)
+            out.append(RemoteEntry(f"{rel}/{f}" if rel else f, os.path.getsize(p)))
+    return out

@@ -1,0 +1,72 @@
+"""Uniform, case-insensitive access to the properties of records (dataclasses, dicts, objects)."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+from typing import Any
+
+MISSING = object()
+
+
+def property_names(obj: Any) -> list[str]:
+    """The properties a record shows, in declaration order; [] for scalars."""
+    if isinstance(obj, Mapping):
+        return [str(k) for k in obj]
+    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
+        return [f.name for f in dataclasses.fields(obj) if f.repr]
+    return []
+
+
+def is_record(obj: Any) -> bool:
+    """True for values rendered as rows with columns (dicts and dataclass instances)."""
+    return isinstance(obj, Mapping) or (dataclasses.is_dataclass(obj) and not isinstance(obj, type))
+
+
+def get_property(obj: Any, name: str, default: Any = MISSING) -> Any:
+    """``obj.name`` the PowerShell way: case-insensitive, dict keys or attributes.
+
+    Returns ``default`` (or None when no default is given) when there is no such property.
+    """
+    if obj is None:
+        return None if default is MISSING else default
+    if isinstance(obj, Mapping):
+        if name in obj:
+            return obj[name]
+        low = name.lower()
+        for key, value in obj.items():
+            if str(key).lower() == low:
+                return value
+        return None if default is MISSING else default
+    value = getattr(obj, name, MISSING)
+    if value is MISSING and not name.startswith("_"):
+        low = name.lower()
+        for attr in dir(obj):
+            if attr.lower() == low and not attr.startswith("_"):
+                value = getattr(obj, attr)
+                break
+    if value is MISSING:
+        return None if default is MISSING else default
+    return value
+
+
+def has_property(obj: Any, name: str) -> bool:
+    return get_property(obj, name, MISSING) is not MISSING
+
+
+def to_plain(obj: Any) -> Any:
+    """A JSON-friendly copy: records to dicts, sequences to lists, other values unchanged."""
+    if isinstance(obj, Mapping):
+        return {str(k): to_plain(v) for k, v in obj.items()}
+    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
+        return {name: to_plain(getattr(obj, name)) for name in property_names(obj)}
+    if isinstance(obj, (list, tuple, set, frozenset)):
+        return [to_plain(v) for v in obj]
+    return obj
+
+
+def as_dict(obj: Any) -> dict[str, Any]:
+    """A record as an ordered dict of its properties; a scalar as ``{"Value": obj}``."""
+    if is_record(obj):
+        return {name: get_property(obj, name) for name in property_names(obj)}
+    return {"Value": obj}

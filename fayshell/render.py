@@ -1,0 +1,167 @@
+"""Records -> text: aligned tables and lists, JSON, CSV. No rich here (it is imported lazily by
+the console front end only when output goes to a terminal)."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import math
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from fayshell.lang.values import Duration, ScriptBlock, Size
+from fayshell.records import as_dict, is_record, property_names, to_plain
+
+MAX_CELL = 60
+
+
+@dataclass
+class Formatted:
+    """The output of Format-Table / Format-List: records already shaped for display."""
+
+    kind: str  # "table" or "list"
+    columns: list[str]
+    rows: list[list[Any]] = field(default_factory=list)
+
+
+def format_value(value: Any) -> str:
+    """One cell: $null blank, floats without noise, arrays as ``{a, b}``, tables as ``@{k=v}``."""
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "True" if value else "False"
+    if isinstance(value, (Duration, Size)):
+        return str(value)
+    if isinstance(value, float):
+        if math.isnan(value) or math.isinf(value):
+            return str(value)
+        if value.is_integer() and abs(value) < 1e15:
+            return str(int(value))
+        return f"{value:.3f}".rstrip("0").rstrip(".") if abs(value) >= 1e-3 else f"{value:.3g}"
+    if isinstance(value, ScriptBlock):
+        return str(value)
+    if isinstance(value, (list, tuple)):
+        return "{" + ", ".join(format_value(v) for v in value) + "}"
+    if is_record(value):
+        return "@{" + "; ".join(f"{k}={format_value(v)}" for k, v in as_dict(value).items()) + "}"
+    return str(value)
+
+
+def table_shape(items: list[Any]) -> tuple[list[str], list[list[Any]]]:
+    """Columns from the first record's properties (as PowerShell does) and one row per record."""
+    columns = property_names(items[0])
+    rows = [[as_dict(item).get(c) for c in columns] for item in items]
+    return columns, rows
+
+
+def groups(items: Iterable[Any]) -> list[tuple[str, list[Any]]]:
+    """Split output into runs of records with the same columns, scalars and Formatted blocks."""
+    out: list[tuple[str, list[Any]]] = []
+    for item in items:
+        if isinstance(item, Formatted):
+            out.append(("formatted", [item]))
+            continue
+        kind = "records:" + ",".join(property_names(item)) if is_record(item) else "scalar"
+        if out and out[-1][0] == kind:
+            out[-1][1].append(item)
+        else:
+            out.append((kind, [item]))
+    return out
+
+
+def plain_table(columns: list[str], rows: list[list[Any]]) -> str:
+    cells = [[_clip(format_value(v)) for v in row] for row in rows]
+    widths = [max([len(c)] + [len(r[i]) for r in cells]) for i, c in enumerate(columns)]
+    numeric = [all(_is_number(row[i]) for row in rows if row[i] is not None) and
+               any(row[i] is not None for row in rows) for i in range(len(columns))]
+
+    def line(values: list[str]) -> str:
+        parts = [v.rjust(w) if num else v.ljust(w) for v, w, num in zip(values, widths, numeric,
+                                                                         strict=True)]
+        return " ".join(parts).rstrip()
+
+    lines = [line(columns), line(["-" * w for w in widths])]
+    lines.extend(line(r) for r in cells)
+    return "\n".join(lines)
+
+
+def plain_list(columns: list[str], rows: list[list[Any]]) -> str:
+    width = max((len(c) for c in columns), default=0)
+    blocks = ["\n".join(f"{c.ljust(width)} : {format_value(v)}" for c, v in zip(columns, row,
+                                                                                 strict=True))
+              for row in rows]
+    return "\n\n".join(blocks)
+
+
+def render_plain(items: Iterable[Any]) -> str:
+    """Everything a statement wrote, as plain aligned text."""
+    parts: list[str] = []
+    for kind, run in groups(items):
+        if kind == "formatted":
+            f: Formatted = run[0]
+            parts.append(plain_table(f.columns, f.rows) if f.kind == "table"
+                         else plain_list(f.columns, f.rows))
+        elif kind == "scalar":
+            parts.append("\n".join(format_value(v) for v in run))
+        else:
+            columns, rows = table_shape(run)
+            if not columns:
+                continue
+            parts.append(plain_table(columns, rows))
+    return "\n\n".join(p for p in parts if p != "" or len(parts) == 1)
+
+
+def _clip(text: str) -> str:
+    text = text.replace("\n", " ")
+    return text if len(text) <= MAX_CELL else text[: MAX_CELL - 1] + "…"
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def to_json(items: list[Any], depth: int = 4, compress: bool = False) -> str:
+    """PowerShell's ConvertTo-Json: one item as an object, several as an array."""
+    value: Any = to_plain(items[0] if len(items) == 1 else items)
+    value = _limit_depth(value, depth)
+    if compress:
+        return json.dumps(value, default=str, separators=(",", ":"))
+    return json.dumps(value, default=str, indent=2)
+
+
+def _limit_depth(value: Any, depth: int) -> Any:
+    if isinstance(value, Mapping):
+        if depth < 0:
+            return str(value)
+        return {k: _limit_depth(v, depth - 1) for k, v in value.items()}
+    if isinstance(value, list):
+        if depth < 0:
+            return str(value)
+        return [_limit_depth(v, depth - 1) for v in value]
+    if isinstance(value, float) and (math.isnan(value) or math.isinf(value)):
+        return None
+    return value
+
+
+def to_csv_lines(items: list[Any], delimiter: str = ",") -> list[str]:
+    """Header and one line per record, quoted as RFC 4180 asks."""
+    if not items:
+        return []
+    columns = property_names(items[0]) if is_record(items[0]) else ["Value"]
+    buf = io.StringIO()
+    writer = csv.writer(buf, delimiter=delimiter, lineterminator="\n")
+    writer.writerow(columns)
+    for item in items:
+        rec = as_dict(item)
+        writer.writerow([_csv_cell(rec.get(c)) for c in columns])
+    return buf.getvalue().rstrip("\n").split("\n")
+
+
+def _csv_cell(value: Any) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, (list, tuple, Mapping)):
+        return json.dumps(to_plain(value), default=str)
+    return format_value(value)

@@ -1,0 +1,154 @@
+"""The interactive shell: prompt-toolkit on the process's one asyncio loop.
+
+Only input handling lives here (highlighting, completion, history, multi-line, toolbar, Ctrl-C);
+what a line means is the interpreter's business and how output looks is the console's.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+from pathlib import Path
+from typing import Any
+
+from prompt_toolkit import PromptSession
+from prompt_toolkit.auto_suggest import AutoSuggestFromHistory
+from prompt_toolkit.completion import CompleteEvent, Completer, Completion
+from prompt_toolkit.document import Document
+from prompt_toolkit.history import FileHistory, History, InMemoryHistory
+from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
+from prompt_toolkit.lexers import PygmentsLexer
+
+from fayshell.completion import complete
+from fayshell.console import ConsoleHost
+from fayshell.errors import FayError, IncompleteInput, ParseError
+from fayshell.lang.highlight import FayLexer
+from fayshell.lang.interp import Interpreter
+from fayshell.state import ShellState
+
+PROMPT = "PS fay> "
+CONTINUATION = ">> "
+
+
+def history_path() -> Path:
+    base = os.environ.get("XDG_STATE_HOME") or os.path.join(os.path.expanduser("~"), ".local",
+                                                            "state")
+    return Path(base) / "fayshell" / "history"
+
+
+class FayCompleter(Completer):
+    """Adapts :func:`fayshell.completion.complete` to prompt-toolkit."""
+
+    def __init__(self, state: ShellState) -> None:
+        self.state = state
+
+    def get_completions(self, document: Document, complete_event: CompleteEvent) -> Any:
+        for cand in complete(self.state, document.text_before_cursor):
+            yield Completion(cand.text, start_position=-cand.start, display_meta=cand.meta)
+
+
+class Repl:
+    """One interactive session; ``run`` returns the exit code when the user leaves."""
+
+    def __init__(self, state: ShellState, host: ConsoleHost, *, input: Any = None,
+                 output: Any = None, history: History | None = None) -> None:
+        self.state = state
+        self.host = host
+        self.interp = Interpreter(state)
+        self.running: asyncio.Task[Any] | None = None
+        if history is None:
+            path = history_path()
+            try:
+                path.parent.mkdir(parents=True, exist_ok=True)
+                history = FileHistory(str(path))
+            except OSError:
+                history = InMemoryHistory()
+        self.session: PromptSession[str] = PromptSession(
+            lexer=PygmentsLexer(FayLexer), completer=FayCompleter(state),
+            complete_while_typing=False, history=history, auto_suggest=AutoSuggestFromHistory(),
+            multiline=True, key_bindings=self._bindings(), bottom_toolbar=self.toolbar,
+            prompt_continuation=lambda width, line, wrap: CONTINUATION.rjust(width),
+            input=input, output=output, enable_history_search=False)
+
+    def _bindings(self) -> KeyBindings:
+        kb = KeyBindings()
+
+        @kb.add("enter")
+        def _enter(event: KeyPressEvent) -> None:
+            buf = event.current_buffer
+            if self.needs_more(buf.text):
+                buf.insert_text("\n")
+            else:
+                buf.validate_and_handle()
+
+        return kb
+
+    def needs_more(self, text: str) -> bool:
+        """True while braces, parentheses or quotes are open or a line ends with '|'."""
+        if not text.strip():
+            return False
+        try:
+            self.interp.parse(text, "<repl>")
+        except IncompleteInput:
+            return True
+        except ParseError:
+            return False
+        return False
+
+    def toolbar(self) -> str:
+        parts = [f"db: {self.state.database_label}"]
+        cluster = self.state._cluster
+        if cluster is not None:
+            names = getattr(cluster, "node_names", None)
+            if callable(names):
+                parts.append(f"nodes: {len(list(names()))}")
+        else:
+            parts.append("nodes: localhost")
+        parts += [f"{k}: {v}" for k, v in sorted(self.state.status.items()) if v]
+        return "  |  ".join(parts)
+
+    async def run(self) -> int:
+        while True:
+            try:
+                text = await self.session.prompt_async(PROMPT)
+            except KeyboardInterrupt:
+                continue
+            except EOFError:
+                return 0
+            if text.strip():
+                await self.execute(text)
+
+    async def execute(self, text: str) -> None:
+        """Run one input; Ctrl-C cancels it and returns to the prompt."""
+        loop = asyncio.get_running_loop()
+        self.running = asyncio.ensure_future(
+            self.interp.run(text, "<repl>", on_output=self.host.show))
+        cancelled_by_user = False
+
+        def on_sigint() -> None:
+            nonlocal cancelled_by_user
+            cancelled_by_user = True
+            if self.running is not None:
+                self.running.cancel()
+
+        try:
+            loop.add_signal_handler(signal.SIGINT, on_sigint)
+        except (NotImplementedError, RuntimeError, ValueError):
+            pass
+        try:
+            await self.running
+        except asyncio.CancelledError:
+            if not cancelled_by_user:
+                raise
+            self.host.error("interrupted")
+        except FayError as exc:
+            self.host.report(exc)
+        except Exception as exc:  # a bug must not end the session
+            self.host.error(f"internal error: {type(exc).__name__}: {exc}")
+        finally:
+            self.running = None
+            try:
+                loop.remove_signal_handler(signal.SIGINT)
+            except (NotImplementedError, RuntimeError, ValueError):
+                pass

@@ -1,0 +1,292 @@
+"""Derived tables computed in DuckDB after a chunk's events are in: syscalls, spans, logs.
+
+Each step reads only the new chunk's events (an ``eid`` range) plus the carried-over state of
+earlier chunks (pending syscall entries, the running thread of each CPU, spans to complete).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from fayshell.store.arrowsql import as_bigint, q
+from fayshell.store.schema import SEVERITY_SQL
+
+if TYPE_CHECKING:
+    from fayshell.store.database import Database
+
+_ENTRY = re.compile(r"^(?:compat_)?syscall_entry_(.+)$|^sys_(.+)$")
+_EXIT = re.compile(r"^(?:compat_)?syscall_exit_(.+)$|^exit_syscall$")
+ZIPKIN = ("zipkin:timestamp", "zipkin:keyval_string", "zipkin:keyval_integer")
+AGENTS = {"lttng_python:event": "python", "lttng_jul:event": "jul", "lttng_log4j:event": "log4j"}
+DEBUG_LINE = 13  # TRACE_DEBUG_LINE, the UST default: not a deliberate log level
+
+
+@dataclass
+class ChunkInfo:
+    """The chunk just loaded: who, which eid range, which classes, which context columns."""
+
+    node: str
+    session: str
+    chunk_id: str
+    eid_lo: int
+    eid_hi: int
+    class_names: set[str]
+    context: dict[str, str] = field(default_factory=dict)
+    tables: dict[str, str] = field(default_factory=dict)
+    columns: dict[str, set[str]] = field(default_factory=dict)
+
+    @property
+    def where(self) -> str:
+        return f"e.eid BETWEEN {int(self.eid_lo)} AND {int(self.eid_hi)}"
+
+    def ctx(self, *names: str) -> str:
+        """The events column of the first context field present among ``names``, or NULL."""
+        for n in names:
+            if n in self.context:
+                return "e." + q(self.context[n])
+        return "NULL"
+
+    def col(self, table_of: str, *names: str, default: str = "NULL") -> str:
+        """``p.<col>`` for the first payload column present, else ``default``."""
+        have = self.columns.get(table_of, set())
+        for n in names:
+            if n.lower() in have:
+                return "p." + q(n)
+        return default
+
+
+def derive_chunk(db: Database, info: ChunkInfo) -> None:
+    """Update syscalls, threads, spans and logs from the chunk's events."""
+    if info.eid_hi < info.eid_lo:
+        return
+    rows = db.execute("SELECT name, table_name FROM event_classes")
+    info.tables = {n: t for n, t in rows if n in info.class_names}
+    cols = db.table_columns()
+    info.columns = {t: {c.lower() for c in cols.get(t, [])} for t in info.tables.values()}
+    update_threads(db, info)
+    derive_syscalls(db, info)
+    derive_spans(db, info)
+    derive_logs(db, info)
+
+
+def update_threads(db: Database, info: ChunkInfo) -> None:
+    """tid -> pid/procname facts from statedump and fork events."""
+    sources = (("lttng_statedump_process_state", "tid", "pid", "name"),
+               ("sched_process_fork", "child_tid", "child_pid", "child_comm"))
+    for event, tid, pid, comm in sources:
+        t = info.tables.get(event)
+        if t is None or not {tid, pid} <= info.columns[t]:
+            continue
+        db.execute(
+            f"INSERT INTO threads SELECT ?, ?, p.{q(tid)}, p.{q(pid)}, {info.col(t, comm)}, e.ts "
+            f"FROM events e JOIN {q(t)} p USING (eid) WHERE {info.where}",
+            [info.node, info.session])
+
+
+def _syscall_classes(info: ChunkInfo) -> list[tuple[str, int, str]]:
+    out: list[tuple[str, int, str]] = []
+    for name in sorted(info.class_names):
+        m = _ENTRY.match(name)
+        if m:
+            out.append((name, 1, m.group(1) or m.group(2)))
+            continue
+        m = _EXIT.match(name)
+        if m:
+            out.append((name, 2, m.group(1) or ""))
+    return out
+
+
+def derive_syscalls(db: Database, info: ChunkInfo) -> None:
+    """Pair entries and exits per thread into ``syscalls``; keep open entries pending."""
+    classes = _syscall_classes(info)
+    if not classes:
+        return
+    names = ", ".join(f"({_lit(n)}, {k}, {_lit(s)})" for n, k, s in classes)
+    if "sched_switch" in info.tables:
+        names += ", ('sched_switch', 0, NULL)"
+    exits = [f"SELECT eid, CAST(ret AS BIGINT) AS ret FROM {q(info.tables[n])} "
+             f"WHERE eid BETWEEN {info.eid_lo} AND {info.eid_hi}"
+             for n, k, _ in classes if k == 2 and "ret" in info.columns[info.tables[n]]]
+    ret_join = (f"LEFT JOIN ({' UNION ALL '.join(exits)}) r ON r.eid = e.eid" if exits
+                else "LEFT JOIN (SELECT NULL::BIGINT AS eid, NULL::BIGINT AS ret) r ON false")
+    sw = info.tables.get("sched_switch")
+    sw_join = (f"LEFT JOIN {q(sw)} s ON s.eid = e.eid" if sw else
+               "LEFT JOIN (SELECT NULL::BIGINT AS eid, NULL::BIGINT AS next_tid, "
+               "NULL::VARCHAR AS next_comm) s ON false")
+    db.execute("DROP TABLE IF EXISTS fay_k")
+    db.execute(f"""
+        CREATE TEMP TABLE fay_k AS
+        SELECT e.eid, e.cpu, e.ts, c.kind, c.sysname, r.ret,
+               CAST(s.next_tid AS BIGINT) AS next_tid, CAST(s.next_comm AS VARCHAR) AS next_comm,
+               CAST({info.ctx('tid', 'vtid')} AS BIGINT) AS ctx_tid,
+               CAST({info.ctx('pid', 'vpid')} AS BIGINT) AS ctx_pid,
+               CAST({info.ctx('procname')} AS VARCHAR) AS ctx_procname
+        FROM events e
+        JOIN (VALUES {names}) c(name, kind, sysname) ON c.name = e.name
+        {sw_join} {ret_join}
+        WHERE {info.where}""")
+    params = [info.node, info.session]
+    db.execute(_PAIR_SQL, params * 2)
+    db.execute(_INSERT_SQL, params)
+    db.execute("DELETE FROM pending_syscalls WHERE node = ? AND session = ?", params)
+    db.execute(_PENDING_SQL, params)
+    db.execute("""
+        INSERT INTO cpu_state
+        SELECT ?, ?, cpu, arg_max(next_tid, ts), arg_max(next_comm, ts), max(ts)
+        FROM fay_k WHERE kind = 0 GROUP BY cpu""", params)
+    db.execute("""
+        DELETE FROM cpu_state c WHERE node = ? AND session = ? AND ts < (
+            SELECT max(ts) FROM cpu_state d
+            WHERE d.node = c.node AND d.session = c.session AND d.cpu = c.cpu)""", params)
+    db.execute("DROP TABLE IF EXISTS fay_k")
+    db.execute("DROP TABLE IF EXISTS fay_paired")
+
+
+_PAIR_SQL = """
+CREATE OR REPLACE TEMP TABLE fay_paired AS
+WITH t AS (
+    SELECT k.*,
+        last_value(next_tid IGNORE NULLS) OVER w AS sw_tid,
+        last_value(next_comm IGNORE NULLS) OVER w AS sw_comm
+    FROM fay_k k
+    WINDOW w AS (PARTITION BY cpu ORDER BY ts, eid ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)
+), r AS (
+    SELECT t.cpu, t.ts, t.eid, t.kind, t.sysname, t.ret,
+        coalesce(t.ctx_tid, t.sw_tid, c.tid) AS tid,
+        coalesce(t.ctx_procname, t.sw_comm, c.procname) AS procname,
+        t.ctx_pid AS pid
+    FROM t LEFT JOIN (SELECT * FROM cpu_state WHERE node = ? AND session = ?) c ON c.cpu = t.cpu
+    WHERE t.kind > 0
+    UNION ALL
+    SELECT cpu, ts, -1, 1, name, NULL, tid, procname, pid
+    FROM pending_syscalls WHERE node = ? AND session = ?
+)
+SELECT *,
+    lag(kind) OVER w2 AS p_kind, lag(ts) OVER w2 AS p_ts, lag(sysname) OVER w2 AS p_name,
+    lag(cpu) OVER w2 AS p_cpu, lag(procname) OVER w2 AS p_procname, lag(pid) OVER w2 AS p_pid,
+    lead(kind) OVER w2 AS n_kind
+FROM r
+WINDOW w2 AS (PARTITION BY coalesce(tid, -1 - cpu) ORDER BY ts, eid)
+"""
+
+_INSERT_SQL = """
+INSERT INTO syscalls
+SELECT $1, $2, p.p_cpu, p.tid, coalesce(p.p_pid, p.pid, th.pid), coalesce(p.p_procname, th.procname),
+       p.p_name, p.p_ts, p.ts, p.ts - p.p_ts, p.ret
+FROM fay_paired p
+LEFT JOIN (SELECT tid, arg_max(pid, ts) AS pid, arg_max(procname, ts) AS procname FROM threads
+           WHERE node = $1 AND session = $2 GROUP BY tid) th ON th.tid = p.tid
+WHERE p.kind = 2 AND p.p_kind = 1
+"""
+
+
+_PENDING_SQL = """
+INSERT INTO pending_syscalls
+SELECT ?, ?, cpu, tid, pid, procname, sysname, ts FROM fay_paired
+WHERE kind = 1 AND n_kind IS NULL
+"""
+
+
+def _lit(s: str | None) -> str:
+    return "NULL" if s is None else "'" + s.replace("'", "''") + "'"
+
+
+def derive_spans(db: Database, info: ChunkInfo) -> None:
+    """(Re)build the spans whose events this chunk brought."""
+    present = [n for n in ZIPKIN if n in info.tables]
+    if not present:
+        return
+    ids = " UNION ".join(
+        f"SELECT DISTINCT {as_bigint('p.trace_id')} AS trace_id, {as_bigint('p.span_id')} "
+        f"AS span_id FROM {q(info.tables[n])} p WHERE p.eid BETWEEN {info.eid_lo} AND "
+        f"{info.eid_hi}" for n in present)
+    db.execute(f"CREATE OR REPLACE TEMP TABLE fay_sk AS {ids}")
+    db.execute("DELETE FROM spans WHERE session = ? AND (trace_id, span_id) IN "
+               "(SELECT (trace_id, span_id) FROM fay_sk)", [info.session])
+    db.execute(_span_sql(info), [info.session])
+    db.execute("DROP TABLE IF EXISTS fay_sk")
+
+
+def _span_sql(info: ChunkInfo) -> str:
+    def part(name: str, cols: str) -> str:
+        return (f"SELECT e.node, e.ts, {as_bigint('p.trace_id')} AS trace_id, "
+                f"{as_bigint('p.span_id')} AS span_id, {as_bigint('p.parent_span_id')} AS parent, "
+                f"p.service_name, p.ip, p.port_no, p.trace_name, {cols} "
+                f"FROM {q(info.tables[name])} p JOIN events e USING (eid) "
+                f"WHERE e.session = ? AND ({as_bigint('p.trace_id')}, {as_bigint('p.span_id')}) "
+                f"IN (SELECT (trace_id, span_id) FROM fay_sk)")
+
+    tables = set(_existing(info, ZIPKIN))
+    if "zipkin:timestamp" in tables:
+        ann = part("zipkin:timestamp", "p.event AS value, NULL::VARCHAR AS key")
+    else:
+        ann = ("SELECT NULL::VARCHAR, NULL::BIGINT, NULL::BIGINT, NULL::BIGINT, NULL::BIGINT, "
+               "NULL::VARCHAR, NULL::VARCHAR, NULL::INTEGER, NULL::VARCHAR, NULL::VARCHAR, "
+               "NULL::VARCHAR WHERE false")
+    kv = [part(n, "CAST(p.val AS VARCHAR) AS value, p.key AS key")
+          for n in ("zipkin:keyval_string", "zipkin:keyval_integer") if n in tables]
+    allparts = " UNION ALL ".join([ann, *kv]).replace("?", "$1")
+    return f"""
+INSERT INTO spans
+SELECT arg_min(node, ts), $1, trace_id, span_id, arg_min(parent, ts), arg_min(service_name, ts),
+    arg_min(ip, ts), CAST(arg_min(port_no, ts) AS INTEGER), arg_min(trace_name, ts),
+    coalesce(min(ts) FILTER (key IS NULL), min(ts)),
+    coalesce(max(ts) FILTER (key IS NULL), max(ts)),
+    coalesce(max(ts) FILTER (key IS NULL), max(ts))
+        - coalesce(min(ts) FILTER (key IS NULL), min(ts)),
+    max(ts) FILTER (value = 'cr' AND key IS NULL) - min(ts) FILTER (value = 'cs' AND key IS NULL),
+    max(ts) FILTER (value = 'ss' AND key IS NULL) - min(ts) FILTER (value = 'sr' AND key IS NULL),
+    coalesce(list({{'ts': ts, 'value': value}} ORDER BY ts) FILTER (key IS NULL), []),
+    coalesce(map_from_entries(list({{'k': key, 'v': value}} ORDER BY ts)
+        FILTER (key IS NOT NULL)), MAP {{}}::MAP(VARCHAR, VARCHAR)),
+    bool_or(key = 'error')
+FROM ({allparts}) a
+GROUP BY trace_id, span_id
+"""
+
+
+def _existing(info: ChunkInfo, names: tuple[str, ...]) -> list[str]:
+    return [n for n in names if n in info.tables]
+
+
+def derive_logs(db: Database, info: ChunkInfo) -> None:
+    """Agent log events and UST events with a deliberate log level into ``logs``."""
+    pid = info.ctx("vpid", "pid")
+    procname = info.ctx("procname")
+    for event, domain in AGENTS.items():
+        t = info.tables.get(event)
+        if t is None:
+            continue
+        level = info.col(t, "int_loglevel")
+        sev = SEVERITY_SQL[domain].format(l=level)
+        func = info.col(t, "funcName", "method_name")
+        line = info.col(t, "lineno", "line_number")
+        thread = info.col(t, "threadName", "thread_name", "int_threadid", "thread")
+        db.execute(f"""
+            INSERT INTO logs SELECT ?, ?, e.ts, ?, {info.col(t, 'logger_name')},
+                CAST({level} AS INTEGER), {sev}, {info.col(t, 'msg')}, {func},
+                CAST({line} AS INTEGER), CAST({thread} AS VARCHAR), CAST({pid} AS BIGINT),
+                {procname}
+            FROM events e JOIN {q(t)} p USING (eid) WHERE {info.where}""",
+                   [info.node, info.session, domain])
+    _ust_logs(db, info, pid, procname)
+
+
+def _ust_logs(db: Database, info: ChunkInfo, pid: str, procname: str) -> None:
+    rows = db.execute("SELECT name, loglevel, table_name FROM event_classes "
+                      "WHERE domain = 'ust' AND loglevel < ?", [DEBUG_LINE])
+    for name, level, t in rows:
+        if name not in info.class_names or name in AGENTS or name.startswith("zipkin:"):
+            continue
+        strings = db.execute(
+            "SELECT column_name FROM information_schema.columns WHERE table_name = ? "
+            "AND data_type = 'VARCHAR' ORDER BY ordinal_position LIMIT 1", [t])
+        msg = f"p.{q(strings[0][0])}" if strings else "NULL"
+        sev = SEVERITY_SQL["ust"].format(l=int(level))
+        db.execute(f"""
+            INSERT INTO logs SELECT ?, ?, e.ts, 'ust', ?, {int(level)}, {sev}, {msg}, NULL,
+                NULL, NULL, CAST({pid} AS BIGINT), {procname}
+            FROM events e JOIN {q(t)} p USING (eid) WHERE {info.where}""",
+                   [info.node, info.session, name])

@@ -1,0 +1,281 @@
+"""Load CTF trace chunks into the DuckDB store: events, payload tables, chunks, derived tables.
+
+``import_trace(db, path)`` finds every trace directory under ``path`` (a trace, an LTTng session
+output, or a tree laid out ``DIR/<session>/<node>/<chunk>/`` as Receive-Trace writes it) and
+loads each chunk once: a chunk already in ``chunks`` is skipped.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from fayshell.ctf.decode import EventBatch, StreamReader, StreamStats, stream_readers
+from fayshell.ctf.trace import Trace, find_traces, open_trace
+from fayshell.errors import FayError, StoreError, TraceFormatError
+from fayshell.host import ProgressTask
+from fayshell.store import derived
+from fayshell.store.arrowsql import duck_type, q
+from fayshell.store.schema import EVENT_BASE_COLUMNS, ensure_schema, payload_table_name
+
+if TYPE_CHECKING:
+    import pyarrow as pa
+
+    from fayshell.store.database import Database
+
+
+@dataclass
+class ImportResult:
+    """What an import did: chunks loaded and skipped, events, losses, damage found."""
+
+    chunks_loaded: int = 0
+    chunks_skipped: int = 0
+    events: int = 0
+    discarded: int = 0
+    lost_packets: int = 0
+    errors: list[FayError] = field(default_factory=list)
+    chunk_ids: list[str] = field(default_factory=list)
+
+    def merge(self, other: ImportResult) -> None:
+        """Add another result's counts to this one."""
+        self.chunks_loaded += other.chunks_loaded
+        self.chunks_skipped += other.chunks_skipped
+        self.events += other.events
+        self.discarded += other.discarded
+        self.lost_packets += other.lost_packets
+        self.errors.extend(other.errors)
+        self.chunk_ids.extend(other.chunk_ids)
+
+
+@dataclass
+class ChunkLoad:
+    """The state of one chunk being loaded inside its transaction."""
+
+    trace: Trace
+    chunk_id: str
+    node: str
+    session: str
+    eid_lo: int
+    eid_next: int = 0
+    tables: dict[int, str] = field(default_factory=dict)
+    seen: set[int] = field(default_factory=set)
+    context_names: dict[str, str] = field(default_factory=dict)
+    stats: list[StreamStats] = field(default_factory=list)
+
+    @property
+    def class_names(self) -> set[str]:
+        return {self.trace.classes[i].name for i in self.seen}
+
+
+def import_trace(db: Database, path: str | Path, node: str | None = None,
+                 session: str | None = None, progress: ProgressTask | None = None,
+                 prefer_c: bool = True) -> ImportResult:
+    """Load every chunk under ``path`` into ``db``; damaged streams are reported, not fatal."""
+    ensure_schema(db)
+    root = Path(path).expanduser()
+    result = ImportResult()
+    try:
+        dirs = find_traces(root)
+    except TraceFormatError as exc:
+        result.errors.append(exc)
+        return result
+    if not dirs:
+        result.errors.append(TraceFormatError(str(root), None, "no CTF trace (metadata) found"))
+    for tdir in dirs:
+        try:
+            result.merge(load_chunk(db, tdir, root, node, session, progress, prefer_c))
+        except TraceFormatError as exc:
+            result.errors.append(exc)
+    return result
+
+
+def layout_names(tdir: Path, root: Path) -> tuple[str | None, str | None]:
+    """(session, node) from a ``<session>/<node>/<chunk>/`` layout under ``root``, if any."""
+    try:
+        rel = list(tdir.relative_to(root).parts)
+    except ValueError:
+        return None, None
+    for marker in ("kernel", "ust"):
+        if marker in rel:
+            rel = rel[: rel.index(marker)]
+    if len(rel) >= 3:
+        return rel[-3], rel[-2]
+    return None, None
+
+
+def chunk_digest(trace: Trace) -> str:
+    """A content digest of a chunk: metadata, and size plus head/tail bytes of each stream."""
+    h = hashlib.sha1()
+    h.update((trace.path / "metadata").read_bytes())
+    for f in trace.files:
+        size = f.stat().st_size
+        h.update(f"{f.name}:{size}".encode())
+        with open(f, "rb") as fh:
+            h.update(fh.read(4096))
+            if size > 4096:
+                fh.seek(max(4096, size - 4096))
+                h.update(fh.read(4096))
+    return h.hexdigest()[:20]
+
+
+def load_chunk(db: Database, tdir: Path, root: Path, node: str | None, session: str | None,
+               progress: ProgressTask | None, prefer_c: bool = True) -> ImportResult:
+    """Load one trace directory (one chunk) in one transaction."""
+    result = ImportResult()
+    trace = open_trace(tdir)
+    lay_session, lay_node = layout_names(tdir, root)
+    node = node or lay_node or trace.hostname or "localhost"
+    session = session or lay_session or str(trace.meta.env.get("trace_name") or root.name)
+    cid = chunk_digest(trace)
+    with db.lock:
+        if db.execute("SELECT count(*) FROM chunks WHERE chunk_id = ?", [cid])[0][0]:
+            result.chunks_skipped = 1
+            if progress is not None:
+                progress.advance(sum(f.stat().st_size for f in trace.files))
+            return result
+        con = db.con
+        con.execute("BEGIN TRANSACTION")
+        try:
+            load = _load(db, trace, cid, node, session, progress, prefer_c)
+            derived.derive_chunk(db, derived.ChunkInfo(
+                node, session, cid, load.eid_lo, load.eid_next - 1, load.class_names,
+                dict(load.context_names)))
+            _finish(db, load, tdir)
+            con.execute("COMMIT")
+        except BaseException as exc:
+            con.execute("ROLLBACK")
+            if isinstance(exc, FayError):
+                raise StoreError(f"{tdir}: {exc.message}") from None
+            if isinstance(exc, Exception) and type(exc).__module__.startswith("duckdb"):
+                raise StoreError(f"{tdir}: {exc}") from None
+            raise
+    result.chunks_loaded = 1
+    result.chunk_ids.append(cid)
+    for st in load.stats:
+        result.events += st.events
+        result.discarded += st.discarded
+        result.lost_packets += st.lost_packets
+        if st.error is not None:
+            result.errors.append(st.error)
+    return result
+
+
+def _load(db: Database, trace: Trace, cid: str, node: str, session: str,
+          progress: ProgressTask | None, prefer_c: bool) -> ChunkLoad:
+    base = db.execute("SELECT next_eid FROM store_state")[0][0]
+    load = ChunkLoad(trace, cid, node, session, base, base)
+    readers = stream_readers(trace, prefer_c)
+    for _reader, batch in _batches(readers):
+        _insert_batch(db, load, batch)
+    for reader in readers:
+        load.stats.append(reader.stats)
+        if progress is not None:
+            progress.advance(reader.path.stat().st_size)
+    return load
+
+
+def _batches(readers: list[StreamReader]) -> Iterator[tuple[StreamReader, EventBatch]]:
+    """Batches of every stream, decoded in parallel threads (the C decoder releases the GIL)."""
+    from fayshell.ctf.parallel import parallel_batches
+
+    yield from parallel_batches(readers)
+
+
+def _insert_batch(db: Database, load: ChunkLoad, batch: EventBatch) -> None:
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    n = batch.common.num_rows
+    if n == 0:
+        return
+    base = load.eid_next
+    load.eid_next += n
+    names = pa.array([c.name for c in load.trace.classes], pa.string())
+    common = batch.common
+    cols: dict[str, Any] = {
+        "stream_id": pa.array(np.full(n, batch.stream_id, dtype=np.int32)),
+        "cpu": common.column("cpu"), "ts": common.column("ts"),
+        "name": pa.DictionaryArray.from_arrays(common.column("cls").combine_chunks(), names),
+        "eid": pa.array(np.arange(base, base + n, dtype=np.int64)),
+    }
+    for cname in common.column_names[3:]:
+        cols[_context_column(db, load, cname, common.schema.field(cname).type)] = \
+            common.column(cname)
+    _insert(db, "events", pa.table(cols),
+            "? AS node, ? AS session, ? AS chunk_id, *", [load.node, load.session, load.chunk_id])
+    for cls, table in batch.payload.items():
+        load.seen.add(cls)
+        tname = _payload_table(db, load, cls, table)
+        eid = pc.add(table.column("row"), pa.scalar(base, pa.int64()))
+        rest = table.drop(["row"])
+        rest = rest.rename_columns(["eid_" if c == "eid" else c for c in rest.column_names])
+        _insert(db, tname, rest.add_column(0, "eid", eid), "*", [])
+
+
+def _insert(db: Database, table: str, data: pa.Table, select: str, params: list[Any]) -> None:
+    con = db.con
+    con.register("fay_batch", data)
+    try:
+        con.execute(f"INSERT INTO {q(table)} BY NAME SELECT {select} FROM fay_batch", params)
+    finally:
+        con.unregister("fay_batch")
+
+
+def _context_column(db: Database, load: ChunkLoad, name: str, atype: pa.DataType) -> str:
+    col = f"ctx_{name}" if name in EVENT_BASE_COLUMNS else name
+    if name not in load.context_names:
+        db.execute(f"ALTER TABLE events ADD COLUMN IF NOT EXISTS {q(col)} {duck_type(atype)}")
+        load.context_names[name] = col
+    return col
+
+
+def _payload_table(db: Database, load: ChunkLoad, cls: int, table: pa.Table) -> str:
+    if cls in load.tables:
+        return load.tables[cls]
+    ev = load.trace.classes[cls]
+    domain = load.trace.domain
+    row = db.execute("SELECT table_name FROM event_classes WHERE name = ? AND domain = ?",
+                     [ev.name, domain])
+    if row:
+        tname = row[0][0]
+    else:
+        tname = _free_table_name(db, payload_table_name(ev.name), ev.name)
+        db.execute("INSERT INTO event_classes VALUES (?, ?, ?, ?)",
+                   [ev.name, domain, ev.loglevel, tname])
+    db.execute(f"CREATE TABLE IF NOT EXISTS {q(tname)} (eid BIGINT)")
+    have = {c.lower() for c in db.table_columns().get(tname, [])}
+    for f in table.schema:
+        name = "eid_" if f.name == "eid" else f.name
+        if f.name != "row" and name.lower() not in have:
+            db.execute(f"ALTER TABLE {q(tname)} ADD COLUMN {q(name)} {duck_type(f.type)}")
+    load.tables[cls] = tname
+    return tname
+
+
+def _free_table_name(db: Database, want: str, event_name: str) -> str:
+    taken = set(db.execute("SELECT table_name FROM event_classes WHERE name <> ?", [event_name]))
+    name, n = want, 2
+    while (name,) in taken:
+        name = f"{want}_{n}"
+        n += 1
+    return name
+
+
+def _finish(db: Database, load: ChunkLoad, tdir: Path) -> None:
+    stats = load.stats
+    firsts = [s.first_ts for s in stats if s.first_ts is not None]
+    lasts = [s.last_ts for s in stats if s.last_ts is not None]
+    size = sum(f.stat().st_size for f in load.trace.files)
+    db.execute(
+        "INSERT INTO chunks VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, current_timestamp::TIMESTAMP, "
+        "?, ?)",
+        [load.chunk_id, load.node, load.session, str(tdir), size,
+         sum(s.events for s in stats), sum(s.discarded for s in stats),
+         sum(s.lost_packets for s in stats), min(firsts) if firsts else None,
+         max(lasts) if lasts else None, load.trace.domain,
+         sum(1 for s in stats if s.error is not None)])
+    db.execute("UPDATE store_state SET next_eid = ?", [load.eid_next])

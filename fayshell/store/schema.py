@@ -1,0 +1,118 @@
+"""The DuckDB schema of the trace store: fixed tables, their help text, and severity mapping."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from fayshell.store.database import Database
+
+#: Columns every row of ``events`` has; stream context columns are added as traces bring them.
+EVENT_BASE_COLUMNS = ("node", "session", "chunk_id", "stream_id", "cpu", "ts", "name", "eid")
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS chunks (
+    chunk_id VARCHAR, node VARCHAR, session VARCHAR, path VARCHAR, bytes BIGINT, events BIGINT,
+    discarded BIGINT, lost_packets BIGINT, first_ts BIGINT, last_ts BIGINT, loaded_at TIMESTAMP,
+    domain VARCHAR, errors INTEGER);
+CREATE TABLE IF NOT EXISTS events (
+    node VARCHAR, session VARCHAR, chunk_id VARCHAR, stream_id INTEGER, cpu INTEGER, ts BIGINT,
+    name VARCHAR, eid BIGINT);
+CREATE TABLE IF NOT EXISTS event_classes (
+    name VARCHAR, domain VARCHAR, loglevel INTEGER, table_name VARCHAR, PRIMARY KEY (name, domain));
+CREATE TABLE IF NOT EXISTS store_state (next_eid BIGINT);
+CREATE TABLE IF NOT EXISTS syscalls (
+    node VARCHAR, session VARCHAR, cpu INTEGER, tid BIGINT, pid BIGINT, procname VARCHAR,
+    name VARCHAR, ts_entry BIGINT, ts_exit BIGINT, dur_ns BIGINT, ret BIGINT);
+CREATE TABLE IF NOT EXISTS pending_syscalls (
+    node VARCHAR, session VARCHAR, cpu INTEGER, tid BIGINT, pid BIGINT, procname VARCHAR,
+    name VARCHAR, ts BIGINT);
+CREATE TABLE IF NOT EXISTS cpu_state (
+    node VARCHAR, session VARCHAR, cpu INTEGER, tid BIGINT, procname VARCHAR, ts BIGINT);
+CREATE TABLE IF NOT EXISTS threads (
+    node VARCHAR, session VARCHAR, tid BIGINT, pid BIGINT, procname VARCHAR, ts BIGINT);
+CREATE TABLE IF NOT EXISTS spans (
+    node VARCHAR, session VARCHAR, trace_id BIGINT, span_id BIGINT, parent_span_id BIGINT,
+    service VARCHAR, ip VARCHAR, port INTEGER, name VARCHAR, ts_start BIGINT, ts_end BIGINT,
+    dur_ns BIGINT, client_dur_ns BIGINT, server_dur_ns BIGINT,
+    annotations STRUCT(ts BIGINT, value VARCHAR)[], keyvals MAP(VARCHAR, VARCHAR),
+    error BOOLEAN);
+CREATE TABLE IF NOT EXISTS logs (
+    node VARCHAR, session VARCHAR, ts BIGINT, domain VARCHAR, logger VARCHAR, level INTEGER,
+    severity VARCHAR, msg VARCHAR, func VARCHAR, line INTEGER, thread VARCHAR, pid BIGINT,
+    procname VARCHAR);
+"""
+
+#: SQL CASE expressions mapping a raw log level to the shared severity words, per domain.
+SEVERITY_SQL = {
+    "ust": ("CASE WHEN {l} <= 0 THEN 'Emergency' WHEN {l} = 1 THEN 'Alert' "
+            "WHEN {l} = 2 THEN 'Critical' WHEN {l} = 3 THEN 'Error' WHEN {l} = 4 THEN 'Warning' "
+            "WHEN {l} = 5 THEN 'Notice' WHEN {l} = 6 THEN 'Info' ELSE 'Debug' END"),
+    "python": ("CASE WHEN {l} >= 50 THEN 'Critical' WHEN {l} >= 40 THEN 'Error' "
+               "WHEN {l} >= 30 THEN 'Warning' WHEN {l} >= 20 THEN 'Info' ELSE 'Debug' END"),
+    "jul": ("CASE WHEN {l} >= 1000 THEN 'Error' WHEN {l} >= 900 THEN 'Warning' "
+            "WHEN {l} >= 800 THEN 'Info' WHEN {l} >= 700 THEN 'Notice' ELSE 'Debug' END"),
+    "log4j": ("CASE WHEN {l} >= 50000 THEN 'Critical' WHEN {l} >= 40000 THEN 'Error' "
+              "WHEN {l} >= 30000 THEN 'Warning' WHEN {l} >= 20000 THEN 'Info' ELSE 'Debug' END"),
+}
+
+SEVERITIES = ("Emergency", "Alert", "Critical", "Error", "Warning", "Notice", "Info", "Debug")
+
+ABOUT_TABLES = """\
+ABOUT_TABLES
+
+  Import-Trace loads CTF traces (LTTng) into the session's DuckDB database. Timestamps are
+  BIGINT nanoseconds since the epoch, with the trace clock's offset applied.
+
+  chunks       one row per loaded trace chunk (a directory holding a `metadata` file):
+               chunk_id, node, session, path, bytes, events, discarded (events the tracer
+               dropped, from events_discarded), lost_packets (gaps in packet_seq_num),
+               first_ts, last_ts, loaded_at, domain, errors (damaged stream files).
+               chunk_id is a digest of the chunk's content: importing it again is a no-op.
+  events       every event, common columns only: node, session, chunk_id, stream_id, cpu, ts,
+               name (the event class name as babeltrace2 prints it), eid (unique event id),
+               plus the stream event context of the trace (vtid, vpid, procname, ...).
+  ev_<class>   the typed payload of one event class, one row per event, joined to events by
+               eid; e.g. ev_sched_switch(eid, prev_comm, prev_tid, ...), ev_zipkin_timestamp.
+               Field names lose their CTF leading underscore; arrays are LIST columns.
+  event_classes  name, domain, loglevel and table_name of every event class seen.
+  syscalls     kernel syscall_entry_*/syscall_exit_* (also compat_* and the older sys_* /
+               exit_syscall) paired per thread: node, session, cpu, tid, pid, procname, name
+               (without prefix, e.g. read), ts_entry, ts_exit, dur_ns, ret. Without a tid
+               context the running thread of each CPU comes from sched_switch; pid from the
+               statedump and fork events. A pair split over two chunks is completed when the
+               second chunk is imported (pending_syscalls holds the open entries).
+  spans        BlkKin (zipkin:*) events grouped by (session, trace_id, span_id): node, service,
+               ip, port, name, ts_start, ts_end, dur_ns, client_dur_ns (cr - cs),
+               server_dur_ns (ss - sr), annotations LIST(STRUCT(ts, value)), keyvals MAP,
+               parent_span_id, error (a keyval named 'error' exists). Recomputed whenever a
+               chunk brings more events of the span.
+  logs         lttng_python:event, lttng_jul:event, lttng_log4j:event, and userspace events
+               declared with a log level more severe than TRACE_DEBUG_LINE (zipkin excluded):
+               node, session, ts, domain, logger, level (raw), severity (Emergency, Alert,
+               Critical, Error, Warning, Notice, Info, Debug), msg, func, line, thread, pid,
+               procname.
+
+EXAMPLES
+
+  Import-Trace ./traces/incident -Node web01
+  Get-Syscall -Name read | Sort-Object dur_ns -Descending | Select-Object -First 10
+  sql SELECT name, sum(dur_ns) FROM syscalls GROUP BY name ORDER BY 2 DESC LIMIT 10
+  sql SELECT e.ts, p.* FROM events e JOIN ev_sched_switch p USING (eid) LIMIT 5
+"""
+
+
+def ensure_schema(db: Database) -> None:
+    """Create the store's fixed tables if they do not exist yet."""
+    with db.lock:
+        for stmt in SCHEMA.split(";"):
+            if stmt.strip():
+                db.execute(stmt)
+        if not db.execute("SELECT count(*) FROM store_state")[0][0]:
+            db.execute("INSERT INTO store_state VALUES (0)")
+
+
+def payload_table_name(event_name: str) -> str:
+    """``ev_`` plus the event class name made into a plain identifier."""
+    out = "".join(ch if ch.isalnum() else "_" for ch in event_name.lower())
+    return "ev_" + out.strip("_")

@@ -1,0 +1,58 @@
+"""Dump a trace with babeltrace2's Python bindings as JSON lines (run under /usr/bin/python3).
+
+One line per event: [name, ns_from_origin, cpu_id, context, payload]; then one final line
+{"discarded_events": N, "discarded_packets": M}. Used by the differential tests only.
+"""
+
+import json
+import sys
+
+import bt2
+
+
+def value(f):
+    """A bt2 field as plain JSON-able Python data (enums as their integer value)."""
+    if isinstance(f, bt2._StringFieldConst):
+        return str(f)
+    if isinstance(f, (bt2._UnsignedIntegerFieldConst, bt2._SignedIntegerFieldConst)):
+        return int(f)
+    if isinstance(f, bt2._RealFieldConst):
+        return float(f)
+    if isinstance(f, bt2._BoolFieldConst):
+        return bool(f)
+    if isinstance(f, bt2._StructureFieldConst):
+        return {k: value(v) for k, v in f.items()}
+    if isinstance(f, bt2._ArrayFieldConst):
+        return [value(v) for v in f]
+    if isinstance(f, bt2._VariantFieldConst):
+        return value(f.selected_option)
+    if isinstance(f, bt2._OptionFieldConst):
+        return None if f.field is None else value(f.field)
+    raise TypeError(type(f))
+
+
+def main(path: str) -> None:
+    out = sys.stdout
+    disc_ev = disc_pk = 0
+    for msg in bt2.TraceCollectionMessageIterator(path):
+        if type(msg) is bt2._EventMessageConst:
+            ev = msg.event
+            pctx = ev.packet.context_field if ev.packet is not None else None
+            cpu = int(pctx["cpu_id"]) if pctx is not None and "cpu_id" in pctx else None
+            ctx = {}
+            if ev.common_context_field is not None:
+                ctx.update(value(ev.common_context_field))
+            if ev.specific_context_field is not None:
+                ctx.update(value(ev.specific_context_field))
+            payload = value(ev.payload_field) if ev.payload_field is not None else {}
+            out.write(json.dumps([ev.name, msg.default_clock_snapshot.ns_from_origin, cpu,
+                                  ctx, payload]) + "\n")
+        elif type(msg) is bt2._DiscardedEventsMessageConst:
+            disc_ev += msg.count or 0
+        elif type(msg) is bt2._DiscardedPacketsMessageConst:
+            disc_pk += msg.count or 0
+    out.write(json.dumps({"discarded_events": disc_ev, "discarded_packets": disc_pk}) + "\n")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1])

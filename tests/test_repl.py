@@ -1,0 +1,112 @@
+"""Drive the real REPL in-process through prompt-toolkit's pipe input."""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import os
+import signal
+
+import pytest
+from prompt_toolkit.history import InMemoryHistory
+from prompt_toolkit.input import create_pipe_input
+from prompt_toolkit.output import DummyOutput
+
+from fayshell.console import ConsoleHost
+from fayshell.repl import Repl
+from fayshell.state import Options, ShellState
+
+
+def make_repl(pipe, tmp_path) -> tuple[Repl, io.StringIO, io.StringIO]:
+    out, err = io.StringIO(), io.StringIO()
+    host = ConsoleHost(out=out, err=err, color=False, interactive=False)
+    state = ShellState(Options(database=str(tmp_path / "t.duckdb")), host)
+    repl = Repl(state, host, input=pipe, output=DummyOutput(), history=InMemoryHistory())
+    return repl, out, err
+
+
+async def run_keys(tmp_path, *chunks: str, delay: float = 0.05) -> tuple[int, str, str]:
+    with create_pipe_input() as pipe:
+        repl, out, err = make_repl(pipe, tmp_path)
+        task = asyncio.ensure_future(repl.run())
+        for chunk in chunks:
+            await asyncio.sleep(delay)
+            pipe.send_text(chunk)
+        code = await asyncio.wait_for(task, 20)
+        await repl.state.aclose()
+        return code, out.getvalue(), err.getvalue()
+
+
+async def test_typed_lines_run_and_ctrl_d_exits(tmp_path) -> None:
+    code, out, err = await run_keys(tmp_path, "$x = 20 + 1\r", "$x * 2\r", "\x04")
+    assert code == 0
+    assert out.strip().splitlines()[-1] == "42"
+    assert err == ""
+
+
+async def test_parse_error_does_not_end_the_session(tmp_path) -> None:
+    code, out, err = await run_keys(tmp_path, "1 +* 2\r", "'still here'\r", "\x04")
+    assert code == 0
+    assert "<repl>:1:4: unexpected '*'" in err
+    assert "^" in err
+    assert "still here" in out
+
+
+async def test_open_brace_continues_on_next_line(tmp_path) -> None:
+    code, out, _ = await run_keys(tmp_path, "foreach ($i in 1..3) {\r", "$i * 10\r", "}\r", "\x04")
+    assert code == 0
+    assert out.split() == ["10", "20", "30"]
+
+
+async def test_trailing_pipe_continues(tmp_path) -> None:
+    code, out, _ = await run_keys(tmp_path, "1..5 |\r", "Where-Object { $_ -gt 3 }\r", "\x04")
+    assert out.split() == ["4", "5"]
+
+
+async def test_tab_completes_cmdlet_and_parameter(tmp_path) -> None:
+    code, out, err = await run_keys(tmp_path, "Measure-Comm", "\t", " { 1 } | Select-Object "
+                                    "-ExpandP", "\t", " TotalSeconds | ForEach-Object "
+                                    "{ $_ -ge 0 }\r", "\x04", delay=0.3)
+    assert err == ""
+    assert out.strip() == "True"
+
+
+async def test_unknown_command_suggests(tmp_path) -> None:
+    _, _, err = await run_keys(tmp_path, "Sort-Objekt\r", "\x04")
+    assert "unknown command 'Sort-Objekt'; did you mean Sort-Object?" in err
+
+
+async def test_ctrl_c_cancels_running_command_and_returns_to_prompt(tmp_path) -> None:
+    with create_pipe_input() as pipe:
+        repl, out, err = make_repl(pipe, tmp_path)
+        task = asyncio.ensure_future(repl.run())
+        await asyncio.sleep(0.1)
+        pipe.send_text("Start-Sleep 30s\r")
+        for _ in range(100):
+            await asyncio.sleep(0.05)
+            if repl.running is not None:
+                break
+        assert repl.running is not None, "the command never started"
+        start = asyncio.get_running_loop().time()
+        os.kill(os.getpid(), signal.SIGINT)
+        for _ in range(100):
+            await asyncio.sleep(0.02)
+            if repl.running is None:
+                break
+        elapsed = asyncio.get_running_loop().time() - start
+        pipe.send_text("'after'\r")
+        await asyncio.sleep(0.2)
+        pipe.send_text("\x04")
+        assert await asyncio.wait_for(task, 10) == 0
+        await repl.state.aclose()
+    assert elapsed < 2
+    assert "interrupted" in err.getvalue()
+    assert "after" in out.getvalue()
+
+
+@pytest.mark.parametrize("text, expected", [("{", True), ("'abc", True), ("1 |", True),
+                                            ("1 +* 2", False), ("Get-Node", False)])
+def test_needs_more(tmp_path, text: str, expected: bool) -> None:
+    with create_pipe_input() as pipe:
+        repl, _, _ = make_repl(pipe, tmp_path)
+        assert repl.needs_more(text) is expected
