@@ -99,10 +99,21 @@ async def run_source(state: Any, host: Any, source: str, name: str) -> int:
     except asyncio.CancelledError:
         host.error("interrupted")
         return EXIT_INTERRUPTED
+    except BrokenPipeError:  # output piped into e.g. `head`, which stopped reading
+        _silence_stdout()
+        return EXIT_OK
     except Exception as exc:  # a bug, not bad input: still one line, never a traceback
         host.error(f"internal error: {type(exc).__name__}: {exc}")
         return EXIT_FAILED
     return EXIT_OK
+
+
+def _silence_stdout() -> None:
+    """Point stdout at /dev/null so the interpreter's final flush does not fail again."""
+    import os
+
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
 
 
 def _top(argv: list[str]) -> int:

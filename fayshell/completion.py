@@ -102,10 +102,11 @@ def _param_for_value(spec: Cmdlet, tokens: list[str], element: str) -> Param | N
     typing_new = element.endswith((" ", "\t"))
     previous = tokens[-1] if typing_new else (tokens[-2] if len(tokens) > 1 else "")
     if previous.startswith("-") and len(previous) > 1:
-        p = spec.param(previous[1:].rstrip(":"))
-        if p is None:
-            hits = [q for q in spec.params if q.name.lower().startswith(previous[1:].lower())]
-            p = hits[0] if len(hits) == 1 else None
+        typed = previous[1:].rstrip(":").lower()
+        params = list(spec.params) + [c for c in COMMON if spec.param(c.name) is None]
+        exact = [q for q in params if q.name.lower() == typed]
+        hits = exact or [q for q in params if q.name.lower().startswith(typed)]
+        p = hits[0] if len(hits) == 1 else None
         return None if p is None or p.is_switch else p
     args = tokens[1:] if typing_new else tokens[1:-1]
     positional = sum(1 for a in args if not a.startswith("-"))

@@ -94,8 +94,15 @@ class ConsoleHost:
                  unit: str = "") -> ProgressTask:
         if not (self.color and getattr(self.err, "isatty", lambda: False)()):
             return NullProgress()
-        from rich.progress import (BarColumn, DownloadColumn, MofNCompleteColumn, Progress,
-                                   TextColumn, TimeElapsedColumn, TransferSpeedColumn)
+        from rich.progress import (
+            BarColumn,
+            DownloadColumn,
+            MofNCompleteColumn,
+            Progress,
+            TextColumn,
+            TimeElapsedColumn,
+            TransferSpeedColumn,
+        )
 
         columns: list[Any] = [TextColumn("{task.description}"), BarColumn()]
         columns += [DownloadColumn(), TransferSpeedColumn()] if unit == "bytes" else \

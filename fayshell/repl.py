@@ -7,6 +7,7 @@ what a line means is the interpreter's business and how output looks is the cons
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import signal
 from pathlib import Path
@@ -132,10 +133,8 @@ class Repl:
             if self.running is not None:
                 self.running.cancel()
 
-        try:
+        with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
             loop.add_signal_handler(signal.SIGINT, on_sigint)
-        except (NotImplementedError, RuntimeError, ValueError):
-            pass
         try:
             await self.running
         except asyncio.CancelledError:
@@ -148,7 +147,5 @@ class Repl:
             self.host.error(f"internal error: {type(exc).__name__}: {exc}")
         finally:
             self.running = None
-            try:
+            with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
                 loop.remove_signal_handler(signal.SIGINT)
-            except (NotImplementedError, RuntimeError, ValueError):
-                pass

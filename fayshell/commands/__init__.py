@@ -14,6 +14,9 @@ FAMILIES: tuple[str, ...] = (
     "variables",
     "help",
     "sql",
+    "store",
+    "nodes", "remote",
+    "views",
 )
 
 

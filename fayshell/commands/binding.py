@@ -56,8 +56,8 @@ def resolve_param(spec: Cmdlet, name: str) -> Param:
     if hits:
         names = ", ".join("-" + p.name for p in hits)
         raise ParameterError(spec.name, name, f"ambiguous parameter; it could be {names}")
-    names = [p.name for p in candidates]
-    close = difflib.get_close_matches(name, names, n=1, cutoff=0.6)
+    all_names = [p.name for p in candidates]
+    close = difflib.get_close_matches(name, all_names, n=1, cutoff=0.6)
     hint = f" (did you mean -{close[0]}?)" if close else ""
     raise ParameterError(spec.name, name, f"no such parameter{hint}")
 
@@ -126,23 +126,23 @@ def missing_mandatory(spec: Cmdlet, values: Mapping[str, Any]) -> list[Param]:
 
 
 def pipeline_binding(spec: Cmdlet, values: Mapping[str, Any], item: Any) -> dict[str, Any]:
-    """Bind one pipeline record: by value first, then by property name (as PowerShell does)."""
+    """Bind one pipeline record to the parameters not given on the command line.
+
+    Parameters that bind by property name take the record's property of that name (or alias)
+    when it has one; then the first by-value parameter still free takes the record itself.
+    """
     out: dict[str, Any] = {}
     free = [p for p in spec.params if p.pipeline and p.pyname not in values]
-    for p in free:
-        if p.by_value:
-            try:
-                out[p.pyname] = convert_value(spec, p, item)
-                return out
-            except ParameterError:
-                if not p.by_property:
-                    raise
     for p in free:
         if p.by_property:
             for name in (p.name, *p.aliases):
                 if has_property(item, name):
                     out[p.pyname] = convert_value(spec, p, get_property(item, name))
                     break
+    for p in free:
+        if p.by_value and p.pyname not in out:
+            out[p.pyname] = convert_value(spec, p, item)
+            break
     return out
 
 
@@ -214,10 +214,7 @@ def _unit(kind: str, value: Any) -> Duration | Size:
     """``2s``/``500ms`` for durations, ``4MB`` for sizes; bare numbers are seconds or bytes."""
     if isinstance(value, str):
         parsed = parse_unit_number(value.strip())
-        if parsed is None:
-            value = to_number(value)
-        else:
-            value = parsed
+        value = to_number(value) if parsed is None else parsed
     if isinstance(value, Duration) and kind in ("duration", "dursize"):
         return value
     if isinstance(value, Size) and kind in ("size", "dursize"):

@@ -10,7 +10,7 @@ from __future__ import annotations
 import collections
 import functools
 import math
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator, AsyncIterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -27,7 +27,7 @@ from fayshell.commands.props import (
 from fayshell.commands.registry import BY_VALUE, Param, cmdlet
 from fayshell.errors import ParameterError
 from fayshell.lang.ops import compare, to_number, to_string, truthy
-from fayshell.lang.sqlgen import Translator, Untranslatable, sql_string
+from fayshell.lang.sqlgen import Translator, Untranslatable, column_kind, sql_string
 from fayshell.lang.streams import aiter_items, collect, is_relation
 from fayshell.lang.values import ScriptBlock
 from fayshell.records import get_property
@@ -172,8 +172,9 @@ async def select_object(ctx: Invocation, *, property: Any = None, first: int | N
             raise ParameterError("Select-Object", name, "must not be negative")
     if is_relation(source) and last is None:
         try:
-            return _sql(ctx, _select_sql(source, specs, first, skip, unique, expand_property,
-                                         exclude_property))
+            rel = _sql(ctx, _select_sql(source, specs, first, skip, unique, expand_property,
+                                        exclude_property))
+            return rel if expand_property is None else _expand_values(rel)
         except Untranslatable as why:
             _fallback(ctx, str(why))
     rows = _select_rows(source, specs, unique, expand_property, exclude_property)
@@ -202,12 +203,9 @@ def _select_sql(rel: Any, specs: list[PropSpec], first: int | None, skip: int | 
     if first is not None:
         tail += f" LIMIT {first}"
     if skip:
-        tail += f"{'' if first is not None else ' LIMIT -1'} OFFSET {skip}"
+        tail += f" OFFSET {skip}"
     distinct = "DISTINCT " if unique else ""
-    out = rel.wrap(distinct + ", ".join(cols), tail.strip())
-    if expand is not None:
-        return _expand_values(out)
-    return out
+    return rel.wrap(distinct + ", ".join(cols), tail.strip())
 
 
 def _label(spec: PropSpec, schema: dict[str, str]) -> str:
@@ -225,7 +223,7 @@ async def _expand_values(rel: Any) -> AsyncIterator[Any]:
 
 
 async def _select_rows(source: Any, specs: list[PropSpec], unique: bool, expand: str | None,
-                       exclude: list[str] | None) -> AsyncIterator[Any]:
+                       exclude: list[str] | None) -> AsyncGenerator[Any, None]:
     seen: set[str] = set()
     excluded = {e.lower() for e in exclude or []}
     async for item in aiter_items(source):
@@ -249,7 +247,7 @@ async def _select_rows(source: Any, specs: list[PropSpec], unique: bool, expand:
         yield out
 
 
-async def _window(rows: AsyncIterator[Any], first: int | None, last: int | None,
+async def _window(rows: AsyncGenerator[Any, None], first: int | None, last: int | None,
                   skip: int) -> AsyncIterator[Any]:
     if last is not None:
         tail: collections.deque[Any] = collections.deque(maxlen=last)
@@ -329,12 +327,16 @@ async def _sort_rows(items: list[Any], specs: list[PropSpec], descending: bool, 
     directions = [(s.descending if s.descending is not None else descending) for s in specs] \
         or [descending]
     for pos in reversed(range(len(directions))):
-        keyed.sort(key=lambda kv, p=pos: _SortKey(kv[0][p]), reverse=directions[pos])
+        keyed.sort(key=functools.partial(_key_at, pos), reverse=directions[pos])
     out = [item for _, item in keyed]
     if unique:
         seen: set[str] = set()
         out = [x for x in out if not (repr(x) in seen or seen.add(repr(x)))]  # type: ignore[func-returns-value]
     return out[:top] if top is not None else out
+
+
+def _key_at(pos: int, keyed: tuple[list[Any], Any]) -> _SortKey:
+    return _SortKey(keyed[0][pos])
 
 
 @functools.total_ordering
@@ -380,9 +382,9 @@ class GroupInfo:
     "Group-Object",
     aliases=("group",),
     synopsis="Group records by the values of properties; count each group.",
-    description="Over a relation this becomes GROUP BY; groups then carry Name, Count and the "
-                "key columns (not the member rows: pipe the relation to Where-Object for those). "
-                "Groups come out ordered by name.",
+    description="Strings group case-insensitively and groups come out ordered by name. Over a "
+                "relation this becomes GROUP BY; groups then carry Name, Count and the key "
+                "values as text in Values (not the member rows: use Where-Object for those).",
     params=[
         Param("Property", "any", position=0, mandatory=True, help="The key properties."),
         Param("NoElement", bool, help="Leave the members out of each group."),
@@ -405,29 +407,42 @@ async def group_object(ctx: Invocation, *, property: Any, no_element: bool = Fal
 
 
 def _group_sql(rel: Any, specs: list[PropSpec]) -> Any:
+    """GROUP BY the keys, strings case-insensitively (as row-wise grouping does).
+
+    Columns: Name, Count and Values (the key values as text) -- not the key columns under their
+    own names, which could collide with Name/Count in DuckDB's case-insensitive namespace.
+    """
     schema = rel.schema()
     exprs = [sql_of(s, schema) for s in specs]
-    labels = [quote_ident(_label(s, schema)) for s in specs]
-    name = " || ', ' || ".join(f"coalesce(CAST({e} AS VARCHAR), '')" for e in exprs)
-    select = ", ".join([f"{name} AS \"Name\"", "count(*) AS \"Count\""]
-                       + [f"{e} AS {lab}" for e, lab in zip(exprs, labels, strict=True)])
-    group_by = ", ".join(str(i + 3) for i in range(len(exprs)))
-    return rel.wrap(select, f"GROUP BY {group_by} ORDER BY \"Name\"")
+    kinds = [column_kind(schema[c]) if (c := column_of(s, schema)) else "other" for s in specs]
+    keys = [f"lower({e})" if k == "string" else e for e, k in zip(exprs, kinds, strict=True)]
+    values = [f"coalesce(CAST({'min(' + e + ')' if k == 'string' else e} AS VARCHAR), '')"
+              for e, k in zip(exprs, kinds, strict=True)]
+    name = " || ', ' || ".join(values)
+    select = f"{name} AS \"Name\", count(*) AS \"Count\", [{', '.join(values)}] AS \"Values\""
+    grouped = rel.wrap(select, f"GROUP BY {', '.join(keys)}")
+    return grouped.wrap("*", "ORDER BY lower(\"Name\"), \"Name\"")
 
 
 async def _group_rows(source: Any, specs: list[PropSpec], no_element: bool) -> list[GroupInfo]:
+    """Groups keyed case-insensitively; a group shows the smallest spelling of its key, and
+    groups come out ordered by name -- the same as the SQL path."""
     groups: dict[tuple[Any, ...], GroupInfo] = {}
     async for item in aiter_items(source):
         values = [await evaluate(item, s) for s in specs]
         key = tuple(v.casefold() if isinstance(v, str) else repr(v) for v in values)
         group = groups.get(key)
         if group is None:
-            group = GroupInfo(", ".join(to_string(v) for v in values), 0, values)
-            groups[key] = group
+            group = groups[key] = GroupInfo("", 0, values)
+        else:
+            group.Values = [min(old, new) if isinstance(old, str) and isinstance(new, str) else old
+                            for old, new in zip(group.Values, values, strict=True)]
         group.Count += 1
         if not no_element:
             group.Group.append(item)
-    return list(groups.values())
+    for group in groups.values():
+        group.Name = ", ".join(to_string(v) for v in group.Values)
+    return sorted(groups.values(), key=lambda g: (g.Name.lower(), g.Name))
 
 
 # ---- Measure-Object ----------------------------------------------------------------------------

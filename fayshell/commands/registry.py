@@ -75,8 +75,9 @@ class Param:
         """Human name of the type, for help and error messages."""
         if isinstance(self.type, str):
             return self.type
-        if self.type is bool:
-            return "switch"
+        names = {bool: "switch", str: "string", int: "int", float: "double"}
+        if self.type in names:
+            return names[self.type]
         return getattr(self.type, "__name__", str(self.type))
 
 

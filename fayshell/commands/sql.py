@@ -37,7 +37,7 @@ def _database(ctx: Invocation, path: str | None) -> Any:
     synopsis="Run SQL on the session's DuckDB database; a query returns a relation.",
     description="'sql' takes the rest of the line as raw SQL (up to a lone '|'), so a query can "
                 "feed the pipeline cmdlets, which then extend the same DuckDB query. Statements "
-                "that are not queries (CREATE, INSERT, ...) run at once.",
+                "that are not queries (CREATE, INSERT, ...) run at once and output nothing.",
     params=[Param("Query", str, position=0, mandatory=True, help="The SQL text."),
             Param("Database", str, complete="files",
                   help="Run on this DuckDB file instead of the session's.")],
@@ -58,7 +58,9 @@ def invoke_sql(ctx: Invocation, *, query: str, database: str | None = None) -> A
         db.columns_of(text)  # validate now: errors belong to this command, not to rendering
         return db.relation(text)
     rows = db.execute(text)
-    return [r[0] if len(r) == 1 else list(r) for r in rows] if rows else None
+    if rows and len(rows) == 1 and len(rows[0]) == 1 and isinstance(rows[0][0], int):
+        ctx.write_verbose(f"{rows[0][0]} rows affected")
+    return None
 
 
 @cmdlet(

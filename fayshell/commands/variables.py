@@ -60,8 +60,9 @@ def get_variable(ctx: Invocation, *, name: list[str] | None = None,
     "Set-Variable",
     aliases=("set",),
     synopsis="Set a variable by name (same as $name = value).",
-    params=[Param("Name", str, position=0, mandatory=True, complete="variables"),
-            Param("Value", "any", position=1, pipeline="value")],
+    params=[Param("Name", str, position=0, mandatory=True, complete="variables",
+                  pipeline="property"),
+            Param("Value", "any", position=1, pipeline="property,value")],
     examples=[("Set-Variable limit 50", "Same as $limit = 50.")],
 )
 def set_variable(ctx: Invocation, *, name: str, value: Any = None) -> None:

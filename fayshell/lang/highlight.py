@@ -10,8 +10,17 @@ from typing import ClassVar
 
 from pygments.lexer import RegexLexer, bygroups, using, words
 from pygments.lexers.sql import SqlLexer
-from pygments.token import (Comment, Keyword, Name, Number, Operator, Punctuation, String, Text,
-                            Whitespace)
+from pygments.token import (
+    Comment,
+    Keyword,
+    Name,
+    Number,
+    Operator,
+    Punctuation,
+    String,
+    Text,
+    Whitespace,
+)
 
 from fayshell.lang.parser import COMPARISON_OPS, LOGICAL_OPS
 
@@ -26,7 +35,7 @@ class FayLexer(RegexLexer):
     filenames: ClassVar[list[str]] = ["*.fay"]
     flags = re.MULTILINE
 
-    tokens: ClassVar[dict[str, list]] = {  # type: ignore[type-arg]
+    tokens: ClassVar[dict[str, list]] = {
         "root": [
             (r"(?i)(\bsql\b)([ \t]+)((?:'[^']*'|\"[^\"]*\"|\|\||[^|\n;])+)",
              bygroups(Name.Builtin, Whitespace, using(SqlLexer))),

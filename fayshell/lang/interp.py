@@ -39,6 +39,7 @@ from fayshell.lang.ops import (
 from fayshell.lang.parser import parse
 from fayshell.lang.streams import (
     aiter_items,
+    as_stream,
     collect,
     is_relation,
     normalize_result,
@@ -417,9 +418,9 @@ class Interpreter:
         scope.set_local("input", await collect(input_stream))
         saved, self.origin = self.origin, func.origin
         try:
-            return await self.block(func.node.body, scope)
+            return as_stream(await self.block(func.node.body, scope))
         except ReturnSignal as ret:
-            return ret.output
+            return as_stream(ret.output)
         finally:
             self.origin = saved
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import fnmatch
 import functools
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from fayshell.lang.values import Duration, Size, parse_unit_number
@@ -122,10 +122,10 @@ def _scalar_compare(op: str, left: Any, right: Any, case: bool) -> bool:
         return hit if op == "like" else not hit
     if op in ("match", "notmatch"):
         try:
-            hit = re.search(to_string(right), to_string(left), 0 if case else re.IGNORECASE)
+            found = re.search(to_string(right), to_string(left), 0 if case else re.IGNORECASE)
         except re.error as exc:
             raise OperatorError(f"invalid regular expression {right!r}: {exc}") from None
-        return bool(hit) if op == "match" else not hit
+        return bool(found) if op == "match" else not found
     if left is None or right is None:
         if op == "eq":
             return left is None and right is None
@@ -241,7 +241,7 @@ def convert(value: Any, target: str) -> Any:
 def string_method(value: str, name: str, args: list[Any]) -> Any:
     """The few .NET string methods scripts use (``ToUpper()``, ``Split(',')``, ...)."""
     low = name.lower()
-    simple = {"toupper": str.upper, "tolower": str.lower, "trim": str.strip,
+    simple: dict[str, Callable[[str], str]] = {"toupper": str.upper, "tolower": str.lower, "trim": str.strip,
               "trimstart": str.lstrip, "trimend": str.rstrip, "tostring": str}
     if low in simple and not args:
         return simple[low](value)

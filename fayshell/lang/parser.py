@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from typing import TypeVar
+from typing import TypedDict, TypeVar
 
 from fayshell.errors import IncompleteInput, ParseError, SourceSpan
 from fayshell.lang import ast
@@ -37,6 +37,13 @@ COMMAND_NAME = re.compile(r"[^\s|;(){}\"',]+")
 BAREWORD_STOP = set(" \t\r\n|;,(){}\"'")
 #: What peek() returns past the end: never equal to, or contained in, any one-character string.
 EOF_MARK = "<end of input>"
+
+
+class Loc(TypedDict):
+    """Where a node starts, as keyword arguments for the node's constructor."""
+
+    line: int
+    col: int
 
 
 class Parser:
@@ -79,9 +86,9 @@ class Parser:
     def incomplete(self, message: str, expected: str, pos: int) -> IncompleteInput:
         return IncompleteInput(message, self.span(pos), expected)
 
-    def at(self, pos: int) -> dict[str, int]:
+    def at(self, pos: int) -> Loc:
         line, col = self.location(pos)
-        return {"line": line, "col": col}
+        return Loc(line=line, col=col)
 
     def describe_here(self) -> str:
         if self.pos >= len(self.src):
@@ -404,8 +411,9 @@ class Parser:
     def raw_tail(self) -> str:
         """The rest of the line as raw text (SQL), up to a newline, ';' or a lone '|'.
 
-        Quotes and parentheses are respected, so ``'a|b'``, ``x || y`` and a newline inside an
-        open parenthesis do not end it.
+        Quotes, parentheses and braces are respected, so ``'a|b'``, ``x || y`` and a newline
+        inside an open parenthesis do not end it; an unmatched ``)`` or ``}`` closes the
+        enclosing ``@( … )`` or ``{ … }``.
         """
         self.skip_ws()
         start, depth, src = self.pos, 0, self.src
@@ -417,13 +425,15 @@ class Parser:
                     raise self.incomplete("unclosed quote in SQL", repr(ch), self.pos)
                 self.pos = end + 1
                 continue
-            if ch == "(":
+            if ch in "({":
                 depth += 1
-            elif ch == ")":
+            elif ch in ")}":
+                if depth == 0:
+                    break
                 depth -= 1
-            elif depth <= 0 and ch in "\n;":
+            elif depth == 0 and ch in "\n;":
                 break
-            elif ch == "|" and depth <= 0:
+            elif ch == "|" and depth == 0:
                 if self.peek(1) == "|":
                     self.pos += 2
                     continue

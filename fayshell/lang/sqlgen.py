@@ -144,9 +144,13 @@ class Translator:
         left, right = self.expr(node.left), self.expr(node.right)
         if left.kind == "string" and node.op == "+":
             return Sql(f"({left.text} || CAST({right.text} AS VARCHAR))", "string")
-        if left.kind != "number" or right.kind != "number":
+        if left.kind not in ("number", "null") or right.kind not in ("number", "null"):
             raise Untranslatable("arithmetic on non-numbers")
-        return Sql(f"({left.text} {ARITH[node.op]} {right.text})", "number")
+        # $null counts as 0 in arithmetic, as in the evaluator
+        a, b = f"coalesce({left.text}, 0)", f"coalesce({right.text}, 0)"
+        if node.op in "/%":
+            return Sql(f"({a} {ARITH[node.op]} nullif({b}, 0))", "number")
+        return Sql(f"({a} {ARITH[node.op]} {b})", "number")
 
     def comparison(self, op: str, left: Sql, right: Sql, case: bool) -> Sql:
         if right.kind == "null" or left.kind == "null":

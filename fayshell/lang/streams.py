@@ -42,14 +42,25 @@ async def aiter_items(stream: Any) -> AsyncIterator[Any]:
         yield stream
         return
     for item in stream:
-        yield item
+        if is_relation(item):  # a relation written by a function or block among other output
+            for record in item.iter_records():
+                yield record
+        else:
+            yield item
+
+
+def as_stream(items: list[Any]) -> Any:
+    """Block output as a stream: a lone relation stays a relation (so SQL pushdown goes on)."""
+    if len(items) == 1 and is_relation(items[0]):
+        return items[0]
+    return items
 
 
 async def collect(stream: Any) -> list[Any]:
     """Materialize a stream into a list of records (a Relation is fetched)."""
     if stream is None:
         return []
-    if isinstance(stream, list):
+    if isinstance(stream, list) and not any(is_relation(i) for i in stream):
         return stream
     if is_relation(stream):
         return list(stream.records())

@@ -47,7 +47,7 @@ _KNOWN = (
     _Known(re.compile(r"auto is a reserved keyword", re.I), "'auto' session names are reserved by LTTng"),
     _Known(re.compile(r"Event type not available for user-space tracing", re.I),
            "that event type (e.g. a system call) only exists in the kernel domain"),
-    _Known(re.compile(r"Session has not been started|never been started|not been started", re.I),
+    _Known(re.compile(r"needs to be started once|never been started|not been started", re.I),
            "the session has never been started (rotation needs one start)"),
 )
 

@@ -94,6 +94,11 @@ class SessionInfo:
         return "active" if self.enabled else "inactive"
 
     @property
+    def local_path(self) -> str | None:
+        """The output directory on the node, or None (snapshot sessions, relay/network outputs)."""
+        return self.path if self.path.startswith("/") else None
+
+    @property
     def live(self) -> bool:
         """True for a live session (streams to lttng-relayd with a live timer)."""
         return self.live_timer_us > 0
@@ -102,6 +107,10 @@ class SessionInfo:
     def mode(self) -> str:
         """``snapshot``, ``live`` or ``normal``."""
         return "snapshot" if self.snapshot else "live" if self.live else "normal"
+
+    def domain(self, name: str) -> DomainInfo | None:
+        """The domain named ``kernel``, ``user``, ``jul``, ``log4j`` or ``python``, if present."""
+        return next((d for d in self.domains if d.name == name), None)
 
     @property
     def channels(self) -> tuple[ChannelInfo, ...]:
@@ -291,7 +300,12 @@ def parse_events(xml: str | bytes) -> list[EventInfo]:
 
 
 def parse_channels(xml: str | bytes) -> list[ChannelInfo]:
-    """Channels in an enable-channel / disable-channel answer."""
+    """Channels in an enable-channel / disable-channel answer.
+
+    Caveat (LTTng 2.13.9, observed): the enable-channel answer says OVERWRITE whenever
+    ``--overwrite`` was *not* given (the client prints its "default" sentinel); only the
+    ``overwrite`` of a `list` answer is trustworthy.
+    """
     cmd = parse_command(xml)
     return [_channel(c, "") for c in _children(_child(cmd.output, "channels"), "channel")]
 

@@ -185,7 +185,7 @@ WHERE p.kind = 2 AND p.p_kind = 1
 _PENDING_SQL = """
 INSERT INTO pending_syscalls
 SELECT ?, ?, cpu, tid, pid, procname, sysname, ts FROM fay_paired
-WHERE kind = 1 AND n_kind IS NULL
+WHERE kind = 1 AND n_kind IS NULL AND sysname NOT IN ('exit', 'exit_group')
 """
 
 

@@ -1,0 +1,36 @@
+"""Top-style views of a traced cluster: hot system calls, span latencies and logs.
+
+The query layer (:mod:`fayshell.views.queries`, :mod:`fayshell.views.feeds`) knows DuckDB and
+nothing of the screen; the textual side (:mod:`fayshell.views.ui`) knows the screen and asks a
+feed for data. This module imports neither textual nor duckdb: the entry points below load
+them when a view actually starts.
+"""
+
+from __future__ import annotations
+
+from fayshell.views.launch import VIEWS, TopConfig, run_view
+
+__all__ = ["VIEWS", "TopConfig", "run_top", "run_view"]
+
+
+async def run_top(view: str, database_path: str, *, node: str | None = None,
+                  interval_s: float = 1.0, severity: str = "Warning",
+                  session: str | None = None, headless: bool = False) -> int:
+    """``fayshell top VIEW --db FILE``: run a view offline over a database until ``q``.
+
+    ``node`` is a node set (``web[01-04]``, ``a,b``) restricting the view. Returns the exit code.
+    """
+    from fayshell.store.database import Database
+    from fayshell.views.feeds import OfflineFeed
+    from fayshell.views.model import NS, Scope
+    from fayshell.views.scope import expand_nodes
+
+    config = TopConfig(view, Scope(session, expand_nodes(node)), round(interval_s * NS),
+                       severity)
+    db = Database.open(database_path)
+    feed = OfflineFeed(db)
+    try:
+        return await run_view(feed, config, headless=headless)
+    finally:
+        feed.close()
+        db.close()

@@ -135,7 +135,10 @@ class PrivateSessiond:
     def stop(self) -> None:
         """Destroy all sessions, end every process of the uid (by pid), remove the home."""
         if self.started:
-            self.lttng(["lttng", "destroy", "--all"])
+            try:
+                self.lttng(["lttng", "destroy", "--all"], timeout=10)
+            except subprocess.TimeoutExpired:
+                pass  # a wedged daemon is killed below all the same
         deadline = time.monotonic() + 5
         sig = signal.SIGTERM
         while True:

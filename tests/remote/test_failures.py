@@ -158,3 +158,31 @@ async def test_wrong_key_is_an_auth_error(small_cluster: LocalCluster, tmp_path:
         assert results["node02"].exit_status == 0
     finally:
         await cluster.aclose()
+
+
+async def test_handshakes_are_bounded(small_cluster: LocalCluster, tmp_path: Path) -> None:
+    """With max_handshakes=2, a 6-node burst never has more than 2 handshakes in flight."""
+    active, peak = 0, 0
+
+    async def silent(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        nonlocal active, peak
+        active += 1
+        peak = max(peak, active)
+        try:
+            await reader.read()  # never answer; the client gives up (timeout) and closes
+        finally:
+            active -= 1
+            writer.close()
+
+    server = await asyncio.start_server(silent, "127.0.0.1", 0)
+    port = server.sockets[0].getsockname()[1]
+    nodes = {f"mute{i}": {"host": "127.0.0.1", "port": port, "user": f"u{i}"} for i in range(6)}
+    cluster = Cluster.from_options(_inventory(tmp_path, small_cluster, **nodes))
+    cluster.pool.settings.max_handshakes = 2
+    try:
+        async with server:
+            results = await cluster.run_all("mute[0-5]", "true", connect_timeout=0.3)
+        assert [r.stage for r in results] == ["timeout"] * 6
+        assert peak == 2
+    finally:
+        await cluster.aclose()

@@ -41,11 +41,11 @@ class Grouping:
 
 
 GROUPINGS: dict[str, Grouping] = {
-    "syscall": Grouping("syscall", "per syscall", ("name",), "procname", "top process"),
+    "syscall": Grouping("syscall", "per syscall", ("name",), "procname", "top proc"),
     "syscall_node": Grouping("syscall_node", "per syscall × node", ("name", "node"),
-                             "procname", "top process"),
+                             "procname", "top proc"),
     "process": Grouping("process", "per process", ("node", "pid", "procname"), "name",
-                        "top syscall"),
+                        "top sys"),
 }
 SORTABLE = ("calls", "rate", "total_ns", "avg_ns", "p95_ns", "max_ns")
 

@@ -31,6 +31,7 @@ class TopApp(App[int]):
     """One view over one feed. ``show_timings`` off keeps screenshots deterministic."""
 
     TITLE = "fayshell top"
+    ENABLE_COMMAND_PALETTE = False
     BINDINGS: ClassVar[list[BindingType]] = [Binding("q", "quit_view", "Quit")]
     CSS = """
     Screen { layout: vertical; }

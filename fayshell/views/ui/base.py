@@ -46,8 +46,8 @@ class TopScreen(Screen[None]):
         Binding("w", "window", "Window"),
         Binding("g", "group", "Group"),
         Binding("slash", "filter", "Filter"),
-        Binding("less_than_sign", "sort(-1)", "Sort◀", key_display="<"),
-        Binding("greater_than_sign", "sort(1)", "Sort▶", key_display=">"),
+        Binding("less_than_sign", "sort(-1)", "Sort", key_display="<>"),
+        Binding("greater_than_sign", "sort(1)", "Sort right", show=False),
         Binding("r", "reverse", "Rev"),
         Binding("e", "rates", "Rates", show=False),
         Binding("escape", "unfilter", "Clear", show=False),
@@ -78,7 +78,9 @@ class TopScreen(Screen[None]):
         self.last_query: Query | None = None
         self.query_ms = 0.0
         self.error = ""
+        self.filter_error = ""
         self._feed_busy = False
+        self._query_busy = False
 
     # -- layout ---------------------------------------------------------------------------
 
@@ -130,8 +132,8 @@ class TopScreen(Screen[None]):
                      sort=self.sort, descending=self.descending)
 
     def tick(self) -> None:
-        """Timer: refresh the feed, then the rows (skipped while paused or still busy)."""
-        if self.paused or self._feed_busy or not self.is_active:
+        """Timer: refresh the feed, then the rows; skipped while paused or still working."""
+        if self.paused or self._feed_busy or self._query_busy or not self.is_active:
             return
         self._feed_busy = True
         self.run_worker(self._refresh_feed(), group="feed", exclusive=True)
@@ -141,10 +143,12 @@ class TopScreen(Screen[None]):
             await self.feed.refresh()
         finally:
             self._feed_busy = False
-        await self._requery(self.current_query())
+        if not self.paused:
+            self.requery()
 
     def requery(self) -> None:
-        """Run the queries again now (after a key changed what is asked)."""
+        """Run the queries again now; a newer request cancels one still running."""
+        self._query_busy = True
         self.run_worker(self._requery(self.current_query()), group="query", exclusive=True)
 
     async def _requery(self, q: Query) -> None:
@@ -158,12 +162,16 @@ class TopScreen(Screen[None]):
             self.error = f"{type(exc).__name__}: {exc}".splitlines()[0]
             self.show_status()
             return
+        finally:
+            self._query_busy = False
         self.error = ""
         self.query_ms = (time.perf_counter() - started) * 1000
         self.last_query, self.rows, self.header_data, self.rates = q, rows, header, rates
         self.show_rows()
         self.show_header()
-        self.query_one(RatesPanel).show(rates, q.now_ns, common.reporting_window_ns(q))
+        panel = self.query_one(RatesPanel)
+        panel.border_title = f"events/s per node, {fmt.duration(common.bucket_ns(q))} buckets"
+        panel.show(rates, q.now_ns, common.reporting_window_ns(q))
         self.show_status()
 
     # -- drawing --------------------------------------------------------------------------
@@ -199,7 +207,8 @@ class TopScreen(Screen[None]):
     def settings_text(self) -> Text:
         order = "▼" if self.descending else "▲"
         label = next((c.label for c in self.columns() if c.attr == self.sort), self.sort)
-        parts = [f"window: {WINDOW_LABELS[self.window]} ({fmt.duration(self.config.interval_ns)})"]
+        parts = [f"window: {WINDOW_LABELS[self.window]}",
+                 f"every {fmt.duration(self.config.interval_ns)}"]
         if self.GROUPINGS:
             parts.append(self.GROUPINGS[self.grouping])
         parts.append(f"sort: {label} {order}")
@@ -214,12 +223,13 @@ class TopScreen(Screen[None]):
             parts.append(Text(busy, style="italic"))
         if status.state not in ("idle", "querying"):
             parts.append(Text(f"{status.state}…", style="italic"))
-        if self.error:
-            parts.append(Text(self.error, style="bold red"))
+        for error in (self.filter_error, self.error):
+            if error:
+                parts.append(Text(error, style="bold red"))
         if status.message:
             parts.append(Text(status.message, style="yellow"))
         if not busy:
-            parts.append(Text(f"{len(self.rows)} rows"))
+            parts.append(Text(f"{len(self.rows)} row{'' if len(self.rows) == 1 else 's'}"))
             if getattr(self.app, "show_timings", True):
                 parts.append(Text(f"query {self.query_ms:.0f} ms"))
         self.query_one("#status", Static).update(Text("  ·  ").join(parts))
@@ -228,9 +238,7 @@ class TopScreen(Screen[None]):
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """No group key in views without groupings."""
-        if action == "group" and not self.GROUPINGS:
-            return None
-        return True
+        return bool(self.GROUPINGS) or action != "group"
 
     def action_pause(self) -> None:
         self.paused = not self.paused
@@ -285,6 +293,8 @@ class TopScreen(Screen[None]):
         box = self.query_one("#filter", Input)
         if box.has_focus:
             box.value = self.filter.text
+            self.filter_error = ""
+            self.show_status()
             self.table.focus()
 
     @on(Input.Submitted, "#filter")
@@ -292,10 +302,10 @@ class TopScreen(Screen[None]):
         try:
             self.filter = parse_filter(event.value, self.FILTER_ALIASES)
         except ValueError as exc:
-            self.error = str(exc)
+            self.filter_error = str(exc)
             self.show_status()
             return
-        self.error = ""
+        self.filter_error = ""
         self.table.focus()
         self.show_header()
         self.requery()

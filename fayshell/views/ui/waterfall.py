@@ -72,19 +72,28 @@ class WaterfallScreen(Screen[None]):
         services = sorted({s.service for s in self.spans})
         colors = {svc: SERVICE_COLORS[i % len(SERVICE_COLORS)] for i, svc in enumerate(services)}
         self._show_header(start, total)
+        name_width = max(len(label(s)) for s in self.spans)
+        width = self.bar_width(name_width)
         cols = [
-            Col("label", "SPAN", width=max(len(label(s)) for s in self.spans)),
+            Col("label", "SPAN", width=name_width),
             Col("service", "SERVICE"), Col("node", "NODE"),
             Col("offset", "+START", fmt.duration, numeric=True),
             Col("dur_ns", "DURATION", fmt.duration, numeric=True),
-            Col("bar", "WATERFALL", width=BAR_WIDTH),
+            Col("bar", "WATERFALL", width=width),
         ]
-        rows = waterfall_rows(self.spans, start, total)
+        rows = waterfall_rows(self.spans, start, total, width)
         table = self.query_one(DataTable)
         fill(table, cols, rows, key=lambda r: str(r.span.span_id), sort="", descending=False,
              style=lambda r: "bold red" if r.span.error else colors[r.span.service])
         table.focus()
         self.show_details(self.spans[0])
+
+    def bar_width(self, name_width: int) -> int:
+        """What the screen leaves for the bars after the other columns (and their padding)."""
+        services = max(len(s.service) for s in self.spans)
+        nodes = max(len(s.node) for s in self.spans)
+        used = name_width + max(services, 7) + max(nodes, 4) + 8 + 8 + 12 + 2
+        return max(12, min(BAR_WIDTH * 3, self.size.width - used))
 
     def _show_header(self, start: int, total: int) -> None:
         nodes = sorted({s.node for s in self.spans})
@@ -92,7 +101,7 @@ class WaterfallScreen(Screen[None]):
         text = Text.assemble(
             ("trace ", "bold"), (str(self.trace_id), "bold cyan"),
             f"  {fmt.stamp(start)}  {fmt.duration(total)}  {len(self.spans)} spans  ",
-            f"services {','.join(services)}  nodes {','.join(nodes)}")
+            f"{len(services)} services  {len(nodes)} nodes")
         self.query_one("#header", Static).update(text)
 
     @on(DataTable.RowHighlighted)
@@ -134,7 +143,8 @@ class WaterfallRow:
     bar: str
 
 
-def waterfall_rows(spans: list[TraceSpan], start: int, total: int) -> list[WaterfallRow]:
+def waterfall_rows(spans: list[TraceSpan], start: int, total: int,
+                   width: int = BAR_WIDTH) -> list[WaterfallRow]:
     """Rows for spans already in tree order, offsets relative to the trace start."""
     return [WaterfallRow(s, label(s), s.service, s.node, s.start_ns - start, s.dur_ns,
-                         bar(s, start, total)) for s in spans]
+                         bar(s, start, total, width)) for s in spans]

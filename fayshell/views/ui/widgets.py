@@ -53,7 +53,8 @@ class RatesPanel(VerticalScroll):
     """Events/s per node, one sparkline each; rebuilt when the set of nodes changes."""
 
     DEFAULT_CSS = """
-    RatesPanel { height: auto; max-height: 5; border-top: solid $primary 40%; }
+    RatesPanel { height: auto; max-height: 5; border-top: solid $primary 40%;
+                 border-title-color: $text-muted; }
     RatesPanel.-hidden { display: none; }
     """
 

@@ -1,0 +1,109 @@
+"""Show-Top: the top-style dashboards (syscalls, spans, logs) over the session database.
+
+textual loads only when the view starts; this module stays light for shell startup.
+"""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from fayshell.commands.registry import Param, cmdlet
+
+if TYPE_CHECKING:
+    from fayshell.commands.invocation import Invocation
+    from fayshell.store.database import Database
+    from fayshell.views.launch import TopConfig
+
+VIEWS = ("syscalls", "spans", "logs")
+SEVERITIES = ("Emergency", "Alert", "Critical", "Error", "Warning", "Notice", "Info", "Debug")
+NS = 1_000_000_000
+
+
+@dataclass
+class TopRun:
+    """A prepared view: its settings and the database it reads (closed after if ``owned``)."""
+
+    config: TopConfig
+    db: Database
+    owned: bool
+
+
+def interval_ns(value: Any) -> int:
+    """A Duration (nanoseconds, has ``seconds``), a number of seconds, or ``'500ms'``-style text."""
+    if value is None:
+        return NS
+    if hasattr(value, "seconds") and isinstance(value, int):
+        return int(value)
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return round(float(value) * NS)
+    text = str(value).strip().lower()
+    for suffix, scale in (("ms", NS // 1000), ("us", 1000), ("s", NS), ("m", 60 * NS)):
+        if text.endswith(suffix):
+            try:
+                return round(float(text[: -len(suffix)]) * scale)
+            except ValueError:
+                break
+    raise ValueError(f"not a duration: {value!r} (like 1s or 500ms)")
+
+
+def prepare(ctx: Invocation, view: str, session: str | None, node: Any, interval: Any,
+            database: str | None, severity: str | None) -> TopRun:
+    """Check the parameters and open what the view needs, without starting textual."""
+    from fayshell.views.launch import TopConfig
+    from fayshell.views.model import Scope
+    from fayshell.views.scope import expand_nodes
+
+    try:
+        config = TopConfig(view.lower(), Scope(session, expand_nodes(node)),
+                           interval_ns(interval), severity or "Warning")
+    except ValueError as exc:
+        raise ctx.fail(str(exc)) from None
+    if database:
+        from fayshell.store.database import Database
+
+        return TopRun(config, Database.open(database), owned=True)
+    return TopRun(config, ctx.state.database, owned=False)
+
+
+@cmdlet(
+    "Show-Top",
+    synopsis="Top-style live view of hot syscalls, span latencies or logs; q returns here.",
+    params=[
+        Param("View", str, mandatory=True, position=0, choices=VIEWS,
+              help="syscalls, spans or logs"),
+        Param("Session", str, complete="sessions", help="only this trace session"),
+        Param("Node", "strings", complete="nodes", help="only these nodes (a node set)"),
+        Param("Interval", "duration", help="refresh period and rate interval (default 1s)"),
+        Param("Database", str, complete="files", help="another DuckDB file (post-mortem)"),
+        Param("Severity", str, choices=SEVERITIES, default="Warning",
+              help="logs view: this severity and more severe"),
+    ],
+    description=(
+        "Keys: p pause, w window (last interval / last minute / whole session), g grouping, "
+        "/ filter (node:, proc:, sys: globs), < > sort column, r reverse, Enter drill down, "
+        "Esc back, q quit. Offline data: now is the newest timestamp in the database."),
+    examples=[
+        ("Show-Top syscalls -Session incident", "hot system calls across the cluster"),
+        ("Show-Top spans -Node 'web[01-04]' -Interval 2s", "span latencies of four nodes"),
+        ("Show-Top logs -Severity Error -Database incident.duckdb", "errors, post-mortem"),
+    ],
+)
+async def show_top(ctx: Invocation, view: str, session: str | None = None, node: Any = None,
+                   interval: Any = None, database: str | None = None,
+                   severity: str | None = "Warning") -> None:
+    """Run the view on the shell's event loop until the user presses q."""
+    if not (sys.stdin.isatty() and sys.stdout.isatty()):
+        raise ctx.fail("needs an interactive terminal (use Get-Span, sql … in scripts)")
+    run = prepare(ctx, view, session, node, interval, database, severity)
+    from fayshell.views.feeds import OfflineFeed
+    from fayshell.views.launch import run_view
+
+    feed = OfflineFeed(run.db)  # the live rotate → pull → import feed plugs in here
+    try:
+        await run_view(feed, run.config)
+    finally:
+        feed.close()
+        if run.owned:
+            run.db.close()

@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Install everything fayshell and its tests need on a Debian machine, idempotently:
+# Debian packages (LTTng, babeltrace2, OpenSSH, parallel-ssh, ClusterShell, a C compiler),
+# then a virtualenv in .venv with fayshell installed (editable) plus the test tools.
+set -euo pipefail
+here="$(cd "$(dirname "$0")/.." && pwd)"
+cd "$here"
+
+APT_PACKAGES=(
+  lttng-tools liblttng-ust-dev python3-lttngust babeltrace2 python3-bt2
+  openssh-server openssh-client pssh clustershell rsync tmux
+  gcc libc6-dev python3-venv python3-dev iproute2 util-linux procps
+)
+
+missing=()
+for pkg in "${APT_PACKAGES[@]}"; do
+  dpkg -s "$pkg" >/dev/null 2>&1 || missing+=("$pkg")
+done
+if [ "${#missing[@]}" -gt 0 ]; then
+  SUDO=""
+  [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+  echo "bootstrap: installing Debian packages: ${missing[*]}" >&2
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends \
+    "${missing[@]}" >/dev/null
+fi
+
+PY="${PYTHON:-python3}"
+if [ ! -x .venv/bin/python ]; then
+  echo "bootstrap: creating .venv with $($PY --version 2>&1)" >&2
+  "$PY" -m venv .venv
+fi
+stamp=.venv/.fayshell-installed
+if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ] || { [ -f setup.py ] && [ setup.py -nt "$stamp" ]; }; then
+  echo "bootstrap: installing fayshell and its Python dependencies into .venv" >&2
+  .venv/bin/python -m pip install -q --upgrade pip >/dev/null
+  .venv/bin/python -m pip install -q -e '.[test]'
+  touch "$stamp"
+fi

@@ -1,0 +1,73 @@
+"""The registry is the one source of truth: help, command lists, aliases, examples."""
+
+from __future__ import annotations
+
+import pytest
+
+from fayshell.commands import load_registry
+from fayshell.errors import CommandError, ParseError
+from fayshell.lang.parser import parse
+
+REGISTRY = load_registry()
+
+
+@pytest.mark.parametrize("spec", list(REGISTRY), ids=lambda s: s.name)
+def test_every_cmdlet_is_documented_and_its_examples_parse(spec) -> None:
+    assert "-" in spec.name and spec.synopsis.strip()
+    assert spec.examples, f"{spec.name} has no example"
+    for example in spec.examples:
+        try:
+            parse(example.code, f"{spec.name} example")
+        except ParseError as exc:
+            pytest.fail(exc.one_line())
+    names = [p.name.lower() for p in spec.params]
+    assert len(names) == len(set(names)), f"{spec.name} declares a parameter twice"
+
+
+async def test_get_help_reads_the_declaration(shell) -> None:
+    (text,) = await shell.run("Get-Help Select-Object")
+    spec = REGISTRY.resolve("Select-Object")
+    assert spec is not None
+    assert spec.synopsis in text and spec.syntax() in text
+    assert all(e.code in text for e in spec.examples)
+    (full,) = await shell.run("Get-Help select -Full")
+    assert "-ExpandProperty  (type string; optional)" in full
+    (param,) = await shell.run("Get-Help Where-Object -Parameter FilterScript")
+    assert "mandatory; position 0" in param
+
+
+async def test_get_help_examples_and_topics(shell) -> None:
+    (ex,) = await shell.run("Get-Help sql -Examples")
+    assert ex.startswith("EXAMPLES") and "range(10000000)" in ex
+    (lang,) = await shell.run("Get-Help about_Language")
+    assert "Operators" in lang
+    with pytest.raises(CommandError) as info:
+        await shell.run("Get-Help Sort-Objet")
+    assert "did you mean Sort-Object?" in info.value.one_line()
+
+
+async def test_get_command_filters(shell) -> None:
+    names = [c.Name for c in await shell.run("Get-Command *-Object")]
+    assert names == ["ForEach-Object", "Group-Object", "Measure-Object", "Select-Object",
+                     "Sort-Object", "Where-Object"]
+    verbs = {c.Name.split("-")[0] for c in await shell.run("Get-Command -Verb ConvertTo")}
+    assert verbs == {"ConvertTo"}
+    await shell.run("function Get-Thing { 1 }")
+    assert [c.Kind for c in await shell.run("Get-Command Get-Thing")] == ["Function"]
+
+
+async def test_get_alias_lists_expected_aliases(shell) -> None:
+    aliases = {a.Name: a.Definition for a in await shell.run("Get-Alias")}
+    expected = {"where": "Where-Object", "?": "Where-Object", "select": "Select-Object",
+                "sort": "Sort-Object", "group": "Group-Object", "measure": "Measure-Object",
+                "%": "ForEach-Object", "ft": "Format-Table", "fl": "Format-List",
+                "echo": "Write-Output", "sql": "Invoke-Sql"}
+    assert expected.items() <= aliases.items()
+
+
+async def test_variables_cmdlets(shell) -> None:
+    await shell.run("Set-Variable limit 50; $web01 = 1; $web02 = 2")
+    assert await shell.run("$limit") == [50]
+    assert [v.Name for v in await shell.run("Get-Variable web*")] == ["web01", "web02"]
+    await shell.run("Remove-Variable limit")
+    assert await shell.run("$limit -eq $null") == [True]

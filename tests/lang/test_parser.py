@@ -1,0 +1,110 @@
+"""The parser on specific constructs, and its error messages."""
+
+from __future__ import annotations
+
+import pytest
+
+from fayshell.errors import IncompleteInput, ParseError
+from fayshell.lang import ast
+from fayshell.lang.parser import parse
+from fayshell.lang.values import Duration, Size
+
+
+def only(src: str) -> ast.Node:
+    script = parse(src)
+    assert len(script.statements) == 1
+    return script.statements[0]
+
+
+def test_command_arguments_in_argument_mode() -> None:
+    node = only("Get-Node web[01-16]!web07 -Sev:Warning -Rotate 2s -BufferSize 4MB -Live @ops")
+    assert isinstance(node, ast.Pipeline)
+    cmd = node.elements[0]
+    assert isinstance(cmd, ast.Command) and cmd.name == "Get-Node"
+    literal_values = [a.value for a in cmd.args if isinstance(a, ast.Literal)]
+    assert literal_values[0] == "web[01-16]!web07"
+    assert isinstance(literal_values[1], Duration) and isinstance(literal_values[2], Size)
+    assert literal_values[3] == "@ops"
+    sev = cmd.args[1]
+    assert isinstance(sev, ast.ParamArg) and sev.name == "Sev"
+    assert isinstance(sev.value, ast.Literal) and sev.value.value == "Warning"
+
+
+def test_comma_list_argument_is_an_array() -> None:
+    node = only("Enable-Tracepoint -Name open*,read,write")
+    assert isinstance(node, ast.Pipeline)
+    arg = node.elements[0].args[1]  # type: ignore[attr-defined]
+    assert isinstance(arg, ast.ArrayLit)
+    assert [i.value for i in arg.items] == ["open*", "read", "write"]
+
+
+def test_statements_split_on_newlines_and_semicolons_with_comments() -> None:
+    script = parse("1; 2 # two\n<# block\ncomment #> 3\n\n4")
+    assert len(script.statements) == 4
+
+
+def test_trailing_pipe_continues_the_pipeline() -> None:
+    node = only("1..3 |\n  ForEach-Object { $_ } |\n\n  Sort-Object")
+    assert isinstance(node, ast.Pipeline) and len(node.elements) == 3
+
+
+def test_backtick_continues_a_line() -> None:
+    node = only("Get-Help `\n  Where-Object")
+    assert isinstance(node, ast.Pipeline)
+    assert len(node.elements[0].args) == 1  # type: ignore[attr-defined]
+
+
+def test_sql_takes_rest_of_line_up_to_lone_pipe() -> None:
+    node = only("sql SELECT 'a|b' || x FROM t WHERE (y = 1\n  OR y = 2) | Select-Object -First 1")
+    assert isinstance(node, ast.Pipeline)
+    sql = node.elements[0]
+    assert isinstance(sql, ast.Command)
+    assert sql.raw_tail == "SELECT 'a|b' || x FROM t WHERE (y = 1\n  OR y = 2)"
+
+
+def test_calculated_property_hashtable() -> None:
+    node = only("@{n='ms'; e={ $_.dur_ns / 1e6 }}")
+    assert isinstance(node, ast.HashLit) and len(node.pairs) == 2
+    assert isinstance(node.pairs[1][1], ast.ScriptBlockLit)
+
+
+def test_function_with_param_block() -> None:
+    node = only("function Get-Slow { param([int]$limit = 50, $svc)\n $limit }")
+    assert isinstance(node, ast.FunctionDef)
+    assert [(p.name, p.type) for p in node.params] == [("limit", "int"), ("svc", None)]
+
+
+@pytest.mark.parametrize("src, where, message, expected", [
+    ("1 +* 2", (1, 4), "unexpected '*'", "an expression"),
+    ("Get-Node | | x", (1, 12), "unexpected '|'", "a command or expression"),
+    ("if ($x) { 1 } else 2", (1, 20), "unexpected '2'", "'{'"),
+    ("foreach ($x of 1) {}", (1, 13), "unexpected 'of'", "'in'"),
+    ("$a = @{ k 1 }", (1, 11), "unexpected '1'", "'=' after the key"),
+    ("1 2", (1, 3), "unexpected '2'", "end of statement"),
+])
+def test_parse_errors_point_at_the_spot(src, where, message, expected) -> None:
+    with pytest.raises(ParseError) as info:
+        parse(src, "incident.fay")
+    err = info.value
+    assert not isinstance(err, IncompleteInput)
+    assert (err.span.line, err.span.col) == where
+    assert message in err.message
+    assert expected in err.expected
+    lines = err.with_caret().splitlines()
+    assert lines[0].startswith(f"incident.fay:{where[0]}:{where[1]}: ")
+    assert lines[1] == "    " + src.splitlines()[where[0] - 1]
+    assert lines[2] == "    " + " " * (where[1] - 1) + "^"
+
+
+@pytest.mark.parametrize("src", ["Get-Node 'abc", '"abc', "{ 1", "(1 + 2", "1 |", "@(1,",
+                                 "foreach ($x in 1) {", "$x = ", "<# open", "$a[1"])
+def test_unfinished_input_is_incomplete(src) -> None:
+    with pytest.raises(IncompleteInput):
+        parse(src)
+
+
+def test_error_on_a_later_line_reports_that_line() -> None:
+    with pytest.raises(ParseError) as info:
+        parse("Get-Node\n$x = 1\n$y = (2 +)\n", "s.fay")
+    assert str(info.value.span) == "s.fay:3:10"
+    assert info.value.span.text == "$y = (2 +)"

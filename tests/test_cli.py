@@ -1,0 +1,102 @@
+"""The fayshell command as a user runs it: script files, -c, stdin, exit codes, messages."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+SCRIPTS = Path(__file__).parent / "scripts"
+
+
+def fayshell(*args: str, stdin: str | None = None, cwd: Path | None = None,
+             env_extra: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "XDG_DATA_HOME": str(cwd or Path.cwd()), **(env_extra or {})}
+    return subprocess.run([sys.executable, "-m", "fayshell", *args], input=stdin, text=True,
+                          capture_output=True, cwd=cwd, env=env, timeout=60)
+
+
+@pytest.mark.parametrize("script", sorted(SCRIPTS.glob("*.fay")), ids=lambda p: p.stem)
+def test_script_suite_expected_output(script: Path, tmp_path: Path) -> None:
+    proc = fayshell("--db", str(tmp_path / "s.duckdb"), str(script), cwd=tmp_path)
+    expected = script.with_suffix(".out").read_text()
+    assert proc.stdout == expected, proc.stderr
+    if script.stem.startswith("stops_at_error"):
+        assert proc.returncode == 1
+        assert proc.stderr.strip() == (f"{script}:3:1: unknown command 'Frobnicate-Widget'; "
+                                       "'Get-Command' lists the commands")
+    else:
+        assert proc.returncode == 0 and proc.stderr == ""
+
+
+def test_dash_c_runs_one_line(tmp_path: Path) -> None:
+    proc = fayshell("-c", "Write-Output 1; 2 + 2", cwd=tmp_path)
+    assert (proc.returncode, proc.stdout) == (0, "1\n4\n")
+
+
+def test_script_arguments_are_dollar_args(tmp_path: Path) -> None:
+    script = tmp_path / "a.fay"
+    script.write_text("\"$($args.Count): $($args[1])\"")
+    proc = fayshell(str(script), "web01", "web02", cwd=tmp_path)
+    assert proc.stdout == "2: web02\n"
+
+
+def test_script_from_stdin(tmp_path: Path) -> None:
+    proc = fayshell(stdin="$a = 20\n$a + 22\n", cwd=tmp_path)
+    assert (proc.returncode, proc.stdout) == (0, "42\n")
+
+
+def test_parse_error_exit_2_with_location_and_caret(tmp_path: Path) -> None:
+    script = tmp_path / "bad.fay"
+    script.write_text("'ok'\nGet-Node | Where-Object { $_.x -gt }\n")
+    proc = fayshell(str(script), cwd=tmp_path)
+    assert proc.returncode == 2 and proc.stdout == ""
+    lines = proc.stderr.splitlines()
+    assert lines[0] == f"{script}:2:36: unexpected '}}' (expected an expression)"
+    assert lines[1] == "    Get-Node | Where-Object { $_.x -gt }"
+    assert lines[2] == "    " + " " * 35 + "^"
+
+
+def test_unclosed_string_names_where_it_started(tmp_path: Path) -> None:
+    proc = fayshell("-c", "Write-Output 'abc", cwd=tmp_path)
+    assert proc.returncode == 2
+    assert proc.stderr.splitlines()[0] == \
+        "<command>:1:14: unclosed string (expected a closing \"'\")"
+
+
+def test_error_action_continue_goes_on(tmp_path: Path) -> None:
+    src = "Get-Variable nope -ErrorAction Continue; 'went on'"
+    proc = fayshell("-c", src, cwd=tmp_path)
+    assert proc.returncode == 1 and "no variable named 'nope'" in proc.stderr
+    assert proc.stdout == ""
+
+
+def test_missing_script_file(tmp_path: Path) -> None:
+    proc = fayshell(str(tmp_path / "nope.fay"), cwd=tmp_path)
+    assert proc.returncode == 2
+    assert proc.stderr.strip() == f"fayshell: cannot read script {tmp_path / 'nope.fay'}: " \
+                                  "No such file or directory"
+
+
+def test_default_database_lives_under_xdg_data(tmp_path: Path) -> None:
+    proc = fayshell("-c", "sql CREATE TABLE t AS SELECT 1 AS a", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert (tmp_path / "fayshell" / "fayshell.duckdb").exists()
+
+
+def test_console_script_is_installed() -> None:
+    exe = Path(sys.executable).parent / "fayshell"
+    proc = subprocess.run([str(exe), "--version"], capture_output=True, text=True, timeout=30)
+    assert proc.stdout.startswith("fayshell ")
+
+
+def test_no_traceback_for_hostile_input(tmp_path: Path) -> None:
+    for src in ["$x = @{ ; rm -rf / }", "Get-Help '; rm -rf /'", "sql '; DROP TABLE x; --",
+                "Select-Object -First 1e400", "$(", "[nosuchtype]5", "'a' -match '('"]:
+        proc = fayshell("-c", src, cwd=tmp_path)
+        assert proc.returncode in (1, 2), src
+        assert "Traceback" not in proc.stderr, src
+        assert len(proc.stderr.strip().splitlines()) <= 3, (src, proc.stderr)

@@ -1,0 +1,35 @@
+"""The core (language, commands, remote, ctf, store) imports neither textual nor prompt-toolkit,
+and a plain `fayshell -c` run imports none of the heavy libraries."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+CORE = ["fayshell.lang.interp", "fayshell.lang.parser", "fayshell.commands",
+        "fayshell.remote", "fayshell.ctf", "fayshell.store", "fayshell.store.database",
+        "fayshell.render", "fayshell.console", "fayshell.cli"]
+
+
+def imported_after(code: str) -> set[str]:
+    probe = code + "\nimport sys, json\nprint(json.dumps(sorted(sys.modules)))"
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                         check=True, timeout=60)
+    return set(json.loads(out.stdout.strip().splitlines()[-1]))
+
+
+def test_core_imports_no_ui_toolkit() -> None:
+    code = "\n".join(f"import {m}" for m in CORE)
+    code += "\nfrom fayshell.commands import load_registry\nload_registry()"
+    mods = imported_after(code)
+    assert not {m for m in mods if m.split(".")[0] in ("textual", "prompt_toolkit")}
+
+
+def test_plain_run_keeps_heavy_libraries_unloaded() -> None:
+    code = ("import io, contextlib\nfrom fayshell.cli import main\n"
+            "with contextlib.redirect_stdout(io.StringIO()):\n"
+            "    main(['-c', 'Write-Output 1'])")
+    mods = imported_after(code)
+    heavy = {"duckdb", "textual", "prompt_toolkit", "asyncssh", "rich", "pyarrow", "numpy"}
+    assert not {m.split(".")[0] for m in mods} & heavy

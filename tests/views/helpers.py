@@ -1,0 +1,76 @@
+"""Driving a view with textual's pilot and reading what it shows."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from textual.pilot import Pilot
+from textual.widgets import DataTable, Static
+from textual.worker import WorkerCancelled
+
+from fayshell.views.feeds import Feed
+from fayshell.views.launch import TopConfig
+from fayshell.views.ui.app import TopApp
+
+SNAPSHOTS = Path(__file__).parent / "snapshots"
+
+
+def make_app(feed: Feed, view: str, **config: Any) -> TopApp:
+    """An app with query timings hidden, so screens are deterministic."""
+    return TopApp(feed, TopConfig(view, **config), show_timings=False)
+
+
+async def settle(pilot: Pilot[Any]) -> None:
+    """Let pending messages and every worker (queries) finish, twice over."""
+    for _ in range(2):
+        await pilot.pause()
+        while True:
+            try:
+                await pilot.app.workers.wait_for_complete()
+                break
+            except WorkerCancelled:  # a newer query replaced it: wait for that one
+                continue
+    await pilot.pause()
+
+
+async def press(pilot: Pilot[Any], *keys: str) -> None:
+    """Press keys one at a time, settling after each."""
+    for key in keys:
+        await pilot.press(key)
+        await settle(pilot)
+
+
+def rows(app: TopApp, selector: str = "#table") -> list[list[str]]:
+    """The cells of a table on the current screen, as plain text."""
+    table = app.screen.query_one(selector, DataTable)
+    return [[str(getattr(c, "plain", c)) for c in table.get_row_at(i)]
+            for i in range(table.row_count)]
+
+
+def column(app: TopApp, index: int, selector: str = "#table") -> list[str]:
+    return [r[index] for r in rows(app, selector)]
+
+
+def text_of(app: TopApp, selector: str) -> str:
+    """The plain text of a Static on the current screen."""
+    widget = app.screen.query_one(selector, Static)
+    return str(getattr(widget.render(), "plain", widget.render()))
+
+
+def check_snapshot(app: TopApp, name: str) -> None:
+    """Compare the screen's SVG with the committed one; FAY_UPDATE_SNAPSHOTS=1 rewrites it."""
+    svg = app.export_screenshot(title=name)
+    path = SNAPSHOTS / f"{name}.svg"
+    if os.environ.get("FAY_UPDATE_SNAPSHOTS") == "1":
+        SNAPSHOTS.mkdir(exist_ok=True)
+        path.write_text(svg, encoding="utf-8")
+        return
+    assert path.exists(), f"no snapshot {path.name}; run with FAY_UPDATE_SNAPSHOTS=1"
+    expected = path.read_text(encoding="utf-8")
+    if svg != expected:
+        actual = Path(tempfile.gettempdir()) / f"{name}.actual.svg"
+        actual.write_text(svg, encoding="utf-8")
+        raise AssertionError(f"{name}: screen differs from {path.name}; see {actual}")

@@ -1,0 +1,160 @@
+"""The query layer over the known store (tests/fixtures/store_data.py).
+
+Hand-checked facts (now = T0 + 120 s, interval 1 s):
+* whole session by total time: futex 25 ms, epoll_wait 12 ms, read 4.6 ms (91 calls, top
+  python3 with one 2.5 ms call), openat 2 ms, write 1 ms;
+* last minute: read 46 calls 3.55 ms, openat 10 calls, write 20 calls; futex and epoll gone;
+* last interval: only web02's 2.5 ms read at 119.5 s;
+* nodes reporting (data in the last 5 s): web01, web02, db01 of 4; lag 0.4975 s; 7 discarded.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from fayshell.views.filters import parse_filter
+from fayshell.views.model import Query, Scope
+from fayshell.views.queries import common, logs, spans, syscalls
+from tests.fixtures.store_data import LOGS, MS, NOW, NS, SYSCALLS, T0, US
+
+
+def q(**kw: Any) -> Query:
+    return Query(now_ns=NOW, **kw)
+
+
+def names(rows: list[Any]) -> list[Any]:
+    return [r.name for r in rows]
+
+
+def test_now_is_the_newest_timestamp(con: Any) -> None:
+    assert common.newest_ts(con) == NOW
+
+
+def test_whole_session_by_total_time(con: Any) -> None:
+    rows = syscalls.syscall_stats(con, q(window="session"))
+    assert names(rows) == ["futex", "epoll_wait", "read", "openat", "write"]
+    read = rows[2]
+    assert (read.calls, read.total_ns, read.max_ns, read.top) == (91, 4600 * US, 2500 * US,
+                                                                    "python3")
+    assert read.rate == 1.0
+    assert not read.approx
+    expected = sum(s.count for s in SYSCALLS if s.name == "read")
+    assert read.calls == expected
+
+
+def test_last_minute_and_last_interval(con: Any) -> None:
+    minute = syscalls.syscall_stats(con, q(window="minute"))
+    assert [(r.name, r.calls, r.total_ns) for r in minute] == [
+        ("read", 46, 3550 * US), ("openat", 10, 2000 * US), ("write", 20, 500 * US)]
+    last = syscalls.syscall_stats(con, q(window="interval"))
+    assert [(r.name, r.calls, r.total_ns) for r in last] == [("read", 1, 2500 * US)]
+
+
+def test_groupings(con: Any) -> None:
+    per_node = syscalls.syscall_stats(con, q(window="session", grouping="syscall_node"))
+    assert [(r.name, r.node) for r in per_node[:3]] == [
+        ("futex", "db01"), ("epoll_wait", "web03"), ("read", "web02")]
+    per_proc = syscalls.syscall_stats(con, q(window="session", grouping="process"))
+    assert [(r.node, r.pid, r.procname, r.top) for r in per_proc] == [
+        ("db01", 201, "postgres", "futex"), ("web03", 103, "nginx", "epoll_wait"),
+        ("web02", 301, "python3", "read"), ("web01", 101, "nginx", "read"),
+        ("web02", 102, "nginx", "write")]
+
+
+def test_sort_and_limit(con: Any) -> None:
+    rows = syscalls.syscall_stats(con, q(window="session", sort="calls", descending=False,
+                                         limit=2))
+    assert [(r.name, r.calls) for r in rows] == [("futex", 5), ("openat", 10)]
+    by_name = syscalls.syscall_stats(con, q(window="session", sort="name", descending=False))
+    assert names(by_name) == sorted(names(by_name))
+
+
+def test_filter_box(con: Any) -> None:
+    f = parse_filter("node:web0* proc:nginx", syscalls.FILTER_ALIASES)
+    rows = syscalls.syscall_stats(con, q(window="session", filter=f))
+    assert [(r.name, r.calls) for r in rows] == [("epoll_wait", 12), ("write", 40), ("read", 60)]
+    bare = parse_filter("re* open*", syscalls.FILTER_ALIASES)
+    assert set(names(syscalls.syscall_stats(con, q(window="session", filter=bare)))) == {
+        "read", "openat"}
+    with pytest.raises(ValueError, match="unknown filter field"):
+        parse_filter("colour:red", syscalls.FILTER_ALIASES)
+
+
+def test_filter_values_are_parameters(con: Any) -> None:
+    f = parse_filter("sys:x';DROP_TABLE_syscalls;--", syscalls.FILTER_ALIASES)
+    assert syscalls.syscall_stats(con, q(window="session", filter=f)) == []
+    assert syscalls.syscall_stats(con, q(window="session"))
+
+
+def test_scope_session_and_nodes(con: Any) -> None:
+    scoped = q(window="session", scope=Scope("incident", ("db01",)))
+    assert names(syscalls.syscall_stats(con, scoped)) == ["futex", "read"]
+    assert syscalls.syscall_stats(con, q(window="session", scope=Scope("other"))) == []
+
+
+def test_sampled_pass_is_marked_approximate(con: Any) -> None:
+    rows = syscalls.syscall_stats(con, q(window="session"), exact_limit=10)
+    assert all(r.approx for r in rows)
+    exact = {r.name: r.calls for r in syscalls.syscall_stats(con, q(window="session"))}
+    assert {r.name: r.calls for r in rows} == exact  # counts stay exact
+
+
+def test_header(con: Any) -> None:
+    h = common.header(con, q(), "syscalls", "ts_exit")
+    assert (h.nodes_reporting, h.nodes_total) == (3, 4)
+    assert h.lag_ns == NOW - (T0 + 119 * NS + NS // 2 + 2500 * US)
+    assert (h.discarded, h.lost_packets) == (7, 1)
+    # events in [119 s, 120 s]: the read's entry and exit, the critical log, the heartbeat
+    assert h.events_per_s == 4.0
+
+
+def test_node_rates_spread_chunk_events(con: Any) -> None:
+    rates = {r.node: r for r in common.node_rates(con, q(), "syscalls", "ts_entry")}
+    assert sorted(rates) == ["db01", "web01", "web02", "web03"]
+    assert rates["web03"].last_seen_ns is not None
+    assert sum(rates["web03"].rates) == 0  # silent for the whole last minute
+    web01_events = con.execute(
+        "SELECT sum(events) FROM chunks WHERE node = 'web01' AND first_ts >= ?",
+        [NOW - 60 * NS]).fetchone()[0]
+    assert sum(rates["web01"].rates) == pytest.approx(web01_events, rel=0.05)
+
+
+def test_span_stats(con: Any) -> None:
+    rows = spans.span_stats(con, q(window="session"))
+    assert [(r.service, r.name) for r in rows] == [
+        ("frontend", "GET /page"), ("api", "get_user"), ("storage", "db.query"),
+        ("api", "get_cart")]
+    root = rows[0]
+    assert (root.count, root.p50_ns, root.max_ns, root.errors) == (10, 55 * MS, 100 * MS, 0)
+    assert rows[2].errors == 1
+    minute = spans.span_stats(con, q(window="minute", grouping="service"))
+    assert {(r.service, r.count) for r in minute} == {("frontend", 5), ("api", 10),
+                                                        ("storage", 5)}
+
+
+def test_slowest_traces_and_waterfall(con: Any) -> None:
+    traces = spans.slowest_traces(con, q(window="session"), "storage", "db.query")
+    assert [t.trace_id for t in traces[:3]] == [1010, 1009, 1008]
+    assert next(t for t in traces if t.trace_id == 1007).error
+    assert traces[0].services == ("api", "frontend", "storage")
+    wf = spans.trace_spans(con, 1010)
+    assert [(s.name, s.depth) for s in wf] == [
+        ("GET /page", 0), ("get_user", 1), ("db.query", 2), ("get_cart", 1)]
+    assert dict(wf[0].keyvals) == {"http.path": "/page", "user": "u10"}
+    assert [v for _, v in wf[0].annotations] == ["sr", "ss"]
+
+
+def test_log_page(con: Any) -> None:
+    page = logs.log_page(con, q(window="session"), "Warning")
+    wanted = [r for r in LOGS if r.severity in ("Emergency", "Alert", "Critical", "Error",
+                                                 "Warning")]
+    assert [r.msg for r in page.records] == [r.msg for r in sorted(wanted, key=lambda r: r.t_ns)]
+    assert dict(page.counts) == {"Emergency": 0, "Alert": 0, "Critical": 1, "Error": 4,
+                                 "Warning": 4, "Notice": 4, "Info": 9, "Debug": 4}
+    f = parse_filter("node:web01 storage.*", logs.FILTER_ALIASES)
+    narrowed = logs.log_page(con, q(window="session", filter=f), "Error")
+    assert {(r.node, r.logger, r.severity) for r in narrowed.records} == {
+        ("web01", "storage.disk", "Error")}
+    assert len(logs.log_page(con, q(window="session"), "Debug", limit=5).records) == 5

@@ -1,0 +1,188 @@
+"""The syscalls view driven with textual's pilot over the known store (facts: test_queries)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fayshell.store.database import Database
+from fayshell.views.feeds import OfflineFeed
+from fayshell.views.ui.syscalls import BreakdownScreen
+from tests.fixtures.store_data import NS, T0
+from tests.views.helpers import column, make_app, press, rows, settle, text_of
+
+
+async def test_first_screen_shows_last_minute_by_total(feed: OfflineFeed) -> None:
+    app = make_app(feed, "syscalls")
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        assert rows(app)[0] == ["read", "46", "1.0", "3.55ms", "77.2µs", "50.0µs", "2.50ms",
+                                "python3"]
+        assert column(app, 0) == ["read", "openat", "write"]
+        header = text_of(app, "#header")
+        assert "nodes 3/4" in header
+        assert "4.0 ev/s" in header
+        assert "lag 500ms" in header
+        assert "discarded 7 (1 pkt lost)" in header
+        assert "window: last minute" in header
+        assert "2023-11-14 22:15:20 UTC" in header
+        assert text_of(app, "#status").startswith("3 rows")
+
+
+async def test_window_and_group_toggles(feed: OfflineFeed) -> None:
+    app = make_app(feed, "syscalls")
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        await press(pilot, "w")
+        assert column(app, 0) == ["futex", "epoll_wait", "read", "openat", "write"]
+        assert "whole session" in text_of(app, "#header")
+        await press(pilot, "w")
+        assert column(app, 0) == ["read"]
+        await press(pilot, "w", "w", "g")
+        assert rows(app)[0][:2] == ["futex", "db01"]
+        assert "per syscall × node" in text_of(app, "#header")
+        await press(pilot, "g")
+        assert [r[:3] for r in rows(app)[:2]] == [["db01", "201", "postgres"],
+                                                   ["web03", "103", "nginx"]]
+        assert rows(app)[0][-1] == "futex"
+        await press(pilot, "g")
+        assert column(app, 0)[0] == "futex"
+
+
+async def test_sort_keys_and_reverse(feed: OfflineFeed) -> None:
+    app = make_app(feed, "syscalls", window="session")
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        await press(pilot, "greater_than_sign")  # TOTAL -> AVG
+        assert app.screen.sort == "avg_ns"
+        assert column(app, 0) == ["futex", "epoll_wait", "openat", "read", "write"]
+        await press(pilot, "less_than_sign", "less_than_sign", "less_than_sign")  # -> CALLS
+        assert app.screen.sort == "calls"
+        assert column(app, 1) == ["91", "40", "12", "10", "5"]
+        await press(pilot, "r")
+        assert column(app, 1) == ["5", "10", "12", "40", "91"]
+        assert "sort: CALLS ▲" in text_of(app, "#header")
+        await press(pilot, "less_than_sign")  # -> SYSCALL, alphabetical
+        assert column(app, 0) == ["epoll_wait", "futex", "openat", "read", "write"]
+
+
+async def test_header_click_sorts(feed: OfflineFeed) -> None:
+    app = make_app(feed, "syscalls", window="session")
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        table = app.screen.table
+        table.post_message(table.HeaderSelected(table, table.columns["max_ns"].key, 6,
+                                                table.columns["max_ns"].label))
+        await settle(pilot)
+        assert app.screen.sort == "max_ns"
+        assert column(app, 0)[:2] == ["futex", "read"]
+
+
+async def test_filter_box(feed: OfflineFeed) -> None:
+    app = make_app(feed, "syscalls", window="session")
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        await press(pilot, "slash")
+        await pilot.press(*"node:web0*")
+        app.screen.query_one("#filter").insert_text_at_cursor(" proc:nginx")
+        await press(pilot, "enter")
+        assert column(app, 0) == ["epoll_wait", "write", "read"]
+        assert "filter: node:web0* proc:nginx" in text_of(app, "#header")
+        assert app.screen.table.has_focus
+        await press(pilot, "slash")
+        app.screen.query_one("#filter").value = "bogus:1"
+        await press(pilot, "enter")
+        assert "unknown filter field" in text_of(app, "#status")
+        assert column(app, 0) == ["epoll_wait", "write", "read"]
+        assert app.screen.query_one("#filter").has_focus  # a bad filter keeps the box
+        app.screen.query_one("#filter").value = "re*"
+        await press(pilot, "enter")
+        assert column(app, 0) == ["read"]
+
+
+async def test_drill_down_per_node_and_process(feed: OfflineFeed) -> None:
+    app = make_app(feed, "syscalls", window="session")
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        await press(pilot, "down", "down", "enter")  # read
+        assert isinstance(app.screen, BreakdownScreen)
+        assert "syscall read" in text_of(app, "#header")
+        assert [r[:2] + [r[4]] for r in rows(app, "#by-syscall_node")] == [
+            ["read", "web02", "2.50ms"], ["read", "db01", "1.50ms"], ["read", "web01", "600µs"]]
+        assert [r[:3] for r in rows(app, "#by-process")] == [
+            ["web02", "301", "python3"], ["db01", "201", "postgres"], ["web01", "101", "nginx"]]
+        await press(pilot, "escape")
+        assert column(app, 0)[2] == "read"
+        await press(pilot, "g", "g")  # per process: drill shows its syscalls
+        await press(pilot, "enter")
+        assert "process postgres (pid 201) on db01" in text_of(app, "#header")
+        assert [r[0] for r in rows(app, "#by-syscall")] == ["futex", "read"]
+
+
+async def test_q_quits_with_code_zero(feed: OfflineFeed) -> None:
+    app = make_app(feed, "syscalls")
+    async with app.run_test() as pilot:
+        await settle(pilot)
+        await pilot.press("q")
+        await pilot.pause()
+    assert app.return_code == 0
+
+
+async def test_q_in_the_filter_box_types_a_q(feed: OfflineFeed) -> None:
+    app = make_app(feed, "syscalls")
+    async with app.run_test() as pilot:
+        await settle(pilot)
+        await press(pilot, "slash", "q")
+        assert app.screen.query_one("#filter").value == "q"
+        assert app.return_code is None
+        await press(pilot, "escape")
+        assert app.screen.query_one("#filter").value == ""
+
+
+def _add_late_read(db: Database, node: str) -> None:
+    """A 9 ms read starting at the current "now": now moves 9 ms on, read's total grows."""
+    ts = T0 + 120 * NS
+    db.execute("INSERT INTO syscalls VALUES (?, 'incident', 0, 9, 9, 'late', 'read', ?, ?, "
+               "9000000, 0)", [node, ts, ts + 9_000_000])
+
+
+async def test_pause_freezes_until_resumed(feed: OfflineFeed, db: Database) -> None:
+    app = make_app(feed, "syscalls", window="interval")
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        assert rows(app)[0][:2] == ["read", "1"]
+        await press(pilot, "p")
+        assert "[PAUSED]" in text_of(app, "#header")
+        _add_late_read(db, "web01")
+        app.screen.tick()
+        await settle(pilot)
+        assert rows(app)[0][:2] == ["read", "1"]
+        await press(pilot, "p")  # resume: refresh, now moves to the new read
+        assert "[offline]" in text_of(app, "#header")
+        assert rows(app)[0][:2] == ["read", "2"]
+        assert rows(app)[0][3] == "11.5ms"
+
+
+async def test_rates_panel_and_silent_node(feed: OfflineFeed) -> None:
+    app = make_app(feed, "syscalls")
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        labels = [str(w.render()) for w in app.screen.query(".rate")]
+        assert labels[:3] == ["0 ev/s", "1.0 ev/s", "0.9 ev/s"]
+        assert labels[3].startswith("silent 1m04s")
+        panel = app.screen.query_one("#rates")
+        await press(pilot, "e")
+        assert not panel.display
+        await press(pilot, "e")
+        assert panel.display
+
+
+async def test_node_scope_from_config(feed: OfflineFeed) -> None:
+    from fayshell.views.model import Scope
+
+    app = make_app(feed, "syscalls", window="session", scope=Scope(nodes=("web02",)))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        assert column(app, 0) == ["read", "openat", "write"]
+        assert "nodes 1/1" in text_of(app, "#header")
+
+
