@@ -38,6 +38,17 @@ WHERE_OPS = ("EQ", "NE", "GT", "GE", "LT", "LE", "Like", "NotLike", "Match", "No
              "In", "NotIn", "Contains", "NotContains")
 
 
+def _pushdown(ctx: Invocation, source: Any) -> bool:
+    """Whether to try SQL: the input is a relation and $FayPushdown is not $false."""
+    if not is_relation(source):
+        return False
+    found, value = ctx.state.globals.lookup("FayPushdown")
+    if found and not truthy(value):
+        ctx.write_verbose("row-wise evaluation: $FayPushdown is $false")
+        return False
+    return True
+
+
 def _fallback(ctx: Invocation, reason: str) -> None:
     ctx.write_verbose(f"row-wise evaluation: {reason}")
 
@@ -83,7 +94,7 @@ async def where_object(ctx: Invocation, *, filter_script: Any, value: Any = None
                        input_object: Any = None, **ops: bool) -> Any:
     test = _where_test(filter_script, value, ops)
     source = ctx.input if ctx.input is not None else input_object
-    if is_relation(source):
+    if _pushdown(ctx, source):
         try:
             if isinstance(test, ScriptBlock):
                 cond = Translator(test, source.schema()).predicate()
@@ -170,7 +181,7 @@ async def select_object(ctx: Invocation, *, property: Any = None, first: int | N
     for name, n in (("First", first), ("Last", last), ("Skip", skip)):
         if n is not None and n < 0:
             raise ParameterError("Select-Object", name, "must not be negative")
-    if is_relation(source) and last is None:
+    if _pushdown(ctx, source) and last is None:
         try:
             rel = _sql(ctx, _select_sql(source, specs, first, skip, unique, expand_property,
                                         exclude_property))
@@ -293,7 +304,7 @@ async def sort_object(ctx: Invocation, *, property: Any = None, descending: bool
                       input_object: Any = None) -> Any:
     specs = parse_props("Sort-Object", _as_list(property))
     source = ctx.input if ctx.input is not None else input_object
-    if is_relation(source) and specs:
+    if _pushdown(ctx, source) and specs:
         try:
             return _sql(ctx, _sort_sql(source, specs, descending, unique, top))
         except Untranslatable as why:
@@ -398,7 +409,7 @@ async def group_object(ctx: Invocation, *, property: Any, no_element: bool = Fal
                        input_object: Any = None) -> Any:
     specs = parse_props("Group-Object", _as_list(property))
     source = ctx.input if ctx.input is not None else input_object
-    if is_relation(source):
+    if _pushdown(ctx, source):
         try:
             return _sql(ctx, _group_sql(source, specs))
         except Untranslatable as why:
@@ -470,7 +481,7 @@ async def measure_object(ctx: Invocation, *, property: list[str] | None = None, 
                          input_object: Any = None) -> Any:
     stats = _wanted_stats(sum, average, minimum, maximum, percentile, all_stats)
     source = ctx.input if ctx.input is not None else input_object
-    if is_relation(source):
+    if _pushdown(ctx, source):
         try:
             return _sql(ctx, _measure_sql(source, property or [], stats))
         except Untranslatable as why:

@@ -21,6 +21,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
 
+from fayshell.errors import TraceFormatError
+
 _TS = r"\d{8}T\d{6}[+-]\d{4}"
 ARCHIVE_RE = re.compile(rf"(?P<begin>{_TS})-(?P<end>{_TS})-(?P<index>\d+)")
 CURRENT_RE = re.compile(rf"(?P<begin>{_TS})-(?P<index>\d+)")
@@ -94,7 +96,7 @@ def _parse_ts(text: str) -> datetime:
 def _norm(path: str) -> str:
     parts = [p for p in path.replace("\\", "/").split("/") if p not in ("", ".")]
     if ".." in parts:
-        raise ValueError(f"listing path {path!r} escapes the session directory")
+        raise TraceFormatError(path, None, "listing path escapes the session directory")
     return "/".join(parts)
 
 

@@ -1,7 +1,8 @@
 """Syntax check of LTTng filter expressions (``--filter``), before anything is sent to a node.
 
 The grammar follows LTTng's filter language: C-like expressions over event fields
-(``size > 4096``, ``msg == "slow*"``), context fields (``$ctx.vpid``, ``$app.prov:ctx``), array
+(``size > 4096``, ``msg == "slow*"``; in strings ``*`` is a wildcard and the only escapes are
+``\\*`` and ``\\\\``, as LTTng 2.13 accepts), context fields (``$ctx.vpid``, ``$app.prov:ctx``), array
 indexing and member access, integer/float/string literals, unary ``! ~ + -``, and the binary
 operators ``* / % + - << >> < <= > >= == != & ^ | && ||``. The check is syntactic only: LTTng
 still decides whether a field exists. A rejected expression raises one clear line with a column.
@@ -20,8 +21,8 @@ _TOKEN_RE = re.compile(
     (?P<ws>[ \t]+)
   | (?P<float>(?:\d+\.\d*|\.\d+)(?:[eE][+-]?\d+)?|\d+[eE][+-]?\d+)
   | (?P<int>0[xX][0-9a-fA-F]+|\d+)[uUlL]*
-  | (?P<string>"(?:[^"\\]|\\.)*")
-  | (?P<char>'(?:[^'\\]|\\.)+')
+  | (?P<string>"(?:[^"\\]|\\[*\\])*")
+  | (?P<char>'(?:[^'\\]|\\[*\\])+')
   | (?P<ctx>\$(?:ctx|app|container)\.[A-Za-z_][A-Za-z0-9_]*(?::[A-Za-z_][A-Za-z0-9_]*)?)
   | (?P<ident>[A-Za-z_][A-Za-z0-9_]*)
   | (?P<op>&&|\|\||<<|>>|<=|>=|==|!=|->|[-+*/%<>&^|!~()\[\].])
@@ -72,7 +73,10 @@ class _Parser:
             m = _TOKEN_RE.match(self.expr, i)
             if not m:
                 ch = self.expr[i]
-                if ch == '"':
+                if ch in "\"'":
+                    esc = re.search(r"\\[^*\\]", self.expr[i:])
+                    if esc:
+                        raise self.fail(i + esc.start() + 1, "only \\* and \\\\ escapes are allowed in strings")
                     raise self.fail(i + 1, "unterminated string literal")
                 if ch == "$":
                     raise self.fail(i + 1, "context fields are written $ctx.NAME or $app.PROVIDER:NAME")

@@ -43,7 +43,7 @@ _DOMAIN_ALIASES = {
 }
 
 _NAME_RE = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.+:@=-]*")
-_PATTERN_RE = re.compile(r"[A-Za-z0-9_.:$*][A-Za-z0-9_.:$*-]*")
+_PATTERN_RE = re.compile(r"[A-Za-z0-9_$*][A-Za-z0-9_.:$*-]*")
 _SYSCALL_RE = re.compile(r"[A-Za-z0-9_*]+")
 _PATH_RE = re.compile(r"/[A-Za-z0-9_./+@%=,:-]*")
 _HOST_RE = re.compile(r"[A-Za-z0-9]([A-Za-z0-9.-]{0,252}[A-Za-z0-9])?|\[[0-9A-Fa-f:.]+\]")

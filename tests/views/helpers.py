@@ -18,9 +18,10 @@ from fayshell.views.ui.app import TopApp
 SNAPSHOTS = Path(__file__).parent / "snapshots"
 
 
-def make_app(feed: Feed, view: str, **config: Any) -> TopApp:
-    """An app with query timings hidden, so screens are deterministic."""
-    return TopApp(feed, TopConfig(view, **config), show_timings=False)
+def make_app(feed: Feed, view: str, auto_refresh: bool = False, **config: Any) -> TopApp:
+    """An app with query timings hidden, so screens are deterministic, and no timer."""
+    return TopApp(feed, TopConfig(view, **config), show_timings=False,
+                  auto_refresh=auto_refresh)
 
 
 async def settle(pilot: Pilot[Any]) -> None:

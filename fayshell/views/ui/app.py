@@ -28,7 +28,11 @@ def make_screen(feed: Feed, config: TopConfig) -> TopScreen:
 
 
 class TopApp(App[int]):
-    """One view over one feed. ``show_timings`` off keeps screenshots deterministic."""
+    """One view over one feed.
+
+    ``show_timings`` off keeps screenshots deterministic; ``auto_refresh`` off stops the
+    interval timer (tests then call ``screen.tick()`` themselves).
+    """
 
     TITLE = "fayshell top"
     ENABLE_COMMAND_PALETTE = False
@@ -41,11 +45,13 @@ class TopApp(App[int]):
     #status { height: 1; padding: 0 1; background: $boost; }
     """
 
-    def __init__(self, feed: Feed, config: TopConfig, *, show_timings: bool = True) -> None:
+    def __init__(self, feed: Feed, config: TopConfig, *, show_timings: bool = True,
+                 auto_refresh: bool = True) -> None:
         super().__init__()
         self.feed = feed
         self.config = config
         self.show_timings = show_timings
+        self.auto_refresh = auto_refresh
 
     def on_mount(self) -> None:
         self.push_screen(make_screen(self.feed, self.config))

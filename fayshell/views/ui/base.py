@@ -94,7 +94,8 @@ class TopScreen(Screen[None]):
 
     def on_mount(self) -> None:
         self.table.focus()
-        self.set_interval(self.config.interval_ns / NS, self.tick)
+        if getattr(self.app, "auto_refresh", True):
+            self.set_interval(self.config.interval_ns / NS, self.tick)
         self.show_header()
         self.tick()
 
