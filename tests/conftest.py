@@ -1,3 +1,3 @@
 """Test plugins shared by the whole suite (append yours to the list)."""
 
-pytest_plugins = ["tests.fixtures.shell", "tests.fixtures.cluster"]
+pytest_plugins = ["tests.fixtures.shell", "tests.fixtures.cluster", "tests.fixtures.workloads.plugin"]

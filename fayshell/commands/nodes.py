@@ -122,11 +122,12 @@ async def add_node(ctx: Invocation, *, name: str, host_name: str | None = None,
     "Remove-Node",
     synopsis="Remove nodes from the session's inventory (and with -Save, from the file).",
     params=[
-        Param("Name", "any", position=0, mandatory=True, complete="nodes",
-              pipeline="property", help="Node set or Get-Node records."),
+        Param("Name", "any", position=0, mandatory=True, complete="nodes", aliases=("Node",),
+              pipeline="value", help="Node set, or Get-Node records piped in."),
         Param("Save", bool, help="Write the inventory file too."),
     ],
-    examples=[("Remove-Node web03 -Save", "Forget web03 and save the inventory.")],
+    examples=[("Remove-Node web03 -Save", "Forget web03 and save the inventory."),
+              ("Get-Node -Group canary | Remove-Node", "Forget every node of @canary.")],
 )
 async def remove_node(ctx: Invocation, *, name: Any, save: bool = False) -> None:
     cluster = ctx.state.cluster

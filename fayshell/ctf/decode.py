@@ -161,9 +161,10 @@ class StreamReader:
     def _count_losses(self, ctx: dict[str, Any]) -> None:
         disc = ctx.get("events_discarded")
         if disc is not None:
-            prev = self._disc or 0
-            if disc > prev:
-                self.stats.discarded += disc - prev
+            # a running count: what rose since the previous packet of this stream file was
+            # lost (as babeltrace2 counts it, the first packet only sets the baseline)
+            if self._disc is not None and disc > self._disc:
+                self.stats.discarded += disc - self._disc
             self._disc = disc
         seq = ctx.get("packet_seq_num")
         if seq is not None:

@@ -439,8 +439,11 @@ class Interpreter:
         scope.set_local("args", args[len(block.params):])
         if input_items is not None:
             scope.set_local("input", input_items)
+        body = block.node.body
+        if len(body) == 1 and type(body[0]) in EXPRESSIONS:  # fast path: { $_.x -gt 5 }
+            return unroll(await self.eval(body[0], scope))
         try:
-            return await self.block(block.node.body, scope)
+            return await self.block(body, scope)
         except ReturnSignal as ret:
             return ret.output
 

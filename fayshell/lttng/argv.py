@@ -21,8 +21,13 @@ from fayshell.lttng import names
 from fayshell.lttng.filter import filter_expression
 from fayshell.lttng.severity import LevelOption, level_option
 
-DOMAIN_FLAGS = {"kernel": "--kernel", "user": "--userspace", "jul": "--jul", "log4j": "--log4j",
-                "python": "--python"}
+DOMAIN_FLAGS = {
+    "kernel": "--kernel",
+    "user": "--userspace",
+    "jul": "--jul",
+    "log4j": "--log4j",
+    "python": "--python",
+}
 PAGE_SIZE = 4096
 DEFAULT_CHANNEL = "channel0"  # LTTng's default channel; named explicitly, see _event_channel
 
@@ -75,12 +80,18 @@ class CreateSession(Request):
         if self.url is not None:
             names.relay_url(self.url, self.CMDLET, "Live" if self.mode == "live" else "Url")
         if self.output is not None and self.url is not None:
-            raise ParameterError(self.CMDLET, "Output", "give either a local output directory or a relay URL")
+            raise ParameterError(
+                self.CMDLET, "Output", "give either a local output directory or a relay URL"
+            )
         if self.mode == "live" and self.url is None:
-            raise ParameterError(self.CMDLET, "Live", "a live session needs a relay daemon URL (net://HOST)")
+            raise ParameterError(
+                self.CMDLET, "Live", "a live session needs a relay daemon URL (net://HOST)"
+            )
         if self.live_delay_us is not None:
             if self.mode != "live":
-                raise ParameterError(self.CMDLET, "LiveDelay", "only live sessions have a live timer")
+                raise ParameterError(
+                    self.CMDLET, "LiveDelay", "only live sessions have a live timer"
+                )
             if self.live_delay_us <= 0:
                 raise ParameterError(self.CMDLET, "LiveDelay", "the live timer must be positive")
 
@@ -118,23 +129,37 @@ class EnableChannel(Request):
         object.__setattr__(self, "domain", dom)
         if dom not in ("kernel", "user"):
             raise ParameterError(
-                self.CMDLET, "Domain", f"{dom} events go to LTTng's own lttng_{dom}_channel; channels are kernel or user"
+                self.CMDLET,
+                "Domain",
+                f"{dom} events go to LTTng's own lttng_{dom}_channel; channels are kernel or user",
             )
         if self.subbuf_size is not None and (
             not names.is_power_of_two(self.subbuf_size) or self.subbuf_size < PAGE_SIZE
         ):
             raise ParameterError(
-                self.CMDLET, "BufferSize", f"{self.subbuf_size} must be a power of two of at least {PAGE_SIZE} bytes"
+                self.CMDLET,
+                "BufferSize",
+                f"{self.subbuf_size} must be a power of two of at least {PAGE_SIZE} bytes",
             )
-        if self.num_subbuf is not None and (not names.is_power_of_two(self.num_subbuf) or self.num_subbuf < 2):
-            raise ParameterError(self.CMDLET, "BufferCount", f"{self.num_subbuf} must be a power of two, at least 2")
+        if self.num_subbuf is not None and (
+            not names.is_power_of_two(self.num_subbuf) or self.num_subbuf < 2
+        ):
+            raise ParameterError(
+                self.CMDLET, "BufferCount", f"{self.num_subbuf} must be a power of two, at least 2"
+            )
         if self.buffers is not None:
             if self.buffers not in ("uid", "pid", "global"):
-                raise ParameterError(self.CMDLET, "Buffers", f"unknown buffer ownership {self.buffers!r}")
+                raise ParameterError(
+                    self.CMDLET, "Buffers", f"unknown buffer ownership {self.buffers!r}"
+                )
             if dom == "kernel" and self.buffers != "global":
-                raise ParameterError(self.CMDLET, "PerUid", "kernel channels always use global buffers")
+                raise ParameterError(
+                    self.CMDLET, "PerUid", "kernel channels always use global buffers"
+                )
             if dom == "user" and self.buffers == "global":
-                raise ParameterError(self.CMDLET, "Buffers", "user-space buffers are per uid or per pid")
+                raise ParameterError(
+                    self.CMDLET, "Buffers", "user-space buffers are per uid or per pid"
+                )
         if self.switch_timer_us is not None and self.switch_timer_us <= 0:
             raise ParameterError(self.CMDLET, "SwitchTimer", "the switch timer must be positive")
 
@@ -167,7 +192,9 @@ def _event_channel(req: Request, domain: str, channel: str | None) -> str | None
     if domain in names.AGENT_DOMAINS:
         if channel is not None:
             raise ParameterError(
-                req.CMDLET, "Channel", f"{domain} events always go to lttng_{domain}_channel; drop -Channel"
+                req.CMDLET,
+                "Channel",
+                f"{domain} events always go to lttng_{domain}_channel; drop -Channel",
             )
         return None
     if channel is None:
@@ -195,7 +222,9 @@ class EnableEvent(Request):
         dom = names.normalize_domain(self.domain, self.CMDLET)
         object.__setattr__(self, "domain", dom)
         if self.syscall and dom != "kernel":
-            raise ParameterError(self.CMDLET, "Syscall", "system calls are kernel events: use -Domain kernel")
+            raise ParameterError(
+                self.CMDLET, "Syscall", "system calls are kernel events: use -Domain kernel"
+            )
         if self.patterns is not None:
             pats = names.event_patterns(self.patterns, dom, self.syscall, self.CMDLET, "Name")
             object.__setattr__(self, "patterns", pats)
@@ -203,7 +232,9 @@ class EnableEvent(Request):
         if self.exact and self.severity is None:
             raise ParameterError(self.CMDLET, "Exact", "-Exact needs -Severity")
         if self.severity is not None:
-            object.__setattr__(self, "level", level_option(dom, self.severity, self.exact, self.CMDLET))
+            object.__setattr__(
+                self, "level", level_option(dom, self.severity, self.exact, self.CMDLET)
+            )
         if self.filter is not None:
             filter_expression(self.filter, self.CMDLET, "Filter")
 
@@ -237,7 +268,9 @@ class DisableEvent(Request):
         dom = names.normalize_domain(self.domain, self.CMDLET)
         object.__setattr__(self, "domain", dom)
         if self.syscall and dom != "kernel":
-            raise ParameterError(self.CMDLET, "Syscall", "system calls are kernel events: use -Domain kernel")
+            raise ParameterError(
+                self.CMDLET, "Syscall", "system calls are kernel events: use -Domain kernel"
+            )
         if self.patterns is not None:
             pats = names.event_patterns(self.patterns, dom, self.syscall, self.CMDLET, "Name")
             object.__setattr__(self, "patterns", pats)
@@ -269,7 +302,9 @@ class AddContext(Request):
         if dom in names.AGENT_DOMAINS:
             # Agent events are recorded in a user-space channel LTTng names after the domain.
             if self.channel is not None:
-                raise ParameterError(self.CMDLET, "Channel", f"{dom} contexts go to lttng_{dom}_channel")
+                raise ParameterError(
+                    self.CMDLET, "Channel", f"{dom} contexts go to lttng_{dom}_channel"
+                )
             object.__setattr__(self, "channel", f"lttng_{dom}_channel")
         elif self.channel is not None:
             names.channel_name(self.channel, self.CMDLET, "Channel")
@@ -440,6 +475,39 @@ class Version(Request):
 
     def args(self) -> list[str]:
         return ["version"]
+
+
+@dataclass(frozen=True)
+class StartSessiond(Request):
+    """``lttng-sessiond --daemonize``: a per-user session daemon (returns once it is ready).
+
+    ``agent_port``: its own agent TCP port, so that many users' daemons on one host do not
+    exhaust the shared default range 5345-5354 (then agent events are silently lost).
+    """
+
+    CMDLET: ClassVar[str] = "New-TraceSession"
+    agent_port: int | None = None
+
+    def __post_init__(self) -> None:
+        if self.agent_port is not None and not 1024 <= self.agent_port <= 65535:
+            raise ParameterError(
+                self.CMDLET, "AgentPort", f"port {self.agent_port} is out of range 1024-65535"
+            )
+
+    def args(self) -> list[str]:
+        out = ["--daemonize"]
+        if self.agent_port is not None:
+            out.append(f"--agent-tcp-port={self.agent_port}")
+        return out
+
+    def argv(self, lttng: str = "lttng", mi: bool = True) -> list[str]:
+        """``lttng-sessiond`` next to the given ``lttng`` (no machine interface here)."""
+        head, sep, _ = lttng.rpartition("/")
+        return [f"{head}{sep}lttng-sessiond", *self.args()]
+
+    @property
+    def subcommand(self) -> str:
+        return "lttng-sessiond"
 
 
 def to_command_line(argv: list[str]) -> str:

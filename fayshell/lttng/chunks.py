@@ -103,7 +103,7 @@ def _norm(path: str) -> str:
 def _files_under(entries: list[RemoteEntry], prefix: str) -> tuple[ChunkFile, ...]:
     pre = prefix + "/" if prefix else ""
     out = [
-        ChunkFile(e.path[len(pre):], e.size)
+        ChunkFile(e.path[len(pre) :], e.size)
         for e in entries
         if not e.is_dir and e.path.startswith(pre)
     ]
@@ -116,7 +116,9 @@ def _domains(files: tuple[ChunkFile, ...]) -> tuple[str, ...]:
 
 
 def find_chunks(
-    entries: Iterable[RemoteEntry], stopped: bool = False, snapshot_names: Iterable[str] | None = None
+    entries: Iterable[RemoteEntry],
+    stopped: bool = False,
+    snapshot_names: Iterable[str] | None = None,
 ) -> ChunkListing:
     """Classify a listing into complete chunks.
 
@@ -143,11 +145,18 @@ def find_chunks(
             ignored.append(f"archives/{name}")
             continue
         files = _files_under(items, f"archives/{name}")
-        archives.append(ChunkInfo(
-            chunk_id=name, kind="archive", path=f"archives/{name}", files=files,
-            index=int(m["index"]), begin=_parse_ts(m["begin"]), end=_parse_ts(m["end"]),
-            domains=_domains(files),
-        ))
+        archives.append(
+            ChunkInfo(
+                chunk_id=name,
+                kind="archive",
+                path=f"archives/{name}",
+                files=files,
+                index=int(m["index"]),
+                begin=_parse_ts(m["begin"]),
+                end=_parse_ts(m["end"]),
+                domains=_domains(files),
+            )
+        )
 
     for name, is_dir in tops.items():
         if name == "archives" or name in TRACE_DOMAINS:
@@ -160,13 +169,24 @@ def find_chunks(
             continue
         m = SNAPSHOT_RE.fullmatch(name)
         snap_name = m["name"] if m else ""
-        if m and (re.fullmatch(r"snapshot-\d+", snap_name) or snap_name in wanted_snaps or not wanted_snaps):
+        if m and (
+            re.fullmatch(r"snapshot-\d+", snap_name)
+            or snap_name in wanted_snaps
+            or not wanted_snaps
+        ):
             files = _files_under(items, name)
-            snaps.append(ChunkInfo(
-                chunk_id=name, kind="snapshot", path=name, files=files, index=int(m["index"]),
-                begin=datetime.strptime(m["date"] + m["time"], "%Y%m%d%H%M%S"),
-                snapshot_name=snap_name, domains=_domains(files),
-            ))
+            snaps.append(
+                ChunkInfo(
+                    chunk_id=name,
+                    kind="snapshot",
+                    path=name,
+                    files=files,
+                    index=int(m["index"]),
+                    begin=datetime.strptime(m["date"] + m["time"], "%Y%m%d%H%M%S"),
+                    snapshot_name=snap_name,
+                    domains=_domains(files),
+                )
+            )
         else:
             ignored.append(name)
 
@@ -174,13 +194,22 @@ def find_chunks(
     complete += sorted(snaps, key=lambda c: (c.index or 0, c.chunk_id))
     top_domains = [d for d in TRACE_DOMAINS if d in tops]
     if top_domains:
-        files = tuple(sorted(
-            (ChunkFile(e.path, e.size) for e in items if not e.is_dir and e.path.split("/")[0] in top_domains),
-            key=lambda f: f.path,
-        ))
+        files = tuple(
+            sorted(
+                (
+                    ChunkFile(e.path, e.size)
+                    for e in items
+                    if not e.is_dir and e.path.split("/")[0] in top_domains
+                ),
+                key=lambda f: f.path,
+            )
+        )
         if stopped:
-            complete.append(ChunkInfo(chunk_id="trace", kind="trace", path="", files=files,
-                                      domains=tuple(top_domains)))
+            complete.append(
+                ChunkInfo(
+                    chunk_id="trace", kind="trace", path="", files=files, domains=tuple(top_domains)
+                )
+            )
         else:
             in_progress.append("trace")
     return ChunkListing(tuple(complete), tuple(sorted(in_progress)), tuple(sorted(ignored)))

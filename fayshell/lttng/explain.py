@@ -31,24 +31,45 @@ _KNOWN = (
         re.compile(r"Kernel tracer not available|kernel tracer.*not (?:available|loaded)", re.I),
         "kernel tracing is unavailable: the LTTng kernel tracer (lttng-modules) is not loaded on this node",
     ),
-    _Known(re.compile(r"No session daemon is available", re.I),
-           "no lttng-sessiond is running for this user on the node"),
-    _Known(re.compile(r"Session (?:name )?'?([^' ]+)'? not found|Session name not found", re.I),
-           "no such recording session on the node"),
-    _Known(re.compile(r"Rotation feature not available for this session's creation mode", re.I),
-           "rotation only works on normal or streaming sessions, not snapshot or live ones"),
-    _Known(re.compile(r"Buffer type mismatch", re.I),
-           "all user-space channels of a session must use the same buffers (per-uid or per-pid)"),
-    _Known(re.compile(r"Non-default channel exists within session", re.I),
-           "the session has its own channel(s): name one with -Channel"),
-    _Known(re.compile(r"channel already exist", re.I), "the channel already exists in this session"),
-    _Known(re.compile(r"Session name .* already exists|already exists", re.I),
-           "a session with that name already exists on the node"),
-    _Known(re.compile(r"auto is a reserved keyword", re.I), "'auto' session names are reserved by LTTng"),
-    _Known(re.compile(r"Event type not available for user-space tracing", re.I),
-           "that event type (e.g. a system call) only exists in the kernel domain"),
-    _Known(re.compile(r"needs to be started once|never been started|not been started", re.I),
-           "the session has never been started (rotation needs one start)"),
+    _Known(
+        re.compile(r"No session daemon is available", re.I),
+        "no lttng-sessiond is running for this user on the node",
+    ),
+    _Known(
+        re.compile(r"Session (?:name )?'?([^' ]+)'? not found|Session name not found", re.I),
+        "no such recording session on the node",
+    ),
+    _Known(
+        re.compile(r"Rotation feature not available for this session's creation mode", re.I),
+        "rotation only works on normal or streaming sessions, not snapshot or live ones",
+    ),
+    _Known(
+        re.compile(r"Buffer type mismatch", re.I),
+        "all user-space channels of a session must use the same buffers (per-uid or per-pid)",
+    ),
+    _Known(
+        re.compile(r"Non-default channel exists within session", re.I),
+        "the session has its own channel(s): name one with -Channel",
+    ),
+    _Known(
+        re.compile(r"channel already exist", re.I), "the channel already exists in this session"
+    ),
+    _Known(
+        re.compile(r"Session name .* already exists|already exists", re.I),
+        "a session with that name already exists on the node",
+    ),
+    _Known(
+        re.compile(r"auto is a reserved keyword", re.I),
+        "'auto' session names are reserved by LTTng",
+    ),
+    _Known(
+        re.compile(r"Event type not available for user-space tracing", re.I),
+        "that event type (e.g. a system call) only exists in the kernel domain",
+    ),
+    _Known(
+        re.compile(r"needs to be started once|never been started|not been started", re.I),
+        "the session has never been started (rotation needs one start)",
+    ),
 )
 
 
@@ -106,3 +127,8 @@ def explain_failure(argv: list[str], rc: int, stdout: str, stderr: str) -> str:
     if "<success>false</success>" in (stdout or ""):
         return f"{what}: LTTng reported failure without a reason (exit {rc})"
     return f"{what}: failed with exit {rc} and no message"
+
+
+def needs_sessiond(rc: int, stderr: str) -> bool:
+    """True when an lttng command failed only because no session daemon runs for the user."""
+    return rc != 0 and bool(re.search(r"No session daemon is available", stderr or "", re.I))

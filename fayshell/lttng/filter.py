@@ -64,7 +64,9 @@ class _Parser:
         self.pos = 0
 
     def fail(self, col: int, message: str) -> ParameterError:
-        return ParameterError(self.command, self.parameter, f"malformed filter at column {col}: {message}")
+        return ParameterError(
+            self.command, self.parameter, f"malformed filter at column {col}: {message}"
+        )
 
     def _lex(self) -> list[Token]:
         out: list[Token] = []
@@ -76,10 +78,14 @@ class _Parser:
                 if ch in "\"'":
                     esc = re.search(r"\\[^*\\]", self.expr[i:])
                     if esc:
-                        raise self.fail(i + esc.start() + 1, "only \\* and \\\\ escapes are allowed in strings")
+                        raise self.fail(
+                            i + esc.start() + 1, "only \\* and \\\\ escapes are allowed in strings"
+                        )
                     raise self.fail(i + 1, "unterminated string literal")
                 if ch == "$":
-                    raise self.fail(i + 1, "context fields are written $ctx.NAME or $app.PROVIDER:NAME")
+                    raise self.fail(
+                        i + 1, "context fields are written $ctx.NAME or $app.PROVIDER:NAME"
+                    )
                 raise self.fail(i + 1, f"unexpected character {ch!r}")
             kind = m.lastgroup or ""
             if kind != "ws":
@@ -99,7 +105,9 @@ class _Parser:
     def expect(self, text: str) -> None:
         tok = self.take()
         if tok.text != text:
-            raise self.fail(tok.col, f"expected {text!r}, found {tok.text or 'end of expression'!r}")
+            raise self.fail(
+                tok.col, f"expected {text!r}, found {tok.text or 'end of expression'!r}"
+            )
 
     def parse(self) -> None:
         if self.peek().kind == "end":

@@ -14,7 +14,13 @@ from dataclasses import dataclass, field
 from fayshell.errors import CommandError
 
 NS = "https://lttng.org/xml/ns/lttng-mi"
-_DOMAIN_NAMES = {"KERNEL": "kernel", "UST": "user", "JUL": "jul", "LOG4J": "log4j", "PYTHON": "python"}
+_DOMAIN_NAMES = {
+    "KERNEL": "kernel",
+    "UST": "user",
+    "JUL": "jul",
+    "LOG4J": "log4j",
+    "PYTHON": "python",
+}
 _BUFFER_NAMES = {"PER_UID": "uid", "PER_PID": "pid", "GLOBAL": "global"}
 
 
@@ -253,7 +259,9 @@ def _domain(elem: ET.Element) -> DomainInfo:
     name = _DOMAIN_NAMES.get(raw, raw.lower())
     return DomainInfo(
         name=name,
-        buffer_type=_BUFFER_NAMES.get(_text(elem, "buffer_type"), _text(elem, "buffer_type").lower()),
+        buffer_type=_BUFFER_NAMES.get(
+            _text(elem, "buffer_type"), _text(elem, "buffer_type").lower()
+        ),
         channels=tuple(_channel(c, name) for c in _children(_child(elem, "channels"), "channel")),
         events=tuple(_event(e, name, None) for e in _children(_child(elem, "events"), "event")),
     )
@@ -342,5 +350,10 @@ def parse_version(xml: str | bytes) -> VersionInfo:
     v = _child(cmd.output, "version")
     if v is None:
         raise CommandError("lttng", "version answer without <version>")
-    return VersionInfo(_text(v, "string"), _int(v, "major"), _int(v, "minor"), _int(v, "patchLevel"),
-                       _text(v, "name"))
+    return VersionInfo(
+        _text(v, "string"),
+        _int(v, "major"),
+        _int(v, "minor"),
+        _int(v, "patchLevel"),
+        _text(v, "name"),
+    )

@@ -61,7 +61,9 @@ def check_printable(command: str, parameter: str, value: str, what: str) -> None
     """Reject control characters, newlines and anything outside printable ASCII."""
     for ch in value:
         if ch == "\n" or ch == "\r":
-            raise ParameterError(command, parameter, f"{what} {_describe(value)} contains a newline")
+            raise ParameterError(
+                command, parameter, f"{what} {_describe(value)} contains a newline"
+            )
         if not (" " <= ch <= "~"):
             raise ParameterError(
                 command,
@@ -75,7 +77,9 @@ def normalize_domain(domain: str, command: str = "lttng", parameter: str = "Doma
     key = domain.strip().lower() if isinstance(domain, str) else ""
     if key not in _DOMAIN_ALIASES:
         raise ParameterError(
-            command, parameter, f"unknown domain {_describe(str(domain))}; use one of {', '.join(DOMAINS)}"
+            command,
+            parameter,
+            f"unknown domain {_describe(str(domain))}; use one of {', '.join(DOMAINS)}",
         )
     return _DOMAIN_ALIASES[key]
 
@@ -88,10 +92,14 @@ def _check_name(command: str, parameter: str, value: str, what: str, max_bytes: 
         raise ParameterError(command, parameter, f"{what} {_describe(value)} must not contain '/'")
     if len(value.encode()) > max_bytes:
         raise ParameterError(
-            command, parameter, f"{what} is {len(value.encode())} bytes long; LTTng allows at most {max_bytes}"
+            command,
+            parameter,
+            f"{what} is {len(value.encode())} bytes long; LTTng allows at most {max_bytes}",
         )
     if value[0] in "-.":
-        raise ParameterError(command, parameter, f"{what} {_describe(value)} must not start with {value[0]!r}")
+        raise ParameterError(
+            command, parameter, f"{what} {_describe(value)} must not start with {value[0]!r}"
+        )
     if not _NAME_RE.fullmatch(value):
         bad = next(ch for ch in value if not re.fullmatch(r"[A-Za-z0-9_.+:@=-]", ch))
         raise ParameterError(
@@ -117,7 +125,9 @@ def channel_name(value: str, command: str = "lttng", parameter: str = "Channel")
     _check_name(command, parameter, value, "channel name", NAME_MAX_BYTES)
     if value in RESERVED_CHANNEL_NAMES:
         raise ParameterError(
-            command, parameter, f"channel name {value!r} is reserved (it would collide with the metadata stream)"
+            command,
+            parameter,
+            f"channel name {value!r} is reserved (it would collide with the metadata stream)",
         )
     return value
 
@@ -128,7 +138,11 @@ def snapshot_name(value: str, command: str = "lttng", parameter: str = "Name") -
 
 
 def event_pattern(
-    value: str, domain: str = "user", syscall: bool = False, command: str = "lttng", parameter: str = "Name"
+    value: str,
+    domain: str = "user",
+    syscall: bool = False,
+    command: str = "lttng",
+    parameter: str = "Name",
 ) -> str:
     """Validate one event name pattern for a domain; ``*`` matches anything, anywhere."""
     if not isinstance(value, str) or value == "":
@@ -136,11 +150,15 @@ def event_pattern(
     check_printable(command, parameter, value, "event name pattern")
     if "," in value:
         raise ParameterError(
-            command, parameter, f"event name pattern {_describe(value)} contains ','; pass several names as a list"
+            command,
+            parameter,
+            f"event name pattern {_describe(value)} contains ','; pass several names as a list",
         )
     if "\\" in value:
         raise ParameterError(
-            command, parameter, f"event name pattern {_describe(value)}: escapes ('\\') are not supported"
+            command,
+            parameter,
+            f"event name pattern {_describe(value)}: escapes ('\\') are not supported",
         )
     if len(value.encode()) > EVENT_NAME_MAX_BYTES:
         raise ParameterError(
@@ -149,7 +167,9 @@ def event_pattern(
             f"event name pattern is {len(value.encode())} bytes long; LTTng allows at most {EVENT_NAME_MAX_BYTES}",
         )
     if value.startswith("-"):
-        raise ParameterError(command, parameter, f"event name pattern {_describe(value)} must not start with '-'")
+        raise ParameterError(
+            command, parameter, f"event name pattern {_describe(value)} must not start with '-'"
+        )
     if syscall or domain == "kernel":
         if not _SYSCALL_RE.fullmatch(value):
             what = "system call name" if syscall else "kernel event name"
@@ -158,6 +178,12 @@ def event_pattern(
             )
         return value
     if not _PATTERN_RE.fullmatch(value):
+        if value[0] in ".:":
+            raise ParameterError(
+                command,
+                parameter,
+                f"event name pattern {_describe(value)} must not start with {value[0]!r}",
+            )
         bad = next(ch for ch in value if not re.fullmatch(r"[A-Za-z0-9_.:$*-]", ch))
         raise ParameterError(
             command,
@@ -196,7 +222,9 @@ def absolute_path(value: str, command: str = "lttng", parameter: str = "Output")
         raise ParameterError(command, parameter, "path must not be empty")
     check_printable(command, parameter, value, "path")
     if not value.startswith("/"):
-        raise ParameterError(command, parameter, f"path {_describe(value)} must be absolute (start with '/')")
+        raise ParameterError(
+            command, parameter, f"path {_describe(value)} must be absolute (start with '/')"
+        )
     if len(value.encode()) > PATH_MAX_BYTES:
         raise ParameterError(command, parameter, f"path is longer than {PATH_MAX_BYTES} bytes")
     if not _PATH_RE.fullmatch(value):
@@ -230,14 +258,20 @@ def relay_url(value: str, command: str = "lttng", parameter: str = "Live") -> Ne
     if not isinstance(value, str) or value == "":
         raise ParameterError(command, parameter, "URL must not be empty")
     check_printable(command, parameter, value, "URL")
-    m = re.fullmatch(r"(net|net6|tcp|tcp6)://(\[[^\]]+\]|[^:/\[\]]+)(?::(\d{1,5}))?(?::(\d{1,5}))?/?", value)
+    m = re.fullmatch(
+        r"(net|net6|tcp|tcp6)://(\[[^\]]+\]|[^:/\[\]]+)(?::(\d{1,5}))?(?::(\d{1,5}))?/?", value
+    )
     if not m:
         raise ParameterError(
-            command, parameter, f"URL {_describe(value)} must look like net://HOST[:CTRL_PORT[:DATA_PORT]]"
+            command,
+            parameter,
+            f"URL {_describe(value)} must look like net://HOST[:CTRL_PORT[:DATA_PORT]]",
         )
     scheme, host, ctrl, data = m.groups()
     if not _HOST_RE.fullmatch(host):
-        raise ParameterError(command, parameter, f"host {_describe(host)} is not a valid host name or address")
+        raise ParameterError(
+            command, parameter, f"host {_describe(host)} is not a valid host name or address"
+        )
     ports = [int(p) for p in (ctrl, data) if p is not None]
     for p in ports:
         if not 1 <= p <= 65535:
@@ -245,9 +279,27 @@ def relay_url(value: str, command: str = "lttng", parameter: str = "Live") -> Ne
     return NetUrl(scheme, host, int(ctrl) if ctrl else None, int(data) if data else None)
 
 
-_SIZE_UNITS = {"": 1, "b": 1, "k": 1024, "kb": 1024, "kib": 1024, "m": 1024**2, "mb": 1024**2, "mib": 1024**2,
-               "g": 1024**3, "gb": 1024**3, "gib": 1024**3}
-_TIME_UNITS_US = {"us": 1, "ms": 1000, "s": 1_000_000, "m": 60_000_000, "min": 60_000_000, "h": 3_600_000_000}
+_SIZE_UNITS = {
+    "": 1,
+    "b": 1,
+    "k": 1024,
+    "kb": 1024,
+    "kib": 1024,
+    "m": 1024**2,
+    "mb": 1024**2,
+    "mib": 1024**2,
+    "g": 1024**3,
+    "gb": 1024**3,
+    "gib": 1024**3,
+}
+_TIME_UNITS_US = {
+    "us": 1,
+    "ms": 1000,
+    "s": 1_000_000,
+    "m": 60_000_000,
+    "min": 60_000_000,
+    "h": 3_600_000_000,
+}
 
 
 def parse_size(value: str | int, command: str = "lttng", parameter: str = "Size") -> int:
@@ -257,7 +309,9 @@ def parse_size(value: str | int, command: str = "lttng", parameter: str = "Size"
     else:
         m = re.fullmatch(r"\s*(\d+)\s*([A-Za-z]*)\s*", str(value))
         if not m or m.group(2).lower() not in _SIZE_UNITS:
-            raise ParameterError(command, parameter, f"size {_describe(str(value))}: use a number with K, M or G")
+            raise ParameterError(
+                command, parameter, f"size {_describe(str(value))}: use a number with K, M or G"
+            )
         n = int(m.group(1)) * _SIZE_UNITS[m.group(2).lower()]
     if n <= 0:
         raise ParameterError(command, parameter, "size must be positive")
@@ -271,7 +325,9 @@ def parse_duration_us(value: str | int, command: str = "lttng", parameter: str =
     else:
         m = re.fullmatch(r"\s*(\d+)\s*([A-Za-z]*)\s*", str(value))
         if not m or m.group(2).lower() not in {"", *_TIME_UNITS_US}:
-            raise ParameterError(command, parameter, f"duration {_describe(str(value))}: use us, ms, s, m or h")
+            raise ParameterError(
+                command, parameter, f"duration {_describe(str(value))}: use us, ms, s, m or h"
+            )
         n = int(m.group(1)) * _TIME_UNITS_US.get(m.group(2).lower(), 1)
     if n <= 0:
         raise ParameterError(command, parameter, "duration must be positive")
@@ -284,25 +340,80 @@ def is_power_of_two(n: int) -> bool:
 
 
 # Context types (`lttng add-context --list`, LTTng 2.13). perf counters are matched by pattern.
-USER_CONTEXT_TYPES = frozenset({
-    "vpid", "vtid", "procname", "pthread_id", "ip",
-    "cgroup_ns", "ipc_ns", "mnt_ns", "net_ns", "pid_ns", "time_ns", "user_ns", "uts_ns",
-    "vuid", "veuid", "vsuid", "vgid", "vegid", "vsgid",
-})
-KERNEL_CONTEXT_TYPES = frozenset({
-    "pid", "procname", "prio", "nice", "vpid", "tid", "vtid", "ppid", "vppid", "hostname",
-    "interruptible", "preemptible", "need_reschedule", "migratable",
-    "callstack-kernel", "callstack-user",
-    "cgroup_ns", "ipc_ns", "mnt_ns", "net_ns", "pid_ns", "time_ns", "user_ns", "uts_ns",
-    "uid", "euid", "suid", "gid", "egid", "sgid", "vuid", "veuid", "vsuid", "vgid", "vegid", "vsgid",
-})
+USER_CONTEXT_TYPES = frozenset(
+    {
+        "vpid",
+        "vtid",
+        "procname",
+        "pthread_id",
+        "ip",
+        "cgroup_ns",
+        "ipc_ns",
+        "mnt_ns",
+        "net_ns",
+        "pid_ns",
+        "time_ns",
+        "user_ns",
+        "uts_ns",
+        "vuid",
+        "veuid",
+        "vsuid",
+        "vgid",
+        "vegid",
+        "vsgid",
+    }
+)
+KERNEL_CONTEXT_TYPES = frozenset(
+    {
+        "pid",
+        "procname",
+        "prio",
+        "nice",
+        "vpid",
+        "tid",
+        "vtid",
+        "ppid",
+        "vppid",
+        "hostname",
+        "interruptible",
+        "preemptible",
+        "need_reschedule",
+        "migratable",
+        "callstack-kernel",
+        "callstack-user",
+        "cgroup_ns",
+        "ipc_ns",
+        "mnt_ns",
+        "net_ns",
+        "pid_ns",
+        "time_ns",
+        "user_ns",
+        "uts_ns",
+        "uid",
+        "euid",
+        "suid",
+        "gid",
+        "egid",
+        "sgid",
+        "vuid",
+        "veuid",
+        "vsuid",
+        "vgid",
+        "vegid",
+        "vsgid",
+    }
+)
 _PERF_NAME = r"[A-Za-z0-9][A-Za-z0-9_-]*"
 _USER_PERF_RE = re.compile(rf"perf:thread:(?:{_PERF_NAME}|raw:r[0-9A-Fa-f]+:[A-Za-z0-9_]+)")
-_KERNEL_PERF_RE = re.compile(rf"perf:(?:cpu|thread):(?:{_PERF_NAME}|raw:r[0-9A-Fa-f]+:[A-Za-z0-9_]+)")
+_KERNEL_PERF_RE = re.compile(
+    rf"perf:(?:cpu|thread):(?:{_PERF_NAME}|raw:r[0-9A-Fa-f]+:[A-Za-z0-9_]+)"
+)
 _APP_CONTEXT_RE = re.compile(r"\$app\.[A-Za-z_][A-Za-z0-9_]*:[A-Za-z_][A-Za-z0-9_]*")
 
 
-def context_type(value: str, domain: str = "user", command: str = "lttng", parameter: str = "Type") -> str:
+def context_type(
+    value: str, domain: str = "user", command: str = "lttng", parameter: str = "Type"
+) -> str:
     """Validate one context type for the kernel or user domain."""
     if not isinstance(value, str) or value == "":
         raise ParameterError(command, parameter, "context type must not be empty")

@@ -12,7 +12,8 @@ Words, most severe first: Emergency, Alert, Critical, Error, Warning, Notice, In
 
 ``-Severity W`` means "W and more severe": LTTng's ``--loglevel=L`` with L the least severe native
 level whose word is at least as severe as W. ``-Exact`` means ``--loglevel-only=L`` with L the
-domain's canonical level for exactly W. A word a domain cannot express is a clear error.
+domain's canonical level for exactly W (LTTng can select only one native level: ``-Exact Debug``
+is TRACE_DEBUG, JUL_FINE, LOG4J_DEBUG). A word a domain cannot express is a clear error.
 """
 
 from __future__ import annotations
@@ -30,10 +31,16 @@ _RANK = {w: i for i, w in enumerate(WORDS)}  # 0 = most severe
 class NativeLevel:
     """One log level of a domain: LTTng's CLI name, its number, and its vocabulary word."""
 
-    name: str
+    name: str  # as `lttng list` and --mi xml show it
     value: int
     word: str
     canonical: bool = True  # the level `-Exact WORD` selects when several share a word
+    cli: str = ""  # what to pass to --loglevel when it differs from `name`
+
+    @property
+    def option_value(self) -> str:
+        """The spelling the lttng client accepts."""
+        return self.cli or self.name
 
 
 @dataclass(frozen=True)
@@ -45,7 +52,7 @@ class LevelOption:
 
     def argv(self) -> list[str]:
         """The option as one argv element."""
-        return [f"{self.option}={self.level.name}"]
+        return [f"{self.option}={self.level.option_value}"]
 
 
 _UST = (
@@ -65,12 +72,14 @@ _UST = (
     NativeLevel("TRACE_DEBUG_LINE", 13, "Debug", False),
     NativeLevel("TRACE_DEBUG", 14, "Debug"),
 )
+# The 2.13.9 client refuses "PYTHON_DEBUG" (while listing rules with that name): pass the plain
+# Python names, which it accepts for every level.
 _PYTHON = (
-    NativeLevel("PYTHON_CRITICAL", 50, "Critical"),
-    NativeLevel("PYTHON_ERROR", 40, "Error"),
-    NativeLevel("PYTHON_WARNING", 30, "Warning"),
-    NativeLevel("PYTHON_INFO", 20, "Info"),
-    NativeLevel("PYTHON_DEBUG", 10, "Debug"),
+    NativeLevel("PYTHON_CRITICAL", 50, "Critical", cli="CRITICAL"),
+    NativeLevel("PYTHON_ERROR", 40, "Error", cli="ERROR"),
+    NativeLevel("PYTHON_WARNING", 30, "Warning", cli="WARNING"),
+    NativeLevel("PYTHON_INFO", 20, "Info", cli="INFO"),
+    NativeLevel("PYTHON_DEBUG", 10, "Debug", cli="DEBUG"),
 )
 _JUL = (
     NativeLevel("JUL_SEVERE", 1000, "Error"),
@@ -91,27 +100,42 @@ _LOG4J = (
 )
 
 # Levels per domain, most severe first.
-LEVELS: dict[str, tuple[NativeLevel, ...]] = {"user": _UST, "python": _PYTHON, "jul": _JUL, "log4j": _LOG4J}
+LEVELS: dict[str, tuple[NativeLevel, ...]] = {
+    "user": _UST,
+    "python": _PYTHON,
+    "jul": _JUL,
+    "log4j": _LOG4J,
+}
 
 
 def severity_word(word: str, command: str = "lttng", parameter: str = "Severity") -> str:
     """The canonical spelling of a vocabulary word (case-insensitive; a few aliases)."""
-    aliases = {"emerg": "Emergency", "crit": "Critical", "err": "Error", "warn": "Warning",
-               "information": "Info", "informational": "Info"}
+    aliases = {
+        "emerg": "Emergency",
+        "crit": "Critical",
+        "err": "Error",
+        "warn": "Warning",
+        "information": "Info",
+        "informational": "Info",
+    }
     key = str(word).strip().lower()
     for w in WORDS:
         if w.lower() == key:
             return w
     if key in aliases:
         return aliases[key]
-    raise ParameterError(command, parameter, f"unknown severity {word!r}; use one of {', '.join(WORDS)}")
+    raise ParameterError(
+        command, parameter, f"unknown severity {word!r}; use one of {', '.join(WORDS)}"
+    )
 
 
 def _levels(domain: str, command: str, parameter: str) -> tuple[NativeLevel, ...]:
     dom = normalize_domain(domain, command)
     if dom == "kernel":
         raise ParameterError(
-            command, parameter, "the kernel domain has no log levels; drop -Severity or pick another domain"
+            command,
+            parameter,
+            "the kernel domain has no log levels; drop -Severity or pick another domain",
         )
     return LEVELS[dom]
 
@@ -128,7 +152,9 @@ def level_option(
             if lv.word == w and lv.canonical:
                 return LevelOption("--loglevel-only", lv)
         have = ", ".join(dict.fromkeys(lv.word for lv in levels))
-        raise ParameterError(command, parameter, f"the {dom} domain has no {w} level (it has {have})")
+        raise ParameterError(
+            command, parameter, f"the {dom} domain has no {w} level (it has {have})"
+        )
     at_least = [lv for lv in levels if _RANK[lv.word] <= _RANK[w]]
     if not at_least:
         top = levels[0]
@@ -146,7 +172,9 @@ def native_level(domain: str, name: str) -> NativeLevel:
     for lv in levels:
         if lv.name == name.upper():
             return lv
-    raise ParameterError("severity", "Level", f"{name!r} is not a {normalize_domain(domain)} log level")
+    raise ParameterError(
+        "severity", "Level", f"{name!r} is not a {normalize_domain(domain)} log level"
+    )
 
 
 def severity_of(domain: str, level: int) -> str:
@@ -159,7 +187,9 @@ def severity_of(domain: str, level: int) -> str:
     dom = normalize_domain(domain)
     if dom == "user":
         if not 0 <= level <= 14:
-            raise ParameterError("severity_of", "Level", f"LTTng-UST log levels are 0-14, not {level}")
+            raise ParameterError(
+                "severity_of", "Level", f"LTTng-UST log levels are 0-14, not {level}"
+            )
         return _UST[level].word
     for lv in levels:  # most severe (highest number) first
         if level >= lv.value:

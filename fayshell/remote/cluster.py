@@ -107,6 +107,16 @@ class Cluster:
         except UnsafeArgument as exc:
             raise InventoryError(exc.message) from None
 
+    def node_names(self) -> list[str]:
+        """Names to offer for completion: inventory nodes, then ssh_config host aliases."""
+        names = self.inventory.all_names()
+        extra = [h for h in self.inventory.ssh_config.host_aliases() if h not in set(names)]
+        return names + extra
+
+    def group_names(self) -> list[str]:
+        """Inventory group names (without ``@``), ``all`` included."""
+        return sorted(self.inventory.group_exprs())
+
     @staticmethod
     def fold(names: Iterable[str]) -> str:
         """Names folded into a node set: ``web[01-03,07]``."""

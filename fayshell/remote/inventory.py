@@ -35,6 +35,7 @@ from typing import Any
 from fayshell.errors import InventoryError
 from fayshell.remote import nodeset
 from fayshell.remote.quoting import UnsafeArgument, check_node_name
+from fayshell.remote.sshconfig import SSHConfigFile
 
 LOCAL_NAMES = ("localhost",)
 NODE_KEYS = ("host", "port", "user", "identity_file", "known_hosts", "proxy_jump", "groups")
@@ -88,13 +89,14 @@ def _expand(path: str) -> str:
 
 
 class SSHConfig:
-    """OpenSSH client config files, looked up per host name with asyncssh's parser."""
+    """OpenSSH client config files, read once, looked up per host name (see sshconfig.py)."""
 
     OPTIONS = ("Hostname", "Port", "User", "IdentityFile", "IdentitiesOnly", "UserKnownHostsFile",
                "GlobalKnownHostsFile", "ProxyJump", "ConnectTimeout", "ServerAliveInterval")
 
     def __init__(self, paths: list[str]) -> None:
         self.paths = [p for p in paths if os.path.exists(p)]
+        self._file: SSHConfigFile | None = None
 
     @classmethod
     def from_option(cls, path: str | None) -> SSHConfig:
@@ -108,6 +110,27 @@ class SSHConfig:
         """The options ssh_config sets for ``ssh NAME`` (only the ones fayshell honours)."""
         if not self.paths:
             return {}
+        if self._file is None:
+            self._file = SSHConfigFile(self.paths)
+        if not self._file.has_match:
+            return self._file.lookup(name)
+        return self._asyncssh_lookup(name)
+
+    def host_aliases(self) -> list[str]:
+        """Plain names in ``Host`` lines (no wildcards or negations), in file order."""
+        if not self.paths:
+            return []
+        if self._file is None:
+            self._file = SSHConfigFile(self.paths)
+        found: dict[str, None] = {}
+        for key, args, _, _ in self._file.tokens:
+            if key == "host":
+                found.update((a, None) for arg in args for a in arg.split(",")
+                             if not any(c in a for c in "*?!"))
+        return list(found)
+
+    def _asyncssh_lookup(self, name: str) -> dict[str, Any]:
+        """asyncssh's parser (slower: it re-reads the files), for configs with ``Match``."""
         from asyncssh.config import SSHClientConfig
 
         try:

@@ -43,6 +43,11 @@ class Transport(Protocol):
         """File access on the node (SFTP over SSH; the local filesystem for localhost)."""
         ...
 
+    async def forward(self, host: str, port: int) -> int:
+        """A local port on this machine that reaches ``host:port`` as seen from the node
+        (an SSH local port forward; localhost needs none). Lives as long as the transport."""
+        ...
+
     def is_closed(self) -> bool: ...
 
     async def close(self) -> None: ...
@@ -79,6 +84,7 @@ class SSHTransport:
         self._closed = False
         self._files: FileAccess | None = None
         self._files_lock = asyncio.Lock()
+        self._forwards: dict[tuple[str, int], Any] = {}
 
     def mark_closed(self) -> None:
         self._closed = True
@@ -134,8 +140,18 @@ class SSHTransport:
                 self._files = SFTPFiles(self.node, await self.connection.start_sftp_client())
             return self._files
 
+    async def forward(self, host: str, port: int) -> int:
+        """See :meth:`Transport.forward`; one listener per (host, port), reused."""
+        listener = self._forwards.get((host, port))
+        if listener is None:
+            listener = await self.connection.forward_local_port("127.0.0.1", 0, host, port)
+            self._forwards[(host, port)] = listener
+        return int(listener.get_port())
+
     async def close(self) -> None:
         self._closed = True
+        for listener in self._forwards.values():
+            listener.close()
         self.connection.close()
         with contextlib.suppress(Exception):
             await self.connection.wait_closed()
@@ -199,6 +215,9 @@ class LocalTransport:
                              _pump(_decoded(proc.stderr), "stderr", on_line, err))
         await proc.wait()
         return "".join(out), "".join(err)
+
+    async def forward(self, host: str, port: int) -> int:
+        return port
 
     async def files(self) -> FileAccess:
         from fayshell.remote.files import LocalFiles

@@ -10,24 +10,36 @@ import sys
 import bt2
 
 
+_CONV = {}
+
+
 def value(f):
     """A bt2 field as plain JSON-able Python data (enums as their integer value)."""
+    conv = _CONV.get(type(f))
+    if conv is None:
+        conv = _CONV[type(f)] = _converter(f)
+    return conv(f)
+
+
+def _converter(f):
     if isinstance(f, bt2._StringFieldConst):
-        return str(f)
+        # bt2 hands invalid UTF-8 as surrogate escapes; show them as U+FFFD like the CLI
+        return lambda x: str(x).encode("utf-8", "surrogateescape").decode("utf-8", "replace")
     if isinstance(f, (bt2._UnsignedIntegerFieldConst, bt2._SignedIntegerFieldConst)):
-        return int(f)
+        return int
     if isinstance(f, bt2._RealFieldConst):
-        return float(f)
+        return float
     if isinstance(f, bt2._BoolFieldConst):
-        return bool(f)
+        return bool
     if isinstance(f, bt2._StructureFieldConst):
-        return {k: value(v) for k, v in f.items()}
+        return lambda s: {k: value(v) for k, v in s.items()}
     if isinstance(f, bt2._ArrayFieldConst):
-        return [value(v) for v in f]
+        return lambda a: [value(v) for v in a]
     if isinstance(f, bt2._VariantFieldConst):
-        return value(f.selected_option)
+        return lambda v: {v.cls.option_at_index(v.selected_option_index).name:
+                          value(v.selected_option)}
     if isinstance(f, bt2._OptionFieldConst):
-        return None if f.field is None else value(f.field)
+        return lambda o: None if o.field is None else value(o.field)
     raise TypeError(type(f))
 
 

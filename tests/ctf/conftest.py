@@ -38,7 +38,8 @@ def gen_lossy(tmp_path_factory: pytest.TempPathFactory) -> GenInfo:
 def gen_chunked(tmp_path_factory: pytest.TempPathFactory) -> GenInfo:
     """A kernel-layout trace cut in time into 3 chunk directories."""
     out = tmp_path_factory.mktemp("gen") / "chunked"
-    return write_trace(out, GenSpec(events=40_000, cpus=4, packet_size=16384, chunks=3, seed=3))
+    return write_trace(out, GenSpec(events=40_000, cpus=4, packet_size=16384, chunks=3, seed=3,
+                                    discard_every=3, lost_every=5))
 
 
 def shared_trace(name: str) -> Path:
@@ -49,3 +50,11 @@ def shared_trace(name: str) -> Path:
     if not (path / "metadata").is_file():
         pytest.skip(f"real trace {path} is absent (tests look for ../shared/traces)")
     return path
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _prefetch_bt2() -> None:
+    """Start babeltrace2 on the real traces early: it is the slow half of the comparisons."""
+    from tests.ctf.reference import REAL_TRACES, SHARED, prefetch
+
+    prefetch(*(str(SHARED / n) for n in REAL_TRACES if (SHARED / n / "metadata").is_file()))

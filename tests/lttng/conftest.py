@@ -8,7 +8,6 @@ from collections.abc import Iterator
 
 import pytest
 
-from tests.fixtures.workloads.plugin import blkkin_binary, bt2_dump, pylog_script  # noqa: F401
 from tests.lttng.harness import PrivateSessiond
 
 _counter = itertools.count()

@@ -10,6 +10,7 @@ consumer daemons, stray workloads — is ended by pid, and its home is removed.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
@@ -20,6 +21,8 @@ import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
+
+from fayshell.lttng import StartSessiond
 
 SYSTEM_PYTHON = "/usr/bin/python3"
 UID_BASE = 62100
@@ -39,10 +42,8 @@ def _uids_in_use() -> set[int]:
     uids = set()
     for pid in os.listdir("/proc"):
         if pid.isdigit():
-            try:
+            with contextlib.suppress(OSError):
                 uids.add(os.stat(f"/proc/{pid}").st_uid)
-            except OSError:
-                pass
     return uids
 
 
@@ -99,6 +100,10 @@ class PrivateSessiond:
             "LTTNG_HOME": str(self.home),
             "PATH": "/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin",
             "LANG": "C.UTF-8",
+            # Registration with the sessiond must finish before a workload's first event, or the
+            # counts are off: on a loaded 2-core machine the defaults (3 s C, 5 s Python) are short.
+            "LTTNG_UST_REGISTER_TIMEOUT": "30000",
+            "LTTNG_UST_PYTHON_REGISTER_TIMEOUT": "30000",
         }
         self.started = False
 
@@ -108,9 +113,19 @@ class PrivateSessiond:
         if hide_root_sessiond and os.path.isdir("/run/lttng"):
             # A root sessiond would also be registered with, and can stall lttngust (gotcha 5):
             # hide /run/lttng behind a private tmpfs in a mount namespace, then drop privileges.
-            return ["unshare", "--mount", "--propagation", "private", "--", "sh", "-c",
-                    'mount -t tmpfs tmpfs /run/lttng && exec setpriv --reuid="$0" --regid="$0" '
-                    '--clear-groups -- "$@"', str(self.uid), *argv], kw
+            return [
+                "unshare",
+                "--mount",
+                "--propagation",
+                "private",
+                "--",
+                "sh",
+                "-c",
+                'mount -t tmpfs tmpfs /run/lttng && exec setpriv --reuid="$0" --regid="$0" '
+                '--clear-groups -- "$@"',
+                str(self.uid),
+                *argv,
+            ], kw
         kw.update(user=self.uid, group=self.gid, extra_groups=[])
         return argv, kw
 
@@ -121,7 +136,7 @@ class PrivateSessiond:
 
     def start(self) -> None:
         """Start the daemon; returns when it accepts commands."""
-        r = self._run(["lttng-sessiond", "--daemonize", f"--agent-tcp-port={self.agent_port}"])
+        r = self._run(StartSessiond(agent_port=self.agent_port).argv())
         if r.rc != 0:
             raise RuntimeError(f"lttng-sessiond did not start: {r.stderr.strip()}")
         self.started = True
@@ -135,10 +150,9 @@ class PrivateSessiond:
     def stop(self) -> None:
         """Destroy all sessions, end every process of the uid (by pid), remove the home."""
         if self.started:
-            try:
+            # A wedged daemon is killed below all the same.
+            with contextlib.suppress(subprocess.TimeoutExpired):
                 self.lttng(["lttng", "destroy", "--all"], timeout=10)
-            except subprocess.TimeoutExpired:
-                pass  # a wedged daemon is killed below all the same
         deadline = time.monotonic() + 5
         sig = signal.SIGTERM
         while True:
@@ -148,10 +162,8 @@ class PrivateSessiond:
             if time.monotonic() > deadline:
                 sig = signal.SIGKILL
             for pid in pids:
-                try:
+                with contextlib.suppress(ProcessLookupError):
                     os.kill(pid, sig)
-                except ProcessLookupError:
-                    pass
             time.sleep(0.1)
         shutil.rmtree(self.home, ignore_errors=True)
         self.started = False
@@ -192,7 +204,8 @@ class PrivateSessiond:
 
 def bt2_events(bt2_dump: Path, *paths: Path) -> list[dict]:
     """Decode traces with babeltrace2 (bt2 Python bindings) into event dicts."""
-    proc = subprocess.run([SYSTEM_PYTHON, str(bt2_dump), *map(str, paths)], capture_output=True, text=True,
-                          timeout=60)
+    proc = subprocess.run(
+        [SYSTEM_PYTHON, str(bt2_dump), *map(str, paths)], capture_output=True, text=True, timeout=60
+    )
     assert proc.returncode == 0, proc.stderr
     return [json.loads(line) for line in proc.stdout.splitlines() if line]

@@ -9,16 +9,52 @@ from fayshell.lttng import CreateSession, EnableEvent, filter_expression
 from tests.lttng.harness import PrivateSessiond
 
 VALID = [
-    "a == 1", "a==1&&b!=2", "(a > 3) || !(b < 4)", 'msg == "slow*"', "$ctx.vpid == 42",
-    '$ctx.procname == "blk*"', "$app.myprov:myctx > 0", "x[2] == 3", "a.b == 1", "-a < ~b",
-    "a << 2 >= 8", "a & 0xff ^ 3 | 1", "1.5e3 < f", "0x10 == 16", "017 == 15", "'c' == a",
-    "a->b == 1", "!a", 'm == "a\\*b"', 'm == "a\\\\b"', "m == \"a'b\"", 'm == ""',
+    "a == 1",
+    "a==1&&b!=2",
+    "(a > 3) || !(b < 4)",
+    'msg == "slow*"',
+    "$ctx.vpid == 42",
+    '$ctx.procname == "blk*"',
+    "$app.myprov:myctx > 0",
+    "x[2] == 3",
+    "a.b == 1",
+    "-a < ~b",
+    "a << 2 >= 8",
+    "a & 0xff ^ 3 | 1",
+    "1.5e3 < f",
+    "0x10 == 16",
+    "017 == 15",
+    "'c' == a",
+    "a->b == 1",
+    "!a",
+    'm == "a\\*b"',
+    'm == "a\\\\b"',
+    'm == "a\'b"',
+    'm == ""',
     'service_name == "vlmcd" && trace_id > 0',
 ]
 MALFORMED = [
-    "a ==", "== 1", "(a == 1", "a == 1)", "a === 1", 'msg == "unterminated', "$ctx == 1",
-    "$foo.bar == 1", "a ; b", "a == `id`", "$(id) == 1", "a = 1", "x[] == 1", "a == 1 2", "a,b",
-    "a ? b : c", " ", "a @ b", 'm == "a\\nb"', 'm == "\\""', 'm == "a\\qb"',
+    "a ==",
+    "== 1",
+    "(a == 1",
+    "a == 1)",
+    "a === 1",
+    'msg == "unterminated',
+    "$ctx == 1",
+    "$foo.bar == 1",
+    "a ; b",
+    "a == `id`",
+    "$(id) == 1",
+    "a = 1",
+    "x[] == 1",
+    "a == 1 2",
+    "a,b",
+    "a ? b : c",
+    " ",
+    "a @ b",
+    'm == "a\\nb"',
+    'm == "\\""',
+    'm == "a\\qb"',
 ]
 
 
@@ -31,8 +67,15 @@ def scratch(sessiond: PrivateSessiond) -> str:
 
 def _lttng_accepts(sessiond: PrivateSessiond, session: str, expr: str, n: int) -> bool:
     # Raw argv on purpose: the point is to ask LTTng itself, bypassing fayshell's check.
-    argv = ["lttng", "enable-event", "--userspace", f"--session={session}", "--channel=channel0",
-            f"--filter={expr}", f"fx:e{n}"]
+    argv = [
+        "lttng",
+        "enable-event",
+        "--userspace",
+        f"--session={session}",
+        "--channel=channel0",
+        f"--filter={expr}",
+        f"fx:e{n}",
+    ]
     return sessiond.lttng(argv).rc == 0
 
 
@@ -50,7 +93,9 @@ def test_malformed_filters_are_rejected_by_both(sessiond: PrivateSessiond, scrat
 
 
 def test_builder_passes_filter_as_one_argument(sessiond: PrivateSessiond, scratch: str) -> None:
-    req = EnableEvent(scratch, "user", ("zipkin:*",), filter='service_name == "vlmcd" && port_no > 1')
+    req = EnableEvent(
+        scratch, "user", ("zipkin:*",), filter='service_name == "vlmcd" && port_no > 1'
+    )
     assert '--filter=service_name == "vlmcd" && port_no > 1' in req.argv()
     sessiond.ok(req.argv())
 
@@ -65,4 +110,7 @@ def test_control_and_unicode_rejected(bad: str) -> None:
 def test_error_names_the_cmdlet_parameter() -> None:
     with pytest.raises(ParameterError) as exc:
         EnableEvent("s", "user", ("zipkin:*",), filter="a ==")
-    assert exc.value.one_line() == "Enable-Tracepoint -Filter: malformed filter at column 5: expression ends too early"
+    assert (
+        exc.value.one_line()
+        == "Enable-Tracepoint -Filter: malformed filter at column 5: expression ends too early"
+    )

@@ -61,7 +61,11 @@ def test_other_domains_still_work_after_the_refusal(
     blk = sessiond.workload([str(blkkin_binary), "--requests", "5"])
     sessiond.ok(Stop(session_name).argv())
     got = Counter(e["name"] for e in bt2_events(bt2_dump, out))
-    assert got == Counter({"zipkin:timestamp": blk["events"]["zipkin:timestamp"]}) == Counter({"zipkin:timestamp": 60})
+    assert (
+        got
+        == Counter({"zipkin:timestamp": blk["events"]["zipkin:timestamp"]})
+        == Counter({"zipkin:timestamp": 60})
+    )
 
 
 def test_severity_on_kernel_fails_before_sending() -> None:

@@ -43,26 +43,43 @@ def test_full_session_listing(sessiond: PrivateSessiond, session_name: str) -> N
     s = session_name
     out = sessiond.output_dir(s)
     created = parse_sessions(sessiond.ok(CreateSession(s, output=str(out)).argv()).stdout)
-    assert [(c.name, c.local_path, c.enabled, c.snapshot) for c in created] == [(s, str(out), False, False)]
+    assert [(c.name, c.local_path, c.enabled, c.snapshot) for c in created] == [
+        (s, str(out), False, False)
+    ]
 
-    ch = parse_channels(sessiond.ok(EnableChannel(s, "spans", subbuf_size=65536, num_subbuf=8,
-                                                  buffers="uid").argv()).stdout)
+    ch = parse_channels(
+        sessiond.ok(
+            EnableChannel(s, "spans", subbuf_size=65536, num_subbuf=8, buffers="uid").argv()
+        ).stdout
+    )
     # (its overwrite_mode is unreliable in 2.13.9: see parse_channels; `list` below is checked)
     assert [(c.name, c.subbuf_size, c.subbuf_count) for c in ch] == [("spans", 65536, 8)]
-    ev = parse_events(sessiond.ok(EnableEvent(s, "user", ("zipkin:*",), channel="spans",
-                                              severity="Warning").argv()).stdout)
+    ev = parse_events(
+        sessiond.ok(
+            EnableEvent(s, "user", ("zipkin:*",), channel="spans", severity="Warning").argv()
+        ).stdout
+    )
     assert [(e.name, e.success, e.loglevel, e.loglevel_type) for e in ev] == [
         ("zipkin:*", True, "TRACE_WARNING", "RANGE")
     ]
-    sessiond.ok(EnableEvent(s, "user", ("app:req", "app:resp"), channel="spans", severity="Debug",
-                            exact=True).argv())
-    sessiond.ok(EnableEvent(s, "user", ("db:*",), channel="spans", filter='size > 4096 && op == "wr*"').argv())
+    sessiond.ok(
+        EnableEvent(
+            s, "user", ("app:req", "app:resp"), channel="spans", severity="Debug", exact=True
+        ).argv()
+    )
+    sessiond.ok(
+        EnableEvent(
+            s, "user", ("db:*",), channel="spans", filter='size > 4096 && op == "wr*"'
+        ).argv()
+    )
     sessiond.ok(EnableEvent(s, "user", ("gone:x",), channel="spans").argv())
     sessiond.ok(DisableEvent(s, "user", ("gone:x",), channel="spans").argv())
     sessiond.ok(EnableEvent(s, "python", ("storage.*",), severity="Error").argv())
     sessiond.ok(EnableEvent(s, "jul", ("org.acme",), severity="Info", exact=True).argv())
     sessiond.ok(EnableEvent(s, "log4j", ("app",), severity="Warning").argv())
-    ctx = parse_contexts(sessiond.ok(AddContext(s, ("vpid", "procname"), channel="spans").argv()).stdout)
+    ctx = parse_contexts(
+        sessiond.ok(AddContext(s, ("vpid", "procname"), channel="spans").argv()).stdout
+    )
     assert [(c.symbol, c.success) for c in ctx] == [("vpid", True), ("procname", True)]
     sessiond.ok(EnableRotation.parse(s, "2s").argv())
     sessiond.ok(EnableRotation.parse(s, "1MB").argv())
@@ -76,13 +93,20 @@ def test_full_session_listing(sessiond: PrivateSessiond, session_name: str) -> N
     user, python, jul_dom, log4j = (info.domain(n) for n in ("user", "python", "jul", "log4j"))
     assert user and python and jul_dom and log4j
     assert user.buffer_type == "uid"
-    assert {c.name for c in user.channels} == {"spans", "lttng_python_channel", "lttng_jul_channel",
-                                               "lttng_log4j_channel"}
+    assert {c.name for c in user.channels} == {
+        "spans",
+        "lttng_python_channel",
+        "lttng_jul_channel",
+        "lttng_log4j_channel",
+    }
     spans = next(c for c in user.channels if c.name == "spans")
     assert (spans.overwrite, spans.subbuf_size, spans.subbuf_count) == (False, 65536, 8)
     rules = {e.name: e for e in spans.events}
     assert set(rules) == {"zipkin:*", "app:req", "app:resp", "db:*", "gone:x"}
-    assert (rules["zipkin:*"].loglevel, rules["zipkin:*"].loglevel_type) == ("TRACE_WARNING", "RANGE")
+    assert (rules["zipkin:*"].loglevel, rules["zipkin:*"].loglevel_type) == (
+        "TRACE_WARNING",
+        "RANGE",
+    )
     assert (rules["app:req"].loglevel, rules["app:req"].loglevel_type) == ("TRACE_DEBUG", "SINGLE")
     assert rules["db:*"].filter == 'size > 4096 && op == "wr*"'
     assert rules["gone:x"].enabled is False and rules["zipkin:*"].enabled is True
@@ -130,18 +154,30 @@ def own_sessiond() -> Iterator[PrivateSessiond]:
 def test_live_and_streaming_sessions(own_sessiond: PrivateSessiond) -> None:
     sessiond = own_sessiond
     ctrl, data, live = _free_port(), _free_port(), _free_port()
-    sessiond.ok(["lttng-relayd", "--daemonize", f"--control-port=tcp://127.0.0.1:{ctrl}",
-                 f"--data-port=tcp://127.0.0.1:{data}", f"--live-port=tcp://127.0.0.1:{live}",
-                 f"--output={sessiond.home}/relay"])
+    sessiond.ok(
+        [
+            "lttng-relayd",
+            "--daemonize",
+            f"--control-port=tcp://127.0.0.1:{ctrl}",
+            f"--data-port=tcp://127.0.0.1:{data}",
+            f"--live-port=tcp://127.0.0.1:{live}",
+            f"--output={sessiond.home}/relay",
+        ]
+    )
     url = f"net://127.0.0.1:{ctrl}:{data}"
-    (lv,) = parse_sessions(sessiond.ok(CreateSession("mi-live", mode="live", url=url,
-                                                     live_delay_us=200000).argv()).stdout)
+    (lv,) = parse_sessions(
+        sessiond.ok(
+            CreateSession("mi-live", mode="live", url=url, live_delay_us=200000).argv()
+        ).stdout
+    )
     assert lv.live and lv.mode == "live" and lv.live_timer_us == 200000 and lv.local_path is None
     sessiond.ok(EnableEvent("mi-live", "user", ("zipkin:*",)).argv())
     sessiond.ok(Start("mi-live").argv())
     r = sessiond.lttng(Rotate("mi-live").argv())
     assert r.rc != 0 and parse_command(r.stdout).success is False
-    assert "rotation only works on normal or streaming sessions" in explain_failure(r.argv, r.rc, r.stdout, r.stderr)
+    assert "rotation only works on normal or streaming sessions" in explain_failure(
+        r.argv, r.rc, r.stdout, r.stderr
+    )
 
     sessiond.ok(CreateSession("mi-stream", url=url).argv())
     sessiond.ok(EnableEvent("mi-stream", "user", ("zipkin:*",)).argv())
@@ -171,7 +207,9 @@ def test_failures_are_explained(sessiond: PrivateSessiond, argv_of, needle: str)
             parse_session(r.stdout, "mi-no-such-session")
 
 
-def test_duplicate_session_and_rotation_errors(sessiond: PrivateSessiond, session_name: str) -> None:
+def test_duplicate_session_and_rotation_errors(
+    sessiond: PrivateSessiond, session_name: str
+) -> None:
     sessiond.ok(CreateSession(session_name, output=str(sessiond.output_dir(session_name))).argv())
     r = sessiond.lttng(CreateSession(session_name).argv())
     assert r.rc != 0

@@ -8,13 +8,42 @@ import subprocess
 import pytest
 
 from fayshell.errors import ParameterError
-from fayshell.lttng import AddContext, CreateSession, EnableChannel, EnableEvent, to_command_line
-from fayshell.lttng import names
+from fayshell.lttng import (
+    AddContext,
+    CreateSession,
+    EnableChannel,
+    EnableEvent,
+    names,
+    to_command_line,
+)
 from tests.lttng.harness import PrivateSessiond
 
 HOSTILE = [
-    "; rm -rf /", "$(id)", "`id`", "a\nb", "a\rb", "a b", "a\tb", "é", "a\u200bb", "a\u202eb", "ａ",
-    "a\x00b", "a'b", 'a"b', "a|b", "a&b", "a>b", "a<b", "a\\b", "*", "~root", "-x", "--help", ".", "..",
+    "; rm -rf /",
+    "$(id)",
+    "`id`",
+    "a\nb",
+    "a\rb",
+    "a b",
+    "a\tb",
+    "é",
+    "a\u200bb",
+    "a\u202eb",
+    "ａ",
+    "a\x00b",
+    "a'b",
+    'a"b',
+    "a|b",
+    "a&b",
+    "a>b",
+    "a<b",
+    "a\\b",
+    "*",
+    "~root",
+    "-x",
+    "--help",
+    ".",
+    "..",
     "",
 ]
 
@@ -38,8 +67,18 @@ def test_hostile_event_patterns_are_rejected(value: str) -> None:
 
 @pytest.mark.parametrize(
     "value",
-    ["relative/dir", "/tmp/../etc", "/tmp/a b", "/tmp/$(id)", "/tmp/`id`", "/tmp/a;b", "/tmp/\u00e9",
-     "/tmp/a\nb", "~/traces", ""],
+    [
+        "relative/dir",
+        "/tmp/../etc",
+        "/tmp/a b",
+        "/tmp/$(id)",
+        "/tmp/`id`",
+        "/tmp/a;b",
+        "/tmp/\u00e9",
+        "/tmp/a\nb",
+        "~/traces",
+        "",
+    ],
     ids=ascii,
 )
 def test_bad_paths_are_rejected(value: str) -> None:
@@ -48,7 +87,10 @@ def test_bad_paths_are_rejected(value: str) -> None:
 
 
 def test_event_pattern_rules() -> None:
-    assert names.event_patterns(["zipkin:*", "zipkin:*", "a*b:c*"], "user") == ("zipkin:*", "a*b:c*")
+    assert names.event_patterns(["zipkin:*", "zipkin:*", "a*b:c*"], "user") == (
+        "zipkin:*",
+        "a*b:c*",
+    )
     assert names.event_pattern("storage.*", "python") == "storage.*"
     assert names.event_pattern("org.acme.Foo$Inner", "jul") == "org.acme.Foo$Inner"
     assert names.event_pattern("sched_*", "kernel") == "sched_*"
@@ -71,12 +113,21 @@ def test_context_types() -> None:
     assert names.context_type("perf:thread:instructions", "user")
     assert names.context_type("perf:cpu:cycles", "kernel")
     assert names.context_type("$app.myprov:myctx", "python")
-    for bad, domain in [("pid", "user"), ("perf:cpu:cycles", "user"), ("vpid;id", "user"),
-                        ("$app.p:c", "kernel"), ("nope", "kernel")]:
+    for bad, domain in [
+        ("pid", "user"),
+        ("perf:cpu:cycles", "user"),
+        ("vpid;id", "user"),
+        ("$app.p:c", "kernel"),
+        ("nope", "kernel"),
+    ]:
         with pytest.raises(ParameterError, match="context type|printable"):
             names.context_type(bad, domain)
     assert AddContext("s", ("vpid",), domain="python").args() == [
-        "add-context", "--userspace", "--session=s", "--channel=lttng_python_channel", "--type=vpid"
+        "add-context",
+        "--userspace",
+        "--session=s",
+        "--channel=lttng_python_channel",
+        "--type=vpid",
     ]
 
 
@@ -84,14 +135,23 @@ def test_relay_urls() -> None:
     assert str(names.relay_url("net://127.0.0.1:5342:5343")) == "net://127.0.0.1:5342:5343"
     assert names.relay_url("tcp://relay.example").host == "relay.example"
     assert names.relay_url("net6://[::1]:5342").control_port == 5342
-    for bad in ["net://h;id", "file:///x", "net://h:70000", "net://h:1:2:3", "net://$(id)", "http://h"]:
+    for bad in [
+        "net://h;id",
+        "file:///x",
+        "net://h:70000",
+        "net://h:1:2:3",
+        "net://$(id)",
+        "http://h",
+    ]:
         with pytest.raises(ParameterError):
             names.relay_url(bad)
 
 
 def test_sizes_and_durations() -> None:
     assert names.parse_size("64K") == 65536 and names.parse_size("4MB") == 4 << 20
-    assert names.parse_duration_us("2s") == 2_000_000 and names.parse_duration_us("500ms") == 500_000
+    assert (
+        names.parse_duration_us("2s") == 2_000_000 and names.parse_duration_us("500ms") == 500_000
+    )
     for bad in ["", "4XB", "-1", "0", "1.5M"]:
         with pytest.raises(ParameterError):
             names.parse_size(bad)
@@ -102,8 +162,21 @@ def test_sizes_and_durations() -> None:
 
 
 ARGS_THAT_NEED_QUOTING = [
-    "--filter=msg == \"a'b\" && $ctx.vpid > 0", "a b", "'", '"', "$(id)", "`id`", "a;b", "*", "~",
-    "line\nbreak", "", "-n", "tab\there", "back\\slash", "\u00e9",
+    '--filter=msg == "a\'b" && $ctx.vpid > 0',
+    "a b",
+    "'",
+    '"',
+    "$(id)",
+    "`id`",
+    "a;b",
+    "*",
+    "~",
+    "line\nbreak",
+    "",
+    "-n",
+    "tab\there",
+    "back\\slash",
+    "\u00e9",
 ]
 
 
@@ -133,7 +206,9 @@ def test_what_we_accept_lttng_accepts(sessiond: PrivateSessiond) -> None:
 
 def test_what_lttng_refuses_we_refuse_first(sessiond: PrivateSessiond) -> None:
     for name in REFUSED_BY_LTTNG:
-        assert sessiond.lttng(["lttng", "create", name, f"--output={sessiond.home}/refused"]).rc != 0
+        assert (
+            sessiond.lttng(["lttng", "create", name, f"--output={sessiond.home}/refused"]).rc != 0
+        )
         with pytest.raises(ParameterError):
             CreateSession(name)
     sessiond.ok(CreateSession("names-chan", output=str(sessiond.output_dir("names-chan"))).argv())

@@ -30,11 +30,22 @@ def _py_key(e: dict) -> str:
 
 def _zipkin_key(e: dict) -> tuple:
     f = e["fields"]
-    return (e["name"], f["trace_id"], f.get("span_id"), f.get("service_name"), f.get("event"), f.get("key"))
+    return (
+        e["name"],
+        f["trace_id"],
+        f.get("span_id"),
+        f.get("service_name"),
+        f.get("event"),
+        f.get("key"),
+    )
 
 
 def test_rotation_chunks_hold_every_event_exactly_once(
-    sessiond: PrivateSessiond, session_name: str, pylog_script: Path, blkkin_binary: Path, bt2_dump: Path
+    sessiond: PrivateSessiond,
+    session_name: str,
+    pylog_script: Path,
+    blkkin_binary: Path,
+    bt2_dump: Path,
 ) -> None:
     out = sessiond.output_dir(session_name)
     sessiond.ok(CreateSession(session_name, output=str(out)).argv())
@@ -45,20 +56,25 @@ def test_rotation_chunks_hold_every_event_exactly_once(
     assert info.rotation_timer_us == 1_000_000 and info.mode == "normal"
     sessiond.ok(Start(session_name).argv())
 
-    py = sessiond.spawn_workload([SYSTEM_PYTHON, str(pylog_script), "--count", "2", "--rounds", "8",
-                                  "--interval", "0.4"])
+    py = sessiond.spawn_workload(
+        [SYSTEM_PYTHON, str(pylog_script), "--count", "2", "--rounds", "8", "--interval", "0.4"]
+    )
     blk = sessiond.spawn_workload([str(blkkin_binary), "--requests", "32", "--interval-ms", "100"])
 
-    # While the programs run: some archives are complete and readable, the current chunk is not.
-    time.sleep(2.3)
-    during = find_chunks(list_local(str(out)))
-    assert during.complete, "no archived chunk after 2.3 s with a 1 s rotation timer"
+    # While the programs run (~3.2 s): archives appear, are readable, the current chunk is not
+    # complete. Polled rather than slept, so a loaded machine only makes it slower.
+    deadline = time.monotonic() + 3.0
+    while True:
+        during = find_chunks(list_local(str(out)))
+        readable = [c for c in during.complete if not c.empty]
+        if (readable and during.in_progress) or time.monotonic() > deadline:
+            break
+        time.sleep(0.1)
+    assert readable, "no non-empty archive while the programs ran, with a 1 s rotation timer"
+    assert py.poll() is None or blk.poll() is None, "the workloads ended before an archive appeared"
     assert all(c.kind == "archive" for c in during.complete)
     assert during.in_progress, "the chunk being written must not count as complete"
-    readable = [c for c in during.complete if not c.empty]
-    assert readable
-    early = bt2_events(bt2_dump, *(out / c.path for c in readable))
-    assert early
+    assert bt2_events(bt2_dump, *(out / c.path for c in readable))
 
     py_sum = PrivateSessiond.summary(py)
     blk_sum = PrivateSessiond.summary(blk)
@@ -79,7 +95,9 @@ def test_rotation_chunks_hold_every_event_exactly_once(
     events = []
     for c in after.complete:
         if not c.empty:
-            chunk_events = bt2_events(bt2_dump, out / c.path)  # each chunk is a complete trace alone
+            chunk_events = bt2_events(
+                bt2_dump, out / c.path
+            )  # each chunk is a complete trace alone
             assert chunk_events
             events += chunk_events
     py_events = [e for e in events if e["name"] == "lttng_python:event"]
@@ -96,8 +114,16 @@ def test_snapshot_record_gives_readable_recent_chunk(
 ) -> None:
     out = sessiond.output_dir(session_name)
     sessiond.ok(CreateSession(session_name, output=str(out), mode="snapshot").argv())
-    sessiond.ok(EnableChannel(session_name, "flight", subbuf_size=16384, num_subbuf=4, overwrite=True).argv())
-    sessiond.ok(EnableEvent(session_name, "user", ("zipkin:*",), channel="flight", severity="Warning").argv())
+    sessiond.ok(
+        EnableChannel(
+            session_name, "flight", subbuf_size=16384, num_subbuf=4, overwrite=True
+        ).argv()
+    )
+    sessiond.ok(
+        EnableEvent(
+            session_name, "user", ("zipkin:*",), channel="flight", severity="Warning"
+        ).argv()
+    )
     sessiond.ok(Start(session_name).argv())
     info = parse_session(sessiond.ok(ListSessions(session_name).argv()).stdout, session_name)
     assert info.snapshot and info.mode == "snapshot" and info.state == "active"

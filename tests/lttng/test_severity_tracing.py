@@ -55,11 +55,15 @@ def _py_counts(events: list[dict]) -> Counter[tuple[str, int]]:
 def test_python_warning_keeps_exactly_warning_and_above(traced) -> None:
     py, _, events = traced
     got = _py_counts(events["py-warn"])
-    want = Counter({
-        (logger, PY_LEVELS[level]): n
-        for logger, per in py["records"].items() if logger.startswith("storage.")
-        for level, n in per.items() if level in ("WARNING", "ERROR", "CRITICAL")
-    })
+    want = Counter(
+        {
+            (logger, PY_LEVELS[level]): n
+            for logger, per in py["records"].items()
+            if logger.startswith("storage.")
+            for level, n in per.items()
+            if level in ("WARNING", "ERROR", "CRITICAL")
+        }
+    )
     assert got == want
     assert sum(got.values()) == 2 * 3 * 4  # 2 storage loggers x 3 levels x 4 records
     assert all(severity_of("python", lvl) in ("Warning", "Error", "Critical") for _, lvl in got)
@@ -75,9 +79,9 @@ def test_python_exact_keeps_one_level(traced) -> None:
 def test_python_without_severity_keeps_everything(traced) -> None:
     py, _, events = traced
     assert len(events["py-all"]) == py["total"] == 3 * 5 * 4
-    assert Counter(severity_of("python", e["fields"]["int_loglevel"]) for e in events["py-all"]) == Counter(
-        {"Debug": 12, "Info": 12, "Warning": 12, "Error": 12, "Critical": 12}
-    )
+    assert Counter(
+        severity_of("python", e["fields"]["int_loglevel"]) for e in events["py-all"]
+    ) == Counter({"Debug": 12, "Info": 12, "Warning": 12, "Error": 12, "Critical": 12})
 
 
 def test_python_records_carry_the_added_context(traced) -> None:

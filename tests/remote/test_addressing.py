@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import shlex
 import subprocess
 
@@ -133,3 +134,42 @@ async def test_local_transport_runs_without_sshd(tmp_path, monkeypatch) -> None:
     files = await cluster.files("localhost")
     assert await files.read_bytes(str(tmp_path / "f.txt")) == b"hello"
     await cluster.aclose()
+
+
+def test_ssh_config_reader_agrees_with_asyncssh(tmp_path) -> None:
+    inc = _write(tmp_path, "extra.conf", "Host db*\n  User=dbuser\n  Port = 2201\n")
+    cfg = _write(tmp_path, "ssh_config", f"""
+# comment
+Include {inc}
+Host web* !web13
+    HostName %h.example.test
+    IdentityFile ~/.ssh/id_%r_%h
+    IdentityFile /keys/second
+Host web13
+    HostName 192.0.2.13
+    UserKnownHostsFile /kh/a /kh/b
+Host *
+    User everyone
+    Port 2222
+    ServerAliveInterval 5
+    ConnectTimeout 3
+    IdentitiesOnly yes
+""")
+    mine = SSHConfig([cfg])
+
+    def norm(opts: dict) -> dict:  # asyncssh leaves ~ for later; fayshell expands it at once
+        return {k: [os.path.expanduser(p) for p in v] if isinstance(v, list) else v
+                for k, v in opts.items()}
+
+    for name in ("web01", "web13", "db1", "other"):
+        assert norm(mine.lookup(name)) == norm(mine._asyncssh_lookup(name)), name
+    assert mine.lookup("web01")["Hostname"] == "web01.example.test"
+    assert mine.lookup("db1")["User"] == "dbuser"
+
+
+def test_completion_sources(tmp_path) -> None:
+    cfg = _write(tmp_path, "cfg", "Host alpha beta\n  Port 1\nHost web* !web3\n  User x\n")
+    inv = _write(tmp_path, "inv.toml", '[groups]\nweb = "web[1-2]"\n')
+    cluster = Cluster.from_options(Options(inventory=inv, ssh_config=cfg))
+    assert cluster.node_names() == ["web1", "web2", "alpha", "beta"]
+    assert cluster.group_names() == ["all", "web"]

@@ -135,3 +135,10 @@ async def test_failed_nodes_stop_a_script_unless_continue(state: ShellState, tmp
     out = await interp.run("Invoke-Command -Node 'node01' 'sleep 3' -Timeout 100ms "
                            "-ErrorAction Continue\n'after'")
     assert out == ["after"]
+
+
+async def test_remove_node_from_the_pipeline(state: ShellState) -> None:
+    interp = _interp(state)
+    await interp.run("Get-Node -Group even | Remove-Node")
+    out = await interp.run("Get-Node | ForEach-Object { $_.node }")
+    assert out == ["node01", "node03", "node05", "node07"]

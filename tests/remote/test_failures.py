@@ -186,3 +186,23 @@ async def test_handshakes_are_bounded(small_cluster: LocalCluster, tmp_path: Pat
         assert peak == 2
     finally:
         await cluster.aclose()
+
+
+async def test_encrypted_key_is_an_auth_error_without_secrets(small_cluster: LocalCluster,
+                                                             tmp_path: Path) -> None:
+    import subprocess
+
+    key = tmp_path / "locked_key"
+    subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "s3cret-passphrase", "-f",
+                    str(key)], check=True)
+    n1 = small_cluster.node("node01")
+    opts = _inventory(tmp_path, small_cluster, locked={
+        "host": "127.0.0.1", "port": n1.port, "user": n1.user, "identity_file": str(key),
+        "known_hosts": str(small_cluster.known_hosts)})
+    cluster = Cluster.from_options(opts)
+    try:
+        [err] = await cluster.run_all("locked", "true")
+        assert err.stage == "auth" and "ssh-agent" in err.message
+        assert "s3cret" not in err.message and "PRIVATE" not in err.message
+    finally:
+        await cluster.aclose()

@@ -19,12 +19,8 @@ HOSTILE = ["; touch {m}1", "$(touch {m}2)", "`touch {m}3`", "a\ntouch {m}4", "||
 
 
 @pytest.fixture
-async def cluster(real_cluster: LocalCluster):
-    c = Cluster.from_options(real_cluster.options())
-    try:
-        yield c
-    finally:
-        await c.aclose()
+def cluster(fay_cluster: Cluster) -> Cluster:
+    return fay_cluster
 
 
 async def test_fan_out_to_eight_nodes(real_cluster: LocalCluster, cluster: Cluster) -> None:
@@ -156,3 +152,14 @@ async def test_proxy_jump(real_cluster: LocalCluster, tmp_path: Path) -> None:
         assert cluster.connects == {"behind": 1, "node01(jump)": 1}
     finally:
         await cluster.aclose()
+
+
+async def test_port_forward_through_a_node(real_cluster: LocalCluster, cluster: Cluster) -> None:
+    transport = await cluster.connect("node01")
+    port = await transport.forward("127.0.0.1", real_cluster.node("node02").port)
+    assert port == await transport.forward("127.0.0.1", real_cluster.node("node02").port)
+    reader, writer = await asyncio.open_connection("127.0.0.1", port)
+    try:
+        assert (await reader.readline()).startswith(b"SSH-2.0-OpenSSH")
+    finally:
+        writer.close()

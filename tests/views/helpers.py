@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import os
 import tempfile
+from contextlib import suppress
 from pathlib import Path
 from typing import Any
 
 from textual.pilot import Pilot
 from textual.widgets import DataTable, Static
-from textual.worker import WorkerCancelled
+from textual.worker import WorkerCancelled, WorkerState
 
 from fayshell.views.feeds import Feed
 from fayshell.views.launch import TopConfig
@@ -18,22 +19,22 @@ from fayshell.views.ui.app import TopApp
 SNAPSHOTS = Path(__file__).parent / "snapshots"
 
 
-def make_app(feed: Feed, view: str, auto_refresh: bool = False, **config: Any) -> TopApp:
+def make_app(feed: Feed, view: str, periodic: bool = False, **config: Any) -> TopApp:
     """An app with query timings hidden, so screens are deterministic, and no timer."""
     return TopApp(feed, TopConfig(view, **config), show_timings=False,
-                  auto_refresh=auto_refresh)
+                  periodic=periodic)
 
 
 async def settle(pilot: Pilot[Any]) -> None:
-    """Let pending messages and every worker (queries) finish, twice over."""
-    for _ in range(2):
+    """Let pending messages and every worker (the queries) finish, including ones they start."""
+    for _ in range(50):
         await pilot.pause()
-        while True:
-            try:
-                await pilot.app.workers.wait_for_complete()
-                break
-            except WorkerCancelled:  # a newer query replaced it: wait for that one
-                continue
+        busy = [w for w in pilot.app.workers
+                if w.state in (WorkerState.PENDING, WorkerState.RUNNING)]
+        if not busy:
+            break
+        with suppress(WorkerCancelled):  # a newer query replaced it: loop for that one
+            await pilot.app.workers.wait_for_complete(busy)
     await pilot.pause()
 
 
@@ -61,9 +62,16 @@ def text_of(app: TopApp, selector: str) -> str:
     return str(getattr(widget.render(), "plain", widget.render()))
 
 
-def check_snapshot(app: TopApp, name: str) -> None:
-    """Compare the screen's SVG with the committed one; FAY_UPDATE_SNAPSHOTS=1 rewrites it."""
-    svg = app.export_screenshot(title=name)
+async def check_snapshot(pilot: Pilot[Any], name: str) -> None:
+    """Compare the screen's SVG with the committed one; FAY_UPDATE_SNAPSHOTS=1 rewrites it.
+
+    Waits until tables have measured their columns (they do it when idle) before the shot.
+    """
+    await settle(pilot)
+    for _ in range(3):
+        await pilot.wait_for_scheduled_animations()
+        await pilot.pause(0.05)
+    svg = pilot.app.export_screenshot(title=name)
     path = SNAPSHOTS / f"{name}.svg"
     if os.environ.get("FAY_UPDATE_SNAPSHOTS") == "1":
         SNAPSHOTS.mkdir(exist_ok=True)

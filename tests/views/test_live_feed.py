@@ -81,7 +81,7 @@ async def test_a_failing_pump_keeps_the_view(db: Database) -> None:
 async def test_the_timer_refreshes_by_itself(db: Database) -> None:
     pump = Importer(db)
     feed = LiveFeed(db, pump=pump, clock=pump.clock)
-    app = make_app(feed, "logs", auto_refresh=True, window="session", severity="Error",
+    app = make_app(feed, "logs", periodic=True, window="session", severity="Error",
                    interval_ns=NS // 10)
     async with app.run_test(size=(100, 30)) as pilot:
         for _ in range(100):

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from fayshell.store.database import Database
 from fayshell.views.feeds import OfflineFeed
 from fayshell.views.ui.syscalls import BreakdownScreen

@@ -25,8 +25,10 @@ FILTER_ALIASES: dict[str, tuple[str, ...]] = {
     "node": ("node",), "proc": ("procname",), "process": ("procname",), "comm": ("procname",),
     "pid": ("pid",),
 }
-#: Above this many calls in the window, p95 and top come from a block sample.
-EXACT_LIMIT = 2_000_000
+#: Above this many calls in the window, p95 and top come from a block sample …
+EXACT_LIMIT = 1_000_000
+#: … of about this many rows.
+SAMPLE_ROWS = 250_000
 
 
 @dataclass(frozen=True)
@@ -38,14 +40,19 @@ class Grouping:
     keys: tuple[str, ...]
     top: str
     top_label: str
+    carried: tuple[str, ...] = ()
+
+    def select(self) -> str:
+        """Key columns, then carried ones (one value per key: cheaper than grouping by them)."""
+        return ", ".join([*self.keys, *(f"any_value({c}) AS {c}" for c in self.carried)])
 
 
 GROUPINGS: dict[str, Grouping] = {
     "syscall": Grouping("syscall", "per syscall", ("name",), "procname", "top proc"),
     "syscall_node": Grouping("syscall_node", "per syscall × node", ("name", "node"),
                              "procname", "top proc"),
-    "process": Grouping("process", "per process", ("node", "pid", "procname"), "name",
-                        "top sys"),
+    "process": Grouping("process", "per process", ("node", "pid"), "name", "top sys",
+                        carried=("procname",)),
 }
 SORTABLE = ("calls", "rate", "total_ns", "avg_ns", "p95_ns", "max_ns")
 
@@ -64,7 +71,7 @@ def syscall_stats(con: Con, q: Query, exact_limit: int = EXACT_LIMIT) -> list[Sy
 
 def _main_rows(con: Con, q: Query, g: Grouping, w: Where) -> list[dict[str, Any]]:
     keys = ", ".join(g.keys)
-    sql = (f"SELECT {keys}, count(*) AS calls, count(*) FILTER (ts_entry > ?) AS recent, "
+    sql = (f"SELECT {g.select()}, count(*) AS calls, count(*) FILTER (ts_entry > ?) AS recent, "
            "coalesce(sum(dur_ns), 0) AS total_ns, avg(dur_ns) AS avg_ns, "
            f"coalesce(max(dur_ns), 0) AS max_ns FROM syscalls WHERE {w.sql()} GROUP BY {keys}")
     cur = con.execute(sql, [q.now_ns - q.interval_ns, *w.params])
@@ -79,7 +86,7 @@ def _sample_percent(calls: int, exact_limit: int) -> float | None:
     """None for an exact pass, else the share of the table's blocks to read."""
     if calls <= exact_limit:
         return None
-    return max(1.0, 100.0 * exact_limit / calls / 2)
+    return min(100.0, max(0.5, 100.0 * min(SAMPLE_ROWS, exact_limit) / calls))
 
 
 def _detail_rows(con: Con, g: Grouping, w: Where,

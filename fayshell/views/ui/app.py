@@ -30,7 +30,7 @@ def make_screen(feed: Feed, config: TopConfig) -> TopScreen:
 class TopApp(App[int]):
     """One view over one feed.
 
-    ``show_timings`` off keeps screenshots deterministic; ``auto_refresh`` off stops the
+    ``show_timings`` off keeps screenshots deterministic; ``periodic`` off stops the
     interval timer (tests then call ``screen.tick()`` themselves).
     """
 
@@ -46,12 +46,12 @@ class TopApp(App[int]):
     """
 
     def __init__(self, feed: Feed, config: TopConfig, *, show_timings: bool = True,
-                 auto_refresh: bool = True) -> None:
+                 periodic: bool = True) -> None:
         super().__init__()
         self.feed = feed
         self.config = config
         self.show_timings = show_timings
-        self.auto_refresh = auto_refresh
+        self.periodic = periodic
 
     def on_mount(self) -> None:
         self.push_screen(make_screen(self.feed, self.config))

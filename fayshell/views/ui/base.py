@@ -94,7 +94,7 @@ class TopScreen(Screen[None]):
 
     def on_mount(self) -> None:
         self.table.focus()
-        if getattr(self.app, "auto_refresh", True):
+        if getattr(self.app, "periodic", True):
             self.set_interval(self.config.interval_ns / NS, self.tick)
         self.show_header()
         self.tick()

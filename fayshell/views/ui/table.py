@@ -36,14 +36,20 @@ class Col:
 def fill(table: DataTable[Any], cols: Sequence[Col], rows: Sequence[Any], *,
          key: Callable[[Any], str], sort: str, descending: bool,
          style: Callable[[Any], str] | None = None) -> None:
-    """Replace the table's columns and rows, keeping the cursor on the same row key."""
+    """Replace the table's columns and rows, keeping the cursor on the same row key.
+
+    Column widths are measured here rather than left to the table's idle-time measuring, so a
+    refilled table never shows a frame with columns cut to their headings.
+    """
     keep = current_key(table)
     old_row = table.cursor_row
+    headings = [col.heading(sort, descending) for col in cols]
+    grid = [[col.cell(row) for col in cols] for row in rows]
     table.clear(columns=True)
-    for col in cols:
-        table.add_column(col.heading(sort, descending), key=col.attr, width=col.width)
-    for row in rows:
-        cells = [col.cell(row) for col in cols]
+    for i, (col, heading) in enumerate(zip(cols, headings, strict=True)):
+        width = col.width or max([heading.cell_len, *(cells[i].cell_len for cells in grid)])
+        table.add_column(heading, key=col.attr, width=width)
+    for row, cells in zip(rows, grid, strict=True):
         if style is not None:
             for cell in cells:
                 cell.stylize(style(row))
