@@ -7,6 +7,7 @@ from collections.abc import Mapping
 from typing import Any
 
 MISSING = object()
+_NOT_GIVEN = object()
 
 
 def property_names(obj: Any) -> list[str]:
@@ -23,13 +24,13 @@ def is_record(obj: Any) -> bool:
     return isinstance(obj, Mapping) or (dataclasses.is_dataclass(obj) and not isinstance(obj, type))
 
 
-def get_property(obj: Any, name: str, default: Any = MISSING) -> Any:
+def get_property(obj: Any, name: str, default: Any = _NOT_GIVEN) -> Any:
     """``obj.name`` the PowerShell way: case-insensitive, dict keys or attributes.
 
     Returns ``default`` (or None when no default is given) when there is no such property.
     """
     if obj is None:
-        return None if default is MISSING else default
+        return None if default is _NOT_GIVEN else default
     if isinstance(obj, Mapping):
         if name in obj:
             return obj[name]
@@ -37,7 +38,7 @@ def get_property(obj: Any, name: str, default: Any = MISSING) -> Any:
         for key, value in obj.items():
             if str(key).lower() == low:
                 return value
-        return None if default is MISSING else default
+        return None if default is _NOT_GIVEN else default
     value = getattr(obj, name, MISSING)
     if value is MISSING and not name.startswith("_"):
         low = name.lower()
@@ -46,7 +47,7 @@ def get_property(obj: Any, name: str, default: Any = MISSING) -> Any:
                 value = getattr(obj, attr)
                 break
     if value is MISSING:
-        return None if default is MISSING else default
+        return None if default is _NOT_GIVEN else default
     return value
 
 

@@ -16,6 +16,7 @@ FAMILIES: tuple[str, ...] = (
     "sql",
     "store",
     "nodes", "remote",
+    "trace",
     "views",
 )
 

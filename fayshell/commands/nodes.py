@@ -6,6 +6,7 @@ change it for the session, and ``-Save`` writes it back to the inventory file.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import Any
@@ -17,9 +18,11 @@ from fayshell.commands.remote import (
     CONNECT_TIMEOUT_PARAM,
     NODE_PARAM,
     PROGRESS_MIN_NODES,
+    THROTTLE_PARAM,
     TIMEOUT_PARAM,
     node_specs,
     seconds,
+    throttle,
 )
 from fayshell.errors import FayError
 from fayshell.remote.readiness import NodeReadiness
@@ -32,7 +35,7 @@ class NodeInfo:
 
     node: str
     host: str
-    port: int
+    port: int | None
     user: str
     groups: str
     source: str
@@ -43,7 +46,8 @@ class NodeInfo:
 def _info(ctx: Invocation, spec: Any) -> NodeInfo:
     cluster = ctx.state.cluster
     return NodeInfo(
-        node=spec.name, host="" if spec.local else spec.host, port=0 if spec.local else spec.port,
+        node=spec.name, host="" if spec.local else spec.host,
+        port=None if spec.local else spec.port,
         user="" if spec.local else spec.user,
         groups=",".join(cluster.inventory.groups_of(spec.name)), source=spec.source,
         via=spec.jump.address if spec.jump else "",
@@ -149,18 +153,20 @@ async def remove_node(ctx: Invocation, *, name: Any, save: bool = False) -> None
     synopsis="Check nodes for tracing: reachable, round trip, kernel, LTTng, sessiond, agents.",
     description="One readiness record per node. An unreachable node is a record with "
                 "reachable=False and the reason in 'error' (not an error of the command).",
-    params=[NODE_PARAM, TIMEOUT_PARAM, CONNECT_TIMEOUT_PARAM, ACCEPT_PARAM],
-    examples=[("Test-Node -Node @web | Where-Object { -not $_.sessiond }",
+    params=[dataclasses.replace(NODE_PARAM, position=0), TIMEOUT_PARAM, CONNECT_TIMEOUT_PARAM,
+            ACCEPT_PARAM, THROTTLE_PARAM],
+    examples=[("Test-Node @web | Where-Object { -not $_.sessiond }",
                "Web nodes whose lttng-sessiond is not running.")],
     stream=True,
 )
 async def test_node(ctx: Invocation, *, node: Any = None, timeout: int | None = None,
                     connect_timeout: int | None = None, accept_new_host_key: bool = False,
-                    ) -> AsyncIterator[NodeReadiness]:
+                    throttle_limit: int | None = None) -> AsyncIterator[NodeReadiness]:
     from fayshell.remote.readiness import probe
 
     cluster = ctx.state.cluster
     specs = node_specs(ctx, node)
+    throttle(ctx, throttle_limit)
     limit = seconds(timeout)
     task = (ctx.progress(f"Test-Node on {cluster.fold(s.name for s in specs)}", len(specs),
                          "nodes") if len(specs) >= PROGRESS_MIN_NODES else None)

@@ -27,6 +27,8 @@ NODE_PARAM = Param("Node", "any", complete="nodes", aliases=("ComputerName",),
 TIMEOUT_PARAM = Param("Timeout", "duration", help="Per-node command time limit.")
 CONNECT_TIMEOUT_PARAM = Param("ConnectTimeout", "duration",
                               help="Per-node SSH handshake time limit (default 10s).")
+THROTTLE_PARAM = Param("ThrottleLimit", int,
+                       help="Most SSH handshakes at once (default 64; sshd's MaxStartups).")
 ACCEPT_PARAM = Param("AcceptNewHostKey", bool,
                      help="Trust and record host keys not yet in known_hosts (never a changed one).")
 
@@ -46,6 +48,14 @@ def node_specs(ctx: Invocation, node: Any) -> list[NodeSpec]:
         return cluster.resolve(node)
     except FayError as exc:
         raise ctx.fail(exc.message) from None
+
+
+def throttle(ctx: Invocation, limit: int | None) -> None:
+    """Apply ``-ThrottleLimit`` to the session's pool (it stays for later commands)."""
+    if limit is not None:
+        if limit < 1:
+            raise ctx.fail("-ThrottleLimit must be at least 1")
+        ctx.state.cluster.pool.settings.max_handshakes = limit
 
 
 def report(ctx: Invocation, err: NodeError) -> None:
@@ -89,7 +99,8 @@ def fold_results(results: list[CommandResult]) -> list[GatheredResult]:
     aliases=("icm",),
     synopsis="Run a command on many nodes at once; one result per node.",
     description="Runs concurrently on every node over persistent SSH connections (localhost "
-                "runs locally). -Command is a shell command line run as typed; -ScriptBlock "
+                "runs locally). -Command is a shell command line run as typed (an array is an "
+                "argv whose elements are quoted); -ScriptBlock "
                 "computes it per node ($_ is the node name; several values form an argv whose "
                 "elements are quoted). A non-zero exit status is a result; unreachable nodes "
                 "are errors.",
@@ -98,10 +109,12 @@ def fold_results(results: list[CommandResult]) -> list[GatheredResult]:
         Param("Command", "any", position=0, help="The remote command line (or a script block)."),
         Param("ScriptBlock", "scriptblock", help="A block producing the command, per node."),
         Param("Gather", bool, help="Fold identical outputs into node sets (like clush -b)."),
-        Param("Stream", bool, help="Emit output lines as they arrive, prefixed by node."),
+        Param("Stream", bool, help="Show output lines as they arrive, prefixed by node "
+                                   "(written to the host; no records are output)."),
         TIMEOUT_PARAM,
         CONNECT_TIMEOUT_PARAM,
         ACCEPT_PARAM,
+        THROTTLE_PARAM,
         Param("InputText", str, help="Text sent to the command's standard input."),
     ],
     examples=[
@@ -117,8 +130,8 @@ def fold_results(results: list[CommandResult]) -> list[GatheredResult]:
 async def invoke_command(ctx: Invocation, *, node: Any = None, command: Any = None,
                          script_block: Any = None, gather: bool = False, stream: bool = False,
                          timeout: int | None = None, connect_timeout: int | None = None,
-                         accept_new_host_key: bool = False, input_text: str | None = None,
-                         ) -> AsyncIterator[Any]:
+                         accept_new_host_key: bool = False, throttle_limit: int | None = None,
+                         input_text: str | None = None) -> AsyncIterator[Any]:
     from fayshell.lang.values import ScriptBlock
 
     if isinstance(command, ScriptBlock):
@@ -126,6 +139,7 @@ async def invoke_command(ctx: Invocation, *, node: Any = None, command: Any = No
     if (command is None) == (script_block is None):
         raise ctx.fail("give exactly one of -Command or -ScriptBlock")
     specs = node_specs(ctx, node)
+    throttle(ctx, throttle_limit)
     cmd: Any = (await script_commands(ctx, script_block, specs) if script_block is not None
                 else command if isinstance(command, list) else str(command))
     cluster = ctx.state.cluster
@@ -141,7 +155,7 @@ async def invoke_command(ctx: Invocation, *, node: Any = None, command: Any = No
         if isinstance(rec, NodeError):
             report(ctx, rec)
         elif isinstance(rec, OutputLine):
-            yield rec
+            ctx.state.host.write_host(str(rec), color="red" if rec.stream == "stderr" else None)
         elif stream:
             if rec.exit_status != 0:
                 ctx.write_warning(f"{rec.node}: exit status {rec.exit_status}{_sig(rec)}")

@@ -61,9 +61,13 @@ def prepare(ctx: Invocation, view: str, session: str | None, node: Any, interval
     except ValueError as exc:
         raise ctx.fail(str(exc)) from None
     if database:
-        from fayshell.store.database import Database
+        from fayshell.errors import StoreError
+        from fayshell.views import open_existing
 
-        return TopRun(config, Database.open(database), owned=True)
+        try:
+            return TopRun(config, open_existing(database), owned=True)
+        except StoreError as exc:
+            raise ctx.fail(exc.message) from None
     return TopRun(config, ctx.state.database, owned=False)
 
 

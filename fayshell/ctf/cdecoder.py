@@ -106,7 +106,7 @@ class CEventDecoder:
                 continue
             if table == 0:
                 ctx[col.name] = arrays[i]
-            else:
+            elif table_rows[table]:
                 eid = self.eid_of_table[table]
                 g = self.class_of_id[eid]
                 if g not in payload:

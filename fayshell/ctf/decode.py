@@ -22,7 +22,7 @@ from fayshell.errors import TraceFormatError
 if TYPE_CHECKING:
     import pyarrow as pa
 
-BATCH_ROWS = 1 << 20
+BATCH_ROWS = 1 << 18
 
 
 @dataclass
@@ -109,7 +109,8 @@ class StreamReader:
         off = 0
         clock = 0
         while off < size:
-            hdr, pos = self._struct(self.trace.packet_header, data, off, size, "packet header")
+            hdr, pos = self._struct(self.trace.packet_header, data, off, off, size,
+                                    "packet header")
             self._check_header(hdr, off)
             sid = int(hdr.get("stream_id") or 0)
             sc = self.trace.streams.get(sid)
@@ -119,7 +120,7 @@ class StreamReader:
                 self.stats.stream_id = sid
             elif sid != self.stats.stream_id:
                 raise self.fail(off // 8, f"stream id changes from {self.stats.stream_id} to {sid}")
-            ctx, pos = self._struct(sc.packet_context, data, pos, size, "packet context")
+            ctx, pos = self._struct(sc.packet_context, data, off, pos, size, "packet context")
             psize = int(ctx.get("packet_size") or (size - off))
             content = int(ctx.get("content_size") or psize)
             if psize <= 0 or psize % 8 or content > psize or off + content < pos:
@@ -142,12 +143,14 @@ class StreamReader:
             if self.decoder.rows >= self.batch_rows:
                 yield self._flush()
 
-    def _struct(self, prog: Any, data: Any, pos: int, size: int, what: str
+    def _struct(self, prog: Any, data: Any, off: int, pos: int, size: int, what: str
                 ) -> tuple[dict[str, Any], int]:
+        """A packet header/context; damage is reported at the packet's first byte."""
         try:
             return read_struct(prog, data, pos, size)
         except DecodeError as exc:
-            raise self.fail(exc.bit // 8, f"truncated {what}: {exc.message}") from None
+            raise self.fail(off // 8, f"truncated {what} ({exc.message}, "
+                                      f"{size // 8 - off // 8} bytes left)") from None
 
     def _check_header(self, hdr: dict[str, Any], off: int) -> None:
         magic = hdr.get("magic")

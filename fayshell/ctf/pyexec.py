@@ -33,11 +33,9 @@ def read_bits(buf: bytes | memoryview, pos: int, size: int, signed: int, be: int
         v = int.from_bytes(buf[start:start + (size >> 3)], "big" if be else "little")
     else:
         stop = (pos + size + 7) >> 3
-        raw = int.from_bytes(buf[start:stop], "big" if be else "little")
-        if be:
-            v = (raw >> (stop * 8 - pos - size)) & ((1 << size) - 1)
-        else:
-            v = (raw >> shift) & ((1 << size) - 1)
+        word = int.from_bytes(buf[start:stop], "big" if be else "little")
+        cut = stop * 8 - pos - size if be else shift
+        v = (word >> cut) & ((1 << size) - 1)
     if signed and v >> (size - 1):
         v -= 1 << size
     return v
@@ -108,10 +106,10 @@ def run(code: list[list[int]], out: ColumnValues | None, buf: bytes | memoryview
                 raise DecodeError(pos, "text array is not byte aligned")
             if n < 0 or pos + n * 8 > end:
                 raise DecodeError(pos, f"text of {n} bytes runs past the packet content")
-            raw = bytes(buf[pos >> 3:(pos >> 3) + n])
+            text = bytes(buf[pos >> 3:(pos >> 3) + n])
             pos += n * 8
             if b >= 0:
-                cols[b].append(utf8(raw.split(b"\0", 1)[0]))
+                cols[b].append(utf8(text.split(b"\0", 1)[0]))
         elif op == P.LIST:
             n = regs[c] if c >= 0 else b
             if n < 0 or n > (end - pos) + 1:

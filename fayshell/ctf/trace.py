@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
+from typing import TypeVar
 
 from fayshell.ctf import program as P
 from fayshell.ctf.metadata import read_metadata
@@ -11,6 +14,7 @@ from fayshell.ctf.types import EventClass, Metadata, StructType
 from fayshell.errors import TraceFormatError
 
 PACKET_MAGIC = 0xC1FC1FC1
+T = TypeVar("T")
 
 
 @dataclass
@@ -58,9 +62,10 @@ class Trace:
         return str(self.meta.env.get("hostname", ""))
 
 
-def _compile(path: Path, what: str, fn: object) -> P.Program:
+def _compile(path: Path, what: str, fn: Callable[[], T]) -> T:
+    """Run a compile step; a CompileError becomes a TraceFormatError naming the metadata."""
     try:
-        return fn()  # type: ignore[operator, no-any-return]
+        return fn()
     except P.CompileError as exc:
         raise TraceFormatError(str(path / "metadata"), None, f"{what}: {exc}") from None
 
@@ -87,12 +92,12 @@ def open_trace(path: str | Path) -> Trace:
             ids[eid] = len(classes)
             classes.append(ev)
             per[eid] = (ev.context, ev.fields)
-        progs = _compile(root, f"stream {sid}", lambda sc=sc, per=per: P.compile_stream(
-            sc.event_header, sc.event_context, per))
+        progs = _compile(root, f"stream {sid}", partial(
+            P.compile_stream, sc.event_header, sc.event_context, per))
         pctx = _compile(root, f"stream {sid} packet context",
-                        lambda sc=sc: _struct_program(sc.packet_context))
+                        partial(_struct_program, sc.packet_context))
         streams[sid] = StreamCode(sid, pctx, progs, ids)
-    header = _compile(root, "packet header", lambda: _struct_program(meta.packet_header))
+    header = _compile(root, "packet header", partial(_struct_program, meta.packet_header))
     files = sorted(p for p in root.iterdir()
                    if p.is_file() and p.name != "metadata" and not p.name.startswith("."))
     return Trace(root, meta, classes, header, streams, files)

@@ -29,7 +29,8 @@ CASE_PREFIXED = tuple(p + op for p in ("c", "i") for op in COMPARISON_OPS[:14])
 ASSIGN_OPS = ("+=", "-=", "*=", "/=", "%=", "=")
 
 NUMBER = re.compile(
-    r"(?i)(0x[0-9a-f]+|\d+(?:\.\d+)?(?:e[+-]?\d+)?)(ns|us|ms|s|m|h|kb|mb|gb|tb)?(?![\w])")
+    r"(?i)(?:0x(?P<hex>[0-9a-f]+)|(?P<num>\d+(?:\.\d+)?)"
+    r"(?:(?P<unit>ns|us|ms|s|m|h|kb|mb|gb|tb)|(?P<exp>e[+-]?\d+))?)(?![\w])")
 IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 DASH_WORD = re.compile(r"-([A-Za-z][A-Za-z0-9_]*)")
 VAR_NAME = re.compile(r"[A-Za-z0-9_?^]+(?::[A-Za-z0-9_]+)?")
@@ -876,15 +877,15 @@ class Parser:
 
 def number_from_match(m: re.Match[str]) -> object:
     """The value of a NUMBER match: int, float, Duration or Size."""
-    digits, unit = m.group(1), m.group(2)
+    if m.group("hex"):
+        return int(m.group("hex"), 16)
+    digits, unit, exp = m.group("num"), m.group("unit"), m.group("exp")
     if unit:
         value = parse_unit_number(digits + unit)
-        assert value is not None
+        assert value is not None  # NUMBER only admits units parse_unit_number knows
         return value
-    if digits.lower().startswith("0x"):
-        return int(digits, 16)
-    if any(c in digits for c in ".eE"):
-        return float(digits)
+    if exp or "." in digits:
+        return float(digits + (exp or ""))
     return int(digits)
 
 

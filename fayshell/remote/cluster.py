@@ -15,8 +15,9 @@ Typical use (inside the shell's one event loop)::
     async for rec in cluster.map("@web", pull, timeout=120): ...   # NodeOutcome | NodeError
 
 Node arguments (``NodesArg``) are a node-set expression (``web[01-03]``, ``@group``,
-``a,b!c``), a list of names/expressions, records with a ``node`` attribute (``Get-Node``
-output, results), or ``None`` for the default set (every inventory node, else ``localhost``).
+``a,b!c``), a list of names/expressions, records with a ``node`` (``Get-Node`` output,
+results) or ``nodes`` attribute (gathered results), NodeSpecs, or ``None`` for the default set
+(every inventory node, else ``localhost``).
 
 Commands are argv lists (each element ``shlex.quote``-d) or a str taken as a shell command line
 the operator typed. Every per-node operation yields exactly one record as soon as that node is
@@ -92,7 +93,7 @@ class Cluster:
             if isinstance(item, NodeSpec):
                 out[item.name] = None
                 continue
-            name = getattr(item, "node", item)
+            name = getattr(item, "node", None) or getattr(item, "nodes", item)
             if not isinstance(name, str):
                 raise InventoryError(f"not a node or node set: {item!r}")
             out.update(dict.fromkeys(self.inventory.expand(name)))
@@ -127,7 +128,10 @@ class Cluster:
     async def connect(self, node: str | NodeSpec, *, accept_new_host_key: bool = False,
                       connect_timeout: float | None = None) -> Transport:
         """The node's (persistent) transport; raises RemoteError when it cannot be reached."""
-        spec = node if isinstance(node, NodeSpec) else self.resolve(node)[0]
+        specs = self.resolve(node)
+        if len(specs) != 1:
+            raise InventoryError(f"one node expected, {node!r} names {len(specs)}")
+        spec = specs[0]
         return await self.pool.get(spec, accept_new_host_key=accept_new_host_key,
                                    connect_timeout=connect_timeout)
 
@@ -196,6 +200,24 @@ class Cluster:
             return NodeOutcome(spec.name, value, round((time.perf_counter() - start) * 1e3, 3))
 
         return self._fan_out(self.resolve(nodes), one)
+
+    def pull(self, nodes: NodesArg, remote: str, local_dir: str, *, timeout: float | None = None,
+             ) -> AsyncIterator[NodeOutcome | NodeError]:
+        """Copy ``remote`` (a file or directory, recursively) from every node into
+        ``local_dir/<node>/``; each NodeOutcome's value is that local directory."""
+        import os
+
+        from fayshell.remote.quoting import check_path
+
+        check_path(remote)
+
+        async def one(transport: Transport) -> str:
+            dest = os.path.join(local_dir, transport.node)
+            os.makedirs(dest, exist_ok=True)
+            await (await transport.files()).get(remote, dest, recurse=True)
+            return dest
+
+        return self.map(nodes, one, timeout=timeout)
 
     async def _run_on(self, spec: NodeSpec, cmd: str, timeout: float | None, input: str | None,
                       accept_new: bool, connect_timeout: float | None,

@@ -29,23 +29,37 @@ from fayshell.remote.transport import LocalTransport, SSHTransport, Transport
 
 @dataclass
 class PoolSettings:
-    """Knobs of the pool (seconds)."""
+    """Knobs of the pool (seconds). Defaults can be set from the environment with
+    ``FAYSHELL_MAX_HANDSHAKES`` and ``FAYSHELL_CONNECT_TIMEOUT`` (see :meth:`from_env`)."""
 
     max_handshakes: int = 64
     connect_timeout: float = 10.0
     keepalive_interval: float = 15.0
     keepalive_count_max: int = 3
 
+    @classmethod
+    def from_env(cls) -> PoolSettings:
+        settings = cls()
+        try:
+            if os.environ.get("FAYSHELL_MAX_HANDSHAKES"):
+                settings.max_handshakes = max(1, int(os.environ["FAYSHELL_MAX_HANDSHAKES"]))
+            if os.environ.get("FAYSHELL_CONNECT_TIMEOUT"):
+                settings.connect_timeout = float(os.environ["FAYSHELL_CONNECT_TIMEOUT"])
+        except ValueError:
+            pass  # a malformed variable keeps the default
+        return settings
+
 
 class ConnectionPool:
     """Persistent transports keyed by :attr:`NodeSpec.key` (see module docstring)."""
 
     def __init__(self, settings: PoolSettings | None = None) -> None:
-        self.settings = settings or PoolSettings()
+        self.settings = settings or PoolSettings.from_env()
         self.connects: Counter[str] = Counter()
         self._transports: dict[tuple[Any, ...], Transport] = {}
         self._pending: dict[tuple[Any, ...], asyncio.Task[Transport]] = {}
         self._handshakes: asyncio.Semaphore | None = None
+        self._limit = 0
 
     def cached(self, spec: NodeSpec) -> Transport | None:
         """The open transport for ``spec``, if there is one (no I/O)."""
@@ -69,8 +83,10 @@ class ConnectionPool:
         return await asyncio.shield(task)
 
     def _forget_pending(self, key: tuple[Any, ...]) -> Any:
-        def forget(_task: asyncio.Task[Transport]) -> None:
+        def forget(task: asyncio.Task[Transport]) -> None:
             self._pending.pop(key, None)
+            if not task.cancelled():
+                task.exception()  # retrieved: callers may all have been cancelled meanwhile
 
         return forget
 
@@ -94,16 +110,27 @@ class ConnectionPool:
             return local
         tunnel = None
         if spec.jump is not None:
-            jump = await self.get(spec.jump, accept_new_host_key=accept_new,
-                                  connect_timeout=connect_timeout)
-            assert isinstance(jump, SSHTransport)
-            tunnel = jump.connection
-        if self._handshakes is None:
-            self._handshakes = asyncio.Semaphore(self.settings.max_handshakes)
+            tunnel = await self._jump(spec, accept_new, connect_timeout)
+        if self._handshakes is None or self._limit != max(1, self.settings.max_handshakes):
+            self._limit = max(1, self.settings.max_handshakes)
+            self._handshakes = asyncio.Semaphore(self._limit)
         async with self._handshakes:
             transport = await self._handshake(spec, tunnel, accept_new, connect_timeout)
         self._transports[spec.key] = transport
         return transport
+
+    async def _jump(self, spec: NodeSpec, accept_new: bool, connect_timeout: float | None) -> Any:
+        """The connection to ``spec``'s ProxyJump host (pooled too); its failure is the node's."""
+        assert spec.jump is not None
+        try:
+            jump = await self.get(spec.jump, accept_new_host_key=accept_new,
+                                  connect_timeout=connect_timeout)
+        except RemoteError as exc:
+            detail = exc.message.removeprefix(f"{exc.node}: {exc.stage}: ")
+            raise RemoteError(spec.name, exc.stage, f"jump host {spec.jump.address}: {detail}") \
+                from None
+        assert isinstance(jump, SSHTransport)
+        return jump.connection
 
     async def _handshake(self, spec: NodeSpec, tunnel: Any, accept_new: bool,
                          connect_timeout: float | None) -> Transport:

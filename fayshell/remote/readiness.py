@@ -2,7 +2,8 @@
 
 The probe is a fixed shell script (no user input in it): kernel release, ``lttng --version``,
 whether the user's ``lttng-sessiond`` answers (``lttng list``), whether the LTTng kernel tracer
-is loaded or loadable, whether Python's ``lttngust`` agent is importable (looked up with
+is loaded or loadable, whether Python's ``lttngust`` agent is importable by ``python3`` or the
+system's ``/usr/bin/python3`` (looked up with
 ``find_spec``, not imported: importing registers with a sessiond and may wait seconds).
 """
 
@@ -20,8 +21,12 @@ echo "lttng=$(lttng --version 2>/dev/null | head -n 1)"
 if lttng list >/dev/null 2>&1; then echo sessiond=1; else echo sessiond=0; fi
 if [ -e /proc/lttng ] || [ -d /sys/module/lttng_tracer ] || \
    modinfo lttng_tracer >/dev/null 2>&1; then echo kernel_tracer=1; else echo kernel_tracer=0; fi
-if python3 -c 'import importlib.util as u, sys; sys.exit(u.find_spec("lttngust") is None)' \
-   >/dev/null 2>&1; then echo python_agent=1; else echo python_agent=0; fi
+agent=0
+for py in python3 /usr/bin/python3; do
+  if "$py" -c 'import importlib.util as u, sys; sys.exit(u.find_spec("lttngust") is None)' \
+     >/dev/null 2>&1; then agent=1; fi
+done
+echo python_agent=$agent
 """
 
 

@@ -75,12 +75,18 @@ async def _with_timeout(node: str, awaitable: Awaitable[Any], timeout: float | N
 
 
 class SSHTransport:
-    """A command channel over one persistent asyncssh connection (``connection`` is public:
-    use it for port forwarding, e.g. to reach an lttng-relayd on the node)."""
+    """A command channel over one persistent asyncssh connection (``connection`` is public,
+    for anything not wrapped here).
+
+    At most :attr:`MAX_CHANNELS` commands run at once per node (sshd's ``MaxSessions``
+    defaults to 10 and one channel is kept free for SFTP); more wait their turn."""
+
+    MAX_CHANNELS = 8
 
     def __init__(self, node: str, connection: Any) -> None:
         self.node = node
         self.connection = connection
+        self._channels = asyncio.Semaphore(self.MAX_CHANNELS)
         self._closed = False
         self._files: FileAccess | None = None
         self._files_lock = asyncio.Lock()
@@ -94,16 +100,28 @@ class SSHTransport:
 
     async def run(self, command: str, *, timeout: float | None = None,
                   input: str | None = None, on_line: LineCallback | None = None) -> CommandResult:
+        async with self._channels:
+            return await self._run(command, timeout, input, on_line)
+
+    async def _open_process(self, command: str, input: str | None) -> Any:
         import asyncssh
 
-        start = time.perf_counter()
         try:
-            proc = await self.connection.create_process(
+            return await self.connection.create_process(
                 command, encoding="utf-8", errors="replace",
                 stdin=asyncssh.DEVNULL if input is None else asyncssh.PIPE)
-        except (asyncssh.ChannelOpenError, asyncssh.DisconnectError, ConnectionError,
-                BrokenPipeError) as exc:
+        except asyncssh.ChannelOpenError as exc:
+            if self.is_closed():
+                raise StaleConnection(exc.reason) from exc
+            raise RemoteError(self.node, COMMAND, f"sshd refused a session: {exc.reason}") \
+                from None
+        except (asyncssh.DisconnectError, ConnectionError, BrokenPipeError) as exc:
             raise StaleConnection(str(exc)) from exc
+
+    async def _run(self, command: str, timeout: float | None, input: str | None,
+                   on_line: LineCallback | None) -> CommandResult:
+        start = time.perf_counter()
+        proc = await self._open_process(command, input)
         try:
             if input is not None:
                 proc.stdin.write(input)

@@ -36,6 +36,7 @@ class ChunkInfo:
     context: dict[str, str] = field(default_factory=dict)
     tables: dict[str, str] = field(default_factory=dict)
     columns: dict[str, set[str]] = field(default_factory=dict)
+    cpu_end: list[tuple[int, int | None, str | None]] | None = None  # set: fast path staged
 
     @property
     def where(self) -> str:
@@ -100,6 +101,9 @@ def _syscall_classes(info: ChunkInfo) -> list[tuple[str, int, str]]:
 
 def derive_syscalls(db: Database, info: ChunkInfo) -> None:
     """Pair entries and exits per thread into ``syscalls``; keep open entries pending."""
+    if info.cpu_end is not None:
+        staged_syscalls(db, info)
+        return
     classes = _syscall_classes(info)
     if not classes:
         return
@@ -142,6 +146,52 @@ def derive_syscalls(db: Database, info: ChunkInfo) -> None:
             WHERE d.node = c.node AND d.session = c.session AND d.cpu = c.cpu)""", params)
     db.execute("DROP TABLE IF EXISTS fay_k")
     db.execute("DROP TABLE IF EXISTS fay_paired")
+
+
+def staged_syscalls(db: Database, info: ChunkInfo) -> None:
+    """Finish the pairing staged by fayshell.store.kernel: local pairs, then edge rows."""
+    params = [info.node, info.session]
+    db.execute(_THREADS_CTE + """
+        INSERT INTO syscalls
+        SELECT $1, $2, p.cpu, p.tid, th.pid, coalesce(p.procname, th.procname), p.name,
+               p.ts_entry, p.ts_exit, p.dur_ns, p.ret
+        FROM fay_pairs p LEFT JOIN th ON th.tid = p.tid""", params)
+    db.execute("""
+        CREATE OR REPLACE TEMP TABLE fay_paired AS
+        WITH r AS (
+            SELECT cpu, ts, eid, kind, sysname, ret, tid, procname, local, NULL::BIGINT AS pid
+            FROM fay_edges
+            UNION ALL
+            SELECT cpu, ts, -1, 1, name, NULL, tid, procname, false, pid
+            FROM pending_syscalls WHERE node = ? AND session = ?)
+        SELECT *, lag(kind) OVER w AS p_kind, lag(ts) OVER w AS p_ts,
+            lag(sysname) OVER w AS p_name, lag(cpu) OVER w AS p_cpu,
+            lag(procname) OVER w AS p_procname, lag(pid) OVER w AS p_pid,
+            lead(kind) OVER w AS n_kind
+        FROM r WINDOW w AS (PARTITION BY coalesce(tid, -1 - cpu) ORDER BY ts, eid)""", params)
+    db.execute(_THREADS_CTE + """
+        INSERT INTO syscalls
+        SELECT $1, $2, p.p_cpu, p.tid, coalesce(p.p_pid, th.pid),
+               coalesce(p.p_procname, th.procname), p.p_name, p.p_ts, p.ts, p.ts - p.p_ts, p.ret
+        FROM fay_paired p LEFT JOIN th ON th.tid = p.tid
+        WHERE p.kind = 2 AND p.p_kind = 1 AND NOT p.local""", params)
+    db.execute("DELETE FROM pending_syscalls WHERE node = ? AND session = ?", params)
+    db.execute("""
+        INSERT INTO pending_syscalls
+        SELECT ?, ?, cpu, tid, pid, procname, sysname, ts FROM fay_paired
+        WHERE kind = 1 AND n_kind IS NULL AND NOT local
+          AND sysname NOT IN ('exit', 'exit_group')""", params)
+    for cpu, tid, comm in info.cpu_end or []:
+        db.execute("DELETE FROM cpu_state WHERE node = ? AND session = ? AND cpu = ?",
+                   [*params, cpu])
+        db.execute("INSERT INTO cpu_state VALUES (?, ?, ?, ?, ?, NULL)", [*params, cpu, tid, comm])
+    for t in ("fay_pairs", "fay_edges", "fay_paired"):
+        db.execute(f"DROP TABLE IF EXISTS {t}")
+
+
+_THREADS_CTE = """
+WITH th AS (SELECT tid, arg_max(pid, ts) AS pid, arg_max(procname, ts) AS procname
+            FROM threads WHERE node = $1 AND session = $2 GROUP BY tid)"""
 
 
 _PAIR_SQL = """

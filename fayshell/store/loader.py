@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -19,6 +20,7 @@ from fayshell.errors import FayError, StoreError, TraceFormatError
 from fayshell.host import ProgressTask
 from fayshell.store import derived
 from fayshell.store.arrowsql import duck_type, q
+from fayshell.store.kernel import SyscallStager
 from fayshell.store.schema import EVENT_BASE_COLUMNS, ensure_schema, payload_table_name
 
 if TYPE_CHECKING:
@@ -64,6 +66,7 @@ class ChunkLoad:
     seen: set[int] = field(default_factory=set)
     context_names: dict[str, str] = field(default_factory=dict)
     stats: list[StreamStats] = field(default_factory=list)
+    stager: SyscallStager | None = None
 
     @property
     def class_names(self) -> set[str]:
@@ -76,6 +79,37 @@ def import_trace(db: Database, path: str | Path, node: str | None = None,
     """Load every chunk under ``path`` into ``db``; damaged streams are reported, not fatal."""
     ensure_schema(db)
     root = Path(path).expanduser()
+    with import_settings(db):
+        return _import_all(db, root, node, session, progress, prefer_c)
+
+
+#: DuckDB memory while importing: bounded, whatever the trace size (its buffer pool would
+#: otherwise keep every appended block, up to most of the machine's memory).
+IMPORT_MEMORY = "512MB"
+
+
+@contextmanager
+def import_settings(db: Database) -> Iterator[None]:
+    """Bounded memory and no insertion-order bookkeeping for the duration of an import."""
+    keep = {name: db.execute(f"SELECT current_setting('{name}')")[0][0]
+            for name in ("memory_limit", "preserve_insertion_order")}
+    db.execute(f"SET memory_limit = '{IMPORT_MEMORY}'")
+    db.execute("SET preserve_insertion_order = false")
+    try:
+        yield
+    finally:
+        for name, value in keep.items():
+            db.execute(f"SET {name} = {_lit(value)}")
+
+
+def _lit(value: object) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return "'" + str(value).replace("'", "''") + "'"
+
+
+def _import_all(db: Database, root: Path, node: str | None, session: str | None,
+                progress: ProgressTask | None, prefer_c: bool) -> ImportResult:
     result = ImportResult()
     try:
         dirs = find_traces(root)
@@ -90,6 +124,31 @@ def import_trace(db: Database, path: str | Path, node: str | None = None,
         except TraceFormatError as exc:
             result.errors.append(exc)
     return result
+
+
+@contextmanager
+def transaction(db: Database) -> Iterator[None]:
+    """BEGIN ... COMMIT, or ROLLBACK when the block raises."""
+    db.con.execute("BEGIN TRANSACTION")
+    try:
+        yield
+    except BaseException:
+        db.con.execute("ROLLBACK")
+        raise
+    db.con.execute("COMMIT")
+
+
+def remove_orphans(db: Database) -> None:
+    """Drop rows of an interrupted load: events are committed per batch, but a chunk counts
+    (chunks row, store_state.next_eid, derived tables) only in its final transaction."""
+    nxt = db.execute("SELECT next_eid FROM store_state")[0][0]
+    top = db.execute("SELECT max(eid) FROM events")[0][0]
+    if top is None or top < nxt:
+        return
+    with transaction(db):
+        db.execute("DELETE FROM events WHERE eid >= ?", [nxt])
+        for (t,) in db.execute("SELECT DISTINCT table_name FROM event_classes"):
+            db.execute(f"DELETE FROM {q(t)} WHERE eid >= ?", [nxt])
 
 
 def layout_names(tdir: Path, root: Path) -> tuple[str | None, str | None]:
@@ -136,17 +195,18 @@ def load_chunk(db: Database, tdir: Path, root: Path, node: str | None, session: 
             if progress is not None:
                 progress.advance(sum(f.stat().st_size for f in trace.files))
             return result
-        con = db.con
-        con.execute("BEGIN TRANSACTION")
+        remove_orphans(db)
         try:
             load = _load(db, trace, cid, node, session, progress, prefer_c)
-            derived.derive_chunk(db, derived.ChunkInfo(
-                node, session, cid, load.eid_lo, load.eid_next - 1, load.class_names,
-                dict(load.context_names)))
-            _finish(db, load, tdir)
-            con.execute("COMMIT")
+            info = derived.ChunkInfo(node, session, cid, load.eid_lo, load.eid_next - 1,
+                                     load.class_names, dict(load.context_names))
+            if load.stager is not None and _fast_ok(load.stager):
+                info.cpu_end = load.stager.end_state()
+            with transaction(db):
+                derived.derive_chunk(db, info)
+                _finish(db, load, tdir)
         except BaseException as exc:
-            con.execute("ROLLBACK")
+            remove_orphans(db)
             if isinstance(exc, FayError):
                 raise StoreError(f"{tdir}: {exc.message}") from None
             if isinstance(exc, Exception) and type(exc).__module__.startswith("duckdb"):
@@ -163,13 +223,49 @@ def load_chunk(db: Database, tdir: Path, root: Path, node: str | None, session: 
     return result
 
 
+FLUSH_ROWS = 1 << 20
+
+
+@dataclass
+class Staged:
+    """Decoded batches waiting to be inserted together (fewer, larger inserts)."""
+
+    events: list[pa.Table] = field(default_factory=list)
+    payload: dict[int, list[pa.Table]] = field(default_factory=dict)
+    rows: int = 0
+
+
+@dataclass
+class Catalog:
+    """Payload tables and their columns, read once per chunk and kept current."""
+
+    tables: dict[tuple[str, str], str]
+    columns: dict[str, set[str]]
+
+    @classmethod
+    def read(cls, db: Database) -> Catalog:
+        rows = db.execute("SELECT name, domain, table_name FROM event_classes")
+        cols: dict[str, set[str]] = {}
+        for t, c in db.execute("SELECT table_name, column_name FROM duckdb_columns() "
+                               "WHERE schema_name = 'main'"):
+            cols.setdefault(t, set()).add(c.lower())
+        return cls({(n, d): t for n, d, t in rows}, cols)
+
+
 def _load(db: Database, trace: Trace, cid: str, node: str, session: str,
           progress: ProgressTask | None, prefer_c: bool) -> ChunkLoad:
     base = db.execute("SELECT next_eid FROM store_state")[0][0]
     load = ChunkLoad(trace, cid, node, session, base, base)
+    catalog = Catalog.read(db)
+    load.stager = _stager(db, trace, node, session)
+    staged = Staged()
     readers = stream_readers(trace, prefer_c)
     for _reader, batch in _batches(readers):
-        _insert_batch(db, load, batch)
+        _stage(db, load, batch, staged, catalog)
+        if staged.rows >= FLUSH_ROWS:
+            _flush(db, load, staged, catalog)
+            staged = Staged()
+    _flush(db, load, staged, catalog)
     for reader in readers:
         load.stats.append(reader.stats)
         if progress is not None:
@@ -184,7 +280,9 @@ def _batches(readers: list[StreamReader]) -> Iterator[tuple[StreamReader, EventB
     yield from parallel_batches(readers)
 
 
-def _insert_batch(db: Database, load: ChunkLoad, batch: EventBatch) -> None:
+def _stage(db: Database, load: ChunkLoad, batch: EventBatch, staged: Staged,
+           catalog: Catalog) -> None:
+    """Give a batch its eids, names and context columns; keep it for the next flush."""
     import numpy as np
     import pyarrow as pa
     import pyarrow.compute as pc
@@ -205,15 +303,71 @@ def _insert_batch(db: Database, load: ChunkLoad, batch: EventBatch) -> None:
     for cname in common.column_names[3:]:
         cols[_context_column(db, load, cname, common.schema.field(cname).type)] = \
             common.column(cname)
-    _insert(db, "events", pa.table(cols),
-            "? AS node, ? AS session, ? AS chunk_id, *", [load.node, load.session, load.chunk_id])
+    staged.events.append(pa.table(cols))
+    staged.rows += n
+    if load.stager is not None:
+        tid_col = next((c for c in ("tid", "vtid") if c in common.column_names), None)
+        load.stager.add(str(batch.path), common, batch.payload, base, tid_col)
     for cls, table in batch.payload.items():
+        if table.num_rows == 0:
+            continue
         load.seen.add(cls)
-        tname = _payload_table(db, load, cls, table)
         eid = pc.add(table.column("row"), pa.scalar(base, pa.int64()))
         rest = table.drop(["row"])
         rest = rest.rename_columns(["eid_" if c == "eid" else c for c in rest.column_names])
-        _insert(db, tname, rest.add_column(0, "eid", eid), "*", [])
+        staged.payload.setdefault(cls, []).append(rest.add_column(0, "eid", eid))
+
+
+def _flush(db: Database, load: ChunkLoad, staged: Staged, catalog: Catalog) -> None:
+    """Insert the staged events and payloads, one statement per table, and commit (a long
+    transaction would hold every appended row in memory)."""
+    with transaction(db):
+        _flush_rows(db, load, staged, catalog)
+
+
+def _flush_rows(db: Database, load: ChunkLoad, staged: Staged, catalog: Catalog) -> None:
+    import pyarrow as pa
+
+    if staged.events:
+        _insert(db, "events", pa.concat_tables(staged.events, promote_options="permissive"),
+                "? AS node, ? AS session, ? AS chunk_id, *",
+                [load.node, load.session, load.chunk_id])
+    for cls, tables in staged.payload.items():
+        table = pa.concat_tables(tables, promote_options="permissive")
+        _insert(db, _payload_table(db, load, cls, table, catalog), table, "*", [])
+    if load.stager is not None:
+        pairs, edges = load.stager.take()
+        if pairs is not None:
+            _insert(db, "fay_pairs", pairs, "*", [])
+        if edges is not None:
+            _insert(db, "fay_edges", edges, "*", [])
+
+
+#: Pair syscalls on the decoded batches (False: the all-SQL path, also used for multi-channel).
+FAST_SYSCALLS = True
+
+
+def _stager(db: Database, trace: Trace, node: str, session: str) -> SyscallStager | None:
+    """A syscall stager (and its temp tables) when the trace has syscall events."""
+    st = SyscallStager(trace.classes)
+    if not st.relevant or not FAST_SYSCALLS:
+        return None
+    rows = db.execute("SELECT cpu, tid, procname FROM cpu_state WHERE node = ? AND session = ?",
+                      [node, session])
+    st.start = {cpu: (tid, comm) for cpu, tid, comm in rows}
+    db.execute("CREATE OR REPLACE TEMP TABLE fay_pairs (cpu INTEGER, tid BIGINT, "
+               "procname VARCHAR, name VARCHAR, ts_entry BIGINT, ts_exit BIGINT, dur_ns BIGINT, "
+               "ret BIGINT)")
+    db.execute("CREATE OR REPLACE TEMP TABLE fay_edges (cpu INTEGER, tid BIGINT, "
+               "procname VARCHAR, kind TINYINT, sysname VARCHAR, ts BIGINT, ret BIGINT, "
+               "local BOOLEAN, eid BIGINT)")
+    return st
+
+
+def _fast_ok(st: SyscallStager) -> bool:
+    """Stream-local pairing holds when each CPU's events are in one stream file."""
+    cpus = [c.cpu for c in st.carry.values()]
+    return None not in cpus and len(set(cpus)) == len(cpus)
 
 
 def _insert(db: Database, table: str, data: pa.Table, select: str, params: list[Any]) -> None:
@@ -233,36 +387,31 @@ def _context_column(db: Database, load: ChunkLoad, name: str, atype: pa.DataType
     return col
 
 
-def _payload_table(db: Database, load: ChunkLoad, cls: int, table: pa.Table) -> str:
-    if cls in load.tables:
-        return load.tables[cls]
+def _payload_table(db: Database, load: ChunkLoad, cls: int, table: pa.Table,
+                   catalog: Catalog) -> str:
+    """The payload table of a class, created or widened to hold ``table``'s columns."""
     ev = load.trace.classes[cls]
-    domain = load.trace.domain
-    row = db.execute("SELECT table_name FROM event_classes WHERE name = ? AND domain = ?",
-                     [ev.name, domain])
-    if row:
-        tname = row[0][0]
-    else:
-        tname = _free_table_name(db, payload_table_name(ev.name), ev.name)
+    key = (ev.name, load.trace.domain)
+    tname = catalog.tables.get(key)
+    if tname is None:
+        taken = set(catalog.tables.values())
+        want = tname = payload_table_name(ev.name)
+        n = 2
+        while tname in taken:
+            tname = f"{want}_{n}"
+            n += 1
         db.execute("INSERT INTO event_classes VALUES (?, ?, ?, ?)",
-                   [ev.name, domain, ev.loglevel, tname])
-    db.execute(f"CREATE TABLE IF NOT EXISTS {q(tname)} (eid BIGINT)")
-    have = {c.lower() for c in db.table_columns().get(tname, [])}
+                   [ev.name, load.trace.domain, ev.loglevel, tname])
+        catalog.tables[key] = tname
+    have = catalog.columns.get(tname)
+    if have is None:
+        db.execute(f"CREATE TABLE IF NOT EXISTS {q(tname)} (eid BIGINT)")
+        have = catalog.columns[tname] = {"eid"}
     for f in table.schema:
-        name = "eid_" if f.name == "eid" else f.name
-        if f.name != "row" and name.lower() not in have:
-            db.execute(f"ALTER TABLE {q(tname)} ADD COLUMN {q(name)} {duck_type(f.type)}")
-    load.tables[cls] = tname
+        if f.name.lower() not in have:
+            db.execute(f"ALTER TABLE {q(tname)} ADD COLUMN {q(f.name)} {duck_type(f.type)}")
+            have.add(f.name.lower())
     return tname
-
-
-def _free_table_name(db: Database, want: str, event_name: str) -> str:
-    taken = set(db.execute("SELECT table_name FROM event_classes WHERE name <> ?", [event_name]))
-    name, n = want, 2
-    while (name,) in taken:
-        name = f"{want}_{n}"
-        n += 1
-    return name
 
 
 def _finish(db: Database, load: ChunkLoad, tdir: Path) -> None:

@@ -16,7 +16,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
-from fayshell.views.queries.common import newest_ts
+from fayshell.views.queries.common import data_version
 
 if TYPE_CHECKING:
     import duckdb
@@ -54,6 +54,9 @@ class Feed(Protocol):
 
     live: bool
     status: FeedStatus
+    #: Changes whenever the data may have changed; a view re-queries only then (or when the
+    #: user changes what is asked).
+    version: int
 
     def now_ns(self) -> int:
         """The reference instant windows end at."""
@@ -79,6 +82,7 @@ class DatabaseFeed:
     db: Database
     status: FeedStatus = field(default_factory=FeedStatus)
     live: bool = False
+    version: int = 0
     _cursor: duckdb.DuckDBPyConnection | None = None
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
@@ -110,8 +114,9 @@ class OfflineFeed(DatabaseFeed):
 
     async def refresh(self) -> FeedStatus:
         self.status = FeedStatus("querying", "reading the database")
-        newest = await self.query(newest_ts)
+        newest, rows = await self.query(data_version)
         self._now = newest if newest is not None else self._now
+        self.version = hash((newest, rows))
         message = "" if newest is not None else "no trace data in this database"
         self.status = FeedStatus("idle", message, refreshed_ns=time.time_ns())
         return self.status
@@ -137,6 +142,7 @@ class LiveFeed(DatabaseFeed):
         return self.clock()
 
     async def refresh(self) -> FeedStatus:
+        self.version += 1  # the clock moved: every refresh is new data
         if self.pump is None:
             self.status = FeedStatus("idle", refreshed_ns=self.clock())
             return self.status

@@ -142,6 +142,7 @@ class SyscallStat:
     max_ns: int
     top: str | None
     approx: bool = False
+    top_approx: bool = False
 
     @property
     def key(self) -> str:

@@ -9,7 +9,6 @@ import sys
 
 import bt2
 
-
 _CONV = {}
 
 

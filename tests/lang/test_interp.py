@@ -186,3 +186,11 @@ async def test_division_by_zero_is_a_clear_error(shell) -> None:
     with pytest.raises(RuntimeFayError) as info:
         await shell.run("1 / 0")
     assert info.value.one_line() == "<test>:1:3: attempted to divide by zero"
+
+
+def test_has_property_distinguishes_missing_from_none() -> None:
+    from fayshell.records import has_property
+
+    assert has_property({"Name": None}, "name")
+    assert not has_property({"Name": 1}, "Value")
+    assert not has_property(object(), "Value")

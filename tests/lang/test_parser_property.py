@@ -43,3 +43,5 @@ def test_arbitrary_text_parses_or_raises_parse_error(src: str) -> None:
 def test_deep_nesting_is_a_parse_error_not_a_crash() -> None:
     check("(" * 5000 + "1" + ")" * 5000)
     check("{" * 3000)
+    check("0x1F500ms")
+    check("1e3ms")

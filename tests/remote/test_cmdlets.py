@@ -14,7 +14,7 @@ from fayshell.commands.remote import invoke_command
 from fayshell.errors import CommandError
 from fayshell.host import CaptureHost
 from fayshell.remote.readiness import NodeReadiness
-from fayshell.remote.results import CommandResult, GatheredResult, OutputLine
+from fayshell.remote.results import CommandResult, GatheredResult
 from fayshell.state import ShellState
 from tests.fixtures.cluster import LocalCluster
 
@@ -95,15 +95,17 @@ async def test_invoke_command_records_gather_and_errors(state: ShellState) -> No
 
 async def test_invoke_command_stream(state: ShellState) -> None:
     ctx = _ctx(state, "Invoke-Command")
-    recs = await _all(invoke_command(ctx, node="node01", command="echo a; echo b; exit 3",
-                                     stream=True))
-    assert recs == [OutputLine("node01", "stdout", "a"), OutputLine("node01", "stdout", "b")]
-    assert any("exit status 3" in w for w in state.host.warnings)  # type: ignore[attr-defined]
+    recs = await _all(invoke_command(ctx, node="node0[1-2]", stream=True,
+                                     command="echo a; echo b >&2; exit 3"))
+    assert recs == []  # lines go to the host as they arrive
+    host = state.host
+    assert sorted(host.lines) == ["node01: a", "node01: b", "node02: a", "node02: b"]  # type: ignore[attr-defined]
+    assert any("node01: exit status 3" in w for w in host.warnings)  # type: ignore[attr-defined]
 
 
 async def test_invoke_command_takes_nodes_from_the_pipeline(state: ShellState) -> None:
     ctx = _ctx(state, "Invoke-Command")
-    ctx.input = [NodeInfo("node03", "", 0, "", "", ""), "node04"]
+    ctx.input = [NodeInfo("node03", "", None, "", "", ""), "node04"]
     recs = await _all(invoke_command(ctx, command="hostname"))
     assert sorted(r.stdout for r in recs) == ["node03\n", "node04\n"]
 
@@ -142,3 +144,26 @@ async def test_remove_node_from_the_pipeline(state: ShellState) -> None:
     await interp.run("Get-Node -Group even | Remove-Node")
     out = await interp.run("Get-Node | ForEach-Object { $_.node }")
     assert out == ["node01", "node03", "node05", "node07"]
+
+
+def test_fayshell_script_exit_status(real_cluster: LocalCluster, tmp_path: Path) -> None:
+    """`fayshell --inventory --ssh-config -c`: failed nodes make the script exit non-zero."""
+    import subprocess
+    import sys
+
+    root = Path(__file__).resolve().parents[2]
+    inv = tmp_path / "inv.toml"
+    inv.write_text(real_cluster.inventory.read_text() + '[nodes.gone]\nhost = "127.0.0.1"\nport = 1\n')
+
+    def fay(code: str) -> subprocess.CompletedProcess:
+        return subprocess.run([sys.executable, "-m", "fayshell", "--inventory", str(inv),
+                               "--ssh-config", str(real_cluster.ssh_config), "-c", code],
+                              cwd=root, capture_output=True, text=True, timeout=60)
+
+    ok = fay("Invoke-Command -Node 'node0[1-3]' -Command 'hostname' -Gather")
+    assert ok.returncode == 0, ok.stderr
+    assert "node01" in ok.stdout and "node03" in ok.stdout
+    bad = fay("Invoke-Command -Node 'node01,gone' -Command 'true'; 'after'")
+    assert bad.returncode != 0 and "gone: connect:" in bad.stderr and "after" not in bad.stdout
+    cont = fay("Invoke-Command -Node 'node01,gone' -Command 'true' -ErrorAction Continue; 'after'")
+    assert cont.returncode == 0 and "after" in cont.stdout

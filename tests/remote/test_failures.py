@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import socket
 import time
 from collections.abc import Iterator
@@ -205,4 +206,49 @@ async def test_encrypted_key_is_an_auth_error_without_secrets(small_cluster: Loc
         assert err.stage == "auth" and "ssh-agent" in err.message
         assert "s3cret" not in err.message and "PRIVATE" not in err.message
     finally:
+        await cluster.aclose()
+
+
+def _descendants(pid: int) -> list[int]:
+    """Pids of every process below ``pid`` (from /proc)."""
+    children: dict[int, list[int]] = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                ppid = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
+            except (OSError, IndexError, ValueError):
+                continue
+            children.setdefault(ppid, []).append(int(entry.name))
+    out, todo = [], [pid]
+    while todo:
+        for child in children.get(todo.pop(), []):
+            out.append(child)
+            todo.append(child)
+    return out
+
+
+async def test_keepalive_detects_a_hung_connection_and_reconnects(
+        small_cluster: LocalCluster) -> None:
+    import os
+    import signal
+
+    cluster = Cluster.from_options(small_cluster.options())
+    cluster.pool.settings.keepalive_interval = 0.2
+    cluster.pool.settings.keepalive_count_max = 2
+    frozen: list[int] = []
+    try:
+        await cluster.run_all("node01", "true")
+        frozen = _descendants(small_cluster.node("node01").sshd_pid)
+        assert frozen  # the per-connection sshd processes
+        for pid in frozen:
+            os.kill(pid, signal.SIGSTOP)  # the peer hangs: no FIN, no RST, just silence
+        await asyncio.sleep(1.2)
+        assert cluster.pool.cached(cluster.resolve("node01")[0]) is None  # keepalive gave up
+        [res] = await cluster.run_all("node01", "hostname")
+        assert isinstance(res, CommandResult) and res.stdout == "node01\n"
+        assert cluster.connects["node01"] == 2
+    finally:
+        for pid in frozen:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
         await cluster.aclose()

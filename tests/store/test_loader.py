@@ -33,7 +33,12 @@ def _truth(info: GenInfo) -> Counter[tuple[object, ...]]:
                     s.ts_exit + off, s.ts_exit - s.ts_entry, s.ret) for s in info.syscalls)
 
 
-def test_chunks_in_order_rebuild_every_syscall(chunked: GenInfo, prefer_c: bool) -> None:
+@pytest.mark.parametrize("fast", [True, False], ids=["staged", "sql"])
+def test_chunks_in_order_rebuild_every_syscall(chunked: GenInfo, prefer_c: bool, fast: bool,
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    from fayshell.store import loader
+
+    monkeypatch.setattr(loader, "FAST_SYSCALLS", fast)
     db = Database.open(":memory:")
     total = 0
     for d in chunked.dirs:                          # as Receive-Trace -Import would, chunk by chunk

@@ -49,7 +49,10 @@ async def test_severity_keys(feed: OfflineFeed) -> None:
         assert "≥ Critical" in text_of(app, "#header")
         await press(pilot, "minus")
         assert column(app, 4) == []
-        await press(pilot, "plus", "plus", "plus", "plus", "plus", "plus", "plus")
+        await press(pilot, "plus")
+        assert column(app, 4) == ["disk full on /var"]
+        app.screen.action_severity(9)  # clamps at Debug: everything
+        await settle(pilot)
         assert "≥ Debug" in text_of(app, "#header")
         assert len(rows(app)) == len(LOGS)
 
@@ -81,3 +84,17 @@ async def test_window_sort_and_follow(feed: OfflineFeed) -> None:
         nodes = column(app, 1)
         assert nodes == sorted(nodes)
         assert app.screen.query_one("#table", DataTable).has_focus
+
+
+async def test_a_database_without_the_table(tmp_path: object) -> None:
+    from fayshell.store.database import Database
+
+    db = Database.open(":memory:")
+    feed = OfflineFeed(db)
+    app = make_app(feed, "logs")
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        assert text_of(app, "#status") == "no logs table in this database yet  ·  0 rows"
+        assert rows(app) == []
+    feed.close()
+    db.close()

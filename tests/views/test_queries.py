@@ -158,3 +158,41 @@ def test_log_page(con: Any) -> None:
     assert {(r.node, r.logger, r.severity) for r in narrowed.records} == {
         ("web01", "storage.disk", "Error")}
     assert len(logs.log_page(con, q(window="session"), "Debug", limit=5).records) == 5
+
+
+@pytest.mark.parametrize("window", ["minute", "session"])
+@pytest.mark.parametrize("grouping", ["syscall", "syscall_node", "process"])
+def test_rollup_path_equals_the_raw_path(con: Any, window: str, grouping: str) -> None:
+    f = parse_filter("node:web0*,db01", syscalls.FILTER_ALIASES)
+    for query in (q(window=window, grouping=grouping), q(window=window, grouping=grouping,
+                                                         filter=f, scope=Scope("incident"))):
+        raw = syscalls.syscall_stats(con, query, rollup_min=10**12)
+        rolled = syscalls.syscall_stats(con, query, rollup_min=0)
+        assert rolled == raw
+
+
+def test_rollup_follows_appends_and_deletes(con: Any) -> None:
+    minute = q(window="minute")
+    before = syscalls.syscall_stats(con, minute, rollup_min=0)
+    ts = NOW - 7 * NS - 1  # inside a whole bucket of the window
+    con.execute("INSERT INTO syscalls VALUES ('web01', 'incident', 0, 9, 9, 'late', 'read', "
+                "?, ?, 1000000, 0)", [ts, ts + MS])
+    after = syscalls.syscall_stats(con, minute, rollup_min=0)
+    assert after == syscalls.syscall_stats(con, minute, rollup_min=10**12)
+    read = {r.name: r for r in after}["read"]
+    assert read.calls == {r.name: r for r in before}["read"].calls + 1
+    con.execute("DELETE FROM syscalls WHERE name = 'openat'")
+    gone = syscalls.syscall_stats(con, minute, rollup_min=0)
+    assert "openat" not in names(gone)
+    assert gone == syscalls.syscall_stats(con, minute, rollup_min=10**12)
+
+
+def test_split_window_edges() -> None:
+    from fayshell.views.queries.rollup import BUCKET_NS, split_window
+
+    span = split_window(10 * BUCKET_NS + 5, 20 * BUCKET_NS + 7)
+    assert (span.first_bucket, span.last_bucket) == (11, 19)
+    assert span.raw == ((10 * BUCKET_NS + 5, 11 * BUCKET_NS - 1), (20 * BUCKET_NS, 20 * BUCKET_NS + 7))
+    assert split_window(None, 3 * BUCKET_NS - 1).raw == ((3 * BUCKET_NS, 3 * BUCKET_NS - 1),)
+    tiny = split_window(BUCKET_NS + 1, BUCKET_NS + 9)
+    assert tiny.first_bucket is None and tiny.raw == ((BUCKET_NS + 1, BUCKET_NS + 9),)

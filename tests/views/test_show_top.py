@@ -64,6 +64,8 @@ def test_prepare_builds_the_config(store_path: Path) -> None:
         prepare(ctx, "logs", None, None, None, None, "loud")
     with pytest.raises(CommandError, match="unknown view"):
         prepare(ctx, "disks", None, None, None, None, None)
+    with pytest.raises(CommandError, match="no database at"):
+        prepare(ctx, "spans", None, None, None, str(store_path) + ".typo", None)
     other = prepare(ctx, "spans", None, None, 2, str(store_path), None)
     assert other.owned and other.config.interval_ns == 2_000_000_000
     other.db.close()
@@ -110,3 +112,13 @@ async def test_run_top_returns_when_q_is_pressed(store_path: Path,
     assert started, "the app did not start"
     await started[0].run_action("quit_view")
     assert await asyncio.wait_for(task, 10) == 0
+
+
+async def test_run_top_reports_bad_input_as_fay_errors(store_path: Path) -> None:
+    from fayshell.errors import FayError, StoreError
+
+    with pytest.raises(FayError, match="unknown severity"):
+        await run_top("logs", str(store_path), node=None, interval_s=1, severity="Loud")
+    with pytest.raises(StoreError, match="no database at"):
+        await run_top("logs", str(store_path) + ".gone", node=None, interval_s=1,
+                      severity="Error")

@@ -40,6 +40,17 @@ def newest_ts(con: Con, tables: set[str] | None = None) -> int | None:
     return None if row is None or row[0] is None else int(row[0])
 
 
+def data_version(con: Con) -> tuple[int | None, int]:
+    """The newest timestamp and the total row count: changes whenever rows are added."""
+    have = existing_tables(con)
+    tables = [t for t in NEWEST_COLUMNS if t in have]
+    if not tables:
+        return None, 0
+    counts = " + ".join(f"(SELECT count(*) FROM {t})" for t in tables)
+    row = con.execute(f"SELECT {counts}").fetchone()
+    return newest_ts(con, have), 0 if row is None else int(row[0])
+
+
 def table_newest(con: Con, q: Query, table: str, ts: str) -> int | None:
     """The newest timestamp of one table within the view's scope (for the data lag)."""
     w = query_where(q, ts, NODE_FIELD, window=False)

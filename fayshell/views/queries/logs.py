@@ -17,7 +17,6 @@ FILTER_ALIASES: dict[str, tuple[str, ...]] = {
     "": ("*logger", "*msg"), "node": ("node",), "logger": ("logger",), "log": ("logger",),
     "msg": ("msg",), "proc": ("procname",), "process": ("procname",),
 }
-SORTABLE = ("ts", "node", "severity", "logger", "msg")
 
 
 def log_page(con: Con, q: Query, severity: str, limit: int = 1000) -> LogPage:

@@ -16,7 +16,6 @@ FILTER_ALIASES: dict[str, tuple[str, ...]] = {
     "": ("*service", "*name"), "service": ("service",), "svc": ("service",),
     "name": ("name",), "span": ("name",), "node": ("node",),
 }
-SORTABLE = ("count", "rate", "p50_ns", "p95_ns", "p99_ns", "max_ns", "errors")
 
 
 @dataclass(frozen=True)

@@ -1,9 +1,11 @@
 """The syscalls view: calls, rate, total/avg/p95/max time and the top process per group.
 
-Counts, totals, averages and maxima are always exact. The p95 and the "top" column (the process
-or syscall spending the most time) need a second pass over the rows; when the window holds more
-than ``EXACT_LIMIT`` calls that pass reads a block sample of the table instead, and the rows say
-so (``approx``) — that is what keeps a refresh over ten million rows within 100 ms.
+Counts, totals, averages, maxima and the "top" column (the process or syscall spending the most
+time) are exact: over a big table they come from the rollup's per-bucket partials plus the raw
+rows at the window's edges. Only the p95 needs every duration; when the window holds more than
+``EXACT_LIMIT`` calls it is computed on a block sample of the table instead, and the rows say so
+(``approx``). bench/views.py measures what this buys over ten million rows. The per-process
+grouping and pid filters are not covered by the partials and read the raw rows.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from typing import Any
 
 from fayshell.views.filters import FieldDef, Where, query_where
 from fayshell.views.model import Query, SyscallStat, sort_rows
+from fayshell.views.queries import rollup
 from fayshell.views.queries.common import Con
 
 FIELDS: dict[str, FieldDef] = {
@@ -25,10 +28,12 @@ FILTER_ALIASES: dict[str, tuple[str, ...]] = {
     "node": ("node",), "proc": ("procname",), "process": ("procname",), "comm": ("procname",),
     "pid": ("pid",),
 }
+#: Windows over a table this big read the rollup's partials instead of every row.
+ROLLUP_MIN = 1_000_000
 #: Above this many calls in the window, p95 and top come from a block sample …
 EXACT_LIMIT = 1_000_000
 #: … of about this many rows.
-SAMPLE_ROWS = 250_000
+SAMPLE_ROWS = 100_000
 
 
 @dataclass(frozen=True)
@@ -54,19 +59,81 @@ GROUPINGS: dict[str, Grouping] = {
     "process": Grouping("process", "per process", ("node", "pid"), "name", "top sys",
                         carried=("procname",)),
 }
-SORTABLE = ("calls", "rate", "total_ns", "avg_ns", "p95_ns", "max_ns")
 
 
-def syscall_stats(con: Con, q: Query, exact_limit: int = EXACT_LIMIT) -> list[SyscallStat]:
-    """One row per group of the window, sorted and limited as the query says."""
+def syscall_stats(con: Con, q: Query, exact_limit: int = EXACT_LIMIT,
+                  rollup_min: int = ROLLUP_MIN) -> list[SyscallStat]:
+    """One row per group of the window, sorted and limited as the query says.
+
+    Windows longer than an interval over a table of ``rollup_min`` rows or more read the
+    exact per-bucket partials of :mod:`fayshell.views.queries.rollup`.
+    """
     g = GROUPINGS[q.grouping or "syscall"]
     w = query_where(q, "ts_entry", FIELDS)
-    main = _main_rows(con, q, g, w)
+    rolled = (q.window != "interval" and rollup.covers(_columns_used(q, g))
+              and _table_rows(con) >= rollup_min)
+    main = _rolled_rows(con, q, g) if rolled else _main_rows(con, q, g, w)
     total_calls = sum(int(r["calls"]) for r in main)
     sample = _sample_percent(total_calls, exact_limit)
-    details = _detail_rows(con, g, w, sample)
-    rows = [_stat(g, r, details.get(_key(g, r)), sample is not None) for r in main]
+    details = _detail_rows(con, g, w, sample, want_top=not rolled)
+    rows = []
+    for r in main:
+        p95, top = details.get(_key(g, r), (None, None))
+        if rolled:
+            top = r["top"]
+        rows.append(_stat(r, p95, top, sample is not None, sample is not None and not rolled))
     return sort_rows(rows, q.sort or "total_ns", q.descending)[: q.limit]
+
+
+def _columns_used(q: Query, g: Grouping) -> set[str]:
+    """Columns the query groups, filters or matches by (bare filter terms are names)."""
+    used = {*g.keys, *g.carried, g.top}
+    used |= {name.lstrip("*") for name, _ in q.filter.globs}
+    used |= {col for col, _ in q.where_eq}
+    return used
+
+
+def _table_rows(con: Con) -> int:
+    row = con.execute("SELECT count(*) FROM syscalls").fetchone()
+    return 0 if row is None else int(row[0])
+
+
+def _rolled_rows(con: Con, q: Query, g: Grouping) -> list[dict[str, Any]]:
+    """Main rows (and the exact top column) from the partials plus the raw window edges."""
+    with rollup.snapshot(con):
+        rollup.sync(con)
+        rows = _rolled_query(con, q, g)
+    recent = _recent(con, q, g)
+    for r in rows:
+        n = int(r.pop("n"))
+        r["avg_ns"] = int(r["total_ns"]) / n if n else None
+        r["rate"] = recent.get(_key(g, r), 0) / q.interval_s
+    return rows
+
+
+def _rolled_query(con: Con, q: Query, g: Grouping) -> list[dict[str, Any]]:
+    scope = query_where(q, "ts_entry", FIELDS, window=False)
+    parts, params = rollup.parts_sql(rollup.split_window(q.lo_ns, q.now_ns), scope)
+    keys = ", ".join(g.keys)
+    sql = (f"WITH parts AS ({parts}), "
+           f"m AS (SELECT {g.select()}, sum(c) AS calls, sum(t) AS total_ns, sum(n) AS n, "
+           f"  coalesce(max(m), 0) AS max_ns FROM parts GROUP BY {keys}), "
+           f"s AS (SELECT {keys}, {g.top} AS top, sum(t) AS s FROM parts GROUP BY ALL), "
+           f"b AS (SELECT {keys}, first(top ORDER BY s DESC, top) AS top FROM s "
+           f"  GROUP BY {keys}) "
+           f"SELECT m.*, b.top FROM m JOIN b USING ({keys})")
+    cur = con.execute(sql, params)
+    names = [d[0] for d in cur.description or []]
+    return [dict(zip(names, r, strict=True)) for r in cur.fetchall()]
+
+
+def _recent(con: Con, q: Query, g: Grouping) -> dict[tuple[Any, ...], int]:
+    """Calls per group in the last interval, for the rate column."""
+    w = query_where(q.but(window="interval"), "ts_entry", FIELDS)
+    keys = ", ".join(g.keys)
+    sql = f"SELECT {keys}, count(*) FROM syscalls WHERE {w.sql()} AND ts_entry > ? GROUP BY {keys}"
+    rows = con.execute(sql, [*w.params, q.now_ns - q.interval_ns]).fetchall()
+    return {tuple(r[:-1]): int(r[-1]) for r in rows}
 
 
 def _main_rows(con: Con, q: Query, g: Grouping, w: Where) -> list[dict[str, Any]]:
@@ -89,12 +156,13 @@ def _sample_percent(calls: int, exact_limit: int) -> float | None:
     return min(100.0, max(0.5, 100.0 * min(SAMPLE_ROWS, exact_limit) / calls))
 
 
-def _detail_rows(con: Con, g: Grouping, w: Where,
-                 sample: float | None) -> dict[tuple[Any, ...], tuple[float | None, str | None]]:
-    """p95 and the top process (or syscall) by total time, per group key."""
+def _detail_rows(con: Con, g: Grouping, w: Where, sample: float | None,
+                 want_top: bool = True) -> dict[tuple[Any, ...], tuple[float | None, str | None]]:
+    """p95 and (``want_top``) the top process or syscall by total time, per group key."""
     keys = ", ".join(g.keys)
     source = "syscalls" if sample is None else f"syscalls TABLESAMPLE {sample:.3f}% (system, 7)"
-    sql = (f"WITH w AS (SELECT {keys}, {g.top} AS top, dur_ns FROM {source} WHERE {w.sql()}), "
+    top = g.top if want_top else "NULL"
+    sql = (f"WITH w AS (SELECT {keys}, {top} AS top, dur_ns FROM {source} WHERE {w.sql()}), "
            f"p AS (SELECT {keys}, quantile_cont(dur_ns, 0.95) AS p95 FROM w GROUP BY {keys}), "
            f"t AS (SELECT {keys}, top, sum(dur_ns) AS s FROM w GROUP BY ALL), "
            f"b AS (SELECT {keys}, first(top ORDER BY s DESC, top) AS top FROM t GROUP BY {keys}) "
@@ -110,11 +178,11 @@ def _key(g: Grouping, r: dict[str, Any]) -> tuple[Any, ...]:
     return tuple(r[k] for k in g.keys)
 
 
-def _stat(g: Grouping, r: dict[str, Any], detail: tuple[float | None, str | None] | None,
-          approx: bool) -> SyscallStat:
-    p95, top = detail if detail is not None else (None, None)
+def _stat(r: dict[str, Any], p95: float | None, top: str | None, approx: bool,
+          top_approx: bool) -> SyscallStat:
     return SyscallStat(
         name=r.get("name"), node=r.get("node"), pid=r.get("pid"), procname=r.get("procname"),
         calls=int(r["calls"]), rate=float(r["rate"]), total_ns=int(r["total_ns"]),
         avg_ns=float(r["avg_ns"] or 0.0), p95_ns=None if p95 is None else float(p95),
-        max_ns=int(r["max_ns"]), top=top, approx=approx)
+        max_ns=int(r["max_ns"]), top=None if top is None else str(top), approx=approx,
+        top_approx=top_approx)

@@ -81,6 +81,9 @@ class TopScreen(Screen[None]):
         self.filter_error = ""
         self._feed_busy = False
         self._query_busy = False
+        self._query_seq = 0
+        self._version_shown: int | None = None
+        self.queries_done = 0
 
     # -- layout ---------------------------------------------------------------------------
 
@@ -144,18 +147,28 @@ class TopScreen(Screen[None]):
             await self.feed.refresh()
         finally:
             self._feed_busy = False
-        if not self.paused:
+        unchanged = (self.feed.version == self._version_shown
+                     and self.current_query() == self.last_query)
+        if unchanged:
+            self.show_status()
+        elif not self.paused:
             self.requery()
 
     def requery(self) -> None:
         """Run the queries again now; a newer request cancels one still running."""
         self._query_busy = True
-        self.run_worker(self._requery(self.current_query()), group="query", exclusive=True)
+        self._query_seq += 1
+        work = self._requery(self.current_query(), self.feed.version, self._query_seq)
+        self.run_worker(work, group="query", exclusive=True)
 
-    async def _requery(self, q: Query) -> None:
+    async def _requery(self, q: Query, version: int, seq: int) -> None:
         self.show_status("querying…")
         started = time.perf_counter()
         try:
+            if self.TABLE not in await self.feed.query(common.existing_tables):
+                self.error = f"no {self.TABLE} table in this database yet"
+                self.show_status()
+                return
             rows = await self.load(q)
             header = await self.feed.query(common.header, q, self.TABLE, self.TS)
             rates = await self.feed.query(common.node_rates, q, self.TABLE, self.TS)
@@ -164,8 +177,11 @@ class TopScreen(Screen[None]):
             self.show_status()
             return
         finally:
-            self._query_busy = False
+            if seq == self._query_seq:  # not when a newer query replaced this one
+                self._query_busy = False
         self.error = ""
+        self._version_shown = version
+        self.queries_done += 1
         self.query_ms = (time.perf_counter() - started) * 1000
         self.last_query, self.rows, self.header_data, self.rates = q, rows, header, rates
         self.show_rows()
@@ -227,7 +243,7 @@ class TopScreen(Screen[None]):
         for error in (self.filter_error, self.error):
             if error:
                 parts.append(Text(error, style="bold red"))
-        if status.message:
+        if status.message and not self.error:
             parts.append(Text(status.message, style="yellow"))
         if not busy:
             parts.append(Text(f"{len(self.rows)} row{'' if len(self.rows) == 1 else 's'}"))

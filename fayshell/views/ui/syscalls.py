@@ -39,11 +39,11 @@ def metric_cols(approx: bool) -> list[Col]:
     ]
 
 
-def syscall_cols(grouping: str, approx: bool = False) -> list[Col]:
-    """Key columns of the grouping, the metrics, and the "top" column."""
+def syscall_cols(grouping: str, approx: bool = False, top_approx: bool = False) -> list[Col]:
+    """Key columns of the grouping, the metrics, and the "top" column (≈: from a sample)."""
     g = sq.GROUPINGS[grouping]
-    top = Col("top", g.top_label.upper() + ("≈" if approx else ""))
-    return [KEY_COLS[k] for k in g.keys] + metric_cols(approx) + [top]
+    top = Col("top", g.top_label.upper() + ("≈" if top_approx else ""))
+    return [KEY_COLS[k] for k in (*g.keys, *g.carried)] + metric_cols(approx) + [top]
 
 
 class SyscallsScreen(TopScreen):
@@ -59,7 +59,8 @@ class SyscallsScreen(TopScreen):
 
     def columns(self) -> Sequence[Col]:
         approx = any(r.approx for r in self.rows)
-        return syscall_cols(self.grouping, approx)
+        top_approx = any(r.top_approx for r in self.rows)
+        return syscall_cols(self.grouping, approx, top_approx)
 
     async def load(self, q: Query) -> list[Any]:
         return await self.feed.query(sq.syscall_stats, q)

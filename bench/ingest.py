@@ -1,0 +1,232 @@
+"""Ingest benchmark (issue 5): fayshell's CTF decoder and Import-Trace against babeltrace2.
+
+On the same files, in the same run, it prints:
+  1. decoding alone (CTF files -> Arrow in memory, compiled decoder, streams in parallel):
+     events/s and the ratio to ``babeltrace2 DIR -c sink.utils.counter`` (goal >= 10x);
+  2. end to end: a fresh ``fayshell -c "Import-Trace DIR -Database F"`` until committed
+     (derived tables included) against that babeltrace2 run (must be >= 2x, goal 5x);
+  3. peak RSS of the import process (<= 1 GiB for a 2 GB trace);
+  4. "top syscalls by total time" over >= 10M syscalls rows (<= 100 ms).
+
+Inputs (cached under --cache): a BlkKin UST trace recorded here with a private lttng-sessiond
+(the tests' harness; >= 3M events) and a kernel-layout trace from tests/fixtures/ctfgen
+(>= 10M events). ``--ust DIR`` / ``--kernel DIR`` use existing traces instead.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+FAYSHELL = [sys.executable, "-m", "fayshell"]
+
+
+@dataclass
+class Row:
+    """One measured input."""
+
+    name: str
+    events: int
+    size: int
+    bt2_s: float
+    decode_s: float
+    e2e_s: float
+    rss_mb: float
+
+
+def run_timed(cmd: list[str], env: dict[str, str] | None = None) -> tuple[float, float, str]:
+    """Wall seconds, peak RSS (MiB, of this process alone) and stdout of a fresh process."""
+    import tempfile
+
+    with tempfile.TemporaryFile() as err:
+        start = time.perf_counter()
+        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=err, env=env)
+        assert proc.stdout is not None
+        out = proc.stdout.read().decode()
+        _, status, usage = os.wait4(proc.pid, 0)
+        wall = time.perf_counter() - start
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        if proc.returncode:
+            err.seek(0)
+            raise SystemExit(f"{' '.join(cmd)} failed: {err.read().decode()[-400:]}")
+    return wall, usage.ru_maxrss / 1024, out
+
+
+def bt2_counter(path: Path, runs: int) -> float:
+    """Median wall time of babeltrace2's counting sink (fresh process)."""
+    return statistics.median(run_timed(["babeltrace2", str(path), "-c", "sink.utils.counter"])[0]
+                             for _ in range(runs))
+
+
+DECODE_SNIPPET = """
+import sys, time
+t0 = time.perf_counter()
+from fayshell.ctf.trace import find_traces, open_trace
+from fayshell.ctf.decode import stream_readers
+from fayshell.ctf.parallel import parallel_batches
+n = 0
+for d in find_traces(sys.argv[1]):
+    for _r, b in parallel_batches(stream_readers(open_trace(d), prefer_c=True)):
+        n += b.common.num_rows + sum(t.num_rows * 0 for t in b.payload.values())
+print(n, time.perf_counter() - t0)
+"""
+
+
+def decode_only(path: Path, runs: int) -> tuple[int, float]:
+    """Events and median seconds to decode into Arrow (fresh process, imports included)."""
+    times, n = [], 0
+    for _ in range(runs):
+        _, _, out = run_timed([sys.executable, "-c", DECODE_SNIPPET, str(path)],
+                              env={**os.environ, "PYTHONPATH": str(ROOT)})
+        n_s, t_s = out.split()
+        n, times = int(n_s), [*times, float(t_s)]
+    return n, statistics.median(times)
+
+
+def import_e2e(path: Path, db: Path, runs: int) -> tuple[float, float]:
+    """Median wall time and max RSS of a fresh Import-Trace into a new database file."""
+    walls, rss = [], 0.0
+    for _ in range(runs):
+        for f in (db, Path(str(db) + ".wal")):
+            f.unlink(missing_ok=True)
+        wall, r, _ = run_timed([*FAYSHELL, "-c", f"Import-Trace '{path}' -Database '{db}'"],
+                               env={**os.environ, "PYTHONPATH": str(ROOT)})
+        walls.append(wall)
+        rss = max(rss, r)
+    return statistics.median(walls), rss
+
+
+def trace_size(path: Path) -> int:
+    return sum(f.stat().st_size for f in path.rglob("*") if f.is_file())
+
+
+def measure(name: str, path: Path, cache: Path, runs: int) -> Row:
+    print(f"== {name}: {path} ({trace_size(path) / 2**20:.0f} MiB)", flush=True)
+    bt2 = bt2_counter(path, runs)
+    events, dec = decode_only(path, runs)
+    e2e, rss = import_e2e(path, cache / f"{name}.duckdb", runs)
+    return Row(name, events, trace_size(path), bt2, dec, e2e, rss)
+
+
+def ensure_kernel(cache: Path, events: int) -> Path:
+    """A generated kernel-layout trace of ``events`` events (made once, then cached)."""
+    out = cache / f"kernel-{events}"
+    if not (out / "metadata").is_file():
+        from tests.fixtures.ctfgen import GenSpec, write_trace
+
+        print(f"generating {events} kernel-layout events into {out}", flush=True)
+        write_trace(out, GenSpec(events=events, cpus=8, packet_size=256 * 1024,
+                                 keep_truth=False))
+    return out
+
+
+def ensure_ust(cache: Path, requests: int) -> Path:
+    """A BlkKin trace recorded by a private lttng-sessiond (made once, then cached)."""
+    out = cache / f"ust-blkkin-{requests}"
+    if any(out.rglob("metadata")):
+        return out
+    from fayshell.lttng import CreateSession, EnableChannel, EnableEvent, Start, Stop
+    from tests.fixtures.workloads.build import build_blkkin
+    from tests.lttng.harness import PrivateSessiond
+
+    print(f"recording {requests} BlkKin requests with LTTng into {out}", flush=True)
+    binary = build_blkkin()
+    d = PrivateSessiond()
+    try:
+        d.start()
+        name = "bench-blkkin"
+        target = d.output_dir(name)
+        d.ok(CreateSession(name, output=str(target)).argv())
+        d.ok(EnableChannel(name, "big", "user", subbuf_size=8 << 20, num_subbuf=8).argv())
+        d.ok(EnableEvent(name, "user", ("zipkin:*",), channel="big").argv())
+        d.ok(Start(name).argv())
+        d.workload([str(binary), "--requests", str(requests)], timeout=1800)
+        d.ok(Stop(name).argv())
+        shutil.copytree(target, out)
+    finally:
+        d.stop()
+    return out
+
+
+def top_syscalls(db_path: Path, rows: int = 10_000_000, runs: int = 5) -> tuple[int, float]:
+    """Rows in a syscalls copy grown to >= ``rows``, and the median top-10 query time (s)."""
+    import duckdb
+
+    copy = db_path.with_name("syscalls-10M.duckdb")
+    copy.unlink(missing_ok=True)
+    con = duckdb.connect(str(copy))
+    con.execute(f"ATTACH '{db_path}' AS src (READ_ONLY)")
+    con.execute("CREATE TABLE syscalls AS SELECT * FROM src.syscalls")
+    con.execute("DETACH src")
+    n = con.execute("SELECT count(*) FROM syscalls").fetchone()[0]  # type: ignore[index]
+    if n == 0:
+        return 0, float("nan")
+    while n < rows:
+        con.execute("INSERT INTO syscalls SELECT * FROM syscalls")
+        n *= 2
+    con.close()
+    con = duckdb.connect(str(copy), read_only=True)
+    q = ("SELECT name, sum(dur_ns) AS total, count(*) AS calls FROM syscalls "
+         "GROUP BY name ORDER BY total DESC LIMIT 10")
+    con.execute(q).fetchall()
+    times = []
+    for _ in range(runs):
+        t = time.perf_counter()
+        con.execute(q).fetchall()
+        times.append(time.perf_counter() - t)
+    con.close()
+    copy.unlink(missing_ok=True)
+    return n, statistics.median(times)
+
+
+def report(rows: list[Row]) -> None:
+    print()
+    print(f"{'trace':<14}{'events':>11}{'MiB':>7}{'bt2 s':>8}{'bt2 ev/s':>11}{'decode s':>10}"
+          f"{'dec ev/s':>11}{'dec x':>7}{'import s':>10}{'e2e x':>7}{'RSS MiB':>9}")
+    for r in rows:
+        print(f"{r.name:<14}{r.events:>11}{r.size / 2**20:>7.0f}{r.bt2_s:>8.2f}"
+              f"{r.events / r.bt2_s / 1e6:>10.2f}M{r.decode_s:>10.2f}"
+              f"{r.events / r.decode_s / 1e6:>10.2f}M{r.bt2_s / r.decode_s:>7.2f}"
+              f"{r.e2e_s:>10.2f}{r.bt2_s / r.e2e_s:>7.2f}{r.rss_mb:>9.0f}")
+    print("dec x / e2e x: babeltrace2 counter time divided by ours (goals: decode >= 10x; "
+          "end to end >= 2x, goal 5x)")
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--cache", type=Path, default=Path("/tmp/fayshell-bench"))
+    ap.add_argument("--kernel", type=Path, help="an existing kernel-layout trace")
+    ap.add_argument("--kernel-events", type=int, default=10_000_000)
+    ap.add_argument("--ust", type=Path, help="an existing UST (BlkKin) trace")
+    ap.add_argument("--ust-requests", type=int, default=170_000)
+    ap.add_argument("--skip-ust", action="store_true")
+    ap.add_argument("--runs", type=int, default=1)
+    a = ap.parse_args()
+    if shutil.which("babeltrace2") is None:
+        print("babeltrace2 is not installed: nothing to compare with", file=sys.stderr)
+        return 2
+    a.cache.mkdir(parents=True, exist_ok=True)
+    rows = []
+    if not a.skip_ust:
+        rows.append(measure("ust-blkkin", a.ust or ensure_ust(a.cache, a.ust_requests), a.cache,
+                            a.runs))
+    kernel = a.kernel or ensure_kernel(a.cache, a.kernel_events)
+    rows.append(measure("kernel", kernel, a.cache, a.runs))
+    report(rows)
+    n, secs = top_syscalls(a.cache / "kernel.duckdb")
+    print(f"top syscalls by total time over {n} syscalls rows: {secs * 1000:.1f} ms "
+          f"(target <= 100 ms)")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,291 @@
+"""Pull complete trace chunks from nodes: incremental, atomic, resumable, parallel.
+
+Layout on this machine: ``DEST/<session>/<node>/<chunk_id>/``. A chunk is written under
+``.<chunk_id>.part`` next to its final name, every file's size is checked against the node's
+listing, and only then is the directory renamed into place: a chunk directory that exists is
+complete, so a later run skips it and an interrupted run leaves nothing that looks received.
+Nodes are pulled concurrently; within a node, chunks go in order and their files in parallel.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import shutil
+import stat
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from fayshell.errors import RemoteError
+from fayshell.lttng import (
+    ChunkFile,
+    ChunkInfo,
+    ChunkListing,
+    RemoteEntry,
+    Rotate,
+    find_chunks,
+    list_local,
+)
+from fayshell.lttng.chunks import CURRENT_RE
+from fayshell.remote.quoting import quote_argv
+from fayshell.remote.results import COMMAND, NodeError
+from fayshell.tracing.lttngrun import ROTATE_TIMEOUT, run_request
+from fayshell.tracing.records import ReceivedChunk
+from fayshell.tracing.sessions import output_dir
+
+if TYPE_CHECKING:
+    from fayshell.host import ProgressTask
+    from fayshell.remote.cluster import Cluster
+    from fayshell.remote.files import FileAccess
+    from fayshell.remote.inventory import NodeSpec
+    from fayshell.remote.transport import Transport
+
+#: Files fetched at once from one node (across its chunks).
+PARALLEL_FILES = 32
+#: Files up to this size are read in one go (parallel SFTP reads); larger ones are streamed.
+WHOLE_READ_MAX = 16 << 20
+LIST_TIMEOUT = 30.0
+VERIFY = "verify"
+#: Called with (chunk directory, node, session) once a chunk is in place; returns events loaded.
+Importer = Callable[[Path, str, str], Awaitable[int]]
+_END = object()
+
+
+class ByteProgress:
+    """One progress bar in bytes for all nodes; totals grow as nodes report their listings."""
+
+    def __init__(self, task: ProgressTask | None) -> None:
+        self.task = task
+        self.total = 0
+        self.done = 0
+
+    def add_total(self, n: int) -> None:
+        self.total += n
+        if self.task is not None:
+            self.task.update(total=self.total)
+
+    def advance(self, n: int) -> None:
+        self.done += n
+        if self.task is not None:
+            self.task.advance(n)
+
+
+@dataclass(frozen=True)
+class NodeReceipt:
+    """What one node's pull did: chunks received, chunks already here, chunks still open."""
+
+    node: str
+    received: int
+    skipped: int
+    in_progress: int
+    bytes: int
+
+
+async def walk(t: Transport, root: str) -> list[RemoteEntry]:
+    """A recursive listing of ``root`` on the node (paths relative to it, with sizes).
+
+    One ``find`` over SSH (a single round trip) when the node has GNU find, else SFTP readdir
+    level by level; the local node reads its filesystem directly.
+    """
+    files = await t.files()
+    if getattr(files, "sftp", None) is None:
+        return await asyncio.to_thread(list_local, root) if os.path.isdir(root) else []
+    res = await t.run(quote_argv(["find", root, "-mindepth", "1", "-printf", "%y %s %P\\n"]),
+                      timeout=LIST_TIMEOUT)
+    vanished = all("No such file" in line for line in res.stderr.splitlines())
+    if res.exit_status == 0 or (res.exit_status == 1 and vanished):
+        return [_entry(line) for line in res.stdout.splitlines() if line.count(" ") >= 2]
+    return await _sftp_walk(files, root)
+
+
+def _entry(line: str) -> RemoteEntry:
+    kind, size, path = line.split(" ", 2)
+    return RemoteEntry(path, int(size) if kind == "f" else 0, kind == "d")
+
+
+async def _sftp_walk(files: FileAccess, root: str) -> list[RemoteEntry]:
+    """The listing through SFTP readdir, the subdirectories of each level concurrently."""
+    import asyncssh
+
+    sftp = getattr(files, "sftp")  # noqa: B009 - only SFTPFiles has it
+    out: list[RemoteEntry] = []
+
+    async def visit(rel: str) -> None:
+        try:
+            names = await sftp.readdir(f"{root}/{rel}" if rel else root)
+        except asyncssh.SFTPNoSuchFile:
+            return  # not created yet, or a chunk renamed while we looked: next listing has it
+        except asyncssh.SFTPError as exc:
+            raise RemoteError(files.node, COMMAND, f"listing {root}/{rel}: {exc.reason}") from None
+        subs = []
+        for n in names:
+            if n.filename in (".", ".."):
+                continue
+            path = f"{rel}/{n.filename}" if rel else n.filename
+            is_dir = stat.S_ISDIR(n.attrs.permissions or 0)
+            out.append(RemoteEntry(path, int(n.attrs.size or 0), is_dir))
+            if is_dir:
+                subs.append(path)
+        await asyncio.gather(*(visit(s) for s in subs))
+
+    await visit("")
+    return out
+
+
+async def fetch(files: FileAccess, remote: str, local: Path, size: int) -> None:
+    """Copy one file of known size: open + parallel reads + close over SFTP (no stat, no
+    attribute copy), streamed by the remote layer when large or not over SFTP."""
+    sftp = getattr(files, "sftp", None)
+    if sftp is None or size > WHOLE_READ_MAX:
+        await files.get(remote, str(local))
+        return
+    import asyncssh
+
+    try:
+        async with sftp.open(remote, "rb") as fh:
+            data = await fh.read(size) if size else b""
+    except (asyncssh.SFTPError, OSError) as exc:
+        reason = getattr(exc, "reason", None) or str(exc)
+        raise RemoteError(files.node, COMMAND, f"get {remote}: {reason}") from None
+    await asyncio.to_thread(local.write_bytes, data)  # the disk must not stall the network
+
+
+async def pull_chunk(files: FileAccess, root: str, chunk: ChunkInfo, node_dir: Path,
+                     progress: ByteProgress, limit: asyncio.Semaphore) -> Path | None:
+    """Fetch one chunk under a temporary name, verify sizes, rename; None if already there."""
+    final = node_dir / chunk.chunk_id
+    tmp = node_dir / f".{chunk.chunk_id}.part"
+    await asyncio.to_thread(_fresh_dirs, tmp, {os.path.dirname(f.path) for f in chunk.files})
+
+    async def one(f: ChunkFile) -> None:
+        async with limit:
+            await fetch(files, f"{root}/{chunk.remote_path(f)}", tmp / f.path, f.size)
+        progress.advance(f.size)
+
+    try:
+        await asyncio.gather(*(one(f) for f in chunk.files))
+        _verify(files.node, chunk, tmp)
+        if final.exists():  # another run finished it meanwhile
+            shutil.rmtree(tmp, ignore_errors=True)
+            return None
+        os.rename(tmp, final)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    return final
+
+
+def _fresh_dirs(tmp: Path, dirs: set[str]) -> None:
+    """An empty temporary chunk directory (leftovers of an interrupted run go) with subdirs."""
+    shutil.rmtree(tmp, ignore_errors=True)
+    tmp.mkdir()
+    for d in sorted(dirs, key=lambda d: -d.count("/")):  # deepest first: parents come along
+        (tmp / d).mkdir(parents=True, exist_ok=True)
+
+
+def _verify(node: str, chunk: ChunkInfo, tmp: Path) -> None:
+    """Every file of the listing is here with the listed size (else the chunk is not taken)."""
+    for f in chunk.files:
+        try:
+            got = (tmp / f.path).stat().st_size
+        except OSError:
+            got = -1
+        if got != f.size:
+            raise RemoteError(node, VERIFY, f"chunk {chunk.chunk_id}: {f.path} has {got} bytes, "
+                                            f"the node listed {f.size}")
+
+
+async def chunk_listing(t: Transport, session: str, remembered: str) -> tuple[str, ChunkListing]:
+    """The session's output dir and complete chunks on the node.
+
+    A stopped rotating session still holds its last chunk open: it is rotated once so the whole
+    trace can be pulled (waiting out a timer rotation that is already under way).
+    """
+    out = await output_dir(t, session, remembered)
+    listing = find_chunks(await walk(t, out.path), stopped=out.stopped)
+    if out.stopped and out.mode == "normal" and _open_chunk(listing):
+        await _rotate_stopped(t, session)
+        listing = find_chunks(await walk(t, out.path), stopped=True)
+    return out.path, listing
+
+
+def _open_chunk(listing: ChunkListing) -> bool:
+    return any(CURRENT_RE.fullmatch(p) for p in listing.in_progress)
+
+
+async def _rotate_stopped(t: Transport, session: str) -> None:
+    """``lttng rotate``, retried while LTTng says a rotation is already pending."""
+    deadline = asyncio.get_running_loop().time() + ROTATE_TIMEOUT
+    while True:
+        try:
+            await run_request(t, Rotate(session), timeout=ROTATE_TIMEOUT)
+            return
+        except RemoteError as exc:
+            if "already pending" not in exc.message or \
+                    asyncio.get_running_loop().time() > deadline:
+                raise
+        await asyncio.sleep(0.2)
+
+
+async def receive_node(t: Transport, session: str, dest: Path, remembered: str,
+                       progress: ByteProgress, emit: Callable[[Any], None],
+                       importer: Importer | None) -> NodeReceipt:
+    """Pull every complete, not yet received chunk of ``session`` from one node, in order."""
+    root, listing = await chunk_listing(t, session, remembered)
+    node_dir = dest / session / t.node
+    node_dir.mkdir(parents=True, exist_ok=True)
+    todo = [c for c in listing.complete if not c.empty and not (node_dir / c.chunk_id).is_dir()]
+    skipped = len(listing.complete) - len(todo)
+    progress.add_total(sum(c.bytes for c in todo))
+    files = await t.files()
+    limit = asyncio.Semaphore(PARALLEL_FILES)
+    pulls = [asyncio.ensure_future(pull_chunk(files, root, c, node_dir, progress, limit))
+             for c in todo]
+    got = received = 0
+    try:
+        for chunk, pull in zip(todo, pulls, strict=True):  # all in flight, finished in order
+            final = await pull
+            if final is None:
+                skipped += 1
+                continue
+            events = await importer(final, t.node, session) if importer is not None else None
+            got += chunk.bytes
+            received += 1
+            emit(ReceivedChunk(t.node, session, chunk.chunk_id, chunk.kind, len(chunk.files),
+                               chunk.bytes, str(final), events))
+    finally:
+        for pull in pulls:
+            pull.cancel()
+        await asyncio.gather(*pulls, return_exceptions=True)
+    return NodeReceipt(t.node, received, skipped, len(listing.in_progress), got)
+
+
+async def receive(cluster: Cluster, specs: Sequence[NodeSpec], session: str, dest: Path,
+                  remembered: dict[str, str], progress: ByteProgress,
+                  importer: Importer | None = None, timeout: float | None = None,
+                  ) -> AsyncIterator[ReceivedChunk | NodeReceipt | NodeError]:
+    """Pull from every node concurrently; yields chunks as they land, then one receipt (or
+    NodeError) per node. Cancelling the consumer cancels every node's pull."""
+    queue: asyncio.Queue[Any] = asyncio.Queue()
+
+    async def per_node(t: Transport) -> NodeReceipt:
+        return await receive_node(t, session, dest, remembered.get(t.node, ""), progress,
+                                  queue.put_nowait, importer)
+
+    async def drive() -> None:
+        try:
+            async for rec in cluster.map(list(specs), per_node, timeout=timeout):
+                queue.put_nowait(rec if isinstance(rec, NodeError) else rec.value)
+        finally:
+            queue.put_nowait(_END)
+
+    task = asyncio.ensure_future(drive())
+    try:
+        while (item := await queue.get()) is not _END:
+            yield item
+        await task
+    finally:
+        task.cancel()
+        await asyncio.gather(task, return_exceptions=True)

@@ -1,0 +1,134 @@
+"""Exact partial aggregates of ``syscalls`` per time bucket, kept up to date incrementally.
+
+Grouping ten million rows by strings on every refresh costs more than a refresh may. Instead,
+like Fay's in-machine aggregation, the view folds each new row once into per-bucket partials
+(calls, durations summed, maximum) per (bucket, session, node, procname, name), in a TEMP
+table of the feed's own connection. A window then reads the partials of the buckets it covers
+whole, plus the raw rows of its two partial buckets at the edges — the answer stays exact.
+
+New rows are found by ``rowid`` (the store only appends); when rows disappear (fewer rows, or
+holes in the rowids) the partials are rebuilt from scratch.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any
+
+from fayshell.views.filters import Where
+from fayshell.views.model import NS
+from fayshell.views.queries.common import Con
+
+BUCKET_NS = 2 * NS
+TABLE = "_fay_top_syscalls"
+MARK = "_fay_top_syscalls_mark"
+#: No pid: a (node, pid) pair per process would multiply the partials; the per-process
+#: grouping and pid filters read the raw rows instead (see :func:`covers`).
+KEY_COLUMNS = "session, node, procname, name"
+COVERED = frozenset({"session", "node", "procname", "name"})
+
+
+@dataclass(frozen=True)
+class Span:
+    """What a window needs: whole buckets from the partials, raw ranges at the edges."""
+
+    first_bucket: int | None
+    last_bucket: int | None
+    raw: tuple[tuple[int | None, int], ...]
+
+
+def covers(columns: set[str]) -> bool:
+    """Whether the partials hold every column a query groups or filters by."""
+    return columns <= COVERED
+
+
+def split_window(lo: int | None, hi: int) -> Span:
+    """Whole buckets inside [lo, hi] and the raw timestamp ranges left over at either end."""
+    last = (hi + 1) // BUCKET_NS - 1  # the last bucket ending at or before hi
+    if lo is None:
+        return Span(None, last, (((last + 1) * BUCKET_NS, hi),))
+    first = -(-lo // BUCKET_NS)  # the first bucket starting at or after lo
+    if first > last:
+        return Span(None, None, ((lo, hi),))
+    return Span(first, last, ((lo, first * BUCKET_NS - 1), ((last + 1) * BUCKET_NS, hi)))
+
+
+@contextmanager
+def snapshot(con: Con) -> Iterator[None]:
+    """One transaction: the partials and the raw rows are read at the same instant."""
+    con.execute("BEGIN TRANSACTION")
+    try:
+        yield
+    except BaseException:
+        con.execute("ROLLBACK")
+        raise
+    con.execute("COMMIT")
+
+
+def sync(con: Con) -> None:
+    """Fold rows appended since the last call into the partials (rebuild after deletions).
+
+    The mark keeps the row count and the next rowid to fold. Appends grow both by the same
+    amount; anything else (a delete) rebuilds. Call it inside :func:`snapshot` so rows
+    committed meanwhile are folded next time, once.
+    """
+    con.execute(f"CREATE TEMP TABLE IF NOT EXISTS {MARK} (n BIGINT, r BIGINT)")
+    mark = con.execute(f"SELECT n, r FROM {MARK}").fetchone()
+    total = _count(con, "SELECT count(*) FROM syscalls")
+    if mark is not None and mark[0] == total:
+        return
+    end = _count(con, "SELECT coalesce(max(rowid), -1) + 1 FROM syscalls")
+    start = 0 if mark is None else int(mark[1])
+    if mark is None or total - int(mark[0]) != end - start:
+        _rebuild(con)
+        start = 0
+    con.execute(f"INSERT INTO {TABLE} {_partials('WHERE rowid >= ? AND rowid < ?')}",
+                [start, end])
+    con.execute(f"DELETE FROM {MARK}")
+    con.execute(f"INSERT INTO {MARK} VALUES (?, ?)", [total, end])
+
+
+def _rebuild(con: Con) -> None:
+    con.execute(f"CREATE OR REPLACE TEMP TABLE {TABLE} AS {_partials('WHERE false')}")
+
+
+def _partials(where: str) -> str:
+    return (f"{_partials_select(f'ts_entry // {BUCKET_NS} AS b, {KEY_COLUMNS}')} "
+            f"FROM syscalls {where} GROUP BY ALL")
+
+
+def _count(con: Con, sql: str) -> int:
+    row = con.execute(sql).fetchone()
+    return 0 if row is None or row[0] is None else int(row[0])
+
+
+def parts_sql(span: Span, w: Where) -> tuple[str, list[Any]]:
+    """The key columns with c, n, t, m from the partials and the raw edges, as one UNION ALL.
+
+    ``w`` holds the scope and filter conditions; they apply to every part.
+    """
+    sqls: list[str] = []
+    params: list[Any] = []
+    if span.last_bucket is not None:
+        cond = "b <= ?" if span.first_bucket is None else "b BETWEEN ? AND ?"
+        sqls.append(f"SELECT {KEY_COLUMNS}, c, n, t, m FROM {TABLE} WHERE {w.sql()} AND {cond}")
+        params.extend(w.params)
+        params.extend(b for b in (span.first_bucket, span.last_bucket) if b is not None)
+    for lo, hi in span.raw:
+        if lo is not None and lo > hi:
+            continue
+        cond = "ts_entry <= ?" if lo is None else "ts_entry BETWEEN ? AND ?"
+        sqls.append(f"{_partials_select(KEY_COLUMNS)} FROM syscalls WHERE {w.sql()} AND {cond} "
+                    "GROUP BY ALL")
+        params.extend(w.params)
+        params.extend(v for v in (lo, hi) if v is not None)
+    if not sqls:
+        sqls.append(f"SELECT {KEY_COLUMNS}, c, n, t, m FROM {TABLE} WHERE false")
+    return " UNION ALL ".join(sqls), params
+
+
+def _partials_select(keys: str) -> str:
+    return (f"SELECT {keys}, count(*) AS c, count(dur_ns) AS n, "
+            "coalesce(sum(dur_ns), 0)::HUGEINT AS t, max(dur_ns) AS m")
