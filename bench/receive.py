@@ -81,48 +81,41 @@ def _check(label: str, want: dict[str, dict[str, int]], got: dict[str, dict[str,
                              f"not the {len(files)} on the node (or sizes differ)")
 
 
-async def _fay(lc: Any, dest: Path, repeat: int, archives: dict[str, Path],
-               want: dict[str, dict[str, int]]) -> tuple[list[float], list[float]]:
-    """Receive-Trace cold (new shell each time) and warm (same shell, new directory)."""
+async def _fay(lc: Any, dest: Path, archives: dict[str, Path],
+               want: dict[str, dict[str, int]]) -> tuple[float, float]:
+    """One Receive-Trace cold (new shell) and one warm (same shell again, new directory)."""
     from fayshell.tracing.records import SessionMemo
     from tests.fixtures.traceshell import shell_on
 
-    cold: list[float] = []
-    warm: list[float] = []
-    for i in range(repeat):
-        sh = shell_on(lc, dest / f"db{i}.duckdb")
-        # The session was destroyed: the shell finds the outputs the way it remembers them.
-        sh.state.globals.set_local("FayTraceSessions", {SESSION: SessionMemo(
-            SESSION, list(want), outputs={n: str(p.parent) for n, p in archives.items()})})
-        try:
-            for times in (cold, warm):
-                out = _fresh(dest, "fay")
-                start = time.perf_counter()
-                await sh.run(f"Receive-Trace {SESSION} -Destination '{out}'")
-                times.append(time.perf_counter() - start)
-                got = {}
-                for n in want:
-                    node_dir = out / SESSION / n
-                    got[n] = {f"{c.name}/{k}": v for c in node_dir.iterdir()
-                              for k, v in _tree(c).items()}
-                _check("Receive-Trace", want, got)
-        finally:
-            await sh.state.aclose()
-    return cold, warm
-
-
-def _timed(run: Callable[[Path], None], dest: Path, name: str, repeat: int,
-           want: dict[str, dict[str, int]]) -> list[float]:
+    sh = shell_on(lc, dest / "db.duckdb")
+    # The session was destroyed: the shell finds the outputs the way it remembers them.
+    sh.state.globals.set_local("FayTraceSessions", {SESSION: SessionMemo(
+        SESSION, list(want), outputs={n: str(p.parent) for n, p in archives.items()})})
     times = []
-    for _ in range(repeat):
-        out = _fresh(dest, name)
-        start = time.perf_counter()
-        run(out)
-        times.append(time.perf_counter() - start)
-        # pslurp names its per-host directories HOST:PORT ("node01:None" without a port).
-        _check(name, want, {n: _tree(next(d for d in (out / n, out / f"{n}:None")
-                                          if d.exists()) / "archives") for n in want})
-    return times
+    try:
+        for _ in ("cold", "warm"):
+            out = _fresh(dest, "fay")
+            start = time.perf_counter()
+            await sh.run(f"Receive-Trace {SESSION} -Destination '{out}'")
+            times.append(time.perf_counter() - start)
+            got = {n: {f"{c.name}/{k}": v for c in (out / SESSION / n).iterdir()
+                       for k, v in _tree(c).items()} for n in want}
+            _check("Receive-Trace", want, got)
+    finally:
+        await sh.state.aclose()
+    return times[0], times[1]
+
+
+def _timed(run: Callable[[Path], None], dest: Path, name: str,
+           want: dict[str, dict[str, int]]) -> float:
+    out = _fresh(dest, name)
+    start = time.perf_counter()
+    run(out)
+    took = time.perf_counter() - start
+    # pslurp names its per-host directories HOST:PORT ("node01:None" without a port).
+    _check(name, want, {n: _tree(next(d for d in (out / n, out / f"{n}:None")
+                                      if d.exists()) / "archives") for n in want})
+    return took
 
 
 def _sh(argv: list[str]) -> subprocess.Popen[bytes]:
@@ -133,7 +126,7 @@ def _wait(procs: list[subprocess.Popen[bytes]]) -> None:
     for p in procs:
         _, err = p.communicate()
         if p.returncode != 0:
-            raise SystemExit(f"{p.args}: exit {p.returncode}: {err.decode()[-400:]}")
+            raise SystemExit(f"{p.args!r}: exit {p.returncode}: {err.decode()[-400:]}")
 
 
 def bench(count: int, requests: int, repeat: int) -> dict[str, float]:
@@ -169,18 +162,20 @@ def bench(count: int, requests: int, repeat: int) -> dict[str, float]:
             _wait([_sh(["parallel-slurp", "-r", "-p", str(count), "-x", f"-F {cfg}",
                         "-h", str(hosts), "-L", str(out), remote, "archives"])])
 
-        cold, warm = asyncio.run(_fay(lc, dest, repeat, archives, want))
-        medians = {"Receive-Trace cold": statistics.median(cold),
-                   "Receive-Trace warm": statistics.median(warm),
-                   "scp -r, node by node": statistics.median(_timed(scp, dest, "scp", repeat,
-                                                                    want)),
-                   f"rsync -a, {count} in parallel": statistics.median(
-                       _timed(rsync, dest, "rsync", repeat, want))}
+        tools: dict[str, Callable[[Path], None]] = {
+            "scp -r, node by node": scp, f"rsync -a, {count} in parallel": rsync}
         if shutil.which("parallel-slurp"):
-            medians[f"parallel-slurp -r, {count} at once"] = statistics.median(
-                _timed(slurp, dest, "slurp", repeat, want))
+            tools[f"parallel-slurp -r, {count} at once"] = slurp
         else:
             print("  (parallel-slurp not installed: skipped)")
+        runs: dict[str, list[float]] = {"Receive-Trace cold": [], "Receive-Trace warm": []}
+        for _ in range(repeat):  # interleaved rounds: a load change hits every tool alike
+            cold, warm = asyncio.run(_fay(lc, dest, archives, want))
+            runs["Receive-Trace cold"].append(cold)
+            runs["Receive-Trace warm"].append(warm)
+            for name, tool in tools.items():
+                runs.setdefault(name, []).append(_timed(tool, dest, name.split()[0], want))
+        medians = {name: statistics.median(times) for name, times in runs.items()}
         medians["_bytes"] = total
         return medians
     finally:
@@ -192,7 +187,7 @@ def report(medians: dict[str, float]) -> None:
     total = medians.pop("_bytes")
     others = {k: v for k, v in medians.items() if not k.startswith("Receive-Trace")}
     best_name, best = min(others.items(), key=lambda kv: kv[1])
-    print("median seconds (MB/s):")
+    print("median seconds (MB/s), rounds interleaved:")
     for name, value in medians.items():
         print(f"  {name:<30} {value:8.3f}  ({total / value / 1e6:7.1f} MB/s)")
     for kind in ("cold", "warm"):

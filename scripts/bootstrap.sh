@@ -9,7 +9,7 @@ cd "$here"
 APT_PACKAGES=(
   lttng-tools liblttng-ust-dev python3-lttngust babeltrace2 python3-bt2
   openssh-server openssh-client pssh clustershell rsync tmux
-  gcc libc6-dev python3-venv python3-dev iproute2 util-linux procps
+  gcc libc6-dev python3-venv python3-dev iproute2 util-linux procps passwd
 )
 
 missing=()

@@ -211,6 +211,8 @@ async def enable_tracepoint(ctx: Invocation, *, session: str, domain: str,
     params=[SESSION_ONLY, Param("Domain", str, mandatory=True, choices=DOMAINS),
             Param("Name", "strings", help="Event name patterns (default: all)."),
             Param("Syscall", bool), CHANNEL_PARAM, NODE_PARAM],
+    examples=[("Disable-Tracepoint -Session incident -Domain python -Name 'storage.net'",
+               "Stop recording one logger.")],
 )
 async def disable_tracepoint(ctx: Invocation, *, session: str, domain: str,
                              name: list[str] | None = None, syscall: bool = False,
@@ -230,6 +232,8 @@ async def disable_tracepoint(ctx: Invocation, *, session: str, domain: str,
     synopsis="Record extra context fields with every event (vpid, vtid, procname...).",
     params=[SESSION_ONLY, Param("Type", "strings", mandatory=True),
             Param("Domain", str, default="user", choices=DOMAINS), CHANNEL_PARAM, NODE_PARAM],
+    examples=[("Add-TraceContext -Session incident -Type vpid,vtid,procname",
+               "Every user-space event carries the process, thread and program name.")],
 )
 async def add_trace_context(ctx: Invocation, *, session: str, type: list[str],
                             domain: str = "user", channel: str | None = None, node: Any = None,
@@ -243,7 +247,8 @@ async def add_trace_context(ctx: Invocation, *, session: str, type: list[str],
 
 
 @cmdlet("Start-Trace", synopsis="Start recording on every node of the session.",
-        params=[SESSION_PARAM, NODE_PARAM])
+        params=[SESSION_PARAM, NODE_PARAM],
+        examples=[("Start-Trace incident", "Start on the nodes the session was created on.")])
 async def start_trace(ctx: Invocation, *, session: str, node: Any = None,
                       ) -> AsyncIterator[TraceResult]:
     from fayshell.lttng import Start
@@ -255,7 +260,8 @@ async def start_trace(ctx: Invocation, *, session: str, node: Any = None,
 
 
 @cmdlet("Stop-Trace", synopsis="Stop recording (data flushed and readable) on every node.",
-        params=[SESSION_PARAM, NODE_PARAM])
+        params=[SESSION_PARAM, NODE_PARAM],
+        examples=[("Stop-Trace incident -Node web03", "Stop one node only.")])
 async def stop_trace(ctx: Invocation, *, session: str, node: Any = None,
                      ) -> AsyncIterator[TraceResult]:
     from fayshell.lttng import Stop
@@ -273,6 +279,8 @@ async def stop_trace(ctx: Invocation, *, session: str, node: Any = None,
                 "still pull it afterwards (the shell remembers the output directories).",
     params=[SESSION_PARAM, NODE_PARAM, Param("Force", bool, help="Do not ask."),
             Param("WhatIf", bool, help="Only show what would be destroyed.")],
+    examples=[("Remove-TraceSession incident -WhatIf", "The nodes it would be destroyed on."),
+              ("Remove-TraceSession incident -Force", "Destroy without asking.")],
 )
 async def remove_trace_session(ctx: Invocation, *, session: str, node: Any = None,
                                force: bool = False, what_if: bool = False,
@@ -290,10 +298,14 @@ async def remove_trace_session(ctx: Invocation, *, session: str, node: Any = Non
     if not force and not ctx.state.host.confirm(f"Destroy session {session!r} on {where}?"):
         ctx.write_warning(f"not confirmed: session {session!r} left as it is")
         return
-    async for rec in _each(ctx, session, [s.name for s in specs], Destroy(session), "destroyed"):
-        yield rec
-    if node is None:
-        mark_removed(ctx.state, session)
+    done = []
+    try:
+        async for rec in _each(ctx, session, [s.name for s in specs], Destroy(session),
+                               "destroyed"):
+            done.append(rec.node)
+            yield rec
+    finally:
+        mark_removed(ctx.state, session, done)
 
 
 @cmdlet(
@@ -302,6 +314,8 @@ async def remove_trace_session(ctx: Invocation, *, session: str, node: Any = Non
     description="Nodes whose session differs from the majority (or lost it) have diverged=True.",
     params=[Param("Session", str, position=0, aliases=("Name",), complete="sessions"),
             NODE_PARAM],
+    examples=[("Get-TraceSession incident | Where-Object { $_.diverged }",
+               "Nodes whose session is not like the others (or lost it).")],
 )
 async def get_trace_session(ctx: Invocation, *, session: str | None = None, node: Any = None,
                             ) -> AsyncIterator[TraceSessionStatus]:
@@ -322,7 +336,9 @@ async def get_trace_session(ctx: Invocation, *, session: str | None = None, node
 
 
 @cmdlet("Save-TraceSnapshot", synopsis="Write the flight-recorder buffers as a new chunk.",
-        params=[SESSION_PARAM, NODE_PARAM])
+        params=[SESSION_PARAM, NODE_PARAM],
+        examples=[("Save-TraceSnapshot flight; Receive-Trace flight",
+                   "Record the ring buffers now and pull the snapshot.")])
 async def save_trace_snapshot(ctx: Invocation, *, session: str, node: Any = None,
                               ) -> AsyncIterator[TraceResult]:
     from fayshell.lttng import SnapshotRecord
@@ -333,7 +349,8 @@ async def save_trace_snapshot(ctx: Invocation, *, session: str, node: Any = None
 
 
 @cmdlet("Invoke-TraceRotation", synopsis="Archive the current chunk now on every node.",
-        params=[SESSION_PARAM, NODE_PARAM])
+        params=[SESSION_PARAM, NODE_PARAM],
+        examples=[("Invoke-TraceRotation incident", "Close the current chunk so it can be pulled.")])
 async def invoke_trace_rotation(ctx: Invocation, *, session: str, node: Any = None,
                                 ) -> AsyncIterator[TraceResult]:
     _check_session(ctx, session)
@@ -382,13 +399,14 @@ async def receive_trace(ctx: Invocation, *, session: str, node: Any = None,
     specs = _targets(ctx, session, node)
     period = seconds(interval) or 2.0
     while True:
+        if watch:  # archive what was recorded since the last round, then pull it
+            async for _ in _rotate(ctx, session, specs):
+                pass
         async for rec in _receive_once(ctx, session, specs, dest, importer, seconds(timeout)):
             yield rec
         if not watch:
             return
         await asyncio.sleep(period)
-        async for _ in _rotate(ctx, session, specs):
-            pass
 
 
 async def _receive_once(ctx: Invocation, session: str, specs: list[NodeSpec], dest: Path,
@@ -405,7 +423,7 @@ async def _receive_once(ctx: Invocation, session: str, specs: list[NodeSpec], de
     task = ctx.progress(f"Receive-Trace {session}", None, unit="bytes")
     progress = ByteProgress(task)
     start = time.perf_counter()
-    received = skipped = 0
+    received = skipped = empty = 0
     try:
         async for rec in receive(ctx.state.cluster, specs, session, dest,
                                  memo.outputs if memo else {}, progress, importer, timeout):
@@ -414,6 +432,7 @@ async def _receive_once(ctx: Invocation, session: str, specs: list[NodeSpec], de
             elif isinstance(rec, NodeReceipt):
                 received += rec.received
                 skipped += rec.skipped
+                empty += rec.empty
             else:
                 yield rec
     finally:
@@ -421,7 +440,7 @@ async def _receive_once(ctx: Invocation, session: str, specs: list[NodeSpec], de
     secs = time.perf_counter() - start
     ctx.write_verbose(f"Receive-Trace {session}: {received} chunk(s), {progress.done} bytes in "
                       f"{secs:.2f}s ({progress.done / max(secs, 1e-9) / 1e6:.1f} MB/s); "
-                      f"{skipped} already here")
+                      f"{skipped} already here, {empty} empty")
 
 
 def _importer(ctx: Invocation) -> Importer:

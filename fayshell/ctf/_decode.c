@@ -11,6 +11,7 @@
 #include <Python.h>
 #include <stdint.h>
 #include <string.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #define W 6
@@ -55,6 +56,7 @@ typedef struct {
     int64_t end;
     int64_t err_bit;
     const char *err;
+    char errbuf[160];
 } Decoder;
 
 static int grow(Buf *b, size_t extra)
@@ -86,6 +88,9 @@ static inline int put_i32(Buf *b, int32_t v) { return put(b, &v, 4); }
 static inline uint64_t bswap64(uint64_t v) { return __builtin_bswap64(v); }
 
 #define FAIL(d, bit, msg) do { (d)->err_bit = (bit); (d)->err = (msg); return -1; } while (0)
+/* The same messages as the Python reference (fayshell/ctf/pyexec.py), values included. */
+#define FAILF(d, bit, ...) do { snprintf((d)->errbuf, sizeof (d)->errbuf, __VA_ARGS__); \
+    FAIL(d, bit, (d)->errbuf); } while (0)
 
 /* Read `size` bits at bit `pos`; caller checked pos + size <= end. */
 static inline uint64_t read_bits(const Decoder *d, int64_t pos, int size, int be)
@@ -231,7 +236,7 @@ static int64_t exec(Decoder *d, int64_t pc, int64_t stop, int64_t pos)
         case INT: {
             int size = (int)r[1];
             if (pos + size > end)
-                FAIL(d, pos, "integer runs past the packet content");
+                FAILF(d, pos, "%d-bit integer runs past the packet content", size);
             uint64_t v = read_bits(d, pos, size, (int)r[3]);
             pos += size;
             if (r[2] && size < 64 && (v >> (size - 1)) & 1)
@@ -245,7 +250,7 @@ static int64_t exec(Decoder *d, int64_t pc, int64_t stop, int64_t pos)
         case CLOCK: {
             int size = (int)r[1];
             if (pos + size > end)
-                FAIL(d, pos, "timestamp runs past the packet content");
+                FAILF(d, pos, "%d-bit integer runs past the packet content", size);
             uint64_t v = read_bits(d, pos, size, (int)r[2]);
             pos += size;
             if (size >= 64) {
@@ -297,7 +302,7 @@ static int64_t exec(Decoder *d, int64_t pc, int64_t stop, int64_t pos)
             if (pos & 7)
                 FAIL(d, pos, "text array is not byte aligned");
             if (n < 0 || n > (end - pos) / 8)
-                FAIL(d, pos, "text array runs past the packet content");
+                FAILF(d, pos, "text of %lld bytes runs past the packet content", (long long)n);
             const uint8_t *s = d->buf + (pos >> 3);
             if (r[2] >= 0) {
                 const uint8_t *z = memchr(s, 0, (size_t)n);
@@ -310,7 +315,7 @@ static int64_t exec(Decoder *d, int64_t pc, int64_t stop, int64_t pos)
         case LIST: {
             int64_t n = r[3] >= 0 ? d->regs[r[3]] : r[2];
             if (n < 0 || n > end - pos + 1)
-                FAIL(d, pos, "sequence length exceeds the packet content");
+                FAILF(d, pos, "sequence length %lld exceeds the packet content", (long long)n);
             for (int64_t i = 0; i < n; i++) {
                 pos = exec(d, pc + 1, pc + 1 + r[4], pos);
                 if (pos < 0)
@@ -337,7 +342,7 @@ static int64_t exec(Decoder *d, int64_t pc, int64_t stop, int64_t pos)
                 }
             }
             if (k == r[2])
-                FAIL(d, pos, "variant tag selects no option");
+                FAILF(d, pos, "variant tag value %lld selects no option", (long long)v);
             continue;
         }
         case JUMP:
@@ -415,8 +420,9 @@ static int64_t run_packet(Decoder *d, int64_t start)
             return n;
         int64_t id = d->regs[0];
         if (id < 0 || id >= d->nids || d->class_pc[id] < 0) {
+            snprintf(d->errbuf, sizeof d->errbuf, "unknown event id %lld", (long long)id);
             d->err_bit = pos;
-            d->err = "unknown event id";
+            d->err = d->errbuf;
             return n;
         }
         int64_t table = d->class_table[id];

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import socket
 from collections import Counter
 from dataclasses import dataclass
 from typing import Any
@@ -197,6 +198,9 @@ class ConnectionPool:
                                                 f"load it into ssh-agent")
         if isinstance(exc, asyncssh.DisconnectError):
             return RemoteError(spec.name, CONNECT, f"{where}: {exc.reason}")
+        if isinstance(exc, socket.gaierror):
+            return RemoteError(spec.name, CONNECT, f"cannot resolve host name {spec.host!r} "
+                                                   f"(not in the inventory or ssh_config?)")
         if isinstance(exc, OSError):
             why = os.strerror(exc.errno) if exc.errno else (exc.strerror or str(exc))
             return RemoteError(spec.name, CONNECT, f"{where}: {why}")

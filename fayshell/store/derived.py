@@ -21,6 +21,7 @@ _EXIT = re.compile(r"^(?:compat_)?syscall_exit_(.+)$|^exit_syscall$")
 ZIPKIN = ("zipkin:timestamp", "zipkin:keyval_string", "zipkin:keyval_integer")
 AGENTS = {"lttng_python:event": "python", "lttng_jul:event": "jul", "lttng_log4j:event": "log4j"}
 DEBUG_LINE = 13  # TRACE_DEBUG_LINE, the UST default: not a deliberate log level
+SPAN_ROWS = 1_000_000  # zipkin rows grouped into spans per pass
 
 
 @dataclass
@@ -244,57 +245,72 @@ def _lit(s: str | None) -> str:
 
 
 def derive_spans(db: Database, info: ChunkInfo) -> None:
-    """(Re)build the spans whose events this chunk brought."""
+    """(Re)build the spans whose events this chunk brought (with their earlier events)."""
     present = [n for n in ZIPKIN if n in info.tables]
     if not present:
         return
-    ids = " UNION ".join(
-        f"SELECT DISTINCT {as_bigint('p.trace_id')} AS trace_id, {as_bigint('p.span_id')} "
-        f"AS span_id FROM {q(info.tables[n])} p WHERE p.eid BETWEEN {info.eid_lo} AND "
-        f"{info.eid_hi}" for n in present)
-    db.execute(f"CREATE OR REPLACE TEMP TABLE fay_sk AS {ids}")
-    db.execute("DELETE FROM spans WHERE session = ? AND (trace_id, span_id) IN "
-               "(SELECT (trace_id, span_id) FROM fay_sk)", [info.session])
-    db.execute(_span_sql(info), [info.session])
+    parts = [_zipkin_part(db, info.tables[n], n) for n in present]
+    keys = " UNION ".join(
+        f"SELECT DISTINCT trace_id, span_id FROM ({p}) WHERE eid BETWEEN {info.eid_lo} AND "
+        f"{info.eid_hi}" for p in parts)
+    db.execute(f"CREATE OR REPLACE TEMP TABLE fay_sk AS {keys}")
+    db.execute("DELETE FROM spans s USING fay_sk k WHERE s.session = ? "
+               "AND s.trace_id = k.trace_id AND s.span_id = k.span_id", [info.session])
+    db.execute(f"""
+        CREATE OR REPLACE TEMP TABLE fay_zp AS
+        SELECT e.node, e.ts, p.* EXCLUDE (eid)
+        FROM ({" UNION ALL ".join(parts)}) p
+        JOIN fay_sk k ON k.trace_id = p.trace_id AND k.span_id = p.span_id
+        JOIN events e ON e.eid = p.eid
+        WHERE e.session = ?""", [info.session])
+    _insert_spans(db, info.session)
     db.execute("DROP TABLE IF EXISTS fay_sk")
+    db.execute("DROP TABLE IF EXISTS fay_zp")
 
 
-def _span_sql(info: ChunkInfo) -> str:
-    def part(name: str, cols: str) -> str:
-        return (f"SELECT e.node, e.ts, {as_bigint('p.trace_id')} AS trace_id, "
-                f"{as_bigint('p.span_id')} AS span_id, {as_bigint('p.parent_span_id')} AS parent, "
-                f"p.service_name, p.ip, p.port_no, p.trace_name, {cols} "
-                f"FROM {q(info.tables[name])} p JOIN events e USING (eid) "
-                f"WHERE e.session = ? AND ({as_bigint('p.trace_id')}, {as_bigint('p.span_id')}) "
-                f"IN (SELECT (trace_id, span_id) FROM fay_sk)")
+def _insert_spans(db: Database, session: str) -> None:
+    """Group the rows of fay_zp into spans (Arrow, see spans.py) and insert them."""
+    from fayshell.store.spans import build_spans
 
-    tables = set(_existing(info, ZIPKIN))
-    if "zipkin:timestamp" in tables:
-        ann = part("zipkin:timestamp", "p.event AS value, NULL::VARCHAR AS key")
+    total = db.execute("SELECT count(*) FROM fay_zp")[0][0]
+    parts = max(1, -(-total // SPAN_ROWS))        # bounded memory: ~SPAN_ROWS rows at a time
+    for part in range(parts):
+        where = f"WHERE hash(trace_id, span_id) % {parts} = {part}" if parts > 1 else ""
+        rows = db.con.sql(f"SELECT * FROM fay_zp {where}").to_arrow_table()
+        if rows.num_rows == 0:
+            continue
+        db.con.register("fay_spans", build_spans(rows))
+        try:
+            db.execute("INSERT INTO spans BY NAME SELECT ? AS session, * FROM fay_spans",
+                       [session])
+        finally:
+            db.con.unregister("fay_spans")
+
+
+def _zipkin_part(db: Database, table: str, event: str) -> str:
+    """One zipkin payload table as (eid, ids as BIGINT, endpoint, value, key)."""
+    types = dict(db.execute("SELECT column_name, data_type FROM duckdb_columns() "
+                            "WHERE schema_name = 'main' AND table_name = ?", [table]))
+
+    def big(col: str) -> str:
+        if col not in types:
+            return "NULL::BIGINT"
+        return as_bigint(f"p.{q(col)}") if types[col] == "UBIGINT" else f"CAST(p.{q(col)} AS BIGINT)"
+
+    def text(col: str) -> str:
+        return f"CAST(p.{q(col)} AS VARCHAR)" if col in types else "NULL::VARCHAR"
+
+    if event == "zipkin:timestamp":
+        value, key = text("event"), "NULL::VARCHAR"
     else:
-        ann = ("SELECT NULL::VARCHAR, NULL::BIGINT, NULL::BIGINT, NULL::BIGINT, NULL::BIGINT, "
-               "NULL::VARCHAR, NULL::VARCHAR, NULL::INTEGER, NULL::VARCHAR, NULL::VARCHAR, "
-               "NULL::VARCHAR WHERE false")
-    kv = [part(n, "CAST(p.val AS VARCHAR) AS value, p.key AS key")
-          for n in ("zipkin:keyval_string", "zipkin:keyval_integer") if n in tables]
-    allparts = " UNION ALL ".join([ann, *kv]).replace("?", "$1")
-    return f"""
-INSERT INTO spans
-SELECT arg_min(node, ts), $1, trace_id, span_id, arg_min(parent, ts), arg_min(service_name, ts),
-    arg_min(ip, ts), CAST(arg_min(port_no, ts) AS INTEGER), arg_min(trace_name, ts),
-    coalesce(min(ts) FILTER (key IS NULL), min(ts)),
-    coalesce(max(ts) FILTER (key IS NULL), max(ts)),
-    coalesce(max(ts) FILTER (key IS NULL), max(ts))
-        - coalesce(min(ts) FILTER (key IS NULL), min(ts)),
-    max(ts) FILTER (value = 'cr' AND key IS NULL) - min(ts) FILTER (value = 'cs' AND key IS NULL),
-    max(ts) FILTER (value = 'ss' AND key IS NULL) - min(ts) FILTER (value = 'sr' AND key IS NULL),
-    coalesce(list({{'ts': ts, 'value': value}} ORDER BY ts) FILTER (key IS NULL), []),
-    coalesce(map_from_entries(list({{'k': key, 'v': value}} ORDER BY ts)
-        FILTER (key IS NOT NULL)), MAP {{}}::MAP(VARCHAR, VARCHAR)),
-    bool_or(key = 'error')
-FROM ({allparts}) a
-GROUP BY trace_id, span_id
-"""
+        value, key = text("val"), text("key")
+    port = f"CAST(p.{q('port_no')} AS INTEGER)" if "port_no" in types else "NULL::INTEGER"
+    return (f"SELECT p.eid, {big('trace_id')} AS trace_id, {big('span_id')} AS span_id, "
+            f"{big('parent_span_id')} AS parent, {text('service_name')} AS service_name, "
+            f"{text('ip')} AS ip, {port} AS port_no, {text('trace_name')} AS trace_name, "
+            f"{value} AS value, {key} AS key FROM {q(table)} p")
+
+
 
 
 def _existing(info: ChunkInfo, names: tuple[str, ...]) -> list[str]:

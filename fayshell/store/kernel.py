@@ -121,7 +121,7 @@ class SyscallStager:
                                       ts[ed], ret[ed], local[new | last], eid0 + ed))
 
     def _running(self, kind: np.ndarray, cls: np.ndarray, payload: dict[int, pa.Table],
-                 carry: Carry) -> tuple[np.ndarray, pa.Array, np.ndarray]:
+                 carry: Carry) -> tuple[np.ndarray, _Names, np.ndarray]:
         """Thread id and name running at each row, and the run number (switches so far)."""
         import numpy as np
         import pyarrow as pa
@@ -140,16 +140,17 @@ class SyscallStager:
         order = np.argsort(rows, kind="stable")
         rows = rows[order]
         tids = np.concatenate(sw_tid)[order] if sw_tid else np.zeros(0, np.int64)
-        comms = pa.concat_arrays(sw_comm).take(pa.array(order)) if sw_comm else pa.array(
-            [], pa.string())
+        comms = pa.concat_arrays(sw_comm) if sw_comm else pa.array([], pa.string())
+        if len(sw_comm) > 1:
+            comms = comms.take(pa.array(order))
         idx = np.full(n, -1, np.int64)
         idx[rows] = np.arange(len(rows))
         last = np.maximum.accumulate(idx) if n else idx
         start_tid = -1 if carry.tid is None else carry.tid
         tid = np.where(last >= 0, tids[np.maximum(last, 0)] if len(tids) else start_tid,
                        start_tid)
-        comm = pa.concat_arrays([pa.array([carry.comm], pa.string()), comms]).take(
-            pa.array(last + 1))
+        # names stay indexed (last + 1 into [carried name, switch names...]) until needed
+        comm = _Names(pa.concat_arrays([pa.array([carry.comm], pa.string()), comms]), last + 1)
         if len(rows):
             carry.tid, carry.comm = int(tids[-1]), comms[-1].as_py()
         swpos = np.cumsum(kind == SWITCH)
@@ -171,22 +172,22 @@ class SyscallStager:
         return pa.DictionaryArray.from_arrays(pa.array(ids, pa.int32()),
                                               pa.array(self.names or [""], pa.string()))
 
-    def _rows(self, cpu: np.ndarray, tid: np.ndarray, comm: pa.Array, at: np.ndarray,
+    def _rows(self, cpu: np.ndarray, tid: np.ndarray, comm: _Names, at: np.ndarray,
               sysid: np.ndarray, t0: np.ndarray, t1: np.ndarray, ret: np.ndarray) -> pa.Table:
         import pyarrow as pa
 
         return pa.table({"cpu": pa.array(cpu, pa.int32()), "tid": _tid(tid),
-                         "procname": comm.take(pa.array(at)), "name": self._names(sysid),
+                         "procname": comm.at(at), "name": self._names(sysid),
                          "ts_entry": pa.array(t0), "ts_exit": pa.array(t1),
                          "dur_ns": pa.array(t1 - t0), "ret": pa.array(ret)})
 
-    def _edges(self, cpu: np.ndarray, tid: np.ndarray, comm: pa.Array, at: np.ndarray,
+    def _edges(self, cpu: np.ndarray, tid: np.ndarray, comm: _Names, at: np.ndarray,
                kind: np.ndarray, sysid: np.ndarray, ts: np.ndarray, ret: np.ndarray,
                local: np.ndarray, eid: np.ndarray) -> pa.Table:
         import pyarrow as pa
 
         return pa.table({"cpu": pa.array(cpu, pa.int32()), "tid": _tid(tid),
-                         "procname": comm.take(pa.array(at)), "kind": pa.array(kind, pa.int8()),
+                         "procname": comm.at(at), "kind": pa.array(kind, pa.int8()),
                          "sysname": self._names(sysid), "ts": pa.array(ts),
                          "ret": pa.array(ret), "local": pa.array(local), "eid": pa.array(eid)})
 
@@ -203,6 +204,20 @@ class SyscallStager:
         """(cpu, tid, comm) running at the end of each stream (for the next chunk)."""
         return [(c.cpu, c.tid, c.comm) for c in self.carry.values()
                 if c.cpu is not None and c.tid is not None]
+
+
+@dataclass
+class _Names:
+    """Thread names by row, kept as an index into a small array of distinct values."""
+
+    values: pa.Array
+    index: np.ndarray
+
+    def at(self, rows: np.ndarray) -> pa.Array:
+        import pyarrow as pa
+
+        return pa.DictionaryArray.from_arrays(pa.array(self.index[rows], pa.int32()),
+                                              self.values)
 
 
 def _tid(tid: Any) -> pa.Array:

@@ -285,7 +285,6 @@ def _stage(db: Database, load: ChunkLoad, batch: EventBatch, staged: Staged,
     """Give a batch its eids, names and context columns; keep it for the next flush."""
     import numpy as np
     import pyarrow as pa
-    import pyarrow.compute as pc
 
     n = batch.common.num_rows
     if n == 0:
@@ -312,7 +311,7 @@ def _stage(db: Database, load: ChunkLoad, batch: EventBatch, staged: Staged,
         if table.num_rows == 0:
             continue
         load.seen.add(cls)
-        eid = pc.add(table.column("row"), pa.scalar(base, pa.int64()))
+        eid = pa.array(table.column("row").to_numpy() + base)
         rest = table.drop(["row"])
         rest = rest.rename_columns(["eid_" if c == "eid" else c for c in rest.column_names])
         staged.payload.setdefault(cls, []).append(rest.add_column(0, "eid", eid))

@@ -4,7 +4,11 @@ Layout on this machine: ``DEST/<session>/<node>/<chunk_id>/``. A chunk is writte
 ``.<chunk_id>.part`` next to its final name, every file's size is checked against the node's
 listing, and only then is the directory renamed into place: a chunk directory that exists is
 complete, so a later run skips it and an interrupted run leaves nothing that looks received.
-Nodes are pulled concurrently; within a node, chunks go in order and their files in parallel.
+Nodes are pulled concurrently; on a node every missing chunk's files are in flight at once
+(bounded), and finished chunks are handed on (imported, reported) in chunk order.
+
+Known limit: the never-rotated trace of a stopped session is one chunk (``trace``); if that
+session is started and stopped again, the grown trace is not pulled again (rotate instead).
 """
 
 from __future__ import annotations
@@ -74,11 +78,12 @@ class ByteProgress:
 
 @dataclass(frozen=True)
 class NodeReceipt:
-    """What one node's pull did: chunks received, chunks already here, chunks still open."""
+    """What one node's pull did: chunks received, already here, empty, and still open."""
 
     node: str
     received: int
     skipped: int
+    empty: int
     in_progress: int
     bytes: int
 
@@ -236,8 +241,9 @@ async def receive_node(t: Transport, session: str, dest: Path, remembered: str,
     root, listing = await chunk_listing(t, session, remembered)
     node_dir = dest / session / t.node
     node_dir.mkdir(parents=True, exist_ok=True)
+    empty = [c for c in listing.complete if c.empty]  # nothing recorded in that period
     todo = [c for c in listing.complete if not c.empty and not (node_dir / c.chunk_id).is_dir()]
-    skipped = len(listing.complete) - len(todo)
+    skipped = len(listing.complete) - len(todo) - len(empty)
     progress.add_total(sum(c.bytes for c in todo))
     files = await t.files()
     limit = asyncio.Semaphore(PARALLEL_FILES)
@@ -259,7 +265,7 @@ async def receive_node(t: Transport, session: str, dest: Path, remembered: str,
         for pull in pulls:
             pull.cancel()
         await asyncio.gather(*pulls, return_exceptions=True)
-    return NodeReceipt(t.node, received, skipped, len(listing.in_progress), got)
+    return NodeReceipt(t.node, received, skipped, len(empty), len(listing.in_progress), got)
 
 
 async def receive(cluster: Cluster, specs: Sequence[NodeSpec], session: str, dest: Path,

@@ -57,7 +57,12 @@ class SessionMemo:
     nodes: list[str]
     mode: str = "normal"
     outputs: dict[str, str] = field(default_factory=dict)
-    removed: bool = False  # destroyed by Remove-TraceSession; outputs stay for Receive-Trace
+    destroyed: set[str] = field(default_factory=set)  # nodes Remove-TraceSession cleared
+
+    @property
+    def removed(self) -> bool:
+        """Destroyed on every node (its outputs stay, for Receive-Trace)."""
+        return set(self.nodes) <= self.destroyed
 
     def __str__(self) -> str:
         return f"{self.name} ({self.mode}) on {len(self.nodes)} node(s)"

@@ -46,18 +46,19 @@ def remember(state: ShellState, memo: SessionMemo) -> None:
     _publish(state)
 
 
-def mark_removed(state: ShellState, name: str) -> None:
-    """A remembered session was destroyed: keep its outputs (for Receive-Trace), drop the badge."""
+def mark_removed(state: ShellState, name: str, nodes: Iterable[str]) -> None:
+    """A remembered session was destroyed on ``nodes``: its outputs stay (for Receive-Trace);
+    once it is gone from all its nodes it leaves the toolbar."""
     memo = memos(state).get(name)
     if memo is not None:
-        memo.removed = True
+        memo.destroyed |= set(nodes)
     _publish(state)
 
 
 def _publish(state: ShellState) -> None:
     names = sorted(n for n, m in memos(state).items() if not m.removed)
     if names:
-        state.status["sessions"] = ",".join(names)
+        state.status["sessions"] = " ".join(names)  # completion splits on spaces
     else:
         state.status.pop("sessions", None)
 
@@ -90,6 +91,8 @@ async def create_on_node(t: Transport, name: str, plan: list[Request],
             res = await run_request(t, req)
             if isinstance(req, CreateSession):
                 output = next((s.path for s in parse_sessions(res.stdout)), "") or ""
+                if req.mode == "snapshot" and not output:  # `create` does not say where
+                    output = req.output or await snapshot_output(t, name)
     except RemoteError:
         await asyncio.shield(destroy_quietly(t, name))
         pending.discard(t.node)

@@ -4,7 +4,8 @@ A view never touches DuckDB itself. It asks its feed to ``refresh()`` (live: rot
 import new trace chunks; offline: just look at the data again) and to ``query(fn, ...)``, which
 runs ``fn(cursor, ...)`` in a worker thread on the feed's own DuckDB cursor, one at a time.
 "Now" is a property of the feed: the newest timestamp in the data for a post-mortem, the wall
-clock when live.
+clock when live. The cursor also holds the views' rollups (TEMP tables, see
+:mod:`fayshell.views.queries.rollup`), so a feed lives as long as its view.
 """
 
 from __future__ import annotations

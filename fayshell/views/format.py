@@ -37,7 +37,8 @@ def count(n: float) -> str:
     for size, unit in ((1e9, "G"), (1e6, "M"), (1e3, "k")):
         if abs(n) >= size:
             value = n / size
-            return f"{value:.1f}{unit}" if abs(value) >= 10 else f"{value:.2f}{unit}"
+            text = f"{value:.2f}"
+            return f"{value:.1f}{unit}" if abs(float(text)) >= 10 else f"{text}{unit}"
     return f"{n:.0f}" if float(n).is_integer() else f"{n:.1f}"
 
 

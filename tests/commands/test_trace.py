@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import socket
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -65,6 +66,9 @@ async def test_whatif_confirm_and_divergence(cluster_shell: Shell) -> None:
     assert sorted((r.node, r.action) for r in made) == [("node06", "created"),
                                                         ("node07", "created")]
     assert sh.state.status["sessions"] == "div"
+    await sh.run("$ErrorActionPreference = 'Continue'")
+    assert await sh.run("New-TraceSession div -Node node06") == []  # exists: left alone
+    assert "node06: lttng: a session named 'div' already exists" in sh.host.errors[-1]
     what = await sh.run("Remove-TraceSession div -WhatIf")
     assert sorted((r.node, r.action) for r in what) == [("node06", "would destroy"),
                                                   ("node07", "would destroy")]
@@ -84,6 +88,15 @@ async def test_whatif_confirm_and_divergence(cluster_shell: Shell) -> None:
     gone = await sh.run("Remove-TraceSession div -Node node06")
     assert [(r.node, r.action) for r in gone] == [("node06", "destroyed")]
     assert all("div" not in text for text in (await _sessions(sh, "node[06-07]")).values())
+    assert "sessions" not in sh.state.status
+
+
+async def test_import_without_the_loader_says_so(cluster_shell: Shell,
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "fayshell.store.loader", None)  # as if not installed
+    with pytest.raises(RuntimeFayError, match=r"-Import needs the DuckDB loader"):
+        await cluster_shell.run("Receive-Trace s -Import")
+    assert cluster_shell.state.cluster.connects == {}
 
 
 async def test_partial_failure_names_the_node(cluster_shell: Shell,
@@ -121,8 +134,9 @@ async def test_ctrl_c_during_new_session_leaves_no_orphans(cluster_shell: Shell,
                                                            silent_port: int) -> None:
     sh = cluster_shell
     await sh.run(f"Add-Node hang -HostName 127.0.0.1 -Port {silent_port} -User nobody")
-    ctx = Invocation(sh.state, sh.state.registry.resolve("New-TraceSession"),
-                     error_action="Continue")
+    spec = sh.state.registry.resolve("New-TraceSession")
+    assert spec is not None
+    ctx = Invocation(sh.state, spec, error_action="Continue")
     got: list[TraceResult] = []
 
     async def consume() -> None:

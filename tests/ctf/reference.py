@@ -63,6 +63,7 @@ def _bt2_output(path: str) -> list[str]:
     return stdout.splitlines()
 
 
+@lru_cache(maxsize=8)
 def bt2_raw(path: str) -> list[list[Any]]:
     """babeltrace2's events in its order: [name, ns, cpu, context, payload] each."""
     return [json.loads(line) for line in _bt2_output(path)[:-1]]

@@ -18,7 +18,7 @@ from tests.ctf.conftest import have_c, shared_trace
 from tests.ctf.minitrace import write_mini
 from tests.fixtures.ctfgen import GenSpec, write_trace
 
-SETTINGS = settings(max_examples=60, deadline=None, derandomize=True,
+SETTINGS = settings(max_examples=100, deadline=None, derandomize=True,
                     suppress_health_check=[HealthCheck.function_scoped_fixture,
                                            HealthCheck.too_slow])
 

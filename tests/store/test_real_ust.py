@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from fayshell.ctf.trace import find_traces
-from fayshell.lttng import AddContext, CreateSession, EnableEvent, Start, Stop
+from fayshell.lttng import AddContext, CreateSession, EnableChannel, EnableEvent, Start, Stop
 from fayshell.store.database import Database
 from fayshell.store.loader import import_trace
 from tests.ctf.reference import bt2_raw, bt2_view, fay_view
@@ -47,9 +47,12 @@ def recorded() -> Iterator[Recorded]:
         name = "fay-store-ust"
         out = d.output_dir(name)
         d.ok(CreateSession(name, output=str(out)).argv())
-        d.ok(EnableEvent(name, "user", ("zipkin:*",)).argv())
+        # small sub-buffers: many packets, so the trace can be cut into chunks between them
+        d.ok(EnableChannel(name, "small", "user", subbuf_size=16384, num_subbuf=32).argv())
+        d.ok(EnableEvent(name, "user", ("zipkin:*",), channel="small").argv())
         d.ok(EnableEvent(name, "python", None).argv())
-        d.ok(AddContext(name, ("vpid", "vtid", "procname"), domain="user").argv())
+        d.ok(AddContext(name, ("vpid", "vtid", "procname"), domain="user",
+                        channel="small").argv())
         d.ok(Start(name).argv())
         py = d.workload([SYSTEM_PYTHON, str(pylog), "--count", "3"])
         blk = d.workload([str(blkkin), "--requests", "40", "--slow-every", "7", "--slow-ms", "3"])
@@ -126,3 +129,47 @@ def test_logs_equal_bt2_python_events(recorded: Recorded, db: Database) -> None:
                             "WHERE domain = 'python'"))
     assert got == want
     assert len(got) == recorded.py["total"]
+
+
+def split_by_packets(trace: Path, out: Path) -> tuple[Path, Path]:
+    """Two chunk directories holding the first and second half of each stream's packets,
+    as an LTTng rotation would cut them."""
+    from fayshell.ctf.backend import read_struct
+    from fayshell.ctf.trace import open_trace
+
+    tr = open_trace(trace)
+    a, b = out / "a", out / "b"
+    for d in (a, b):
+        d.mkdir(parents=True)
+        (d / "metadata").write_bytes((trace / "metadata").read_bytes())
+    for f in tr.files:
+        data = f.read_bytes()
+        offsets, off = [], 0
+        while off < len(data):
+            _, pos = read_struct(tr.packet_header, data, off * 8, len(data) * 8)
+            ctx, _ = read_struct(tr.streams[0].packet_context, data, pos, len(data) * 8)
+            offsets.append(off)
+            off += ctx["packet_size"] // 8
+        cut = offsets[len(offsets) // 2] if len(offsets) > 1 else len(data)
+        (a / f.name).write_bytes(data[:cut])
+        (b / f.name).write_bytes(data[cut:])
+    return a, b
+
+
+def test_spans_completed_across_chunks(recorded: Recorded, db: Database, tmp_path: Path) -> None:
+    a, b = split_by_packets(recorded.dirs[0], tmp_path)
+    split = Database.open(":memory:")
+    first = import_trace(split, a, node="ust01", session="s")
+    partial = split.execute("SELECT count(*) FROM spans")[0][0]
+    second = import_trace(split, b, node="ust01", session="s")
+    assert first.chunks_loaded == second.chunks_loaded == 1
+    assert first.events > 0 and second.events > 0
+    cut = split.execute("SELECT max(first_ts) FROM chunks")[0][0]
+    straddling = split.execute("SELECT count(*) FROM spans WHERE ts_start < ? AND ts_end >= ?",
+                               [cut, cut])[0][0]
+    assert straddling > 0
+    cols = ("trace_id, span_id, service, name, parent_span_id, ts_start, ts_end, dur_ns, "
+            "client_dur_ns, server_dur_ns, annotations, keyvals, error")
+    whole = sorted(map(str, db.execute(f"SELECT {cols} FROM spans")))
+    assert partial > 0
+    assert sorted(map(str, split.execute(f"SELECT {cols} FROM spans"))) == whole

@@ -38,3 +38,7 @@ async def test_snapshot_holds_the_most_recent_events(cluster_shell: Shell, tmp_p
     assert old_pids == Counter({first["pid"]: sum(first["events"].values())})
     assert max(e["ts"] for e in new_events) > max(e["ts"] for e in decode(bt2_dump, older))
     await sh.run("Remove-TraceSession flight -Force")
+    # Destroyed, the session's snapshots are still found where the shell remembers them.
+    again = tmp_path / "again"
+    late = await sh.run(f"Receive-Trace flight -Destination '{again}'")
+    assert sorted(c.chunk_id for c in late) == [older.name, newer.name]

@@ -39,10 +39,9 @@ async def settle(pilot: Pilot[Any]) -> None:
 
 
 async def press(pilot: Pilot[Any], *keys: str) -> None:
-    """Press keys one at a time, settling after each."""
-    for key in keys:
-        await pilot.press(key)
-        await settle(pilot)
+    """Press keys in order (a newer query replaces an older one), then settle once."""
+    await pilot.press(*keys)
+    await settle(pilot)
 
 
 def rows(app: TopApp, selector: str = "#table") -> list[list[str]]:

@@ -59,10 +59,16 @@ def table_newest(con: Con, q: Query, table: str, ts: str) -> int | None:
 
 
 def header(con: Con, q: Query, table: str, ts: str, live: bool = False) -> Header:
-    """Nodes reporting, events/s over the last interval, data lag and discarded events."""
+    """Nodes reporting, events/s over the last interval, data lag and discarded events.
+
+    A node reports when it sent data in the last :func:`reporting_window_ns` (its chunks,
+    or the view's table for a database without chunk rows).
+    """
     have = existing_tables(con)
     newest = table_newest(con, q, table, ts)
-    reporting = _nodes_reporting(con, q, table, ts)
+    chunks = "chunks" in have and _has_rows(con, "chunks")
+    reporting = (_nodes_reporting(con, q, "chunks", "last_ts") if chunks
+                 else _nodes_reporting(con, q, table, ts))
     total = _nodes_total(con, q, table, have)
     rate = _events_per_s(con, q, table, ts, have)
     discarded, lost = _discarded(con, q, have)
@@ -76,6 +82,7 @@ def reporting_window_ns(q: Query) -> int:
 
 
 def _nodes_reporting(con: Con, q: Query, table: str, ts: str) -> int:
+    """Nodes with data in the reporting window: from the chunks they sent when there are any."""
     w = query_where(q.but(window="session"), ts, NODE_FIELD, window=False)
     w.add(f"{ts} >= ?", q.now_ns - reporting_window_ns(q))
     w.add(f"{ts} <= ?", q.now_ns)

@@ -2,12 +2,16 @@
 
 Grouping ten million rows by strings on every refresh costs more than a refresh may. Instead,
 like Fay's in-machine aggregation, the view folds each new row once into per-bucket partials
-(calls, durations summed, maximum) per (bucket, session, node, procname, name), in a TEMP
-table of the feed's own connection. A window then reads the partials of the buckets it covers
-whole, plus the raw rows of its two partial buckets at the edges — the answer stays exact.
+(calls, durations summed, maximum) in a TEMP table of the feed's own connection. A window then
+reads the partials of the buckets it covers whole, plus the raw rows of its two partial
+buckets at the edges — the answer stays exact.
 
-New rows are found by ``rowid`` (the store only appends); when rows disappear (fewer rows, or
-holes in the rowids) the partials are rebuilt from scratch.
+Two rollups keep the partials small: ``by_name`` per (session, node, procname, name) serves
+the per-syscall groupings, ``by_process`` per (session, node, pid, procname) the per-process
+one. (Both keys at once, a (node, pid, name) triple, would be nearly as many rows as the data.)
+
+New rows are found by ``rowid`` (the store only appends); when rows disappear the partials are
+rebuilt from scratch.
 """
 
 from __future__ import annotations
@@ -22,12 +26,30 @@ from fayshell.views.model import NS
 from fayshell.views.queries.common import Con
 
 BUCKET_NS = 2 * NS
-TABLE = "_fay_top_syscalls"
-MARK = "_fay_top_syscalls_mark"
-#: No pid: a (node, pid) pair per process would multiply the partials; the per-process
-#: grouping and pid filters read the raw rows instead (see :func:`covers`).
-KEY_COLUMNS = "session, node, procname, name"
-COVERED = frozenset({"session", "node", "procname", "name"})
+
+
+@dataclass(frozen=True)
+class Rollup:
+    """One set of partials: its temp table, mark table and key columns."""
+
+    name: str
+    keys: tuple[str, ...]
+
+    @property
+    def table(self) -> str:
+        return f"_fay_top_{self.name}"
+
+    @property
+    def mark(self) -> str:
+        return f"_fay_top_{self.name}_mark"
+
+    @property
+    def columns(self) -> str:
+        return ", ".join(self.keys)
+
+
+ROLLUPS = (Rollup("by_name", ("session", "node", "procname", "name")),
+           Rollup("by_process", ("session", "node", "pid", "procname")))
 
 
 @dataclass(frozen=True)
@@ -39,9 +61,9 @@ class Span:
     raw: tuple[tuple[int | None, int], ...]
 
 
-def covers(columns: set[str]) -> bool:
-    """Whether the partials hold every column a query groups or filters by."""
-    return columns <= COVERED
+def covering(columns: set[str]) -> Rollup | None:
+    """The rollup holding every column a query groups or filters by, if any."""
+    return next((roll for roll in ROLLUPS if columns <= set(roll.keys)), None)
 
 
 def split_window(lo: int | None, hi: int) -> Span:
@@ -67,35 +89,32 @@ def snapshot(con: Con) -> Iterator[None]:
     con.execute("COMMIT")
 
 
-def sync(con: Con) -> None:
+def sync(con: Con, roll: Rollup) -> None:
     """Fold rows appended since the last call into the partials (rebuild after deletions).
 
-    The mark keeps the row count and the next rowid to fold. Appends grow both by the same
-    amount; anything else (a delete) rebuilds. Call it inside :func:`snapshot` so rows
-    committed meanwhile are folded next time, once.
+    The mark keeps the row count and the next rowid to fold. When the rows at or past that
+    rowid account for all the growth, only they are folded; anything else (a delete) rebuilds.
+    Call it inside :func:`snapshot` so rows committed meanwhile are folded next time, once.
     """
-    con.execute(f"CREATE TEMP TABLE IF NOT EXISTS {MARK} (n BIGINT, r BIGINT)")
-    mark = con.execute(f"SELECT n, r FROM {MARK}").fetchone()
+    con.execute(f"CREATE TEMP TABLE IF NOT EXISTS {roll.mark} (n BIGINT, next_rowid BIGINT)")
+    mark = con.execute(f"SELECT n, next_rowid FROM {roll.mark}").fetchone()
     total = _count(con, "SELECT count(*) FROM syscalls")
-    if mark is not None and mark[0] == total:
-        return
-    end = _count(con, "SELECT coalesce(max(rowid), -1) + 1 FROM syscalls")
     start = 0 if mark is None else int(mark[1])
-    if mark is None or total - int(mark[0]) != end - start:
-        _rebuild(con)
+    fresh = _count(con, f"SELECT count(*) FROM syscalls WHERE rowid >= {start}")
+    if mark is not None and mark[0] == total and fresh == 0:
+        return
+    if mark is None or total - int(mark[0]) != fresh:
+        con.execute(f"CREATE OR REPLACE TEMP TABLE {roll.table} AS {_partials(roll, 'WHERE false')}")
         start = 0
-    con.execute(f"INSERT INTO {TABLE} {_partials('WHERE rowid >= ? AND rowid < ?')}",
-                [start, end])
-    con.execute(f"DELETE FROM {MARK}")
-    con.execute(f"INSERT INTO {MARK} VALUES (?, ?)", [total, end])
+    con.execute(f"INSERT INTO {roll.table} {_partials(roll, 'WHERE rowid >= ?')}", [start])
+    end = _count(con, f"SELECT coalesce(max(rowid) + 1, {start}) FROM syscalls "
+                      f"WHERE rowid >= {start}")
+    con.execute(f"DELETE FROM {roll.mark}")
+    con.execute(f"INSERT INTO {roll.mark} VALUES (?, ?)", [total, end])
 
 
-def _rebuild(con: Con) -> None:
-    con.execute(f"CREATE OR REPLACE TEMP TABLE {TABLE} AS {_partials('WHERE false')}")
-
-
-def _partials(where: str) -> str:
-    return (f"{_partials_select(f'ts_entry // {BUCKET_NS} AS b, {KEY_COLUMNS}')} "
+def _partials(roll: Rollup, where: str) -> str:
+    return (f"{_partials_select(f'ts_entry // {BUCKET_NS} AS b, {roll.columns}')} "
             f"FROM syscalls {where} GROUP BY ALL")
 
 
@@ -104,8 +123,9 @@ def _count(con: Con, sql: str) -> int:
     return 0 if row is None or row[0] is None else int(row[0])
 
 
-def parts_sql(span: Span, w: Where) -> tuple[str, list[Any]]:
-    """The key columns with c, n, t, m from the partials and the raw edges, as one UNION ALL.
+def parts_sql(roll: Rollup, span: Span, w: Where, columns: str) -> tuple[str, list[Any]]:
+    """``columns`` (some of the rollup's keys) with c, n, t, m from the partials and from the
+    raw rows at the edges, as one UNION ALL.
 
     ``w`` holds the scope and filter conditions; they apply to every part.
     """
@@ -113,19 +133,19 @@ def parts_sql(span: Span, w: Where) -> tuple[str, list[Any]]:
     params: list[Any] = []
     if span.last_bucket is not None:
         cond = "b <= ?" if span.first_bucket is None else "b BETWEEN ? AND ?"
-        sqls.append(f"SELECT {KEY_COLUMNS}, c, n, t, m FROM {TABLE} WHERE {w.sql()} AND {cond}")
+        sqls.append(f"SELECT {columns}, c, n, t, m FROM {roll.table} WHERE {w.sql()} AND {cond}")
         params.extend(w.params)
         params.extend(b for b in (span.first_bucket, span.last_bucket) if b is not None)
     for lo, hi in span.raw:
         if lo is not None and lo > hi:
             continue
         cond = "ts_entry <= ?" if lo is None else "ts_entry BETWEEN ? AND ?"
-        sqls.append(f"{_partials_select(KEY_COLUMNS)} FROM syscalls WHERE {w.sql()} AND {cond} "
+        sqls.append(f"{_partials_select(columns)} FROM syscalls WHERE {w.sql()} AND {cond} "
                     "GROUP BY ALL")
         params.extend(w.params)
         params.extend(v for v in (lo, hi) if v is not None)
     if not sqls:
-        sqls.append(f"SELECT {KEY_COLUMNS}, c, n, t, m FROM {TABLE} WHERE false")
+        sqls.append(f"SELECT {columns}, c, n, t, m FROM {roll.table} WHERE false")
     return " UNION ALL ".join(sqls), params
 
 

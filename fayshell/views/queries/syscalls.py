@@ -4,8 +4,9 @@ Counts, totals, averages, maxima and the "top" column (the process or syscall sp
 time) are exact: over a big table they come from the rollup's per-bucket partials plus the raw
 rows at the window's edges. Only the p95 needs every duration; when the window holds more than
 ``EXACT_LIMIT`` calls it is computed on a block sample of the table instead, and the rows say so
-(``approx``). bench/views.py measures what this buys over ten million rows. The per-process
-grouping and pid filters are not covered by the partials and read the raw rows.
+(``approx``). Per process, the top syscall comes from that same pass (``top_approx`` when
+sampled); a filter on a column the chosen rollup lacks (a syscall glob per process, a pid per
+syscall) reads the raw rows. bench/views.py measures what this buys over ten million rows.
 """
 
 from __future__ import annotations
@@ -70,24 +71,29 @@ def syscall_stats(con: Con, q: Query, exact_limit: int = EXACT_LIMIT,
     """
     g = GROUPINGS[q.grouping or "syscall"]
     w = query_where(q, "ts_entry", FIELDS)
-    rolled = (q.window != "interval" and rollup.covers(_columns_used(q, g))
-              and _table_rows(con) >= rollup_min)
-    main = _rolled_rows(con, q, g) if rolled else _main_rows(con, q, g, w)
+    roll = rollup.covering(_columns_used(q, g))
+    if q.window == "interval" or _table_rows(con) < rollup_min:
+        roll = None
+    main = _main_rows(con, q, g, w) if roll is None else _rolled_rows(con, q, g, roll)
+    exact_top = roll is not None and g.top in roll.keys
     total_calls = sum(int(r["calls"]) for r in main)
     sample = _sample_percent(total_calls, exact_limit)
-    details = _detail_rows(con, g, w, sample, want_top=not rolled)
+    details = _detail_rows(con, g, w, sample, want_top=not exact_top)
     rows = []
     for r in main:
         p95, top = details.get(_key(g, r), (None, None))
-        if rolled:
+        if exact_top:
             top = r["top"]
-        rows.append(_stat(r, p95, top, sample is not None, sample is not None and not rolled))
+        rows.append(_stat(r, p95, top, sample is not None, sample is not None and not exact_top))
     return sort_rows(rows, q.sort or "total_ns", q.descending)[: q.limit]
 
 
 def _columns_used(q: Query, g: Grouping) -> set[str]:
-    """Columns the query groups, filters or matches by (bare filter terms are names)."""
-    used = {*g.keys, *g.carried, g.top}
+    """Columns the query groups, filters or matches by (the top column only if it can be
+    exact: per process, the top syscall comes from the p95 pass instead)."""
+    used = {*g.keys, *g.carried}
+    if g.name != "process":
+        used.add(g.top)
     used |= {name.lstrip("*") for name, _ in q.filter.globs}
     used |= {col for col, _ in q.where_eq}
     return used
@@ -98,11 +104,12 @@ def _table_rows(con: Con) -> int:
     return 0 if row is None else int(row[0])
 
 
-def _rolled_rows(con: Con, q: Query, g: Grouping) -> list[dict[str, Any]]:
-    """Main rows (and the exact top column) from the partials plus the raw window edges."""
+def _rolled_rows(con: Con, q: Query, g: Grouping, roll: rollup.Rollup) -> list[dict[str, Any]]:
+    """Main rows (and the top column, when the rollup has it) from the partials plus the raw
+    window edges."""
     with rollup.snapshot(con):
-        rollup.sync(con)
-        rows = _rolled_query(con, q, g)
+        rollup.sync(con, roll)
+        rows = _rolled_query(con, q, g, roll)
     recent = _recent(con, q, g)
     for r in rows:
         n = int(r.pop("n"))
@@ -111,14 +118,17 @@ def _rolled_rows(con: Con, q: Query, g: Grouping) -> list[dict[str, Any]]:
     return rows
 
 
-def _rolled_query(con: Con, q: Query, g: Grouping) -> list[dict[str, Any]]:
+def _rolled_query(con: Con, q: Query, g: Grouping, roll: rollup.Rollup) -> list[dict[str, Any]]:
     scope = query_where(q, "ts_entry", FIELDS, window=False)
-    parts, params = rollup.parts_sql(rollup.split_window(q.lo_ns, q.now_ns), scope)
+    top = g.top if g.top in roll.keys else "NULL"
+    needed = ", ".join(dict.fromkeys(c for c in (*g.keys, *g.carried, g.top) if c in roll.keys))
+    span = rollup.split_window(q.lo_ns, q.now_ns)
+    parts, params = rollup.parts_sql(roll, span, scope, needed)
     keys = ", ".join(g.keys)
     sql = (f"WITH parts AS ({parts}), "
            f"m AS (SELECT {g.select()}, sum(c) AS calls, sum(t) AS total_ns, sum(n) AS n, "
            f"  coalesce(max(m), 0) AS max_ns FROM parts GROUP BY {keys}), "
-           f"s AS (SELECT {keys}, {g.top} AS top, sum(t) AS s FROM parts GROUP BY ALL), "
+           f"s AS (SELECT {keys}, {top} AS top, sum(t) AS s FROM parts GROUP BY ALL), "
            f"b AS (SELECT {keys}, first(top ORDER BY s DESC, top) AS top FROM s "
            f"  GROUP BY {keys}) "
            f"SELECT m.*, b.top FROM m JOIN b USING ({keys})")

@@ -19,7 +19,7 @@ class NodeRateRow(Horizontal):
     DEFAULT_CSS = """
     NodeRateRow { height: 1; }
     NodeRateRow > .node { width: 10; }
-    NodeRateRow > Sparkline { width: 1fr; max-width: 100; margin: 0 1 0 0; }
+    NodeRateRow > Sparkline { width: 1fr; margin: 0 1 0 0; }
     NodeRateRow > .rate { width: 22; text-align: right; }
     """
 
