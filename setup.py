@@ -27,7 +27,7 @@ class OptionalBuildExt(build_ext):
 
 setup(
     ext_modules=[Extension("fayshell.ctf._decode", ["fayshell/ctf/_decode.c"],
-                           extra_compile_args=["-O2", "-std=c11", "-Wall"],
+                           extra_compile_args=["-O3", "-std=c11", "-Wall"],
                            optional=True)],
     cmdclass={"build_ext": OptionalBuildExt},
 )

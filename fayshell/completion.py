@@ -57,7 +57,7 @@ def _commands(state: ShellState) -> list[str]:
 
 
 def _sessions(state: ShellState) -> list[str]:
-    return sorted(state.status.get("sessions", "").split()) if state.status.get("sessions") else []
+    return sorted(state.trace_sessions)
 
 
 SOURCES: dict[str, Callable[[ShellState], list[str]]] = {

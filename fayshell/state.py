@@ -90,6 +90,8 @@ class ShellState:
     functions: dict[str, Any] = field(default_factory=dict)
     #: Short facts components publish for the REPL toolbar, e.g. {"sessions": "incident"}.
     status: dict[str, str] = field(default_factory=dict)
+    #: Trace sessions this shell created: name -> fayshell.tracing.records.SessionMemo.
+    trace_sessions: dict[str, Any] = field(default_factory=dict)
     _registry: Registry | None = None
     _database: Database | None = None
     _cluster: Cluster | None = None

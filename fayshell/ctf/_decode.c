@@ -59,10 +59,17 @@ typedef struct {
     char errbuf[160];
 } Decoder;
 
-static int grow(Buf *b, size_t extra)
+static int grow_slow(Buf *b, size_t extra);
+
+static inline int grow(Buf *b, size_t extra)
 {
-    if (b->len + extra <= b->cap)
+    if (__builtin_expect(b->len + extra <= b->cap, 1))
         return 0;
+    return grow_slow(b, extra);
+}
+
+static int grow_slow(Buf *b, size_t extra)
+{
     size_t cap = b->cap ? b->cap : 1024;
     while (cap < b->len + extra)
         cap *= 2;
@@ -426,7 +433,7 @@ static int64_t run_packet(Decoder *d, int64_t start)
             return n;
         }
         int64_t table = d->class_table[id];
-        int64_t p2 = exec(d, d->context_pc, -1, pos);
+        int64_t p2 = d->code[d->context_pc * W] == END ? pos : exec(d, d->context_pc, -1, pos);
         if (p2 >= 0)
             p2 = exec(d, d->class_pc[id], -1, p2);
         if (p2 >= 0 && d->table_has_nullable[table] && pad_nulls(d, table))

@@ -181,8 +181,11 @@ def read_struct(prog: P.Program, buf: bytes, pos: int, end: int) -> tuple[dict[s
 
 def make_decoder(code: P.StreamPrograms, class_of_id: dict[int, int],
                  prefer_c: bool = True) -> EventDecoder:
-    """The C decoder when the extension is built (and allowed), else the Python one."""
-    if prefer_c:
+    """The C decoder when the extension is built (and allowed), else the Python one.
+    ``FAYSHELL_PYTHON_DECODER=1`` in the environment forces the Python reference."""
+    import os
+
+    if prefer_c and not os.environ.get("FAYSHELL_PYTHON_DECODER"):
         try:
             from fayshell.ctf.cdecoder import CEventDecoder
         except ImportError:

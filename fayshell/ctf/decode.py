@@ -38,6 +38,7 @@ class StreamStats:
     first_ts: int | None = None
     last_ts: int | None = None
     error: TraceFormatError | None = None
+    bytes_read: int = 0
 
 
 @dataclass
@@ -140,6 +141,7 @@ class StreamReader:
             if res.error is not None:
                 raise self.fail(res.error.bit // 8, res.error.message)
             off += psize
+            self.stats.bytes_read = off // 8
             if self.decoder.rows >= self.batch_rows:
                 yield self._flush()
 

@@ -103,20 +103,28 @@ class SSHTransport:
         async with self._channels:
             return await self._run(command, timeout, input, on_line)
 
+    #: Back-offs (s) when sshd refuses a channel: a channel that just finished may not have
+    #: finished closing on sshd's side yet and still counts against its MaxSessions.
+    OPEN_RETRIES = (0.05, 0.1, 0.2, 0.4, 0.8)
+
     async def _open_process(self, command: str, input: str | None) -> Any:
         import asyncssh
 
-        try:
-            return await self.connection.create_process(
-                command, encoding="utf-8", errors="replace",
-                stdin=asyncssh.DEVNULL if input is None else asyncssh.PIPE)
-        except asyncssh.ChannelOpenError as exc:
-            if self.is_closed():
-                raise StaleConnection(exc.reason) from exc
-            raise RemoteError(self.node, COMMAND, f"sshd refused a session: {exc.reason}") \
-                from None
-        except (asyncssh.DisconnectError, ConnectionError, BrokenPipeError) as exc:
-            raise StaleConnection(str(exc)) from exc
+        for delay in (*self.OPEN_RETRIES, None):
+            try:
+                return await self.connection.create_process(
+                    command, encoding="utf-8", errors="replace",
+                    stdin=asyncssh.DEVNULL if input is None else asyncssh.PIPE)
+            except asyncssh.ChannelOpenError as exc:
+                if self.is_closed():
+                    raise StaleConnection(exc.reason) from exc
+                if delay is None:
+                    raise RemoteError(self.node, COMMAND,
+                                      f"sshd refused a session: {exc.reason}") from None
+                await asyncio.sleep(delay)
+            except (asyncssh.DisconnectError, ConnectionError, BrokenPipeError) as exc:
+                raise StaleConnection(str(exc)) from exc
+        raise AssertionError("unreachable")
 
     async def _run(self, command: str, timeout: float | None, input: str | None,
                    on_line: LineCallback | None) -> CommandResult:

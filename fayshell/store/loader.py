@@ -62,7 +62,6 @@ class ChunkLoad:
     session: str
     eid_lo: int
     eid_next: int = 0
-    tables: dict[int, str] = field(default_factory=dict)
     seen: set[int] = field(default_factory=set)
     context_names: dict[str, str] = field(default_factory=dict)
     stats: list[StreamStats] = field(default_factory=list)
@@ -182,7 +181,8 @@ def chunk_digest(trace: Trace) -> str:
 
 def load_chunk(db: Database, tdir: Path, root: Path, node: str | None, session: str | None,
                progress: ProgressTask | None, prefer_c: bool = True) -> ImportResult:
-    """Load one trace directory (one chunk) in one transaction."""
+    """Load one trace directory (one chunk). Events go in committed batches (bounded memory);
+    the chunk counts, with its derived rows, only in the final transaction."""
     result = ImportResult()
     trace = open_trace(tdir)
     lay_session, lay_node = layout_names(tdir, root)
@@ -260,8 +260,13 @@ def _load(db: Database, trace: Trace, cid: str, node: str, session: str,
     load.stager = _stager(db, trace, node, session)
     staged = Staged()
     readers = stream_readers(trace, prefer_c)
-    for _reader, batch in _batches(readers):
+    reported: dict[int, int] = {}
+    for reader, batch in _batches(readers):
         _stage(db, load, batch, staged, catalog)
+        if progress is not None:
+            done = reader.stats.bytes_read
+            progress.advance(done - reported.get(id(reader), 0))
+            reported[id(reader)] = done
         if staged.rows >= FLUSH_ROWS:
             _flush(db, load, staged, catalog)
             staged = Staged()
@@ -269,7 +274,7 @@ def _load(db: Database, trace: Trace, cid: str, node: str, session: str,
     for reader in readers:
         load.stats.append(reader.stats)
         if progress is not None:
-            progress.advance(reader.path.stat().st_size)
+            progress.advance(reader.path.stat().st_size - reported.get(id(reader), 0))
     return load
 
 

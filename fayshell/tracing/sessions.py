@@ -1,8 +1,8 @@
 """Per-node session operations and the shell's memory of where each session lives.
 
-The shell remembers, per session it created, the nodes and their output directories in the
-``$FayTraceSessions`` variable (a dict name -> :class:`SessionMemo`), so later commands default
-to those nodes and Receive-Trace still finds the traces after the session was destroyed.
+The shell remembers, per session it created, the nodes and their output directories in
+``ShellState.trace_sessions`` (name -> :class:`SessionMemo`), so later commands default to those
+nodes and Receive-Trace still finds the traces after the session was destroyed.
 """
 
 from __future__ import annotations
@@ -26,18 +26,11 @@ if TYPE_CHECKING:
     from fayshell.remote.transport import Transport
     from fayshell.state import ShellState
 
-MEMO_VAR = "FayTraceSessions"
-
-
 # -- memory ------------------------------------------------------------------------------------
 
 def memos(state: ShellState) -> dict[str, SessionMemo]:
-    """The sessions this shell created (kept in ``$FayTraceSessions``)."""
-    found, value = state.globals.lookup(MEMO_VAR)
-    if not found or not isinstance(value, dict):
-        value = {}
-        state.globals.set_local(MEMO_VAR, value)
-    return value
+    """The sessions this shell created."""
+    return state.trace_sessions
 
 
 def remember(state: ShellState, memo: SessionMemo) -> None:
@@ -58,7 +51,7 @@ def mark_removed(state: ShellState, name: str, nodes: Iterable[str]) -> None:
 def _publish(state: ShellState) -> None:
     names = sorted(n for n, m in memos(state).items() if not m.removed)
     if names:
-        state.status["sessions"] = " ".join(names)  # completion splits on spaces
+        state.status["sessions"] = " ".join(names)
     else:
         state.status.pop("sessions", None)
 

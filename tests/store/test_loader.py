@@ -56,6 +56,25 @@ def test_chunks_in_order_rebuild_every_syscall(chunked: GenInfo, prefer_c: bool,
     assert db.execute("SELECT count(*), count(DISTINCT tid) FROM pending_syscalls")[0] == (18, 18)
 
 
+@pytest.mark.parametrize("fast", [True, False], ids=["staged", "sql"])
+def test_tid_context_is_used(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fast: bool) -> None:
+    from fayshell.store import loader
+
+    monkeypatch.setattr(loader, "FAST_SYSCALLS", fast)
+    from fayshell.ctf.metadata import metadata_text
+
+    info = write_trace(tmp_path / "t", GenSpec(events=12_000, cpus=2, packet_size=8192,
+                                                 chunks=2, tid_context=True, seed=8))
+    for d in info.dirs:       # hide sched_switch: only the tid context can name the thread
+        text = metadata_text(d / "metadata").replace('"sched_switch"', '"sched_switch_x"')
+        (d / "metadata").write_text(text)
+    db = Database.open(":memory:")
+    for d in info.dirs:
+        assert import_trace(db, d, node="n", session="s").errors == []
+    assert "tid" in {c.lower() for c in db.table_columns()["events"]}
+    assert _syscalls(db) == _truth(info)
+
+
 def test_tree_import_counts_and_is_idempotent(chunked: GenInfo, prefer_c: bool) -> None:
     db = Database.open(":memory:")
     root = chunked.dirs[0].parent
@@ -117,3 +136,18 @@ def test_not_a_trace_is_reported(tmp_path: Path) -> None:
     res = import_trace(db, tmp_path)
     assert res.chunks_loaded == 0 and len(res.errors) == 1
     assert "no CTF trace" in res.errors[0].message
+
+
+def test_ust_events_with_log_levels_become_logs(tmp_path: Path, prefer_c: bool) -> None:
+    from tests.ctf.minitrace import write_mini
+    from tests.ctf.reference import bt2_raw
+
+    trace = write_mini(tmp_path / "mini")
+    db = Database.open(":memory:")
+    res = import_trace(db, trace, prefer_c=prefer_c)
+    assert res.events == 60
+    want = sorted((ts, "t:misc", 4, "Warning", f["s"]) for name, ts, _c, _x, f in
+                  bt2_raw(str(trace)) if name == "t:misc")
+    got = sorted(db.execute("SELECT ts, logger, level, severity, msg FROM logs WHERE domain = 'ust'"))
+    assert got == want and len(got) == 48                  # t:simple has no log level
+    assert db.execute("SELECT DISTINCT node, session FROM logs") == [("mini", "mini-trace")]

@@ -101,8 +101,7 @@ async def test_rotation_pulled_during_run_and_resumed(cluster_shell: Shell, tmp_
     other = shell_on(real_cluster, tmp_path / "other.duckdb", host)
     dest2 = tmp_path / "again"
     try:
-        other.state.globals.set_local("FayTraceSessions", sh.state.globals.lookup(
-            "FayTraceSessions")[1])
+        other.state.trace_sessions.update(sh.state.trace_sessions)
         run = asyncio.ensure_future(other.run(f"Receive-Trace rot -Destination '{dest2}'"))
         host.task = run
         with contextlib.suppress(asyncio.CancelledError):

@@ -105,7 +105,7 @@ async def test_run_top_returns_when_q_is_pressed(store_path: Path,
     monkeypatch.setattr(TopApp, "on_mount", spy)
     task = asyncio.create_task(run_top("spans", str(store_path), node=None, interval_s=1.0,
                                        severity="Warning", headless=True))
-    for _ in range(250):
+    for _ in range(750):  # up to 15 s on a loaded machine
         await asyncio.sleep(0.02)
         if started and started[0].screen.query("#table"):
             break
