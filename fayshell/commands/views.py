@@ -13,7 +13,9 @@ from fayshell.commands.registry import Param, cmdlet
 
 if TYPE_CHECKING:
     from fayshell.commands.invocation import Invocation
+    from fayshell.remote.inventory import NodeSpec
     from fayshell.store.database import Database
+    from fayshell.views.feeds import Feed
     from fayshell.views.launch import TopConfig
 
 VIEWS = ("syscalls", "spans", "logs")
@@ -87,7 +89,10 @@ def prepare(ctx: Invocation, view: str, session: str | None, node: Any, interval
     description=(
         "Keys: p pause, w window (last interval / last minute / whole session), g grouping, "
         "/ filter (node:, proc:, sys: globs), < > sort column, r reverse, Enter drill down, "
-        "Esc back, q quit. Offline data: now is the newest timestamp in the database."),
+        "Esc back, q quit. With -Session naming a session this shell created (or one on the "
+        "-Node nodes), the view is live: every interval it rotates, pulls and imports the new "
+        "chunks (kept next to the database, X.chunks/) and 'now' is the wall clock; q leaves "
+        "the session tracing. Offline data: now is the newest timestamp in the database."),
     examples=[
         ("Show-Top syscalls -Session incident", "hot system calls across the cluster"),
         ("Show-Top spans -Node 'web[01-04]' -Interval 2s", "span latencies of four nodes"),
@@ -101,13 +106,53 @@ async def show_top(ctx: Invocation, view: str, session: str | None = None, node:
     if not (sys.stdin.isatty() and sys.stdout.isatty()):
         raise ctx.fail("needs an interactive terminal (use Get-Span, sql … in scripts)")
     run = prepare(ctx, view, session, node, interval, database, severity)
-    from fayshell.views.feeds import OfflineFeed
     from fayshell.views.launch import run_view
+    from fayshell.views.live import close_feed
 
-    feed = OfflineFeed(run.db)  # the live rotate → pull → import feed plugs in here
     try:
-        await run_view(feed, run.config)
+        feed = await open_feed(ctx, run, node)
+        try:
+            await run_view(feed, run.config)
+        finally:
+            await close_feed(feed)
     finally:
-        feed.close()
         if run.owned:
             run.db.close()
+
+
+async def open_feed(ctx: Invocation, run: TopRun, node: Any) -> Feed:
+    """A live feed when ``-Session`` names a session this shell follows (one it created, or
+    one on the ``-Node`` nodes) and some node still has it; else the database as it is."""
+    from fayshell.views.feeds import LiveFeed, OfflineFeed
+    from fayshell.views.live import LivePump, LiveTarget, PumpTimes, chunk_home, sessions_on
+
+    session = run.config.scope.session
+    if run.owned or session is None:
+        return OfflineFeed(run.db)
+    candidates, outputs = live_candidates(ctx, session, node)
+    if not candidates:
+        ctx.write_warning(f"session {session!r} was not created by this shell: showing the "
+                          "database (name its nodes with -Node to follow it live)")
+        return OfflineFeed(run.db)
+    specs = await sessions_on(ctx.state.cluster, session, candidates)
+    if not specs:
+        ctx.write_warning(f"no node has a session {session!r} any more: showing the database")
+        return OfflineFeed(run.db)
+    target = LiveTarget(session, tuple(specs), chunk_home(run.db.path), outputs)
+    times = PumpTimes.for_interval(run.config.interval_ns / NS)
+    return LiveFeed(run.db, pump=LivePump(ctx.state.cluster, target, run.db, times))
+
+
+def live_candidates(ctx: Invocation, session: str, node: Any,
+                    ) -> tuple[list[NodeSpec], dict[str, str]]:
+    """``-Node``, else the live nodes of a session this shell created; and their outputs."""
+    from fayshell.commands.remote import node_specs
+    from fayshell.tracing.sessions import memos
+
+    memo = memos(ctx.state).get(session)
+    outputs = dict(memo.outputs) if memo else {}
+    if node is not None:
+        return node_specs(ctx, node), outputs
+    if memo is None or memo.removed:
+        return [], outputs
+    return ctx.state.cluster.resolve([n for n in memo.nodes if n not in memo.destroyed]), outputs

@@ -231,137 +231,140 @@ static int oom(Decoder *d, int64_t pos) { FAIL(d, pos, "out of memory"); }
 
 static int64_t exec(Decoder *d, int64_t pc, int64_t stop, int64_t pos)
 {
+    /* threaded dispatch: each handler jumps straight to the next one (better prediction
+       than one shared switch); opcodes outside the table go to op_bad */
+    static void *const ops[] = {&&op_bad, &&op_align, &&op_int, &&op_clock, &&op_float,
+                                &&op_string, &&op_text, &&op_text, &&op_list, &&op_variant,
+                                &&op_bad, &&op_jump, &&op_end};
     const int64_t end = d->end;
-    for (;;) {
-        if (pc == stop)
-            return pos;
-        const int64_t *r = d->code + pc * W;
-        switch (r[0]) {
-        case ALIGN:
-            pos = (pos + r[1] - 1) & -r[1];
-            break;
-        case INT: {
-            int size = (int)r[1];
-            if (pos + size > end)
-                FAILF(d, pos, "%d-bit integer runs past the packet content", size);
-            uint64_t v = read_bits(d, pos, size, (int)r[3]);
-            pos += size;
-            if (r[2] && size < 64 && (v >> (size - 1)) & 1)
-                v |= ~(uint64_t)0 << size;
-            if (r[4] >= 0 && store_int(&d->cols[r[4]], v))
-                return oom(d, pos);
-            if (r[5] >= 0)
-                d->regs[r[5]] = (int64_t)v;
-            break;
-        }
-        case CLOCK: {
-            int size = (int)r[1];
-            if (pos + size > end)
-                FAILF(d, pos, "%d-bit integer runs past the packet content", size);
-            uint64_t v = read_bits(d, pos, size, (int)r[2]);
-            pos += size;
-            if (size >= 64) {
-                d->clock = v;
-            } else {
-                uint64_t mask = ((uint64_t)1 << size) - 1;
-                uint64_t nw = (d->clock & ~mask) | v;
-                if (v < (d->clock & mask))
-                    nw += (uint64_t)1 << size;
-                d->clock = nw;
-            }
-            break;
-        }
-        case FLOAT: {
-            int size = (int)r[1];
-            if (pos + size > end)
-                FAIL(d, pos, "float runs past the packet content");
-            uint64_t v = read_bits(d, pos, size, (int)r[2]);
-            pos += size;
-            if (r[3] >= 0) {
-                Col *c = &d->cols[r[3]];
-                if (size == 32) {
-                    uint32_t x = (uint32_t)v;
-                    if (put(&c->data, &x, 4)) return oom(d, pos);
-                } else if (put(&c->data, &v, 8)) {
-                    return oom(d, pos);
-                }
-                c->n++;
-                if (c->nullable) { uint8_t one = 1; if (put(&c->valid, &one, 1)) return oom(d, pos); }
-            }
-            break;
-        }
-        case STRING: {
-            if (pos & 7)
-                FAIL(d, pos, "string is not byte aligned");
-            const uint8_t *s = d->buf + (pos >> 3);
-            size_t avail = (size_t)((end >> 3) - (pos >> 3));
-            const uint8_t *z = end > pos ? memchr(s, 0, avail) : NULL;
-            if (!z)
-                FAIL(d, pos, "string runs past the packet content");
-            if (r[1] >= 0 && put_text(&d->cols[r[1]], s, (size_t)(z - s)))
-                return oom(d, pos);
-            pos += (int64_t)(z - s + 1) * 8;
-            break;
-        }
-        case TEXTARR:
-        case TEXTSEQ: {
-            int64_t n = r[0] == TEXTARR ? r[1] : d->regs[r[1]];
-            if (pos & 7)
-                FAIL(d, pos, "text array is not byte aligned");
-            if (n < 0 || n > (end - pos) / 8)
-                FAILF(d, pos, "text of %lld bytes runs past the packet content", (long long)n);
-            const uint8_t *s = d->buf + (pos >> 3);
-            if (r[2] >= 0) {
-                const uint8_t *z = memchr(s, 0, (size_t)n);
-                if (put_text(&d->cols[r[2]], s, z ? (size_t)(z - s) : (size_t)n))
-                    return oom(d, pos);
-            }
-            pos += n * 8;
-            break;
-        }
-        case LIST: {
-            int64_t n = r[3] >= 0 ? d->regs[r[3]] : r[2];
-            if (n < 0 || n > end - pos + 1)
-                FAILF(d, pos, "sequence length %lld exceeds the packet content", (long long)n);
-            for (int64_t i = 0; i < n; i++) {
-                pos = exec(d, pc + 1, pc + 1 + r[4], pos);
-                if (pos < 0)
-                    return -1;
-            }
-            if (r[1] >= 0) {
-                Col *c = &d->cols[r[1]];
-                Col *ch = &d->cols[c->child];
-                if (put_i32(&c->offs, (int32_t)ch->n)) return oom(d, pos);
-                c->n++;
-                if (c->nullable) { uint8_t one = 1; if (put(&c->valid, &one, 1)) return oom(d, pos); }
-            }
-            pc += r[4];
-            break;
-        }
-        case VARIANT: {
-            int64_t v = d->regs[r[1]];
-            int64_t k;
-            for (k = 0; k < r[2]; k++) {
-                const int64_t *cs = d->code + (pc + 1 + k) * W;
-                if (cs[1] <= v && v <= cs[2]) {
-                    pc = cs[3];
-                    break;
-                }
-            }
-            if (k == r[2])
-                FAILF(d, pos, "variant tag value %lld selects no option", (long long)v);
-            continue;
-        }
-        case JUMP:
-            pc = r[1];
-            continue;
-        case END:
-            return pos;
-        default:
-            FAIL(d, pos, "bad instruction");
-        }
-        pc++;
+    const int64_t *r;
+#define DISPATCH() do { if (pc == stop) return pos; r = d->code + pc * W; \
+        goto *ops[(uint64_t)r[0] < sizeof ops / sizeof ops[0] ? r[0] : 0]; } while (0)
+#define NEXT() do { pc++; DISPATCH(); } while (0)
+    DISPATCH();
+op_align:
+    pos = (pos + r[1] - 1) & -r[1];
+    NEXT();
+op_int: {
+    int size = (int)r[1];
+    if (pos + size > end)
+        FAILF(d, pos, "%d-bit integer runs past the packet content", size);
+    uint64_t v = read_bits(d, pos, size, (int)r[3]);
+    pos += size;
+    if (r[2] && size < 64 && (v >> (size - 1)) & 1)
+        v |= ~(uint64_t)0 << size;
+    if (r[4] >= 0 && store_int(&d->cols[r[4]], v))
+        return oom(d, pos);
+    if (r[5] >= 0)
+        d->regs[r[5]] = (int64_t)v;
+    NEXT();
+}
+op_clock: {
+    int size = (int)r[1];
+    if (pos + size > end)
+        FAILF(d, pos, "%d-bit integer runs past the packet content", size);
+    uint64_t v = read_bits(d, pos, size, (int)r[2]);
+    pos += size;
+    if (size >= 64) {
+        d->clock = v;
+    } else {
+        uint64_t mask = ((uint64_t)1 << size) - 1;
+        uint64_t nw = (d->clock & ~mask) | v;
+        if (v < (d->clock & mask))
+            nw += (uint64_t)1 << size;
+        d->clock = nw;
     }
+    NEXT();
+}
+op_float: {
+    int size = (int)r[1];
+    if (pos + size > end)
+        FAIL(d, pos, "float runs past the packet content");
+    uint64_t v = read_bits(d, pos, size, (int)r[2]);
+    pos += size;
+    if (r[3] >= 0) {
+        Col *c = &d->cols[r[3]];
+        if (size == 32) {
+            uint32_t x = (uint32_t)v;
+            if (put(&c->data, &x, 4)) return oom(d, pos);
+        } else if (put(&c->data, &v, 8)) {
+            return oom(d, pos);
+        }
+        c->n++;
+        if (c->nullable) { uint8_t one = 1; if (put(&c->valid, &one, 1)) return oom(d, pos); }
+    }
+    NEXT();
+}
+op_string: {
+    if (pos & 7)
+        FAIL(d, pos, "string is not byte aligned");
+    const uint8_t *s = d->buf + (pos >> 3);
+    size_t avail = (size_t)((end >> 3) - (pos >> 3));
+    const uint8_t *z = end > pos ? memchr(s, 0, avail) : NULL;
+    if (!z)
+        FAIL(d, pos, "string runs past the packet content");
+    if (r[1] >= 0 && put_text(&d->cols[r[1]], s, (size_t)(z - s)))
+        return oom(d, pos);
+    pos += (int64_t)(z - s + 1) * 8;
+    NEXT();
+}
+op_text: {
+    int64_t n = r[0] == TEXTARR ? r[1] : d->regs[r[1]];
+    if (pos & 7)
+        FAIL(d, pos, "text array is not byte aligned");
+    if (n < 0 || n > (end - pos) / 8)
+        FAILF(d, pos, "text of %lld bytes runs past the packet content", (long long)n);
+    const uint8_t *s = d->buf + (pos >> 3);
+    if (r[2] >= 0) {
+        const uint8_t *z = memchr(s, 0, (size_t)n);
+        if (put_text(&d->cols[r[2]], s, z ? (size_t)(z - s) : (size_t)n))
+            return oom(d, pos);
+    }
+    pos += n * 8;
+    NEXT();
+}
+op_list: {
+    int64_t n = r[3] >= 0 ? d->regs[r[3]] : r[2];
+    if (n < 0 || n > end - pos + 1)
+        FAILF(d, pos, "sequence length %lld exceeds the packet content", (long long)n);
+    for (int64_t i = 0; i < n; i++) {
+        pos = exec(d, pc + 1, pc + 1 + r[4], pos);
+        if (pos < 0)
+            return -1;
+    }
+    if (r[1] >= 0) {
+        Col *c = &d->cols[r[1]];
+        Col *ch = &d->cols[c->child];
+        if (put_i32(&c->offs, (int32_t)ch->n)) return oom(d, pos);
+        c->n++;
+        if (c->nullable) { uint8_t one = 1; if (put(&c->valid, &one, 1)) return oom(d, pos); }
+    }
+    pc += r[4];
+    NEXT();
+}
+op_variant: {
+    int64_t v = d->regs[r[1]];
+    int64_t k;
+    for (k = 0; k < r[2]; k++) {
+        const int64_t *cs = d->code + (pc + 1 + k) * W;
+        if (cs[1] <= v && v <= cs[2]) {
+            pc = cs[3];
+            break;
+        }
+    }
+    if (k == r[2])
+        FAILF(d, pos, "variant tag value %lld selects no option", (long long)v);
+    DISPATCH();
+}
+op_jump:
+    pc = r[1];
+    DISPATCH();
+op_end:
+    return pos;
+op_bad:
+    FAIL(d, pos, "bad instruction");
+#undef NEXT
+#undef DISPATCH
 }
 
 static void truncate_col(Decoder *d, Col *c, int64_t rows)

@@ -212,8 +212,18 @@ async def chunk_listing(t: Transport, session: str, remembered: str) -> tuple[st
     listing = find_chunks(await walk(t, out.path), stopped=out.stopped)
     if out.stopped and out.mode == "normal" and _open_chunk(listing):
         await _rotate_stopped(t, session)
-        listing = find_chunks(await walk(t, out.path), stopped=True)
+        listing = await _settled_listing(t, out.path)
     return out.path, listing
+
+
+async def _settled_listing(t: Transport, path: str) -> ChunkListing:
+    """The listing once the final rotation has archived the open chunk (bounded wait)."""
+    deadline = asyncio.get_running_loop().time() + ROTATE_TIMEOUT
+    while True:
+        listing = find_chunks(await walk(t, path), stopped=True)
+        if not _open_chunk(listing) or asyncio.get_running_loop().time() > deadline:
+            return listing
+        await asyncio.sleep(0.2)
 
 
 def _open_chunk(listing: ChunkListing) -> bool:
@@ -228,6 +238,8 @@ async def _rotate_stopped(t: Transport, session: str) -> None:
             await run_request(t, Rotate(session), timeout=ROTATE_TIMEOUT)
             return
         except RemoteError as exc:
+            if "already rotated once since it became inactive" in exc.message:
+                return  # a timer rotation archived the last chunk after the stop
             if "already pending" not in exc.message or \
                     asyncio.get_running_loop().time() > deadline:
                 raise

@@ -188,7 +188,7 @@ class TopScreen(Screen[None]):
         self.show_header()
         panel = self.query_one(RatesPanel)
         panel.border_title = f"events/s per node, {fmt.duration(common.bucket_ns(q))} buckets"
-        panel.show(rates, q.now_ns, common.reporting_window_ns(q))
+        panel.show(rates, q.now_ns, common.reporting_window_ns(q), self.down_nodes())
         self.show_status()
 
     # -- drawing --------------------------------------------------------------------------
@@ -215,11 +215,18 @@ class TopScreen(Screen[None]):
             f"{fmt.rate(h.events_per_s)} ev/s  ", ("lag ", ""), (fmt.ago(h.lag_ns), lag_style),
             "  discarded ", (str(h.discarded), "bold red" if h.discarded else ""),
             f" ({h.lost_packets} pkt lost)" if h.lost_packets else "")
+        down = self.down_nodes()
+        if down:
+            stats.append(f"  not answering: {', '.join(sorted(down))}", style="bold red")
         lines = [title, stats, self.settings_text()]
         extra = self.header_extra()
         if extra is not None:
             lines.append(extra)
         return Text("\n").join(lines)
+
+    def down_nodes(self) -> dict[str, str]:
+        """Nodes the live feed could not reach on its last refresh, with the reason."""
+        return {n.node: n.message for n in self.feed.status.failing}
 
     def settings_text(self) -> Text:
         order = "▼" if self.descending else "▲"

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -23,24 +23,29 @@ class NodeRateRow(Horizontal):
     NodeRateRow > .rate { width: 22; text-align: right; }
     """
 
-    def __init__(self, rate: NodeRate, now_ns: int, silent_after_ns: int) -> None:
+    def __init__(self, rate: NodeRate, now_ns: int, silent_after_ns: int,
+                 down: str | None = None) -> None:
         super().__init__()
         self.node = rate.node
-        self._first = (rate, now_ns, silent_after_ns)
+        self._first = (rate, now_ns, silent_after_ns, down)
 
     def compose(self) -> ComposeResult:
-        rate, now_ns, silent_after_ns = self._first
+        rate, now_ns, silent_after_ns, down = self._first
         yield Label(self.node, classes="node")
         yield Sparkline(list(rate.rates), summary_function=max)
-        yield Label(rate_text(rate, now_ns, silent_after_ns), classes="rate")
+        yield Label(rate_text(rate, now_ns, silent_after_ns, down), classes="rate")
 
-    def show(self, rate: NodeRate, now_ns: int, silent_after_ns: int) -> None:
+    def show(self, rate: NodeRate, now_ns: int, silent_after_ns: int,
+             down: str | None = None) -> None:
         self.query_one(Sparkline).data = list(rate.rates)
-        self.query_one(".rate", Label).update(rate_text(rate, now_ns, silent_after_ns))
+        self.query_one(".rate", Label).update(rate_text(rate, now_ns, silent_after_ns, down))
 
 
-def rate_text(rate: NodeRate, now_ns: int, silent_after_ns: int) -> Text:
-    """Current events/s, or how long the node has been silent."""
+def rate_text(rate: NodeRate, now_ns: int, silent_after_ns: int,
+              down: str | None = None) -> Text:
+    """Current events/s, how long the node has been silent, or that it does not answer."""
+    if down is not None:
+        return Text("not answering", style="bold white on red")
     if rate.last_seen_ns is None:
         return Text("no data", style="bold red")
     quiet = now_ns - rate.last_seen_ns
@@ -58,11 +63,17 @@ class RatesPanel(VerticalScroll):
     RatesPanel.-hidden { display: none; }
     """
 
-    def show(self, rates: Sequence[NodeRate], now_ns: int, silent_after_ns: int) -> None:
+    def show(self, rates: Sequence[NodeRate], now_ns: int, silent_after_ns: int,
+             down: Mapping[str, str] | None = None) -> None:
+        """One row per node with data, plus nodes that do not answer (``down``: node → why)."""
+        down = down or {}
+        have = {r.node for r in rates}
+        rates = [*rates, *(NodeRate(n, (), 0.0, None) for n in sorted(down) if n not in have)]
         rows = list(self.query(NodeRateRow))
         if [r.node for r in rows] != [r.node for r in rates]:
             self.remove_children()
-            self.mount_all([NodeRateRow(r, now_ns, silent_after_ns) for r in rates])
+            self.mount_all([NodeRateRow(r, now_ns, silent_after_ns, down.get(r.node))
+                            for r in rates])
             return
         for row, rate in zip(rows, rates, strict=True):
-            row.show(rate, now_ns, silent_after_ns)
+            row.show(rate, now_ns, silent_after_ns, down.get(rate.node))

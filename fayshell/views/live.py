@@ -1,0 +1,217 @@
+"""The live feed's pump: per node, rotate → pull → import in the background.
+
+Each node runs its own cycle (``lttng rotate``, then :func:`fayshell.tracing.receive.receive_node`
+with the store loader as importer) as a task that outlives one refresh: a call to the pump
+starts a cycle on every node that has none running, waits at most ``wait_s`` for them, and
+reports per-node health. A node that hangs keeps its task (bounded by ``node_timeout_s``) and is
+shown as not answering once it has been silent ``stall_s``; the other nodes keep cycling. Imports
+run one at a time in a worker thread, so the event loop (and the view) never waits on decoding.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from fayshell.views.feeds import NodeHealth
+
+if TYPE_CHECKING:
+    from fayshell.remote.cluster import Cluster
+    from fayshell.remote.inventory import NodeSpec
+    from fayshell.remote.transport import Transport
+    from fayshell.store.database import Database
+    from fayshell.tracing.receive import NodeReceipt
+    from fayshell.views.feeds import Feed
+
+
+@dataclass(frozen=True)
+class LiveTarget:
+    """What the pump follows: a session on some nodes, and where pulled chunks are kept."""
+
+    session: str
+    specs: tuple[NodeSpec, ...]
+    dest: Path
+    remembered: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass
+class NodeTally:
+    """One node's running totals and its cycle in flight."""
+
+    node: str
+    health: NodeHealth
+    task: asyncio.Task[NodeHealth] | None = None
+    started: float = 0.0
+    chunks: int = 0
+    events: int = 0
+    cycles: int = 0
+
+
+@dataclass
+class PumpTimes:
+    """How long one pump call waits, when a busy node counts as silent, and its hard limit."""
+
+    wait_s: float = 1.0
+    stall_s: float = 5.0
+    node_timeout_s: float = 30.0
+
+    @classmethod
+    def for_interval(cls, interval_s: float) -> PumpTimes:
+        """Wait one interval; a node is silent after three (at least 5 s)."""
+        return cls(wait_s=interval_s, stall_s=max(3 * interval_s, 5.0),
+                   node_timeout_s=max(30.0, 10 * interval_s))
+
+
+class LivePump:
+    """``await pump()`` → per-node health; see the module docstring."""
+
+    def __init__(self, cluster: Cluster, target: LiveTarget, db: Database,
+                 times: PumpTimes | None = None, *, rotate: bool = True) -> None:
+        self.cluster = cluster
+        self.target = target
+        self.db = db
+        self.times = times or PumpTimes()
+        self.rotate = rotate
+        self.nodes = {s.name: NodeTally(s.name, NodeHealth(s.name, True, "starting"))
+                      for s in target.specs}
+        self.import_errors: list[str] = []
+        self._import_lock = asyncio.Lock()
+        self._importing: asyncio.Future[Any] | None = None
+        self._closed = False
+
+    # -- one refresh ---------------------------------------------------------------------------
+
+    async def __call__(self) -> tuple[NodeHealth, ...]:
+        """Start a cycle on idle nodes, wait up to ``wait_s``, report every node's health."""
+        if self._closed:
+            raise RuntimeError("the live pump is closed")
+        for spec in self.target.specs:
+            tally = self.nodes[spec.name]
+            if tally.task is None:
+                tally.task = asyncio.ensure_future(self._cycle(spec))
+                tally.started = time.monotonic()
+        running = [t.task for t in self.nodes.values() if t.task is not None]
+        if running:
+            await asyncio.wait(running, timeout=self.times.wait_s)
+        return tuple(self._health(t) for t in self.nodes.values())
+
+    def _health(self, tally: NodeTally) -> NodeHealth:
+        task = tally.task
+        if task is not None and task.done():
+            tally.task = None
+            tally.cycles += 1
+            tally.health = task.result()
+        elif task is not None:
+            busy = time.monotonic() - tally.started
+            if busy > self.times.stall_s:
+                tally.health = NodeHealth(tally.node, False, f"no answer for {busy:.0f}s")
+        return tally.health
+
+    async def _cycle(self, spec: NodeSpec) -> NodeHealth:
+        """rotate → pull → import on one node; never raises (failure is the node's health)."""
+        from fayshell.remote.results import NodeError
+
+        timeout = self.times.node_timeout_s
+        try:
+            async for rec in self.cluster.map([spec], self._node_work, timeout=timeout,
+                                              connect_timeout=timeout):
+                if isinstance(rec, NodeError):
+                    return NodeHealth(spec.name, False, f"{rec.stage}: {rec.message}")
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:  # the node's problem, never the view's
+            return NodeHealth(spec.name, False, f"{type(exc).__name__}: {exc}")
+        return NodeHealth(spec.name, True)
+
+    async def _node_work(self, t: Transport) -> NodeReceipt:
+        from fayshell.tracing.receive import ByteProgress, receive_node
+        from fayshell.tracing.records import ReceivedChunk
+
+        tally = self.nodes[t.node]
+        if self.rotate:
+            await rotate_quietly(t, self.target.session)
+
+        def emit(rec: Any) -> None:
+            if isinstance(rec, ReceivedChunk):
+                tally.chunks += 1
+                tally.events += rec.events or 0
+
+        return await receive_node(t, self.target.session, self.target.dest,
+                                  self.target.remembered.get(t.node, ""), ByteProgress(None),
+                                  emit, self._import)
+
+    async def _import(self, path: Path, node: str, session: str) -> int:
+        """Load one pulled chunk in a worker thread, one chunk at a time."""
+        from fayshell.store.loader import import_trace
+
+        async with self._import_lock:
+            work = asyncio.ensure_future(asyncio.to_thread(
+                import_trace, self.db, path, node=node, session=session))
+            self._importing = work
+            res = await asyncio.shield(work)  # a cancelled cycle lets the load finish
+        self.import_errors += [f"{node}: {e.one_line()}" for e in res.errors]
+        return int(res.events)
+
+    # -- shutdown ------------------------------------------------------------------------------
+
+    async def aclose(self) -> None:
+        """Cancel the cycles in flight (the session keeps tracing) and let an import finish."""
+        self._closed = True
+        tasks = [t.task for t in self.nodes.values() if t.task is not None]
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        if self._importing is not None:
+            await asyncio.gather(self._importing, return_exceptions=True)
+
+
+async def rotate_quietly(t: Transport, session: str) -> None:
+    """``lttng rotate``; LTTng refusing (a rotation already pending, a stopped session) is not
+    a node failure: the pull that follows still takes what is archived."""
+    from fayshell.errors import RemoteError
+    from fayshell.lttng import Rotate
+    from fayshell.tracing.lttngrun import LTTNG, ROTATE_TIMEOUT, run_request
+
+    try:
+        await run_request(t, Rotate(session), ROTATE_TIMEOUT)
+    except RemoteError as exc:
+        if exc.stage != LTTNG:
+            raise
+
+
+async def sessions_on(cluster: Cluster, session: str, specs: list[NodeSpec],
+                      timeout: float = 10.0) -> list[NodeSpec]:
+    """The nodes that may hold ``session``: those whose LTTng lists it, and those that did not
+    answer (they may come back); a node that answers without the session is left out."""
+    from fayshell.remote.results import NodeError
+    from fayshell.tracing.sessions import session_info
+
+    async def has(t: Transport) -> bool:
+        return await session_info(t, session) is not None
+
+    keep: set[str] = set()
+    async for rec in cluster.map(specs, has, timeout=timeout, connect_timeout=timeout):
+        if isinstance(rec, NodeError) or rec.value:
+            keep.add(rec.node)
+    return [s for s in specs if s.name in keep]
+
+
+def chunk_home(db_path: str) -> Path:
+    """Where a live view keeps pulled chunks: next to the database (``X.duckdb`` → ``X.chunks``)."""
+    import tempfile
+
+    if db_path == ":memory:":
+        return Path(tempfile.gettempdir()) / "fayshell-live-chunks"
+    path = Path(db_path).expanduser()
+    return path.with_name(path.stem + ".chunks")
+
+
+async def close_feed(feed: Feed) -> None:
+    """Close a feed, and first its live pump when it has one."""
+    pump = getattr(feed, "pump", None)
+    if isinstance(pump, LivePump):
+        await pump.aclose()
+    feed.close()

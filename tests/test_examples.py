@@ -1,0 +1,34 @@
+"""examples/incident.fay runs unattended against the real test cluster and gets exact counts."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+EXAMPLE = Path(__file__).parent.parent / "examples" / "incident.fay"
+WORKLOAD = Path(__file__).parent / "fixtures" / "workloads" / "pylog.py"
+
+
+def test_incident_script_on_real_cluster(real_cluster, tmp_path: Path) -> None:
+    shutil.copy(WORKLOAD, "/tmp/pylog.py")
+    os.chmod("/tmp/pylog.py", 0o755)
+    dest = tmp_path / "traces"
+    dest.mkdir()
+    dest.chmod(0o755)
+    proc = subprocess.run(
+        [sys.executable, "-m", "fayshell", "--db", str(tmp_path / "i.duckdb"),
+         "--inventory", str(real_cluster.inventory), "--ssh-config", str(real_cluster.ssh_config),
+         str(EXAMPLE), str(dest)],
+        capture_output=True, text=True, timeout=180)
+    assert proc.returncode == 0, proc.stderr
+    rows = [line.split() for line in proc.stdout.splitlines()
+            if line.startswith("node0") and ("storage." in line)]
+    # 2 nodes x 2 storage loggers x 3 levels (Warning, Error, Critical), 5 records x 3 rounds
+    counts = {(r[0], r[1], r[2]): int(r[3]) for r in rows}
+    assert len(counts) == 12, proc.stdout
+    assert set(counts.values()) == {15}
+    assert not any("app.http" in line for line in proc.stdout.splitlines())
+    assert sorted(p.name for p in (dest / "demo").iterdir()) == ["node01", "node02"]
