@@ -67,11 +67,20 @@ def test_unclosed_string_names_where_it_started(tmp_path: Path) -> None:
         "<command>:1:14: unclosed string (expected a closing \"'\")"
 
 
-def test_error_action_continue_goes_on(tmp_path: Path) -> None:
-    src = "Get-Variable nope -ErrorAction Continue; 'went on'"
+@pytest.mark.parametrize("src, code, out", [
+    ("Get-Variable nope; 'went on'", 1, ""),
+    ("Get-Variable nope -ErrorAction Continue; 'went on'", 0, "went on\n"),
+    ("$ErrorActionPreference = 'Continue'; Get-Variable nope; 'went on'", 0, "went on\n"),
+    ("Get-Variable nope -ErrorAction SilentlyContinue; 'went on'", 0, "went on\n"),
+])
+def test_error_action_decides_whether_a_script_goes_on(tmp_path: Path, src: str, code: int,
+                                                       out: str) -> None:
     proc = fayshell("-c", src, cwd=tmp_path)
-    assert proc.returncode == 1 and "no variable named 'nope'" in proc.stderr
-    assert proc.stdout == ""
+    assert (proc.returncode, proc.stdout) == (code, out)
+    if "Silently" in src:
+        assert proc.stderr == ""
+    else:
+        assert "Get-Variable: nope: no variable named 'nope'" in proc.stderr
 
 
 def test_missing_script_file(tmp_path: Path) -> None:

@@ -24,8 +24,8 @@ def test_incident_script_on_real_cluster(real_cluster, tmp_path: Path) -> None:
          str(EXAMPLE), str(dest)],
         capture_output=True, text=True, timeout=180)
     assert proc.returncode == 0, proc.stderr
-    rows = [line.split() for line in proc.stdout.splitlines()
-            if line.startswith("node0") and ("storage." in line)]
+    rows = [fields for fields in (line.split() for line in proc.stdout.splitlines())
+            if len(fields) == 4 and fields[1].startswith("storage.") and fields[3].isdigit()]
     # 2 nodes x 2 storage loggers x 3 levels (Warning, Error, Critical), 5 records x 3 rounds
     counts = {(r[0], r[1], r[2]): int(r[3]) for r in rows}
     assert len(counts) == 12, proc.stdout

@@ -7,7 +7,7 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from fayshell.commands.invocation import Invocation
+from fayshell.commands.invocation import ErrorRecord, Invocation
 from fayshell.commands.registry import Param, cmdlet
 from fayshell.errors import CommandError
 from fayshell.lang.ops import wildcard_match
@@ -51,8 +51,9 @@ def get_variable(ctx: Invocation, *, name: list[str] | None = None,
         if name and not any(wildcard_match(var, pat) for pat in name):
             continue
         out.append(value if value_only else VariableInfo(var, value))
-    if name and not out and not any(c in n for n in name for c in "*?["):
-        raise CommandError("Get-Variable", f"no variable named {name[0]!r}")
+    for pattern in name or []:
+        if not any(c in pattern for c in "*?[") and not ctx.state.globals.lookup(pattern)[0]:
+            ctx.write_error(ErrorRecord(pattern, "", f"no variable named {pattern!r}"))
     return out
 
 
@@ -81,7 +82,7 @@ def set_variable(ctx: Invocation, *, name: str, value: Any = None) -> None:
 def remove_variable(ctx: Invocation, *, name: list[str]) -> None:
     for n in name:
         if not ctx.state.globals.remove(n):
-            raise CommandError("Remove-Variable", f"no variable named {n!r}")
+            ctx.write_error(ErrorRecord(n, "", f"no variable named {n!r}"))
 
 
 @cmdlet(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import shutil
 import signal
@@ -112,8 +113,7 @@ def stop_node(node: ClusterNode) -> list[int]:
 
 
 def resume_node(pids: list[int]) -> None:
+    """Let the frozen processes run again."""
     for pid in pids:
-        try:
+        with contextlib.suppress(ProcessLookupError):
             os.kill(pid, signal.SIGCONT)
-        except ProcessLookupError:
-            pass

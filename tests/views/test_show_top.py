@@ -122,3 +122,19 @@ async def test_run_top_reports_bad_input_as_fay_errors(store_path: Path) -> None
     with pytest.raises(StoreError, match="no database at"):
         await run_top("logs", str(store_path) + ".gone", node=None, interval_s=1,
                       severity="Error")
+
+
+async def test_show_top_stays_offline_for_a_session_it_cannot_follow(store_path: Path) -> None:
+    from fayshell.commands.views import open_feed
+    from fayshell.views.feeds import OfflineFeed
+
+    ctx = _ctx(str(store_path))
+    run = prepare(ctx, "logs", "incident", None, None, None, None)
+    feed = await open_feed(ctx, run, None)
+    assert isinstance(feed, OfflineFeed)
+    assert any("was not created by this shell" in w for w in ctx.state.host.warnings)
+    other = prepare(ctx, "logs", "incident", None, None, str(store_path), None)
+    assert isinstance(await open_feed(ctx, other, None), OfflineFeed)  # -Database: post-mortem
+    other.db.close()
+    feed.close()
+    await ctx.state.aclose()
