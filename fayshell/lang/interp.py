@@ -215,24 +215,26 @@ class Interpreter:
         source = await self.value_of(node.iterable, scope)
         async for item in aiter_items(source if is_relation(source) else unroll(source)):
             scope.set(node.var, item)
-            try:
-                out.extend(await self.block(node.body, scope))
-            except ContinueSignal:
-                continue
-            except BreakSignal:
+            if not await self.loop_body(node.body, scope, out):
                 break
         return out
 
     async def exec_while(self, node: ast.While, scope: Scope) -> Any:
         out: list[Any] = []
         while truthy(await self.value_of(node.cond, scope)):
-            try:
-                out.extend(await self.block(node.body, scope))
-            except ContinueSignal:
-                continue
-            except BreakSignal:
+            if not await self.loop_body(node.body, scope, out):
                 break
         return out
+
+    async def loop_body(self, body: list[ast.Node], scope: Scope, out: list[Any]) -> bool:
+        """One iteration's output appended to ``out``; False when the body said ``break``."""
+        try:
+            out.extend(await self.block(body, scope))
+        except ContinueSignal:
+            pass
+        except BreakSignal:
+            return False
+        return True
 
     async def exec_function(self, node: ast.FunctionDef, scope: Scope) -> Any:
         params = tuple(

@@ -527,34 +527,23 @@ class Parser:
             left = ast.Binary(op, left, right, **self.at(start))
 
     def additive(self) -> ast.Node:
-        left = self.multiplicative()
-        while True:
-            save = self.pos
-            self.skip_ws()
-            ch = self.peek()
-            if ch in "+-" and not (ch == "-" and (self.peek(1).isalpha())):
-                if self.peek(1) == "=":
-                    self.pos = save
-                    return left
-                start = self.pos
-                self.pos += 1
-                self.skip_ws(newlines=True)
-                left = ast.Binary(ch, left, self.multiplicative(), **self.at(start))
-            else:
-                self.pos = save
-                return left
+        return self.symbol_binary("+-", self.multiplicative)
 
     def multiplicative(self) -> ast.Node:
-        left = self.format_expr()
+        return self.symbol_binary("*/%", self.format_expr)
+
+    def symbol_binary(self, symbols: str, operand: Callable[[], ast.Node]) -> ast.Node:
+        """Left-associative one-character operators; ``-x`` words and ``+=`` are not ours."""
+        left = operand()
         while True:
             save = self.pos
             self.skip_ws()
-            ch = self.peek()
-            if ch in ("*", "/", "%") and self.peek(1) != "=":
+            ch, nxt = self.peek(), self.peek(1)
+            if ch in symbols and nxt != "=" and not (ch == "-" and nxt.isalpha()):
                 start = self.pos
                 self.pos += 1
                 self.skip_ws(newlines=True)
-                left = ast.Binary(ch, left, self.format_expr(), **self.at(start))
+                left = ast.Binary(ch, left, operand(), **self.at(start))
             else:
                 self.pos = save
                 return left
