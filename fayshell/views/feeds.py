@@ -63,6 +63,11 @@ class Feed(Protocol):
         """The reference instant windows end at."""
         ...
 
+    def complete_ns(self) -> int | None:
+        """Live: the instant up to which every answering node's data is in (rates end
+        there); None when all data is in (offline) or it is not known yet."""
+        ...
+
     async def refresh(self) -> FeedStatus:
         """Bring the data up to date (may take long; never blocks the event loop)."""
         ...
@@ -96,6 +101,9 @@ class DatabaseFeed:
 
     async def query(self, fn: Callable[..., T], *args: Any) -> T:
         return await asyncio.to_thread(self._run, fn, *args)
+
+    def complete_ns(self) -> int | None:
+        return None
 
     def close(self) -> None:
         with self._lock:
@@ -141,6 +149,11 @@ class LiveFeed(DatabaseFeed):
 
     def now_ns(self) -> int:
         return self.clock()
+
+    def complete_ns(self) -> int | None:
+        """What the pump says is complete (``pump.complete_ns()``), if it says."""
+        horizon = getattr(self.pump, "complete_ns", None)
+        return horizon() if callable(horizon) else None
 
     async def refresh(self) -> FeedStatus:
         self.version += 1  # the clock moved: every refresh is new data

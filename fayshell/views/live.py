@@ -2,8 +2,8 @@
 
 Each node runs its own cycle (``lttng rotate``, then :func:`fayshell.tracing.receive.receive_node`
 with the store loader as importer) as a task that outlives one refresh: a call to the pump
-starts a cycle on every node that has none running, waits at most ``wait_s`` for them, and
-reports per-node health. A node that hangs keeps its task (bounded by ``node_timeout_s``) and is
+starts a cycle on every node that has none running, waits at most ``wait_s`` for them (not for
+nodes already shown as not answering), and reports per-node health. A node that hangs keeps its task (bounded by ``node_timeout_s``) and is
 shown as not answering once it has been silent ``stall_s``; the other nodes keep cycling. Imports
 run one at a time in a worker thread, so the event loop (and the view) never waits on decoding.
 """
@@ -45,6 +45,9 @@ class NodeTally:
     health: NodeHealth
     task: asyncio.Task[NodeHealth] | None = None
     started: float = 0.0
+    started_ns: int = 0
+    #: Wall clock at the start of the last good cycle: its rotation archived everything before.
+    complete_ns: int | None = None
     chunks: int = 0
     events: int = 0
     cycles: int = 0
@@ -60,8 +63,9 @@ class PumpTimes:
 
     @classmethod
     def for_interval(cls, interval_s: float) -> PumpTimes:
-        """Wait one interval; a node is silent after three (at least 5 s)."""
-        return cls(wait_s=interval_s, stall_s=max(3 * interval_s, 5.0),
+        """Wait most of one interval (so the next tick is not skipped); a node is silent
+        after three intervals (at least 5 s)."""
+        return cls(wait_s=0.8 * interval_s, stall_s=max(3 * interval_s, 5.0),
                    node_timeout_s=max(30.0, 10 * interval_s))
 
 
@@ -91,9 +95,10 @@ class LivePump:
         for spec in self.target.specs:
             tally = self.nodes[spec.name]
             if tally.task is None:
+                tally.started, tally.started_ns = time.monotonic(), time.time_ns()
                 tally.task = asyncio.ensure_future(self._cycle(spec))
-                tally.started = time.monotonic()
-        running = [t.task for t in self.nodes.values() if t.task is not None]
+        # a node already shown as not answering does not hold the others' refresh
+        running = [t.task for t in self.nodes.values() if t.task is not None and t.health.ok]
         if running:
             await asyncio.wait(running, timeout=self.times.wait_s)
         return tuple(self._health(t) for t in self.nodes.values())
@@ -104,11 +109,20 @@ class LivePump:
             tally.task = None
             tally.cycles += 1
             tally.health = task.result()
+            if tally.health.ok and self.rotate:
+                tally.complete_ns = tally.started_ns
         elif task is not None:
             busy = time.monotonic() - tally.started
             if busy > self.times.stall_s:
                 tally.health = NodeHealth(tally.node, False, f"no answer for {busy:.0f}s")
         return tally.health
+
+    def complete_ns(self) -> int | None:
+        """Every answering node's data is in up to this instant (wall clock): the oldest start
+        of their last good cycles. None until one has completed."""
+        done = [t.complete_ns for t in self.nodes.values()
+                if t.health.ok and t.complete_ns is not None]
+        return min(done) if done else None
 
     async def _cycle(self, spec: NodeSpec) -> NodeHealth:
         """rotate → pull → import on one node; never raises (failure is the node's health)."""

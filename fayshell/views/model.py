@@ -84,6 +84,18 @@ class Query:
     descending: bool = True
     limit: int = 500
     where_eq: tuple[tuple[str, str | int], ...] = ()
+    #: Live: the instant up to which every answering node's data is in; rates are measured
+    #: over the interval ending there, not at the wall clock (whose last interval is partial).
+    rate_end_ns: int | None = None
+
+    @property
+    def rate_hi_ns(self) -> int:
+        """End of the interval rates are measured over."""
+        return self.now_ns if self.rate_end_ns is None else min(self.rate_end_ns, self.now_ns)
+
+    @property
+    def rate_lo_ns(self) -> int:
+        return self.rate_hi_ns - self.interval_ns
 
     @property
     def lo_ns(self) -> int | None:

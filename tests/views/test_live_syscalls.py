@@ -95,6 +95,10 @@ async def test_syscalls_live_from_placed_chunks(cluster_shell: Shell, real_clust
             assert Counter(calls_2) - Counter(calls_1) == Counter(syscall_calls(sh, B))
             assert all(calls_2[k] >= v for k, v in calls_1.items()) and calls_2 != calls_1
 
+            horizon = feed.complete_ns()  # rates end where every answering node is complete
+            assert horizon is not None and horizon <= time.time_ns()
+            assert app.screen.last_query.rate_end_ns == horizon  # type: ignore[attr-defined]
+
             frozen = stop_node(real_cluster.node(B))
             try:
                 third = generate(tmp_path / "gen3", seed=13, events=30_000)
@@ -106,6 +110,8 @@ async def test_syscalls_live_from_placed_chunks(cluster_shell: Shell, real_clust
                 rates = " ".join(str(w.render()) for w in app.screen.query(".rate"))
                 assert "not answering" in rates
                 assert feed.pump.nodes[A].health.ok and not feed.pump.nodes[B].health.ok
+                later = feed.complete_ns()
+                assert later is not None and later > horizon, "a silent node holds nobody back"
             finally:
                 resume_node(frozen)
             await tick_until(pilot, lambda: f"not answering: {B}" not in text_of(app, "#header"),

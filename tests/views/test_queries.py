@@ -196,3 +196,31 @@ def test_split_window_edges() -> None:
     assert split_window(None, 3 * BUCKET_NS - 1).raw == ((3 * BUCKET_NS, 3 * BUCKET_NS - 1),)
     tiny = split_window(BUCKET_NS + 1, BUCKET_NS + 9)
     assert tiny.first_bucket is None and tiny.raw == ((BUCKET_NS + 1, BUCKET_NS + 9),)
+
+
+def _recent_calls(con: Any, lo: int, hi: int) -> dict[str, int]:
+    rows = con.execute("SELECT name, count(*) FROM syscalls WHERE ts_entry > ? AND "
+                       "ts_entry <= ? GROUP BY name", [lo, hi]).fetchall()
+    return {n: int(c) for n, c in rows}
+
+
+@pytest.mark.parametrize("end_s", [5, 30, 61])
+def test_live_rates_end_where_the_data_is_complete(con: Any, end_s: int) -> None:
+    """Live, the last interval of the wall clock is still arriving: rates are measured over
+    the interval ending where every node's data is in (``rate_end_ns``)."""
+    end = NOW - end_s * NS
+    base = q(window="session", interval_ns=10 * NS)
+    live = base.but(rate_end_ns=end)
+    want = _recent_calls(con, end - 10 * NS, end)
+    assert sum(want.values()) > 0, "the case must have calls in that interval"
+    got = {r.name: round(r.rate * 10) for r in syscalls.syscall_stats(con, live)}
+    assert {k: v for k, v in got.items() if v} == want
+    counts = {r.name: r.calls for r in syscalls.syscall_stats(con, live)}
+    assert counts == {r.name: r.calls for r in syscalls.syscall_stats(con, base)}
+    [(events,)] = con.execute("SELECT count(*) FROM events WHERE ts >= ? AND ts <= ?",
+                              [end - 10 * NS, end]).fetchall()
+    assert common.header(con, live, "syscalls", "ts_entry").events_per_s == events / 10
+    span_rates = {(r.service, r.name): round(r.rate * 10) for r in spans.span_stats(con, live)}
+    ref = con.execute("SELECT service, name, count(*) FROM spans WHERE ts_start > ? AND "
+                      "ts_start <= ? GROUP BY ALL", [end - 10 * NS, end]).fetchall()
+    assert {k: v for k, v in span_rates.items() if v} == {(s, n): int(c) for s, n, c in ref}

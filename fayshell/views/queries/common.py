@@ -99,7 +99,7 @@ def _events_per_s(con: Con, q: Query, table: str, ts: str, have: set[str]) -> fl
     """Events in the last interval over its length; the events table if it is filled."""
     source, col = (("events", "ts") if "events" in have and _has_rows(con, "events")
                    else (table, ts))
-    w = query_where(q.but(window="interval"), col, NODE_FIELD, window=True)
+    w = query_where(q.but(window="interval", now_ns=q.rate_hi_ns), col, NODE_FIELD, window=True)
     return _count(con, f"SELECT count(*) FROM {source} WHERE {w.sql()}", w) / q.interval_s
 
 
@@ -137,7 +137,7 @@ def node_rates(con: Con, q: Query, table: str, ts: str) -> list[NodeRate]:
     have = existing_tables(con)
     use_chunks = "chunks" in have and _has_rows(con, "chunks")
     width = bucket_ns(q)
-    lo = q.now_ns - width * SPARK_BUCKETS
+    lo = q.rate_hi_ns - width * SPARK_BUCKETS  # the newest bucket ends where data is complete
     if use_chunks:
         rows = _chunk_buckets(con, q, lo, width)
     else:

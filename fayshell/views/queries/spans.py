@@ -39,11 +39,11 @@ def span_stats(con: Con, q: Query) -> list[SpanStat]:
     g = GROUPINGS[q.grouping or "span"]
     w = query_where(q, "ts_start", FIELDS)
     keys = ", ".join(g.keys)
-    sql = (f"SELECT {keys}, count(*) AS count, count(*) FILTER (ts_start > ?) AS recent, "
+    sql = (f"SELECT {keys}, count(*) AS count, count(*) FILTER (ts_start > ? AND ts_start <= ?) AS recent, "
            "quantile_cont(dur_ns, [0.5, 0.95, 0.99]) AS qs, coalesce(max(dur_ns), 0) AS max_ns, "
            "count(*) FILTER (error) AS errors "
            f"FROM spans WHERE {w.sql()} GROUP BY {keys}")
-    cur = con.execute(sql, [q.now_ns - q.interval_ns, *w.params])
+    cur = con.execute(sql, [q.rate_lo_ns, q.rate_hi_ns, *w.params])
     names = [d[0] for d in cur.description or []]
     rows = [_stat(dict(zip(names, r, strict=True)), q.interval_s) for r in cur.fetchall()]
     return sort_rows(rows, q.sort or "p95_ns", q.descending)[: q.limit]

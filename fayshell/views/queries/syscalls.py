@@ -139,19 +139,19 @@ def _rolled_query(con: Con, q: Query, g: Grouping, roll: rollup.Rollup) -> list[
 
 def _recent(con: Con, q: Query, g: Grouping) -> dict[tuple[Any, ...], int]:
     """Calls per group in the last interval, for the rate column."""
-    w = query_where(q.but(window="interval"), "ts_entry", FIELDS)
+    w = query_where(q.but(window="interval", now_ns=q.rate_hi_ns), "ts_entry", FIELDS)
     keys = ", ".join(g.keys)
     sql = f"SELECT {keys}, count(*) FROM syscalls WHERE {w.sql()} AND ts_entry > ? GROUP BY {keys}"
-    rows = con.execute(sql, [*w.params, q.now_ns - q.interval_ns]).fetchall()
+    rows = con.execute(sql, [*w.params, q.rate_lo_ns]).fetchall()
     return {tuple(r[:-1]): int(r[-1]) for r in rows}
 
 
 def _main_rows(con: Con, q: Query, g: Grouping, w: Where) -> list[dict[str, Any]]:
     keys = ", ".join(g.keys)
-    sql = (f"SELECT {g.select()}, count(*) AS calls, count(*) FILTER (ts_entry > ?) AS recent, "
+    sql = (f"SELECT {g.select()}, count(*) AS calls, count(*) FILTER (ts_entry > ? AND ts_entry <= ?) AS recent, "
            "coalesce(sum(dur_ns), 0) AS total_ns, avg(dur_ns) AS avg_ns, "
            f"coalesce(max(dur_ns), 0) AS max_ns FROM syscalls WHERE {w.sql()} GROUP BY {keys}")
-    cur = con.execute(sql, [q.now_ns - q.interval_ns, *w.params])
+    cur = con.execute(sql, [q.rate_lo_ns, q.rate_hi_ns, *w.params])
     names = [d[0] for d in cur.description or []]
     rows = [dict(zip(names, r, strict=True)) for r in cur.fetchall()]
     for r in rows:

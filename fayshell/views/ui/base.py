@@ -81,6 +81,7 @@ class TopScreen(Screen[None]):
         self.filter_error = ""
         self._feed_busy = False
         self._query_busy = False
+        self._tick_missed = False
         self._query_seq = 0
         self._version_shown: int | None = None
         self.queries_done = 0
@@ -130,15 +131,24 @@ class TopScreen(Screen[None]):
     # -- refresh cycle --------------------------------------------------------------------
 
     def current_query(self) -> Query:
-        now = self.frozen_now if self.paused and self.frozen_now else self.feed.now_ns()
+        frozen = self.paused and self.frozen_now is not None and self.last_query is not None
+        now = self.frozen_now if frozen and self.frozen_now else self.feed.now_ns()
+        complete = self.last_query.rate_end_ns if frozen and self.last_query else \
+            self.feed.complete_ns()
         return Query(now_ns=now, interval_ns=self.config.interval_ns, window=self.window,
                      grouping=self.grouping, filter=self.filter, scope=self.config.scope,
-                     sort=self.sort, descending=self.descending)
+                     sort=self.sort, descending=self.descending, rate_end_ns=complete)
 
     def tick(self) -> None:
-        """Timer: refresh the feed, then the rows; skipped while paused or still working."""
-        if self.paused or self._feed_busy or self._query_busy or not self.is_active:
+        """Timer: refresh the feed, then the rows; skipped while paused. A tick that comes
+        while the last one is still working runs as soon as it is done (a slow refresh
+        then paces the view, instead of every other tick being lost)."""
+        if self.paused or not self.is_active:
             return
+        if self._feed_busy or self._query_busy:
+            self._tick_missed = True
+            return
+        self._tick_missed = False
         self._feed_busy = True
         self.run_worker(self._refresh_feed(), group="feed", exclusive=True)
 
@@ -151,8 +161,15 @@ class TopScreen(Screen[None]):
                      and self.current_query() == self.last_query)
         if unchanged:
             self.show_status()
+            self._catch_up()
         elif not self.paused:
             self.requery()
+
+    def _catch_up(self) -> None:
+        """Run the tick that came while busy, now that the work is done."""
+        if self._tick_missed and getattr(self.app, "periodic", True):
+            self._tick_missed = False
+            self.call_later(self.tick)
 
     def requery(self) -> None:
         """Run the queries again now; a newer request cancels one still running."""
@@ -179,6 +196,7 @@ class TopScreen(Screen[None]):
         finally:
             if seq == self._query_seq:  # not when a newer query replaced this one
                 self._query_busy = False
+                self._catch_up()
         self.error = ""
         self._version_shown = version
         self.queries_done += 1
