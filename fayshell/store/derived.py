@@ -8,12 +8,15 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from functools import partial
 from typing import TYPE_CHECKING
 
 from fayshell.store.arrowsql import as_bigint, q
 from fayshell.store.schema import SEVERITY_SQL
 
 if TYPE_CHECKING:
+    import pyarrow as pa
+
     from fayshell.store.database import Database
 
 _ENTRY = re.compile(r"^(?:compat_)?syscall_entry_(.+)$|^sys_(.+)$")
@@ -83,7 +86,7 @@ def update_threads(db: Database, info: ChunkInfo) -> None:
             continue
         db.execute(
             f"INSERT INTO threads SELECT ?, ?, p.{q(tid)}, p.{q(pid)}, {info.col(t, comm)}, e.ts "
-            f"FROM events e JOIN {q(t)} p USING (eid) WHERE {info.where}",
+            f"FROM event_rows e JOIN {q(t)} p USING (eid) WHERE {info.where}",
             [info.node, info.session])
 
 
@@ -249,42 +252,75 @@ def derive_spans(db: Database, info: ChunkInfo) -> None:
     present = [n for n in ZIPKIN if n in info.tables]
     if not present:
         return
-    parts = [_zipkin_part(db, info.tables[n], n) for n in present]
-    keys = " UNION ".join(
-        f"SELECT DISTINCT trace_id, span_id FROM ({p}) WHERE eid BETWEEN {info.eid_lo} AND "
-        f"{info.eid_hi}" for p in parts)
-    db.execute(f"CREATE OR REPLACE TEMP TABLE fay_sk AS {keys}")
-    db.execute("DELETE FROM spans s USING fay_sk k WHERE s.session = ? "
-               "AND s.trace_id = k.trace_id AND s.span_id = k.span_id", [info.session])
-    db.execute(f"""
-        CREATE OR REPLACE TEMP TABLE fay_zp AS
-        SELECT e.node, e.ts, p.* EXCLUDE (eid)
-        FROM ({" UNION ALL ".join(parts)}) p
-        JOIN fay_sk k ON k.trace_id = p.trace_id AND k.span_id = p.span_id
-        JOIN events e ON e.eid = p.eid
-        WHERE e.session = ?""", [info.session])
+    parts = " UNION ALL ".join(_zipkin_part(db, info.tables[n], n) for n in present)
+    earlier = db.execute("SELECT count(*) FROM chunks WHERE session = ? AND chunk_id <> ?",
+                         [info.session, info.chunk_id])[0][0]
+    if earlier:
+        _span_rows_with_earlier(db, info, parts)
+    else:       # the session's first chunk: its spans are all new, all their rows are here
+        db.execute(f"""
+            CREATE OR REPLACE TEMP TABLE fay_zp AS
+            SELECT ?::VARCHAR AS node, e.ts, p.* EXCLUDE (eid)
+            FROM ({parts}) p JOIN event_rows e ON e.eid = p.eid
+            WHERE p.eid BETWEEN {info.eid_lo} AND {info.eid_hi}
+              AND p.trace_id IS NOT NULL AND p.span_id IS NOT NULL""", [info.node])
     _insert_spans(db, info.session)
     db.execute("DROP TABLE IF EXISTS fay_sk")
     db.execute("DROP TABLE IF EXISTS fay_zp")
 
 
+def _span_rows_with_earlier(db: Database, info: ChunkInfo, parts: str) -> None:
+    """fay_zp: every row (earlier chunks' too) of the spans this chunk touches, whose old
+    spans rows are deleted."""
+    db.execute(f"""
+        CREATE OR REPLACE TEMP TABLE fay_sk AS
+        SELECT DISTINCT trace_id, span_id FROM ({parts})
+        WHERE eid BETWEEN {info.eid_lo} AND {info.eid_hi}""")
+    db.execute("DELETE FROM spans s USING fay_sk k WHERE s.session = ? "
+               "AND s.trace_id = k.trace_id AND s.span_id = k.span_id", [info.session])
+    db.execute(f"""
+        CREATE OR REPLACE TEMP TABLE fay_zp AS
+        SELECT c.node, e.ts, p.* EXCLUDE (eid)
+        FROM ({parts}) p
+        JOIN fay_sk k ON k.trace_id = p.trace_id AND k.span_id = p.span_id
+        JOIN event_rows e ON e.eid = p.eid
+        JOIN chunks c ON c.chunk_no = e.chunk_no
+        WHERE c.session = ?""", [info.session])
+
+
 def _insert_spans(db: Database, session: str) -> None:
-    """Group the rows of fay_zp into spans (Arrow, see spans.py) and insert them."""
+    """Group the rows of fay_zp into spans (Arrow, see spans.py) and insert them; a part's
+    insert runs in the background while the next part is grouped."""
     from fayshell.store.spans import build_spans
+    from fayshell.store.writer import FlushWriter
 
     total = db.execute("SELECT count(*) FROM fay_zp")[0][0]
     parts = max(1, -(-total // SPAN_ROWS))        # bounded memory: ~SPAN_ROWS rows at a time
-    for part in range(parts):
-        where = f"WHERE hash(trace_id, span_id) % {parts} = {part}" if parts > 1 else ""
-        rows = db.con.sql(f"SELECT * FROM fay_zp {where}").to_arrow_table()
-        if rows.num_rows == 0:
-            continue
-        db.con.register("fay_spans", build_spans(rows))
-        try:
-            db.execute("INSERT INTO spans BY NAME SELECT ? AS session, * FROM fay_spans",
+    writer = FlushWriter()
+    built: pa.Table | None = None
+    try:
+        for part in range(parts):
+            where = f"WHERE hash(trace_id, span_id) % {parts} = {part}" if parts > 1 else ""
+            rows = db.con.sql(f"SELECT * FROM fay_zp {where}").to_arrow_table()
+            if built is not None:    # insert the previous part while this one is grouped
+                writer.submit(partial(_insert_span_table, db, session, built))
+            built = build_spans(rows) if rows.num_rows else None
+            del rows
+            writer.wait()           # the connection is the writer's until its insert is done
+        if built is not None:
+            _insert_span_table(db, session, built)
+    finally:
+        writer.drain()
+
+
+def _insert_span_table(db: Database, session: str, spans: pa.Table) -> None:
+    """INSERT one Arrow table of spans (on ``db.con``: may run on the writer thread)."""
+    db.con.register("fay_spans", spans)
+    try:
+        db.con.execute("INSERT INTO spans BY NAME SELECT ? AS session, * FROM fay_spans",
                        [session])
-        finally:
-            db.con.unregister("fay_spans")
+    finally:
+        db.con.unregister("fay_spans")
 
 
 def _zipkin_part(db: Database, table: str, event: str) -> str:
@@ -335,7 +371,7 @@ def derive_logs(db: Database, info: ChunkInfo) -> None:
                 CAST({level} AS INTEGER), {sev}, {info.col(t, 'msg')}, {func},
                 CAST({line} AS INTEGER), CAST({thread} AS VARCHAR), CAST({pid} AS BIGINT),
                 {procname}
-            FROM events e JOIN {q(t)} p USING (eid) WHERE {info.where}""",
+            FROM event_rows e JOIN {q(t)} p USING (eid) WHERE {info.where}""",
                    [info.node, info.session, domain])
     _ust_logs(db, info, pid, procname)
 
@@ -354,5 +390,5 @@ def _ust_logs(db: Database, info: ChunkInfo, pid: str, procname: str) -> None:
         db.execute(f"""
             INSERT INTO logs SELECT ?, ?, e.ts, 'ust', ?, {int(level)}, {sev}, {msg}, NULL,
                 NULL, NULL, CAST({pid} AS BIGINT), {procname}
-            FROM events e JOIN {q(t)} p USING (eid) WHERE {info.where}""",
+            FROM event_rows e JOIN {q(t)} p USING (eid) WHERE {info.where}""",
                    [info.node, info.session, name])

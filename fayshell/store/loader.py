@@ -21,9 +21,17 @@ from fayshell.host import ProgressTask
 from fayshell.store import derived
 from fayshell.store.arrowsql import duck_type, q
 from fayshell.store.kernel import SyscallStager
-from fayshell.store.schema import EVENT_BASE_COLUMNS, ensure_schema, payload_table_name
+from fayshell.store.schema import (
+    EVENT_BASE_COLUMNS,
+    EVENT_ROW_COLUMNS,
+    ensure_schema,
+    payload_table_name,
+    refresh_events_view,
+)
+from fayshell.store.writer import FlushWriter
 
 if TYPE_CHECKING:
+    import numpy as np
     import pyarrow as pa
 
     from fayshell.store.database import Database
@@ -61,11 +69,14 @@ class ChunkLoad:
     node: str
     session: str
     eid_lo: int
+    chunk_no: int
+    class_ids: np.ndarray          # store class id (event_names) of each trace class index
     eid_next: int = 0
     seen: set[int] = field(default_factory=set)
     context_names: dict[str, str] = field(default_factory=dict)
     stats: list[StreamStats] = field(default_factory=list)
     stager: SyscallStager | None = None
+    writer: FlushWriter = field(default_factory=FlushWriter)
 
     @property
     def class_names(self) -> set[str]:
@@ -141,11 +152,11 @@ def remove_orphans(db: Database) -> None:
     """Drop rows of an interrupted load: events are committed per batch, but a chunk counts
     (chunks row, store_state.next_eid, derived tables) only in its final transaction."""
     nxt = db.execute("SELECT next_eid FROM store_state")[0][0]
-    top = db.execute("SELECT max(eid) FROM events")[0][0]
+    top = db.execute("SELECT max(eid) FROM event_rows")[0][0]
     if top is None or top < nxt:
         return
     with transaction(db):
-        db.execute("DELETE FROM events WHERE eid >= ?", [nxt])
+        db.execute("DELETE FROM event_rows WHERE eid >= ?", [nxt])
         for (t,) in db.execute("SELECT DISTINCT table_name FROM event_classes"):
             db.execute(f"DELETE FROM {q(t)} WHERE eid >= ?", [nxt])
 
@@ -203,8 +214,8 @@ def load_chunk(db: Database, tdir: Path, root: Path, node: str | None, session: 
             if load.stager is not None and _fast_ok(load.stager):
                 info.cpu_end = load.stager.end_state()
             with transaction(db):
+                _finish(db, load, tdir)      # first: the events view takes node/session from it
                 derived.derive_chunk(db, info)
-                _finish(db, load, tdir)
         except BaseException as exc:
             remove_orphans(db)
             if isinstance(exc, FayError):
@@ -255,27 +266,49 @@ class Catalog:
 def _load(db: Database, trace: Trace, cid: str, node: str, session: str,
           progress: ProgressTask | None, prefer_c: bool) -> ChunkLoad:
     base = db.execute("SELECT next_eid FROM store_state")[0][0]
-    load = ChunkLoad(trace, cid, node, session, base, base)
+    chunk_no = db.execute("SELECT coalesce(max(chunk_no), 0) + 1 FROM chunks")[0][0]
+    load = ChunkLoad(trace, cid, node, session, base, chunk_no, class_ids(db, trace), base)
     catalog = Catalog.read(db)
     load.stager = _stager(db, trace, node, session)
     staged = Staged()
     readers = stream_readers(trace, prefer_c)
     reported: dict[int, int] = {}
-    for reader, batch in _batches(readers):
-        _stage(db, load, batch, staged, catalog)
-        if progress is not None:
-            done = reader.stats.bytes_read
-            progress.advance(done - reported.get(id(reader), 0))
-            reported[id(reader)] = done
-        if staged.rows >= FLUSH_ROWS:
-            _flush(db, load, staged, catalog)
-            staged = Staged()
-    _flush(db, load, staged, catalog)
+    try:
+        for reader, batch in _batches(readers):
+            _stage(db, load, batch, staged, catalog)
+            if progress is not None:
+                done = reader.stats.bytes_read
+                progress.advance(done - reported.get(id(reader), 0))
+                reported[id(reader)] = done
+            if staged.rows >= FLUSH_ROWS:
+                _flush(db, load, staged, catalog)
+                staged = Staged()
+        _flush(db, load, staged, catalog)
+        load.writer.wait()
+    finally:
+        load.writer.drain()     # never leave a write running when an error propagates
     for reader in readers:
         load.stats.append(reader.stats)
         if progress is not None:
             progress.advance(reader.path.stat().st_size - reported.get(id(reader), 0))
     return load
+
+
+def class_ids(db: Database, trace: Trace) -> np.ndarray:
+    """The event_names id of each of the trace's classes (new names get new ids)."""
+    import numpy as np
+
+    known = dict(db.execute("SELECT name, class_id FROM event_names"))
+    top = max(known.values(), default=0)
+    new = []
+    for ev in trace.classes:
+        if ev.name not in known:
+            top += 1
+            known[ev.name] = top
+            new.append((top, ev.name))
+    if new:
+        db.con.executemany("INSERT INTO event_names VALUES (?, ?)", new)
+    return np.array([known[ev.name] for ev in trace.classes] or [0], dtype=np.int32)
 
 
 def _batches(readers: list[StreamReader]) -> Iterator[tuple[StreamReader, EventBatch]]:
@@ -296,12 +329,11 @@ def _stage(db: Database, load: ChunkLoad, batch: EventBatch, staged: Staged,
         return
     base = load.eid_next
     load.eid_next += n
-    names = pa.array([c.name for c in load.trace.classes], pa.string())
     common = batch.common
     cols: dict[str, Any] = {
         "stream_id": pa.array(np.full(n, batch.stream_id, dtype=np.int32)),
         "cpu": common.column("cpu"), "ts": common.column("ts"),
-        "name": pa.DictionaryArray.from_arrays(common.column("cls").combine_chunks(), names),
+        "class_id": pa.array(load.class_ids[common.column("cls").to_numpy()]),
         "eid": pa.array(np.arange(base, base + n, dtype=np.int64)),
     }
     for cname in common.column_names[3:]:
@@ -322,29 +354,42 @@ def _stage(db: Database, load: ChunkLoad, batch: EventBatch, staged: Staged,
         staged.payload.setdefault(cls, []).append(rest.add_column(0, "eid", eid))
 
 
+Job = tuple[str, "pa.Table", str, list[Any]]
+
+
 def _flush(db: Database, load: ChunkLoad, staged: Staged, catalog: Catalog) -> None:
     """Insert the staged events and payloads, one statement per table, and commit (a long
-    transaction would hold every appended row in memory)."""
-    with transaction(db):
-        _flush_rows(db, load, staged, catalog)
+    transaction would hold every appended row in memory). The inserts run in the background
+    (``load.writer``) while the next batches are decoded; tables are created here, first."""
+    load.writer.wait()
+    jobs = _flush_jobs(db, load, staged, catalog)
+
+    def write() -> None:
+        with transaction(db):
+            for table, data, select, params in jobs:
+                _insert(db, table, data, select, params)
+
+    load.writer.submit(write)
 
 
-def _flush_rows(db: Database, load: ChunkLoad, staged: Staged, catalog: Catalog) -> None:
+def _flush_jobs(db: Database, load: ChunkLoad, staged: Staged, catalog: Catalog) -> list[Job]:
+    """The inserts of a flush, with the payload tables they need created or widened."""
     import pyarrow as pa
 
+    jobs: list[Job] = []
     if staged.events:
-        _insert(db, "events", pa.concat_tables(staged.events, promote_options="permissive"),
-                "? AS node, ? AS session, ? AS chunk_id, *",
-                [load.node, load.session, load.chunk_id])
+        jobs.append(("event_rows", pa.concat_tables(staged.events, promote_options="permissive"),
+                     "? AS chunk_no, *", [load.chunk_no]))
     for cls, tables in staged.payload.items():
         table = pa.concat_tables(tables, promote_options="permissive")
-        _insert(db, _payload_table(db, load, cls, table, catalog), table, "*", [])
+        jobs.append((_payload_table(db, load, cls, table, catalog), table, "*", []))
     if load.stager is not None:
         pairs, edges = load.stager.take()
         if pairs is not None:
-            _insert(db, "fay_pairs", pairs, "*", [])
+            jobs.append(("fay_pairs", pairs, "*", []))
         if edges is not None:
-            _insert(db, "fay_edges", edges, "*", [])
+            jobs.append(("fay_edges", edges, "*", []))
+    return jobs
 
 
 #: Pair syscalls on the decoded batches (False: the all-SQL path, also used for multi-channel).
@@ -384,9 +429,15 @@ def _insert(db: Database, table: str, data: pa.Table, select: str, params: list[
 
 
 def _context_column(db: Database, load: ChunkLoad, name: str, atype: pa.DataType) -> str:
-    col = f"ctx_{name}" if name in EVENT_BASE_COLUMNS else name
+    taken = name in EVENT_BASE_COLUMNS or name in EVENT_ROW_COLUMNS
+    col = f"ctx_{name}" if taken else name
     if name not in load.context_names:
-        db.execute(f"ALTER TABLE events ADD COLUMN IF NOT EXISTS {q(col)} {duck_type(atype)}")
+        load.writer.wait()      # the connection is the background writer's until then
+        have = db.execute("SELECT count(*) FROM duckdb_columns() WHERE schema_name = 'main' "
+                          "AND table_name = 'event_rows' AND column_name = ?", [col])[0][0]
+        if not have:
+            db.execute(f"ALTER TABLE event_rows ADD COLUMN {q(col)} {duck_type(atype)}")
+            refresh_events_view(db)
         load.context_names[name] = col
     return col
 
@@ -424,11 +475,12 @@ def _finish(db: Database, load: ChunkLoad, tdir: Path) -> None:
     lasts = [s.last_ts for s in stats if s.last_ts is not None]
     size = sum(f.stat().st_size for f in load.trace.files)
     db.execute(
-        "INSERT INTO chunks VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, current_timestamp::TIMESTAMP, "
-        "?, ?)",
+        "INSERT INTO chunks (chunk_id, node, session, path, bytes, events, discarded, "
+        "lost_packets, first_ts, last_ts, loaded_at, domain, errors, chunk_no) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, current_timestamp::TIMESTAMP, ?, ?, ?)",
         [load.chunk_id, load.node, load.session, str(tdir), size,
          sum(s.events for s in stats), sum(s.discarded for s in stats),
          sum(s.lost_packets for s in stats), min(firsts) if firsts else None,
          max(lasts) if lasts else None, load.trace.domain,
-         sum(1 for s in stats if s.error is not None)])
+         sum(1 for s in stats if s.error is not None), load.chunk_no])
     db.execute("UPDATE store_state SET next_eid = ?", [load.eid_next])

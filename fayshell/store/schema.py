@@ -10,14 +10,18 @@ if TYPE_CHECKING:
 #: Columns every row of ``events`` has; stream context columns are added as traces bring them.
 EVENT_BASE_COLUMNS = ("node", "session", "chunk_id", "stream_id", "cpu", "ts", "name", "eid")
 
+#: Columns of ``event_rows`` (the narrow table behind the ``events`` view) before the context.
+EVENT_ROW_COLUMNS = ("chunk_no", "stream_id", "cpu", "ts", "class_id", "eid")
+
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS chunks (
     chunk_id VARCHAR, node VARCHAR, session VARCHAR, path VARCHAR, bytes BIGINT, events BIGINT,
     discarded BIGINT, lost_packets BIGINT, first_ts BIGINT, last_ts BIGINT, loaded_at TIMESTAMP,
     domain VARCHAR, errors INTEGER);
-CREATE TABLE IF NOT EXISTS events (
-    node VARCHAR, session VARCHAR, chunk_id VARCHAR, stream_id INTEGER, cpu INTEGER, ts BIGINT,
-    name VARCHAR, eid BIGINT);
+ALTER TABLE chunks ADD COLUMN IF NOT EXISTS chunk_no INTEGER;
+CREATE TABLE IF NOT EXISTS event_rows (
+    chunk_no INTEGER, stream_id INTEGER, cpu INTEGER, ts BIGINT, class_id INTEGER, eid BIGINT);
+CREATE TABLE IF NOT EXISTS event_names (class_id INTEGER PRIMARY KEY, name VARCHAR UNIQUE);
 CREATE TABLE IF NOT EXISTS event_classes (
     name VARCHAR, domain VARCHAR, loglevel INTEGER, table_name VARCHAR, PRIMARY KEY (name, domain));
 CREATE TABLE IF NOT EXISTS store_state (next_eid BIGINT);
@@ -72,6 +76,9 @@ ABOUT_TABLES
   events       every event, common columns only: node, session, chunk_id, stream_id, cpu, ts,
                name (the event class name as babeltrace2 prints it), eid (unique event id),
                plus the stream event context of the trace (vtid, vpid, procname, ...).
+               A view: the rows are stored narrow in event_rows (chunk_no, stream_id, cpu, ts,
+               class_id, eid, context), names in event_names(class_id, name), and node,
+               session, chunk_id come from chunks (by chunk_no).
   ev_<class>   the typed payload of one event class, one row per event, joined to events by
                eid; e.g. ev_sched_switch(eid, prev_comm, prev_tid, ...), ev_zipkin_timestamp.
                Field names lose their CTF leading underscore; arrays are LIST columns.
@@ -103,13 +110,39 @@ EXAMPLES
 
 
 def ensure_schema(db: Database) -> None:
-    """Create the store's fixed tables if they do not exist yet."""
+    """Create the store's fixed tables (and the ``events`` view) if they do not exist yet."""
     with db.lock:
         for stmt in SCHEMA.split(";"):
             if stmt.strip():
                 db.execute(stmt)
         if not db.execute("SELECT count(*) FROM store_state")[0][0]:
             db.execute("INSERT INTO store_state VALUES (0)")
+        kind = db.execute("SELECT table_type FROM information_schema.tables "
+                          "WHERE table_schema = 'main' AND table_name = 'events'")
+        if kind and kind[0][0] == "BASE TABLE":
+            from fayshell.store.migrate import events_table_to_rows
+
+            events_table_to_rows(db)
+        if not kind or kind[0][0] == "BASE TABLE":
+            refresh_events_view(db)
+
+
+def context_columns(db: Database) -> list[str]:
+    """The stream context columns of ``event_rows``, in table order."""
+    rows = db.execute("SELECT column_name FROM duckdb_columns() WHERE schema_name = 'main' "
+                      "AND table_name = 'event_rows' ORDER BY column_index")
+    return [r[0] for r in rows if r[0] not in EVENT_ROW_COLUMNS]
+
+
+def refresh_events_view(db: Database) -> None:
+    """(Re)create the ``events`` view over event_rows, event_names and chunks."""
+    from fayshell.store.arrowsql import q
+
+    extra = "".join(f", r.{q(c)}" for c in context_columns(db))
+    db.execute("CREATE OR REPLACE VIEW events AS SELECT c.node, c.session, c.chunk_id, "
+               f"r.stream_id, r.cpu, r.ts, n.name, r.eid{extra} FROM event_rows r "
+               "JOIN event_names n ON n.class_id = r.class_id "
+               "LEFT JOIN chunks c ON c.chunk_no = r.chunk_no")
 
 
 def payload_table_name(event_name: str) -> str:
