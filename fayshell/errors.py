@@ -123,7 +123,3 @@ class TraceFormatError(FayError):
 
 class StoreError(FayError):
     """Loading into or querying the DuckDB store failed."""
-
-
-class PipelineStopped(Exception):  # noqa: N818 - control flow, not an error a user sees
-    """Raised inside a pipeline to stop upstream producers early (e.g. Select-Object -First)."""

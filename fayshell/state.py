@@ -33,7 +33,6 @@ class Options:
     inventory: str | None = None
     ssh_config: str | None = None
     interactive: bool = False
-    script_name: str = "<stdin>"
 
 
 class Scope:

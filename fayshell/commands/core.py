@@ -21,7 +21,6 @@ from fayshell.commands.props import (
     evaluate,
     expand_wildcards,
     parse_props,
-    record_names,
     sql_of,
 )
 from fayshell.commands.registry import BY_VALUE, Param, cmdlet
@@ -30,7 +29,7 @@ from fayshell.lang.ops import compare, to_number, to_string, truthy
 from fayshell.lang.sqlgen import Translator, Untranslatable, column_kind, sql_string
 from fayshell.lang.streams import aiter_items, collect, is_relation
 from fayshell.lang.values import ScriptBlock
-from fayshell.records import get_property
+from fayshell.records import get_property, property_names
 from fayshell.store.relation import quote_ident
 
 INPUT = Param("InputObject", "any", pipeline=BY_VALUE, help="The records to work on.")
@@ -244,7 +243,7 @@ async def _select_rows(source: Any, specs: list[PropSpec], unique: bool, expand:
                 yield v
             continue
         if specs or excluded:
-            names = record_names(item)
+            names = property_names(item)
             chosen = expand_wildcards(specs, names) if specs else [PropSpec(n, n) for n in names]
             out: Any = {s.label: await evaluate(item, s) for s in chosen
                         if s.label.lower() not in excluded}

@@ -15,7 +15,7 @@ from fayshell.errors import ParameterError
 from fayshell.lang.ops import to_string, truthy, wildcard_match
 from fayshell.lang.sqlgen import Translator, Untranslatable
 from fayshell.lang.values import ScriptBlock
-from fayshell.records import get_property, property_names
+from fayshell.records import get_property
 from fayshell.store.relation import quote_ident
 
 NAME_KEYS = ("name", "n", "label", "l")
@@ -87,10 +87,6 @@ def expand_wildcards(specs: list[PropSpec], names: list[str]) -> list[PropSpec]:
         else:
             out.append(spec)
     return out
-
-
-def record_names(item: Any) -> list[str]:
-    return property_names(item)
 
 
 def sql_of(spec: PropSpec, schema: Mapping[str, str]) -> str:

@@ -104,14 +104,6 @@ class Cmdlet:
     raw_tail: bool = False
     family: str = ""
 
-    @property
-    def verb(self) -> str:
-        return self.name.split("-", 1)[0]
-
-    @property
-    def noun(self) -> str:
-        return self.name.split("-", 1)[-1]
-
     def param(self, name: str) -> Param | None:
         low = name.lower()
         for p in self.params:

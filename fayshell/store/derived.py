@@ -347,12 +347,6 @@ def _zipkin_part(db: Database, table: str, event: str) -> str:
             f"{value} AS value, {key} AS key FROM {q(table)} p")
 
 
-
-
-def _existing(info: ChunkInfo, names: tuple[str, ...]) -> list[str]:
-    return [n for n in names if n in info.tables]
-
-
 def derive_logs(db: Database, info: ChunkInfo) -> None:
     """Agent log events and UST events with a deliberate log level into ``logs``."""
     pid = info.ctx("vpid", "pid")
