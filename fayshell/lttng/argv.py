@@ -12,7 +12,6 @@ thread, found while writing these tests).
 
 from __future__ import annotations
 
-import shlex
 from dataclasses import dataclass, field
 from typing import ClassVar, Literal
 
@@ -20,6 +19,7 @@ from fayshell.errors import ParameterError
 from fayshell.lttng import names
 from fayshell.lttng.filter import filter_expression
 from fayshell.lttng.severity import LevelOption, level_option
+from fayshell.remote.quoting import UnsafeArgument, quote_argv
 
 DOMAIN_FLAGS = {
     "kernel": "--kernel",
@@ -511,10 +511,10 @@ class StartSessiond(Request):
 
 
 def to_command_line(argv: list[str]) -> str:
-    """One shell line for a remote shell: every element quoted with ``shlex.quote``."""
-    if not argv:
-        raise ParameterError("lttng", None, "empty command")
-    for a in argv:
-        if not isinstance(a, str) or "\x00" in a:
-            raise ParameterError("lttng", None, f"argument {a!r} cannot be passed to a shell")
-    return " ".join(shlex.quote(a) for a in argv)
+    """One shell line for a remote shell, quoted by :func:`fayshell.remote.quoting.quote_argv`."""
+    if not all(isinstance(a, str) for a in argv):
+        raise ParameterError("lttng", None, f"arguments must be strings: {argv!r}")
+    try:
+        return quote_argv(argv)
+    except UnsafeArgument as exc:
+        raise ParameterError("lttng", None, f"cannot be passed to a shell: {exc.message}") from None
