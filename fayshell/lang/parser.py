@@ -458,8 +458,12 @@ class Parser:
 
     def argument(self) -> ast.Node:
         """One argument in argument mode; ``a,b`` makes an array."""
+        return self.comma_list(self.arg_atom)
+
+    def comma_list(self, item: Callable[[], ast.Node]) -> ast.Node:
+        """``a, b, c`` (newlines allowed after a comma) as an array; a lone item as itself."""
         start = self.pos
-        items = [self.arg_atom()]
+        items = [item()]
         while True:
             save = self.pos
             self.skip_ws()
@@ -468,7 +472,7 @@ class Parser:
                 break
             self.pos += 1
             self.skip_ws(newlines=True)
-            items.append(self.arg_atom())
+            items.append(item())
         return items[0] if len(items) == 1 else ast.ArrayLit(items, **self.at(start))
 
     def arg_atom(self) -> ast.Node:
@@ -573,21 +577,7 @@ class Parser:
         return left
 
     def array_expr(self) -> ast.Node:
-        start = self.pos
-        first = self.unary()
-        if self.no_comma:
-            return first
-        items = [first]
-        while True:
-            save = self.pos
-            self.skip_ws()
-            if self.peek() != ",":
-                self.pos = save
-                break
-            self.pos += 1
-            self.skip_ws(newlines=True)
-            items.append(self.unary())
-        return first if len(items) == 1 else ast.ArrayLit(items, **self.at(start))
+        return self.unary() if self.no_comma else self.comma_list(self.unary)
 
     def unary(self) -> ast.Node:
         self.skip_ws()
