@@ -144,10 +144,9 @@ class Interpreter:
             count = len(inv.errors)
             what = {e.target for e in inv.errors if e.target}
             targets = f" ({', '.join(sorted(what))})" if what else ""
-            err = CommandError(inv.name, f"{count} failure{'s' if count != 1 else ''}{targets}; "
-                                         "use -ErrorAction Continue to go on")
-            err.span = self.origin.span(stmt)
-            raise err
+            raise self.located(CommandError(
+                inv.name, f"{count} failure{'s' if count != 1 else ''}{targets}; "
+                          "use -ErrorAction Continue to go on"), stmt)
 
     async def statement_output(self, stmt: ast.Node, scope: Scope) -> Any:
         """Run one statement; its output as a list, or a Relation when it stayed in DuckDB."""
@@ -159,13 +158,9 @@ class Interpreter:
         except (BreakSignal, ContinueSignal, ReturnSignal):
             raise
         except RuntimeFayError as exc:
-            if exc.span is None:
-                exc.span = self.origin.span(stmt)
-            raise
+            raise self.located(exc, stmt) from None
         except OperatorError as exc:
-            err = RuntimeFayError(str(exc))
-            err.span = self.origin.span(stmt)
-            raise err from None
+            raise self.located(RuntimeFayError(str(exc)), stmt) from None
 
     # ---- statements -----------------------------------------------------------------------
 
@@ -187,6 +182,7 @@ class Interpreter:
             raise self.located(RuntimeFayError(str(exc)), node) from None
 
     def located(self, err: RuntimeFayError, node: ast.Node) -> RuntimeFayError:
+        """``err`` with the node's place attached, unless it already knows a closer one."""
         if err.span is None:
             err.span = self.origin.span(node)
         return err
