@@ -10,7 +10,9 @@ On the same files, in the same run, it prints:
 
 Inputs (cached under --cache): a BlkKin UST trace recorded here with a private lttng-sessiond
 (the tests' harness; >= 3M events) and a kernel-layout trace from tests/fixtures/ctfgen
-(>= 10M events). ``--ust DIR`` / ``--kernel DIR`` use existing traces instead.
+(>= 10M events). The UST trace is measured twice: as the program emits it, and with the
+vpid/vtid/procname context of the reference trace in ../shared/decoder-notes.md (``ust-ctx``).
+``--ust DIR`` / ``--kernel DIR`` use existing traces instead.
 """
 
 from __future__ import annotations
@@ -136,12 +138,18 @@ def ensure_kernel(cache: Path, events: int) -> Path:
     return out
 
 
-def ensure_ust(cache: Path, requests: int) -> Path:
-    """A BlkKin trace recorded by a private lttng-sessiond (made once, then cached)."""
-    out = cache / f"ust-blkkin-{requests}"
+#: The stream context of the reference trace in ../shared/decoder-notes.md (and what
+#: Add-TraceContext adds in an incident): the issue's babeltrace2 figures come from such a trace.
+UST_CONTEXT = ("vpid", "vtid", "procname")
+
+
+def ensure_ust(cache: Path, requests: int, context: tuple[str, ...] = ()) -> Path:
+    """A BlkKin trace recorded by a private lttng-sessiond (made once, then cached), with
+    the given per-event context fields."""
+    out = cache / f"ust-blkkin-{requests}{'-ctx' if context else ''}"
     if any(out.rglob("metadata")):
         return out
-    from fayshell.lttng import CreateSession, EnableChannel, EnableEvent, Start, Stop
+    from fayshell.lttng import AddContext, CreateSession, EnableChannel, EnableEvent, Start, Stop
     from tests.fixtures.workloads.build import build_blkkin
     from tests.lttng.harness import PrivateSessiond
 
@@ -155,6 +163,8 @@ def ensure_ust(cache: Path, requests: int) -> Path:
         d.ok(CreateSession(name, output=str(target)).argv())
         d.ok(EnableChannel(name, "big", "user", subbuf_size=8 << 20, num_subbuf=8).argv())
         d.ok(EnableEvent(name, "user", ("zipkin:*",), channel="big").argv())
+        if context:
+            d.ok(AddContext(name, context, channel="big").argv())
         d.ok(Start(name).argv())
         d.workload([str(binary), "--requests", str(requests), "--slow-every", "0"], timeout=1800)
         d.ok(Stop(name).argv())
@@ -228,6 +238,9 @@ def main() -> int:
     if not a.skip_ust:
         rows.append(measure("ust-blkkin", a.ust or ensure_ust(a.cache, a.ust_requests), a.cache,
                             a.runs))
+        if a.ust is None:
+            rows.append(measure("ust-ctx", ensure_ust(a.cache, a.ust_requests, UST_CONTEXT),
+                                a.cache, a.runs))
     kernel = a.kernel or ensure_kernel(a.cache, a.kernel_events)
     rows.append(measure("kernel", kernel, a.cache, a.runs))
     report(rows)

@@ -41,6 +41,7 @@ class ChunkInfo:
     tables: dict[str, str] = field(default_factory=dict)
     columns: dict[str, set[str]] = field(default_factory=dict)
     cpu_end: list[tuple[int, int | None, str | None]] | None = None  # set: fast path staged
+    chunk_no: int = 0
 
     @property
     def where(self) -> str:
@@ -248,34 +249,28 @@ def _lit(s: str | None) -> str:
 
 
 def derive_spans(db: Database, info: ChunkInfo) -> None:
-    """(Re)build the spans whose events this chunk brought (with their earlier events)."""
+    """Merge the spans the loader built per flush: a span whose events fell into several
+    flushes or chunks has several rows by now, and is rebuilt from all its events."""
     present = [n for n in ZIPKIN if n in info.tables]
     if not present:
         return
-    parts = " UNION ALL ".join(_zipkin_part(db, info.tables[n], n) for n in present)
-    earlier = db.execute("SELECT count(*) FROM chunks WHERE session = ? AND chunk_id <> ?",
-                         [info.session, info.chunk_id])[0][0]
-    if earlier:
-        _span_rows_with_earlier(db, info, parts)
-    else:       # the session's first chunk: its spans are all new, all their rows are here
-        db.execute(f"""
-            CREATE OR REPLACE TEMP TABLE fay_zp AS
-            SELECT ?::VARCHAR AS node, e.ts, p.* EXCLUDE (eid)
-            FROM ({parts}) p JOIN event_rows e ON e.eid = p.eid
-            WHERE p.eid BETWEEN {info.eid_lo} AND {info.eid_hi}
-              AND p.trace_id IS NOT NULL AND p.span_id IS NOT NULL""", [info.node])
-    _insert_spans(db, info.session)
+    db.execute("""
+        CREATE OR REPLACE TEMP TABLE fay_sk AS
+        SELECT s.trace_id, s.span_id FROM spans s
+        SEMI JOIN (SELECT trace_id, span_id FROM spans WHERE session = $1 AND chunk_no = $2) n
+            ON n.trace_id = s.trace_id AND n.span_id = s.span_id
+        WHERE s.session = $1 GROUP BY ALL HAVING count(*) > 1""", [info.session, info.chunk_no])
+    if db.execute("SELECT count(*) FROM fay_sk")[0][0]:
+        parts = " UNION ALL ".join(_zipkin_part(db, info.tables[n], n) for n in present)
+        _span_rows_of_keys(db, info, parts)
+        _insert_spans(db, info.session, info.chunk_no)
     db.execute("DROP TABLE IF EXISTS fay_sk")
     db.execute("DROP TABLE IF EXISTS fay_zp")
 
 
-def _span_rows_with_earlier(db: Database, info: ChunkInfo, parts: str) -> None:
-    """fay_zp: every row (earlier chunks' too) of the spans this chunk touches, whose old
+def _span_rows_of_keys(db: Database, info: ChunkInfo, parts: str) -> None:
+    """fay_zp: every row (all chunks of the session) of the spans keyed in fay_sk, whose
     spans rows are deleted."""
-    db.execute(f"""
-        CREATE OR REPLACE TEMP TABLE fay_sk AS
-        SELECT DISTINCT trace_id, span_id FROM ({parts})
-        WHERE eid BETWEEN {info.eid_lo} AND {info.eid_hi}""")
     db.execute("DELETE FROM spans s USING fay_sk k WHERE s.session = ? "
                "AND s.trace_id = k.trace_id AND s.span_id = k.span_id", [info.session])
     db.execute(f"""
@@ -288,7 +283,7 @@ def _span_rows_with_earlier(db: Database, info: ChunkInfo, parts: str) -> None:
         WHERE c.session = ?""", [info.session])
 
 
-def _insert_spans(db: Database, session: str) -> None:
+def _insert_spans(db: Database, session: str, chunk_no: int) -> None:
     """Group the rows of fay_zp into spans (Arrow, see spans.py) and insert them; a part's
     insert runs in the background while the next part is grouped."""
     from fayshell.store.spans import build_spans
@@ -303,22 +298,22 @@ def _insert_spans(db: Database, session: str) -> None:
             where = f"WHERE hash(trace_id, span_id) % {parts} = {part}" if parts > 1 else ""
             rows = db.con.sql(f"SELECT * FROM fay_zp {where}").to_arrow_table()
             if built is not None:    # insert the previous part while this one is grouped
-                writer.submit(partial(_insert_span_table, db, session, built))
+                writer.submit(partial(_insert_span_table, db, session, chunk_no, built))
             built = build_spans(rows) if rows.num_rows else None
             del rows
             writer.wait()           # the connection is the writer's until its insert is done
         if built is not None:
-            _insert_span_table(db, session, built)
+            _insert_span_table(db, session, chunk_no, built)
     finally:
         writer.drain()
 
 
-def _insert_span_table(db: Database, session: str, spans: pa.Table) -> None:
+def _insert_span_table(db: Database, session: str, chunk_no: int, spans: pa.Table) -> None:
     """INSERT one Arrow table of spans (on ``db.con``: may run on the writer thread)."""
     db.con.register("fay_spans", spans)
     try:
-        db.con.execute("INSERT INTO spans BY NAME SELECT ? AS session, * FROM fay_spans",
-                       [session])
+        db.con.execute("INSERT INTO spans BY NAME SELECT ? AS session, ? AS chunk_no, * "
+                       "FROM fay_spans", [session, chunk_no])
     finally:
         db.con.unregister("fay_spans")
 

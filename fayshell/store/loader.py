@@ -8,7 +8,7 @@ loads each chunk once: a chunk already in ``chunks`` is skipped.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -21,6 +21,7 @@ from fayshell.host import ProgressTask
 from fayshell.store import derived
 from fayshell.store.arrowsql import duck_type, q
 from fayshell.store.kernel import SyscallStager
+from fayshell.store.spans import SpanStager, build_spans
 from fayshell.store.schema import (
     EVENT_BASE_COLUMNS,
     EVENT_ROW_COLUMNS,
@@ -76,6 +77,7 @@ class ChunkLoad:
     context_names: dict[str, str] = field(default_factory=dict)
     stats: list[StreamStats] = field(default_factory=list)
     stager: SyscallStager | None = None
+    spans: SpanStager | None = None
     writer: FlushWriter = field(default_factory=FlushWriter)
 
     @property
@@ -157,6 +159,8 @@ def remove_orphans(db: Database) -> None:
         return
     with transaction(db):
         db.execute("DELETE FROM event_rows WHERE eid >= ?", [nxt])
+        db.execute("DELETE FROM spans WHERE chunk_no > (SELECT coalesce(max(chunk_no), 0) "
+                   "FROM chunks)")
         for (t,) in db.execute("SELECT DISTINCT table_name FROM event_classes"):
             db.execute(f"DELETE FROM {q(t)} WHERE eid >= ?", [nxt])
 
@@ -210,7 +214,8 @@ def load_chunk(db: Database, tdir: Path, root: Path, node: str | None, session: 
         try:
             load = _load(db, trace, cid, node, session, progress, prefer_c)
             info = derived.ChunkInfo(node, session, cid, load.eid_lo, load.eid_next - 1,
-                                     load.class_names, dict(load.context_names))
+                                     load.class_names, dict(load.context_names),
+                                     chunk_no=load.chunk_no)
             if load.stager is not None and _fast_ok(load.stager):
                 info.cpu_end = load.stager.end_state()
             with transaction(db):
@@ -270,6 +275,7 @@ def _load(db: Database, trace: Trace, cid: str, node: str, session: str,
     load = ChunkLoad(trace, cid, node, session, base, chunk_no, class_ids(db, trace), base)
     catalog = Catalog.read(db)
     load.stager = _stager(db, trace, node, session)
+    load.spans = SpanStager.for_classes([ev.name for ev in trace.classes])
     staged = Staged()
     readers = stream_readers(trace, prefer_c)
     reported: dict[int, int] = {}
@@ -344,6 +350,8 @@ def _stage(db: Database, load: ChunkLoad, batch: EventBatch, staged: Staged,
     if load.stager is not None:
         tid_col = next((c for c in ("tid", "vtid") if c in common.column_names), None)
         load.stager.add(str(batch.path), common, batch.payload, base, tid_col)
+    if load.spans is not None:
+        load.spans.add(common.column("ts"), batch.payload)
     for cls, table in batch.payload.items():
         if table.num_rows == 0:
             continue
@@ -354,7 +362,19 @@ def _stage(db: Database, load: ChunkLoad, batch: EventBatch, staged: Staged,
         staged.payload.setdefault(cls, []).append(rest.add_column(0, "eid", eid))
 
 
-Job = tuple[str, "pa.Table", str, list[Any]]
+@dataclass
+class Job:
+    """One INSERT of a flush: ``data`` is a table, or made on the writer thread by a call."""
+
+    table: str
+    data: pa.Table | Callable[[], pa.Table | None]
+    select: str = "*"
+    params: list[Any] = field(default_factory=list)
+
+    def run(self, db: Database) -> None:
+        data = self.data if not callable(self.data) else self.data()
+        if data is not None and data.num_rows:
+            _insert(db, self.table, data, self.select, self.params)
 
 
 def _flush(db: Database, load: ChunkLoad, staged: Staged, catalog: Catalog) -> None:
@@ -366,8 +386,8 @@ def _flush(db: Database, load: ChunkLoad, staged: Staged, catalog: Catalog) -> N
 
     def write() -> None:
         with transaction(db):
-            for table, data, select, params in jobs:
-                _insert(db, table, data, select, params)
+            for job in jobs:
+                job.run(db)
 
     load.writer.submit(write)
 
@@ -378,17 +398,22 @@ def _flush_jobs(db: Database, load: ChunkLoad, staged: Staged, catalog: Catalog)
 
     jobs: list[Job] = []
     if staged.events:
-        jobs.append(("event_rows", pa.concat_tables(staged.events, promote_options="permissive"),
-                     "? AS chunk_no, *", [load.chunk_no]))
+        jobs.append(Job("event_rows", pa.concat_tables(staged.events, promote_options="permissive"),
+                        "? AS chunk_no, *", [load.chunk_no]))
     for cls, tables in staged.payload.items():
         table = pa.concat_tables(tables, promote_options="permissive")
-        jobs.append((_payload_table(db, load, cls, table, catalog), table, "*", []))
+        jobs.append(Job(_payload_table(db, load, cls, table, catalog), table))
     if load.stager is not None:
         pairs, edges = load.stager.take()
         if pairs is not None:
-            jobs.append(("fay_pairs", pairs, "*", []))
+            jobs.append(Job("fay_pairs", pairs))
         if edges is not None:
-            jobs.append(("fay_edges", edges, "*", []))
+            jobs.append(Job("fay_edges", edges))
+    rows = load.spans.take() if load.spans is not None else None
+    if rows is not None:    # grouped on the writer thread, while the next batches decode
+        jobs.append(Job("spans", lambda: build_spans(rows),
+                        "? AS node, ? AS session, ? AS chunk_no, *",
+                        [load.node, load.session, load.chunk_no]))
     return jobs
 
 

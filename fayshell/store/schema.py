@@ -41,6 +41,7 @@ CREATE TABLE IF NOT EXISTS spans (
     dur_ns BIGINT, client_dur_ns BIGINT, server_dur_ns BIGINT,
     annotations STRUCT(ts BIGINT, value VARCHAR)[], keyvals MAP(VARCHAR, VARCHAR),
     error BOOLEAN);
+ALTER TABLE spans ADD COLUMN IF NOT EXISTS chunk_no INTEGER;
 CREATE TABLE IF NOT EXISTS logs (
     node VARCHAR, session VARCHAR, ts BIGINT, domain VARCHAR, logger VARCHAR, level INTEGER,
     severity VARCHAR, msg VARCHAR, func VARCHAR, line INTEGER, thread VARCHAR, pid BIGINT,
@@ -92,8 +93,9 @@ ABOUT_TABLES
   spans        BlkKin (zipkin:*) events grouped by (session, trace_id, span_id): node, service,
                ip, port, name, ts_start, ts_end, dur_ns, client_dur_ns (cr - cs),
                server_dur_ns (ss - sr), annotations LIST(STRUCT(ts, value)), keyvals MAP,
-               parent_span_id, error (a keyval named 'error' exists). Recomputed whenever a
-               chunk brings more events of the span.
+               parent_span_id, error (a keyval named 'error' exists), chunk_no (the
+               import that built the row). Recomputed whenever a chunk brings more events
+               of the span.
   logs         lttng_python:event, lttng_jul:event, lttng_log4j:event, and userspace events
                declared with a log level more severe than TRACE_DEBUG_LINE (zipkin excluded):
                node, session, ts, domain, logger, level (raw), severity (Emergency, Alert,

@@ -7,6 +7,7 @@ service_name, ip, port_no, trace_name, value, key); ``key`` is NULL for annotati
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -18,42 +19,81 @@ I64_MIN = -(1 << 63)
 
 
 def build_spans(rows: pa.Table) -> pa.Table:
-    """The spans table rows (without node/session columns' order concerns: named columns)."""
+    """The spans of ``rows`` (ROW_COLUMNS, plus ``node`` when present), one row per
+    (trace_id, span_id): rows sorted by integer keys, strings handled as dictionary codes."""
     import numpy as np
     import pyarrow as pa
-    import pyarrow.compute as pc
 
-    # sort only the integer keys; string columns are taken for the rows that need them
-    order = pc.sort_indices(rows.select(["trace_id", "span_id", "ts"]),
-                            sort_keys=[("trace_id", "ascending"), ("span_id", "ascending"),
-                                       ("ts", "ascending")]).to_numpy()
-    tid = _ints(rows, "trace_id")[order]
-    sid = _ints(rows, "span_id")[order]
-    ts = _ints(rows, "ts")[order]
-    n = len(ts)
-    new = np.ones(n, bool)
+    tid, sid, ts = _ints(rows, "trace_id"), _ints(rows, "span_id"), _ints(rows, "ts")
+    order = _span_order(tid, sid, ts)
+    tid, sid, ts = tid[order], sid[order], ts[order]
+    new = np.ones(len(ts), bool)
     new[1:] = (tid[1:] != tid[:-1]) | (sid[1:] != sid[:-1])
     g = np.cumsum(new) - 1
     starts = np.flatnonzero(new)
-    groups = len(starts)
     is_kv = np.asarray(rows.column("key").is_valid().to_numpy(zero_copy_only=False), bool)[order]
     ann = ~is_kv
-    value = rows.column("value")
-    t0, t1 = _bounds(g, ts, ann, starts, groups)
-    first = order[starts]
-    out: dict[str, Any] = {"node": _first(rows, "node", first), "trace_id": tid[starts],
-                           "span_id": sid[starts], "parent_span_id": _first(rows, "parent", first),
-                           "service": _first(rows, "service_name", first),
-                           "ip": _first(rows, "ip", first), "port": _first(rows, "port_no", first),
-                           "name": _first(rows, "trace_name", first), "ts_start": t0,
-                           "ts_end": t1, "dur_ns": t1 - t0}
-    out["client_dur_ns"] = _between(starts, ts, ann, _is(value, "cs", order),
-                                    _is(value, "cr", order))
-    out["server_dur_ns"] = _between(starts, ts, ann, _is(value, "sr", order),
-                                    _is(value, "ss", order))
-    out["annotations"] = _annotations(g, ts, ann, value, order, groups)
-    out["keyvals"], out["error"] = _keyvals(rows, g, ts, is_kv, order, groups)
+    value = _Codes.of(rows.column("value"), order)
+    t0, t1 = _bounds(ts, ann, starts)
+    first = pa.array(order[starts])
+    out: dict[str, Any] = {"node": rows.column("node").take(first)} \
+        if "node" in rows.column_names else {}
+    out |= {"trace_id": tid[starts], "span_id": sid[starts],
+            "parent_span_id": rows.column("parent").take(first),
+            "service": rows.column("service_name").take(first),
+            "ip": rows.column("ip").take(first), "port": rows.column("port_no").take(first),
+            "name": rows.column("trace_name").take(first), "ts_start": t0, "ts_end": t1,
+            "dur_ns": t1 - t0,
+            "client_dur_ns": _between(starts, ts, ann & value.eq("cs"), ann & value.eq("cr")),
+            "server_dur_ns": _between(starts, ts, ann & value.eq("sr"), ann & value.eq("ss")),
+            "annotations": _annotations(g, ts, ann, value, len(starts))}
+    out["keyvals"], out["error"] = _keyvals(rows, g, ts, is_kv, order, value, len(starts))
     return pa.table(out)
+
+
+def _span_order(tid: np.ndarray, sid: np.ndarray, ts: np.ndarray) -> np.ndarray:
+    """Row order by (trace_id, span_id, ts): a two-key sort on a hash of the ids, checked
+    for collisions (then the exact three-key sort)."""
+    import numpy as np
+
+    with np.errstate(over="ignore"):
+        h = tid * np.int64(-7046029254386353131) + sid
+    order = np.lexsort((ts, h))
+    hs, t, s = h[order], tid[order], sid[order]
+    if np.any((hs[1:] == hs[:-1]) & ((t[1:] != t[:-1]) | (s[1:] != s[:-1]))):
+        return np.lexsort((ts, sid, tid))
+    return order
+
+
+@dataclass
+class _Codes:
+    """A string column as dictionary codes in sorted row order (-1 for NULL)."""
+
+    codes: np.ndarray
+    words: pa.Array
+
+    @classmethod
+    def of(cls, column: pa.ChunkedArray, order: np.ndarray) -> _Codes:
+        import numpy as np
+        import pyarrow.compute as pc
+
+        enc = pc.dictionary_encode(column).combine_chunks()
+        codes = np.asarray(enc.indices.fill_null(-1).to_numpy(), np.int64)[order]
+        return cls(codes, enc.dictionary)
+
+    def eq(self, word: str) -> np.ndarray:
+        """Rows whose value is ``word``."""
+        import pyarrow.compute as pc
+
+        at = pc.index(self.words, word).as_py()
+        return self.codes == at if at >= 0 else self.codes == -2
+
+    def take(self, rows: np.ndarray) -> pa.Array:
+        """The plain strings of the given sorted rows."""
+        import pyarrow as pa
+
+        codes = self.codes[rows]
+        return self.words.take(pa.array(codes, mask=codes < 0))
 
 
 def _ints(t: pa.Table, col: str) -> np.ndarray:
@@ -66,23 +106,7 @@ def _ints(t: pa.Table, col: str) -> np.ndarray:
     return np.asarray(c.to_numpy(), np.int64)
 
 
-def _is(value: pa.ChunkedArray, word: str, order: np.ndarray) -> np.ndarray:
-    """value == word, in sorted row order (NULL is False)."""
-    import numpy as np
-    import pyarrow.compute as pc
-
-    eq = pc.equal(value, word).fill_null(False).to_numpy(zero_copy_only=False)
-    return np.asarray(eq, bool)[order]
-
-
-def _first(t: pa.Table, col: str, starts: np.ndarray) -> pa.Array:
-    import pyarrow as pa
-
-    return t.column(col).take(pa.array(starts))
-
-
-def _bounds(g: np.ndarray, ts: np.ndarray, ann: np.ndarray, starts: np.ndarray,
-            groups: int) -> tuple[np.ndarray, np.ndarray]:
+def _bounds(ts: np.ndarray, ann: np.ndarray, starts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """First and last annotation time per span (all its events when it has none)."""
     import numpy as np
 
@@ -95,64 +119,133 @@ def _bounds(g: np.ndarray, ts: np.ndarray, ann: np.ndarray, starts: np.ndarray,
     return lo, hi
 
 
-def _between(starts: np.ndarray, ts: np.ndarray, ann: np.ndarray, is_begin: np.ndarray,
-             is_end: np.ndarray) -> pa.Array:
+def _between(starts: np.ndarray, ts: np.ndarray, begin: np.ndarray, end: np.ndarray) -> pa.Array:
     """max(ts of the end annotation) - min(ts of the begin one) per span, NULL unless both."""
     import numpy as np
     import pyarrow as pa
 
-    b = ann & is_begin
-    e = ann & is_end
-    lo = np.minimum.reduceat(np.where(b, ts, I64_MAX), starts)
-    hi = np.maximum.reduceat(np.where(e, ts, I64_MIN), starts)
+    lo = np.minimum.reduceat(np.where(begin, ts, I64_MAX), starts)
+    hi = np.maximum.reduceat(np.where(end, ts, I64_MIN), starts)
     ok = (lo != I64_MAX) & (hi != I64_MIN)
     return pa.array(np.where(ok, hi - np.where(ok, lo, 0), 0), pa.int64(), mask=~ok)
 
 
-def _annotations(g: np.ndarray, ts: np.ndarray, ann: np.ndarray, value: pa.ChunkedArray,
-                 order: np.ndarray, groups: int) -> pa.Array:
+def _annotations(g: np.ndarray, ts: np.ndarray, ann: np.ndarray, value: _Codes,
+                 groups: int) -> pa.Array:
     """LIST(STRUCT(ts, value)) of each span's annotations in time order."""
     import numpy as np
     import pyarrow as pa
 
     idx = np.flatnonzero(ann)
     offsets = np.searchsorted(g[idx], np.arange(groups + 1)).astype(np.int32)
-    items = pa.StructArray.from_arrays(
-        [pa.array(ts[idx]), value.take(pa.array(order[idx])).combine_chunks()],
-        names=["ts", "value"])
+    items = pa.StructArray.from_arrays([pa.array(ts[idx]), value.take(idx)],
+                                       names=["ts", "value"])
     return pa.ListArray.from_arrays(pa.array(offsets), items)
 
 
 def _keyvals(t: pa.Table, g: np.ndarray, ts: np.ndarray, is_kv: np.ndarray, order: np.ndarray,
-             groups: int) -> tuple[pa.Array, np.ndarray]:
+             value: _Codes, groups: int) -> tuple[pa.Array, np.ndarray]:
     """MAP(key, value) per span (the latest value of a repeated key) and the error flag."""
     import numpy as np
     import pyarrow as pa
 
     idx = np.flatnonzero(is_kv)
-    rows = pa.array(order[idx])
-    kv = pa.table({"g": g[idx], "key": t.column("key").take(rows),
-                   "value": t.column("value").take(rows), "ts": ts[idx]})
-    kv = kv.sort_by([("g", "ascending"), ("key", "ascending"), ("ts", "ascending")])
-    kg = kv.column("g").to_numpy()
-    keys = kv.column("key").combine_chunks()
-    same_next = np.zeros(len(kg), bool)
-    if len(kg) > 1:
-        same_next[:-1] = (kg[1:] == kg[:-1]) & _equal_neighbours(keys)
-    keep = np.flatnonzero(~same_next)
-    kg, keys = kg[keep], keys.take(pa.array(keep))
-    vals = kv.column("value").combine_chunks().take(pa.array(keep))
+    key = _Codes.of(t.column("key"), order)
+    kg, kc, kts = g[idx], key.codes[idx], ts[idx]
+    by = np.lexsort((kts, kc, kg))
+    idx, kg, kc = idx[by], kg[by], kc[by]
+    last = np.ones(len(idx), bool)          # the latest row of each (span, key)
+    last[:-1] = (kg[1:] != kg[:-1]) | (kc[1:] != kc[:-1])
+    idx, kg = idx[last], kg[last]
     offsets = np.searchsorted(kg, np.arange(groups + 1)).astype(np.int32)
     err = np.zeros(groups, bool)
-    err[kg[np.asarray(keys.to_numpy(zero_copy_only=False) == "error", bool)]] = True
-    return pa.MapArray.from_arrays(pa.array(offsets), keys, vals), err
+    err[kg[key.eq("error")[idx]]] = True
+    return pa.MapArray.from_arrays(pa.array(offsets), key.take(idx), value.take(idx)), err
 
 
-def _equal_neighbours(keys: pa.Array) -> np.ndarray:
-    """keys[i + 1] == keys[i] for each i (strings, vectorized)."""
-    import numpy as np
+#: The BlkKin event classes and how each contributes to a span.
+ZIPKIN_ANNOTATION = "zipkin:timestamp"
+ZIPKIN_KEYVALS = ("zipkin:keyval_string", "zipkin:keyval_integer")
+#: Columns of a span row set (what build_spans reads), in order.
+ROW_COLUMNS = ("ts", "trace_id", "span_id", "parent", "service_name", "ip", "port_no",
+               "trace_name", "value", "key")
+
+
+@dataclass
+class SpanStager:
+    """Collects the BlkKin rows of decoded batches and groups them into spans at each flush,
+    so spans are built from memory instead of being read back from the database."""
+
+    classes: dict[int, str]                 # trace class index -> zipkin event name
+    parts: list[pa.Table] = field(default_factory=list)
+    rows: int = 0
+
+    @classmethod
+    def for_classes(cls, names: list[str]) -> SpanStager | None:
+        """A stager when the trace declares zipkin events, else None."""
+        zk = {i: n for i, n in enumerate(names) if n == ZIPKIN_ANNOTATION or n in ZIPKIN_KEYVALS}
+        return cls(zk) if zk else None
+
+    def add(self, ts: pa.ChunkedArray | pa.Array, payload: dict[int, pa.Table]) -> None:
+        """Keep the zipkin rows of one batch (``ts``: the batch's timestamps by row)."""
+        for c, name in self.classes.items():
+            t = payload.get(c)
+            if t is not None and t.num_rows:
+                part = zipkin_rows(t, ts, name)
+                if part.num_rows:
+                    self.parts.append(part)
+                    self.rows += part.num_rows
+
+    def take(self) -> pa.Table | None:
+        """The staged rows as one table (and forget them), or None."""
+        import pyarrow as pa
+
+        if not self.parts:
+            return None
+        rows = pa.concat_tables(self.parts)
+        self.parts, self.rows = [], 0
+        return rows
+
+
+def zipkin_rows(t: pa.Table, ts: pa.ChunkedArray | pa.Array, event: str) -> pa.Table:
+    """One payload table of a zipkin class as span rows (ROW_COLUMNS); rows without trace or
+    span id are left out, as they belong to no span."""
+    import pyarrow as pa
     import pyarrow.compute as pc
 
-    n = len(keys)
-    return np.asarray(pc.equal(keys.slice(1), keys.slice(0, n - 1)).fill_null(False)
-                      .to_numpy(zero_copy_only=False), bool)
+    n = t.num_rows
+    names = set(t.column_names)
+
+    def col(name: str, typ: pa.DataType) -> pa.Array | pa.ChunkedArray:
+        if name not in names:
+            return pa.nulls(n, typ)
+        c = t.column(name)
+        if c.type == typ:
+            return c
+        if typ == pa.int64() and pa.types.is_unsigned_integer(c.type):
+            return _wrap_signed(c)
+        return pc.cast(c, typ)
+
+    if event == ZIPKIN_ANNOTATION:
+        value, key = col("event", pa.string()), pa.nulls(n, pa.string())
+    else:
+        value, key = col("val", pa.string()), col("key", pa.string())
+    out = pa.table({
+        "ts": pc.take(ts, t.column("row")), "trace_id": col("trace_id", pa.int64()),
+        "span_id": col("span_id", pa.int64()), "parent": col("parent_span_id", pa.int64()),
+        "service_name": col("service_name", pa.string()), "ip": col("ip", pa.string()),
+        "port_no": col("port_no", pa.int32()), "trace_name": col("trace_name", pa.string()),
+        "value": value, "key": key})
+    ok = pc.and_(pc.is_valid(out.column("trace_id")), pc.is_valid(out.column("span_id")))
+    return out if pc.all(ok).as_py() else out.filter(ok)
+
+
+def _wrap_signed(c: pa.ChunkedArray) -> pa.Array:
+    """A 64-bit unsigned column as int64, values >= 2**63 wrapped (as DuckDB's as_bigint)."""
+    import numpy as np
+    import pyarrow as pa
+
+    arr = c.combine_chunks()
+    vals = np.asarray(arr.fill_null(0).to_numpy(), np.uint64).view(np.int64)
+    return pa.array(vals, pa.int64(), mask=arr.is_null().to_numpy(zero_copy_only=False)
+                    if arr.null_count else None)
