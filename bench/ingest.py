@@ -174,6 +174,19 @@ def ensure_ust(cache: Path, requests: int, context: tuple[str, ...] = ()) -> Pat
     return out
 
 
+def big_import(cache: Path, gib: float) -> None:
+    """Peak RSS (and time) of one fresh Import-Trace of a ``gib`` GiB kernel-layout trace."""
+    events = int(gib * 2**30 / 22.3)            # ctfgen writes ~22.3 bytes per event
+    path = ensure_kernel(cache, events)
+    size = trace_size(path)
+    bt2 = bt2_counter(path, 1)
+    e2e, rss = import_e2e(path, cache / "big.duckdb", 1)
+    (cache / "big.duckdb").unlink(missing_ok=True)
+    print(f"big kernel trace: {events} events, {size / 2**30:.2f} GiB: babeltrace2 {bt2:.1f} s, "
+          f"Import-Trace {e2e:.1f} s ({bt2 / e2e:.2f}x), peak RSS {rss:.0f} MiB "
+          f"(target <= 1024 MiB)")
+
+
 def top_syscalls(db_path: Path, rows: int = 10_000_000, runs: int = 5) -> tuple[int, float]:
     """Rows in a syscalls copy grown to >= ``rows``, and the median top-10 query time (s)."""
     import duckdb
@@ -229,6 +242,8 @@ def main() -> int:
     ap.add_argument("--ust-requests", type=int, default=180_000)
     ap.add_argument("--skip-ust", action="store_true")
     ap.add_argument("--runs", type=int, default=1)
+    ap.add_argument("--big-gib", type=float, default=0.0,
+                    help="also import a kernel-layout trace of this size once (RSS check: 2)")
     a = ap.parse_args()
     if shutil.which("babeltrace2") is None:
         print("babeltrace2 is not installed: nothing to compare with", file=sys.stderr)
@@ -247,6 +262,8 @@ def main() -> int:
     n, secs = top_syscalls(a.cache / "kernel.duckdb")
     print(f"top syscalls by total time over {n} syscalls rows: {secs * 1000:.1f} ms "
           f"(target <= 100 ms)")
+    if a.big_gib:
+        big_import(a.cache, a.big_gib)
     return 0
 
 

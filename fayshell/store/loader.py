@@ -8,7 +8,7 @@ loads each chunk once: a chunk already in ``chunks`` is skipped.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -20,7 +20,7 @@ from fayshell.errors import FayError, StoreError, TraceFormatError
 from fayshell.host import ProgressTask
 from fayshell.store import derived
 from fayshell.store.arrowsql import duck_type, q
-from fayshell.store.kernel import SyscallStager
+from fayshell.store.kernel import SyscallStager, ThreadFact
 from fayshell.store.spans import SpanStager, build_spans
 from fayshell.store.schema import (
     EVENT_BASE_COLUMNS,
@@ -163,6 +163,7 @@ def remove_orphans(db: Database) -> None:
                    "FROM chunks)")
         for (t,) in db.execute("SELECT DISTINCT table_name FROM event_classes"):
             db.execute(f"DELETE FROM {q(t)} WHERE eid >= ?", [nxt])
+        derived.remove_syscall_orphans(db)   # written with the same flushes as the events
 
 
 def layout_names(tdir: Path, root: Path) -> tuple[str | None, str | None]:
@@ -216,8 +217,8 @@ def load_chunk(db: Database, tdir: Path, root: Path, node: str | None, session: 
             info = derived.ChunkInfo(node, session, cid, load.eid_lo, load.eid_next - 1,
                                      load.class_names, dict(load.context_names),
                                      chunk_no=load.chunk_no)
-            if load.stager is not None and _fast_ok(load.stager):
-                info.cpu_end = load.stager.end_state()
+            if load.stager is not None:
+                info.staged = load.stager.outcome(_fast_ok(load.stager))
             with transaction(db):
                 _finish(db, load, tdir)      # first: the events view takes node/session from it
                 derived.derive_chunk(db, info)
@@ -364,25 +365,29 @@ def _stage(db: Database, load: ChunkLoad, batch: EventBatch, staged: Staged,
 
 @dataclass
 class Job:
-    """One INSERT of a flush: ``data`` is a table, or made on the writer thread by a call."""
+    """One INSERT of a flush."""
 
     table: str
-    data: pa.Table | Callable[[], pa.Table | None]
+    data: pa.Table
     select: str = "*"
     params: list[Any] = field(default_factory=list)
 
     def run(self, db: Database) -> None:
-        data = self.data if not callable(self.data) else self.data()
-        if data is not None and data.num_rows:
-            _insert(db, self.table, data, self.select, self.params)
+        if self.data.num_rows:
+            _insert(db, self.table, self.data, self.select, self.params)
 
 
 def _flush(db: Database, load: ChunkLoad, staged: Staged, catalog: Catalog) -> None:
     """Insert the staged events and payloads, one statement per table, and commit (a long
     transaction would hold every appended row in memory). The inserts run in the background
     (``load.writer``) while the next batches are decoded; tables are created here, first."""
+    rows = load.spans.take() if load.spans is not None else None
+    spans = build_spans(rows) if rows is not None else None  # while the writer still works
     load.writer.wait()
     jobs = _flush_jobs(db, load, staged, catalog)
+    if spans is not None:
+        jobs.append(Job("spans", spans, "? AS node, ? AS session, ? AS chunk_no, *",
+                        [load.node, load.session, load.chunk_no]))
 
     def write() -> None:
         with transaction(db):
@@ -404,16 +409,8 @@ def _flush_jobs(db: Database, load: ChunkLoad, staged: Staged, catalog: Catalog)
         table = pa.concat_tables(tables, promote_options="permissive")
         jobs.append(Job(_payload_table(db, load, cls, table, catalog), table))
     if load.stager is not None:
-        pairs, edges = load.stager.take()
-        if pairs is not None:
-            jobs.append(Job("fay_pairs", pairs))
-        if edges is not None:
-            jobs.append(Job("fay_edges", edges))
-    rows = load.spans.take() if load.spans is not None else None
-    if rows is not None:    # grouped on the writer thread, while the next batches decode
-        jobs.append(Job("spans", lambda: build_spans(rows),
-                        "? AS node, ? AS session, ? AS chunk_no, *",
-                        [load.node, load.session, load.chunk_no]))
+        jobs.extend(Job(j.table, j.data, j.select, j.params)
+                    for j in load.stager.take(load.node, load.session))
     return jobs
 
 
@@ -426,15 +423,21 @@ def _stager(db: Database, trace: Trace, node: str, session: str) -> SyscallStage
     st = SyscallStager(trace.classes)
     if not st.relevant or not FAST_SYSCALLS:
         return None
+    params = [node, session]
     rows = db.execute("SELECT cpu, tid, procname FROM cpu_state WHERE node = ? AND session = ?",
-                      [node, session])
+                      params)
     st.start = {cpu: (tid, comm) for cpu, tid, comm in rows}
+    rows = db.execute("SELECT tid, max(ts), arg_max(pid, ts) FROM threads WHERE node = ? "
+                      "AND session = ? AND tid IS NOT NULL AND pid IS NOT NULL GROUP BY tid",
+                      params)
+    st.facts = {tid: ThreadFact(ts, pid) for tid, ts, pid in rows}
+    st.rowid_lo = db.execute("SELECT max(next_rowid) FROM syscalls_mark")[0][0]
     db.execute("CREATE OR REPLACE TEMP TABLE fay_pairs (cpu INTEGER, tid BIGINT, "
                "procname VARCHAR, name VARCHAR, ts_entry BIGINT, ts_exit BIGINT, dur_ns BIGINT, "
                "ret BIGINT)")
-    db.execute("CREATE OR REPLACE TEMP TABLE fay_edges (cpu INTEGER, tid BIGINT, "
-               "procname VARCHAR, kind TINYINT, sysname VARCHAR, ts BIGINT, ret BIGINT, "
-               "local BOOLEAN, eid BIGINT)")
+    db.execute("CREATE OR REPLACE TEMP TABLE fay_runs (tid BIGINT, cpu INTEGER, hkind TINYINT, "
+               "hts BIGINT, heid BIGINT, hret BIGINT, tkind TINYINT, tts BIGINT, tname VARCHAR, "
+               "tprocname VARCHAR)")
     return st
 
 
