@@ -658,8 +658,83 @@ static PyTypeObject DecoderType = {
     .tp_getset = Decoder_getset,
 };
 
+/*
+ * pair_scan(cls, kinds, tid, run): one pass over a batch of one stream for the syscall stager
+ * (fayshell/store/kernel.py). cls: int32 class index per row; kinds: int8 kind per class
+ * (1 entry, 2 exit, else not a syscall); tid, run: int64 per row (the running thread and the
+ * number of the last sched_switch). Returns four int64 byte strings of row indices: the entry
+ * and exit of each local pair (adjacent syscalls of one run), and the first and last syscall of
+ * each run.
+ */
+static PyObject *pair_scan(PyObject *self, PyObject *args)
+{
+    Py_buffer vc, vk, vt, vr;
+    if (!PyArg_ParseTuple(args, "y*y*y*y*", &vc, &vk, &vt, &vr))
+        return NULL;
+    PyObject *res = NULL;
+    int64_t *out = NULL;
+    Py_ssize_t n = vc.len / 4, nk = vk.len;
+    if (vc.len % 4 || vt.len != n * 8 || vr.len != n * 8) {
+        PyErr_SetString(PyExc_ValueError, "pair_scan: cls, tid and run lengths differ");
+        goto done;
+    }
+    out = malloc(sizeof(int64_t) * 4 * (size_t)(n ? n : 1));
+    if (!out) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    const int32_t *cls = vc.buf;
+    const int8_t *kinds = vk.buf;
+    const int64_t *tid = vt.buf, *run = vr.buf;
+    int64_t *e = out, *x = out + n, *h = out + 2 * n, *t = out + 3 * n;
+    Py_ssize_t np_ = 0, nh = 0, nt = 0, bad = 0, prev = -1;
+    int prev_k = 0;
+    Py_BEGIN_ALLOW_THREADS
+    for (Py_ssize_t i = 0; i < n; i++) {
+        int32_t c = cls[i];
+        if (c < 0 || c >= nk) {
+            bad = 1;
+            break;
+        }
+        int k = kinds[c];
+        if (k != 1 && k != 2)
+            continue;
+        if (prev < 0 || run[i] != run[prev] || tid[i] != tid[prev]) {
+            if (prev >= 0)
+                t[nt++] = prev;
+            h[nh++] = i;
+        } else if (prev_k == 1 && k == 2) {
+            e[np_] = prev;
+            x[np_++] = i;
+        }
+        prev = i;
+        prev_k = k;
+    }
+    if (prev >= 0)
+        t[nt++] = prev;
+    Py_END_ALLOW_THREADS
+    if (bad) {
+        PyErr_SetString(PyExc_ValueError, "pair_scan: class index out of range");
+        goto done;
+    }
+    res = Py_BuildValue("(y#y#y#y#)", (char *)e, np_ * 8, (char *)x, np_ * 8, (char *)h,
+                        nh * 8, (char *)t, nt * 8);
+done:
+    free(out);
+    PyBuffer_Release(&vc);
+    PyBuffer_Release(&vk);
+    PyBuffer_Release(&vt);
+    PyBuffer_Release(&vr);
+    return res;
+}
+
+static PyMethodDef module_methods[] = {
+    {"pair_scan", pair_scan, METH_VARARGS, "Local syscall pairs and run ends of a batch"},
+    {NULL, NULL, 0, NULL}
+};
+
 static struct PyModuleDef module = {
-    PyModuleDef_HEAD_INIT, "_decode", "Compiled CTF event decoder", -1, NULL,
+    PyModuleDef_HEAD_INIT, "_decode", "Compiled CTF event decoder", -1, module_methods,
     NULL, NULL, NULL, NULL
 };
 

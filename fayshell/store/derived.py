@@ -13,11 +13,13 @@ from typing import TYPE_CHECKING
 
 from fayshell.store.arrowsql import as_bigint, q
 from fayshell.store.schema import SEVERITY_SQL
+from fayshell.store.writer import FlushWriter, Insert
 
 if TYPE_CHECKING:
     import pyarrow as pa
 
     from fayshell.store.database import Database
+    from fayshell.store.kernel import StagedOutcome
 
 _ENTRY = re.compile(r"^(?:compat_)?syscall_entry_(.+)$|^sys_(.+)$")
 _EXIT = re.compile(r"^(?:compat_)?syscall_exit_(.+)$|^exit_syscall$")
@@ -40,7 +42,7 @@ class ChunkInfo:
     context: dict[str, str] = field(default_factory=dict)
     tables: dict[str, str] = field(default_factory=dict)
     columns: dict[str, set[str]] = field(default_factory=dict)
-    cpu_end: list[tuple[int, int | None, str | None]] | None = None  # set: fast path staged
+    staged: StagedOutcome | None = None  # set: the batches went through the syscall stager
     chunk_no: int = 0
 
     @property
@@ -73,6 +75,7 @@ def derive_chunk(db: Database, info: ChunkInfo) -> None:
     info.columns = {t: {c.lower() for c in cols.get(t, [])} for t in info.tables.values()}
     update_threads(db, info)
     derive_syscalls(db, info)
+    db.execute("UPDATE syscalls_mark SET next_rowid = NULL")    # the chunk's rows now count
     derive_spans(db, info)
     derive_logs(db, info)
 
@@ -106,9 +109,11 @@ def _syscall_classes(info: ChunkInfo) -> list[tuple[str, int, str]]:
 
 def derive_syscalls(db: Database, info: ChunkInfo) -> None:
     """Pair entries and exits per thread into ``syscalls``; keep open entries pending."""
-    if info.cpu_end is not None:
-        staged_syscalls(db, info)
-        return
+    if info.staged is not None:
+        if info.staged.ok:
+            staged_syscalls(db, info, info.staged)
+            return
+        discard_staged(db, info.staged)
     classes = _syscall_classes(info)
     if not classes:
         return
@@ -153,45 +158,99 @@ def derive_syscalls(db: Database, info: ChunkInfo) -> None:
     db.execute("DROP TABLE IF EXISTS fay_paired")
 
 
-def staged_syscalls(db: Database, info: ChunkInfo) -> None:
-    """Finish the pairing staged by fayshell.store.kernel: local pairs, then edge rows."""
+def staged_syscalls(db: Database, info: ChunkInfo, staged: StagedOutcome) -> None:
+    """Finish the pairing staged by fayshell.store.kernel: local pairs that need ``threads``
+    for their procname, pairs across runs, open entries, and pids learnt late in the chunk."""
     params = [info.node, info.session]
+    if staged.rest is not None:
+        Insert("syscalls", staged.rest, "? AS node, ? AS session, *", params).run(db.con)
     db.execute(_THREADS_CTE + """
         INSERT INTO syscalls
         SELECT $1, $2, p.cpu, p.tid, th.pid, coalesce(p.procname, th.procname), p.name,
                p.ts_entry, p.ts_exit, p.dur_ns, p.ret
         FROM fay_pairs p LEFT JOIN th ON th.tid = p.tid""", params)
-    db.execute("""
-        CREATE OR REPLACE TEMP TABLE fay_paired AS
-        WITH r AS (
-            SELECT cpu, ts, eid, kind, sysname, ret, tid, procname, local, NULL::BIGINT AS pid
-            FROM fay_edges
-            UNION ALL
-            SELECT cpu, ts, -1, 1, name, NULL, tid, procname, false, pid
-            FROM pending_syscalls WHERE node = ? AND session = ?)
-        SELECT *, lag(kind) OVER w AS p_kind, lag(ts) OVER w AS p_ts,
-            lag(sysname) OVER w AS p_name, lag(cpu) OVER w AS p_cpu,
-            lag(procname) OVER w AS p_procname, lag(pid) OVER w AS p_pid,
-            lead(kind) OVER w AS n_kind
-        FROM r WINDOW w AS (PARTITION BY coalesce(tid, -1 - cpu) ORDER BY ts, eid)""", params)
-    db.execute(_THREADS_CTE + """
-        INSERT INTO syscalls
-        SELECT $1, $2, p.p_cpu, p.tid, coalesce(p.p_pid, th.pid),
-               coalesce(p.p_procname, th.procname), p.p_name, p.p_ts, p.ts, p.ts - p.p_ts, p.ret
-        FROM fay_paired p LEFT JOIN th ON th.tid = p.tid
-        WHERE p.kind = 2 AND p.p_kind = 1 AND NOT p.local""", params)
-    db.execute("DELETE FROM pending_syscalls WHERE node = ? AND session = ?", params)
-    db.execute("""
-        INSERT INTO pending_syscalls
-        SELECT ?, ?, cpu, tid, pid, procname, sysname, ts FROM fay_paired
-        WHERE kind = 1 AND n_kind IS NULL AND NOT local
-          AND sysname NOT IN ('exit', 'exit_group')""", params)
-    for cpu, tid, comm in info.cpu_end or []:
+    db.execute(_PAIR_RUNS_SQL)
+    db.con.register("fay_names", _id_table(staged.names))
+    db.con.register("fay_comms", _id_table(staged.comms))
+    try:
+        db.execute(_THREADS_CTE + """
+            INSERT INTO syscalls
+            SELECT $1, $2, p.p_cpu, p.tid, coalesce(p.p_pid, th.pid),
+                   coalesce(c.value, th.procname), n.value, p.p_ts, p.hts, p.hts - p.p_ts,
+                   p.hret
+            FROM fay_paired p LEFT JOIN th ON th.tid = p.tid
+            LEFT JOIN fay_names n ON n.id = p.p_name LEFT JOIN fay_comms c ON c.id = p.p_procname
+            WHERE p.hkind = 2 AND p.p_kind = 1""", params)
+        db.execute("DELETE FROM pending_syscalls WHERE node = ? AND session = ?", params)
+        db.execute("""
+            INSERT INTO pending_syscalls
+            SELECT ?, ?, p.cpu, p.tid, p.pid, c.value, n.value, p.tts
+            FROM fay_paired p JOIN fay_names n ON n.id = p.tname
+            LEFT JOIN fay_comms c ON c.id = p.tprocname
+            WHERE p.n_kind IS NULL AND p.tkind = 1 AND n.value NOT IN ('exit', 'exit_group')""",
+                   params)
+    finally:
+        db.con.unregister("fay_names")
+        db.con.unregister("fay_comms")
+    if staged.stale_tids:
+        db.execute("""
+            UPDATE syscalls s SET pid = th.pid
+            FROM (SELECT tid, arg_max(pid, ts) AS pid FROM threads
+                  WHERE node = $1 AND session = $2 GROUP BY tid) th
+            WHERE s.tid = th.tid AND list_contains($3, s.tid) AND s.node = $1
+              AND s.session = $2 AND s.rowid >= $4""",
+                   [*params, staged.stale_tids, staged.rowid_lo])
+    for cpu, tid, comm in staged.cpu_end:
         db.execute("DELETE FROM cpu_state WHERE node = ? AND session = ? AND cpu = ?",
                    [*params, cpu])
         db.execute("INSERT INTO cpu_state VALUES (?, ?, ?, ?, ?, NULL)", [*params, cpu, tid, comm])
-    for t in ("fay_pairs", "fay_edges", "fay_paired"):
+    drop_staged(db)
+
+
+def discard_staged(db: Database, staged: StagedOutcome) -> None:
+    """Undo what the stager wrote when stream-local pairing turned out not to hold."""
+    db.execute("DELETE FROM syscalls WHERE rowid >= ?", [staged.rowid_lo])
+    drop_staged(db)
+
+
+def drop_staged(db: Database) -> None:
+    """Drop the stager's temp tables."""
+    for t in ("fay_pairs", "fay_runs", "fay_paired"):
         db.execute(f"DROP TABLE IF EXISTS {t}")
+
+
+def mark_syscalls(db: Database) -> int:
+    """Mark where the syscalls rows of the load starting now begin (its rows are written before
+    the chunk commits: an interrupted load leaves them behind) and return that rowid."""
+    db.execute("UPDATE syscalls_mark SET next_rowid = (SELECT coalesce(max(rowid) + 1, 0) "
+               "FROM syscalls)")
+    return int(db.execute("SELECT max(next_rowid) FROM syscalls_mark")[0][0])
+
+
+def remove_syscall_orphans(db: Database) -> None:
+    """Delete the syscalls rows of a load that did not commit (see mark_syscalls)."""
+    db.execute("DELETE FROM syscalls WHERE rowid >= (SELECT max(next_rowid) FROM syscalls_mark)")
+    db.execute("UPDATE syscalls_mark SET next_rowid = NULL")
+
+
+#: The runs (fay_runs, with the open entries of earlier chunks) in time order per thread: a run
+#: opening with an exit closes the previous run's last entry; the last entry stays open.
+_PAIR_RUNS_SQL = """
+CREATE OR REPLACE TEMP TABLE fay_paired AS
+SELECT * FROM (
+    SELECT *, lag(tkind) OVER w AS p_kind, lag(tts) OVER w AS p_ts, lag(tname) OVER w AS p_name,
+        lag(cpu) OVER w AS p_cpu, lag(tprocname) OVER w AS p_procname, lag(pid) OVER w AS p_pid,
+        lead(hkind) OVER w AS n_kind
+    FROM fay_runs WINDOW w AS (PARTITION BY coalesce(tid, -1 - cpu) ORDER BY hts, heid))
+WHERE (hkind = 2 AND p_kind = 1) OR (n_kind IS NULL AND tkind = 1)"""
+
+
+def _id_table(values: list[str]) -> pa.Table:
+    """(id, value) rows of a list of names: the numbers fay_runs stores instead."""
+    import pyarrow as pa
+
+    return pa.table({"id": pa.array(range(len(values)), pa.int32()),
+                     "value": pa.array(values, pa.string())})
 
 
 _THREADS_CTE = """
@@ -287,7 +346,6 @@ def _insert_spans(db: Database, session: str, chunk_no: int) -> None:
     """Group the rows of fay_zp into spans (Arrow, see spans.py) and insert them; a part's
     insert runs in the background while the next part is grouped."""
     from fayshell.store.spans import build_spans
-    from fayshell.store.writer import FlushWriter
 
     total = db.execute("SELECT count(*) FROM fay_zp")[0][0]
     parts = max(1, -(-total // SPAN_ROWS))        # bounded memory: ~SPAN_ROWS rows at a time
@@ -310,12 +368,7 @@ def _insert_spans(db: Database, session: str, chunk_no: int) -> None:
 
 def _insert_span_table(db: Database, session: str, chunk_no: int, spans: pa.Table) -> None:
     """INSERT one Arrow table of spans (on ``db.con``: may run on the writer thread)."""
-    db.con.register("fay_spans", spans)
-    try:
-        db.con.execute("INSERT INTO spans BY NAME SELECT ? AS session, ? AS chunk_no, * "
-                       "FROM fay_spans", [session, chunk_no])
-    finally:
-        db.con.unregister("fay_spans")
+    Insert("spans", spans, "? AS session, ? AS chunk_no, *", [session, chunk_no]).run(db.con)
 
 
 def _zipkin_part(db: Database, table: str, event: str) -> str:

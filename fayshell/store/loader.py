@@ -21,7 +21,6 @@ from fayshell.host import ProgressTask
 from fayshell.store import derived
 from fayshell.store.arrowsql import duck_type, q
 from fayshell.store.kernel import SyscallStager, ThreadFact
-from fayshell.store.spans import SpanStager, build_spans
 from fayshell.store.schema import (
     EVENT_BASE_COLUMNS,
     EVENT_ROW_COLUMNS,
@@ -29,7 +28,8 @@ from fayshell.store.schema import (
     payload_table_name,
     refresh_events_view,
 )
-from fayshell.store.writer import FlushWriter
+from fayshell.store.spans import SpanStager, build_spans
+from fayshell.store.writer import FlushWriter, Insert
 
 if TYPE_CHECKING:
     import numpy as np
@@ -363,20 +363,6 @@ def _stage(db: Database, load: ChunkLoad, batch: EventBatch, staged: Staged,
         staged.payload.setdefault(cls, []).append(rest.add_column(0, "eid", eid))
 
 
-@dataclass
-class Job:
-    """One INSERT of a flush."""
-
-    table: str
-    data: pa.Table
-    select: str = "*"
-    params: list[Any] = field(default_factory=list)
-
-    def run(self, db: Database) -> None:
-        if self.data.num_rows:
-            _insert(db, self.table, self.data, self.select, self.params)
-
-
 def _flush(db: Database, load: ChunkLoad, staged: Staged, catalog: Catalog) -> None:
     """Insert the staged events and payloads, one statement per table, and commit (a long
     transaction would hold every appended row in memory). The inserts run in the background
@@ -386,31 +372,30 @@ def _flush(db: Database, load: ChunkLoad, staged: Staged, catalog: Catalog) -> N
     load.writer.wait()
     jobs = _flush_jobs(db, load, staged, catalog)
     if spans is not None:
-        jobs.append(Job("spans", spans, "? AS node, ? AS session, ? AS chunk_no, *",
+        jobs.append(Insert("spans", spans, "? AS node, ? AS session, ? AS chunk_no, *",
                         [load.node, load.session, load.chunk_no]))
 
     def write() -> None:
         with transaction(db):
             for job in jobs:
-                job.run(db)
+                job.run(db.con)
 
     load.writer.submit(write)
 
 
-def _flush_jobs(db: Database, load: ChunkLoad, staged: Staged, catalog: Catalog) -> list[Job]:
+def _flush_jobs(db: Database, load: ChunkLoad, staged: Staged, catalog: Catalog) -> list[Insert]:
     """The inserts of a flush, with the payload tables they need created or widened."""
     import pyarrow as pa
 
-    jobs: list[Job] = []
+    jobs: list[Insert] = []
     if staged.events:
-        jobs.append(Job("event_rows", pa.concat_tables(staged.events, promote_options="permissive"),
+        jobs.append(Insert("event_rows", pa.concat_tables(staged.events, promote_options="permissive"),
                         "? AS chunk_no, *", [load.chunk_no]))
     for cls, tables in staged.payload.items():
         table = pa.concat_tables(tables, promote_options="permissive")
-        jobs.append(Job(_payload_table(db, load, cls, table, catalog), table))
+        jobs.append(Insert(_payload_table(db, load, cls, table, catalog), table))
     if load.stager is not None:
-        jobs.extend(Job(j.table, j.data, j.select, j.params)
-                    for j in load.stager.take(load.node, load.session))
+        jobs.extend(load.stager.take(load.node, load.session))
     return jobs
 
 
@@ -431,13 +416,15 @@ def _stager(db: Database, trace: Trace, node: str, session: str) -> SyscallStage
                       "AND session = ? AND tid IS NOT NULL AND pid IS NOT NULL GROUP BY tid",
                       params)
     st.facts = {tid: ThreadFact(ts, pid) for tid, ts, pid in rows}
-    st.rowid_lo = db.execute("SELECT max(next_rowid) FROM syscalls_mark")[0][0]
+    st.rowid_lo = derived.mark_syscalls(db)
+    st.carry_pending(db.execute("SELECT cpu, tid, pid, procname, name, ts FROM pending_syscalls "
+                                "WHERE node = ? AND session = ?", params))
     db.execute("CREATE OR REPLACE TEMP TABLE fay_pairs (cpu INTEGER, tid BIGINT, "
                "procname VARCHAR, name VARCHAR, ts_entry BIGINT, ts_exit BIGINT, dur_ns BIGINT, "
                "ret BIGINT)")
     db.execute("CREATE OR REPLACE TEMP TABLE fay_runs (tid BIGINT, cpu INTEGER, hkind TINYINT, "
-               "hts BIGINT, heid BIGINT, hret BIGINT, tkind TINYINT, tts BIGINT, tname VARCHAR, "
-               "tprocname VARCHAR)")
+               "hts BIGINT, heid BIGINT, hret BIGINT, tkind TINYINT, tts BIGINT, tname INTEGER, "
+               "tprocname INTEGER, pid BIGINT)")
     return st
 
 
@@ -445,15 +432,6 @@ def _fast_ok(st: SyscallStager) -> bool:
     """Stream-local pairing holds when each CPU's events are in one stream file."""
     cpus = [c.cpu for c in st.carry.values()]
     return None not in cpus and len(set(cpus)) == len(cpus)
-
-
-def _insert(db: Database, table: str, data: pa.Table, select: str, params: list[Any]) -> None:
-    con = db.con
-    con.register("fay_batch", data)
-    try:
-        con.execute(f"INSERT INTO {q(table)} BY NAME SELECT {select} FROM fay_batch", params)
-    finally:
-        con.unregister("fay_batch")
 
 
 def _context_column(db: Database, load: ChunkLoad, name: str, atype: pa.DataType) -> str:

@@ -31,6 +31,7 @@ CREATE TABLE IF NOT EXISTS syscalls (
 CREATE TABLE IF NOT EXISTS pending_syscalls (
     node VARCHAR, session VARCHAR, cpu INTEGER, tid BIGINT, pid BIGINT, procname VARCHAR,
     name VARCHAR, ts BIGINT);
+CREATE TABLE IF NOT EXISTS syscalls_mark (next_rowid BIGINT);
 CREATE TABLE IF NOT EXISTS cpu_state (
     node VARCHAR, session VARCHAR, cpu INTEGER, tid BIGINT, procname VARCHAR, ts BIGINT);
 CREATE TABLE IF NOT EXISTS threads (
@@ -119,6 +120,9 @@ def ensure_schema(db: Database) -> None:
                 db.execute(stmt)
         if not db.execute("SELECT count(*) FROM store_state")[0][0]:
             db.execute("INSERT INTO store_state VALUES (0)")
+        if not db.execute("SELECT count(*) FROM syscalls_mark")[0][0]:
+            # set while a load runs: its syscalls rows start at this rowid (derived.py)
+            db.execute("INSERT INTO syscalls_mark VALUES (NULL)")
         kind = db.execute("SELECT table_type FROM information_schema.tables "
                           "WHERE table_schema = 'main' AND table_name = 'events'")
         if kind and kind[0][0] == "BASE TABLE":

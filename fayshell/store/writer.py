@@ -5,6 +5,34 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from fayshell.store.arrowsql import q
+
+if TYPE_CHECKING:
+    import duckdb
+    import pyarrow as pa
+
+
+@dataclass
+class Insert:
+    """One bulk INSERT of an Arrow table: ``INSERT INTO table BY NAME SELECT select FROM it``."""
+
+    table: str
+    data: pa.Table
+    select: str = "*"
+    params: list[Any] = field(default_factory=list)
+
+    def run(self, con: duckdb.DuckDBPyConnection) -> None:
+        if not self.data.num_rows:
+            return
+        con.register("fay_batch", self.data)
+        try:
+            con.execute(f"INSERT INTO {q(self.table)} BY NAME SELECT {self.select} "
+                        "FROM fay_batch", self.params)
+        finally:
+            con.unregister("fay_batch")
 
 
 class FlushWriter:

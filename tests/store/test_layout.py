@@ -8,10 +8,10 @@ from typing import Any
 
 import pytest
 
-from fayshell.store import loader
 from fayshell.store.database import Database
 from fayshell.store.loader import import_trace
 from fayshell.store.schema import ensure_schema
+from fayshell.store.writer import Insert
 from tests.fixtures.ctfgen import GenSpec, write_trace
 
 EVENTS = "SELECT node, session, chunk_id, stream_id, cpu, ts, name, eid FROM events ORDER BY eid"
@@ -73,18 +73,18 @@ def test_failed_background_write_leaves_no_rows(trace: Path,
                                                 monkeypatch: pytest.MonkeyPatch) -> None:
     db = Database.open(":memory:")
     calls = {"n": 0}
-    real = loader._insert
+    real = Insert.run
 
-    def flaky(*args: Any) -> None:
+    def flaky(self: Insert, con: Any) -> None:
         calls["n"] += 1
         if calls["n"] == 3:
             raise RuntimeError("disk full")
-        real(*args)
+        real(self, con)
 
-    monkeypatch.setattr(loader, "_insert", flaky)
+    monkeypatch.setattr(Insert, "run", flaky)
     with pytest.raises(RuntimeError, match="disk full"):
         import_trace(db, trace, node="n1", session="s1")
-    monkeypatch.setattr(loader, "_insert", real)
+    monkeypatch.setattr(Insert, "run", real)
     assert db.execute("SELECT count(*) FROM event_rows")[0][0] == 0
     assert db.execute("SELECT count(*) FROM chunks")[0][0] == 0
     res = import_trace(db, trace, node="n1", session="s1")

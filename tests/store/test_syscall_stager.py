@@ -1,0 +1,141 @@
+"""The syscall stager's write-ahead paths: rows written with the flushes before the thread facts
+are known (fixed at the chunk's end), undone when a load fails or stream-local pairing does not
+hold, and left over by an interrupted process (removed by the next import)."""
+
+from __future__ import annotations
+
+import shutil
+from collections import Counter
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from fayshell.ctf.decode import EventBatch, StreamReader
+from fayshell.store import derived, kernel, loader
+from fayshell.store.database import Database
+from fayshell.store.loader import import_trace
+from tests.fixtures.ctfgen import GenInfo, GenSpec, write_trace
+
+
+@pytest.fixture(scope="module")
+def gen(tmp_path_factory: pytest.TempPathFactory) -> GenInfo:
+    out = tmp_path_factory.mktemp("gen") / "stager"
+    return write_trace(out, GenSpec(events=20_000, cpus=3, packet_size=8192, chunks=2, seed=5))
+
+
+@pytest.fixture
+def early_writes(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Small flushes that write their syscalls rows at once, streams read last to first (the
+    statedump, at the start of the first stream, comes after every other stream's rows)."""
+    def backwards(readers: list[StreamReader]) -> Iterator[tuple[StreamReader, EventBatch]]:
+        for r in reversed(readers):
+            for b in r.batches():
+                yield r, b
+
+    monkeypatch.setattr(loader, "FLUSH_ROWS", 1500)
+    monkeypatch.setattr(kernel, "WRITE_ROWS", 1)
+    monkeypatch.setattr(loader, "_batches", backwards)
+
+
+def _syscalls(db: Database) -> Counter[tuple[object, ...]]:
+    return Counter(db.execute("SELECT node, session, cpu, tid, pid, procname, name, ts_entry, "
+                              "ts_exit, dur_ns, ret FROM syscalls"))
+
+
+def _truth(info: GenInfo) -> Counter[tuple[object, ...]]:
+    off = GenSpec().clock_offset
+    return Counter(("n", "s", s.cpu, s.tid, s.pid, f"worker-{s.tid}", s.name, s.ts_entry + off,
+                    s.ts_exit + off, s.ts_exit - s.ts_entry, s.ret) for s in info.syscalls)
+
+
+def _import(db: Database, info: GenInfo) -> None:
+    for d in info.dirs:
+        res = import_trace(db, d, node="n", session="s")
+        assert res.chunks_loaded == 1 and not res.errors
+
+
+def test_pids_learnt_late_are_fixed(gen: GenInfo, early_writes: None) -> None:
+    db = Database.open(":memory:")
+    _import(db, gen)
+    assert _syscalls(db) == _truth(gen)
+
+
+def test_failed_load_leaves_no_syscalls(gen: GenInfo, early_writes: None,
+                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    db = Database.open(":memory:")
+
+    def boom(db: Database, info: derived.ChunkInfo) -> None:
+        raise RuntimeError("interrupted")
+
+    with monkeypatch.context() as m:
+        m.setattr(derived, "derive_chunk", boom)
+        with pytest.raises(RuntimeError):
+            import_trace(db, gen.dirs[0], node="n", session="s")
+    assert db.execute("SELECT count(*) FROM syscalls")[0][0] == 0
+    _import(db, gen)
+    assert _syscalls(db) == _truth(gen)
+
+
+def test_rows_of_a_dead_process_are_removed(gen: GenInfo, early_writes: None,
+                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    db = Database.open(":memory:")
+    _import(db, GenInfo([gen.dirs[0]]))
+    first = _syscalls(db)
+
+    def boom(db: Database, info: derived.ChunkInfo) -> None:
+        raise RuntimeError("killed")
+
+    with monkeypatch.context() as m:      # the process "dies": nothing cleans up after it
+        m.setattr(derived, "derive_chunk", boom)
+        m.setattr(loader, "remove_orphans", lambda db: None)
+        with pytest.raises(RuntimeError):
+            import_trace(db, gen.dirs[1], node="n", session="s")
+    assert db.execute("SELECT count(*) FROM syscalls")[0][0] > first.total()
+    _import(db, GenInfo([gen.dirs[1]]))
+    assert _syscalls(db) == _truth(gen)
+
+
+def test_two_channels_of_a_cpu_fall_back_to_sql(gen: GenInfo, tmp_path: Path,
+                                                early_writes: None,
+                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    trace = tmp_path / "two"
+    shutil.copytree(gen.dirs[0], trace)
+    shutil.copy(trace / "channel0_1", trace / "channel1_1")   # cpu 1 in two stream files
+    got = Database.open(":memory:")
+    import_trace(got, trace, node="n", session="s")
+    monkeypatch.setattr(loader, "FAST_SYSCALLS", False)
+    want = Database.open(":memory:")
+    import_trace(want, trace, node="n", session="s")
+    assert _syscalls(got) == _syscalls(want)
+    assert _syscalls(got).total() > 0
+
+
+def test_compiled_scan_matches_numpy() -> None:
+    import numpy as np
+
+    pytest.importorskip("fayshell.ctf._decode")
+    rng = np.random.default_rng(3)
+    kinds = np.array([0, kernel.ENTRY, kernel.EXIT, kernel.SWITCH, kernel.ENTRY], np.int8)
+    for n in (0, 1, 2, 17, 5000):
+        cls = rng.integers(0, len(kinds), n).astype(np.int32)
+        tid = rng.integers(-1, 3, n).astype(np.int64)
+        run = np.cumsum(rng.random(n) < 0.05).astype(np.int64)
+        c = kernel.scan_batch(cls, kinds, tid, run, use_c=True)
+        py = kernel.scan_batch(cls, kinds, tid, run, use_c=False)
+        for field in ("entries", "exits", "heads", "tails"):
+            assert getattr(c, field).tolist() == getattr(py, field).tolist(), (n, field)
+    with pytest.raises(ValueError):
+        from fayshell.ctf._decode import pair_scan
+
+        pair_scan(np.array([9], np.int32), kinds, np.zeros(1, np.int64), np.zeros(1, np.int64))
+
+
+def test_numpy_scan_imports_the_same(gen: GenInfo, early_writes: None,
+                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    scan = kernel.scan_batch
+    monkeypatch.setattr(kernel, "scan_batch", lambda c, k, t, r, use_c=True: scan(c, k, t, r,
+                                                                                  False))
+    db = Database.open(":memory:")
+    _import(db, gen)
+    assert _syscalls(db) == _truth(gen)
