@@ -75,6 +75,23 @@ def mapped(path: Path) -> Iterator[Any]:
             mm.close()
 
 
+@dataclass
+class _Released:
+    """Hands the pages of a mapped file back once decoded: mapped pages count in the process's
+    resident memory, and a stream file may be gigabytes (they stay in the page cache)."""
+
+    data: Any
+    at: int = 0
+
+    def upto(self, offset: int) -> None:
+        if not isinstance(self.data, mmap.mmap) or not hasattr(mmap, "MADV_DONTNEED"):
+            return
+        end = offset - offset % mmap.PAGESIZE
+        if end > self.at:
+            self.data.madvise(mmap.MADV_DONTNEED, self.at, end - self.at)
+            self.at = end
+
+
 class StreamReader:
     """Packets of one stream file, decoded in batches."""
 
@@ -109,6 +126,7 @@ class StreamReader:
         size = len(data) * 8
         off = 0
         clock = 0
+        done = _Released(data)
         while off < size:
             hdr, pos = self._struct(self.trace.packet_header, data, off, off, size,
                                     "packet header")
@@ -144,6 +162,7 @@ class StreamReader:
             self.stats.bytes_read = off // 8
             if self.decoder.rows >= self.batch_rows:
                 yield self._flush()
+                done.upto(off // 8)
 
     def _struct(self, prog: Any, data: Any, off: int, pos: int, size: int, what: str
                 ) -> tuple[dict[str, Any], int]:

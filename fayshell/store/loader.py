@@ -29,7 +29,7 @@ from fayshell.store.schema import (
     refresh_events_view,
 )
 from fayshell.store.spans import SpanStager, build_spans
-from fayshell.store.writer import FlushWriter, Insert
+from fayshell.store.writer import FlushWriter, Insert, RowGroupHold
 
 if TYPE_CHECKING:
     import numpy as np
@@ -79,6 +79,7 @@ class ChunkLoad:
     stager: SyscallStager | None = None
     spans: SpanStager | None = None
     writer: FlushWriter = field(default_factory=FlushWriter)
+    hold: RowGroupHold = field(default_factory=RowGroupHold)
 
     @property
     def class_names(self) -> set[str]:
@@ -97,7 +98,7 @@ def import_trace(db: Database, path: str | Path, node: str | None = None,
 
 #: DuckDB memory while importing: bounded, whatever the trace size (its buffer pool would
 #: otherwise keep every appended block, up to most of the machine's memory).
-IMPORT_MEMORY = "512MB"
+IMPORT_MEMORY = "256MB"
 
 
 @contextmanager
@@ -290,7 +291,7 @@ def _load(db: Database, trace: Trace, cid: str, node: str, session: str,
             if staged.rows >= FLUSH_ROWS:
                 _flush(db, load, staged, catalog)
                 staged = Staged()
-        _flush(db, load, staged, catalog)
+        _flush(db, load, staged, catalog, final=True)
         load.writer.wait()
     finally:
         load.writer.drain()     # never leave a write running when an error propagates
@@ -363,17 +364,20 @@ def _stage(db: Database, load: ChunkLoad, batch: EventBatch, staged: Staged,
         staged.payload.setdefault(cls, []).append(rest.add_column(0, "eid", eid))
 
 
-def _flush(db: Database, load: ChunkLoad, staged: Staged, catalog: Catalog) -> None:
+def _flush(db: Database, load: ChunkLoad, staged: Staged, catalog: Catalog,
+           final: bool = False) -> None:
     """Insert the staged events and payloads, one statement per table, and commit (a long
     transaction would hold every appended row in memory). The inserts run in the background
     (``load.writer``) while the next batches are decoded; tables are created here, first."""
     rows = load.spans.take() if load.spans is not None else None
     spans = build_spans(rows) if rows is not None else None  # while the writer still works
     load.writer.wait()
-    jobs = _flush_jobs(db, load, staged, catalog)
+    for ins in _flush_jobs(db, load, staged, catalog):
+        load.hold.add(ins)
     if spans is not None:
-        jobs.append(Insert("spans", spans, "? AS node, ? AS session, ? AS chunk_no, *",
-                        [load.node, load.session, load.chunk_no]))
+        load.hold.add(Insert("spans", spans, "? AS node, ? AS session, ? AS chunk_no, *",
+                             [load.node, load.session, load.chunk_no]))
+    jobs = load.hold.take(final)
 
     def write() -> None:
         with transaction(db):

@@ -67,3 +67,42 @@ class FlushWriter:
         if self._thread is not None:
             self._thread.join()
             self._thread = None
+
+
+#: Rows in a DuckDB row group. A transaction's appends are written straight to the database
+#: file one full row group at a time; what is left goes through the WAL and is written again
+#: by the next checkpoint, so each flush appends whole row groups and holds the remainder.
+ROW_GROUP = 122_880
+#: Bytes held back over all tables; past this, a flush writes everything (bounded memory).
+HOLD_BYTES = 128 << 20
+
+
+@dataclass
+class RowGroupHold:
+    """Inserts of a load, grouped by target, released in whole row groups."""
+
+    held: dict[tuple[str, str, tuple[Any, ...]], list[pa.Table]] = field(default_factory=dict)
+
+    def add(self, ins: Insert) -> None:
+        if ins.data.num_rows:
+            self.held.setdefault((ins.table, ins.select, tuple(ins.params)), []).append(ins.data)
+
+    def take(self, final: bool = False) -> list[Insert]:
+        """Inserts of whole row groups (everything when ``final`` or when too much is held)."""
+        import pyarrow as pa
+
+        sizes = {k: sum(t.num_rows for t in parts) for k, parts in self.held.items()}
+        everything = final or sum(
+            t.nbytes * (sizes[k] % ROW_GROUP) // max(sizes[k], 1)
+            for k, parts in self.held.items() for t in parts) > HOLD_BYTES
+        out: list[Insert] = []
+        for key, parts in list(self.held.items()):
+            data = pa.concat_tables(parts, promote_options="permissive")
+            n = data.num_rows if everything else sizes[key] // ROW_GROUP * ROW_GROUP
+            if n:
+                out.append(Insert(key[0], data.slice(0, n), key[1], list(key[2])))
+            if n < data.num_rows:
+                self.held[key] = [data.slice(n)]
+            else:
+                del self.held[key]
+        return out

@@ -183,10 +183,13 @@ def test_spans_completed_across_chunks(recorded: Recorded, db: Database, tmp_pat
 def test_spans_split_between_flushes(recorded: Recorded, db: Database,
                                      monkeypatch: pytest.MonkeyPatch) -> None:
     """Spans are built per flush from the decoded rows; with tiny flushes most spans fall
-    into several of them and must come out exactly as from one pass."""
+    into several of them and must come out exactly as from one pass (tiny row groups too:
+    rows held back between flushes)."""
     import fayshell.store.loader as loader
+    import fayshell.store.writer as writer
 
     monkeypatch.setattr(loader, "FLUSH_ROWS", 50)
+    monkeypatch.setattr(writer, "ROW_GROUP", 64)
     small = Database.open(":memory:")
     for d in recorded.dirs:
         import_trace(small, d, node="ust01", session="s")
@@ -195,3 +198,5 @@ def test_spans_split_between_flushes(recorded: Recorded, db: Database,
     got = sorted(map(str, small.execute(f"SELECT {cols} FROM spans")))
     assert got == sorted(map(str, db.execute(f"SELECT {cols} FROM spans")))
     assert len(got) >= 40 * 3
+    events = sorted(small.execute("SELECT ts, name FROM events"))
+    assert events == sorted(db.execute("SELECT ts, name FROM events"))
