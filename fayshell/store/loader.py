@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -80,6 +80,7 @@ class ChunkLoad:
     spans: SpanStager | None = None
     writer: FlushWriter = field(default_factory=FlushWriter)
     hold: RowGroupHold = field(default_factory=RowGroupHold)
+    unchecked: int = 0          # bytes appended since the last checkpoint
 
     @property
     def class_names(self) -> set[str]:
@@ -98,7 +99,7 @@ def import_trace(db: Database, path: str | Path, node: str | None = None,
 
 #: DuckDB memory while importing: bounded, whatever the trace size (its buffer pool would
 #: otherwise keep every appended block, up to most of the machine's memory).
-IMPORT_MEMORY = "256MB"
+IMPORT_MEMORY = "192MB"
 
 
 @contextmanager
@@ -241,7 +242,12 @@ def load_chunk(db: Database, tdir: Path, root: Path, node: str | None, session: 
     return result
 
 
+#: A flush every FLUSH_BYTES of decoded data (at most FLUSH_ROWS rows), decoded in batches of
+#: BATCH_ROWS. With the decode queue, the writer's previous flush and DuckDB's own memory,
+#: these bound an import's memory whatever the trace size (see bench/ingest.py --big-gib).
+FLUSH_BYTES = 64 << 20
 FLUSH_ROWS = 1 << 20
+BATCH_ROWS = 1 << 18
 
 
 @dataclass
@@ -251,6 +257,7 @@ class Staged:
     events: list[pa.Table] = field(default_factory=list)
     payload: dict[int, list[pa.Table]] = field(default_factory=dict)
     rows: int = 0
+    bytes: int = 0
 
 
 @dataclass
@@ -279,7 +286,7 @@ def _load(db: Database, trace: Trace, cid: str, node: str, session: str,
     load.stager = _stager(db, trace, node, session)
     load.spans = SpanStager.for_classes([ev.name for ev in trace.classes])
     staged = Staged()
-    readers = stream_readers(trace, prefer_c)
+    readers = stream_readers(trace, prefer_c, BATCH_ROWS)
     reported: dict[int, int] = {}
     try:
         for reader, batch in _batches(readers):
@@ -288,7 +295,7 @@ def _load(db: Database, trace: Trace, cid: str, node: str, session: str,
                 done = reader.stats.bytes_read
                 progress.advance(done - reported.get(id(reader), 0))
                 reported[id(reader)] = done
-            if staged.rows >= FLUSH_ROWS:
+            if staged.rows >= FLUSH_ROWS or staged.bytes >= FLUSH_BYTES:
                 _flush(db, load, staged, catalog)
                 staged = Staged()
         _flush(db, load, staged, catalog, final=True)
@@ -323,7 +330,7 @@ def _batches(readers: list[StreamReader]) -> Iterator[tuple[StreamReader, EventB
     """Batches of every stream, decoded in parallel threads (the C decoder releases the GIL)."""
     from fayshell.ctf.parallel import parallel_batches
 
-    yield from parallel_batches(readers)
+    yield from parallel_batches(readers, depth=1)
 
 
 def _stage(db: Database, load: ChunkLoad, batch: EventBatch, staged: Staged,
@@ -349,6 +356,7 @@ def _stage(db: Database, load: ChunkLoad, batch: EventBatch, staged: Staged,
             common.column(cname)
     staged.events.append(pa.table(cols))
     staged.rows += n
+    staged.bytes += batch.common.nbytes + sum(t.nbytes for t in batch.payload.values())
     if load.stager is not None:
         tid_col = next((c for c in ("tid", "vtid") if c in common.column_names), None)
         load.stager.add(str(batch.path), common, batch.payload, base, tid_col)
@@ -383,8 +391,26 @@ def _flush(db: Database, load: ChunkLoad, staged: Staged, catalog: Catalog,
         with transaction(db):
             for job in jobs:
                 job.run(db.con)
+        load.unchecked += sum(job.data.nbytes for job in jobs)
+        if load.unchecked >= CHECKPOINT_BYTES:
+            _checkpoint(db)
+            load.unchecked = 0
 
     load.writer.submit(write)
+
+
+#: Data appended between checkpoints during an import: DuckDB keeps what it needs to
+#: checkpoint appended data in memory until it does, so one checkpoint at the end of a 2 GB
+#: trace would cost hundreds of MB; a checkpoint every half GB of Arrow data stays small.
+CHECKPOINT_BYTES = 512 << 20
+
+
+def _checkpoint(db: Database) -> None:
+    """Checkpoint now, unless another connection's transaction is open (then later)."""
+    import duckdb
+
+    with suppress(duckdb.Error):
+        db.con.execute("CHECKPOINT")
 
 
 def _flush_jobs(db: Database, load: ChunkLoad, staged: Staged, catalog: Catalog) -> list[Insert]:

@@ -74,7 +74,7 @@ class FlushWriter:
 #: by the next checkpoint, so each flush appends whole row groups and holds the remainder.
 ROW_GROUP = 122_880
 #: Bytes held back over all tables; past this, a flush writes everything (bounded memory).
-HOLD_BYTES = 128 << 20
+HOLD_BYTES = 64 << 20
 
 
 @dataclass
@@ -85,7 +85,8 @@ class RowGroupHold:
 
     def add(self, ins: Insert) -> None:
         if ins.data.num_rows:
-            self.held.setdefault((ins.table, ins.select, tuple(ins.params)), []).append(ins.data)
+            key = (ins.table, ins.select, tuple(ins.params))
+            self.held.setdefault(key, []).append(_plain(ins.data))
 
     def take(self, final: bool = False) -> list[Insert]:
         """Inserts of whole row groups (everything when ``final`` or when too much is held)."""
@@ -101,8 +102,26 @@ class RowGroupHold:
             n = data.num_rows if everything else sizes[key] // ROW_GROUP * ROW_GROUP
             if n:
                 out.append(Insert(key[0], data.slice(0, n), key[1], list(key[2])))
-            if n < data.num_rows:
-                self.held[key] = [data.slice(n)]
+            if n < data.num_rows:     # a compact copy: a slice would pin whole batches
+                self.held[key] = [_copy(data.slice(n))]
             else:
                 del self.held[key]
         return out
+
+
+def _copy(table: pa.Table) -> pa.Table:
+    """The rows of ``table`` in buffers of their own."""
+    import numpy as np
+
+    return table.take(np.arange(table.num_rows))
+
+
+def _plain(table: pa.Table) -> pa.Table:
+    """Dictionary columns decoded: parts with different dictionaries do not combine."""
+    import pyarrow as pa
+
+    if not any(pa.types.is_dictionary(f.type) for f in table.schema):
+        return table
+    cols = [c.cast(c.type.value_type) if pa.types.is_dictionary(c.type) else c
+            for c in table.columns]
+    return pa.table(cols, names=table.column_names)
