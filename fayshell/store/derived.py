@@ -6,13 +6,14 @@ earlier chunks (pending syscall entries, the running thread of each CPU, spans t
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from functools import partial
 from typing import TYPE_CHECKING
 
 from fayshell.store.arrowsql import as_bigint, q
+from fayshell.store.kernel import ENTRY_RE, EXIT_RE
 from fayshell.store.schema import SEVERITY_SQL
+from fayshell.store.spans import ZIPKIN_ANNOTATION, ZIPKIN_KEYVALS
 from fayshell.store.writer import FlushWriter, Insert
 
 if TYPE_CHECKING:
@@ -21,9 +22,7 @@ if TYPE_CHECKING:
     from fayshell.store.database import Database
     from fayshell.store.kernel import StagedOutcome
 
-_ENTRY = re.compile(r"^(?:compat_)?syscall_entry_(.+)$|^sys_(.+)$")
-_EXIT = re.compile(r"^(?:compat_)?syscall_exit_(.+)$|^exit_syscall$")
-ZIPKIN = ("zipkin:timestamp", "zipkin:keyval_string", "zipkin:keyval_integer")
+ZIPKIN = (ZIPKIN_ANNOTATION, *ZIPKIN_KEYVALS)
 AGENTS = {"lttng_python:event": "python", "lttng_jul:event": "jul", "lttng_log4j:event": "log4j"}
 DEBUG_LINE = 13  # TRACE_DEBUG_LINE, the UST default: not a deliberate log level
 SPAN_ROWS = 1_000_000  # zipkin rows grouped into spans per pass
@@ -97,11 +96,11 @@ def update_threads(db: Database, info: ChunkInfo) -> None:
 def _syscall_classes(info: ChunkInfo) -> list[tuple[str, int, str]]:
     out: list[tuple[str, int, str]] = []
     for name in sorted(info.class_names):
-        m = _ENTRY.match(name)
+        m = ENTRY_RE.match(name)
         if m:
             out.append((name, 1, m.group(1) or m.group(2)))
             continue
-        m = _EXIT.match(name)
+        m = EXIT_RE.match(name)
         if m:
             out.append((name, 2, m.group(1) or ""))
     return out
@@ -162,8 +161,6 @@ def staged_syscalls(db: Database, info: ChunkInfo, staged: StagedOutcome) -> Non
     """Finish the pairing staged by fayshell.store.kernel: local pairs that need ``threads``
     for their procname, pairs across runs, open entries, and pids learnt late in the chunk."""
     params = [info.node, info.session]
-    if staged.rest is not None:
-        Insert("syscalls", staged.rest, "? AS node, ? AS session, *", params).run(db.con)
     db.execute(_THREADS_CTE + """
         INSERT INTO syscalls
         SELECT $1, $2, p.cpu, p.tid, th.pid, coalesce(p.procname, th.procname), p.name,

@@ -25,8 +25,8 @@ if TYPE_CHECKING:
 
     from fayshell.ctf.types import EventClass
 
-_ENTRY = re.compile(r"^(?:compat_)?syscall_entry_(.+)$|^sys_(.+)$")
-_EXIT = re.compile(r"^(?:compat_)?syscall_exit_(.+)$|^exit_syscall$")
+ENTRY_RE = re.compile(r"^(?:compat_)?syscall_entry_(.+)$|^sys_(.+)$")
+EXIT_RE = re.compile(r"^(?:compat_)?syscall_exit_(.+)$|^exit_syscall$")
 OTHER, ENTRY, EXIT, SWITCH = 0, 1, 2, 3
 
 
@@ -37,10 +37,10 @@ def classify(classes: list[EventClass]) -> tuple[list[int], list[str], list[int]
     names: list[str] = []
     index: dict[str, int] = {}
     for ev in classes:
-        m = _ENTRY.match(ev.name)
+        m = ENTRY_RE.match(ev.name)
         kind, name = (ENTRY, m.group(1) or m.group(2)) if m else (OTHER, "")
         if kind == OTHER:
-            m = _EXIT.match(ev.name)
+            m = EXIT_RE.match(ev.name)
             if m:
                 kind, name = EXIT, m.group(1) or ""
         if ev.name == "sched_switch":
@@ -70,10 +70,6 @@ FACT_EVENTS = {"lttng_statedump_process_state": ("tid", "pid"),
                "sched_process_fork": ("child_tid", "child_pid")}
 
 
-#: ``syscalls`` rows written at once: an insert under a row group or two costs its commit more.
-WRITE_ROWS = 1 << 19
-
-
 @dataclass
 class ThreadFact:
     """The latest (by ts) pid seen for a tid."""
@@ -90,7 +86,6 @@ class StagedOutcome:
     rowid_lo: int               # syscalls rows at or past this rowid were written by this chunk
     cpu_end: list[tuple[int, int | None, str | None]]
     stale_tids: list[int]       # tids written with a pid that is not their final one
-    rest: pa.Table | None = None  # syscalls rows staged but not written yet
     names: list[str] = field(default_factory=list)   # fay_runs.tname ids
     comms: list[str] = field(default_factory=list)   # fay_runs.tprocname ids
 
@@ -306,11 +301,9 @@ class SyscallStager:
         import pyarrow as pa
 
         out: list[Insert] = []
-        if sum(t.num_rows for t in self.direct) >= WRITE_ROWS:
-            rows = self.resolved()
-            if rows is not None:
-                out.append(Insert("syscalls", rows, "? AS node, ? AS session, *",
-                                        [node, session]))
+        rows = self.resolved()      # the loader's RowGroupHold sizes the actual appends
+        if rows is not None:
+            out.append(Insert("syscalls", rows, "? AS node, ? AS session, *", [node, session]))
         if self.pairs:
             out.append(Insert("fay_pairs", pa.concat_tables(self.pairs)))
         if self.runs:
@@ -354,10 +347,9 @@ class SyscallStager:
 
     def outcome(self, ok: bool) -> StagedOutcome:
         """The chunk's end: whether the staged rows hold, and what the last SQL must fix."""
-        rest = self.resolved()
         stale = [t for t, pids in self.written.items()
                  if pids != {self.facts[t].pid if t in self.facts else None}]
-        return StagedOutcome(ok and self.ok, self.rowid_lo, self.end_state(), sorted(stale), rest,
+        return StagedOutcome(ok and self.ok, self.rowid_lo, self.end_state(), sorted(stale),
                              list(self.names), list(self.comms.values))
 
     def end_state(self) -> list[tuple[int, int | None, str | None]]:

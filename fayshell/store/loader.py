@@ -419,8 +419,8 @@ def _flush_jobs(db: Database, load: ChunkLoad, staged: Staged, catalog: Catalog)
 
     jobs: list[Insert] = []
     if staged.events:
-        jobs.append(Insert("event_rows", pa.concat_tables(staged.events, promote_options="permissive"),
-                        "? AS chunk_no, *", [load.chunk_no]))
+        events = pa.concat_tables(staged.events, promote_options="permissive")
+        jobs.append(Insert("event_rows", events, "? AS chunk_no, *", [load.chunk_no]))
     for cls, tables in staged.payload.items():
         table = pa.concat_tables(tables, promote_options="permissive")
         jobs.append(Insert(_payload_table(db, load, cls, table, catalog), table))

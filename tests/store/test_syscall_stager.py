@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from fayshell.ctf.decode import EventBatch, StreamReader
-from fayshell.store import derived, kernel, loader
+from fayshell.store import derived, kernel, loader, writer
 from fayshell.store.database import Database
 from fayshell.store.loader import import_trace
 from tests.fixtures.ctfgen import GenInfo, GenSpec, write_trace
@@ -26,15 +26,16 @@ def gen(tmp_path_factory: pytest.TempPathFactory) -> GenInfo:
 
 @pytest.fixture
 def early_writes(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Small flushes that write their syscalls rows at once, streams read last to first (the
-    statedump, at the start of the first stream, comes after every other stream's rows)."""
+    """Small flushes whose syscalls rows are written at once (tiny row groups), streams read
+    last to first (the statedump, at the start of the first stream, comes after every other
+    stream's rows)."""
     def backwards(readers: list[StreamReader]) -> Iterator[tuple[StreamReader, EventBatch]]:
         for r in reversed(readers):
             for b in r.batches():
                 yield r, b
 
     monkeypatch.setattr(loader, "FLUSH_ROWS", 1500)
-    monkeypatch.setattr(kernel, "WRITE_ROWS", 1)
+    monkeypatch.setattr(writer, "ROW_GROUP", 64)
     monkeypatch.setattr(loader, "_batches", backwards)
 
 
