@@ -6,7 +6,10 @@ On the same files, in the same run, it prints:
   2. end to end: a fresh ``fayshell -c "Import-Trace DIR -Database F"`` until committed
      (derived tables included) against that babeltrace2 run (must be >= 2x, goal 5x);
   3. peak RSS of the import process (<= 1 GiB for a 2 GB trace);
-  4. "top syscalls by total time" over >= 10M syscalls rows (<= 100 ms).
+  4. "top syscalls by total time" over >= 10M syscalls rows (<= 100 ms);
+  5. DuckDB's own share: the seconds a fresh DuckDB file takes to store the imported tables
+     from Arrow in memory (``CREATE TABLE AS`` + checkpoint, nothing else), and the ratio to
+     babeltrace2 an import could reach if decoding, spans and Python took no time at all.
 
 Inputs (cached under --cache): a BlkKin UST trace recorded here with a private lttng-sessiond
 (the tests' harness; >= 3M events) and a kernel-layout trace from tests/fixtures/ctfgen
@@ -44,6 +47,7 @@ class Row:
     inproc_s: float
     e2e_s: float
     rss_mb: float
+    store_s: float
 
 
 def run_timed(cmd: list[str], env: dict[str, str] | None = None) -> tuple[float, float, str]:
@@ -123,7 +127,37 @@ def measure(name: str, path: Path, cache: Path, runs: int) -> Row:
     bt2 = bt2_counter(path, runs)
     events, dec, inproc = decode_only(path, runs)
     e2e, rss = import_e2e(path, cache / f"{name}.duckdb", runs)
-    return Row(name, events, trace_size(path), bt2, dec, inproc, e2e, rss)
+    store = duckdb_store_time(cache / f"{name}.duckdb", cache / f"{name}-store.duckdb")
+    return Row(name, events, trace_size(path), bt2, dec, inproc, e2e, rss, store)
+
+
+def duckdb_store_time(imported: Path, scratch: Path) -> float:
+    """Seconds for DuckDB alone to store what the import stored: each table of ``imported``
+    read into Arrow first (untimed), then ``CREATE TABLE AS`` into a fresh file and checkpoint."""
+    import duckdb
+
+    src = duckdb.connect(str(imported), read_only=True)
+    src.execute("SET enable_progress_bar = false")
+    tables = [t for (t,) in src.execute("SELECT table_name FROM duckdb_tables() "
+                                        "WHERE NOT temporary AND estimated_size > 0").fetchall()]
+    total = 0.0
+    for f in (scratch, Path(str(scratch) + ".wal")):
+        f.unlink(missing_ok=True)
+    dst = duckdb.connect(str(scratch))
+    dst.execute("SET enable_progress_bar = false")
+    dst.execute("SET preserve_insertion_order = false")
+    for t in tables:
+        data = src.sql(f'SELECT * FROM "{t}"').to_arrow_table()
+        dst.register("data", data)
+        start = time.perf_counter()
+        dst.execute(f'CREATE TABLE "{t}" AS SELECT * FROM data')
+        dst.execute("CHECKPOINT")
+        total += time.perf_counter() - start
+        dst.unregister("data")
+    src.close()
+    dst.close()
+    scratch.unlink(missing_ok=True)
+    return total
 
 
 def ensure_kernel(cache: Path, events: int) -> Path:
@@ -225,14 +259,17 @@ def report(rows: list[Row]) -> None:
     print()
     print(f"{'trace':<12}{'events':>10}{'MiB':>5}{'bt2 s':>7}{'bt2 ev/s':>9}{'dec s':>7}"
           f"{'dec x':>7}{'in-proc s':>10}{'in-proc x':>10}{'import s':>9}{'e2e x':>7}"
-          f"{'RSS MiB':>8}")
+          f"{'RSS MiB':>8}{'duck s':>7}{'ceil x':>7}")
     for r in rows:
         print(f"{r.name:<12}{r.events:>10}{r.size / 2**20:>5.0f}{r.bt2_s:>7.2f}"
               f"{r.events / r.bt2_s / 1e6:>8.2f}M{r.decode_s:>7.2f}{r.bt2_s / r.decode_s:>7.2f}"
               f"{r.inproc_s:>10.2f}{r.bt2_s / r.inproc_s:>10.2f}"
-              f"{r.e2e_s:>9.2f}{r.bt2_s / r.e2e_s:>7.2f}{r.rss_mb:>8.0f}")
+              f"{r.e2e_s:>9.2f}{r.bt2_s / r.e2e_s:>7.2f}{r.rss_mb:>8.0f}"
+              f"{r.store_s:>7.2f}{r.bt2_s / r.store_s:>7.2f}")
     print("x = babeltrace2 counter time / ours. dec: fresh process decoding to Arrow; in-proc: "
-          "the same decoding once imported; e2e: fresh Import-Trace until committed.\n"
+          "the same decoding once imported; e2e: fresh Import-Trace until committed;\n"
+          "duck s: DuckDB alone storing the imported tables from Arrow (ceil x: bt2 / duck s, "
+          "the best e2e ratio possible with this store).\n"
           "Goals: decode >= 10x; end to end >= 2x (goal 5x); RSS <= 1 GiB for a 2 GB trace.")
 
 

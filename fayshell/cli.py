@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -36,6 +37,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
+    # numpy's OpenBLAS keeps a polling thread per core (seen using CPU during imports);
+    # fayshell does no linear algebra and needs the cores for decoding and DuckDB.
+    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
     if argv and argv[0] == "top":
         return _top(argv[1:])
     opts = build_parser().parse_args(argv)

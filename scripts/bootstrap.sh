@@ -37,3 +37,6 @@ if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ] || { [ -f setup.py ] && 
   .venv/bin/python -m pip install -q -e '.[test]'
   touch "$stamp"
 fi
+# An editable install leaves the package uncompiled, and with PYTHONDONTWRITEBYTECODE set every
+# fresh process would compile it again (~0.1 s per command); compileall skips what is current.
+.venv/bin/python -m compileall -q fayshell >/dev/null

@@ -110,10 +110,11 @@ class RowGroupHold:
 
 
 def _copy(table: pa.Table) -> pa.Table:
-    """The rows of ``table`` in buffers of their own."""
-    import numpy as np
+    """The rows of ``table`` in buffers of their own (a column's ``combine_chunks`` copies a
+    slice; ``Table.combine_chunks`` would keep a one-chunk slice and ``take`` joins every chunk)."""
+    import pyarrow as pa
 
-    return table.take(np.arange(table.num_rows))
+    return pa.table([c.combine_chunks() for c in table.columns], schema=table.schema)
 
 
 def _plain(table: pa.Table) -> pa.Table:

@@ -136,9 +136,9 @@ def test_logs_equal_bt2_python_events(recorded: Recorded, db: Database) -> None:
     assert len(got) == recorded.py["total"]
 
 
-def split_by_packets(trace: Path, out: Path) -> tuple[Path, Path]:
-    """Two chunk directories holding the first and second half of each stream's packets,
-    as an LTTng rotation would cut them."""
+def split_by_packets(trace: Path, out: Path, shift: int = 0) -> tuple[Path, Path]:
+    """Two chunk directories holding the first and second half of each stream's packets
+    (the cut ``shift`` packets away from the middle), as an LTTng rotation would cut them."""
     from fayshell.ctf.backend import read_struct
     from fayshell.ctf.trace import open_trace
 
@@ -155,23 +155,29 @@ def split_by_packets(trace: Path, out: Path) -> tuple[Path, Path]:
             ctx, _ = read_struct(tr.streams[0].packet_context, data, pos, len(data) * 8)
             offsets.append(off)
             off += ctx["packet_size"] // 8
-        cut = offsets[len(offsets) // 2] if len(offsets) > 1 else len(data)
+        mid = min(max(len(offsets) // 2 + shift, 1), len(offsets) - 1)
+        cut = offsets[mid] if len(offsets) > 1 else len(data)
         (a / f.name).write_bytes(data[:cut])
         (b / f.name).write_bytes(data[cut:])
     return a, b
 
 
 def test_spans_completed_across_chunks(recorded: Recorded, db: Database, tmp_path: Path) -> None:
-    a, b = split_by_packets(recorded.dirs[0], tmp_path)
-    split = Database.open(":memory:")
-    first = import_trace(split, a, node="ust01", session="s")
-    partial = split.execute("SELECT count(*) FROM spans")[0][0]
-    second = import_trace(split, b, node="ust01", session="s")
-    assert first.chunks_loaded == second.chunks_loaded == 1
-    assert first.events > 0 and second.events > 0
-    cut = split.execute("SELECT max(first_ts) FROM chunks")[0][0]
-    straddling = split.execute("SELECT count(*) FROM spans WHERE ts_start < ? AND ts_end >= ?",
-                               [cut, cut])[0][0]
+    # a packet boundary may fall between two requests (the switch timer closes packets while
+    # the program sleeps): try cuts around the middle until one splits a span
+    for shift in (0, -1, 1, -2, 2, -3, 3):
+        a, b = split_by_packets(recorded.dirs[0], tmp_path / f"cut{shift}", shift)
+        split = Database.open(":memory:")
+        first = import_trace(split, a, node="ust01", session="s")
+        partial = split.execute("SELECT count(*) FROM spans")[0][0]
+        second = import_trace(split, b, node="ust01", session="s")
+        assert first.chunks_loaded == second.chunks_loaded == 1
+        assert first.events > 0 and second.events > 0
+        cut = split.execute("SELECT max(first_ts) FROM chunks")[0][0]
+        straddling = split.execute("SELECT count(*) FROM spans WHERE ts_start < ? AND "
+                                   "ts_end >= ?", [cut, cut])[0][0]
+        if straddling:
+            break
     assert straddling > 0
     cols = ("trace_id, span_id, service, name, parent_span_id, ts_start, ts_end, dur_ns, "
             "client_dur_ns, server_dur_ns, annotations, keyvals, error")

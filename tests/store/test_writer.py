@@ -39,3 +39,15 @@ def test_too_much_held_is_written_anyway(monkeypatch: pytest.MonkeyPatch) -> Non
     assert hold.take() == []
     hold.add(Insert("b", _rows(99)))       # 2 x 99 rows x 8 bytes: over the cap
     assert sorted(i.data.num_rows for i in hold.take()) == [99, 99]
+
+
+def test_held_rows_do_not_pin_their_batches(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(writer, "ROW_GROUP", 1000)
+    hold = RowGroupHold()
+    hold.add(Insert("a", pa.table({"s": pa.array(["x" * 100] * 1005)})))
+    out = hold.take()
+    assert [i.data.num_rows for i in out] == [1000]
+    (rest,) = hold.held[("a", "*", ())]
+    held_bytes = sum(b.size for c in rest.columns for ch in c.chunks for b in ch.buffers() if b)
+    assert rest.column("s").to_pylist() == ["x" * 100] * 5
+    assert held_bytes < 1000        # five rows of 100 bytes, not the batch's 100 kB
