@@ -35,8 +35,8 @@ if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ] || { [ -f setup.py ] && 
   echo "bootstrap: installing fayshell and its Python dependencies into .venv" >&2
   .venv/bin/python -m pip install -q --upgrade pip >/dev/null
   .venv/bin/python -m pip install -q -e '.[test]'
+  # An editable install leaves the package uncompiled; with PYTHONDONTWRITEBYTECODE set, every
+  # fresh process would compile it again (~0.1 s per command).
+  .venv/bin/python -m compileall -q fayshell >/dev/null
   touch "$stamp"
 fi
-# An editable install leaves the package uncompiled, and with PYTHONDONTWRITEBYTECODE set every
-# fresh process would compile it again (~0.1 s per command); compileall skips what is current.
-.venv/bin/python -m compileall -q fayshell >/dev/null
