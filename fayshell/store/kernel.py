@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, overload
 
 from fayshell.store.writer import Insert
 
@@ -30,12 +30,36 @@ EXIT_RE = re.compile(r"^(?:compat_)?syscall_exit_(.+)$|^exit_syscall$")
 OTHER, ENTRY, EXIT, SWITCH = 0, 1, 2, 3
 
 
-def classify(classes: list[EventClass]) -> tuple[list[int], list[str], list[int]]:
-    """Per class: kind, and the syscall name index (names list)."""
+@dataclass
+class Interned:
+    """Names numbered in order of appearance: syscall names (fay_runs.tname) and thread names
+    (fay_runs.tprocname)."""
+
+    values: list[str] = field(default_factory=list)
+    ids: dict[str, int] = field(default_factory=dict)
+
+    @overload
+    def id(self, name: str) -> int: ...
+
+    @overload
+    def id(self, name: None) -> None: ...
+
+    def id(self, name: str | None) -> int | None:
+        """The number of ``name`` (given one when new); None stays None."""
+        if name is None:
+            return None
+        n = self.ids.get(name)
+        if n is None:
+            n = self.ids[name] = len(self.values)
+            self.values.append(name)
+        return n
+
+
+def classify(classes: list[EventClass]) -> tuple[list[int], Interned, list[int]]:
+    """Per class: kind, and the number of its syscall name in the returned names (-1: none)."""
     kinds: list[int] = []
     sysid: list[int] = []
-    names: list[str] = []
-    index: dict[str, int] = {}
+    names = Interned()
     for ev in classes:
         m = ENTRY_RE.match(ev.name)
         kind, name = (ENTRY, m.group(1) or m.group(2)) if m else (OTHER, "")
@@ -46,13 +70,7 @@ def classify(classes: list[EventClass]) -> tuple[list[int], list[str], list[int]
         if ev.name == "sched_switch":
             kind = SWITCH
         kinds.append(kind)
-        if kind in (ENTRY, EXIT):
-            if name not in index:
-                index[name] = len(names)
-                names.append(name)
-            sysid.append(index[name])
-        else:
-            sysid.append(-1)
+        sysid.append(names.id(name) if kind in (ENTRY, EXIT) else -1)
     return kinds, names, sysid
 
 
@@ -88,24 +106,6 @@ class StagedOutcome:
     stale_tids: list[int]       # tids written with a pid that is not their final one
     names: list[str] = field(default_factory=list)   # fay_runs.tname ids
     comms: list[str] = field(default_factory=list)   # fay_runs.tprocname ids
-
-
-@dataclass
-class Interned:
-    """Thread names numbered in order of appearance (the ids of fay_runs.tprocname)."""
-
-    values: list[str] = field(default_factory=list)
-    ids: dict[str, int] = field(default_factory=dict)
-
-    def id(self, name: str | None) -> int | None:
-        """The number of ``name`` (given one when new); None stays None."""
-        if name is None:
-            return None
-        n = self.ids.get(name)
-        if n is None:
-            n = self.ids[name] = len(self.values)
-            self.values.append(name)
-        return n
 
 
 @dataclass
@@ -249,7 +249,7 @@ class SyscallStager:
         import pyarrow as pa
 
         return pa.DictionaryArray.from_arrays(pa.array(ids, pa.int32()),
-                                              pa.array(self.names or [""], pa.string()))
+                                              pa.array(self.names.values or [""], pa.string()))
 
     def _rows(self, cpu: np.ndarray, tid: np.ndarray, comm: _Names, at: np.ndarray,
               sysid: np.ndarray, t0: np.ndarray, t1: np.ndarray, ret: np.ndarray) -> pa.Table:
@@ -283,16 +283,13 @@ class SyscallStager:
         if not rows:
             return
         cpu, tid, pid, procname, name, ts = (list(c) for c in zip(*rows, strict=True))
-        for n in name:
-            if n not in self.names:
-                self.names.append(n)
         ts_a = pa.array(ts, pa.int64())
         one = pa.array(np.full(len(rows), ENTRY, np.int8))
         self.runs.append(pa.table({
             "tid": pa.array(tid, pa.int64()), "cpu": pa.array(cpu, pa.int32()), "hkind": one,
             "hts": ts_a, "heid": pa.array(np.full(len(rows), -1, np.int64)),
             "hret": pa.nulls(len(rows), pa.int64()), "tkind": one, "tts": ts_a,
-            "tname": pa.array([self.names.index(n) for n in name], pa.int32()),
+            "tname": pa.array([self.names.id(n) for n in name], pa.int32()),
             "tprocname": pa.array([self.comms.id(c) for c in procname], pa.int32()),
             "pid": pa.array(pid, pa.int64())}))
 
@@ -314,12 +311,11 @@ class SyscallStager:
 
     def resolved(self) -> pa.Table | None:
         """The ``syscalls`` rows staged so far, with their pids (and forget them)."""
+        import numpy as np
         import pyarrow as pa
 
         if not self.direct:
             return None
-        import numpy as np
-
         rows = pa.concat_tables(self.direct)
         tid = np.concatenate(self.direct_tid).astype(np.int64, copy=False)
         self.direct, self.direct_tid = [], []
@@ -350,7 +346,7 @@ class SyscallStager:
         stale = [t for t, pids in self.written.items()
                  if pids != {self.facts[t].pid if t in self.facts else None}]
         return StagedOutcome(ok and self.ok, self.rowid_lo, self.end_state(), sorted(stale),
-                             list(self.names), list(self.comms.values))
+                             list(self.names.values), list(self.comms.values))
 
     def end_state(self) -> list[tuple[int, int | None, str | None]]:
         """(cpu, tid, comm) running at the end of each stream (for the next chunk)."""

@@ -352,7 +352,7 @@ def _stage(db: Database, load: ChunkLoad, batch: EventBatch, staged: Staged,
         "eid": pa.array(np.arange(base, base + n, dtype=np.int64)),
     }
     for cname in common.column_names[3:]:
-        cols[_context_column(db, load, cname, common.schema.field(cname).type)] = \
+        cols[_context_column(db, load, cname, common.schema.field(cname).type, catalog)] = \
             common.column(cname)
     staged.events.append(pa.table(cols))
     staged.rows += n
@@ -464,16 +464,18 @@ def _fast_ok(st: SyscallStager) -> bool:
     return None not in cpus and len(set(cpus)) == len(cpus)
 
 
-def _context_column(db: Database, load: ChunkLoad, name: str, atype: pa.DataType) -> str:
+def _context_column(db: Database, load: ChunkLoad, name: str, atype: pa.DataType,
+                    catalog: Catalog) -> str:
+    """The event_rows column of a stream context field, added (with the view) when new."""
     taken = name in EVENT_BASE_COLUMNS or name in EVENT_ROW_COLUMNS
     col = f"ctx_{name}" if taken else name
     if name not in load.context_names:
-        load.writer.wait()      # the connection is the background writer's until then
-        have = db.execute("SELECT count(*) FROM duckdb_columns() WHERE schema_name = 'main' "
-                          "AND table_name = 'event_rows' AND column_name = ?", [col])[0][0]
-        if not have:
+        have = catalog.columns.setdefault("event_rows", set())
+        if col.lower() not in have:
+            load.writer.wait()      # the connection is the background writer's until then
             db.execute(f"ALTER TABLE event_rows ADD COLUMN {q(col)} {duck_type(atype)}")
             refresh_events_view(db)
+            have.add(col.lower())
         load.context_names[name] = col
     return col
 

@@ -3,9 +3,10 @@
 Each node runs its own cycle (``lttng rotate``, then :func:`fayshell.tracing.receive.receive_node`
 with the store loader as importer) as a task that outlives one refresh: a call to the pump
 starts a cycle on every node that has none running, waits at most ``wait_s`` for them (not for
-nodes already shown as not answering), and reports per-node health. A node that hangs keeps its task (bounded by ``node_timeout_s``) and is
-shown as not answering once it has been silent ``stall_s``; the other nodes keep cycling. Imports
-run one at a time in a worker thread, so the event loop (and the view) never waits on decoding.
+nodes already shown as not answering), and reports per-node health. A node that hangs keeps its
+task (bounded by ``node_timeout_s``) and is shown as not answering once it has been silent
+``stall_s``; the other nodes keep cycling. Imports run one at a time in a worker thread, so the
+event loop (and the view) never waits on decoding.
 """
 
 from __future__ import annotations

@@ -148,7 +148,8 @@ def _recent(con: Con, q: Query, g: Grouping) -> dict[tuple[Any, ...], int]:
 
 def _main_rows(con: Con, q: Query, g: Grouping, w: Where) -> list[dict[str, Any]]:
     keys = ", ".join(g.keys)
-    sql = (f"SELECT {g.select()}, count(*) AS calls, count(*) FILTER (ts_entry > ? AND ts_entry <= ?) AS recent, "
+    sql = (f"SELECT {g.select()}, count(*) AS calls, "
+           "count(*) FILTER (ts_entry > ? AND ts_entry <= ?) AS recent, "
            "coalesce(sum(dur_ns), 0) AS total_ns, avg(dur_ns) AS avg_ns, "
            f"coalesce(max(dur_ns), 0) AS max_ns FROM syscalls WHERE {w.sql()} GROUP BY {keys}")
     cur = con.execute(sql, [q.rate_lo_ns, q.rate_hi_ns, *w.params])

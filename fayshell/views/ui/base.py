@@ -131,10 +131,10 @@ class TopScreen(Screen[None]):
     # -- refresh cycle --------------------------------------------------------------------
 
     def current_query(self) -> Query:
-        frozen = self.paused and self.frozen_now is not None and self.last_query is not None
-        now = self.frozen_now if frozen and self.frozen_now else self.feed.now_ns()
-        complete = self.last_query.rate_end_ns if frozen and self.last_query else \
-            self.feed.complete_ns()
+        if self.paused and self.frozen_now and self.last_query is not None:
+            now, complete = self.frozen_now, self.last_query.rate_end_ns
+        else:
+            now, complete = self.feed.now_ns(), self.feed.complete_ns()
         return Query(now_ns=now, interval_ns=self.config.interval_ns, window=self.window,
                      grouping=self.grouping, filter=self.filter, scope=self.config.scope,
                      sort=self.sort, descending=self.descending, rate_end_ns=complete)
