@@ -91,7 +91,7 @@ def prepare(ctx: Invocation, view: str, session: str | None, node: Any, interval
         "/ filter (node:, proc:, sys: globs), < > sort column, r reverse, Enter drill down, "
         "Esc back, q quit. With -Session naming a session this shell created (or one on the "
         "-Node nodes), the view is live: every interval it rotates, pulls and imports the new "
-        "chunks (kept next to the database, X.chunks/) and 'now' is the wall clock; q leaves "
+        "chunks (kept next to the database in X.chunks/, their files deleted once imported) and 'now' is the wall clock; q leaves "
         "the session tracing. Offline data: now is the newest timestamp in the database."),
     examples=[
         ("Show-Top syscalls -Session incident", "hot system calls across the cluster"),

@@ -168,6 +168,8 @@ class LivePump:
             self._importing = work
             res = await asyncio.shield(work)  # a cancelled cycle lets the load finish
         self.import_errors += [f"{node}: {e.one_line()}" for e in res.errors]
+        if not res.errors:
+            await asyncio.to_thread(empty_chunk, path)
         return int(res.events)
 
     # -- shutdown ------------------------------------------------------------------------------
@@ -214,8 +216,21 @@ async def sessions_on(cluster: Cluster, session: str, specs: list[NodeSpec],
     return [s for s in specs if s.name in keep]
 
 
+def empty_chunk(path: Path) -> None:
+    """Delete an imported chunk's files (the database holds its rows); the empty directory
+    stays as the mark that the chunk was received, so the next pull does not fetch it again."""
+    import shutil
+
+    for child in path.iterdir():
+        if child.is_dir() and not child.is_symlink():
+            shutil.rmtree(child)
+        else:
+            child.unlink()
+
+
 def chunk_home(db_path: str) -> Path:
-    """Where a live view keeps pulled chunks: next to the database (``X.duckdb`` → ``X.chunks``)."""
+    """Where a live view keeps pulled chunks: next to the database (``X.duckdb`` → ``X.chunks``),
+    each emptied once imported."""
     import tempfile
 
     if db_path == ":memory:":

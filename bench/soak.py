@@ -1,0 +1,80 @@
+"""Soak: a live Show-Top logs view over 8 nodes, rotation every second, for 30 minutes.
+
+    .venv/bin/python bench/soak.py [--nodes 8] [--minutes 30] [--rate 200]
+
+Starts a real test cluster (tests/fixtures/cluster.py; needs root). Every node logs ``--rate``
+numbered records a second through LTTng's Python agent for the whole run while the view runs
+live (tests/fixtures/soak.py). Printed: per node, events emitted against stored + discarded
+(must be equal, nothing stored twice); the shell's RSS slope after warm-up (MiB/min); refresh
+p50/p99 in the first and last quarter; database bytes per event at mid-run and at the end; the
+pulled-chunk files left after import (must be 0). Exit status 1 when a promise is broken.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+
+def report(result: object) -> list[str]:
+    """The figures, one line each, and the broken promises last."""
+    from tests.fixtures.soak import SoakResult
+
+    assert isinstance(result, SoakResult)
+    lines = [f"{node}: emitted {sent}, stored {result.stored.get(node, 0)}, "
+             f"discarded {result.discarded.get(node, 0)}, "
+             f"duplicates {result.duplicates.get(node, 0)}"
+             for node, sent in sorted(result.emitted.items())]
+    first, last = result.refresh_quantiles("start"), result.refresh_quantiles("end")
+    rss = [s.rss_mib for s in result.samples]
+    lines += [
+        f"RSS: start {rss[0]:.0f} MiB, end {rss[-1]:.0f} MiB, max {max(rss):.0f} MiB; "
+        f"slope after warm-up {result.rss_slope_mib_per_min():+.2f} MiB/min",
+        f"refresh: start p50 {first[0]:.0f} ms p99 {first[1]:.0f} ms; "
+        f"end p50 {last[0]:.0f} ms p99 {last[1]:.0f} ms ({len(result.refresh_ms)} refreshes)",
+        f"database: {result.bytes_per_event('middle'):.1f} bytes/event at mid-run, "
+        f"{result.bytes_per_event('end'):.1f} at the end",
+        f"pulled chunk files left after import: {result.chunk_files_left}",
+    ]
+    return lines
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--nodes", type=int, default=8)
+    ap.add_argument("--minutes", type=float, default=30.0)
+    ap.add_argument("--rate", type=float, default=200.0, help="records per second per node")
+    ap.add_argument("--every", type=float, default=10.0, help="seconds between samples")
+    args = ap.parse_args(argv)
+    from tests.fixtures.cluster import start_cluster
+    from tests.fixtures.soak import run_soak
+
+    def say(s: object) -> None:
+        print(f"  t={s.t_s:7.0f}s rss={s.rss_mib:6.1f} MiB refresh={s.refresh_ms:6.1f} ms "  # type: ignore[attr-defined]
+              f"events={s.events} db={s.db_bytes >> 20} MiB chunk_files={s.chunk_files}",  # type: ignore[attr-defined]
+              flush=True)
+
+    lc = start_cluster(args.nodes)
+    db = Path(tempfile.mkdtemp(prefix="fay-soak-")) / "soak.duckdb"
+    try:
+        print(f"{args.nodes} nodes, rotation 1s, {args.rate:g} records/s per node, "
+              f"{args.minutes:g} min")
+        result = asyncio.run(run_soak(lc, db, args.minutes * 60, args.rate, args.every, say))
+    finally:
+        lc.close()
+    for line in report(result):
+        print(line)
+    problems = result.problems()
+    for p in problems:
+        print(f"BROKEN: {p}")
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
