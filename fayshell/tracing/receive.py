@@ -166,7 +166,11 @@ async def pull_chunk(files: FileAccess, root: str, chunk: ChunkInfo, node_dir: P
 
     async def one(f: ChunkFile) -> None:
         async with limit:
-            await fetch(files, f"{root}/{chunk.remote_path(f)}", tmp / f.path, f.size)
+            try:
+                await fetch(files, f"{root}/{chunk.remote_path(f)}", tmp / f.path, f.size)
+            except OSError as exc:  # the local side: a full or read-only destination
+                raise RemoteError(files.node, COMMAND, f"chunk {chunk.chunk_id}: writing "
+                                  f"{tmp / f.path}: {exc.strerror or exc}") from None
         progress.advance(f.size)
 
     try:

@@ -52,6 +52,9 @@ class NodeTally:
     chunks: int = 0
     events: int = 0
     cycles: int = 0
+    #: Cycles failed in a row, and when the next may start (monotonic; backoff).
+    failures: int = 0
+    retry_at: float = 0.0
 
 
 @dataclass
@@ -61,6 +64,13 @@ class PumpTimes:
     wait_s: float = 1.0
     stall_s: float = 5.0
     node_timeout_s: float = 30.0
+    backoff_max_s: float = 15.0
+
+    def backoff_s(self, failures: int) -> float:
+        """How long a node that failed ``failures`` cycles in a row rests before the next:
+        0.5 s doubling each time, at most ``backoff_max_s`` (a node that is down is not
+        reconnected to every refresh)."""
+        return 0.0 if failures <= 0 else min(self.backoff_max_s, 0.5 * 2.0 ** (failures - 1))
 
     @classmethod
     def for_interval(cls, interval_s: float) -> PumpTimes:
@@ -93,9 +103,10 @@ class LivePump:
         """Start a cycle on idle nodes, wait up to ``wait_s``, report every node's health."""
         if self._closed:
             raise RuntimeError("the live pump is closed")
+        now = time.monotonic()
         for spec in self.target.specs:
             tally = self.nodes[spec.name]
-            if tally.task is None:
+            if tally.task is None and now >= tally.retry_at:
                 tally.started, tally.started_ns = time.monotonic(), time.time_ns()
                 tally.task = asyncio.ensure_future(self._cycle(spec))
         # a node already shown as not answering does not hold the others' refresh
@@ -110,6 +121,8 @@ class LivePump:
             tally.task = None
             tally.cycles += 1
             tally.health = task.result()
+            tally.failures = 0 if tally.health.ok else tally.failures + 1
+            tally.retry_at = time.monotonic() + self.times.backoff_s(tally.failures)
             if tally.health.ok and self.rotate:
                 tally.complete_ns = tally.started_ns
         elif task is not None:
