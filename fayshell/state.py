@@ -91,6 +91,8 @@ class ShellState:
     status: dict[str, str] = field(default_factory=dict)
     #: Trace sessions this shell created: name -> fayshell.tracing.records.SessionMemo.
     trace_sessions: dict[str, Any] = field(default_factory=dict)
+    #: Flight-recorder watches this shell runs: trigger name -> fayshell.tracing.recorder.TriggerWatch.
+    trace_triggers: dict[str, Any] = field(default_factory=dict)
     _registry: Registry | None = None
     _database: Database | None = None
     _cluster: Cluster | None = None
@@ -145,7 +147,10 @@ class ShellState:
         return str(value) if found and value else "Stop"
 
     async def aclose(self) -> None:
-        """Close SSH connections and the database."""
+        """Stop trigger watches, close SSH connections and the database."""
+        for watch in self.trace_triggers.values():
+            await watch.stop()
+        self.trace_triggers.clear()
         if self._cluster is not None:
             await self._cluster.aclose()
             self._cluster = None

@@ -16,7 +16,7 @@ FAMILIES: tuple[str, ...] = (
     "sql",
     "store",
     "nodes", "remote",
-    "trace",
+    "trace", "recorder",
     "views",
 )
 

@@ -344,7 +344,10 @@ async def save_trace_snapshot(ctx: Invocation, *, session: str, node: Any = None
     from fayshell.lttng import SnapshotRecord
 
     _check_session(ctx, session)
-    async for rec in _each(ctx, session, node, SnapshotRecord(session), "snapshot recorded"):
+    # while a flight-recorder watch runs, a snapshot named like a trigger's would read as a firing
+    watched = any(w.spec.session == session for w in ctx.state.trace_triggers.values())
+    req = SnapshotRecord(session, "manual" if watched else None)
+    async for rec in _each(ctx, session, node, req, "snapshot recorded"):
         yield rec
 
 
