@@ -1,4 +1,5 @@
-"""Output cmdlets: formatting, JSON/CSV conversion, files, Write-Output/Write-Host, Out-Null."""
+"""Output cmdlets: formatting, files, strings, Write-Output/Write-Host, Out-Null (JSON and CSV
+are in data.py)."""
 
 from __future__ import annotations
 
@@ -8,11 +9,11 @@ from typing import Any
 from fayshell.commands.invocation import Invocation
 from fayshell.commands.props import PropSpec, evaluate, expand_wildcards, parse_props
 from fayshell.commands.registry import BY_VALUE, Param, cmdlet
-from fayshell.errors import CommandError
+from fayshell.errors import CommandError, ParameterError
 from fayshell.lang.ops import to_string
-from fayshell.lang.streams import aiter_items, collect, is_relation
+from fayshell.lang.streams import aiter_items, collect
 from fayshell.records import property_names
-from fayshell.render import Formatted, render_plain, to_csv_lines, to_json
+from fayshell.render import Formatted, render_plain
 
 INPUT = Param("InputObject", "any", pipeline=BY_VALUE, help="The records to output.")
 
@@ -54,65 +55,6 @@ async def format_list(ctx: Invocation, *, property: Any = None, input_object: An
 
 
 @cmdlet(
-    "ConvertTo-Json",
-    synopsis="Convert records to JSON (one object, or an array for several).",
-    params=[Param("Depth", int, default=4, help="How deep nested values are expanded."),
-            Param("Compress", bool, help="No indentation."),
-            Param("AsArray", bool, help="Always an array, even for one record."), INPUT],
-    examples=[("Get-Node | ConvertTo-Json -Compress", "Node records as compact JSON.")],
-    stream=True,
-)
-async def convert_to_json(ctx: Invocation, *, depth: int = 4, compress: bool = False,
-                          as_array: bool = False, input_object: Any = None) -> Any:
-    items = await collect(ctx.input)
-    if not items:
-        return ["[]"] if as_array else []
-    if as_array and len(items) == 1:
-        return [to_json([items], depth + 1, compress)]
-    return [to_json(items, depth, compress)]
-
-
-@cmdlet(
-    "ConvertTo-Csv",
-    synopsis="Convert records to CSV lines (header first).",
-    params=[Param("Delimiter", str, default=",", help="Field separator."),
-            Param("NoTypeInformation", bool, help="Accepted for compatibility; no type line "
-                                                  "is ever written."), INPUT],
-    examples=[("sql SELECT 1 AS a, 2 AS b | ConvertTo-Csv", "a,b then 1,2.")],
-    stream=True,
-)
-async def convert_to_csv(ctx: Invocation, *, delimiter: str = ",",
-                         no_type_information: bool = False, input_object: Any = None) -> Any:
-    return to_csv_lines(await collect(ctx.input), delimiter)
-
-
-@cmdlet(
-    "Export-Csv",
-    synopsis="Write records to a CSV file (a relation is written by DuckDB's COPY directly).",
-    params=[Param("Path", str, position=0, mandatory=True, complete="files"),
-            Param("Delimiter", str, default=","),
-            Param("NoTypeInformation", bool, help="Accepted for compatibility."), INPUT],
-    examples=[("Get-Syscall | Export-Csv syscalls.csv", "All system calls to a file.")],
-    stream=True,
-)
-async def export_csv(ctx: Invocation, *, path: str, delimiter: str = ",",
-                     no_type_information: bool = False, input_object: Any = None) -> None:
-    target = Path(path).expanduser()
-    if not target.parent.exists():
-        raise CommandError("Export-Csv", f"directory {str(target.parent)!r} does not exist")
-    if is_relation(ctx.input) and len(delimiter) == 1:
-        rel = ctx.input
-        quoted = str(target).replace("'", "''")
-        delim = delimiter.replace("'", "''")
-        ctx.write_verbose(f"COPY ({rel.sql}) TO '{quoted}'")
-        rel.db.execute(f"COPY ({rel.sql}) TO '{quoted}' (HEADER, DELIMITER '{delim}')")
-        return None
-    lines = to_csv_lines(await collect(ctx.input), delimiter)
-    target.write_text("\n".join(lines) + ("\n" if lines else ""), encoding="utf-8")
-    return None
-
-
-@cmdlet(
     "Out-File",
     synopsis="Write the output, as it would be shown, to a file.",
     params=[Param("FilePath", str, position=0, mandatory=True, aliases=("Path",),
@@ -135,13 +77,30 @@ async def out_file(ctx: Invocation, *, file_path: str, append: bool = False,
 
 @cmdlet(
     "Out-String",
-    synopsis="The output as one string, as it would be shown.",
-    params=[INPUT],
-    examples=[("$t = Get-Node | Out-String", "Keep the node table as text.")],
+    synopsis="The output as text, as it would be shown: one string (ending in a newline, as "
+             "PowerShell's), or one string per line with -Stream.",
+    params=[Param("Stream", bool, help="One string per line instead of one string."),
+            Param("Width", int, help="Cut lines longer than this many characters."),
+            Param("NoNewline", bool, help="No newline at the end of the string."),
+            Param("InputObject", "any", position=0, pipeline=BY_VALUE,
+                  help="The objects to render.")],
+    examples=[("$t = Get-Node | Out-String", "Keep the node table as text."),
+              ("Get-Node | Out-String -Stream | Select-String web", "Table lines with 'web'.")],
     stream=True,
 )
-async def out_string(ctx: Invocation, *, input_object: Any = None) -> Any:
-    return [render_plain(await collect(ctx.input))]
+async def out_string(ctx: Invocation, *, stream: bool = False, width: int | None = None,
+                     no_newline: bool = False, input_object: Any = None) -> Any:
+    items = await collect(ctx.input) if ctx.input is not None else (
+        [] if input_object is None else [input_object])
+    lines = render_plain(items).split("\n") if items else []
+    if width is not None:
+        if width < 1:
+            raise ParameterError("Out-String", "Width", "must be at least 1")
+        lines = [line[:width].rstrip() for line in lines]
+    if stream:
+        return lines
+    text = "\n".join(lines)
+    return [text if no_newline or not lines else text + "\n"]
 
 
 @cmdlet(
