@@ -122,7 +122,8 @@ async def where_object(ctx: Invocation, *, filter_script: Any = None, value: Any
         ctx.write_verbose("-Parallel runs sequentially in fayshell")
         filter_script = parallel
     if filter_script is None:
-        raise ParameterError("Where-Object", "FilterScript", "give a script block or a property")
+        raise ParameterError("Where-Object", None, "missing mandatory parameter -FilterScript "
+                                                   "(a script block or a property name)")
     test = _where_test(filter_script, value, ops)
     source = ctx.input if ctx.input is not None else input_object
     if _pushdown(ctx, source):
@@ -276,6 +277,9 @@ def _select_sql(rel: Any, specs: list[PropSpec], first: int | None, skip: int | 
 
 
 def _label(spec: PropSpec, schema: dict[str, str]) -> str:
+    """A plain name takes the column's own spelling; a calculated property keeps its label."""
+    if spec.label != spec.source:
+        return spec.label
     return column_of(spec, schema) or spec.label
 
 
@@ -610,6 +614,9 @@ def _group_sql(rel: Any, specs: list[PropSpec], case: bool) -> Any:
     name = " || ', ' || ".join(values)
     select = f"count(*) AS \"Count\", {name} AS \"Name\", [{', '.join(values)}] AS \"Values\""
     order = ", ".join(f"{k} ASC NULLS FIRST" for k in keys)
+    if case:  # the case-sensitive order Sort-Object -CaseSensitive uses
+        order = ", ".join(f"lower({e}) ASC NULLS FIRST, {e} DESC" if k == "string"
+                          else f"{e} ASC NULLS FIRST" for e, k in zip(exprs, kinds, strict=True))
     return rel.wrap(select, f"GROUP BY {', '.join(keys)} ORDER BY {order}")
 
 
@@ -628,6 +635,9 @@ async def _group_rows(source: Any, specs: list[PropSpec], no_element: bool,
         group.Count += 1
         if not no_element:
             group.Group.append(item)
+    if case:
+        return sorted(groups.values(), key=lambda g: [_case_key_at(i, (g.Values, None))
+                                                      for i in range(len(g.Values))])
     return sorted(groups.values(), key=lambda g: [_SortKey(v) for v in g.Values])
 
 
