@@ -13,7 +13,7 @@ from fayshell.errors import CommandError, ParameterError
 from fayshell.lang.ops import to_string
 from fayshell.lang.streams import aiter_items, collect
 from fayshell.records import property_names
-from fayshell.render import Formatted, render_plain
+from fayshell.render import MAX_CELL, Formatted, format_value, render_plain
 
 INPUT = Param("InputObject", "any", pipeline=BY_VALUE, help="The records to output.")
 
@@ -34,12 +34,57 @@ async def _shape(ctx: Invocation, property: Any, kind: str) -> Formatted:
     "Format-Table",
     aliases=("ft",),
     synopsis="Show records as a table with chosen (or calculated) columns.",
-    params=[Param("Property", "any", position=0, help="Columns to show."), INPUT],
-    examples=[("Get-Node | Format-Table name, host", "Two columns only.")],
+    description="Columns are always as wide as their content (what -AutoSize asks for), up to "
+                f"{MAX_CELL} characters, where a longer value is cut with an ellipsis unless "
+                "-Wrap. With -Wrap or -HideTableHeaders the table is written as lines of text.",
+    params=[Param("Property", "any", position=0,
+                  help="Columns to show: names (wildcards) or @{n='label'; e={ ... }}."),
+            Param("AutoSize", bool, help="Accepted: columns are always sized to their content."),
+            Param("Wrap", bool, help=f"Wrap values longer than {MAX_CELL} characters onto more "
+                                     "lines instead of cutting them."),
+            Param("HideTableHeaders", bool, help="Leave out the header and its underline."),
+            INPUT],
+    examples=[("Get-Node | Format-Table name, host", "Two columns only."),
+              ("Get-TraceChunk | Format-Table path, events -Wrap", "Long paths wrapped."),
+              ("Get-Node | ft name -HideTableHeaders", "Just the names, as text.")],
     stream=True,
 )
-async def format_table(ctx: Invocation, *, property: Any = None, input_object: Any = None) -> Any:
-    return [await _shape(ctx, property, "table")]
+async def format_table(ctx: Invocation, *, property: Any = None, auto_size: bool = False,
+                       wrap: bool = False, hide_table_headers: bool = False,
+                       input_object: Any = None) -> Any:
+    shaped = await _shape(ctx, property, "table")
+    if not (wrap or hide_table_headers):
+        return [shaped]
+    return text_table(shaped.columns, shaped.rows, wrap, not hide_table_headers)
+
+
+def text_table(columns: list[str], rows: list[list[Any]], wrap: bool, header: bool) -> list[str]:
+    """A table as lines: numbers right-aligned, long values wrapped or cut."""
+    cells = [[_cell_lines(format_value(v), wrap) for v in row] for row in rows]
+    widths = [max([len(c)] + [len(part) for r in cells for part in r[i]])
+              for i, c in enumerate(columns)]
+    numeric = [all(isinstance(r[i], (int, float)) and not isinstance(r[i], bool)
+                   for r in rows if r[i] is not None) for i in range(len(columns))]
+
+    def line(values: list[str]) -> str:
+        return " ".join(v.rjust(w) if num else v.ljust(w)
+                        for v, w, num in zip(values, widths, numeric, strict=True)).rstrip()
+
+    out = [line(columns), line(["-" * w for w in widths])] if header else []
+    for row in cells:
+        for k in range(max((len(c) for c in row), default=1)):
+            out.append(line([c[k] if k < len(c) else "" for c in row]))
+    return out
+
+
+def _cell_lines(text: str, wrap: bool) -> list[str]:
+    if not wrap:
+        flat = text.replace("\n", " ")
+        return [flat if len(flat) <= MAX_CELL else flat[:MAX_CELL - 1] + "…"]
+    parts: list[str] = []
+    for piece in text.split("\n") or [""]:
+        parts += [piece[i:i + MAX_CELL] for i in range(0, len(piece), MAX_CELL)] or [""]
+    return parts
 
 
 @cmdlet(

@@ -47,3 +47,13 @@ async def test_out_string_one_string_with_newline_or_lines(shell) -> None:
     assert lines == ["node  n", "----- -", "web01 3"]
     assert await shell.run("'abcdef' | Out-String -Stream -Width 3") == ["abc"]
     assert await shell.run("@() | Out-String -Stream") == []
+
+
+async def test_format_table_wrap_hide_headers_and_autosize(shell) -> None:
+    lines = await shell.run("@{a=1;b='x'},@{a=22;b='y'} | Format-Table -HideTableHeaders")
+    assert lines == [" 1 x", "22 y"]
+    lines = await shell.run("@{a=1; b=('x' * 70)} | Format-Table -Wrap")
+    assert lines == ["a b", "- " + "-" * 60, "1 " + "x" * 60, "  " + "x" * 10]
+    (table,) = await shell.run("@{a=1; b=2} | Format-Table -Property b -AutoSize")
+    assert table.columns == ["b"] and table.rows == [[2]]
+    assert await shell.text("@{a=1; b=2} | Format-List -Property b") == "b : 2"
