@@ -11,7 +11,6 @@ import collections
 import dataclasses
 import functools
 import math
-import statistics
 from collections.abc import AsyncGenerator, AsyncIterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -792,6 +791,8 @@ def _stat(stat: str, values: list[Any], ordered: list[Any]) -> Any:
     if stat == "Maximum":
         return ordered[-1]
     if stat == "StandardDeviation":
+        import statistics  # lazily: it pulls in fractions, decimal and random
+
         return statistics.stdev(values) if len(values) > 1 else 0.0
     return quantile(ordered, int(stat[1:]) / 100)
 

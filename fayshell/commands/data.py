@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import csv
 import dataclasses
+import datetime
 import io
 import json
 import math
@@ -50,6 +51,8 @@ def json_value(value: Any, depth: int, cut: _Truncated) -> Any:
         return to_string(value)
     if value is None or type(value) in (bool, int, float, str):
         return value
+    if isinstance(value, (datetime.datetime, datetime.date)):
+        return value.isoformat()
     for kind in (bool, int, float, str):  # subclasses: durations and sizes as numbers
         if isinstance(value, kind):
             return kind(value)

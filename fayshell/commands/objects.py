@@ -115,9 +115,9 @@ def members_of(value: Any) -> list[MemberDefinition]:
                                  f"{short_type(v)} {k}={value_text(v)}")
                 for k, v in value.items()]
     elif dataclasses.is_dataclass(value) and not isinstance(value, type):
-        out += [_m(tname, n, "Property",
-                                 f"{short_type(get_property(value, n))} {n} {{get;set;}}")
-                for n in property_names(value)]
+        out += [_m(tname, f.name, "Property",
+                   f"{short_type(getattr(value, f.name))} {f.name} {{get;set;}}")
+                for f in dataclasses.fields(value)]
     elif isinstance(value, str):
         out += [_m(tname, "Length", "Property", "int Length {get;}")]
         out += [_m(tname, n, "Method", d) for n, d in STRING_METHODS]

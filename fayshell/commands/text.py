@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from fayshell.commands.invocation import ErrorRecord, Invocation
+from fayshell.commands.objects import value_text
 from fayshell.commands.props import evaluate, parse_props
 from fayshell.commands.registry import BY_VALUE, Param, cmdlet
 from fayshell.errors import CommandError, ParameterError
@@ -235,7 +236,7 @@ async def select_string(ctx: Invocation, *, pattern: list[str], path: list[str] 
     regexes = _compile(pattern, simple_match, case_sensitive)
     before, after = _context(context)
     sources = _file_sources(ctx, path) if path else [
-        ("InputStream", [to_string(i) for i in
+        ("InputStream", [i if isinstance(i, str) else value_text(i) for i in
                          await collect(ctx.input if ctx.input is not None else input_object)])]
     found: builtins.list[MatchInfo] = []
     for name, lines in sources:
