@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import collections
 import dataclasses
+import difflib
 import functools
 import math
 from collections.abc import AsyncGenerator, AsyncIterator
@@ -729,8 +730,13 @@ def _measure_sql(rel: Any, specs: list[PropSpec], stats: list[str]) -> Any:
     parts = []
     for spec in specs:
         col = column_of(spec, schema)
+        if col is None and isinstance(spec.source, str) and not spec.is_wildcard:
+            close = difflib.get_close_matches(spec.source, list(schema), n=1)
+            hint = f" (did you mean {close[0]}?)" if close else ""
+            raise ParameterError("Measure-Object", "Property",
+                                 f"the input has no column {spec.source!r}{hint}")
         if col is None:
-            raise Untranslatable(f"no column {spec.label!r}")
+            raise Untranslatable(f"{spec.label!r} is not a column")
         ident = quote_ident(col)
         cols = [f"count({ident}) AS \"Count\""]
         for stat in STATS:
@@ -751,6 +757,12 @@ async def _measure_rows(source: Any, specs: list[PropSpec], stats: list[str]) ->
                                 _stats_of(_measurable(values, stats), stats))]
     out = []
     for spec in specs:
+        if isinstance(spec.source, str) and not spec.is_wildcard and items and not any(
+                has_property(i, spec.source) or prop_value(i, spec.source) is not None
+                for i in items):
+            raise ParameterError("Measure-Object", "Property",
+                                 f"the property {spec.source!r} cannot be found in the input "
+                                 "for any objects")
         values = [v for v in [await evaluate(i, spec) for i in items] if v is not None]
         out.append(_measure_record(spec.label, len(values),
                                    _stats_of(_measurable(values, stats), stats)))

@@ -7,6 +7,7 @@ import statistics
 
 import pytest
 
+from fayshell.errors import FayError
 from fayshell.lang.streams import is_relation
 
 TABLE = ("sql SELECT * FROM (VALUES (1, 'read', 120, 'web01'), (2, 'Write', 5000, 'web02'), "
@@ -238,3 +239,12 @@ async def test_where_property_alone_and_not(shell) -> None:
     rel = await shell.raw("sql SELECT * FROM (VALUES (1, true), (2, false)) t(i, ok) | "
                           "Where-Object ok")
     assert is_relation(rel[0]) and rel[0].records() == [{"i": 1, "ok": True}]
+
+
+async def test_measure_unknown_property_is_an_error_not_a_zero(shell) -> None:
+    with pytest.raises(FayError) as info:
+        await shell.run(f"{TABLE} | Measure-Object durr_ns -Sum")
+    assert "no column 'durr_ns' (did you mean dur_ns?)" in info.value.one_line()
+    with pytest.raises(FayError) as info:
+        await shell.run("@{a=1} | Measure-Object b")
+    assert "'b' cannot be found in the input for any objects" in info.value.one_line()
