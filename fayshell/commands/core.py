@@ -422,24 +422,24 @@ class SortOrder:
         return spec.descending if spec.descending is not None else self.descending
 
 
-def _sort_sql(rel: Any, order: SortOrder) -> Any:
-    schema = rel.schema()
+def _sql_sort_keys(order: SortOrder, schema: dict[str, str]) -> tuple[list[str], list[str]]:
+    """ORDER BY terms (reversed for -Bottom) and the DISTINCT ON keys of -Unique."""
     keys, distinct = [], []
     for spec in order.specs:
         expr = sql_of(spec, schema)
         col = column_of(spec, schema)
         text = col is not None and column_kind(schema[col]) == "string"
-        desc = order.direction(spec)
-        if order.bottom is not None:
-            desc = not desc
+        desc = order.direction(spec) != (order.bottom is not None)
         way, nulls = ("DESC", "LAST") if desc else ("ASC", "FIRST")
-        if text:
-            keys.append(f"lower({expr}) {way} NULLS {nulls}")
-            if order.case_sensitive:
-                keys.append(f"{expr} {'ASC' if desc else 'DESC'}")
-        else:
-            keys.append(f"{expr} {way} NULLS {nulls}")
+        keys.append(f"{'lower(' + expr + ')' if text else expr} {way} NULLS {nulls}")
+        if text and order.case_sensitive:  # lowercase first, as Sort-Object -CaseSensitive
+            keys.append(f"{expr} {'ASC' if desc else 'DESC'}")
         distinct.append(f"lower({expr})" if text and not order.case_sensitive else expr)
+    return keys, distinct
+
+
+def _sort_sql(rel: Any, order: SortOrder) -> Any:
+    keys, distinct = _sql_sort_keys(order, rel.schema())
     head = f"DISTINCT ON ({', '.join(distinct)}) *" if order.unique else "*"
     n = order.top if order.top is not None else order.bottom
     limit = f" LIMIT {n}" if n is not None else ""
