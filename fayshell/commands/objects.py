@@ -383,17 +383,44 @@ async def _as_items(value: Any) -> list[Any]:
 
 def _match(ref: list[Any], diff: list[Any], props: list[str],
            case: bool) -> list[tuple[str, Any]]:
-    unmatched = list(range(len(ref)))
-    equal: list[tuple[str, Any]] = []
-    only_diff: list[tuple[str, Any]] = []
-    for item in diff:
-        hit = next((i for i in unmatched if _same(ref[i], item, props, case)), None)
-        if hit is None:
-            only_diff.append(("=>", item))
-        else:
-            unmatched.remove(hit)
-            equal.append(("==", item))
-    return equal + only_diff + [("<=", ref[i]) for i in unmatched]
+    """PowerShell's algorithm with an unlimited sync window: each difference object is tried
+    against the reference object at the same position, then against the backlogs of unmatched
+    objects; a match is reported as the reference object. Unmatched objects come last:
+    difference ones (=>), then reference ones (<=)."""
+    out: list[tuple[str, Any]] = []
+    ref_backlog: list[Any] = []
+    diff_backlog: list[Any] = []
+    for pos in range(max(len(ref), len(diff))):
+        r = ref[pos] if pos < len(ref) else _NONE
+        d = diff[pos] if pos < len(diff) else _NONE
+        if r is not _NONE and d is not _NONE and _same(r, d, props, case):
+            out.append(("==", r))
+            continue
+        if d is not _NONE and _take(ref_backlog, d, props, case, out):
+            d = _NONE
+        if r is not _NONE and _take(diff_backlog, r, props, case, None):
+            out.append(("==", r))
+            r = _NONE
+        if d is not _NONE:
+            diff_backlog.append(d)
+        if r is not _NONE:
+            ref_backlog.append(r)
+    return out + [("=>", d) for d in diff_backlog] + [("<=", r) for r in ref_backlog]
+
+
+_NONE = object()
+
+
+def _take(backlog: list[Any], item: Any, props: list[str], case: bool,
+          out: list[tuple[str, Any]] | None) -> bool:
+    """Remove the first backlog entry equal to ``item``; report it as a match when ``out``."""
+    for i, entry in enumerate(backlog):
+        if _same(entry, item, props, case):
+            del backlog[i]
+            if out is not None:
+                out.append(("==", entry))
+            return True
+    return False
 
 
 def _same(a: Any, b: Any, props: list[str], case: bool) -> bool:

@@ -99,6 +99,9 @@ async def test_compare_object_sides_and_order(shell) -> None:
     assert await shell.run("Compare-Object 'A' 'a'") == []
     assert len(await shell.run("Compare-Object 'A' 'a' -CaseSensitive")) == 2
     assert await shell.run("2,5 | Compare-Object 1,2 | % InputObject") == [5, 1]
+    out = await shell.run("Compare-Object 'a','b','c','d' 'd','C','b','x' -IncludeEqual")
+    assert [(r["InputObject"], r["SideIndicator"]) for r in out] == [
+        ("b", "=="), ("c", "=="), ("d", "=="), ("x", "=>"), ("a", "<=")]
 
 
 async def test_compare_object_property_and_passthru(shell) -> None:
