@@ -843,14 +843,17 @@ async def _measure_text(source: Any, specs: list[PropSpec], wanted: list[str],
 async def invoke_here(block: ScriptBlock, item: Any = UNSET) -> list[Any]:
     """Run a block as ForEach-Object does: dot-sourced in the scope it was written in (so
     ``-Begin { $sum = 0 }`` is seen by -Process and after the pipeline), with $_ set there."""
-    from fayshell.lang.interp import ReturnSignal
+    from fayshell.lang.interp import EXPRESSIONS, ReturnSignal
 
     scope = block.scope
     saved = scope.vars.get("_")
     if item is not UNSET:
         scope.set_local("_", item)
+    body = block.node.body
     try:
-        return await block.interp.block(block.node.body, scope)
+        if len(body) == 1 and type(body[0]) in EXPRESSIONS:  # fast path: { $_ * 2 }
+            return unroll(await block.interp.eval(body[0], scope))
+        return await block.interp.block(body, scope)
     except ReturnSignal as ret:  # `return` ends this one invocation, as in PowerShell
         return ret.output
     finally:
