@@ -12,7 +12,7 @@ import dataclasses
 import difflib
 import functools
 import math
-from collections.abc import AsyncGenerator, AsyncIterator
+from collections.abc import AsyncGenerator, AsyncIterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -259,6 +259,8 @@ def _select_sql(rel: Any, specs: list[PropSpec], first: int | None, skip: int | 
                 unique: bool, expand: str | None, exclude: list[str] | None) -> Any:
     schema = rel.schema()
     if expand is not None:
+        if specs:
+            raise Untranslatable("-ExpandProperty with -Property adds properties row-wise")
         specs = [PropSpec(expand, expand)]
     specs = expand_wildcards(specs, list(schema)) if specs else [
         PropSpec(n, n) for n in schema]
@@ -285,12 +287,8 @@ def _label(spec: PropSpec, schema: dict[str, str]) -> str:
 
 async def _expand_values(rel: Any) -> AsyncIterator[Any]:
     for record in rel.iter_records():
-        value = next(iter(record.values()))
-        if isinstance(value, list):
-            for v in value:
-                yield v
-        else:
-            yield value
+        for v in unroll(next(iter(record.values()))):
+            yield v
 
 
 async def _select_rows(source: Any, specs: list[PropSpec], unique: bool, expand: str | None,
@@ -299,9 +297,9 @@ async def _select_rows(source: Any, specs: list[PropSpec], unique: bool, expand:
     excluded = {e.lower() for e in exclude or []}
     async for item in aiter_items(source):
         if expand is not None:
-            value = prop_value(item, expand)
-            for v in (value if isinstance(value, list) else [value]):
-                yield v
+            extra = {s.label: await evaluate(item, s) for s in specs}
+            for v in unroll(prop_value(item, expand)):  # $null expands to nothing
+                yield {**v, **extra} if extra and isinstance(v, Mapping) else v
             continue
         if specs or excluded:
             names = property_names(item)

@@ -248,3 +248,12 @@ async def test_measure_unknown_property_is_an_error_not_a_zero(shell) -> None:
     with pytest.raises(FayError) as info:
         await shell.run("@{a=1} | Measure-Object b")
     assert "'b' cannot be found in the input for any objects" in info.value.one_line()
+
+
+async def test_expand_property_skips_null_and_adds_selected_properties(shell) -> None:
+    in_sql = await shell.run(f"{TABLE} | Select-Object -ExpandProperty dur_ns")
+    rowwise = await shell.run(f"{ROWS} | Select-Object -ExpandProperty dur_ns")
+    assert in_sql == rowwise == [120, 5000, 80, 40, 7000]
+    out = await shell.run("[pscustomobject]@{n='x'; items=@(@{v=1},@{v=2})} | "
+                          "Select-Object -ExpandProperty items -Property n")
+    assert out == [{"v": 1, "n": "x"}, {"v": 2, "n": "x"}]
