@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import builtins
+import os
 import re
 from pathlib import Path
 from typing import Any
@@ -68,9 +69,10 @@ def _format_one(value: Any, spec: str) -> str:
     params=[
         Param("Property", "any", position=0,
               help="A property name or script block to join instead of the objects."),
-        Param("Separator", str, position=1, default="", help="Put between the items."),
-        Param("OutputPrefix", str, default="", help="Put before the result."),
-        Param("OutputSuffix", str, default="", help="Put after the result."),
+        Param("Separator", str, position=1,
+              help="Put between the items (default: $OFS, or nothing when it is not set)."),
+        Param("OutputPrefix", str, default="", aliases=("op",), help="Put before the result."),
+        Param("OutputSuffix", str, default="", aliases=("os",), help="Put after the result."),
         Param("SingleQuote", bool, help="Wrap each item in '...'."),
         Param("DoubleQuote", bool, help='Wrap each item in "...".'),
         Param("FormatString", str, help="Format each item, e.g. '{0:N2}' or '[{0}]'."),
@@ -83,14 +85,18 @@ def _format_one(value: Any, spec: str) -> str:
               ("1.5, 2 | Join-String -FormatString '{0:N2}' -Separator ' '", "'1.50 2.00'.")],
     stream=True,
 )
-async def join_string(ctx: Invocation, *, property: Any = None, separator: str = "",
+async def join_string(ctx: Invocation, *, property: Any = None, separator: str | None = None,
                       output_prefix: str = "", output_suffix: str = "",
                       single_quote: bool = False, double_quote: bool = False,
                       format_string: str | None = None, use_culture: bool = False,
                       input_object: Any = None) -> list[str]:
     specs = parse_props("Join-String", [property] if property is not None else None)
+    if separator is None:
+        separator = to_string(ctx.state.globals.lookup("OFS")[1])
     parts = []
     async for item in aiter_items(ctx.input if ctx.input is not None else input_object):
+        if item is None:
+            continue
         value = await evaluate(item, specs[0]) if specs else item
         text = dotnet_format(format_string, value) if format_string else to_string(value)
         if single_quote:
@@ -156,7 +162,13 @@ class MatchInfo:
         self.Context: Context | None = None
 
     def _prefix(self, number: int) -> str:
-        return "" if self.Path == "InputStream" else f"{self.Path}:{number}:"
+        """``path:n:`` for a file, the path relative to the current directory when under it."""
+        if self.Path == "InputStream":
+            return ""
+        cwd = os.getcwd()
+        shown = os.path.relpath(self.Path, cwd) if self.Path.startswith(cwd + os.sep) \
+            else self.Path
+        return f"{shown}:{number}:"
 
     def __str__(self) -> str:
         if self.Context is None:
@@ -266,8 +278,8 @@ def _file_sources(ctx: Invocation, paths: list[str]) -> list[tuple[str, list[str
         names = sorted(glob.glob(str(Path(pattern).expanduser()))) or [pattern]
         for name in names:
             try:
-                out.append((name, Path(name).read_text(encoding="utf-8",
-                                                       errors="replace").splitlines()))
+                text = Path(name).read_text(encoding="utf-8", errors="replace")
+                out.append((os.path.abspath(name), text.splitlines()))
             except OSError as exc:
                 ctx.write_error(ErrorRecord(name, "read", exc.strerror or str(exc)))
     if not out and ctx.errors:

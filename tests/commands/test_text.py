@@ -20,6 +20,7 @@ async def test_join_string_parameters(shell) -> None:
     assert await shell.run("1.5, 2 | Join-String -FormatString '{0:N2}' -Separator ' '") == \
         ["1.50 2.00"]
     assert await shell.run("@() | Join-String -OutputPrefix '<' -OutputSuffix '>'") == ["<>"]
+    assert await shell.run("$OFS = '+'; 1, $null, 2 | Join-String") == ["1+2"]
 
 
 def test_dotnet_format_items() -> None:
@@ -69,3 +70,11 @@ async def test_select_string_files_and_context(shell, tmp_path) -> None:
     assert [h.LineNumber for h in hits] == [1, 2, 3]
     with pytest.raises(FayError):
         await shell.run(f"Select-String x -Path '{tmp_path}/none.txt'")
+
+
+async def test_select_string_shows_paths_relative_to_the_current_directory(
+        shell, tmp_path, monkeypatch) -> None:
+    (tmp_path / "app.log").write_text("ok\nfail net\n")
+    monkeypatch.chdir(tmp_path)
+    (hit,) = await shell.run("Select-String fail app.log")
+    assert (str(hit), hit.Path) == ("app.log:2:fail net", str(tmp_path / "app.log"))
