@@ -825,7 +825,7 @@ async def _measure_text(source: Any, specs: list[PropSpec], wanted: list[str],
         label = spec.label if spec else ""
         texts = [to_string(await evaluate(i, spec) if spec else i) for i in items]
         counts = {
-            "Lines": sum(len(t.splitlines()) or 0 for t in texts if t),
+            "Lines": sum(t.count("\n") + (not t.endswith("\n")) for t in texts if t),
             "Words": sum(len(t.split()) for t in texts),
             "Characters": sum(len("".join(t.split())) if ignore_ws else len(t) for t in texts),
         }
