@@ -16,7 +16,7 @@ from typing import Any
 from fayshell.commands.invocation import Invocation
 from fayshell.commands.registry import BY_VALUE, Param, cmdlet
 from fayshell.errors import CommandError, ParameterError
-from fayshell.lang.ops import compare, to_string, wildcard_match
+from fayshell.lang.ops import OperatorError, compare, to_string, wildcard_match
 from fayshell.lang.streams import collect, is_relation, single_or_list
 from fayshell.lang.values import Duration, ScriptBlock, Size
 from fayshell.records import get_property, is_record, property_names
@@ -466,22 +466,24 @@ async def get_unique(ctx: Invocation, *, as_string: bool = False, on_type: bool 
                      case_insensitive: bool = False, input_object: Any = None) -> list[Any]:
     items = await collect(ctx.input if ctx.input is not None else input_object)
     out: list[Any] = []
-    last: Any = object()
     for item in items:
-        key = _unique_key(item, as_string, on_type, case_insensitive)
-        if key != last:
+        if not out or not _same_as_last(out[-1], item, as_string, on_type, case_insensitive):
             out.append(item)
-        last = key
     return out
 
 
-def _unique_key(item: Any, as_string: bool, on_type: bool, fold: bool) -> Any:
+def _same_as_last(last: Any, item: Any, as_string: bool, on_type: bool, fold: bool) -> bool:
+    """Get-Unique's test against the last object written: by type, as strings, or as objects
+    (the new one converted to the last one's type, as PowerShell compares)."""
     if on_type:
-        return full_type(item)
-    if as_string or isinstance(item, str) or is_record(item) or isinstance(item, list):
-        text = value_text(item) if not isinstance(item, str) else item
-        return text.casefold() if fold else text
-    return (short_type(item) if not isinstance(item, (int, float)) else "n", item)
+        return full_type(last) == full_type(item)
+    if as_string or is_record(item) or isinstance(item, list) or is_record(last):
+        a, b = value_text(last), value_text(item)
+        return a.casefold() == b.casefold() if fold else a == b
+    try:
+        return bool(compare("eq" if fold else "ceq", last, item))
+    except OperatorError:
+        return False
 
 
 # ---- Tee-Object ----------------------------------------------------------------------------

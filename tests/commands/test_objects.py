@@ -123,6 +123,7 @@ async def test_get_unique_on_sorted_input(shell) -> None:
     assert await shell.run("'b','a','B','a' | Sort-Object | Get-Unique -CaseInsensitive") == \
         ["a", "b"]
     assert await shell.run("1,'1',2 | Get-Unique -AsString") == [1, 2]
+    assert await shell.run("1,'1',1.0,2 | Get-Unique") == [1, 2]
     assert await shell.run("1,2,'x','y',3 | Get-Unique -OnType") == [1, "x", 3]
 
 
