@@ -579,7 +579,8 @@ async def group_object(ctx: Invocation, *, property: Any = None, no_element: boo
     source = ctx.input if ctx.input is not None else input_object
     if _pushdown(ctx, source) and specs and not as_hash_table:
         try:
-            return _sql(ctx, _group_sql(source, specs, case_sensitive))
+            grouped = _group_sql(source, specs, case_sensitive)
+            return _sql(ctx, grouped.wrap('"Count", "Name"') if no_element else grouped)
         except Untranslatable as why:
             _fallback(ctx, str(why))
     groups = await _group_rows(source, specs, no_element and not as_hash_table, case_sensitive)

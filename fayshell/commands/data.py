@@ -38,10 +38,11 @@ def json_value(value: Any, depth: int, cut: _Truncated) -> Any:
     """A JSON-ready copy; objects and arrays deeper than ``depth`` become their string form."""
     if isinstance(value, Mapping) or (dataclasses.is_dataclass(value)
                                       and not isinstance(value, type)):
+        fields = _all_fields(value)
         if depth < 0:
             cut.hit = True
-            return value_text(as_dict(value))
-        return {str(k): json_value(v, depth - 1, cut) for k, v in as_dict(value).items()}
+            return value_text(fields)
+        return {str(k): json_value(v, depth - 1, cut) for k, v in fields.items()}
     if isinstance(value, (list, tuple, set, frozenset)):
         if depth < 0:
             cut.hit = True
@@ -57,6 +58,13 @@ def json_value(value: Any, depth: int, cut: _Truncated) -> Any:
         if isinstance(value, kind):
             return kind(value)
     return to_string(value)
+
+
+def _all_fields(record: Any) -> dict[str, Any]:
+    """Every property of a record, including those tables leave out (GroupInfo.Values)."""
+    if isinstance(record, Mapping):
+        return {str(k): v for k, v in record.items()}
+    return {f.name: getattr(record, f.name) for f in dataclasses.fields(record)}
 
 
 def dump_json(value: Any, compress: bool) -> str:
