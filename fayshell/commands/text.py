@@ -222,7 +222,9 @@ def _compile(patterns: list[str], simple: bool, case: bool) -> list[re.Pattern[s
     params=[
         Param("Pattern", "strings", position=0, mandatory=True,
               help="Regular expressions (or text with -SimpleMatch); a line matching any is kept."),
-        Param("Path", "strings", position=1, complete="files", help="Files to search."),
+        Param("Path", "strings", position=1, aliases=("LiteralPath",), complete="files",
+              help="Files to search (wildcards allowed)."),
+        Param("Encoding", str, help="Accepted for compatibility; files are read as UTF-8."),
         Param("SimpleMatch", bool, help="Match the pattern literally."),
         Param("CaseSensitive", bool),
         Param("NotMatch", bool, help="Keep the lines that do not match."),
@@ -244,7 +246,8 @@ async def select_string(ctx: Invocation, *, pattern: list[str], path: list[str] 
                         simple_match: bool = False, case_sensitive: bool = False,
                         not_match: bool = False, all_matches: bool = False,
                         context: list[int] | None = None, quiet: bool = False, raw: bool = False,
-                        list: bool = False, input_object: Any = None) -> Any:
+                        list: bool = False, encoding: str | None = None,
+                        input_object: Any = None) -> Any:
     regexes = _compile(pattern, simple_match, case_sensitive)
     before, after = _context(context)
     sources = _file_sources(ctx, path) if path else [
