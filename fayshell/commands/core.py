@@ -604,19 +604,36 @@ def _group_sql(rel: Any, specs: list[PropSpec], case: bool) -> Any:
     own names, which could collide with Name/Count in DuckDB's case-insensitive namespace.
     """
     schema = rel.schema()
-    exprs = [sql_of(s, schema) for s in specs]
-    kinds = [column_kind(schema[c]) if (c := column_of(s, schema)) else "other" for s in specs]
-    fold = [k == "string" and not case for k in kinds]
-    keys = [f"lower({e})" if f else e for e, f in zip(exprs, fold, strict=True)]
-    values = [f"coalesce(CAST({'first(' + e + ')' if f else e} AS VARCHAR), '')"
-              for e, f in zip(exprs, fold, strict=True)]
-    name = " || ', ' || ".join(values)
-    select = f"count(*) AS \"Count\", {name} AS \"Name\", [{', '.join(values)}] AS \"Values\""
-    order = ", ".join(f"{k} ASC NULLS FIRST" for k in keys)
-    if case:  # the case-sensitive order Sort-Object -CaseSensitive uses
-        order = ", ".join(f"lower({e}) ASC NULLS FIRST, {e} DESC" if k == "string"
-                          else f"{e} ASC NULLS FIRST" for e, k in zip(exprs, kinds, strict=True))
-    return rel.wrap(select, f"GROUP BY {', '.join(keys)} ORDER BY {order}")
+    keys, texts, orders = zip(*(_group_key_sql(s, schema, case) for s in specs), strict=True)
+    name = " || ', ' || ".join(texts)
+    select = f"count(*) AS \"Count\", {name} AS \"Name\", [{', '.join(texts)}] AS \"Values\""
+    return rel.wrap(select, f"GROUP BY {', '.join(keys)} ORDER BY {', '.join(orders)}")
+
+
+def _group_key_sql(spec: PropSpec, schema: dict[str, str], case: bool) -> tuple[str, str, str]:
+    """One key: its GROUP BY expression, its text as the group's Name shows it (a string key
+    in the first spelling seen, a test as True/False), and its ORDER BY terms."""
+    expr = sql_of(spec, schema)
+    kind = _sql_kind(spec, schema)
+    if kind == "bool":  # $null is false, as row-wise
+        key = f"coalesce({expr}, false)"
+        return key, f"CASE WHEN {key} THEN 'True' ELSE 'False' END", f"{key} ASC"
+    if kind == "string" and case:
+        return expr, f"coalesce({expr}, '')", f"lower({expr}) ASC NULLS FIRST, {expr} DESC"
+    if kind == "string":
+        key = f"lower({expr})"
+        return key, f"coalesce(first({expr}), '')", f"{key} ASC NULLS FIRST"
+    return expr, f"coalesce(CAST({expr} AS VARCHAR), '')", f"{expr} ASC NULLS FIRST"
+
+
+def _sql_kind(spec: PropSpec, schema: dict[str, str]) -> str:
+    """What is known of a key's SQL type: string, number, bool, or other."""
+    col = column_of(spec, schema)
+    if col is not None:
+        return column_kind(schema[col])
+    if isinstance(spec.source, ScriptBlock):
+        return Translator(spec.source, schema).value().kind
+    return "other"
 
 
 async def _group_rows(source: Any, specs: list[PropSpec], no_element: bool,

@@ -52,6 +52,8 @@ STAGES = [
     "Group-Object name | Select-Object Name, Count",
     "Group-Object name -CaseSensitive | Select-Object Name, Count",
     "Group-Object node -NoElement | Select-Object Name, Count",
+    "Group-Object { $_.dur_ns -gt 100 } | Select-Object Name, Count",
+    "Group-Object { $_.id % 2 }, node | Select-Object Name, Count",
     "Measure-Object dur_ns -AllStats",
     "Measure-Object dur_ns, id -StandardDeviation -Maximum",
     "Where-Object name -CEQ 'read'",
