@@ -535,6 +535,8 @@ class GroupInfo:
     Group: list[Any] = field(default_factory=list)
     Values: list[Any] = field(default_factory=list, repr=False)
 
+    TYPE_NAME = "Microsoft.PowerShell.Commands.GroupInfo"
+
 
 @dataclass
 class GroupInfoNoElement:
@@ -544,6 +546,8 @@ class GroupInfoNoElement:
     Name: str
     Values: list[Any] = field(default_factory=list, repr=False)
     Group: list[Any] = field(default_factory=list, repr=False)
+
+    TYPE_NAME = "Microsoft.PowerShell.Commands.GroupInfoNoElement"
 
 
 @cmdlet(

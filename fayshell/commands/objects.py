@@ -73,6 +73,9 @@ def full_type(value: Any) -> str:
     full = {"bool": "System.Boolean", "int": "System.Int32", "long": "System.Int64",
             "double": "System.Double", "string": "System.String", "Object[]": "System.Object[]",
             "scriptblock": "System.Management.Automation.ScriptBlock"}
+    named = getattr(type(value), "TYPE_NAME", None)  # e.g. MatchInfo, GroupInfo
+    if isinstance(named, str):
+        return named
     short = short_type(value)
     return full.get(short, f"fayshell.{short}")
 
@@ -100,6 +103,8 @@ class MemberDefinition:
     MemberType: str
     Definition: str
     TypeName: str = field(default="", repr=False)
+
+    TYPE_NAME = "Microsoft.PowerShell.Commands.MemberDefinition"
 
 
 def _m(type_name: str, name: str, kind: str, definition: str) -> MemberDefinition:

@@ -114,6 +114,7 @@ class RegexMatch:
     """One match, with the properties of .NET's Match (Value, Index, Length, Groups)."""
 
     MEMBERS = ("Value", "Index", "Length", "Groups", "Success")
+    TYPE_NAME = "System.Text.RegularExpressions.Match"
 
     def __init__(self, m: re.Match[str] | None, value: str = "", index: int = 0) -> None:
         self.Value = m.group(0) if m else value
@@ -137,6 +138,7 @@ class GroupValue:
     """One capture group: Name, Value, Index."""
 
     MEMBERS = ("Name", "Value", "Index", "Length", "Success")
+    TYPE_NAME = "System.Text.RegularExpressions.Group"
 
     def __init__(self, name: str, value: str, index: int) -> None:
         self.Name, self.Value, self.Index = name, value, index
@@ -153,6 +155,7 @@ class MatchInfo:
 
     MEMBERS = ("IgnoreCase", "LineNumber", "Line", "Filename", "Path", "Pattern", "Context",
                "Matches")
+    TYPE_NAME = "Microsoft.PowerShell.Commands.MatchInfo"
 
     def __init__(self, line: str, number: int, path: str, pattern: str, ignore_case: bool,
                  matches: list[RegexMatch]) -> None:

@@ -31,6 +31,10 @@ async def test_get_member_filters_and_one_set_per_type(shell) -> None:
     assert names == ["Length"]
     types = await shell.run("'x', 'y', 1 | Get-Member | % TypeName | Get-Unique")
     assert types == ["System.String", "System.Int32"]
+    assert await shell.run("'ab' | Select-String b | Get-Member -MemberType Property | "
+                           "% TypeName | Get-Unique") == ["Microsoft.PowerShell.Commands.MatchInfo"]
+    assert await shell.run("'a' | Group-Object | Get-Member -MemberType Property | % Name") == \
+        ["Count", "Group", "Name", "Values"]
     assert await shell.run(f"{OBJ} | Get-Member -MemberType Methods -Name To* | % Name") == \
         ["ToString"]
     with pytest.raises(FayError) as info:
