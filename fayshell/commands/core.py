@@ -39,7 +39,7 @@ from fayshell.lang.ops import (
 from fayshell.lang.sqlgen import Translator, Untranslatable, column_kind, sql_string
 from fayshell.lang.streams import aiter_items, collect, is_relation, unroll
 from fayshell.lang.values import UNSET, ScriptBlock
-from fayshell.records import has_property, property_names
+from fayshell.records import has_property, is_record, property_names
 from fayshell.store.relation import quote_ident
 
 INPUT = Param("InputObject", "any", pipeline=BY_VALUE, help="The records to work on.")
@@ -519,6 +519,8 @@ def _rank(value: Any) -> tuple[int, Any]:
         return 1, float(value) if not isinstance(value, bool) else int(value)
     if isinstance(value, str):
         return 2, value.casefold()
+    if is_record(value):  # a [pscustomobject] has no order of its own: keep the input order
+        return 3, ""
     return 3, to_string(value).casefold()
 
 
