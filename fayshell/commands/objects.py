@@ -336,7 +336,7 @@ def new_object(ctx: Invocation, *, type_name: str, argument_list: Any = None,
 
 @cmdlet(
     "Compare-Object",
-    aliases=("compare", "diff"),
+    aliases=("compare",),
     synopsis="Compare two sets of objects: which are only in the reference (<=), only in the "
              "difference (=>), or in both (==).",
     description="Strings compare case-insensitively unless -CaseSensitive. Output order as "
