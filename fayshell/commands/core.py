@@ -100,7 +100,8 @@ class Comparison:
               help="A script block testing $_, or a property name with -EQ/-GT/... and a value "
                    "(a property alone keeps the objects where it is true)."),
         Param("Value", "any", position=1, help="The value for the simplified comparison form."),
-        *(Param(op, bool, help=f"Simplified form: property -{op.lower()} value.")
+        *(Param(op, bool, help=f"Simplified form: property -{op.lower()} value."
+                if op != "Not" else "Simplified form: objects whose property is false.")
           for op in WHERE_OPS),
         *PARALLEL_PARAMS,
         INPUT,
