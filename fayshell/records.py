@@ -16,7 +16,8 @@ def property_names(obj: Any) -> list[str]:
         return [str(k) for k in obj]
     if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
         return [f.name for f in dataclasses.fields(obj) if f.repr]
-    return []
+    members = getattr(type(obj), "MEMBERS", None)  # objects shown as text, e.g. MatchInfo
+    return list(members) if isinstance(members, tuple) else []
 
 
 def is_record(obj: Any) -> bool:

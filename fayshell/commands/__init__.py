@@ -10,6 +10,9 @@ from fayshell.commands.registry import Registry
 #: modules at top level: heavy libraries (duckdb, asyncssh, textual, rich) load inside the cmdlet.
 FAMILIES: tuple[str, ...] = (
     "core",
+    "objects",
+    "text",
+    "data",
     "output",
     "variables",
     "help",

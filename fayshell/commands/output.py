@@ -1,4 +1,5 @@
-"""Output cmdlets: formatting, JSON/CSV conversion, files, Write-Output/Write-Host, Out-Null."""
+"""Output cmdlets: formatting, files, strings, Write-Output/Write-Host, Out-Null (JSON and CSV
+are in data.py)."""
 
 from __future__ import annotations
 
@@ -8,11 +9,11 @@ from typing import Any
 from fayshell.commands.invocation import Invocation
 from fayshell.commands.props import PropSpec, evaluate, expand_wildcards, parse_props
 from fayshell.commands.registry import BY_VALUE, Param, cmdlet
-from fayshell.errors import CommandError
+from fayshell.errors import CommandError, ParameterError
 from fayshell.lang.ops import to_string
-from fayshell.lang.streams import aiter_items, collect, is_relation
+from fayshell.lang.streams import aiter_items, collect
 from fayshell.records import property_names
-from fayshell.render import Formatted, render_plain, to_csv_lines, to_json
+from fayshell.render import MAX_CELL, Formatted, format_value, render_plain
 
 INPUT = Param("InputObject", "any", pipeline=BY_VALUE, help="The records to output.")
 
@@ -33,12 +34,57 @@ async def _shape(ctx: Invocation, property: Any, kind: str) -> Formatted:
     "Format-Table",
     aliases=("ft",),
     synopsis="Show records as a table with chosen (or calculated) columns.",
-    params=[Param("Property", "any", position=0, help="Columns to show."), INPUT],
-    examples=[("Get-Node | Format-Table name, host", "Two columns only.")],
+    description="Columns are always as wide as their content (what -AutoSize asks for), up to "
+                f"{MAX_CELL} characters, where a longer value is cut with an ellipsis unless "
+                "-Wrap. With -Wrap or -HideTableHeaders the table is written as lines of text.",
+    params=[Param("Property", "any", position=0,
+                  help="Columns to show: names (wildcards) or @{n='label'; e={ ... }}."),
+            Param("AutoSize", bool, help="Accepted: columns are always sized to their content."),
+            Param("Wrap", bool, help=f"Wrap values longer than {MAX_CELL} characters onto more "
+                                     "lines instead of cutting them."),
+            Param("HideTableHeaders", bool, help="Leave out the header and its underline."),
+            INPUT],
+    examples=[("Get-Node | Format-Table name, host", "Two columns only."),
+              ("Get-TraceChunk | Format-Table path, events -Wrap", "Long paths wrapped."),
+              ("Get-Node | ft name -HideTableHeaders", "Just the names, as text.")],
     stream=True,
 )
-async def format_table(ctx: Invocation, *, property: Any = None, input_object: Any = None) -> Any:
-    return [await _shape(ctx, property, "table")]
+async def format_table(ctx: Invocation, *, property: Any = None, auto_size: bool = False,
+                       wrap: bool = False, hide_table_headers: bool = False,
+                       input_object: Any = None) -> Any:
+    shaped = await _shape(ctx, property, "table")
+    if not (wrap or hide_table_headers):
+        return [shaped]
+    return text_table(shaped.columns, shaped.rows, wrap, not hide_table_headers)
+
+
+def text_table(columns: list[str], rows: list[list[Any]], wrap: bool, header: bool) -> list[str]:
+    """A table as lines: numbers right-aligned, long values wrapped or cut."""
+    cells = [[_cell_lines(format_value(v), wrap) for v in row] for row in rows]
+    widths = [max([len(c)] + [len(part) for r in cells for part in r[i]])
+              for i, c in enumerate(columns)]
+    numeric = [all(isinstance(r[i], (int, float)) and not isinstance(r[i], bool)
+                   for r in rows if r[i] is not None) for i in range(len(columns))]
+
+    def line(values: list[str]) -> str:
+        return " ".join(v.rjust(w) if num else v.ljust(w)
+                        for v, w, num in zip(values, widths, numeric, strict=True)).rstrip()
+
+    out = [line(columns), line(["-" * w for w in widths])] if header else []
+    for row in cells:
+        for k in range(max((len(c) for c in row), default=1)):
+            out.append(line([c[k] if k < len(c) else "" for c in row]))
+    return out
+
+
+def _cell_lines(text: str, wrap: bool) -> list[str]:
+    if not wrap:
+        flat = text.replace("\n", " ")
+        return [flat if len(flat) <= MAX_CELL else flat[:MAX_CELL - 1] + "…"]
+    parts: list[str] = []
+    for piece in text.split("\n") or [""]:
+        parts += [piece[i:i + MAX_CELL] for i in range(0, len(piece), MAX_CELL)] or [""]
+    return parts
 
 
 @cmdlet(
@@ -51,65 +97,6 @@ async def format_table(ctx: Invocation, *, property: Any = None, input_object: A
 )
 async def format_list(ctx: Invocation, *, property: Any = None, input_object: Any = None) -> Any:
     return [await _shape(ctx, property, "list")]
-
-
-@cmdlet(
-    "ConvertTo-Json",
-    synopsis="Convert records to JSON (one object, or an array for several).",
-    params=[Param("Depth", int, default=4, help="How deep nested values are expanded."),
-            Param("Compress", bool, help="No indentation."),
-            Param("AsArray", bool, help="Always an array, even for one record."), INPUT],
-    examples=[("Get-Node | ConvertTo-Json -Compress", "Node records as compact JSON.")],
-    stream=True,
-)
-async def convert_to_json(ctx: Invocation, *, depth: int = 4, compress: bool = False,
-                          as_array: bool = False, input_object: Any = None) -> Any:
-    items = await collect(ctx.input)
-    if not items:
-        return ["[]"] if as_array else []
-    if as_array and len(items) == 1:
-        return [to_json([items], depth + 1, compress)]
-    return [to_json(items, depth, compress)]
-
-
-@cmdlet(
-    "ConvertTo-Csv",
-    synopsis="Convert records to CSV lines (header first).",
-    params=[Param("Delimiter", str, default=",", help="Field separator."),
-            Param("NoTypeInformation", bool, help="Accepted for compatibility; no type line "
-                                                  "is ever written."), INPUT],
-    examples=[("sql SELECT 1 AS a, 2 AS b | ConvertTo-Csv", "a,b then 1,2.")],
-    stream=True,
-)
-async def convert_to_csv(ctx: Invocation, *, delimiter: str = ",",
-                         no_type_information: bool = False, input_object: Any = None) -> Any:
-    return to_csv_lines(await collect(ctx.input), delimiter)
-
-
-@cmdlet(
-    "Export-Csv",
-    synopsis="Write records to a CSV file (a relation is written by DuckDB's COPY directly).",
-    params=[Param("Path", str, position=0, mandatory=True, complete="files"),
-            Param("Delimiter", str, default=","),
-            Param("NoTypeInformation", bool, help="Accepted for compatibility."), INPUT],
-    examples=[("Get-Syscall | Export-Csv syscalls.csv", "All system calls to a file.")],
-    stream=True,
-)
-async def export_csv(ctx: Invocation, *, path: str, delimiter: str = ",",
-                     no_type_information: bool = False, input_object: Any = None) -> None:
-    target = Path(path).expanduser()
-    if not target.parent.exists():
-        raise CommandError("Export-Csv", f"directory {str(target.parent)!r} does not exist")
-    if is_relation(ctx.input) and len(delimiter) == 1:
-        rel = ctx.input
-        quoted = str(target).replace("'", "''")
-        delim = delimiter.replace("'", "''")
-        ctx.write_verbose(f"COPY ({rel.sql}) TO '{quoted}'")
-        rel.db.execute(f"COPY ({rel.sql}) TO '{quoted}' (HEADER, DELIMITER '{delim}')")
-        return None
-    lines = to_csv_lines(await collect(ctx.input), delimiter)
-    target.write_text("\n".join(lines) + ("\n" if lines else ""), encoding="utf-8")
-    return None
 
 
 @cmdlet(
@@ -135,13 +122,30 @@ async def out_file(ctx: Invocation, *, file_path: str, append: bool = False,
 
 @cmdlet(
     "Out-String",
-    synopsis="The output as one string, as it would be shown.",
-    params=[INPUT],
-    examples=[("$t = Get-Node | Out-String", "Keep the node table as text.")],
+    synopsis="The output as text, as it would be shown: one string (ending in a newline, as "
+             "PowerShell's), or one string per line with -Stream.",
+    params=[Param("Stream", bool, help="One string per line instead of one string."),
+            Param("Width", int, help="Cut lines longer than this many characters."),
+            Param("NoNewline", bool, help="No newline at the end of the string."),
+            Param("InputObject", "any", position=0, pipeline=BY_VALUE,
+                  help="The objects to render.")],
+    examples=[("$t = Get-Node | Out-String", "Keep the node table as text."),
+              ("Get-Node | Out-String -Stream | Select-String web", "Table lines with 'web'.")],
     stream=True,
 )
-async def out_string(ctx: Invocation, *, input_object: Any = None) -> Any:
-    return [render_plain(await collect(ctx.input))]
+async def out_string(ctx: Invocation, *, stream: bool = False, width: int | None = None,
+                     no_newline: bool = False, input_object: Any = None) -> Any:
+    items = await collect(ctx.input) if ctx.input is not None else (
+        [] if input_object is None else [input_object])
+    lines = render_plain(items).split("\n") if items else []
+    if width is not None:
+        if width < 1:
+            raise ParameterError("Out-String", "Width", "must be at least 1")
+        lines = [line[:width].rstrip() for line in lines]
+    if stream:
+        return lines
+    text = "\n".join(lines)
+    return [text if no_newline or not lines else text + "\n"]
 
 
 @cmdlet(

@@ -73,7 +73,17 @@ async def evaluate(item: Any, spec: PropSpec) -> Any:
     if isinstance(spec.source, ScriptBlock):
         out = await spec.source.invoke(dollar_under=item)
         return out[0] if len(out) == 1 else (out or None)
-    return get_property(item, spec.source)
+    return prop_value(item, spec.source)
+
+
+def prop_value(item: Any, name: str) -> Any:
+    """``item.name`` as the pipeline cmdlets read it: also a string's Length and an array's
+    Count/Length."""
+    if isinstance(item, str) and name.lower() == "length":
+        return len(item)
+    if isinstance(item, (list, tuple)) and name.lower() in ("count", "length"):
+        return len(item)
+    return get_property(item, name)
 
 
 def expand_wildcards(specs: list[PropSpec], names: list[str]) -> list[PropSpec]:

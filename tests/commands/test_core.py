@@ -3,8 +3,11 @@ with the same results either way."""
 
 from __future__ import annotations
 
+import statistics
+
 import pytest
 
+from fayshell.errors import FayError
 from fayshell.lang.streams import is_relation
 
 TABLE = ("sql SELECT * FROM (VALUES (1, 'read', 120, 'web01'), (2, 'Write', 5000, 'web02'), "
@@ -38,7 +41,33 @@ STAGES = [
     "Group-Object node, name | Select-Object Name, Count",
     "Measure-Object dur_ns -Sum -Average -Minimum -Maximum -Percentile 50,90",
     "Measure-Object",
+    # PowerShell parameters added later; the SQL ones are listed in PUSHED below.
+    "Sort-Object name, id -CaseSensitive",
+    "Sort-Object name, id -CaseSensitive -Descending",
+    "Sort-Object dur_ns -Top 2 -Descending",
+    "Sort-Object id -Bottom 2",
+    "Sort-Object @{Expression='node'; Descending=$true}, @{e={ $_.id }; Ascending=$true}",
+    "Sort-Object node -Unique | Select-Object node",
+    "Sort-Object node -Unique -Bottom 2 | Select-Object node",
+    "Group-Object name | Select-Object Name, Count",
+    "Group-Object name -CaseSensitive | Select-Object Name, Count",
+    "Group-Object node -NoElement | Select-Object Name, Count",
+    "Group-Object { $_.dur_ns -gt 100 } | Select-Object Name, Count",
+    "Group-Object { $_.id % 2 }, node | Select-Object Name, Count",
+    "Measure-Object dur_ns -AllStats",
+    "Measure-Object dur_ns, id -StandardDeviation -Maximum",
+    "Where-Object name -CEQ 'read'",
+    "Where-Object name -CLike 'R*'",
+    "Where-Object -Property node -Value web01 -EQ",
+    "Select-Object -Skip 1 -SkipLast 1",
+    "Select-Object -Index 1,3,-1",
+    "Select-Object -Last 2 -Skip 1",
+    "Select-Object id, @{l='Name'; e='name'}, @{n='ms'; expression={ $_.dur_ns / 1e6 }}",
+    "Select-Object * -ExcludeProperty dur_ns, node",
 ]
+#: Stages that must run in DuckDB when the input is a relation.
+PUSHED = [s for s in STAGES if not any(w in s for w in ("StartsWith", "-Last", "-SkipLast",
+                                                         "-Index", "Measure-Object"))]
 
 
 def normalize(rows: list) -> list:
@@ -57,8 +86,7 @@ async def test_relation_and_rowwise_agree(shell, stage) -> None:
     assert normalize(in_sql) == normalize(rowwise)
 
 
-@pytest.mark.parametrize("stage", [s for s in STAGES if "StartsWith" not in s
-                                   and "-Last" not in s])
+@pytest.mark.parametrize("stage", PUSHED)
 async def test_translatable_stages_stay_relations(shell, stage) -> None:
     out = await shell.raw(f"{TABLE} | {stage}")
     assert len(out) == 1 and is_relation(out[0]), f"{stage} fell back to row-wise"
@@ -119,3 +147,115 @@ async def test_sort_mixed_and_null_values_rowwise(shell) -> None:
 async def test_select_first_stops_early_on_long_input(shell) -> None:
     out = await shell.run("1..200000 | ForEach-Object { $_ } | Select-Object -First 3")
     assert out == [1, 2, 3]
+
+
+async def test_measure_runs_in_duckdb_and_returns_a_record(shell) -> None:
+    out = await shell.raw(f"{TABLE} | Measure-Object dur_ns -Sum -StandardDeviation -Verbose")
+    assert out == [{"Count": 5, "Average": None, "Sum": 12240, "Maximum": None,
+                    "Minimum": None, "StandardDeviation": pytest.approx(statistics.stdev([120, 5000, 80, 40, 7000])),
+                    "Property": "dur_ns"}]
+    assert "stddev_samp" in shell.sql_shown()[-1]
+    assert await shell.run(f"({TABLE} | Measure-Object).Count") == [6]
+
+
+async def test_measure_plain_values_text_and_strings(shell) -> None:
+    (m,) = await shell.run("1,2,3,4 | Measure-Object -Sum -Average -Maximum -Minimum")
+    assert m == {"Count": 4, "Average": 2.5, "Sum": 10, "Maximum": 4, "Minimum": 1,
+                 "StandardDeviation": None, "Property": None}
+    assert await shell.run("(2,4,4,4,5,5,7,9 | Measure-Object -StandardDeviation)"
+                           ".StandardDeviation") == [pytest.approx(2.138089935)]
+    assert await shell.run("('b','c','a' | Measure-Object -Maximum).Maximum") == ["c"]
+    (t,) = await shell.run("'one two', 'three  four five' | Measure-Object -Line -Word -Character")
+    assert t == {"Lines": 2, "Words": 5, "Characters": 23, "Property": None}
+    (w,) = await shell.run("'a b' | Measure-Object -Character -IgnoreWhiteSpace")
+    assert w == {"Lines": None, "Words": None, "Characters": 2, "Property": None}
+
+
+async def test_group_plain_values_sorted_by_key_first_spelling(shell) -> None:
+    groups = await shell.run("'b', 'a', 'B', 10, 2 | Group-Object")
+    assert [(g.Count, g.Name, g.Group) for g in groups] == [
+        (1, "2", [2]), (1, "10", [10]), (1, "a", ["a"]), (2, "b", ["b", "B"])]
+    text = await shell.text("'b','a','b' | Group-Object -NoElement")
+    assert text.splitlines() == ["Count Name", "----- ----", "    1 a", "    2 b"]
+    text = await shell.text("'b','a','b' | Group-Object")
+    assert text.splitlines()[0].split() == ["Count", "Name", "Group"]
+    assert [g.Name for g in await shell.run("'a','A' | Group-Object -CaseSensitive")] == ["a", "A"]
+    assert await shell.run("(@{a=1;b='x'}, @{a=1;b='y'} | Group-Object a, b)[1].Name") == ["1, y"]
+    assert await shell.run("(@{a=1;b='x'}, @{a=1;b='y'} | Group-Object a).Values") == [1]
+
+
+async def test_group_as_hashtable(shell) -> None:
+    (table,) = await shell.run("'a', 'bb', 'cc' | Group-Object Length -AsHashTable")
+    assert table == {1: ["a"], 2: ["bb", "cc"]}
+    (table,) = await shell.run("'a', 'bb' | Group-Object Length -AsHashTable -AsString")
+    assert table == {"1": ["a"], "2": ["bb"]}
+    (table,) = await shell.run(f"{TABLE} | Group-Object node -AsHashTable")
+    assert sorted(table) == ["web01", "web02", "web03"] and len(table["web01"]) == 3
+
+
+async def test_sort_top_bottom_unique_case(shell) -> None:
+    assert await shell.run("1..10 | Sort-Object -Bottom 3") == [8, 9, 10]
+    assert await shell.run("5,3,9,1 | Sort-Object -Top 2 -Descending") == [9, 5]
+    assert await shell.run("'b','A','a','B' | Sort-Object -CaseSensitive") == ["a", "A", "b", "B"]
+    assert await shell.run("'b','a','B','a' | Sort-Object -Unique") == ["a", "b"]
+    assert await shell.run("'b','a','B' | Sort-Object -Unique -CaseSensitive") == ["a", "b", "B"]
+    assert await shell.run("@{n=2;k=1},@{n=1;k=1},@{n=0;k=0} | Sort-Object k -Stable | % n") == \
+        [0, 2, 1]
+
+
+async def test_select_positions_and_calculated_properties(shell) -> None:
+    assert await shell.run("1..10 | Select-Object -Skip 2 -SkipLast 2") == list(range(3, 9))
+    assert await shell.run("1..10 | Select-Object -Last 3 -Skip 1") == [7, 8, 9]
+    assert await shell.run("'a','b','c' | Select-Object -Index 0,2") == ["a", "c"]
+    out = await shell.run("@{a=1; b=2} | Select-Object a, @{n='twice'; e={ $_.b * 2 }}, "
+                          "@{label='L'; expression='a'}")
+    assert out == [{"a": 1, "twice": 4, "L": 1}]
+    assert await shell.run("1,1,2,'a','A' | Select-Object -Unique") == [1, 2, "a", "A"]
+    assert await shell.run("'abc' | Select-Object Length") == [{"Length": 3}]
+
+
+async def test_foreach_scopes_blocks_and_members(shell) -> None:
+    assert await shell.run("1..5 | ForEach-Object -Begin { $sum = 0 } -Process { $sum += $_ } "
+                           "-End { $sum }") == [15]
+    assert await shell.run("1..3 | % { $last = $_ }; $last") == [3]
+    assert await shell.run("1..2 | ForEach-Object { 'b' } { \"p$_\" } { 'e' }") == \
+        ["b", "p1", "p2", "e"]
+    assert await shell.run("1..2 | ForEach-Object { 'b' } { \"p$_\" }") == ["b", "p1", "p2"]
+    assert await shell.run("'a','b' | ForEach-Object ToUpper") == ["A", "B"]
+    assert await shell.run("'a,b' | ForEach-Object -MemberName Split -ArgumentList ','") == \
+        ["a", "b"]
+    assert await shell.run("'a','bb' | ForEach-Object Length") == [1, 2]
+    assert await shell.run("1..3 | ForEach-Object { if ($_ -eq 2) { return }; $_ }") == [1, 3]
+
+
+async def test_parallel_runs_sequentially_and_says_so(shell) -> None:
+    assert await shell.run("1..3 | ForEach-Object -Parallel { $_ * 10 } -ThrottleLimit 4 "
+                           "-Verbose") == [10, 20, 30]
+    assert "-Parallel runs sequentially in fayshell" in shell.host.verbose_lines
+    assert await shell.run("1..4 | Where-Object -Parallel { $_ % 2 }") == [1, 3]
+
+
+async def test_where_property_alone_and_not(shell) -> None:
+    assert await shell.run("@{a=1;b=0},@{a=2;b=1} | Where-Object b | % a") == [2]
+    assert await shell.run("@{a=1;b=0},@{a=2;b=1} | Where-Object -Not b | % a") == [1]
+    rel = await shell.raw("sql SELECT * FROM (VALUES (1, true), (2, false)) t(i, ok) | "
+                          "Where-Object ok")
+    assert is_relation(rel[0]) and rel[0].records() == [{"i": 1, "ok": True}]
+
+
+async def test_measure_unknown_property_is_an_error_not_a_zero(shell) -> None:
+    with pytest.raises(FayError) as info:
+        await shell.run(f"{TABLE} | Measure-Object durr_ns -Sum")
+    assert "no column 'durr_ns' (did you mean dur_ns?)" in info.value.one_line()
+    with pytest.raises(FayError) as info:
+        await shell.run("@{a=1} | Measure-Object b")
+    assert "'b' cannot be found in the input for any objects" in info.value.one_line()
+
+
+async def test_expand_property_skips_null_and_adds_selected_properties(shell) -> None:
+    in_sql = await shell.run(f"{TABLE} | Select-Object -ExpandProperty dur_ns")
+    rowwise = await shell.run(f"{ROWS} | Select-Object -ExpandProperty dur_ns")
+    assert in_sql == rowwise == [120, 5000, 80, 40, 7000]
+    out = await shell.run("[pscustomobject]@{n='x'; items=@(@{v=1},@{v=2})} | "
+                          "Select-Object -ExpandProperty items -Property n")
+    assert out == [{"v": 1, "n": "x"}, {"v": 2, "n": "x"}]

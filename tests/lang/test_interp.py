@@ -159,7 +159,7 @@ async def test_parameter_errors_name_command_and_parameter(shell, src, message) 
 async def test_unambiguous_prefix_and_colon_syntax(shell) -> None:
     assert await shell.run("5,3,9 | Sort-Object -Desc") == [9, 5, 3]
     assert await shell.run("5,3,9 | Sort-Object -Descending:$false") == [3, 5, 9]
-    assert await shell.run("1..10 | Select-Object -F 2 -Sk 3") == [4, 5]
+    assert await shell.run("1..10 | Select-Object -F 2 -Skip 3") == [4, 5]
 
 
 async def test_pipeline_binding_by_property_name(shell) -> None:

@@ -1,0 +1,415 @@
+"""JSON and CSV, written and read the way PowerShell 7 does: ConvertTo-/ConvertFrom-Json,
+ConvertTo-/ConvertFrom-Csv, Export-/Import-Csv."""
+
+from __future__ import annotations
+
+import csv
+import dataclasses
+import datetime
+import io
+import json
+import math
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any, Literal
+
+from fayshell.commands.invocation import Invocation
+from fayshell.commands.objects import full_type, value_text
+from fayshell.commands.registry import BY_VALUE, Param, cmdlet
+from fayshell.errors import CommandError, ParameterError
+from fayshell.lang.ops import to_string
+from fayshell.lang.streams import aiter_items, collect, is_relation
+from fayshell.records import as_dict, is_record, property_names
+
+QuoteKind = Literal["Always", "AsNeeded", "Never"]
+QUOTE_KINDS: tuple[QuoteKind, ...] = ("Always", "AsNeeded", "Never")
+
+
+# ---- JSON ----------------------------------------------------------------------------------
+
+
+class _Truncated:
+    """Set when a value was cut at -Depth (PowerShell warns then)."""
+
+    hit = False
+
+
+def json_value(value: Any, depth: int, cut: _Truncated) -> Any:
+    """A JSON-ready copy; objects and arrays deeper than ``depth`` become their string form."""
+    if isinstance(value, Mapping) or (dataclasses.is_dataclass(value)
+                                      and not isinstance(value, type)):
+        fields = _all_fields(value)
+        if depth < 0:
+            cut.hit = True
+            return value_text(fields)
+        return {str(k): json_value(v, depth - 1, cut) for k, v in fields.items()}
+    if isinstance(value, (list, tuple, set, frozenset)):
+        if depth < 0:
+            cut.hit = True
+            return " ".join(to_string(v) for v in value)
+        return [json_value(v, depth - 1, cut) for v in value]
+    if isinstance(value, float) and (math.isnan(value) or math.isinf(value)):
+        return to_string(value)
+    if value is None or type(value) in (bool, int, float, str):
+        return value
+    if isinstance(value, (datetime.datetime, datetime.date)):
+        return value.isoformat()
+    for kind in (bool, int, float, str):  # subclasses: durations and sizes as numbers
+        if isinstance(value, kind):
+            return kind(value)
+    return to_string(value)
+
+
+def _all_fields(record: Any) -> dict[str, Any]:
+    """Every property of a record, including those tables leave out (GroupInfo.Values)."""
+    if isinstance(record, Mapping):
+        return {str(k): v for k, v in record.items()}
+    return {f.name: getattr(record, f.name) for f in dataclasses.fields(record)}
+
+
+def dump_json(value: Any, compress: bool) -> str:
+    """PowerShell 7's layout: two-space indent, ``"key": value``; compressed without spaces."""
+    if compress:
+        return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    return json.dumps(value, ensure_ascii=False, indent=2)
+
+
+@cmdlet(
+    "ConvertTo-Json",
+    synopsis="Convert objects to JSON: one object, or an array for several.",
+    description="Objects nested deeper than -Depth (default 2, as in PowerShell) are written "
+                "as their string form, with a warning.",
+    params=[Param("InputObject", "any", position=0, pipeline=BY_VALUE,
+                  help="The value to convert (an array given here is written as an array)."),
+            Param("Depth", int, default=2, help="How deep nested objects are expanded."),
+            Param("Compress", bool, help="No indentation or spaces."),
+            Param("AsArray", bool, help="Always an array, even for one object."),
+            Param("EnumsAsStrings", bool, help="Accepted for compatibility.")],
+    examples=[("Get-Node | ConvertTo-Json -Compress", "Node records as compact JSON."),
+              ("ConvertTo-Json -InputObject @(1,2) -Compress", "[1,2]")],
+    stream=True,
+)
+async def convert_to_json(ctx: Invocation, *, input_object: Any = None, depth: int = 2,
+                          compress: bool = False, as_array: bool = False,
+                          enums_as_strings: bool = False) -> Any:
+    if not 0 <= depth <= 100:
+        raise ParameterError("ConvertTo-Json", "Depth", f"{depth} is not within 0..100")
+    if ctx.input is not None:
+        items = await collect(ctx.input)
+        if not items and not as_array:
+            return []
+        value: Any = items if len(items) != 1 or as_array else items[0]
+    else:
+        value = [input_object] if as_array and not isinstance(input_object, list) \
+            else input_object
+    cut = _Truncated()
+    text = dump_json(json_value(value, depth, cut), compress)
+    if cut.hit:
+        ctx.write_warning(f"resulting JSON is truncated as serialization has exceeded the set "
+                          f"depth of {depth}")
+    return [text]
+
+
+@cmdlet(
+    "ConvertFrom-Json",
+    synopsis="Parse JSON text into objects (JSON objects become records, arrays are "
+             "written out item by item).",
+    params=[Param("InputObject", "any", position=0, pipeline=BY_VALUE,
+                  help="JSON text; several pipeline strings are joined into one document."),
+            Param("AsHashtable", bool, help="Hashtables instead of objects (the same in "
+                                            "fayshell: both are records)."),
+            Param("Depth", int, default=1024, help="Deepest nesting accepted."),
+            Param("NoEnumerate", bool, help="Write a top-level array as one value.")],
+    examples=[("'{\"a\":1,\"b\":[1,2]}' | ConvertFrom-Json", "A record with a and b."),
+              ("Get-Content nodes.json -Raw | ConvertFrom-Json | Select-Object name",
+               "Names from a JSON file.")],
+    stream=True,
+)
+async def convert_from_json(ctx: Invocation, *, input_object: Any = None,
+                            as_hashtable: bool = False, depth: int = 1024,
+                            no_enumerate: bool = False) -> Any:
+    source = ctx.input if ctx.input is not None else input_object
+    lines = [to_string(x) for x in await collect(source)] if not isinstance(source, str) \
+        else [source]
+    text = "\n".join(lines)
+    if not text.strip():
+        return []
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise CommandError("ConvertFrom-Json", f"invalid JSON at line {exc.lineno} column "
+                                               f"{exc.colno}: {exc.msg}") from None
+    if _depth_of(value) > depth:
+        raise CommandError("ConvertFrom-Json", f"the JSON is nested deeper than -Depth {depth}")
+    if isinstance(value, list) and not no_enumerate:
+        return value
+    return [value]
+
+
+def _depth_of(value: Any) -> int:
+    if isinstance(value, dict):
+        return 1 + max((_depth_of(v) for v in value.values()), default=0)
+    if isinstance(value, list):
+        return 1 + max((_depth_of(v) for v in value), default=0)
+    return 0
+
+
+# ---- CSV writing ---------------------------------------------------------------------------
+
+
+@dataclasses.dataclass(frozen=True)
+class CsvStyle:
+    """How CSV is written: delimiter, quoting, which fields to quote, header lines."""
+
+    delimiter: str = ","
+    quotes: QuoteKind = "Always"
+    quote_fields: frozenset[str] | None = None
+    header: bool = True
+    type_info: bool = False
+
+    def field(self, name: str, text: str | None) -> str:
+        if text is None:
+            return ""
+        if self.quote_fields is not None:
+            quote = name.lower() in self.quote_fields
+        elif self.quotes == "AsNeeded":
+            quote = any(c in text for c in (self.delimiter, "\n", '"'))
+        else:
+            quote = self.quotes == "Always"
+        return '"' + text.replace('"', '""') + '"' if quote else text
+
+
+def csv_text(value: Any) -> str | None:
+    """A property value as PowerShell writes it in CSV (its ToString())."""
+    if value is None:
+        return None
+    if isinstance(value, float) and value.is_integer() and abs(value) < 1e15:
+        return str(int(value))
+    if isinstance(value, (list, tuple, Mapping)) or is_record(value):
+        return value_text(value)
+    return to_string(value)
+
+
+def _columns(item: Any) -> list[str]:
+    if isinstance(item, str):
+        return ["Length"]
+    return property_names(item) if is_record(item) else ["Value"]
+
+
+def _cells(item: Any, columns: list[str]) -> dict[str, Any]:
+    if isinstance(item, str):
+        return {"Length": len(item)}
+    return as_dict(item)
+
+
+def csv_lines(items: Iterable[Any], style: CsvStyle) -> Iterable[str]:
+    """Type line (if asked), header, then one line per object; columns from the first one."""
+    columns: list[str] | None = None
+    for item in items:
+        if columns is None:
+            columns = _columns(item)
+            if style.type_info:
+                yield f"#TYPE {full_type(item)}"
+            if style.header:
+                yield style.delimiter.join(style.field(c, c) for c in columns)
+        rec = _cells(item, columns)
+        yield style.delimiter.join(style.field(c, csv_text(rec.get(c))) for c in columns)
+
+
+CSV_WRITE_PARAMS = (
+    Param("Delimiter", str, default=",", help="Field separator (one character)."),
+    Param("UseQuotes", str, choices=QUOTE_KINDS, default="Always",
+          help="Always (default), AsNeeded (only fields with the delimiter, a quote or a "
+               "newline) or Never."),
+    Param("QuoteFields", "strings", help="Quote only these columns."),
+    Param("NoTypeInformation", bool, help="Accepted for compatibility: no #TYPE line is "
+                                          "written unless -IncludeTypeInformation."),
+    Param("IncludeTypeInformation", bool, help="Write a #TYPE line first."),
+    Param("NoHeader", bool, help="Leave out the header line."),
+    Param("UseCulture", bool, help="Accepted for compatibility (the delimiter stays ',')."),
+)
+
+
+def _style(delimiter: str, use_quotes: str, quote_fields: list[str] | None, no_header: bool,
+           include_type_information: bool, command: str) -> CsvStyle:
+    if len(delimiter) != 1:
+        raise ParameterError(command, "Delimiter", f"{delimiter!r} is not one character")
+    quotes: QuoteKind = next(q for q in QUOTE_KINDS if q == use_quotes)
+    fields = frozenset(f.lower() for f in quote_fields) if quote_fields else None
+    return CsvStyle(delimiter, quotes, fields, not no_header, include_type_information)
+
+
+@cmdlet(
+    "ConvertTo-Csv",
+    synopsis="Convert objects to CSV lines (header first; every field quoted, as PowerShell 7).",
+    params=[*CSV_WRITE_PARAMS, Param("InputObject", "any", position=0, pipeline=BY_VALUE)],
+    examples=[("sql SELECT 1 AS a, 2 AS b | ConvertTo-Csv", '"a","b" then "1","2".'),
+              ("Get-Node | ConvertTo-Csv -UseQuotes AsNeeded -Delimiter ';'",
+               "Quotes only where a field needs them.")],
+    stream=True,
+)
+async def convert_to_csv(ctx: Invocation, *, delimiter: str = ",", use_quotes: str = "Always",
+                         quote_fields: list[str] | None = None,
+                         no_type_information: bool = False,
+                         include_type_information: bool = False, no_header: bool = False,
+                         use_culture: bool = False, input_object: Any = None) -> Any:
+    style = _style(delimiter, use_quotes, quote_fields, no_header, include_type_information,
+                   "ConvertTo-Csv")
+    source = ctx.input if ctx.input is not None else input_object
+    items = await collect(source) if ctx.input is not None or isinstance(source, list) \
+        else [source]
+    return list(csv_lines(items, style))
+
+
+@cmdlet(
+    "Export-Csv",
+    synopsis="Write objects to a CSV file, as ConvertTo-Csv writes them.",
+    description="A relation is streamed from DuckDB in batches; with -UseQuotes AsNeeded "
+                "DuckDB's COPY writes the file directly.",
+    params=[Param("Path", str, position=0, mandatory=True, aliases=("LiteralPath",),
+                  complete="files"),
+            *CSV_WRITE_PARAMS,
+            Param("Append", bool, help="Add rows to an existing file (no second header)."),
+            Param("Force", bool, help="Accepted for compatibility."),
+            Param("Encoding", str, help="Accepted for compatibility; files are UTF-8."),
+            Param("InputObject", "any", pipeline=BY_VALUE)],
+    examples=[("Get-Syscall | Export-Csv syscalls.csv", "All system calls to a file.")],
+    stream=True,
+)
+async def export_csv(ctx: Invocation, *, path: str, delimiter: str = ",",
+                     use_quotes: str = "Always", quote_fields: list[str] | None = None,
+                     no_type_information: bool = False, include_type_information: bool = False,
+                     no_header: bool = False, use_culture: bool = False, append: bool = False,
+                     force: bool = False, encoding: str | None = None,
+                     input_object: Any = None) -> None:
+    style = _style(delimiter, use_quotes, quote_fields, no_header, include_type_information,
+                   "Export-Csv")
+    target = Path(path).expanduser()
+    if not target.parent.exists():
+        raise CommandError("Export-Csv", f"directory {str(target.parent)!r} does not exist")
+    exists = append and target.exists() and target.stat().st_size > 0
+    if exists:
+        style = dataclasses.replace(style, header=False, type_info=False)
+    source = ctx.input if ctx.input is not None else input_object
+    if is_relation(source) and style.quotes == "AsNeeded" and not append and style.header \
+            and style.quote_fields is None and not style.type_info:
+        _copy_relation(ctx, source, target, delimiter)
+        return None
+    try:
+        with target.open("a" if append else "w", encoding="utf-8") as fh:
+            async for line in _aiter_csv(source, style):
+                fh.write(line + "\n")
+    except OSError as exc:
+        raise CommandError("Export-Csv", f"{path}: {exc.strerror}") from None
+    return None
+
+
+async def _aiter_csv(source: Any, style: CsvStyle) -> Any:
+    batch: list[Any] = []
+    first = True
+    async for item in aiter_items(source):
+        batch.append(item)
+        if len(batch) >= 4096:
+            for line in csv_lines(batch, style if first else dataclasses.replace(
+                    style, header=False, type_info=False)):
+                yield line
+            first, batch = False, []
+    if batch:
+        for line in csv_lines(batch, style if first else dataclasses.replace(
+                style, header=False, type_info=False)):
+            yield line
+
+
+def _copy_relation(ctx: Invocation, rel: Any, target: Path, delimiter: str) -> None:
+    quoted = str(target).replace("'", "''")
+    delim = delimiter.replace("'", "''")
+    sql = f"COPY ({rel.sql}) TO '{quoted}' (HEADER, DELIMITER '{delim}')"
+    ctx.write_verbose(sql)
+    rel.db.execute(sql)
+
+
+# ---- CSV reading ---------------------------------------------------------------------------
+
+
+def parse_csv(text: str, delimiter: str, header: list[str] | None) -> list[dict[str, Any]]:
+    """Records from CSV text: '#' lines before the header skipped, blank lines skipped, missing
+    trailing fields $null (as PowerShell's Import-Csv)."""
+    rows = [r for r in csv.reader(io.StringIO(text), delimiter=delimiter, strict=False)]
+    if header is None:
+        while rows and (not rows[0] or rows[0][0].startswith("#")):
+            rows.pop(0)
+        if not rows:
+            return []
+        header = rows.pop(0)
+        while len(header) > 1 and header[-1] == "":
+            header.pop()
+    _check_header(header)
+    out = []
+    for row in rows:
+        if not row or row == [""]:
+            continue
+        rec: dict[str, Any] = {}
+        for i, name in enumerate(header):
+            rec[name or f"H{i + 1}"] = row[i] if i < len(row) else None
+        out.append(rec)
+    return out
+
+
+def _check_header(header: list[str]) -> None:
+    seen: set[str] = set()
+    for name in header:
+        if name and name.lower() in seen:
+            raise CommandError("Import-Csv", f"the member {name!r} is already present "
+                                             "(duplicate header)")
+        seen.add(name.lower())
+
+
+CSV_READ_PARAMS = (
+    Param("Delimiter", str, default=",", help="Field separator (one character)."),
+    Param("Header", "strings", help="Column names; then the first line is data."),
+    Param("UseCulture", bool, help="Accepted for compatibility."),
+)
+
+
+@cmdlet(
+    "ConvertFrom-Csv",
+    synopsis="Parse CSV lines into records (every value a string).",
+    params=[Param("InputObject", "any", position=0, pipeline=BY_VALUE), *CSV_READ_PARAMS],
+    examples=[("'a,b', '1,2' | ConvertFrom-Csv", "One record: a=1, b=2."),
+              ("'x;y' | ConvertFrom-Csv -Delimiter ';' -Header one,two", "one=x, two=y.")],
+    stream=True,
+)
+async def convert_from_csv(ctx: Invocation, *, input_object: Any = None, delimiter: str = ",",
+                           header: list[str] | None = None, use_culture: bool = False) -> Any:
+    if len(delimiter) != 1:
+        raise ParameterError("ConvertFrom-Csv", "Delimiter", f"{delimiter!r} is not one character")
+    source = ctx.input if ctx.input is not None else input_object
+    lines = [to_string(x) for x in await collect(source)] if not isinstance(source, str) \
+        else [source]
+    return parse_csv("\n".join(lines), delimiter, header)
+
+
+@cmdlet(
+    "Import-Csv",
+    aliases=("ipcsv",),
+    synopsis="Read a CSV file into records (every value a string).",
+    params=[Param("Path", "strings", position=0, mandatory=True, aliases=("LiteralPath",),
+                  complete="files"),
+            *CSV_READ_PARAMS,
+            Param("Encoding", str, help="Accepted for compatibility; files are read as UTF-8.")],
+    examples=[("Import-Csv nodes.csv | Where-Object { $_.role -eq 'web' }",
+               "Rows of a CSV file, filtered.")],
+)
+def import_csv(ctx: Invocation, *, path: list[str], delimiter: str = ",",
+               header: list[str] | None = None, use_culture: bool = False,
+               encoding: str | None = None) -> Any:
+    if len(delimiter) != 1:
+        raise ParameterError("Import-Csv", "Delimiter", f"{delimiter!r} is not one character")
+    out: list[dict[str, Any]] = []
+    for p in path:
+        try:
+            text = Path(p).expanduser().read_text(encoding="utf-8-sig")
+        except OSError as exc:
+            raise CommandError("Import-Csv", f"{p}: {exc.strerror}") from None
+        out += parse_csv(text, delimiter, header)
+    return out

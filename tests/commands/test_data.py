@@ -1,0 +1,111 @@
+"""JSON and CSV cmdlets, checked against what PowerShell 7 writes and reads."""
+
+from __future__ import annotations
+
+import csv
+import json
+
+import pytest
+
+from fayshell.errors import FayError
+
+
+async def test_convert_to_json_object_and_array(shell) -> None:
+    one = await shell.run("@{ a = 1; b = 'x' } | ConvertTo-Json -Compress")
+    assert one == ['{"a":1,"b":"x"}']
+    many = await shell.run("sql SELECT range AS i FROM range(3) | ConvertTo-Json")
+    assert json.loads(many[0]) == [{"i": 0}, {"i": 1}, {"i": 2}]
+    assert await shell.run("@() | ConvertTo-Json -AsArray") == ["[]"]
+    assert await shell.run("1 | ConvertTo-Json -AsArray -Compress") == ["[1]"]
+
+
+async def test_convert_to_json_layout_is_powershell_7s(shell) -> None:
+    (text,) = await shell.run("[ordered]@{name='web01'; tags=@('a','b'); up=$true; x=$null} | "
+                              "ConvertTo-Json")
+    assert text.splitlines() == ['{', '  "name": "web01",', '  "tags": [', '    "a",',
+                                 '    "b"', '  ],', '  "up": true,', '  "x": null', '}']
+
+
+async def test_convert_to_json_input_object_keeps_the_array(shell) -> None:
+    assert await shell.run("ConvertTo-Json -InputObject @(1,2) -Compress") == ["[1,2]"]
+    assert await shell.run("ConvertTo-Json -InputObject 'x'") == ['"x"']
+    assert await shell.run("@(1) | ConvertTo-Json") == ["1"]
+
+
+async def test_convert_to_json_depth_cuts_with_a_warning(shell) -> None:
+    (deep,) = await shell.run("@{a=@{b=@{c=@{d=1}}}} | ConvertTo-Json -Compress")
+    assert deep == '{"a":{"b":{"c":"@{d=1}"}}}'
+    assert any("truncated" in w for w in shell.host.warnings)
+    (full,) = await shell.run("@{a=@{b=@{c=@{d=1}}}} | ConvertTo-Json -Compress -Depth 5")
+    assert json.loads(full) == {"a": {"b": {"c": {"d": 1}}}}
+
+
+async def test_convert_from_json_objects_arrays_and_round_trip(shell) -> None:
+    out = await shell.run("'{\"name\":\"web01\",\"cpu\":{\"n\":4},\"tags\":[1,2]}' | "
+                          "ConvertFrom-Json")
+    assert out == [{"name": "web01", "cpu": {"n": 4}, "tags": [1, 2]}]
+    assert await shell.run("('[1,2,3]' | ConvertFrom-Json).Count") == [3]
+    assert await shell.run("'[1,2]' | ConvertFrom-Json -NoEnumerate | % { $_.Count }") == [2]
+    assert await shell.run("('{\"a\":{\"b\":5}}' | ConvertFrom-Json).a.b") == [5]
+    assert await shell.run("('{\"a\":1}' | ConvertFrom-Json -AsHashtable)['a']") == [1]
+    back = await shell.run("[pscustomobject]@{a=1; b='x'} | ConvertTo-Json | ConvertFrom-Json")
+    assert back == [{"a": 1, "b": "x"}]
+
+
+async def test_convert_from_json_joins_pipeline_lines_and_reports_bad_json(shell) -> None:
+    assert await shell.run("'{', '\"a\": 1', '}' | ConvertFrom-Json") == [{"a": 1}]
+    with pytest.raises(FayError) as info:
+        await shell.run("'{\"a\": }' | ConvertFrom-Json")
+    assert "invalid JSON at line 1 column 7" in info.value.one_line()
+
+
+async def test_convert_to_csv_quoting_modes(shell) -> None:
+    obj = "[pscustomobject]@{ a = 'x,y'; b = 'say \"hi\"'; c = 'plain'; d = $null }"
+    assert await shell.run(f"{obj} | ConvertTo-Csv") == [
+        '"a","b","c","d"', '"x,y","say ""hi""","plain",']
+    assert await shell.run(f"{obj} | ConvertTo-Csv -UseQuotes AsNeeded") == [
+        "a,b,c,d", '"x,y","say ""hi""",plain,']
+    assert await shell.run(f"{obj} | ConvertTo-Csv -UseQuotes Never -Delimiter ';'") == [
+        "a;b;c;d", 'x,y;say "hi";plain;']
+    assert await shell.run(f"{obj} | ConvertTo-Csv -QuoteFields c -NoHeader") == [
+        'x,y,say "hi","plain",']
+    assert (await shell.run(f"{obj} | ConvertTo-Csv -IncludeTypeInformation"))[0] == \
+        "#TYPE System.Management.Automation.PSCustomObject"
+    assert await shell.run("'ab','c' | ConvertTo-Csv -NoTypeInformation") == [
+        '"Length"', '"2"', '"1"']
+
+
+async def test_csv_round_trip_and_header_delimiter(shell) -> None:
+    out = await shell.run("[pscustomobject]@{n='a'; v=1}, [pscustomobject]@{n='b,c'; v=2} | "
+                          "ConvertTo-Csv | ConvertFrom-Csv")
+    assert out == [{"n": "a", "v": "1"}, {"n": "b,c", "v": "2"}]
+    out = await shell.run("'x;1', 'y;2' | ConvertFrom-Csv -Delimiter ';' -Header name,n")
+    assert out == [{"name": "x", "n": "1"}, {"name": "y", "n": "2"}]
+    short = await shell.run("'a,b,c', '1,2', '', '#x,y,z' | ConvertFrom-Csv")
+    assert short == [{"a": "1", "b": "2", "c": None}, {"a": "#x", "b": "y", "c": "z"}]
+
+
+async def test_export_and_import_csv(shell, tmp_path) -> None:
+    path = tmp_path / "rows.csv"
+    await shell.run(f"1..2 | ForEach-Object {{ @{{ n = $_ }} }} | Export-Csv '{path}'")
+    assert path.read_text() == '"n"\n"1"\n"2"\n'
+    await shell.run(f"@{{ n = 3 }} | Export-Csv '{path}' -Append")
+    assert path.read_text() == '"n"\n"1"\n"2"\n"3"\n'
+    assert await shell.run(f"Import-Csv '{path}' | % n") == ["1", "2", "3"]
+    with pytest.raises(FayError) as info:
+        await shell.run(f"1 | Export-Csv '{tmp_path / 'nope' / 'x.csv'}'")
+    assert "does not exist" in info.value.one_line()
+    with pytest.raises(FayError) as info:
+        await shell.run(f"Import-Csv '{tmp_path / 'missing.csv'}'")
+    assert "No such file" in info.value.one_line()
+
+
+async def test_export_csv_from_relation(shell, tmp_path) -> None:
+    path = tmp_path / "out.csv"
+    src = "sql SELECT range AS i, 'n' || range AS s FROM range(1000) | Where-Object { $_.i -lt 3 }"
+    await shell.run(f"{src} | Export-Csv '{path}' -UseQuotes AsNeeded -Verbose")
+    assert any(v.startswith("COPY (") for v in shell.host.verbose_lines)
+    rows = list(csv.DictReader(path.open()))
+    assert rows == [{"i": "0", "s": "n0"}, {"i": "1", "s": "n1"}, {"i": "2", "s": "n2"}]
+    await shell.run(f"{src} | Export-Csv '{path}'")
+    assert path.read_text().splitlines() == ['"i","s"', '"0","n0"', '"1","n1"', '"2","n2"']
