@@ -3,7 +3,9 @@
 One program per stream (event header, stream event context) and one per event class (event
 context and payload). Instructions are rows of :data:`WIDTH` int64 words: ``op, a, b, c, d, e``.
 The same lists run in the pure-Python executor (:mod:`fayshell.ctf.pyexec`) and in the C
-extension (``fayshell/ctf/_decode.c``); the opcodes below are the contract between them.
+extension (``fayshell/ctf/_decode.c``); the opcodes below are the contract between them, and
+``fayshell/ctf/_opcodes.h`` (which the extension includes) must hold exactly the same names and
+numbers (tests/ctf/test_opcodes.py checks it).
 """
 
 from __future__ import annotations

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import threading
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -21,13 +20,42 @@ def sql_error(exc: Exception) -> SqlError:
     return SqlError(" ".join(line.strip() for line in text if line.strip()) or type(exc).__name__)
 
 
-@dataclass
-class Database:
-    """A DuckDB file (or ``:memory:``) with a lock so several tasks can share it."""
+class ConnectionLent(RuntimeError):
+    """The connection was used by a thread other than the one it is lent to (a bug)."""
 
-    path: str
-    con: duckdb.DuckDBPyConnection
-    lock: threading.RLock = field(default_factory=threading.RLock)
+
+class Database:
+    """A DuckDB file (or ``:memory:``) with a lock so several tasks can share it.
+
+    The store's background writer borrows the connection (``lend``): until it gives it back,
+    ``con`` raises :class:`ConnectionLent` in every other thread instead of racing with it.
+    """
+
+    def __init__(self, path: str, con: duckdb.DuckDBPyConnection) -> None:
+        self.path = path
+        self.lock = threading.RLock()
+        self._con = con
+        self._borrower: threading.Thread | None = None
+
+    @property
+    def con(self) -> duckdb.DuckDBPyConnection:
+        """The connection, for the thread allowed to use it now."""
+        borrower = self._borrower
+        if borrower is not None and borrower is not threading.current_thread():
+            raise ConnectionLent(f"the database connection is lent to thread {borrower.name!r}; "
+                                 f"{threading.current_thread().name!r} must wait for it")
+        return self._con
+
+    def lend(self, thread: threading.Thread) -> None:
+        """From now on only ``thread`` may use the connection (lent by a thread allowed to)."""
+        _ = self.con
+        self._borrower = thread
+
+    def take_back(self, thread: threading.Thread) -> None:
+        """End the loan to ``thread`` (which has finished: the lender joined it)."""
+        if thread.is_alive() or self._borrower is not thread:
+            raise ConnectionLent(f"cannot take the connection back from {thread.name!r}")
+        self._borrower = None
 
     @classmethod
     def open(cls, path: str) -> Database:
@@ -40,7 +68,7 @@ class Database:
             con = duckdb.connect(path)
         except Exception as exc:  # duckdb raises its own IOException/ConnectionException types
             raise StoreError(f"cannot open database {path}: {sql_error(exc).message}") from None
-        return cls(path=path, con=con)
+        return cls(path, con)
 
     def relation(self, sql: str) -> Relation:
         """A lazy relation over ``sql``; nothing runs until it is fetched."""
@@ -51,24 +79,27 @@ class Database:
     def execute(self, sql: str, params: list[Any] | None = None) -> list[tuple[Any, ...]]:
         """Run a statement and fetch all rows; DuckDB errors become :class:`SqlError`."""
         with self.lock:
+            con = self.con
             try:
-                return self.con.execute(sql, params or []).fetchall()
+                return con.execute(sql, params or []).fetchall()
             except Exception as exc:
                 raise sql_error(exc) from None
 
     def columns_of(self, sql: str) -> list[str]:
         """Column names of a query without running it."""
         with self.lock:
+            con = self.con
             try:
-                return list(self.con.sql(sql).columns)
+                return list(con.sql(sql).columns)
             except Exception as exc:
                 raise sql_error(exc) from None
 
     def schema_of(self, sql: str) -> dict[str, str]:
         """Column names and DuckDB type names of a query without running it."""
         with self.lock:
+            con = self.con
             try:
-                rel = self.con.sql(sql)
+                rel = con.sql(sql)
                 return {name: str(t) for name, t in zip(rel.columns, rel.types, strict=True)}
             except Exception as exc:
                 raise sql_error(exc) from None

@@ -17,18 +17,19 @@ from fayshell.store.spans import ZIPKIN_ANNOTATION, ZIPKIN_KEYVALS
 from fayshell.store.writer import FlushWriter, Insert
 
 if TYPE_CHECKING:
+    import duckdb
     import pyarrow as pa
 
     from fayshell.store.database import Database
     from fayshell.store.kernel import StagedOutcome
+    from fayshell.store.settings import LoadSettings
 
 ZIPKIN = (ZIPKIN_ANNOTATION, *ZIPKIN_KEYVALS)
 AGENTS = {"lttng_python:event": "python", "lttng_jul:event": "jul", "lttng_log4j:event": "log4j"}
 DEBUG_LINE = 13  # TRACE_DEBUG_LINE, the UST default: not a deliberate log level
-SPAN_ROWS = 1_000_000  # zipkin rows grouped into spans per pass
 
 
-@dataclass
+@dataclass(kw_only=True)
 class ChunkInfo:
     """The chunk just loaded: who, which eid range, which classes, which context columns."""
 
@@ -64,7 +65,7 @@ class ChunkInfo:
         return default
 
 
-def derive_chunk(db: Database, info: ChunkInfo) -> None:
+def derive_chunk(db: Database, info: ChunkInfo, settings: LoadSettings) -> None:
     """Update syscalls, threads, spans and logs from the chunk's events."""
     if info.eid_hi < info.eid_lo:
         return
@@ -75,7 +76,7 @@ def derive_chunk(db: Database, info: ChunkInfo) -> None:
     update_threads(db, info)
     derive_syscalls(db, info)
     db.execute("UPDATE syscalls_mark SET next_rowid = NULL")    # the chunk's rows now count
-    derive_spans(db, info)
+    derive_spans(db, info, settings)
     derive_logs(db, info)
 
 
@@ -304,7 +305,7 @@ def _lit(s: str | None) -> str:
     return "NULL" if s is None else "'" + s.replace("'", "''") + "'"
 
 
-def derive_spans(db: Database, info: ChunkInfo) -> None:
+def derive_spans(db: Database, info: ChunkInfo, settings: LoadSettings) -> None:
     """Merge the spans the loader built per flush: a span whose events fell into several
     flushes or chunks has several rows by now, and is rebuilt from all its events."""
     present = [n for n in ZIPKIN if n in info.tables]
@@ -319,7 +320,7 @@ def derive_spans(db: Database, info: ChunkInfo) -> None:
     if db.execute("SELECT count(*) FROM fay_sk")[0][0]:
         parts = " UNION ALL ".join(_zipkin_part(db, info.tables[n], n) for n in present)
         _span_rows_of_keys(db, info, parts)
-        _insert_spans(db, info.session, info.chunk_no)
+        _insert_spans(db, info.session, info.chunk_no, settings)
     db.execute("DROP TABLE IF EXISTS fay_sk")
     db.execute("DROP TABLE IF EXISTS fay_zp")
 
@@ -339,33 +340,34 @@ def _span_rows_of_keys(db: Database, info: ChunkInfo, parts: str) -> None:
         WHERE c.session = ?""", [info.session])
 
 
-def _insert_spans(db: Database, session: str, chunk_no: int) -> None:
+def _insert_spans(db: Database, session: str, chunk_no: int, settings: LoadSettings) -> None:
     """Group the rows of fay_zp into spans (Arrow, see spans.py) and insert them; a part's
     insert runs in the background while the next part is grouped."""
     from fayshell.store.spans import build_spans
 
     total = db.execute("SELECT count(*) FROM fay_zp")[0][0]
-    parts = max(1, -(-total // SPAN_ROWS))        # bounded memory: ~SPAN_ROWS rows at a time
-    writer = FlushWriter()
+    parts = max(1, -(-total // settings.span_rows))     # bounded memory: span_rows at a time
+    writer = FlushWriter(db)
     built: pa.Table | None = None
     try:
         for part in range(parts):
             where = f"WHERE hash(trace_id, span_id) % {parts} = {part}" if parts > 1 else ""
             rows = db.con.sql(f"SELECT * FROM fay_zp {where}").to_arrow_table()
             if built is not None:    # insert the previous part while this one is grouped
-                writer.submit(partial(_insert_span_table, db, session, chunk_no, built))
-            built = build_spans(rows) if rows.num_rows else None
+                writer.submit(partial(_insert_span_table, session, chunk_no, built))
+            built = build_spans(rows, settings.prefer_c) if rows.num_rows else None
             del rows
             writer.wait()           # the connection is the writer's until its insert is done
         if built is not None:
-            _insert_span_table(db, session, chunk_no, built)
+            _insert_span_table(session, chunk_no, built, db.con)
     finally:
         writer.drain()
 
 
-def _insert_span_table(db: Database, session: str, chunk_no: int, spans: pa.Table) -> None:
-    """INSERT one Arrow table of spans (on ``db.con``: may run on the writer thread)."""
-    Insert("spans", spans, "? AS session, ? AS chunk_no, *", [session, chunk_no]).run(db.con)
+def _insert_span_table(session: str, chunk_no: int, spans: pa.Table,
+                       con: duckdb.DuckDBPyConnection) -> None:
+    """INSERT one Arrow table of spans (may run on the writer thread, with its connection)."""
+    Insert("spans", spans, "? AS session, ? AS chunk_no, *", [session, chunk_no]).run(con)
 
 
 def _zipkin_part(db: Database, table: str, event: str) -> str:

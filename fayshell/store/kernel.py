@@ -2,7 +2,7 @@
 
 Within one CPU's stream the running thread only changes at sched_switch, so an entry followed by
 an exit of the same thread with no switch between is a complete syscall: paired here, in bulk
-(one pass of the C extension's pair_scan, or numpy), and written straight into ``syscalls``
+(one pass of the compiled pair_scan of fayshell.store._algos, or numpy), and written straight into ``syscalls``
 with the flushes (pid from the thread facts known then; tids whose facts change later in the
 chunk are fixed at its end; rows without a switch name wait in fay_pairs for ``threads``).
 What cannot be decided locally goes on as one fay_runs row per run of a thread between
@@ -114,6 +114,7 @@ class SyscallStager:
     must come from ``threads``) and ``fay_runs`` rows (undecided run ends), all Arrow."""
 
     classes: list[EventClass]
+    compiled: bool = True       # the compiled pair_scan when built (False: numpy)
     start: dict[int, tuple[int | None, str | None]] = field(default_factory=dict)
     carry: dict[str, Carry] = field(default_factory=dict)
     facts: dict[int, ThreadFact] = field(default_factory=dict)
@@ -155,7 +156,7 @@ class SyscallStager:
         if tid_col is not None:
             ctx = common.column(tid_col).to_numpy(zero_copy_only=False)
             tid = np.where(np.isnan(ctx), tid, ctx) if ctx.dtype.kind == "f" else ctx
-        scan = scan_batch(cls, self.kind, tid.astype(np.int64, copy=False), last)
+        scan = scan_batch(cls, self.kind, tid.astype(np.int64, copy=False), last, self.compiled)
         if len(scan.heads) == 0:
             return
         ret = self._ret(common.num_rows, payload)
@@ -367,12 +368,12 @@ class Scan:
 
 def scan_batch(cls: np.ndarray, kinds: np.ndarray, tid: np.ndarray, run: np.ndarray,
                use_c: bool = True) -> Scan:
-    """Pairs and run ends of a batch: with the C extension's pair_scan when built, else numpy."""
+    """Pairs and run ends of a batch: with the compiled pair_scan when built, else numpy."""
     import numpy as np
 
     if use_c:
         try:
-            from fayshell.ctf._decode import pair_scan
+            from fayshell.store._algos import pair_scan
         except ImportError:
             pass
         else:

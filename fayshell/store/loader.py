@@ -2,7 +2,8 @@
 
 ``import_trace(db, path)`` finds every trace directory under ``path`` (a trace, an LTTng session
 output, or a tree laid out ``DIR/<session>/<node>/<chunk>/`` as Receive-Trace writes it) and
-loads each chunk once: a chunk already in ``chunks`` is skipped.
+loads each chunk once: a chunk already in ``chunks`` is skipped. Sizes and switches come from
+one :class:`~fayshell.store.settings.LoadSettings`.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from fayshell.ctf.decode import EventBatch, StreamReader, StreamStats, stream_readers
+from fayshell.ctf.decode import EventBatch, StreamStats, stream_readers
 from fayshell.ctf.trace import Trace, find_traces, open_trace
 from fayshell.errors import FayError, StoreError, TraceFormatError
 from fayshell.host import ProgressTask
@@ -28,10 +29,12 @@ from fayshell.store.schema import (
     payload_table_name,
     refresh_events_view,
 )
+from fayshell.store.settings import DEFAULT_SETTINGS, LoadSettings
 from fayshell.store.spans import SpanStager, build_spans
 from fayshell.store.writer import FlushWriter, Insert, RowGroupHold
 
 if TYPE_CHECKING:
+    import duckdb
     import numpy as np
     import pyarrow as pa
 
@@ -61,10 +64,11 @@ class ImportResult:
         self.chunk_ids.extend(other.chunk_ids)
 
 
-@dataclass
+@dataclass(kw_only=True)
 class ChunkLoad:
     """The state of one chunk being loaded inside its transaction."""
 
+    settings: LoadSettings
     trace: Trace
     chunk_id: str
     node: str
@@ -78,8 +82,8 @@ class ChunkLoad:
     stats: list[StreamStats] = field(default_factory=list)
     stager: SyscallStager | None = None
     spans: SpanStager | None = None
-    writer: FlushWriter = field(default_factory=FlushWriter)
-    hold: RowGroupHold = field(default_factory=RowGroupHold)
+    writer: FlushWriter
+    hold: RowGroupHold
     unchecked: int = 0          # bytes appended since the last checkpoint
 
     @property
@@ -89,25 +93,20 @@ class ChunkLoad:
 
 def import_trace(db: Database, path: str | Path, node: str | None = None,
                  session: str | None = None, progress: ProgressTask | None = None,
-                 prefer_c: bool = True) -> ImportResult:
+                 settings: LoadSettings = DEFAULT_SETTINGS) -> ImportResult:
     """Load every chunk under ``path`` into ``db``; damaged streams are reported, not fatal."""
     ensure_schema(db)
     root = Path(path).expanduser()
-    with import_settings(db):
-        return _import_all(db, root, node, session, progress, prefer_c)
-
-
-#: DuckDB memory while importing: bounded, whatever the trace size (its buffer pool would
-#: otherwise keep every appended block, up to most of the machine's memory).
-IMPORT_MEMORY = "192MB"
+    with import_settings(db, settings):
+        return _import_all(db, root, node, session, progress, settings)
 
 
 @contextmanager
-def import_settings(db: Database) -> Iterator[None]:
+def import_settings(db: Database, settings: LoadSettings) -> Iterator[None]:
     """Bounded memory and no insertion-order bookkeeping for the duration of an import."""
     keep = {name: db.execute(f"SELECT current_setting('{name}')")[0][0]
             for name in ("memory_limit", "preserve_insertion_order")}
-    db.execute(f"SET memory_limit = '{IMPORT_MEMORY}'")
+    db.execute(f"SET memory_limit = {_lit(settings.memory_limit)}")
     db.execute("SET preserve_insertion_order = false")
     try:
         yield
@@ -123,7 +122,7 @@ def _lit(value: object) -> str:
 
 
 def _import_all(db: Database, root: Path, node: str | None, session: str | None,
-                progress: ProgressTask | None, prefer_c: bool) -> ImportResult:
+                progress: ProgressTask | None, settings: LoadSettings) -> ImportResult:
     result = ImportResult()
     try:
         dirs = find_traces(root)
@@ -134,22 +133,22 @@ def _import_all(db: Database, root: Path, node: str | None, session: str | None,
         result.errors.append(TraceFormatError(str(root), None, "no CTF trace (metadata) found"))
     for tdir in dirs:
         try:
-            result.merge(load_chunk(db, tdir, root, node, session, progress, prefer_c))
+            result.merge(load_chunk(db, tdir, root, node, session, progress, settings))
         except TraceFormatError as exc:
             result.errors.append(exc)
     return result
 
 
 @contextmanager
-def transaction(db: Database) -> Iterator[None]:
+def transaction(con: duckdb.DuckDBPyConnection) -> Iterator[None]:
     """BEGIN ... COMMIT, or ROLLBACK when the block raises."""
-    db.con.execute("BEGIN TRANSACTION")
+    con.execute("BEGIN TRANSACTION")
     try:
         yield
     except BaseException:
-        db.con.execute("ROLLBACK")
+        con.execute("ROLLBACK")
         raise
-    db.con.execute("COMMIT")
+    con.execute("COMMIT")
 
 
 def remove_orphans(db: Database) -> None:
@@ -159,7 +158,7 @@ def remove_orphans(db: Database) -> None:
     top = db.execute("SELECT max(eid) FROM event_rows")[0][0]
     if top is None or top < nxt:
         return
-    with transaction(db):
+    with transaction(db.con):
         db.execute("DELETE FROM event_rows WHERE eid >= ?", [nxt])
         db.execute("DELETE FROM spans WHERE chunk_no > (SELECT coalesce(max(chunk_no), 0) "
                    "FROM chunks)")
@@ -198,7 +197,8 @@ def chunk_digest(trace: Trace) -> str:
 
 
 def load_chunk(db: Database, tdir: Path, root: Path, node: str | None, session: str | None,
-               progress: ProgressTask | None, prefer_c: bool = True) -> ImportResult:
+               progress: ProgressTask | None,
+               settings: LoadSettings = DEFAULT_SETTINGS) -> ImportResult:
     """Load one trace directory (one chunk). Events go in committed batches (bounded memory);
     the chunk counts, with its derived rows, only in the final transaction."""
     result = ImportResult()
@@ -215,15 +215,15 @@ def load_chunk(db: Database, tdir: Path, root: Path, node: str | None, session: 
             return result
         remove_orphans(db)
         try:
-            load = _load(db, trace, cid, node, session, progress, prefer_c)
-            info = derived.ChunkInfo(node, session, cid, load.eid_lo, load.eid_next - 1,
-                                     load.class_names, dict(load.context_names),
-                                     chunk_no=load.chunk_no)
-            if load.stager is not None:
-                info.staged = load.stager.outcome(_fast_ok(load.stager))
-            with transaction(db):
+            load = _load(db, trace, cid, node, session, progress, settings)
+            info = derived.ChunkInfo(
+                node=node, session=session, chunk_id=cid, eid_lo=load.eid_lo,
+                eid_hi=load.eid_next - 1, class_names=load.class_names,
+                context=dict(load.context_names), chunk_no=load.chunk_no,
+                staged=None if load.stager is None else load.stager.outcome(_fast_ok(load.stager)))
+            with transaction(db.con):
                 _finish(db, load, tdir)      # first: the events view takes node/session from it
-                derived.derive_chunk(db, info)
+                derived.derive_chunk(db, info, settings)
         except BaseException as exc:
             remove_orphans(db)
             if isinstance(exc, FayError):
@@ -240,14 +240,6 @@ def load_chunk(db: Database, tdir: Path, root: Path, node: str | None, session: 
         if st.error is not None:
             result.errors.append(st.error)
     return result
-
-
-#: A flush every FLUSH_BYTES of decoded data (at most FLUSH_ROWS rows), decoded in batches of
-#: BATCH_ROWS. With the decode queue, the writer's previous flush and DuckDB's own memory,
-#: these bound an import's memory whatever the trace size (see bench/ingest.py --big-gib).
-FLUSH_BYTES = 64 << 20
-FLUSH_ROWS = 1 << 20
-BATCH_ROWS = 1 << 18
 
 
 @dataclass
@@ -278,24 +270,27 @@ class Catalog:
 
 
 def _load(db: Database, trace: Trace, cid: str, node: str, session: str,
-          progress: ProgressTask | None, prefer_c: bool) -> ChunkLoad:
+          progress: ProgressTask | None, settings: LoadSettings) -> ChunkLoad:
     base = db.execute("SELECT next_eid FROM store_state")[0][0]
     chunk_no = db.execute("SELECT coalesce(max(chunk_no), 0) + 1 FROM chunks")[0][0]
-    load = ChunkLoad(trace, cid, node, session, base, chunk_no, class_ids(db, trace), base)
+    ids = class_ids(db, trace)
     catalog = Catalog.read(db)
-    load.stager = _stager(db, trace, node, session)
-    load.spans = SpanStager.for_classes([ev.name for ev in trace.classes])
+    load = ChunkLoad(settings=settings, trace=trace, chunk_id=cid, node=node, session=session,
+                     eid_lo=base, chunk_no=chunk_no, class_ids=ids,
+                     eid_next=base, writer=FlushWriter(db), hold=RowGroupHold(settings),
+                     stager=_stager(db, trace, node, session, settings),
+                     spans=SpanStager.for_classes([ev.name for ev in trace.classes]))
     staged = Staged()
-    readers = stream_readers(trace, prefer_c, BATCH_ROWS)
+    readers = stream_readers(trace, settings.prefer_c, settings.batch_rows)
     reported: dict[int, int] = {}
     try:
-        for reader, batch in _batches(readers):
+        for reader, batch in settings.batches(readers):
             _stage(db, load, batch, staged, catalog)
             if progress is not None:
                 done = reader.stats.bytes_read
                 progress.advance(done - reported.get(id(reader), 0))
                 reported[id(reader)] = done
-            if staged.rows >= FLUSH_ROWS or staged.bytes >= FLUSH_BYTES:
+            if staged.rows >= settings.flush_rows or staged.bytes >= settings.flush_bytes:
                 _flush(db, load, staged, catalog)
                 staged = Staged()
         _flush(db, load, staged, catalog, final=True)
@@ -324,13 +319,6 @@ def class_ids(db: Database, trace: Trace) -> np.ndarray:
     if new:
         db.con.executemany("INSERT INTO event_names VALUES (?, ?)", new)
     return np.array([known[ev.name] for ev in trace.classes] or [0], dtype=np.int32)
-
-
-def _batches(readers: list[StreamReader]) -> Iterator[tuple[StreamReader, EventBatch]]:
-    """Batches of every stream, decoded in parallel threads (the C decoder releases the GIL)."""
-    from fayshell.ctf.parallel import parallel_batches
-
-    yield from parallel_batches(readers, depth=1)
 
 
 def _stage(db: Database, load: ChunkLoad, batch: EventBatch, staged: Staged,
@@ -378,7 +366,8 @@ def _flush(db: Database, load: ChunkLoad, staged: Staged, catalog: Catalog,
     transaction would hold every appended row in memory). The inserts run in the background
     (``load.writer``) while the next batches are decoded; tables are created here, first."""
     rows = load.spans.take() if load.spans is not None else None
-    spans = build_spans(rows) if rows is not None else None  # while the writer still works
+    # built while the writer still works
+    spans = build_spans(rows, load.settings.prefer_c) if rows is not None else None
     load.writer.wait()
     for ins in _flush_jobs(db, load, staged, catalog):
         load.hold.add(ins)
@@ -387,30 +376,24 @@ def _flush(db: Database, load: ChunkLoad, staged: Staged, catalog: Catalog,
                              [load.node, load.session, load.chunk_no]))
     jobs = load.hold.take(final)
 
-    def write() -> None:
-        with transaction(db):
+    def write(con: duckdb.DuckDBPyConnection) -> None:
+        with transaction(con):
             for job in jobs:
-                job.run(db.con)
+                job.run(con)
         load.unchecked += sum(job.data.nbytes for job in jobs)
-        if load.unchecked >= CHECKPOINT_BYTES:
-            _checkpoint(db)
+        if load.unchecked >= load.settings.checkpoint_bytes:
+            _checkpoint(con)
             load.unchecked = 0
 
     load.writer.submit(write)
 
 
-#: Data appended between checkpoints during an import: DuckDB keeps what it needs to
-#: checkpoint appended data in memory until it does, so one checkpoint at the end of a 2 GB
-#: trace would cost hundreds of MB; a checkpoint every half GB of Arrow data stays small.
-CHECKPOINT_BYTES = 512 << 20
-
-
-def _checkpoint(db: Database) -> None:
+def _checkpoint(con: duckdb.DuckDBPyConnection) -> None:
     """Checkpoint now, unless another connection's transaction is open (then later)."""
     import duckdb
 
     with suppress(duckdb.Error):
-        db.con.execute("CHECKPOINT")
+        con.execute("CHECKPOINT")
 
 
 def _flush_jobs(db: Database, load: ChunkLoad, staged: Staged, catalog: Catalog) -> list[Insert]:
@@ -429,14 +412,11 @@ def _flush_jobs(db: Database, load: ChunkLoad, staged: Staged, catalog: Catalog)
     return jobs
 
 
-#: Pair syscalls on the decoded batches (False: the all-SQL path, also used for multi-channel).
-FAST_SYSCALLS = True
-
-
-def _stager(db: Database, trace: Trace, node: str, session: str) -> SyscallStager | None:
+def _stager(db: Database, trace: Trace, node: str, session: str,
+            settings: LoadSettings) -> SyscallStager | None:
     """A syscall stager (and its temp tables) when the trace has syscall events."""
-    st = SyscallStager(trace.classes)
-    if not st.relevant or not FAST_SYSCALLS:
+    st = SyscallStager(trace.classes, compiled=settings.prefer_c)
+    if not st.relevant or not settings.fast_syscalls:
         return None
     params = [node, session]
     rows = db.execute("SELECT cpu, tid, procname FROM cpu_state WHERE node = ? AND session = ?",

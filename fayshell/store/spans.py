@@ -18,15 +18,16 @@ I64_MAX = (1 << 63) - 1
 I64_MIN = -(1 << 63)
 
 
-def build_spans(rows: pa.Table) -> pa.Table:
+def build_spans(rows: pa.Table, compiled: bool = True) -> pa.Table:
     """The spans of ``rows`` (ROW_COLUMNS, plus ``node`` when present), one row per
-    (trace_id, span_id): rows grouped by span in time order, strings as dictionary codes."""
+    (trace_id, span_id): rows grouped by span in time order, strings as dictionary codes
+    (grouped by the compiled span_order when built and ``compiled``, else numpy)."""
     import numpy as np
     import pyarrow as pa
 
     rows = rows.combine_chunks()
     tid, sid, ts = _ints(rows, "trace_id"), _ints(rows, "span_id"), _ints(rows, "ts")
-    order = _span_order(tid, sid, ts)
+    order = _span_order(tid, sid, ts, compiled)
     tid, sid, ts = tid[order], sid[order], ts[order]
     new = np.ones(len(ts), bool)
     new[1:] = (tid[1:] != tid[:-1]) | (sid[1:] != sid[:-1])
@@ -55,13 +56,13 @@ def build_spans(rows: pa.Table) -> pa.Table:
 def _span_order(tid: np.ndarray, sid: np.ndarray, ts: np.ndarray,
                 use_c: bool = True) -> np.ndarray:
     """Row order grouping each (trace_id, span_id), groups by their first time, rows of a
-    group in time order: one hashing pass of the C extension when built, else numpy."""
+    group in time order: one hashing pass of fayshell.store._algos when built, else numpy."""
     import numpy as np
 
     by_ts = np.argsort(ts, kind="stable")
     if use_c:
         try:
-            from fayshell.ctf._decode import span_order
+            from fayshell.store._algos import span_order
         except ImportError:
             pass
         else:

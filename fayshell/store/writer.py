@@ -1,5 +1,6 @@
 """One flush at a time on a background thread, so decoding and staging go on while DuckDB
-writes the previous batch. The caller must not touch the connection until ``wait()``."""
+writes the previous batch. The database lends its connection to that thread for the job
+(``Database.lend``): until ``wait()`` any other thread's use of ``db.con`` raises."""
 
 from __future__ import annotations
 
@@ -13,6 +14,12 @@ from fayshell.store.arrowsql import q
 if TYPE_CHECKING:
     import duckdb
     import pyarrow as pa
+
+    from fayshell.store.database import Database
+    from fayshell.store.settings import LoadSettings
+
+#: A job of the writer thread: it gets the connection, lent to that thread alone.
+Job = Callable[["duckdb.DuckDBPyConnection"], None]
 
 
 @dataclass
@@ -36,22 +43,25 @@ class Insert:
 
 
 class FlushWriter:
-    """Runs submitted jobs one after another on a worker thread; errors surface at ``wait()``."""
+    """Runs submitted jobs one after another on a worker thread that borrows ``db``'s
+    connection while it runs; errors surface at ``wait()``."""
 
-    def __init__(self) -> None:
+    def __init__(self, db: Database) -> None:
+        self._db = db
         self._thread: threading.Thread | None = None
         self._error: BaseException | None = None
 
-    def submit(self, job: Callable[[], None]) -> None:
+    def submit(self, job: Job) -> None:
         """Wait for the previous job, then start ``job`` in the background."""
         self.wait()
-        self._thread = threading.Thread(target=self._run, args=(job,), name="store-flush",
-                                        daemon=True)
-        self._thread.start()
+        thread = threading.Thread(target=self._run, args=(job,), name="store-flush", daemon=True)
+        self._db.lend(thread)
+        self._thread = thread
+        thread.start()
 
-    def _run(self, job: Callable[[], None]) -> None:
+    def _run(self, job: Job) -> None:
         try:
-            job()
+            job(self._db.con)
         except BaseException as exc:  # re-raised by wait() in the caller's thread
             self._error = exc
 
@@ -66,21 +76,17 @@ class FlushWriter:
         """Block until the running job is done, keeping (not raising) its error."""
         if self._thread is not None:
             self._thread.join()
+            self._db.take_back(self._thread)
             self._thread = None
 
-
-#: Rows in a DuckDB row group. A transaction's appends are written straight to the database
-#: file one full row group at a time; what is left goes through the WAL and is written again
-#: by the next checkpoint, so each flush appends whole row groups and holds the remainder.
-ROW_GROUP = 122_880
-#: Bytes held back over all tables; past this, a flush writes everything (bounded memory).
-HOLD_BYTES = 64 << 20
 
 
 @dataclass
 class RowGroupHold:
-    """Inserts of a load, grouped by target, released in whole row groups."""
+    """Inserts of a load, grouped by target, released in whole row groups of
+    ``settings.row_group`` rows (all of them past ``settings.hold_bytes`` held)."""
 
+    settings: LoadSettings
     held: dict[tuple[str, str, tuple[Any, ...]], list[pa.Table]] = field(default_factory=dict)
 
     def add(self, ins: Insert) -> None:
@@ -92,14 +98,15 @@ class RowGroupHold:
         """Inserts of whole row groups (everything when ``final`` or when too much is held)."""
         import pyarrow as pa
 
+        group = self.settings.row_group
         sizes = {k: sum(t.num_rows for t in parts) for k, parts in self.held.items()}
         everything = final or sum(
-            t.nbytes * (sizes[k] % ROW_GROUP) // max(sizes[k], 1)
-            for k, parts in self.held.items() for t in parts) > HOLD_BYTES
+            t.nbytes * (sizes[k] % group) // max(sizes[k], 1)
+            for k, parts in self.held.items() for t in parts) > self.settings.hold_bytes
         out: list[Insert] = []
         for key, parts in list(self.held.items()):
             data = pa.concat_tables(parts, promote_options="permissive")
-            n = data.num_rows if everything else sizes[key] // ROW_GROUP * ROW_GROUP
+            n = data.num_rows if everything else sizes[key] // group * group
             if n:
                 out.append(Insert(key[0], data.slice(0, n), key[1], list(key[2])))
             if n < data.num_rows:     # a compact copy: a slice would pin whole batches

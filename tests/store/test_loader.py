@@ -11,6 +11,7 @@ import pytest
 from fayshell.errors import TraceFormatError
 from fayshell.store.database import Database
 from fayshell.store.loader import import_trace
+from fayshell.store.settings import LoadSettings
 from tests.fixtures.ctfgen import GenInfo, GenSpec, write_trace
 
 
@@ -34,15 +35,12 @@ def _truth(info: GenInfo) -> Counter[tuple[object, ...]]:
 
 
 @pytest.mark.parametrize("fast", [True, False], ids=["staged", "sql"])
-def test_chunks_in_order_rebuild_every_syscall(chunked: GenInfo, prefer_c: bool, fast: bool,
-                                               monkeypatch: pytest.MonkeyPatch) -> None:
-    from fayshell.store import loader
-
-    monkeypatch.setattr(loader, "FAST_SYSCALLS", fast)
+def test_chunks_in_order_rebuild_every_syscall(chunked: GenInfo, prefer_c: bool,
+                                               fast: bool) -> None:
     db = Database.open(":memory:")
     total = 0
     for d in chunked.dirs:                          # as Receive-Trace -Import would, chunk by chunk
-        res = import_trace(db, d, node="n1", session="s1", prefer_c=prefer_c)
+        res = import_trace(db, d, node="n1", session="s1", settings=LoadSettings(prefer_c=prefer_c, fast_syscalls=fast))
         assert res.chunks_loaded == 1 and not res.errors
         total += res.events
     assert total == chunked.events
@@ -57,10 +55,7 @@ def test_chunks_in_order_rebuild_every_syscall(chunked: GenInfo, prefer_c: bool,
 
 
 @pytest.mark.parametrize("fast", [True, False], ids=["staged", "sql"])
-def test_tid_context_is_used(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fast: bool) -> None:
-    from fayshell.store import loader
-
-    monkeypatch.setattr(loader, "FAST_SYSCALLS", fast)
+def test_tid_context_is_used(tmp_path: Path, fast: bool) -> None:
     from fayshell.ctf.metadata import metadata_text
 
     info = write_trace(tmp_path / "t", GenSpec(events=12_000, cpus=2, packet_size=8192,
@@ -70,7 +65,8 @@ def test_tid_context_is_used(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fa
         (d / "metadata").write_text(text)
     db = Database.open(":memory:")
     for d in info.dirs:
-        assert import_trace(db, d, node="n", session="s").errors == []
+        assert import_trace(db, d, node="n", session="s",
+                            settings=LoadSettings(fast_syscalls=fast)).errors == []
     assert "tid" in {c.lower() for c in db.table_columns()["events"]}
     assert _syscalls(db) == _truth(info)
 
@@ -78,7 +74,7 @@ def test_tid_context_is_used(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fa
 def test_tree_import_counts_and_is_idempotent(chunked: GenInfo, prefer_c: bool) -> None:
     db = Database.open(":memory:")
     root = chunked.dirs[0].parent
-    res = import_trace(db, root, prefer_c=prefer_c)
+    res = import_trace(db, root, settings=LoadSettings(prefer_c=prefer_c))
     assert (res.chunks_loaded, res.chunks_skipped, res.events) == (3, 0, chunked.events)
     assert res.discarded == chunked.discarded > 0
     assert res.lost_packets == chunked.lost_packets > 0
@@ -90,7 +86,7 @@ def test_tree_import_counts_and_is_idempotent(chunked: GenInfo, prefer_c: bool) 
     names = dict(db.execute("SELECT name, count(*) FROM events GROUP BY name"))
     assert names == {k: v for k, v in chunked.counts.items() if v}
     before = db.execute("SELECT count(*) FROM events")[0][0]
-    again = import_trace(db, root, prefer_c=prefer_c)
+    again = import_trace(db, root, settings=LoadSettings(prefer_c=prefer_c))
     assert (again.chunks_loaded, again.chunks_skipped, again.events) == (0, 3, 0)
     assert db.execute("SELECT count(*) FROM events")[0][0] == before
     assert _syscalls(db) == _truth(chunked)
@@ -122,7 +118,7 @@ def test_damaged_stream_keeps_events_before(tmp_path: Path, prefer_c: bool) -> N
     f = tmp_path / "t" / "channel0_1"
     f.write_bytes(f.read_bytes()[: 8192 * 2 + 500])
     db = Database.open(":memory:")
-    res = import_trace(db, tmp_path / "t", prefer_c=prefer_c)
+    res = import_trace(db, tmp_path / "t", settings=LoadSettings(prefer_c=prefer_c))
     assert res.chunks_loaded == 1 and len(res.errors) == 1
     err = res.errors[0]
     assert isinstance(err, TraceFormatError) and err.path == str(f) and err.offset == 8192 * 2
@@ -144,7 +140,7 @@ def test_ust_events_with_log_levels_become_logs(tmp_path: Path, prefer_c: bool) 
 
     trace = write_mini(tmp_path / "mini")
     db = Database.open(":memory:")
-    res = import_trace(db, trace, prefer_c=prefer_c)
+    res = import_trace(db, trace, settings=LoadSettings(prefer_c=prefer_c))
     assert res.events == 60
     want = sorted((ts, "t:misc", 4, "Warning", f["s"]) for name, ts, _c, _x, f in
                   bt2_raw(str(trace)) if name == "t:misc")

@@ -10,6 +10,7 @@ import pytest
 
 from fayshell.store.database import Database
 from fayshell.store.loader import import_trace
+from fayshell.store.settings import LoadSettings
 from tests.ctf.conftest import shared_trace
 from tests.ctf.reference import bt2_raw
 
@@ -50,7 +51,7 @@ def test_real_kernel_trace(name: str, prefer_c: bool) -> None:
     path = shared_trace(name)
     events = bt2_raw(str(path))
     db = Database.open(":memory:")
-    res = import_trace(db, path, node="k", session="s", prefer_c=prefer_c)
+    res = import_trace(db, path, node="k", session="s", settings=LoadSettings(prefer_c=prefer_c))
     assert res.events == len(events) and not res.errors
     got_names = dict(db.execute("SELECT name, count(*) FROM events GROUP BY name"))
     assert got_names == dict(Counter(e[0] for e in events))

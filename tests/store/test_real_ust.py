@@ -16,6 +16,7 @@ from fayshell.ctf.trace import find_traces
 from fayshell.lttng import AddContext, CreateSession, EnableChannel, EnableEvent, Start, Stop
 from fayshell.store.database import Database
 from fayshell.store.loader import import_trace
+from fayshell.store.settings import LoadSettings
 from tests.ctf.reference import bt2_raw, bt2_view, fay_view
 from tests.ctf.test_differential import assert_same
 from tests.fixtures.workloads.build import BuildError, build_blkkin, install_script
@@ -186,19 +187,14 @@ def test_spans_completed_across_chunks(recorded: Recorded, db: Database, tmp_pat
     assert sorted(map(str, split.execute(f"SELECT {cols} FROM spans"))) == whole
 
 
-def test_spans_split_between_flushes(recorded: Recorded, db: Database,
-                                     monkeypatch: pytest.MonkeyPatch) -> None:
+def test_spans_split_between_flushes(recorded: Recorded, db: Database) -> None:
     """Spans are built per flush from the decoded rows; with tiny flushes most spans fall
     into several of them and must come out exactly as from one pass (tiny row groups too:
     rows held back between flushes)."""
-    import fayshell.store.loader as loader
-    import fayshell.store.writer as writer
-
-    monkeypatch.setattr(loader, "FLUSH_ROWS", 50)
-    monkeypatch.setattr(writer, "ROW_GROUP", 64)
+    tiny = LoadSettings(flush_rows=50, row_group=64)
     small = Database.open(":memory:")
     for d in recorded.dirs:
-        import_trace(small, d, node="ust01", session="s")
+        import_trace(small, d, node="ust01", session="s", settings=tiny)
     cols = ("trace_id, span_id, service, name, parent_span_id, ts_start, ts_end, dur_ns, "
             "client_dur_ns, server_dur_ns, annotations, keyvals, error")
     got = sorted(map(str, small.execute(f"SELECT {cols} FROM spans")))

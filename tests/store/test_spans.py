@@ -20,7 +20,7 @@ def _ids(rng: np.random.Generator, n: int) -> tuple[np.ndarray, np.ndarray, np.n
 
 @pytest.mark.parametrize("n", [0, 1, 7, 5000])
 def test_c_grouping_equals_numpy(n: int) -> None:
-    pytest.importorskip("fayshell.ctf._decode", reason="the C extension is not built")
+    pytest.importorskip("fayshell.store._algos", reason="the C extension is not built")
     tid, sid, ts = _ids(np.random.default_rng(n), n)
     c = _span_order(tid, sid, ts)
     py = _span_order(tid, sid, ts, use_c=False)

@@ -1,0 +1,95 @@
+"""Time to first answer (issue 14): a fresh ``fayshell --db F -c "Import-Trace DIR; sql Q"``
+until the answer to Q is printed, against ``babeltrace2 DIR -c sink.utils.counter`` on the same
+trace in the same run (goal: >= 2x faster than babeltrace2 reads it, 4x stretch).
+
+Q is the top 10 system calls by total time on the kernel-layout trace and the top 10 span
+names by total time on the BlkKin trace. The clock stops when the first row of the answer is
+on fayshell's stdout; the process's whole run (the import finished, the file closed) is
+reported beside it. Traces come from bench/ingest.py's generators (cached under --cache).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
+
+from ingest import bt2_counter, ensure_kernel, ensure_ust, trace_size  # noqa: E402
+
+QUERIES = {
+    "kernel": "SELECT name, count(*) AS calls, sum(dur_ns) AS total_ns FROM syscalls "
+              "GROUP BY ALL ORDER BY 3 DESC LIMIT 10",
+    "ust-blkkin": "SELECT name, count(*) AS spans, sum(dur_ns) AS total_ns FROM spans "
+                  "GROUP BY ALL ORDER BY 3 DESC LIMIT 10",
+}
+
+
+def first_answer(trace: Path, query: str, db: Path) -> tuple[float, float, list[str]]:
+    """Seconds until the answer's first row is printed, seconds until the process exits, and
+    the answer's lines, for one fresh fayshell process importing ``trace`` into a new ``db``."""
+    for f in (db, Path(f"{db}.wal")):
+        f.unlink(missing_ok=True)
+    cmd = [sys.executable, "-m", "fayshell", "--no-color", "--db", str(db), "-c",
+           f"Import-Trace '{trace}' | Out-Null; sql {query}"]
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    start = time.perf_counter()
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+    assert proc.stdout is not None
+    lines: list[str] = []
+    answered = None
+    for raw in proc.stdout:
+        line = raw.decode().rstrip("\n")
+        lines.append(line)
+        if answered is None and len(lines) >= 3 and set(lines[1]) <= {"-", " "} and lines[1]:
+            answered = time.perf_counter() - start      # header, rule, then the first row
+    err = proc.stderr.read().decode() if proc.stderr else ""
+    if proc.wait():
+        raise SystemExit(f"{' '.join(cmd)} failed: {err[-400:]}")
+    total = time.perf_counter() - start
+    if answered is None:
+        raise SystemExit(f"no answer printed by {' '.join(cmd)}:\n" + "\n".join(lines[:5]))
+    return answered, total, lines
+
+
+def measure(name: str, trace: Path, cache: Path, runs: int) -> None:
+    print(f"== {name}: {trace} ({trace_size(trace) / 2**20:.0f} MiB)", flush=True)
+    bt2 = bt2_counter(trace, runs)
+    got = [first_answer(trace, QUERIES[name], cache / f"first-{name}.duckdb") for _ in range(runs)]
+    answer = statistics.median(g[0] for g in got)
+    total = statistics.median(g[1] for g in got)
+    print("\n".join(got[-1][2][:5]))
+    print(f"{name}: babeltrace2 counter {bt2:.2f} s; first answer {answer:.2f} s "
+          f"({bt2 / answer:.2f}x, goal >= 2x); whole import and exit {total:.2f} s", flush=True)
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--cache", type=Path, default=Path("/tmp/fayshell-bench"))
+    ap.add_argument("--kernel", type=Path, help="an existing kernel-layout trace")
+    ap.add_argument("--kernel-events", type=int, default=10_000_000)
+    ap.add_argument("--ust", type=Path, help="an existing UST (BlkKin) trace")
+    ap.add_argument("--ust-requests", type=int, default=180_000)
+    ap.add_argument("--skip-ust", action="store_true")
+    ap.add_argument("--runs", type=int, default=1)
+    a = ap.parse_args()
+    if shutil.which("babeltrace2") is None:
+        print("babeltrace2 is not installed: nothing to compare with", file=sys.stderr)
+        return 2
+    a.cache.mkdir(parents=True, exist_ok=True)
+    measure("kernel", a.kernel or ensure_kernel(a.cache, a.kernel_events), a.cache, a.runs)
+    if not a.skip_ust:
+        measure("ust-blkkin", a.ust or ensure_ust(a.cache, a.ust_requests), a.cache, a.runs)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

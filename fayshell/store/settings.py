@@ -1,0 +1,63 @@
+"""The import's tuning values, in one object passed down the store pipeline.
+
+``import_trace(db, path, settings=LoadSettings(...))`` hands one frozen ``LoadSettings`` to the
+loader, the writer's row-group hold, the syscall stager's scan and the span derivation; nothing
+in the store reads a module constant that a caller (or a test) would have to patch.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from fayshell.ctf.decode import EventBatch, StreamReader
+
+#: How the decoded batches of a chunk's stream files reach the loader.
+BatchSource = Callable[[list["StreamReader"]], Iterator[tuple["StreamReader", "EventBatch"]]]
+
+
+def parallel_streams(readers: list[StreamReader]) -> Iterator[tuple[StreamReader, EventBatch]]:
+    """Batches of every stream, decoded in parallel threads (the C decoder releases the GIL),
+    one batch waiting per decoder thread."""
+    from fayshell.ctf.parallel import parallel_batches
+
+    yield from parallel_batches(readers, depth=1)
+
+
+@dataclass(frozen=True, kw_only=True)
+class LoadSettings:
+    """Sizes and switches of one import. The defaults bound an import's memory whatever the
+    trace size (see bench/ingest.py --big-gib); tests pass small sizes to exercise the
+    flush, hold and checkpoint paths on small traces."""
+
+    #: A flush every ``flush_bytes`` of decoded data, at most ``flush_rows`` rows.
+    flush_bytes: int = 64 << 20
+    flush_rows: int = 1 << 20
+    #: Rows per decoded batch of one stream.
+    batch_rows: int = 1 << 18
+    #: Rows in a DuckDB row group: a transaction's appends are written straight to the file one
+    #: full row group at a time; the rest goes through the WAL and is written again by the next
+    #: checkpoint, so each flush appends whole row groups and holds the remainder back.
+    row_group: int = 122_880
+    #: Bytes held back over all tables; past this, a flush writes everything.
+    hold_bytes: int = 64 << 20
+    #: Data appended between checkpoints: DuckDB keeps what it needs to checkpoint appended
+    #: data in memory until it does; a checkpoint every half GB of Arrow data stays small.
+    checkpoint_bytes: int = 512 << 20
+    #: DuckDB's memory limit while importing (its buffer pool would otherwise keep every
+    #: appended block, up to most of the machine's memory).
+    memory_limit: str = "192MB"
+    #: Zipkin rows grouped into spans per pass when spans are rebuilt at a chunk's end.
+    span_rows: int = 1_000_000
+    #: Pair syscalls on the decoded batches (False: the all-SQL path, also used for
+    #: multi-channel traces).
+    fast_syscalls: bool = True
+    #: Use the compiled decoder and the compiled store algorithms when they are built.
+    prefer_c: bool = True
+    #: Where the decoded batches come from (and in which order).
+    batches: BatchSource = field(default=parallel_streams)
+
+
+DEFAULT_SETTINGS = LoadSettings()

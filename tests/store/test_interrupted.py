@@ -1,0 +1,107 @@
+"""A killed import: the ``chunks`` table is the idempotency record. A process killed (SIGKILL,
+nothing cleans up) in the middle of a chunk, with some of its flushes already committed,
+leaves the chunk unmarked, and the next import loads it exactly once; a process killed right
+after an import returned keeps the chunk (its commit is durable)."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from fayshell.store.database import Database
+from fayshell.store.loader import import_trace
+from tests.fixtures.ctfgen import GenInfo, GenSpec, write_trace
+
+ROOT = Path(__file__).resolve().parents[2]
+
+#: The child: imports with small flushes (several commit before it stops), says where it is on
+#: stdout and waits on stdin, so the parent kills it at a known point, not after a sleep.
+CHILD = textwrap.dedent("""
+    import sys
+    from fayshell.store.database import Database
+    from fayshell.store.loader import import_trace
+    from fayshell.store.settings import LoadSettings, parallel_streams
+
+    def stop_after(n):
+        def batches(readers):
+            for i, item in enumerate(parallel_streams(readers)):
+                if i == n:
+                    print("stopped", flush=True)
+                    sys.stdin.readline()       # killed here
+                yield item
+        return batches
+
+    db_path, trace, where = sys.argv[1:]
+    db = Database.open(db_path)
+    small = dict(flush_rows=2000, batch_rows=500, row_group=1024)
+    if where == "middle":
+        import_trace(db, trace, node="n", session="s",
+                     settings=LoadSettings(**small, batches=stop_after(40)))
+    else:
+        res = import_trace(db, trace, node="n", session="s", settings=LoadSettings(**small))
+        print("imported", res.chunks_loaded, flush=True)
+        sys.stdin.readline()                   # killed here
+""")
+
+
+@pytest.fixture(scope="module")
+def trace(tmp_path_factory: pytest.TempPathFactory) -> GenInfo:
+    out = tmp_path_factory.mktemp("gen") / "killed"
+    return write_trace(out, GenSpec(events=60_000, cpus=3, packet_size=8192, seed=11))
+
+
+def _killed_at(db: Path, trace: Path, where: str, expect: str) -> None:
+    """Run the child until it reports ``expect``, then SIGKILL it."""
+    proc = subprocess.Popen([sys.executable, "-c", CHILD, str(db), str(trace), where],
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+                            env={**os.environ, "PYTHONPATH": str(ROOT)})
+    try:
+        assert proc.stdout is not None
+        line = proc.stdout.readline()
+        assert line.startswith(expect), line
+    finally:
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+    assert proc.returncode == -signal.SIGKILL
+
+
+def _truth(info: GenInfo) -> Counter[tuple[object, ...]]:
+    off = GenSpec().clock_offset
+    return Counter((s.cpu, s.tid, s.pid, s.name, s.ts_entry + off, s.ts_exit + off, s.ret)
+                   for s in info.syscalls)
+
+
+def _syscalls(db: Database) -> Counter[tuple[object, ...]]:
+    return Counter(db.execute("SELECT cpu, tid, pid, name, ts_entry, ts_exit, ret FROM syscalls"))
+
+
+def test_killed_mid_chunk_leaves_it_unmarked_and_it_imports_again(trace: GenInfo,
+                                                                   tmp_path: Path) -> None:
+    path = tmp_path / "killed.duckdb"
+    _killed_at(path, trace.dirs[0], "middle", "stopped")
+    db = Database.open(str(path))
+    assert db.execute("SELECT count(*) FROM chunks")[0][0] == 0
+    assert db.execute("SELECT count(*) FROM event_rows")[0][0] > 0     # flushes had committed
+    res = import_trace(db, trace.dirs[0], node="n", session="s")
+    assert (res.chunks_loaded, res.chunks_skipped, res.errors) == (1, 0, [])
+    assert db.execute("SELECT count(*) FROM events")[0][0] == trace.events == res.events
+    assert db.execute("SELECT count(DISTINCT eid) FROM event_rows")[0][0] == trace.events
+    assert _syscalls(db) == _truth(trace)
+
+
+def test_killed_after_the_import_keeps_the_chunk(trace: GenInfo, tmp_path: Path) -> None:
+    path = tmp_path / "done.duckdb"
+    _killed_at(path, trace.dirs[0], "after", "imported 1")
+    db = Database.open(str(path))
+    assert db.execute("SELECT count(*) FROM chunks")[0][0] == 1
+    assert db.execute("SELECT count(*) FROM events")[0][0] == trace.events
+    again = import_trace(db, trace.dirs[0], node="n", session="s")
+    assert (again.chunks_loaded, again.chunks_skipped) == (0, 1)
+    assert _syscalls(db) == _truth(trace)
