@@ -91,7 +91,8 @@ async def run_source(state: Any, host: Any, source: str, name: str) -> int:
     from fayshell.lang.interp import Interpreter
 
     interp = Interpreter(state)
-    task = asyncio.ensure_future(interp.run(source, name, on_output=host.show))
+    run = interp.run(source, name, on_output=host.show)
+    task = asyncio.ensure_future(state.history.track(source if name.startswith("<") else name, run))
     try:
         await task
     except ParseError as exc:

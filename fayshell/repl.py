@@ -123,8 +123,8 @@ class Repl:
     async def execute(self, text: str) -> None:
         """Run one input; Ctrl-C cancels it and returns to the prompt."""
         loop = asyncio.get_running_loop()
-        self.running = asyncio.ensure_future(
-            self.interp.run(text, "<repl>", on_output=self.host.show))
+        self.running = asyncio.ensure_future(self.state.history.track(
+            text, self.interp.run(text, "<repl>", on_output=self.host.show)))
         cancelled_by_user = False
 
         def on_sigint() -> None:

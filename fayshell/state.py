@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from fayshell.history import History
 from fayshell.host import Host, StreamHost
 
 if TYPE_CHECKING:
@@ -23,6 +24,26 @@ def default_database_path() -> Path:
     """The embedded default database: ``$XDG_DATA_HOME/fayshell/fayshell.duckdb``."""
     base = os.environ.get("XDG_DATA_HOME") or os.path.join(os.path.expanduser("~"), ".local", "share")
     return Path(base) / "fayshell" / "fayshell.duckdb"
+
+
+def _start_location() -> str:
+    """The process's working directory, or the home directory when it was deleted."""
+    try:
+        return os.getcwd()
+    except OSError:
+        return os.path.expanduser("~")
+
+
+@dataclass(frozen=True)
+class PathInfo:
+    """A location as Get-Location, Resolve-Path and $PWD give it; prints as the path."""
+
+    Path: str
+    Provider: str = field(repr=False, default="FileSystem")
+    ProviderPath: str = field(repr=False, default="")
+
+    def __str__(self) -> str:
+        return self.Path
 
 
 @dataclass
@@ -93,14 +114,35 @@ class ShellState:
     trace_sessions: dict[str, Any] = field(default_factory=dict)
     #: Flight-recorder watches this shell runs: trigger name -> fayshell.tracing.recorder.TriggerWatch.
     trace_triggers: dict[str, Any] = field(default_factory=dict)
+    #: The shell's current directory (Set-Location); relative paths resolve against it.
+    location: str = field(default_factory=lambda: _start_location())
+    #: Push-Location's stack, and the directories `cd -` and `cd +` go back and forth to.
+    location_stack: list[str] = field(default_factory=list)
+    location_back: list[str] = field(default_factory=list)
+    location_forward: list[str] = field(default_factory=list)
+    #: Every input run so far (REPL lines, -c, scripts); see fayshell.history.
+    history: History = field(default_factory=lambda: History())
     _registry: Registry | None = None
     _database: Database | None = None
     _cluster: Cluster | None = None
 
     def __post_init__(self) -> None:
         for name, value in (("true", True), ("false", False), ("null", None),
-                            ("ErrorActionPreference", "Stop")):
+                            ("ErrorActionPreference", "Stop"), ("PWD", PathInfo(self.location, ProviderPath=self.location)),
+                            ("HOME", os.path.expanduser("~"))):
             self.globals.set_local(name, value)
+
+    def resolve_path(self, path: str) -> Path:
+        """``path`` as an absolute path: ``~`` expanded, relative to the shell's location,
+        ``.`` and ``..`` resolved lexically (symbolic links are kept, as PowerShell does)."""
+        text = path.replace("\\", "/") if os.sep == "/" else path
+        text = os.path.expanduser(text) if text.startswith("~") else text
+        return Path(os.path.normpath(os.path.join(self.location, text)))
+
+    def set_location(self, path: str) -> None:
+        """Change the current directory (the caller checked that it exists)."""
+        self.location = path
+        self.globals.set_local("PWD", PathInfo(path, ProviderPath=path))
 
     @property
     def registry(self) -> Registry:

@@ -16,6 +16,7 @@ FAMILIES: tuple[str, ...] = (
     "output",
     "variables",
     "help",
+    "dates", "files", "host",
     "sql",
     "store",
     "nodes", "remote",

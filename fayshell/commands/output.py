@@ -3,13 +3,12 @@ are in data.py)."""
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 from fayshell.commands.invocation import Invocation
 from fayshell.commands.props import PropSpec, evaluate, expand_wildcards, parse_props
 from fayshell.commands.registry import BY_VALUE, Param, cmdlet
-from fayshell.errors import CommandError, ParameterError
+from fayshell.errors import ParameterError
 from fayshell.lang.ops import to_string
 from fayshell.lang.streams import aiter_items, collect
 from fayshell.records import property_names
@@ -97,27 +96,6 @@ def _cell_lines(text: str, wrap: bool) -> list[str]:
 )
 async def format_list(ctx: Invocation, *, property: Any = None, input_object: Any = None) -> Any:
     return [await _shape(ctx, property, "list")]
-
-
-@cmdlet(
-    "Out-File",
-    synopsis="Write the output, as it would be shown, to a file.",
-    params=[Param("FilePath", str, position=0, mandatory=True, aliases=("Path",),
-                  complete="files"),
-            Param("Append", bool, help="Add to the end of the file."), INPUT],
-    examples=[("Get-Node | Out-File nodes.txt", "The node table as text.")],
-    stream=True,
-)
-async def out_file(ctx: Invocation, *, file_path: str, append: bool = False,
-                   input_object: Any = None) -> None:
-    text = render_plain(await collect(ctx.input))
-    target = Path(file_path).expanduser()
-    try:
-        with target.open("a" if append else "w", encoding="utf-8") as fh:
-            fh.write(text + ("\n" if text else ""))
-    except OSError as exc:
-        raise CommandError("Out-File", f"{file_path}: {exc.strerror}") from None
-    return None
 
 
 @cmdlet(

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import time
 from dataclasses import dataclass
 from typing import Any
@@ -12,7 +11,7 @@ from fayshell.commands.registry import Param, cmdlet
 from fayshell.errors import CommandError
 from fayshell.lang.ops import wildcard_match
 from fayshell.lang.streams import is_relation
-from fayshell.lang.values import Duration, ScriptBlock
+from fayshell.lang.values import ScriptBlock
 
 
 @dataclass(frozen=True)
@@ -97,15 +96,3 @@ async def measure_command(ctx: Invocation, *, expression: ScriptBlock) -> TimeSp
         if is_relation(item):
             item.fetch()
     return TimeSpan.from_ns(time.perf_counter_ns() - start)
-
-
-@cmdlet(
-    "Start-Sleep",
-    aliases=("sleep",),
-    synopsis="Wait; Ctrl-C interrupts.",
-    params=[Param("Duration", "duration", position=0, mandatory=True,
-                  help="How long: 500ms, 2s (a bare number is seconds).")],
-    examples=[("Start-Sleep 2s", "Wait two seconds.")],
-)
-async def start_sleep(ctx: Invocation, *, duration: Duration) -> None:
-    await asyncio.sleep(max(0, int(duration)) / 1e9)

@@ -12,6 +12,7 @@ import os
 import re
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 from fayshell.commands.binding import NO_VALUE, NamedArg, bind, missing_mandatory, pipeline_binding
@@ -26,6 +27,7 @@ from fayshell.errors import (
     SourceSpan,
 )
 from fayshell.lang import ast
+from fayshell.lang.dates import NOT_HANDLED, call_method
 from fayshell.lang.ops import (
     OperatorError,
     arithmetic,
@@ -46,7 +48,7 @@ from fayshell.lang.streams import (
     single_or_list,
     unroll,
 )
-from fayshell.lang.values import UNSET, ScriptBlock
+from fayshell.lang.values import UNSET, Duration, ScriptBlock
 from fayshell.records import get_property, is_record
 from fayshell.state import Scope, ShellState
 
@@ -495,6 +497,9 @@ class Interpreter:
         low = node.name.lower()
         if isinstance(obj, ScriptBlock) and low == "invoke":
             return single_or_list(await obj.invoke(*args))
+        result = call_method(obj, node.name, args)  # dates and durations (lang/dates.py)
+        if result is not NOT_HANDLED:
+            return result
         if isinstance(obj, str):
             return string_method(obj, node.name, args)
         if isinstance(obj, list) and low == "contains" and len(args) == 1:
@@ -641,6 +646,7 @@ def binary_op(op: str, left: Any, right: Any) -> Any:
 TYPE_CHECKS: dict[str, tuple[type, ...]] = {
     "int": (int,), "long": (int,), "double": (float,), "float": (float,), "string": (str,),
     "bool": (bool,), "array": (list, tuple), "hashtable": (dict,), "scriptblock": (ScriptBlock,),
+    "datetime": (datetime,), "timespan": (Duration,),
 }
 
 

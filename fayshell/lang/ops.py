@@ -7,9 +7,19 @@ import fnmatch
 import functools
 import re
 from collections.abc import Callable, Mapping
+from datetime import datetime
+from types import ModuleType
 from typing import Any
 
 from fayshell.lang.values import Duration, Size, parse_unit_number
+
+
+def _dates() -> ModuleType:
+    """fayshell.lang.dates, imported when a date first meets an operator (it imports this
+    module's neighbours, not this module)."""
+    import fayshell.lang.dates as dates
+
+    return dates
 
 
 class OperatorError(Exception):
@@ -85,6 +95,8 @@ def coerce_like(left: Any, right: Any) -> Any:
             return to_number(right)
         except OperatorError:
             return right
+    if isinstance(left, datetime) and isinstance(right, str):
+        return _dates().to_datetime(right)
     if isinstance(left, str) and not isinstance(right, str) and right is not None:
         return to_string(right)
     return right
@@ -173,6 +185,8 @@ def wildcard_match(text: str, pattern: str, case: bool = False) -> bool:
 
 def arithmetic(op: str, left: Any, right: Any) -> Any:
     """``+ - * / %`` with string concatenation, array concatenation and repetition."""
+    if isinstance(left, datetime) or isinstance(right, datetime):
+        return _dates().date_arithmetic(op, left, right)
     if op == "+":
         if isinstance(left, str):
             return left + to_string(right)
@@ -233,6 +247,8 @@ def convert(value: Any, target: str) -> Any:
     if t in ("duration", "timespan"):
         n = to_number(value)
         return n if isinstance(n, Duration) else Duration(int(n * 1e9))
+    if t == "datetime":
+        return _dates().to_datetime(value)
     if t in ("object", "psobject"):
         return value
     raise OperatorError(f"unknown type [{target}]")

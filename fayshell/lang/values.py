@@ -38,6 +38,17 @@ class Duration(int):
     def TotalSeconds(self) -> float:  # noqa: N802 - PowerShell property name
         return int(self) / 1e9
 
+    # The rest of .NET TimeSpan's properties (components truncate toward zero, as .NET's do).
+    TotalMinutes = property(lambda self: int(self) / 6e10)
+    TotalHours = property(lambda self: int(self) / 3.6e12)
+    TotalDays = property(lambda self: int(self) / 8.64e13)
+    Ticks = property(lambda self: _part(self, 100, None))
+    Days = property(lambda self: _part(self, 86_400_000_000_000, None))
+    Hours = property(lambda self: _part(self, 3_600_000_000_000, 24))
+    Minutes = property(lambda self: _part(self, 60_000_000_000, 60))
+    Seconds = property(lambda self: _part(self, 1_000_000_000, 60))
+    Milliseconds = property(lambda self: _part(self, 1_000_000, 1000))
+
     def __str__(self) -> str:
         n = int(self)
         for unit in ("h", "m", "s", "ms", "us"):
@@ -47,6 +58,14 @@ class Duration(int):
         return f"{n}ns"
 
     __repr__ = __str__
+
+
+def _part(value: int, unit: int, modulo: int | None) -> int:
+    """One component of a span, truncated toward zero like .NET's TimeSpan."""
+    whole = abs(int(value)) // unit
+    if modulo is not None:
+        whole %= modulo
+    return -whole if value < 0 else whole
 
 
 class Size(int):

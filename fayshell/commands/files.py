@@ -1,0 +1,891 @@
+"""The file system: paths (Join-Path, Split-Path, Test-Path, Resolve-Path), file contents
+(Get-Content, Set-Content, Add-Content, Out-File), items (New-Item, Remove-Item, Copy-Item,
+Move-Item, Get-Item, Get-ChildItem) and the shell's current location (Set-Location & co).
+
+Relative paths resolve against the shell's location (``ShellState.location``), not the process's
+working directory, so `cd` in one shell never moves another. ``-Path`` takes PowerShell
+wildcards (``*``, ``?``, ``[a-z]``); ``-LiteralPath`` does not. A path that fails is reported as
+one line naming it, and the command goes on with the other paths (``-ErrorAction``).
+"""
+
+from __future__ import annotations
+
+import glob
+import os
+import shutil
+import stat
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from fayshell.commands.invocation import ErrorRecord, Invocation
+from fayshell.commands.registry import BY_PROPERTY, BY_VALUE, Param, cmdlet
+from fayshell.errors import CommandError, ParameterError
+from fayshell.lang.dates import DateTime
+from fayshell.lang.ops import to_string, wildcard_match
+from fayshell.lang.streams import collect
+from fayshell.state import PathInfo, ShellState
+
+PATH_PIPE = f"{BY_VALUE},{BY_PROPERTY}"
+ENCODINGS: dict[str, tuple[str, bytes]] = {
+    "utf8": ("utf-8", b""), "utf8nobom": ("utf-8", b""), "utf8bom": ("utf-8", b"\xef\xbb\xbf"),
+    "ascii": ("ascii", b""), "ansi": ("latin-1", b""), "oem": ("latin-1", b""),
+    "latin1": ("latin-1", b""), "unicode": ("utf-16-le", b"\xff\xfe"),
+    "bigendianunicode": ("utf-16-be", b"\xfe\xff"), "utf32": ("utf-32-le", b"\xff\xfe\x00\x00"),
+    "bigendianutf32": ("utf-32-be", b"\x00\x00\xfe\xff"), "utf7": ("utf-7", b""),
+}
+BOMS: tuple[tuple[bytes, str], ...] = (
+    (b"\xef\xbb\xbf", "utf-8"), (b"\xff\xfe\x00\x00", "utf-32-le"),
+    (b"\x00\x00\xfe\xff", "utf-32-be"), (b"\xff\xfe", "utf-16-le"), (b"\xfe\xff", "utf-16-be"),
+)
+ENCODING_PARAM = Param("Encoding", str, choices=tuple(
+    ("UTF8", "UTF8NoBOM", "UTF8BOM", "ASCII", "Ansi", "OEM", "Latin1", "Unicode",
+     "BigEndianUnicode", "UTF32", "BigEndianUTF32", "UTF7")),
+    help="The text encoding (default UTF8 without a byte order mark).")
+WILDCARD = set("*?[")
+
+
+class Refused(Exception):
+    """An item operation PowerShell refuses without -Force or -Recurse; the text says why."""
+
+
+# ---- records ----------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class FileItem:
+    """A file or directory as Get-ChildItem and Get-Item show it."""
+
+    Mode: str
+    LastWriteTime: DateTime
+    Length: int | None
+    Name: str
+    FullName: str = field(repr=False, default="")
+    Extension: str = field(repr=False, default="")
+    BaseName: str = field(repr=False, default="")
+    DirectoryName: str = field(repr=False, default="")
+    PSIsContainer: bool = field(repr=False, default=False)
+    UnixMode: str = field(repr=False, default="")
+    CreationTime: DateTime | None = field(repr=False, default=None)
+    LastAccessTime: DateTime | None = field(repr=False, default=None)
+    Exists: bool = field(repr=False, default=True)
+    PSPath: str = field(repr=False, default="")
+
+    def __str__(self) -> str:
+        return self.FullName
+
+
+def file_item(path: Path) -> FileItem:
+    """The record for an existing path (symbolic links described, not followed)."""
+    st = path.lstat()
+    is_dir = stat.S_ISDIR(st.st_mode) or (stat.S_ISLNK(st.st_mode) and path.is_dir())
+    mode = "l----" if stat.S_ISLNK(st.st_mode) else ("d----" if is_dir else "-----")
+    name = path.name or str(path)
+    suffix = "" if is_dir and not path.suffix else path.suffix
+    return FileItem(
+        Mode=mode, LastWriteTime=_local(st.st_mtime), Length=None if is_dir else st.st_size,
+        Name=name, FullName=str(path), Extension=suffix,
+        BaseName=name[: len(name) - len(suffix)] if suffix else name,
+        DirectoryName=str(path.parent), PSIsContainer=is_dir, UnixMode=stat.filemode(st.st_mode),
+        CreationTime=_local(st.st_ctime), LastAccessTime=_local(st.st_atime), PSPath=str(path))
+
+
+def _local(timestamp: float) -> DateTime:
+    return DateTime.of(datetime.fromtimestamp(timestamp), "Local")
+
+
+# ---- shared helpers ---------------------------------------------------------------------------
+
+def has_wildcard(path: str) -> bool:
+    return any(ch in WILDCARD for ch in path)
+
+
+def expand(state: ShellState, path: str, literal: bool = False) -> list[Path]:
+    """The existing paths ``path`` names: itself, or its wildcard matches (sorted)."""
+    full = state.resolve_path(path)
+    if literal or not has_wildcard(path):
+        return [full] if os.path.lexists(full) else []
+    return [Path(p) for p in sorted(glob.glob(str(full)))]
+
+
+def missing(ctx: Invocation, path: Path | str) -> None:
+    ctx.write_error(ErrorRecord(str(path), "", "cannot find the path because it does not exist"))
+
+
+def os_failure(ctx: Invocation, path: Path | str, exc: OSError) -> None:
+    reason = (exc.strerror or type(exc).__name__).lower()
+    ctx.write_error(ErrorRecord(str(path), "", reason))
+
+
+def targets(ctx: Invocation, path: list[str] | None, literal_path: list[str] | None) -> Iterator[Path]:
+    """Every existing path named by -Path (wildcards) or -LiteralPath; missing ones reported."""
+    for text, literal in [(p, False) for p in path or []] + [(p, True) for p in literal_path or []]:
+        found = expand(ctx.state, text, literal)
+        if not found:
+            missing(ctx, ctx.state.resolve_path(text))
+        yield from found
+
+
+def _codec(encoding: str | None) -> tuple[str, bytes]:
+    return ENCODINGS[(encoding or "utf8").lower()]
+
+
+def read_text(path: Path, encoding: str | None) -> str:
+    data = path.read_bytes()
+    if encoding is None:
+        for bom, codec in BOMS:
+            if data.startswith(bom):
+                return data[len(bom):].decode(codec, errors="replace")
+        return data.decode("utf-8", errors="replace")
+    codec, bom = _codec(encoding)
+    if bom and data.startswith(bom):
+        data = data[len(bom):]
+    return data.decode(codec, errors="replace")
+
+
+def write_text(path: Path, text: str, encoding: str | None, append: bool) -> None:
+    codec, bom = _codec(encoding)
+    fresh = not append or not path.exists() or path.stat().st_size == 0
+    with path.open("ab" if append else "wb") as fh:
+        fh.write((bom if fresh else b"") + text.encode(codec, errors="replace"))
+
+
+def split_lines(text: str) -> list[str]:
+    """Lines the way Get-Content reads them: \\n, \\r\\n or \\r; no empty last line."""
+    lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    return lines[:-1] if lines and lines[-1] == "" else lines
+
+
+# ---- paths ------------------------------------------------------------------------------------
+
+def _join(base: str, child: str) -> str:
+    base, child = base.replace("\\", "/"), child.replace("\\", "/")
+    if not child:
+        return base if base.endswith("/") else base + "/"
+    if not base:
+        return child
+    return base.rstrip("/") + "/" + child.lstrip("/")
+
+
+@cmdlet(
+    "Join-Path",
+    synopsis="Join a path and child paths into one path (the path need not exist).",
+    params=[Param("Path", "strings", position=0, mandatory=True, pipeline=PATH_PIPE,
+                  aliases=("PSPath",), help="One or more parent paths; one result each."),
+            Param("ChildPath", str, position=1, help="The path to add to each parent."),
+            Param("AdditionalChildPath", "strings", position=2, rest=True,
+                  help="More path parts, joined in order."),
+            Param("Resolve", bool, help="Return the resolved full path(s); an error if missing.")],
+    examples=[("Join-Path /var/log app.log", "/var/log/app.log"),
+              ("Join-Path -Path a,b -ChildPath c", "a/c and b/c."),
+              ("Join-Path traces node01 kernel", "traces/node01/kernel.")],
+)
+def join_path(ctx: Invocation, *, path: list[str], child_path: str | None = None,
+              additional_child_path: list[str] | None = None,
+              resolve: bool = False) -> list[Any]:
+    out: list[Any] = []
+    for base in path:
+        joined = base
+        for child in [child_path or "", *(additional_child_path or [])]:
+            joined = _join(joined, child) if child or child_path is not None else joined
+        if resolve:
+            found = expand(ctx.state, joined)
+            if not found:
+                missing(ctx, ctx.state.resolve_path(joined))
+            out.extend(str(p) for p in found)
+        else:
+            out.append(joined)
+    return out
+
+
+def _qualifier(path: str) -> tuple[str, str]:
+    """``Env:HOME`` -> (``Env:``, ``HOME``); a path without a drive -> ("", path)."""
+    head, sep, rest = path.partition(":")
+    if sep and head and "/" not in head and "\\" not in head:
+        return head + ":", rest
+    return "", path
+
+
+def _parent(path: str) -> str:
+    trimmed = path.rstrip("/") or path
+    if trimmed == "/":
+        return ""
+    head, sep, _ = trimmed.rpartition("/")
+    if not sep:
+        return ""
+    return head or "/"
+
+
+def _leaf(path: str) -> str:
+    return (path.rstrip("/") or path).rpartition("/")[2]
+
+
+@cmdlet(
+    "Split-Path",
+    synopsis="A part of a path: its parent (default), leaf, base name, extension or drive.",
+    params=[Param("Path", "strings", position=0, mandatory=True, pipeline=PATH_PIPE,
+                  aliases=("PSPath",)),
+            Param("Parent", bool, help="The parent container (the default)."),
+            Param("Leaf", bool, help="The last element."),
+            Param("LeafBase", bool, help="The last element without its extension."),
+            Param("Extension", bool, help="The extension of the last element, with its dot."),
+            Param("Qualifier", bool, help="The drive, e.g. 'Env:'."),
+            Param("NoQualifier", bool, help="The path without its drive."),
+            Param("IsAbsolute", bool, help="True when the path is absolute."),
+            Param("Resolve", bool, help="Resolve wildcards and relative paths first.")],
+    examples=[("Split-Path /var/log/app.log", "/var/log"),
+              ("Split-Path /var/log/app.log -Leaf", "app.log"),
+              ("Split-Path app.tar.gz -LeafBase", "app.tar"),
+              ("Split-Path app.tar.gz -Extension", ".gz")],
+)
+def split_path(ctx: Invocation, *, path: list[str], parent: bool = False, leaf: bool = False,
+               leaf_base: bool = False, extension: bool = False, qualifier: bool = False,
+               no_qualifier: bool = False, is_absolute: bool = False,
+               resolve: bool = False) -> list[Any]:
+    chosen = [n for n, on in (("Leaf", leaf), ("LeafBase", leaf_base), ("Extension", extension),
+                              ("Qualifier", qualifier), ("NoQualifier", no_qualifier),
+                              ("IsAbsolute", is_absolute), ("Parent", parent)) if on]
+    if len(chosen) > 1:
+        raise ParameterError("Split-Path", chosen[1], f"cannot be used together with -{chosen[0]}")
+    mode = chosen[0] if chosen else "Parent"
+    items = [str(p) for p in targets(ctx, path, None)] if resolve else path
+    return [_split_one(p.replace("\\", "/"), mode) for p in items]
+
+
+def _split_one(path: str, mode: str) -> Any:
+    drive, rest = _qualifier(path)
+    if mode == "Qualifier":
+        if not drive:
+            raise CommandError("Split-Path", f"the path {path!r} has no qualifier (a drive "
+                                             "such as 'Env:')")
+        return drive
+    if mode == "NoQualifier":
+        return rest
+    if mode == "IsAbsolute":
+        return rest.startswith(("/", "~")) or bool(drive)
+    name = _leaf(rest)
+    dot = name.rfind(".")
+    if mode == "Leaf":
+        return name
+    if mode == "LeafBase":
+        return name[:dot] if dot > 0 else name
+    if mode == "Extension":
+        return name[dot:] if dot > 0 else ""
+    return drive + _parent(rest) if drive and _parent(rest) else _parent(rest)
+
+
+@cmdlet(
+    "Test-Path",
+    synopsis="True when the path exists (wildcards: when anything matches).",
+    params=[Param("Path", "strings", position=0, pipeline=PATH_PIPE, aliases=("FullName",)),
+            Param("LiteralPath", "strings", aliases=("PSPath", "LP")),
+            Param("PathType", str, choices=("Any", "Container", "Leaf"),
+                  help="Container: a directory; Leaf: anything else (a file)."),
+            Param("IsValid", bool, help="Only check that the path is well formed.")],
+    examples=[("Test-Path ~/.ssh/config", "Is there an SSH config?"),
+              ("Test-Path traces -PathType Container", "Is traces a directory?"),
+              ("Test-Path *.duckdb", "Is there any database here?")],
+)
+def test_path(ctx: Invocation, *, path: list[str] | None = None,
+              literal_path: list[str] | None = None, path_type: str = "Any",
+              is_valid: bool = False) -> list[bool]:
+    if path is None and literal_path is None:
+        raise ParameterError("Test-Path", "Path", "missing mandatory parameter -Path")
+    items = [(p, False) for p in path or []] + [(p, True) for p in literal_path or []]
+    return [_test_one(ctx.state, text, literal, path_type, is_valid) for text, literal in items]
+
+
+def _test_one(state: ShellState, text: str, literal: bool, path_type: str, valid: bool) -> bool:
+    if not text.strip():
+        return False
+    if valid:
+        return "\0" not in text
+    found = expand(state, text, literal)
+    if path_type == "Container":
+        return any(p.is_dir() for p in found)
+    if path_type == "Leaf":
+        return any(not p.is_dir() for p in found)
+    return bool(found)
+
+
+@cmdlet(
+    "Resolve-Path",
+    synopsis="The full path(s) a path names, wildcards expanded; an error when nothing exists.",
+    params=[Param("Path", "strings", position=0, pipeline=PATH_PIPE, aliases=("FullName",)),
+            Param("LiteralPath", "strings", aliases=("PSPath", "LP")),
+            Param("Relative", bool, help="Relative to the current location, as ./name.")],
+    examples=[("Resolve-Path ~/traces/*", "Every entry of ~/traces, as full paths."),
+              ("Resolve-Path ../data -Relative", "The path relative to here.")],
+)
+def resolve_path(ctx: Invocation, *, path: list[str] | None = None,
+                 literal_path: list[str] | None = None, relative: bool = False) -> list[Any]:
+    out: list[Any] = []
+    for found in targets(ctx, path or ([] if literal_path else ["."]), literal_path):
+        if relative:
+            rel = os.path.relpath(found, ctx.state.location)
+            out.append(rel if rel.startswith("..") else "./" + rel if rel != "." else ".")
+        else:
+            out.append(PathInfo(str(found), ProviderPath=str(found)))
+    return out
+
+
+# ---- contents ---------------------------------------------------------------------------------
+
+@cmdlet(
+    "Get-Content",
+    aliases=("gc", "cat", "type"),
+    synopsis="The lines of a file (strings), or its whole text with -Raw.",
+    params=[Param("Path", "strings", position=0, pipeline=PATH_PIPE, aliases=("FullName",)),
+            Param("LiteralPath", "strings", aliases=("PSPath", "LP")),
+            Param("TotalCount", int, aliases=("Head", "First"), help="Only the first N lines."),
+            Param("Tail", int, aliases=("Last",), help="Only the last N lines."),
+            Param("Raw", bool, help="The whole file as one string, newlines kept."),
+            Param("Delimiter", str, help="Split at this string instead of at newlines "
+                                         "(each piece keeps its delimiter)."),
+            ENCODING_PARAM],
+    examples=[("Get-Content notes.txt", "Every line."),
+              ("Get-Content app.log -Tail 20", "The last 20 lines."),
+              ("Get-Content nodes.txt -TotalCount 1", "The first line."),
+              ("(Get-Content config.json -Raw) | ConvertFrom-Json", "A whole file as one string.")],
+)
+def get_content(ctx: Invocation, *, path: list[str] | None = None,
+                literal_path: list[str] | None = None, total_count: int | None = None,
+                tail: int | None = None, raw: bool = False, delimiter: str | None = None,
+                encoding: str | None = None) -> list[str]:
+    if path is None and literal_path is None:
+        raise ParameterError("Get-Content", "Path", "missing mandatory parameter -Path")
+    out: list[str] = []
+    for found in targets(ctx, path, literal_path):
+        if found.is_dir():
+            ctx.write_error(ErrorRecord(str(found), "", "is a directory, not a file "
+                                                        "(Get-ChildItem lists it)"))
+            continue
+        try:
+            text = read_text(found, encoding)
+        except OSError as exc:
+            os_failure(ctx, found, exc)
+            continue
+        out.extend(_pieces(text, raw, delimiter, total_count, tail))
+    return out
+
+
+def _pieces(text: str, raw: bool, delimiter: str | None, head: int | None,
+            tail: int | None) -> list[str]:
+    if raw:
+        return [text] if text else []
+    if delimiter:
+        parts = [p + delimiter for p in text.split(delimiter)]
+        parts[-1] = parts[-1][: -len(delimiter)]
+        lines = [p for p in parts if p]
+    else:
+        lines = split_lines(text)
+    if head is not None and head >= 0:
+        lines = lines[:head]
+    if tail is not None and tail >= 0:
+        lines = lines[len(lines) - tail:] if tail else []
+    return lines
+
+
+CONTENT_PARAMS = [
+    Param("Path", "strings", position=0, aliases=("FullName",)),
+    Param("LiteralPath", "strings", aliases=("PSPath", "LP")),
+    Param("Value", "any", position=1, pipeline=BY_VALUE, help="What to write; arrays one per line."),
+    Param("NoNewline", bool, help="No newline after each value (values run together)."),
+    Param("PassThru", bool, help="Also output what was written."),
+    ENCODING_PARAM,
+]
+
+
+async def _write_content(ctx: Invocation, path: list[str] | None, literal: list[str] | None,
+                         value: Any, no_newline: bool, encoding: str | None,
+                         append: bool) -> list[str]:
+    if path is None and literal is None:
+        raise ParameterError(ctx.name, "Path", "missing mandatory parameter -Path")
+    items = await collect(ctx.input) if value is None and ctx.input is not None else \
+        ([] if value is None else value if isinstance(value, list) else [value])
+    texts = [to_string(v) for v in items]
+    body = "".join(texts) if no_newline else "".join(t + "\n" for t in texts)
+    for text, is_literal in [(p, False) for p in path or []] + [(p, True) for p in literal or []]:
+        found = expand(ctx.state, text, is_literal) if has_wildcard(text) and not is_literal \
+            else [ctx.state.resolve_path(text)]
+        for target in found:
+            try:
+                write_text(target, body, encoding, append)
+            except OSError as exc:
+                os_failure(ctx, target, exc)
+    return texts
+
+
+@cmdlet(
+    "Set-Content",
+    aliases=("sc",),
+    synopsis="Write values to a file, replacing what it held (one value per line).",
+    params=CONTENT_PARAMS,
+    examples=[("Set-Content nodes.txt -Value web01, web02", "Two lines."),
+              ("'hello' | Set-Content greeting.txt", "From the pipeline."),
+              ("Set-Content flag -Value 1 -NoNewline", "No trailing newline.")],
+    stream=True,
+)
+async def set_content(ctx: Invocation, *, path: list[str] | None = None,
+                      literal_path: list[str] | None = None, value: Any = None,
+                      no_newline: bool = False, pass_thru: bool = False,
+                      encoding: str | None = None) -> list[str]:
+    texts = await _write_content(ctx, path, literal_path, value, no_newline, encoding, False)
+    return texts if pass_thru else []
+
+
+@cmdlet(
+    "Add-Content",
+    aliases=("ac",),
+    synopsis="Append values to a file (one value per line), creating it when missing.",
+    params=CONTENT_PARAMS,
+    examples=[("Add-Content incident.log -Value \"$(Get-Date -Format s) restarted web02\"",
+               "Append a timestamped line.")],
+    stream=True,
+)
+async def add_content(ctx: Invocation, *, path: list[str] | None = None,
+                      literal_path: list[str] | None = None, value: Any = None,
+                      no_newline: bool = False, pass_thru: bool = False,
+                      encoding: str | None = None) -> list[str]:
+    texts = await _write_content(ctx, path, literal_path, value, no_newline, encoding, True)
+    return texts if pass_thru else []
+
+
+@cmdlet(
+    "Out-File",
+    synopsis="Write the output, as it would be shown, to a file.",
+    params=[Param("FilePath", str, position=0, mandatory=True, aliases=("Path",),
+                  complete="files"),
+            Param("Append", bool, help="Add to the end of the file."),
+            Param("NoNewline", bool, help="No newline at the end; values run together."),
+            Param("NoClobber", bool, help="Refuse to overwrite an existing file."),
+            ENCODING_PARAM,
+            Param("InputObject", "any", pipeline=BY_VALUE, help="What to write.")],
+    examples=[("Get-Node | Out-File nodes.txt", "The node table as text."),
+              ("Get-Date -Format s | Out-File -Append runs.log", "Append one line.")],
+    stream=True,
+)
+async def out_file(ctx: Invocation, *, file_path: str, append: bool = False,
+                   no_newline: bool = False, no_clobber: bool = False,
+                   encoding: str | None = None, input_object: Any = None) -> None:
+    from fayshell.render import format_value, render_plain
+
+    items = await collect(ctx.input) if ctx.input is not None else \
+        ([] if input_object is None else [input_object])
+    if no_newline:
+        text = "".join(format_value(v) for v in items)
+    else:
+        text = render_plain(items)
+        text += "\n" if text else ""
+    target = ctx.state.resolve_path(file_path)
+    if no_clobber and not append and target.exists():
+        raise CommandError("Out-File", f"{target}: the file exists and -NoClobber was given")
+    try:
+        write_text(target, text, encoding, append)
+    except OSError as exc:
+        raise CommandError("Out-File", f"{target}: {(exc.strerror or '').lower()}") from None
+
+
+# ---- items ------------------------------------------------------------------------------------
+
+@cmdlet(
+    "New-Item",
+    aliases=("ni",),
+    synopsis="Create a file or a directory.",
+    params=[Param("Path", "strings", position=0, help="Where to create it (default here)."),
+            Param("Name", str, help="The name of the new item, inside -Path."),
+            Param("ItemType", str, choices=("File", "Directory"), aliases=("Type",),
+                  help="File (default) or Directory."),
+            Param("Value", "any", pipeline=BY_VALUE, help="The new file's text."),
+            Param("Force", bool, help="Overwrite a file, or return an existing directory; "
+                                      "missing parent directories are created.")],
+    examples=[("New-Item -ItemType Directory traces/node01", "A directory (and its parents)."),
+              ("New-Item notes.txt -Value 'first line'", "A file with text in it.")],
+)
+def new_item(ctx: Invocation, *, path: list[str] | None = None, name: str | None = None,
+             item_type: str = "File", value: Any = None, force: bool = False) -> list[FileItem]:
+    if not path and not name:
+        raise ParameterError("New-Item", "Path", "missing mandatory parameter -Path or -Name")
+    out = []
+    for text in path or ["."]:
+        target = ctx.state.resolve_path(os.path.join(text, name) if name else text)
+        try:
+            if item_type == "Directory":
+                _new_directory(target, force)
+            else:
+                _new_file(target, value, force)
+        except Refused as exc:
+            ctx.write_error(ErrorRecord(str(target), "", str(exc)))
+            continue
+        except OSError as exc:
+            os_failure(ctx, target, exc)
+            continue
+        out.append(file_item(target))
+    return out
+
+
+def _new_directory(target: Path, force: bool) -> None:
+    if target.exists() and not force:
+        raise Refused("an item with this name already exists (-Force "
+                                       "returns it)")
+    if target.exists() and not target.is_dir():
+        raise Refused("a file with this name already exists")
+    target.mkdir(parents=True, exist_ok=True)
+
+
+def _new_file(target: Path, value: Any, force: bool) -> None:
+    if target.exists() and not force:
+        raise Refused("the file already exists (-Force overwrites it)")
+    if target.is_dir():
+        raise Refused("a directory with this name already exists")
+    if force:
+        target.parent.mkdir(parents=True, exist_ok=True)
+    elif not target.parent.is_dir():
+        raise Refused(f"the directory {str(target.parent)!r} does not exist "
+                                       "(-Force creates it)")
+    target.write_text("" if value is None else to_string(value), encoding="utf-8")
+
+
+@cmdlet(
+    "Remove-Item",
+    aliases=("rm", "del", "erase", "rd", "rmdir", "ri"),
+    synopsis="Delete files and directories (a directory with contents needs -Recurse).",
+    params=[Param("Path", "strings", position=0, pipeline=PATH_PIPE, aliases=("FullName",)),
+            Param("LiteralPath", "strings", aliases=("PSPath", "LP")),
+            Param("Recurse", bool, help="Delete directories with everything in them."),
+            Param("Force", bool, help="Accepted for compatibility (hidden and read-only files "
+                                      "are deleted anyway).")],
+    examples=[("Remove-Item old.duckdb", "Delete a file."),
+              ("Remove-Item traces -Recurse", "Delete a directory tree."),
+              ("Remove-Item *.tmp", "Delete every match.")],
+)
+def remove_item(ctx: Invocation, *, path: list[str] | None = None,
+                literal_path: list[str] | None = None, recurse: bool = False,
+                force: bool = False) -> None:
+    if path is None and literal_path is None:
+        raise ParameterError("Remove-Item", "Path", "missing mandatory parameter -Path")
+    for found in targets(ctx, path, literal_path):
+        try:
+            _remove(found, recurse)
+        except OSError as exc:
+            os_failure(ctx, found, exc)
+        except Refused as exc:
+            ctx.write_error(ErrorRecord(str(found), "", str(exc)))
+
+
+def _remove(target: Path, recurse: bool) -> None:
+    if target.is_dir() and not target.is_symlink():
+        if any(target.iterdir()) and not recurse:
+            raise Refused("the directory is not empty; add -Recurse to "
+                                              "delete it with its contents")
+        shutil.rmtree(target)
+    else:
+        target.unlink()
+
+
+def _destination(ctx: Invocation, source: Path, destination: str) -> Path:
+    dest = ctx.state.resolve_path(destination)
+    return dest / source.name if dest.is_dir() else dest
+
+
+@cmdlet(
+    "Copy-Item",
+    aliases=("cp", "copy", "cpi"),
+    synopsis="Copy files, or directories with -Recurse.",
+    params=[Param("Path", "strings", position=0, pipeline=PATH_PIPE, aliases=("FullName",)),
+            Param("Destination", str, position=1, mandatory=True),
+            Param("LiteralPath", "strings", aliases=("PSPath", "LP")),
+            Param("Recurse", bool, help="Copy directories with their contents."),
+            Param("Force", bool, help="Overwrite read-only files."),
+            Param("PassThru", bool, help="Output the copies.")],
+    examples=[("Copy-Item incident.duckdb backup.duckdb", "Copy a file."),
+              ("Copy-Item traces /srv/keep -Recurse", "Copy a directory tree into /srv/keep.")],
+)
+def copy_item(ctx: Invocation, *, destination: str, path: list[str] | None = None,
+              literal_path: list[str] | None = None, recurse: bool = False, force: bool = False,
+              pass_thru: bool = False) -> list[FileItem]:
+    out = []
+    for found in targets(ctx, path, literal_path):
+        dest = _destination(ctx, found, destination)
+        try:
+            if found.is_dir():
+                if recurse:
+                    shutil.copytree(found, dest, symlinks=True, dirs_exist_ok=True)
+                else:
+                    dest.mkdir(exist_ok=True)
+            else:
+                shutil.copy2(found, dest)
+        except OSError as exc:
+            os_failure(ctx, found, exc)
+            continue
+        if pass_thru:
+            out.append(file_item(dest))
+    return out
+
+
+@cmdlet(
+    "Move-Item",
+    aliases=("mv", "move", "mi"),
+    synopsis="Move or rename files and directories.",
+    params=[Param("Path", "strings", position=0, pipeline=PATH_PIPE, aliases=("FullName",)),
+            Param("Destination", str, position=1, mandatory=True),
+            Param("LiteralPath", "strings", aliases=("PSPath", "LP")),
+            Param("Force", bool, help="Replace an existing file at the destination."),
+            Param("PassThru", bool, help="Output the moved items.")],
+    examples=[("Move-Item run.duckdb incident-42.duckdb", "Rename a file."),
+              ("Move-Item *.log archive", "Move every log into the archive directory.")],
+)
+def move_item(ctx: Invocation, *, destination: str, path: list[str] | None = None,
+              literal_path: list[str] | None = None, force: bool = False,
+              pass_thru: bool = False) -> list[FileItem]:
+    out = []
+    for found in targets(ctx, path, literal_path):
+        dest = _destination(ctx, found, destination)
+        if os.path.lexists(dest) and not force:
+            ctx.write_error(ErrorRecord(str(found), "", f"{dest} already exists "
+                                                        "(-Force replaces it)"))
+            continue
+        try:
+            os.replace(found, dest) if not dest.is_dir() else shutil.move(found, dest)
+        except OSError as exc:
+            os_failure(ctx, found, exc)
+            continue
+        if pass_thru:
+            out.append(file_item(dest))
+    return out
+
+
+@cmdlet(
+    "Get-Item",
+    aliases=("gi",),
+    synopsis="The file or directory at a path (not its contents).",
+    params=[Param("Path", "strings", position=0, pipeline=PATH_PIPE, aliases=("FullName",)),
+            Param("LiteralPath", "strings", aliases=("PSPath", "LP"))],
+    examples=[("(Get-Item incident.duckdb).Length", "The size of a file in bytes.")],
+)
+def get_item(ctx: Invocation, *, path: list[str] | None = None,
+             literal_path: list[str] | None = None) -> list[FileItem]:
+    return [file_item(p) for p in targets(ctx, path or ([] if literal_path else ["."]),
+                                          literal_path)]
+
+
+# ---- Get-ChildItem ----------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Listing:
+    """What Get-ChildItem keeps: the filters, applied to names."""
+
+    filter: str | None
+    include: list[str]
+    exclude: list[str]
+    files: bool
+    directories: bool
+    force: bool
+
+    def shows(self, entry: Path) -> bool:
+        name = entry.name
+        if not self.force and name.startswith("."):
+            return False
+        if self.filter and not wildcard_match(name, self.filter):
+            return False
+        if self.include and not any(wildcard_match(name, p) for p in self.include):
+            return False
+        if any(wildcard_match(name, p) for p in self.exclude):
+            return False
+        is_dir = entry.is_dir()
+        return not (self.files and is_dir) and not (self.directories and not is_dir)
+
+
+def _children(directory: Path, force: bool) -> list[Path]:
+    """Directories first, then files, each by name, as PowerShell lists them."""
+    try:
+        entries = list(directory.iterdir())
+    except OSError:
+        return []
+    entries = [e for e in entries if force or not e.name.startswith(".")]
+    return sorted(entries, key=lambda e: (not e.is_dir(), e.name))
+
+
+def _walk(directory: Path, listing: Listing, depth: int | None) -> Iterator[Path]:
+    children = _children(directory, listing.force)
+    yield from (c for c in children if listing.shows(c))
+    if depth is not None and depth <= 0:
+        return
+    for child in children:
+        if child.is_dir() and not child.is_symlink():
+            yield from _walk(child, listing, None if depth is None else depth - 1)
+
+
+@cmdlet(
+    "Get-ChildItem",
+    aliases=("ls", "dir", "gci"),
+    synopsis="The files and directories in a directory (or its whole tree with -Recurse).",
+    params=[Param("Path", "strings", position=0, pipeline=PATH_PIPE, aliases=("FullName",),
+                  help="Directories or files to list, wildcards allowed (default here)."),
+            Param("Filter", str, position=1, help="A wildcard the names must match."),
+            Param("LiteralPath", "strings", aliases=("PSPath", "LP")),
+            Param("Include", "strings", help="Only names matching one of these wildcards."),
+            Param("Exclude", "strings", help="Leave out names matching these wildcards."),
+            Param("Recurse", bool, aliases=("s",), help="Everything below, too."),
+            Param("Depth", int, help="How many levels below to go (implies -Recurse)."),
+            Param("File", bool, help="Only files."), Param("Directory", bool, aliases=("ad",),
+                                                          help="Only directories."),
+            Param("Force", bool, help="Include hidden (dot) files."),
+            Param("Name", bool, help="Only the names (relative paths with -Recurse).")],
+    description="Records with Mode, LastWriteTime, Length and Name shown, and FullName, "
+                "Extension, BaseName, DirectoryName, PSIsContainer, UnixMode one property away.",
+    examples=[("Get-ChildItem", "What is here."),
+              ("ls traces -Recurse -Filter *.idx", "Every index file below traces."),
+              ("Get-ChildItem -File | Sort-Object Length -Descending | Select-Object -First 5",
+               "The five biggest files here."),
+              ("dir -Directory -Name", "Only the names of the directories.")],
+)
+def get_child_item(ctx: Invocation, *, path: list[str] | None = None,
+                   filter: str | None = None, literal_path: list[str] | None = None,
+                   include: list[str] | None = None, exclude: list[str] | None = None,
+                   recurse: bool = False, depth: int | None = None, file: bool = False,
+                   directory: bool = False, force: bool = False,
+                   name: bool = False) -> list[Any]:
+    listing = Listing(filter, include or [], exclude or [], file, directory, force)
+    walk_depth = depth if depth is not None else (None if recurse else 0)
+    out: list[Any] = []
+    for root in targets(ctx, path or ([] if literal_path else ["."]), literal_path):
+        if not root.is_dir():
+            if listing.shows(root) or root.name.startswith("."):
+                out.append(root.name if name else file_item(root))
+            continue
+        for entry in _walk(root, listing, walk_depth):
+            out.append(str(entry.relative_to(root)) if name else file_item(entry))
+    return out
+
+
+# ---- locations --------------------------------------------------------------------------------
+
+def change_location(ctx: Invocation, target: str) -> bool:
+    """Move the shell to ``target`` (wildcards allowed when one directory matches)."""
+    state = ctx.state
+    found = expand(state, target) if has_wildcard(target) else [state.resolve_path(target)]
+    dirs = [p for p in found if p.is_dir()]
+    if len(dirs) != 1:
+        where = state.resolve_path(target)
+        if len(dirs) > 1:
+            reason = f"matches {len(dirs)} directories"
+        elif found and os.path.lexists(found[0]):
+            reason = "is a file, not a directory"
+        else:
+            reason = "cannot find the path because it does not exist"
+        ctx.write_error(ErrorRecord(str(where), "", reason))
+        return False
+    if str(dirs[0]) != state.location:
+        state.location_back.append(state.location)
+        state.location_forward.clear()
+    state.set_location(str(dirs[0]))
+    return True
+
+
+def _step(ctx: Invocation, back: bool) -> None:
+    state = ctx.state
+    source, other = ((state.location_back, state.location_forward) if back
+                     else (state.location_forward, state.location_back))
+    if not source:
+        raise CommandError(ctx.name, "there is no location history to go "
+                                     + ("back to ('cd -')" if back else "forward to ('cd +')"))
+    other.append(state.location)
+    state.set_location(source.pop())
+
+
+def _location(state: ShellState) -> PathInfo:
+    return PathInfo(state.location, ProviderPath=state.location)
+
+
+@cmdlet(
+    "Set-Location",
+    aliases=("cd", "chdir", "sl"),
+    synopsis="Change the shell's current directory ('cd -' goes back, 'cd ~' home).",
+    params=[Param("Path", "any", position=0, pipeline=PATH_PIPE, aliases=("FullName",),
+                  help="The directory; '-' the previous one, '+' the next one, none: home."),
+            Param("LiteralPath", str, aliases=("PSPath", "LP")),
+            Param("PassThru", bool, help="Output the new location.")],
+    description="Relative paths in every command (Import-Trace, Get-Content, ...) resolve "
+                "against this location. It is the shell's own, like PowerShell's; commands run "
+                "by DuckDB itself ('sql ... read_csv(...)') see it as their file search path.",
+    examples=[("cd /srv/traces", "Go to a directory."), ("cd -", "Back to where you were."),
+              ("Set-Location ~ -PassThru", "Home, and show it.")],
+)
+def set_location(ctx: Invocation, *, path: Any = None, literal_path: str | None = None,
+                 pass_thru: bool = False) -> list[PathInfo]:
+    text = literal_path if literal_path is not None else \
+        ("~" if path is None else to_string(path))
+    if literal_path is None and text in ("-", "+"):
+        _step(ctx, text == "-")
+    elif not change_location(ctx, text):
+        return []
+    _follow_in_database(ctx.state)
+    return [_location(ctx.state)] if pass_thru else []
+
+
+def _follow_in_database(state: ShellState) -> None:
+    """Let DuckDB find relative files where the shell is (only when it is already open)."""
+    db = state._database
+    if db is None:
+        return
+    try:
+        quoted = state.location.replace("'", "''")
+        db.execute(f"SET file_search_path = '{quoted}'")
+    except Exception as exc:  # an old DuckDB without the setting: files resolve as before
+        state.host.verbose(f"Set-Location: DuckDB file_search_path not set: {exc}")
+
+
+@cmdlet(
+    "Get-Location",
+    aliases=("gl", "pwd"),
+    synopsis="The shell's current directory (or Push-Location's stack with -Stack).",
+    params=[Param("Stack", bool, help="The locations Push-Location saved, newest first.")],
+    examples=[("Get-Location", "Where the shell is."), ("(Get-Location).Path", "As a string.")],
+)
+def get_location(ctx: Invocation, *, stack: bool = False) -> list[PathInfo]:
+    if stack:
+        return [PathInfo(p, ProviderPath=p) for p in reversed(ctx.state.location_stack)]
+    return [_location(ctx.state)]
+
+
+@cmdlet(
+    "Push-Location",
+    aliases=("pushd",),
+    synopsis="Save the current directory on a stack, then change to another one.",
+    params=[Param("Path", "any", position=0, pipeline=PATH_PIPE, aliases=("FullName",)),
+            Param("LiteralPath", str, aliases=("PSPath", "LP")),
+            Param("PassThru", bool, help="Output the new location.")],
+    examples=[("pushd /tmp; Get-ChildItem; popd", "Look elsewhere and come back.")],
+)
+def push_location(ctx: Invocation, *, path: Any = None, literal_path: str | None = None,
+                  pass_thru: bool = False) -> list[PathInfo]:
+    here = ctx.state.location
+    target = literal_path if literal_path is not None else None if path is None else \
+        to_string(path)
+    if target is not None and not change_location(ctx, target):
+        return []
+    ctx.state.location_stack.append(here)
+    _follow_in_database(ctx.state)
+    return [_location(ctx.state)] if pass_thru else []
+
+
+@cmdlet(
+    "Pop-Location",
+    aliases=("popd",),
+    synopsis="Go back to the directory the last Push-Location saved.",
+    params=[Param("PassThru", bool, help="Output the new location.")],
+    examples=[("popd", "Back to where pushd left.")],
+)
+def pop_location(ctx: Invocation, *, pass_thru: bool = False) -> list[PathInfo]:
+    state = ctx.state
+    if not state.location_stack:
+        return []
+    target = state.location_stack.pop()
+    if not os.path.isdir(target):
+        raise CommandError("Pop-Location", f"{target}: the saved directory no longer exists")
+    state.location_back.append(state.location)
+    state.set_location(target)
+    _follow_in_database(state)
+    return [_location(state)] if pass_thru else []

@@ -1,0 +1,140 @@
+"""The session at the console: Clear-Host, Get-History / Invoke-History / Clear-History and
+Start-Sleep."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from fayshell.commands.invocation import Invocation
+from fayshell.commands.registry import BY_PROPERTY, Param, cmdlet
+from fayshell.errors import CommandError, ParameterError
+from fayshell.history import HistoryInfo
+from fayshell.lang.values import Duration
+
+#: ANSI: erase the screen and the scrollback, cursor home.
+CLEAR_SCREEN = "\x1b[2J\x1b[3J\x1b[H"
+
+
+@cmdlet(
+    "Clear-Host",
+    aliases=("clear", "cls"),
+    synopsis="Clear the terminal screen (nothing happens when output is not a terminal).",
+    examples=[("cls", "A clean screen.")],
+)
+def clear_host(ctx: Invocation) -> None:
+    if ctx.state.options.interactive:
+        ctx.state.host.write_host(CLEAR_SCREEN, None, False)
+
+
+@cmdlet(
+    "Get-History",
+    aliases=("history", "h", "ghy"),
+    synopsis="The commands run in this session, oldest first.",
+    params=[Param("Id", "ints", position=0, help="Only the entries with these ids."),
+            Param("Count", int, position=1, help="Only the last N entries.")],
+    description="Each entry has Id, CommandLine, Duration, ExecutionStatus (Completed, Failed, "
+                "Stopped), StartExecutionTime and EndExecutionTime. An input is recorded when "
+                "it ends, so a line does not see itself.",
+    examples=[("Get-History -Count 5", "The last five commands."),
+              ("h | Where-Object ExecutionStatus -eq Failed", "What failed."),
+              ("(Get-History)[-1].Duration", "How long the last command took.")],
+)
+def get_history(ctx: Invocation, *, id: list[int] | None = None,
+                count: int | None = None) -> list[HistoryInfo]:
+    history = ctx.state.history
+    if id:
+        entries = [e for e in (history.get(i) for i in id) if e is not None]
+        if not entries:
+            raise CommandError("Get-History", f"no history entry with id {id[0]}")
+        return entries
+    entries = list(history.entries)
+    if count is not None:
+        if count < 0:
+            raise ParameterError("Get-History", "Count", "must be 0 or more")
+        entries = entries[len(entries) - count:] if count else []
+    return entries
+
+
+@cmdlet(
+    "Invoke-History",
+    aliases=("r", "ihy"),
+    synopsis="Run a command from the history again (the last one by default).",
+    params=[Param("Id", "any", position=0, pipeline=BY_PROPERTY,
+                  help="The entry's id, or the start of its command line.")],
+    examples=[("r", "Run the last command again."), ("r 3", "Run history entry 3 again."),
+              ("r Get-Sp", "The last command that started with Get-Sp.")],
+)
+async def invoke_history(ctx: Invocation, *, id: Any = None) -> list[Any]:
+    from fayshell.lang.interp import Interpreter
+
+    entry = _find_entry(ctx, id)
+    ctx.state.host.write_host(entry.CommandLine)
+    return await Interpreter(ctx.state).run(entry.CommandLine, f"<history {entry.Id}>")
+
+
+def _find_entry(ctx: Invocation, key: Any) -> HistoryInfo:
+    entries = ctx.state.history.entries
+    if not entries:
+        raise CommandError("Invoke-History", "the history is empty")
+    if key is None:
+        return entries[-1]
+    if isinstance(key, int) or str(key).isdigit():
+        found = ctx.state.history.get(int(key))
+    else:
+        found = next((e for e in reversed(entries)
+                      if e.CommandLine.lower().startswith(str(key).lower())), None)
+    if found is None:
+        raise CommandError("Invoke-History", f"no history entry matches {key!r}")
+    return found
+
+
+@cmdlet(
+    "Clear-History",
+    aliases=("clhy",),
+    synopsis="Forget this session's command history (Get-History); the REPL's recall stays.",
+    params=[Param("Count", int, help="Only the oldest N entries.")],
+    examples=[("Clear-History", "An empty Get-History.")],
+)
+def clear_history(ctx: Invocation, *, count: int | None = None) -> None:
+    entries = ctx.state.history.entries
+    del entries[: len(entries) if count is None else max(count, 0)]
+
+
+@cmdlet(
+    "Start-Sleep",
+    aliases=("sleep",),
+    synopsis="Wait for a while (Ctrl-C interrupts it).",
+    params=[Param("Seconds", "any", position=0, aliases=("s",),
+                  help="Seconds (fractions allowed) or a duration such as 500ms."),
+            Param("Milliseconds", int, aliases=("ms",)),
+            Param("Duration", "duration", aliases=("ts",), help="A duration such as 1.5s.")],
+    examples=[("Start-Sleep 2", "Two seconds."), ("Start-Sleep -Milliseconds 250", "A quarter."),
+              ("sleep -Duration 1m", "A minute.")],
+)
+async def start_sleep(ctx: Invocation, *, seconds: Any = None, milliseconds: int | None = None,
+                      duration: Duration | None = None) -> None:
+    given = [n for n, v in (("Seconds", seconds), ("Milliseconds", milliseconds),
+                            ("Duration", duration)) if v is not None]
+    if len(given) != 1:
+        raise ParameterError("Start-Sleep", None, "give exactly one of -Seconds, "
+                                                  "-Milliseconds or -Duration")
+    wait = _seconds(seconds, milliseconds, duration)
+    if wait < 0:
+        raise ParameterError("Start-Sleep", given[0], "cannot be negative")
+    await asyncio.sleep(wait)
+
+
+def _seconds(seconds: Any, milliseconds: int | None, duration: Duration | None) -> float:
+    from fayshell.lang.ops import OperatorError, to_number
+
+    if duration is not None:
+        return int(duration) / 1e9
+    if milliseconds is not None:
+        return milliseconds / 1000
+    if isinstance(seconds, Duration):
+        return int(seconds) / 1e9
+    try:
+        return float(to_number(seconds))
+    except OperatorError as exc:
+        raise ParameterError("Start-Sleep", "Seconds", str(exc)) from None

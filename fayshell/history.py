@@ -1,0 +1,64 @@
+"""The session history Get-History shows: one entry per input the shell ran (a REPL line,
+a ``-c`` command, a script), with its status and times, recorded when it ends."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
+
+from fayshell.lang.dates import DateTime, duration_of
+from fayshell.lang.values import Duration
+
+T = TypeVar("T")
+#: PowerShell's $MaximumHistoryCount default.
+MAX_ENTRIES = 4096
+
+
+@dataclass(frozen=True)
+class HistoryInfo:
+    """One history entry, with PowerShell's property names."""
+
+    Id: int
+    Duration: Duration
+    CommandLine: str
+    ExecutionStatus: str = field(repr=False, default="Completed")
+    StartExecutionTime: DateTime | None = field(repr=False, default=None)
+    EndExecutionTime: DateTime | None = field(repr=False, default=None)
+
+    def __str__(self) -> str:
+        return self.CommandLine
+
+
+@dataclass
+class History:
+    """The entries of one shell, oldest first; ids keep counting when old ones drop off."""
+
+    entries: list[HistoryInfo] = field(default_factory=list)
+    next_id: int = 1
+
+    def add(self, command_line: str, status: str, start: DateTime, end: DateTime) -> HistoryInfo:
+        took = duration_of(end.naive() - start.naive())
+        entry = HistoryInfo(self.next_id, took, command_line, status, start, end)
+        self.next_id += 1
+        self.entries.append(entry)
+        del self.entries[:-MAX_ENTRIES]
+        return entry
+
+    async def track(self, command_line: str, work: Awaitable[T]) -> T:
+        """Await ``work`` (running ``command_line``) and record how it ended."""
+        start, status = DateTime.local_now(), "Failed"
+        try:
+            result: Any = await work
+            status = "Completed"
+            return result
+        except BaseException as exc:
+            if type(exc).__name__ in ("CancelledError", "KeyboardInterrupt"):
+                status = "Stopped"
+            raise
+        finally:
+            if command_line.strip():
+                self.add(command_line.rstrip("\n"), status, start, DateTime.local_now())
+
+    def get(self, ident: int) -> HistoryInfo | None:
+        return next((e for e in self.entries if e.Id == ident), None)

@@ -1,0 +1,432 @@
+"""Dates the .NET way: a DateTime value with PowerShell's properties and methods, .NET custom and
+standard format strings (en-US culture), ``Get-Date -UFormat`` and parsing of date strings.
+
+A DateTime keeps naive wall-clock time plus a ``Kind`` (Local, Utc or Unspecified), as .NET
+does: comparisons and subtraction ignore the kind; ``ToUniversalTime`` and ``ToLocalTime`` use
+it. Subtracting two dates gives a :class:`~fayshell.lang.values.Duration` (fayshell's TimeSpan).
+The interpreter reaches this module through :func:`call_method`, :func:`date_arithmetic` and
+:func:`to_datetime`.
+"""
+
+from __future__ import annotations
+
+import calendar
+import re
+from collections.abc import Callable
+from datetime import UTC, date, datetime, timedelta
+from typing import Any, Literal
+
+from fayshell.lang.ops import OperatorError
+from fayshell.lang.values import Duration
+
+Kind = Literal["Local", "Utc", "Unspecified"]
+DAYS = ("Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday")
+MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August",
+          "September", "October", "November", "December")
+EPOCH = datetime(1970, 1, 1)
+TICKS_EPOCH = datetime(1, 1, 1)
+NS_PER_TICK = 100
+#: Standard format strings of the en-US culture, as custom patterns.
+STANDARD: dict[str, str] = {
+    "d": "M/d/yyyy", "D": "dddd, MMMM d, yyyy", "f": "dddd, MMMM d, yyyy h:mm tt",
+    "F": "dddd, MMMM d, yyyy h:mm:ss tt", "g": "M/d/yyyy h:mm tt", "G": "M/d/yyyy h:mm:ss tt",
+    "m": "MMMM d", "M": "MMMM d", "o": "yyyy'-'MM'-'dd'T'HH':'mm':'ss'.'fffffffK",
+    "O": "yyyy'-'MM'-'dd'T'HH':'mm':'ss'.'fffffffK", "r": "ddd, dd MMM yyyy HH':'mm':'ss 'GMT'",
+    "R": "ddd, dd MMM yyyy HH':'mm':'ss 'GMT'", "s": "yyyy'-'MM'-'dd'T'HH':'mm':'ss",
+    "t": "h:mm tt", "T": "h:mm:ss tt", "u": "yyyy'-'MM'-'dd HH':'mm':'ss'Z'",
+    "U": "dddd, MMMM d, yyyy h:mm:ss tt", "y": "MMMM yyyy", "Y": "MMMM yyyy",
+}
+#: How PowerShell turns a DateTime into a string ("$d", [string]$d): the invariant culture.
+INVARIANT = "MM/dd/yyyy HH:mm:ss"
+NOT_HANDLED: Any = object()
+
+
+class DateError(OperatorError):
+    """A date that cannot be parsed, built or formatted; the evaluator adds the place."""
+
+
+class DateTime(datetime):
+    """A point in time as .NET and PowerShell show it (naive wall-clock time and a Kind)."""
+
+    _kind: Kind
+
+    def __new__(cls, *args: Any, kind: Kind = "Unspecified", **kwargs: Any) -> DateTime:
+        self = super().__new__(cls, *args, **kwargs)
+        self._kind = kind
+        return self
+
+    @classmethod
+    def of(cls, value: datetime, kind: Kind | None = None) -> DateTime:
+        """A DateTime from any datetime; an aware one becomes Utc (offset 0) or Local."""
+        if value.tzinfo is not None:
+            if value.utcoffset() == timedelta(0):
+                value, kind = value.replace(tzinfo=None), "Utc"
+            else:
+                value, kind = value.astimezone().replace(tzinfo=None), "Local"
+        if kind is None:
+            kind = value._kind if isinstance(value, DateTime) else "Unspecified"
+        return cls(value.year, value.month, value.day, value.hour, value.minute, value.second,
+                   value.microsecond, kind=kind)
+
+    @classmethod
+    def local_now(cls) -> DateTime:
+        return cls.of(datetime.now(), "Local")
+
+    @classmethod
+    def from_ticks(cls, ticks: int, kind: Kind = "Unspecified") -> DateTime:
+        return cls.of(TICKS_EPOCH + timedelta(microseconds=ticks // 10), kind)
+
+    Year = property(lambda self: self.year)
+    Month = property(lambda self: self.month)
+    Day = property(lambda self: self.day)
+    Hour = property(lambda self: self.hour)
+    Minute = property(lambda self: self.minute)
+    Second = property(lambda self: self.second)
+    Millisecond = property(lambda self: self.microsecond // 1000)
+    Microsecond = property(lambda self: self.microsecond % 1000)
+    DayOfWeek = property(lambda self: DAYS[self.isoweekday() % 7])
+    DayOfYear = property(lambda self: self.timetuple().tm_yday)
+    Kind = property(lambda self: self._kind)
+    Date = property(lambda self: DateTime(self.year, self.month, self.day, kind=self._kind))
+    TimeOfDay = property(lambda self: duration_of(self - datetime(self.year, self.month, self.day)))
+
+    @property
+    def Ticks(self) -> int:  # noqa: N802 - the .NET name
+        delta = self.naive() - TICKS_EPOCH
+        return (delta.days * 86_400 + delta.seconds) * 10_000_000 + delta.microseconds * 10
+
+    def naive(self) -> datetime:
+        return datetime(self.year, self.month, self.day, self.hour, self.minute, self.second,
+                        self.microsecond)
+
+    def shifted(self, delta: timedelta) -> DateTime:
+        try:
+            return DateTime.of(self.naive() + delta, self._kind)
+        except OverflowError:
+            raise DateError("the result is outside the range of dates (years 1 to 9999)") from None
+
+    def to_utc(self) -> DateTime:
+        if self._kind == "Utc":
+            return self
+        return DateTime.of(self.naive().astimezone(UTC).replace(tzinfo=None), "Utc")
+
+    def to_local(self) -> DateTime:
+        if self._kind == "Local":
+            return self
+        aware = self.naive().replace(tzinfo=UTC)
+        return DateTime.of(aware.astimezone().replace(tzinfo=None), "Local")
+
+    def local_offset(self) -> timedelta:
+        """The local time zone's offset at this moment (what 'zzz' shows, whatever the kind)."""
+        when = self.to_local() if self._kind == "Utc" else self
+        offset = when.naive().astimezone().utcoffset()
+        return offset if offset is not None else timedelta(0)
+
+    def format(self, fmt: str | None = None) -> str:
+        return format_date(self, fmt or "G")
+
+    def __format__(self, spec: str) -> str:
+        return format_date(self, spec) if spec else str(self)
+
+    def __str__(self) -> str:
+        return format_date(self, INVARIANT)
+
+    __repr__ = __str__
+
+    def __reduce__(self) -> Any:
+        return (_rebuild, (self.Ticks, self._kind))
+
+
+def _rebuild(ticks: int, kind: Kind) -> DateTime:
+    return DateTime.from_ticks(ticks, kind)
+
+
+def duration_of(delta: timedelta) -> Duration:
+    return Duration((delta.days * 86_400 + delta.seconds) * 1_000_000_000
+                    + delta.microseconds * 1_000)
+
+
+def _timedelta(value: Any) -> timedelta:
+    if isinstance(value, Duration):
+        return timedelta(microseconds=int(value) // 1_000)
+    raise DateError(f"a duration (TimeSpan) is needed, not {type(value).__name__}")
+
+
+# ---- formatting -------------------------------------------------------------------------------
+
+def _fraction(dt: DateTime, n: int, trim: bool) -> str:
+    digits = f"{dt.microsecond:06d}0"[:n]
+    return digits.rstrip("0") if trim else digits
+
+
+def _offset(dt: DateTime, n: int) -> str:
+    total = int(dt.local_offset().total_seconds()) // 60
+    sign = "-" if total < 0 else "+"
+    hours, minutes = divmod(abs(total), 60)
+    if n == 1:
+        return f"{sign}{hours}"
+    return f"{sign}{hours:02d}" + (f":{minutes:02d}" if n >= 3 else "")
+
+
+def _kind_suffix(dt: DateTime) -> str:
+    if dt.Kind == "Utc":
+        return "Z"
+    return _offset(dt, 3) if dt.Kind == "Local" else ""
+
+
+def _hour12(dt: DateTime) -> int:
+    return dt.hour % 12 or 12
+
+
+def _name(names: tuple[str, ...], index: int, n: int) -> str:
+    return names[index][:3] if n == 3 else names[index]
+
+
+def _number(value: int, n: int) -> str:
+    return f"{value:0{min(n, 2)}d}"
+
+
+FIELDS: dict[str, Callable[[DateTime, int], str]] = {
+    "d": lambda dt, n: _number(dt.day, n) if n <= 2 else _name(DAYS, dt.isoweekday() % 7, n),
+    "f": lambda dt, n: _fraction(dt, n, False),
+    "F": lambda dt, n: _fraction(dt, n, True),
+    "g": lambda dt, n: "A.D.",
+    "h": lambda dt, n: _number(_hour12(dt), n),
+    "H": lambda dt, n: _number(dt.hour, n),
+    "K": lambda dt, n: _kind_suffix(dt),
+    "m": lambda dt, n: _number(dt.minute, n),
+    "M": lambda dt, n: _number(dt.month, n) if n <= 2 else _name(MONTHS, dt.month - 1, n),
+    "s": lambda dt, n: _number(dt.second, n),
+    "t": lambda dt, n: ("AM" if dt.hour < 12 else "PM")[: 1 if n == 1 else 2],
+    "y": lambda dt, n: (str(dt.year % 100) if n == 1 else f"{dt.year % 100:02d}") if n <= 2
+    else f"{dt.year:0{n}d}",
+    "z": lambda dt, n: _offset(dt, n),
+}
+MAX_RUN = {"f": 7, "F": 7}
+
+
+def format_date(value: datetime, fmt: str) -> str:
+    """``value.ToString(fmt)`` with .NET standard (one letter) or custom format strings."""
+    dt = value if isinstance(value, DateTime) else DateTime.of(value)
+    if len(fmt) == 1:
+        if fmt not in STANDARD:
+            raise DateError(f"{fmt!r} is not a standard date format (d D f F g G m o r s t T u U y)")
+        if fmt == "U":
+            dt = dt.to_utc()
+        fmt = STANDARD[fmt]
+    return _custom(dt, fmt)
+
+
+def _custom(dt: DateTime, fmt: str) -> str:
+    out: list[str] = []
+    i = 0
+    while i < len(fmt):
+        ch = fmt[i]
+        if ch in "'\"":
+            end = fmt.find(ch, i + 1)
+            if end < 0:
+                raise DateError(f"unclosed quote in date format {fmt!r}")
+            out.append(fmt[i + 1:end])
+            i = end + 1
+        elif ch == "\\":
+            out.append(fmt[i + 1:i + 2])
+            i += 2
+        elif ch == "%":
+            i += 1
+        elif ch in FIELDS:
+            n = len(re.match(re.escape(ch) + "+", fmt[i:]).group(0))  # type: ignore[union-attr]
+            if n > MAX_RUN.get(ch, 99):
+                raise DateError(f"too many {ch!r} in date format {fmt!r} (at most 7)")
+            text = FIELDS[ch](dt, n)
+            if ch == "F" and not text and out and out[-1].endswith("."):
+                out[-1] = out[-1][:-1]
+            out.append(text)
+            i += n
+        else:
+            out.append(ch)
+            i += 1
+    return "".join(out)
+
+
+def _unix_seconds(dt: DateTime) -> str:
+    seconds = (dt.to_utc().naive() - EPOCH).total_seconds()
+    return str(int(seconds + (0.5 if seconds >= 0 else -0.5)))
+
+
+def _week_u(dt: DateTime) -> str:
+    start = (datetime(dt.year, 1, 1).isoweekday() % 7 + 6) % 7
+    return f"{(start + dt.DayOfYear - dt.isoweekday() % 7) // 7:02d}"
+
+
+UFORMAT: dict[str, Callable[[DateTime], str]] = {
+    "A": lambda d: _custom(d, "dddd"), "a": lambda d: _custom(d, "ddd"),
+    "B": lambda d: _custom(d, "MMMM"), "b": lambda d: _custom(d, "MMM"),
+    "h": lambda d: _custom(d, "MMM"), "C": lambda d: str(d.year // 100),
+    "c": lambda d: _custom(d, "ddd dd MMM yyyy HH:mm:ss"), "D": lambda d: _custom(d, "MM/dd/yy"),
+    "d": lambda d: _custom(d, "dd"), "e": lambda d: f"{d.day:2d}",
+    "F": lambda d: _custom(d, "yyyy-MM-dd"), "G": lambda d: f"{d.isocalendar()[0]:04d}",
+    "g": lambda d: f"{d.isocalendar()[0] % 100:02d}", "H": lambda d: _custom(d, "HH"),
+    "I": lambda d: _custom(d, "hh"), "j": lambda d: f"{d.DayOfYear:03d}",
+    "k": lambda d: f"{d.hour:2d}", "l": lambda d: f"{_hour12(d):2d}",
+    "M": lambda d: _custom(d, "mm"), "m": lambda d: _custom(d, "MM"), "n": lambda d: "\n",
+    "p": lambda d: _custom(d, "tt"), "R": lambda d: _custom(d, "HH:mm"),
+    "r": lambda d: _custom(d, "hh:mm:ss tt"), "S": lambda d: _custom(d, "ss"),
+    "s": _unix_seconds, "T": lambda d: _custom(d, "HH:mm:ss"), "t": lambda d: "\t",
+    "U": _week_u, "u": lambda d: str(d.isoweekday()),
+    "V": lambda d: f"{d.isocalendar()[1]:02d}", "W": lambda d: str(d.DayOfYear // 7),
+    "w": lambda d: str(d.isoweekday() % 7), "X": lambda d: _custom(d, "HH:mm:ss"),
+    "x": lambda d: _custom(d, "MM/dd/yy"), "Y": lambda d: _custom(d, "yyyy"),
+    "y": lambda d: _custom(d, "yy"), "Z": lambda d: _offset(d, 2),
+}
+
+
+def uformat(value: datetime, fmt: str) -> str:
+    """``Get-Date -UFormat``: strftime-like ``%`` specifiers, as PowerShell implements them."""
+    dt = value if isinstance(value, DateTime) else DateTime.of(value)
+    out: list[str] = []
+    i = 1 if fmt.startswith("+") else 0
+    while i < len(fmt):
+        if fmt[i] == "%" and i + 1 < len(fmt):
+            spec = fmt[i + 1]
+            out.append(UFORMAT[spec](dt) if spec in UFORMAT else spec)
+            i += 2
+        else:
+            out.append(fmt[i])
+            i += 1
+    return "".join(out)
+
+
+# ---- parsing ----------------------------------------------------------------------------------
+
+PATTERNS = (
+    "%m/%d/%Y", "%m/%d/%Y %H:%M", "%m/%d/%Y %H:%M:%S", "%m/%d/%Y %I:%M %p",
+    "%m/%d/%Y %I:%M:%S %p", "%Y/%m/%d", "%Y/%m/%d %H:%M:%S", "%Y-%m-%d %I:%M %p",
+    "%Y-%m-%d %I:%M:%S %p", "%B %d, %Y", "%B %d %Y", "%b %d, %Y", "%b %d %Y", "%d %B %Y",
+    "%d %b %Y", "%A, %B %d, %Y", "%A, %B %d, %Y %I:%M:%S %p", "%A, %B %d, %Y %I:%M %p",
+    "%B %d, %Y %I:%M:%S %p", "%B %d, %Y %H:%M:%S", "%a, %d %b %Y %H:%M:%S GMT",
+)
+TIME_ONLY = ("%H:%M", "%H:%M:%S", "%I:%M %p", "%I:%M:%S %p")
+
+
+def parse_date(text: str) -> DateTime:
+    """A date string the way PowerShell's [datetime] conversion reads it (invariant culture).
+
+    ISO 8601 with a zone (``Z``, ``+02:00``) becomes local time of kind Local; a time alone
+    is on today's date. Raises DateError naming the text otherwise.
+    """
+    s = " ".join(text.strip().split())
+    try:
+        parsed = datetime.fromisoformat(s)
+    except ValueError:
+        pass
+    else:
+        if parsed.tzinfo is not None:  # .NET reads a zoned time as local time
+            return DateTime.of(parsed.astimezone().replace(tzinfo=None), "Local")
+        return DateTime.of(parsed)
+    for pattern in PATTERNS:
+        try:
+            return DateTime.of(datetime.strptime(s, pattern))
+        except ValueError:
+            continue
+    for pattern in TIME_ONLY:
+        try:
+            t = datetime.strptime(s, pattern)
+        except ValueError:
+            continue
+        return DateTime.of(datetime.combine(date.today(), t.time()))
+    raise DateError(f"cannot convert {text!r} to a date (e.g. '2024-03-05 14:30:00', "
+                    "'03/05/2024', 'March 5, 2024')")
+
+
+def to_datetime(value: Any) -> DateTime:
+    """``[datetime]$value``: a date, a date string, or a number of .NET ticks."""
+    if isinstance(value, DateTime):
+        return value
+    if isinstance(value, datetime):
+        return DateTime.of(value)
+    if isinstance(value, date):
+        return DateTime(value.year, value.month, value.day)
+    if isinstance(value, str):
+        return parse_date(value)
+    if isinstance(value, int) and not isinstance(value, (bool, Duration)):
+        return DateTime.from_ticks(value)
+    raise DateError(f"cannot convert {type(value).__name__} to a date")
+
+
+# ---- arithmetic and methods -------------------------------------------------------------------
+
+def date_arithmetic(op: str, left: Any, right: Any) -> Any:
+    """``date - date`` is a Duration; ``date + duration`` and ``date - duration`` are dates."""
+    if not isinstance(left, datetime):
+        raise DateError(f"cannot apply '{op}' to {type(left).__name__} and a date")
+    dt = DateTime.of(left)
+    if op == "-" and isinstance(right, datetime):
+        return duration_of(dt.naive() - DateTime.of(right).naive())
+    if op in "+-" and isinstance(right, Duration):
+        delta = _timedelta(right)
+        return dt.shifted(delta if op == "+" else -delta)
+    raise DateError(f"cannot apply '{op}' to a date and {type(right).__name__} "
+                    "(add or subtract a duration such as 2h, or subtract a date)")
+
+
+def _add_months(dt: DateTime, months: Any) -> DateTime:
+    total = dt.year * 12 + dt.month - 1 + int(months)
+    year, month = divmod(total, 12)
+    if not 1 <= year <= 9999:
+        raise DateError("the result is outside the range of dates (years 1 to 9999)")
+    last = calendar.monthrange(year, month + 1)[1]
+    return DateTime(year, month + 1, min(dt.day, last), dt.hour, dt.minute, dt.second,
+                    dt.microsecond, kind=dt.Kind)
+
+
+def _compare(dt: DateTime, other: Any) -> int:
+    b = to_datetime(other).naive()
+    a = dt.naive()
+    return (a > b) - (a < b)
+
+
+def _units(unit_us: float) -> Callable[[DateTime, Any], DateTime]:
+    return lambda dt, n: dt.shifted(timedelta(microseconds=round(float(n) * unit_us)))
+
+
+DATE_METHODS: dict[str, Callable[..., Any]] = {
+    "adddays": _units(86_400e6), "addhours": _units(3_600e6), "addminutes": _units(60e6),
+    "addseconds": _units(1e6), "addmilliseconds": _units(1e3), "addmicroseconds": _units(1),
+    "addticks": _units(0.1), "addmonths": _add_months,
+    "addyears": lambda dt, n: _add_months(dt, int(n) * 12),
+    "add": lambda dt, d: dt.shifted(_timedelta(d)),
+    "subtract": lambda dt, x: date_arithmetic("-", dt, x),
+    "tostring": lambda dt, fmt=None, *_: dt.format(None if fmt is None else str(fmt)),
+    "touniversaltime": DateTime.to_utc, "tolocaltime": DateTime.to_local,
+    "toshortdatestring": lambda dt: format_date(dt, "d"),
+    "tolongdatestring": lambda dt: format_date(dt, "D"),
+    "toshorttimestring": lambda dt: format_date(dt, "t"),
+    "tolongtimestring": lambda dt: format_date(dt, "T"),
+    "compareto": _compare, "equals": lambda dt, other: _compare(dt, other) == 0,
+    "isdaylightsavingtime": lambda dt: bool(dt.naive().astimezone().dst()),
+}
+DURATION_METHODS: dict[str, Callable[..., Any]] = {
+    "add": lambda d, other: Duration(int(d) + int(other)),
+    "subtract": lambda d, other: Duration(int(d) - int(other)),
+    "negate": lambda d: Duration(-int(d)),
+    "duration": lambda d: Duration(abs(int(d))),
+}
+
+
+def call_method(obj: Any, name: str, args: list[Any]) -> Any:
+    """A .NET method of a date or duration, or NOT_HANDLED for other values and names."""
+    target: Any = obj
+    if isinstance(obj, datetime):
+        table, target = DATE_METHODS, DateTime.of(obj)
+    elif isinstance(obj, Duration):
+        table = DURATION_METHODS
+    else:
+        return NOT_HANDLED
+    method = table.get(name.lower())
+    if method is None:
+        return NOT_HANDLED
+    try:
+        return method(target, *args)
+    except TypeError:
+        raise DateError(f"{type(obj).__name__}.{name}() does not take "
+                        f"{len(args)} argument{'s' if len(args) != 1 else ''}") from None
