@@ -160,13 +160,26 @@ class ShellState:
 
             path = self.options.database or str(default_database_path())
             self._database = Database.open(path)
+            if self.location != _start_location():
+                self.follow_location_in_database()
         return self._database
+
+    def follow_location_in_database(self) -> None:
+        """Let DuckDB find relative file names (``read_csv('x.csv')``) where the shell is."""
+        if self._database is None:
+            return
+        quoted = self.location.replace("'", "''")
+        try:
+            self._database.execute(f"SET file_search_path = '{quoted}'")
+        except Exception as exc:  # a DuckDB without the setting: files resolve as before
+            self.host.verbose(f"DuckDB file_search_path not set: {exc}")
 
     def use_database(self, db: Database) -> None:
         """Switch databases (Connect-Database); the old one is closed."""
         if self._database is not None and self._database is not db:
             self._database.close()
         self._database = db
+        self.follow_location_in_database()
 
     @property
     def database_label(self) -> str:

@@ -821,20 +821,8 @@ def set_location(ctx: Invocation, *, path: Any = None, literal_path: str | None 
         _step(ctx, text == "-")
     elif not change_location(ctx, text):
         return []
-    _follow_in_database(ctx.state)
+    ctx.state.follow_location_in_database()
     return [_location(ctx.state)] if pass_thru else []
-
-
-def _follow_in_database(state: ShellState) -> None:
-    """Let DuckDB find relative files where the shell is (only when it is already open)."""
-    db = state._database
-    if db is None:
-        return
-    try:
-        quoted = state.location.replace("'", "''")
-        db.execute(f"SET file_search_path = '{quoted}'")
-    except Exception as exc:  # an old DuckDB without the setting: files resolve as before
-        state.host.verbose(f"Set-Location: DuckDB file_search_path not set: {exc}")
 
 
 @cmdlet(
@@ -867,7 +855,7 @@ def push_location(ctx: Invocation, *, path: Any = None, literal_path: str | None
     if target is not None and not change_location(ctx, target):
         return []
     ctx.state.location_stack.append(here)
-    _follow_in_database(ctx.state)
+    ctx.state.follow_location_in_database()
     return [_location(ctx.state)] if pass_thru else []
 
 
@@ -887,5 +875,5 @@ def pop_location(ctx: Invocation, *, pass_thru: bool = False) -> list[PathInfo]:
         raise CommandError("Pop-Location", f"{target}: the saved directory no longer exists")
     state.location_back.append(state.location)
     state.set_location(target)
-    _follow_in_database(state)
+    state.follow_location_in_database()
     return [_location(state)] if pass_thru else []

@@ -10,7 +10,7 @@ from fayshell.commands.invocation import Invocation
 from fayshell.commands.registry import BY_PROPERTY, Param, cmdlet
 from fayshell.errors import CommandError, ParameterError
 from fayshell.history import HistoryInfo
-from fayshell.lang.values import Duration
+from fayshell.lang.values import Duration, Size
 
 #: ANSI: erase the screen and the scrollback, cursor home.
 CLEAR_SCREEN = "\x1b[2J\x1b[3J\x1b[H"
@@ -134,6 +134,9 @@ def _seconds(seconds: Any, milliseconds: int | None, duration: Duration | None) 
         return milliseconds / 1000
     if isinstance(seconds, Duration):
         return int(seconds) / 1e9
+    if isinstance(seconds, Size):
+        raise ParameterError("Start-Sleep", "Duration", f"expects duration (2s) or seconds, "
+                                                        f"got size {seconds}")
     try:
         return float(to_number(seconds))
     except OperatorError as exc:

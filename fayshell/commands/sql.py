@@ -72,6 +72,6 @@ def invoke_sql(ctx: Invocation, *, query: str, database: str | None = None) -> A
 def connect_database(ctx: Invocation, *, path: str) -> DatabaseInfo:
     from fayshell.store.database import Database
 
-    db = Database.open(path)
+    db = Database.open(path if path == ":memory:" else str(ctx.state.resolve_path(path)))
     ctx.state.use_database(db)
     return DatabaseInfo(db.path, len(db.tables()))

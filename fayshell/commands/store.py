@@ -108,9 +108,10 @@ def import_trace_cmd(ctx: Invocation, *, path: list[str], node: str | None = Non
     out: list[ImportSummary] = []
     try:
         for p in path:
-            task = ctx.progress(f"Import-Trace {p}", _size(p), "B")
+            full = str(ctx.state.resolve_path(p))  # relative to the shell's location
+            task = ctx.progress(f"Import-Trace {p}", _size(full), "B")
             try:
-                res = import_trace(db, p, node=node, session=session, progress=task)
+                res = import_trace(db, full, node=node, session=session, progress=task)
             except FayError as exc:
                 raise ctx.fail(exc.message) from None
             finally:

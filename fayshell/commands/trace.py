@@ -398,7 +398,7 @@ async def receive_trace(ctx: Invocation, *, session: str, node: Any = None,
     """``-Import`` arrives as ``kw["import"]`` (a Python keyword cannot be a parameter)."""
     _check_session(ctx, session)
     importer = _importer(ctx) if kw.get("import") else None
-    dest = Path(destination or ".").expanduser()
+    dest = ctx.state.resolve_path(destination or ".")
     specs = _targets(ctx, session, node)
     period = seconds(interval) or 2.0
     while True:

@@ -1,0 +1,225 @@
+"""File-system cmdlets on real temporary directories: paths, contents, items, locations."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from fayshell.commands.files import FileItem
+from fayshell.errors import CommandError, ParameterError
+from fayshell.lang.dates import DateTime
+from fayshell.state import PathInfo
+
+
+@pytest.fixture
+async def here(shell, tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    """The shell standing in an empty directory, with HOME isolated."""
+    home = tmp_path / "home"
+    work = tmp_path / "work"
+    home.mkdir()
+    work.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    await shell.run(f"Set-Location '{work}'")
+    return work
+
+
+async def test_join_path_forms(shell) -> None:
+    assert await shell.run("Join-Path a b") == ["a/b"]
+    assert await shell.run("Join-Path -Path a,b -ChildPath c") == ["a/c", "b/c"]
+    assert await shell.run("Join-Path a b c d") == ["a/b/c/d"]
+    assert await shell.run("Join-Path 'a/' '/b'") == ["a/b"]
+    assert await shell.run("Join-Path 'a\\x' y") == ["a/x/y"]
+    assert await shell.run("'p', 'q' | Join-Path -ChildPath z") == ["p/z", "q/z"]
+
+
+async def test_join_path_resolve(shell, here: Path) -> None:
+    (here / "f.txt").write_text("x")
+    assert await shell.run("Join-Path . f.txt -Resolve") == [str(here / "f.txt")]
+    with pytest.raises(CommandError) as info:
+        await shell.run("Join-Path . nope -Resolve")
+    assert "1 failure" in info.value.one_line() and str(here / "nope") in shell.host.errors[0]
+
+
+async def test_split_path_parts(shell) -> None:
+    path = "'/var/log/app.tar.gz'"
+    assert await shell.run(f"Split-Path {path}") == ["/var/log"]
+    assert await shell.run(f"Split-Path {path} -Parent") == ["/var/log"]
+    assert await shell.run(f"Split-Path {path} -Leaf") == ["app.tar.gz"]
+    assert await shell.run(f"Split-Path {path} -LeafBase") == ["app.tar"]
+    assert await shell.run(f"Split-Path {path} -Extension") == [".gz"]
+    assert await shell.run("Split-Path noext -Extension") == [""]
+    assert await shell.run("Split-Path '/a/b/' -Leaf") == ["b"]
+    assert await shell.run("Split-Path /a") == ["/"]
+    assert await shell.run("Split-Path file.txt") == [""]
+    assert await shell.run("Split-Path /a -IsAbsolute; Split-Path a/b -IsAbsolute") == \
+        [True, False]
+    assert await shell.run("Split-Path Env:HOME -Qualifier; Split-Path Env:HOME -NoQualifier") \
+        == ["Env:", "HOME"]
+    with pytest.raises(CommandError) as info:
+        await shell.run("Split-Path /tmp -Qualifier")
+    assert "has no qualifier" in info.value.one_line()
+    with pytest.raises(ParameterError):
+        await shell.run("Split-Path /a/b -Leaf -Extension")
+
+
+async def test_test_path_types_and_wildcards(shell, here: Path) -> None:
+    (here / "a.txt").write_text("1")
+    (here / "dir").mkdir()
+    assert await shell.run("Test-Path a.txt; Test-Path missing; Test-Path ''") == \
+        [True, False, False]
+    assert await shell.run("Test-Path a.txt -PathType Leaf; Test-Path a.txt -PathType Container")\
+        == [True, False]
+    assert await shell.run("Test-Path dir -PathType Container; Test-Path *.txt; Test-Path *.md") \
+        == [True, True, False]
+    assert await shell.run("Test-Path -LiteralPath '*.txt'") == [False]
+    assert await shell.run("Test-Path a.txt, missing") == [True, False]
+
+
+async def test_resolve_path(shell, here: Path) -> None:
+    for name in ("b.log", "a.log"):
+        (here / name).write_text("")
+    found = await shell.run("Resolve-Path *.log")
+    assert found == [PathInfo(str(here / "a.log"), ProviderPath=str(here / "a.log")),
+                     PathInfo(str(here / "b.log"), ProviderPath=str(here / "b.log"))]
+    assert await shell.run("Resolve-Path a.log -Relative") == ["./a.log"]
+    assert await shell.run("(Resolve-Path ~).Path") == [str(here.parent / "home")]
+
+
+async def test_set_get_add_content_roundtrip(shell, here: Path) -> None:
+    await shell.run("Set-Content notes.txt -Value one, two, three")
+    assert (here / "notes.txt").read_text() == "one\ntwo\nthree\n"
+    assert await shell.run("Get-Content notes.txt") == ["one", "two", "three"]
+    assert await shell.run("Get-Content notes.txt -TotalCount 2") == ["one", "two"]
+    assert await shell.run("Get-Content notes.txt -Head 1; Get-Content notes.txt -Tail 2") == \
+        ["one", "two", "three"]
+    assert await shell.run("Get-Content notes.txt -Raw") == ["one\ntwo\nthree\n"]
+    await shell.run("'four' | Add-Content notes.txt")
+    assert await shell.run("(Get-Content notes.txt).Count") == [4]
+    await shell.run("Set-Content flag -Value 1 -NoNewline")
+    assert (here / "flag").read_text() == "1"
+    assert await shell.run("cat notes.txt | Select-Object -Last 1") == ["four"]
+
+
+async def test_get_content_delimiter_line_endings_and_encodings(shell, here: Path) -> None:
+    (here / "crlf.txt").write_bytes(b"a\r\nb\r\n\r\nc")
+    assert await shell.run("Get-Content crlf.txt") == ["a", "b", "", "c"]
+    (here / "rec.txt").write_text("x;y;z")
+    assert await shell.run("Get-Content rec.txt -Delimiter ';'") == ["x;", "y;", "z"]
+    await shell.run("Set-Content u16.txt -Value 'héllo' -Encoding Unicode")
+    assert (here / "u16.txt").read_bytes() == b"\xff\xfe" + "héllo\n".encode("utf-16-le")
+    assert await shell.run("Get-Content u16.txt") == ["héllo"]
+    (here / "bom.txt").write_bytes(b"\xef\xbb\xbfhi\n")
+    assert await shell.run("Get-Content bom.txt") == ["hi"]
+    (here / "empty.txt").write_text("")
+    assert await shell.run("Get-Content empty.txt; Get-Content empty.txt -Raw") == []
+
+
+async def test_missing_and_directory_paths_are_named(shell, here: Path) -> None:
+    with pytest.raises(CommandError) as info:
+        await shell.run("Get-Content nope.txt")
+    assert shell.host.errors == [f"Get-Content: {here / 'nope.txt'}: cannot find the path "
+                                 "because it does not exist"]
+    assert "1 failure" in info.value.one_line()
+    assert await shell.run("Get-Content nope.txt -ErrorAction SilentlyContinue; 'next'") == \
+        ["next"]
+    with pytest.raises(CommandError):
+        await shell.run("Get-Content .")
+    assert "is a directory, not a file" in shell.host.errors[-1]
+
+
+async def test_out_file(shell, here: Path) -> None:
+    await shell.run("1, 2 | Out-File n.txt")
+    assert (here / "n.txt").read_text() == "1\n2\n"
+    await shell.run("3 | Out-File n.txt -Append")
+    assert (here / "n.txt").read_text() == "1\n2\n3\n"
+    await shell.run("'a', 'b' | Out-File x.txt -NoNewline")
+    assert (here / "x.txt").read_text() == "ab"
+    await shell.run("@{name = 'web01'} | Out-File t.txt")
+    assert "web01" in (here / "t.txt").read_text()
+    with pytest.raises(CommandError) as info:
+        await shell.run("'z' | Out-File n.txt -NoClobber")
+    assert "-NoClobber" in info.value.one_line()
+
+
+async def test_new_remove_copy_move_items(shell, here: Path) -> None:
+    (item,) = await shell.run("New-Item -ItemType Directory deep/er")
+    assert isinstance(item, FileItem) and item.Name == "er" and item.PSIsContainer
+    assert (here / "deep" / "er").is_dir()
+    (f,) = await shell.run("New-Item deep/f.txt -Value hello")
+    assert (f.Name, f.Length, f.Extension, f.BaseName) == ("f.txt", 5, ".txt", "f")
+    with pytest.raises(CommandError):
+        await shell.run("New-Item deep/f.txt")
+    assert "already exists" in shell.host.errors[-1]
+    await shell.run("New-Item deep/f.txt -Force -Value again")
+    assert (here / "deep" / "f.txt").read_text() == "again"
+    await shell.run("Copy-Item deep/f.txt g.txt; Move-Item g.txt h.txt")
+    assert (here / "h.txt").read_text() == "again" and not (here / "g.txt").exists()
+    await shell.run("Copy-Item deep copy -Recurse")
+    assert (here / "copy" / "f.txt").read_text() == "again"
+    await shell.run("Move-Item h.txt deep")
+    assert (here / "deep" / "h.txt").exists()
+    with pytest.raises(CommandError):
+        await shell.run("Remove-Item deep")
+    assert "add -Recurse" in shell.host.errors[-1]
+    await shell.run("Remove-Item deep -Recurse; Remove-Item copy/*.txt")
+    assert not (here / "deep").exists()
+    assert [p.name for p in (here / "copy").iterdir()] == ["er"]
+
+
+async def test_get_child_item_records_and_filters(shell, here: Path) -> None:
+    (here / "sub").mkdir()
+    (here / "sub" / "inner.log").write_text("abc")
+    (here / "b.txt").write_text("12345")
+    (here / "a.log").write_text("")
+    (here / ".hidden").write_text("")
+    items = await shell.run("Get-ChildItem")
+    assert [i.Name for i in items] == ["sub", "a.log", "b.txt"]
+    sub, _, b = items
+    assert (sub.Mode, sub.Length, b.Mode, b.Length) == ("d----", None, "-----", 5)
+    assert isinstance(b.LastWriteTime, DateTime) and b.FullName == str(here / "b.txt")
+    assert await shell.run("ls -Name -Recurse") == ["sub", "a.log", "b.txt", "sub/inner.log"]
+    assert await shell.run("gci -Recurse -Filter *.log -Name") == ["a.log", "sub/inner.log"]
+    assert await shell.run("dir -File -Name -Exclude a*") == ["b.txt"]
+    assert await shell.run("dir -Directory -Name") == ["sub"]
+    assert await shell.run("dir -Include *.txt -Name") == ["b.txt"]
+    assert ".hidden" in await shell.run("dir -Force -Name")
+    assert await shell.run("(Get-ChildItem -File | Sort-Object Length -Descending)[0].Name") == \
+        ["b.txt"]
+    assert await shell.run("Get-ChildItem *.log | Get-Content") == []
+    assert await shell.run("Get-ChildItem sub | Get-Content") == ["abc"]
+
+
+async def test_locations_cd_pushd_popd(shell, here: Path) -> None:
+    (here / "sub").mkdir()
+    home = here.parent / "home"
+    assert await shell.run("(Get-Location).Path") == [str(here)]
+    await shell.run("cd sub")
+    assert shell.state.location == str(here / "sub")
+    assert await shell.run("pwd") == [PathInfo(str(here / "sub"), ProviderPath=str(here / "sub"))]
+    assert await shell.run("\"$PWD\"") == [str(here / "sub")]
+    await shell.run("cd -")
+    assert shell.state.location == str(here)
+    await shell.run("cd +")
+    assert shell.state.location == str(here / "sub")
+    await shell.run("cd ~")
+    assert shell.state.location == str(home)
+    await shell.run("cd; Set-Location ..")
+    assert shell.state.location == str(here.parent)
+    await shell.run(f"cd '{here}'; pushd sub; pushd ~")
+    assert await shell.run("(Get-Location -Stack).Path") == [str(here / "sub"), str(here)]
+    await shell.run("popd; popd")
+    assert shell.state.location == str(here)
+    assert await shell.run("popd; 'still'") == ["still"]
+    with pytest.raises(CommandError):
+        await shell.run("cd nowhere")
+    assert f"{here / 'nowhere'}: cannot find the path" in shell.host.errors[-1]
+    assert shell.state.location == str(here)
+
+
+async def test_relative_paths_follow_the_location_in_other_commands(shell, here: Path) -> None:
+    (here / "sub").mkdir()
+    (here / "sub" / "data.csv").write_text("a,b\n1,2\n")
+    await shell.run("cd sub; Connect-Database local.duckdb")
+    assert (here / "sub" / "local.duckdb").exists()
+    assert await shell.run("sql SELECT b FROM read_csv('data.csv')") == [{"b": 2}]

@@ -1,0 +1,90 @@
+"""Session cmdlets: history (recorded by the REPL, -c and scripts), Clear-Host, Start-Sleep."""
+
+from __future__ import annotations
+
+import asyncio
+import io
+
+import pytest
+
+from fayshell.cli import run_source
+from fayshell.commands.host import CLEAR_SCREEN
+from fayshell.console import ConsoleHost
+from fayshell.errors import CommandError, ParameterError
+from fayshell.history import HistoryInfo
+from fayshell.lang.dates import DateTime
+
+
+async def test_history_records_inputs_with_status_and_times(shell) -> None:
+    history = shell.state.history
+    await history.track("$a = 1", shell.run("$a = 1"))
+    with pytest.raises(CommandError):
+        await history.track("Get-Content /no/such", shell.run("Get-Content /no/such"))
+    entries = await shell.run("Get-History")
+    assert [(e.Id, e.CommandLine, e.ExecutionStatus) for e in entries] == \
+        [(1, "$a = 1", "Completed"), (2, "Get-Content /no/such", "Failed")]
+    first = entries[0]
+    assert isinstance(first, HistoryInfo) and isinstance(first.StartExecutionTime, DateTime)
+    assert first.StartExecutionTime <= first.EndExecutionTime
+    assert await shell.run("(h -Count 1).CommandLine") == ["Get-Content /no/such"]
+    assert await shell.run("(Get-History 1).CommandLine; (history).Count") == ["$a = 1", 2]
+
+
+async def test_cancelled_input_is_recorded_as_stopped(shell) -> None:
+    with pytest.raises(TimeoutError):
+        await asyncio.wait_for(shell.state.history.track("sleep 60", shell.run("sleep 60")), 2)
+    assert [e.ExecutionStatus for e in shell.state.history.entries] == ["Stopped"]
+
+
+async def test_command_line_and_script_runs_are_recorded(shell) -> None:
+    console = ConsoleHost(out=io.StringIO(), err=io.StringIO(), color=False)
+    assert await run_source(shell.state, console, "Write-Output 7", "<command>") == 0
+    assert await run_source(shell.state, console, "Write-Output 8", "incident.fay") == 0
+    assert [e.CommandLine for e in shell.state.history.entries] == ["Write-Output 7",
+                                                                   "incident.fay"]
+
+
+async def test_invoke_history_runs_an_entry_again(shell) -> None:
+    await shell.state.history.track("21 * 2", shell.run("21 * 2"))
+    await shell.state.history.track("'x' + 'y'", shell.run("'x' + 'y'"))
+    assert await shell.run("r") == ["xy"]
+    assert await shell.run("r 1") == [42]
+    assert await shell.run("Invoke-History \"'x\"") == ["xy"]
+    assert shell.host.lines[-1] == "'x' + 'y'"
+    with pytest.raises(CommandError) as info:
+        await shell.run("r 99")
+    assert "no history entry matches 99" in info.value.one_line()
+    await shell.run("Clear-History")
+    assert await shell.run("Get-History") == []
+
+
+async def test_clear_host_only_on_a_terminal(shell) -> None:
+    await shell.run("cls")
+    assert shell.host.lines == []
+    shell.state.options.interactive = True
+    await shell.run("clear")
+    assert shell.host.lines == [CLEAR_SCREEN]
+
+
+async def test_start_sleep_forms_and_errors(shell) -> None:
+    assert await shell.run("Start-Sleep 0; Start-Sleep -Seconds 0.001; sleep -ms 1; "
+                           "Start-Sleep 1ms; Start-Sleep -Duration 1ms") == []
+    with pytest.raises(ParameterError) as info:
+        await shell.run("Start-Sleep -Seconds 1 -Milliseconds 5")
+    assert "exactly one of" in info.value.one_line()
+    with pytest.raises(ParameterError) as info:
+        await shell.run("Start-Sleep -1")
+    assert "cannot be negative" in info.value.one_line()
+    with pytest.raises(ParameterError) as info:
+        await shell.run("Start-Sleep soon")
+    assert "cannot convert 'soon' to a number" in info.value.one_line()
+
+
+async def test_start_sleep_is_interruptible(shell) -> None:
+    """Cancelling (what Ctrl-C does in the REPL) ends a long sleep at once."""
+    task = asyncio.ensure_future(shell.run("Start-Sleep -Seconds 600"))
+    done, _ = await asyncio.wait([task], timeout=0.2)
+    assert not done
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
