@@ -28,6 +28,44 @@ about_Language -- the fayshell language in brief
   Select-Object, Sort-Object, Group-Object and Measure-Object become SQL. Add -Verbose to see it.
 """
 
+ABOUT_DIFFERENCES = """\
+about_Differences -- where fayshell deliberately differs from PowerShell
+
+  Durations and sizes are values. 500ms, 2s, 5m, 1h are durations and 4KB, 16MB, 1GB sizes
+    (binary units): they print as typed, add and compare as numbers, and -Rotate 2s or
+    -Size 64MB take them. Subtracting two dates gives a duration (it has TotalSeconds,
+    TotalHours, Days, Hours... like a TimeSpan, but prints as 96h, not as a table);
+    New-TimeSpan and Measure-Command give durations too. In PowerShell 2s is not a literal
+    and 4KB means 4096 only as a numeric suffix.
+  sql takes the rest of the line as DuckDB SQL ('sql SELECT ...'); PowerShell has no such
+    command. Its result is a relation, not a list of objects.
+  Relations and pushdown: output of sql, Get-Syscall, Get-Span, Get-Log, Get-Event stays a
+    DuckDB relation; Where-Object, Select-Object, Sort-Object, Group-Object and
+    Measure-Object after it become SQL and run inside DuckDB (-Verbose shows the query).
+    Script blocks SQL cannot express fall back to row-wise evaluation with the same result.
+    Property names of a relation are its column names (case-insensitive), and an unknown
+    one is an error naming the nearest column, where PowerShell silently gives $null.
+  Severity words: one set for every domain (Emergency, Alert, Critical, Error, Warning,
+    Notice, Info, Debug) mapped to LTTng's log levels; -Severity Warning means "Warning and
+    more severe", -Exact only that level.
+  Node sets use ClusterShell's syntax: web[01-16], node[1-9]!node6, @group. -Node takes
+    them where PowerShell's -ComputerName takes a list of names; remote commands run over
+    SSH with strict host-key checking, not WinRM, and return records (node, stdout, ...).
+  Errors: a command that fails for some items (nodes, files) reports each in one line and
+    goes on; under -ErrorAction Stop (the default) the statement then ends with a summary
+    line. Bugs are "internal error" lines, never a .NET stack trace.
+  The current location (cd, Set-Location) is the shell's own, as in PowerShell; fayshell
+    also points DuckDB's file_search_path at it, so 'sql ... read_csv('x.csv')' finds
+    files relative to it. There are no PowerShell drives except Env: ($env:NAME).
+  Dates print with the invariant culture ("03/05/2024 14:30:00") and format with the
+    en-US culture (Get-Date -Format D is "Tuesday, March 5, 2024"), whatever the
+    machine's locale. A DateTime has microsecond precision (.NET: 100 ns ticks).
+  Get-Content gives plain strings (no PSPath/ReadCount note properties); Get-ChildItem's
+    Mode is d----, ----- or l---- (UnixMode has the permission bits).
+  Tab completion also offers the columns of the relation flowing into a cmdlet
+    ('sql SELECT * FROM syscalls | Sort-Object dur<Tab>') and shows each candidate's kind.
+"""
+
 
 @dataclass(frozen=True)
 class CommandInfo:
@@ -121,18 +159,20 @@ def get_help(ctx: Invocation, *, name: str | None = None, examples: bool = False
 
 
 def _overview(ctx: Invocation) -> str:
-    lines = ["fayshell commands (Get-Help NAME for one, Get-Help about_Language for syntax):", ""]
+    lines = ["fayshell commands (Get-Help NAME for one, Get-Help about_Language for syntax, "
+             "about_Differences for how fayshell differs from PowerShell):", ""]
     width = max(len(c.name) for c in ctx.state.registry)
     lines += [f"  {c.name.ljust(width)}  {c.synopsis}" for c in ctx.state.registry]
     return "\n".join(lines)
 
 
 def _about(name: str) -> str:
-    topics = {"about_language": lambda: ABOUT_LANGUAGE, "about_tables": _about_tables}
+    topics = {"about_language": lambda: ABOUT_LANGUAGE, "about_tables": _about_tables,
+              "about_differences": lambda: ABOUT_DIFFERENCES}
     topic = topics.get(name.lower())
     if topic is None:
         raise CommandError("Get-Help", f"no help topic {name!r}; topics: about_Language, "
-                                       "about_Tables")
+                                       "about_Tables, about_Differences")
     return topic()
 
 

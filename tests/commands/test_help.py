@@ -71,3 +71,13 @@ async def test_variables_cmdlets(shell) -> None:
     assert [v.Name for v in await shell.run("Get-Variable web*")] == ["web01", "web02"]
     await shell.run("Remove-Variable limit")
     assert await shell.run("$limit -eq $null") == [True]
+
+
+async def test_about_differences_lists_each_deliberate_difference(shell) -> None:
+    (text,) = await shell.run("Get-Help about_Differences")
+    for topic in ("Durations and sizes are values", "sql takes the rest of the line",
+                  "Relations and pushdown", "Severity words", "ClusterShell", "location",
+                  "invariant culture"):
+        assert topic in text
+    (overview,) = await shell.run("Get-Help")
+    assert "about_Differences" in overview
