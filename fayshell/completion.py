@@ -1,37 +1,414 @@
-"""What tab completion offers at the cursor, computed from the cmdlet declarations.
+"""What tab completion offers at the cursor, computed from the tokens and the cmdlet declarations.
 
 Pure logic (no prompt-toolkit): the REPL wraps :func:`complete` in a prompt-toolkit Completer,
-and tests call it directly. Offers cmdlets and aliases at the start of a pipeline element,
-parameters after ``-``, variables after ``$``, declared value choices and completion sources
-(nodes, files, tables...) for parameter values, and tables/columns after ``sql``.
+and tests call it directly. The text before the cursor is tokenized by the language's lexer
+(:class:`fayshell.lang.highlight.FayLexer`) and scanned into nested frames (script blocks,
+parentheses, hashtables) and pipeline elements, which tells what the cursor is on:
+
+* a command name (at the start of an element, after ``|``, ``;``, ``=`` or ``{``);
+* a parameter name after ``-`` (names and aliases, from the declaration the binder reads);
+* a parameter value: after ``-Name``, ``-Name:`` or in a positional slot (choices, nodes,
+  sessions, files, and the *columns of the relation flowing in* for property parameters such
+  as ``Sort-Object dur<Tab>``);
+* a member after ``$_.`` inside a script block (the columns of the relation flowing into the
+  block's cmdlet) or after ``$var.`` (the value's properties);
+* a variable after ``$``; SQL words, tables and columns in a ``sql`` tail.
+
+Columns of an upstream relation come from DuckDB without running the query (``con.sql`` of a
+read-only SELECT is lazy), or from building a relation with a store cmdlet's literal arguments.
+Each candidate carries its kind (command, parameter, column, value, variable, file, ...).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import glob
 import os
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
-from fayshell.commands.binding import COMMON
+from fayshell.commands.binding import COMMON, NamedArg, bind
+from fayshell.commands.invocation import Invocation
 from fayshell.commands.registry import Cmdlet, Param
+from fayshell.lang import ast
+from fayshell.lang.streams import is_relation
+from fayshell.records import is_record, property_names
 from fayshell.state import ShellState
 
 SQL_WORDS = ("SELECT", "FROM", "WHERE", "GROUP BY", "ORDER BY", "LIMIT", "JOIN", "COUNT",
              "DESC", "HAVING", "quantile_cont", "DISTINCT")
 WORD_AT_END = re.compile(r"[^\s|;(){}=,]*$")
+#: The same rule the lexer uses for ``sql`` and the rest of the line.
+SQL_TAIL = re.compile(r"(?i)(\bsql\b)([ \t]+)((?:'[^']*'|\"[^\"]*\"|\|\||[^|\n;])+)")
+READ_ONLY_SQL = re.compile(r"(?is)^\s*(select|with|from|table|values)\b")
+WRITING_SQL = re.compile(r"(?i)\b(insert|update|delete|create|drop|alter|copy|attach|detach|"
+                         r"install|load|pragma|set|call|export|import|checkpoint|vacuum)\b")
+#: Parameters whose values are property (column) names.
+PROPERTY_PARAMS = frozenset({"property", "expandproperty", "excludeproperty", "membername"})
+PATH_PARAMS = frozenset({"path", "literalpath", "filepath", "destination"})
+#: Output columns of the object cmdlets that reshape records.
+GROUP_COLUMNS = ["Count", "Name", "Group"]
+MEASURE_COLUMNS = ["Count", "Average", "Sum", "Maximum", "Minimum", "Property"]
 
 
 @dataclass(frozen=True)
 class Candidate:
-    """One completion: replace the last ``-start`` characters with ``text``."""
+    """One completion: replace the last ``start`` characters with ``text``; ``meta`` is its kind."""
 
     text: str
     start: int
     meta: str = ""
 
+
+# ---- where the cursor is ----------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Tok:
+    pos: int
+    kind: str  # the pygments token type's name, e.g. "Name.Attribute", or "Block"
+    text: str
+
+    @property
+    def end(self) -> int:
+        return self.pos + len(self.text)
+
+
+@dataclass
+class Element:
+    """One pipeline element: its significant tokens and where it starts in the text."""
+
+    start: int
+    tokens: list[Tok] = field(default_factory=list)
+    end: int = -1
+    sql: tuple[int, int] | None = None  # the span of a ``sql`` tail
+
+    def command(self) -> str | None:
+        first = self.tokens[0] if self.tokens else None
+        if first is None or first.kind in ("Block", "Name.Variable") or first.kind.startswith(
+                ("Literal", "Punctuation")):
+            return None
+        return first.text
+
+
+@dataclass
+class Frame:
+    """Statements at one nesting level: the script, a ``{ }`` block, ``( )`` or ``@{ }``."""
+
+    kind: str
+    owner: Element | None = None
+    upstream: list[Element] = field(default_factory=list)
+    elements: list[Element] = field(default_factory=list)
+    current: Element = field(default_factory=lambda: Element(0))
+
+    def new_statement(self, pos: int) -> None:
+        self.elements, self.current = [], Element(pos)
+
+
+def tokens_of(text: str) -> list[Tok]:
+    from fayshell.lang.highlight import FayLexer
+
+    return [Tok(pos, str(tt).removeprefix("Token."), value)
+            for pos, tt, value in FayLexer().get_tokens_unprocessed(text)]
+
+
+def scan(text: str) -> list[Frame]:
+    """The frames open at the end of ``text``, outermost first."""
+    tails = [(m.start(3), m.end(3), m.start(1)) for m in SQL_TAIL.finditer(text)]
+    stack = [Frame("root")]
+    for tok in tokens_of(text):
+        frame = stack[-1]
+        tail = next((t for t in tails if t[0] <= tok.pos < t[1]), None)
+        if tail is not None:
+            if frame.current.tokens and frame.current.tokens[0].pos == tail[2]:
+                frame.current.sql = (tail[0], tail[1])
+            continue
+        _feed(stack, frame, tok)
+    return stack
+
+
+def _feed(stack: list[Frame], frame: Frame, tok: Tok) -> None:
+    kind, value = tok.kind, tok.text
+    if kind.startswith("Comment") or (kind.endswith("Whitespace") and "\n" not in value):
+        return
+    if kind.endswith("Whitespace"):
+        if frame.current.tokens and frame.current.tokens[-1].text != "|":
+            frame.new_statement(tok.end)
+    elif kind == "Punctuation" and value == "|":
+        frame.current.end = tok.pos
+        frame.elements.append(frame.current)
+        frame.current = Element(tok.end)
+    elif kind == "Punctuation" and value == ";":
+        frame.new_statement(tok.end)
+    elif kind == "Punctuation" and value in "{(":
+        _open(stack, frame, tok)
+    elif kind == "Punctuation" and value in "})" and len(stack) > 1:
+        stack.pop()
+        stack[-1].current.tokens.append(Tok(tok.pos, "Block", value))
+    elif kind == "Operator" and value == "=":
+        frame.current = Element(tok.end)  # a statement value: `$x = Get-No<Tab>`, `@{k = ...}`
+    elif kind.startswith("Literal.String") and frame.current.tokens and \
+            frame.current.tokens[-1].kind.startswith("Literal.String") and \
+            frame.current.tokens[-1].end == tok.pos:
+        last = frame.current.tokens.pop()
+        frame.current.tokens.append(Tok(last.pos, last.kind, last.text + value))
+    else:
+        frame.current.tokens.append(tok)
+
+
+def _open(stack: list[Frame], frame: Frame, tok: Tok) -> None:
+    tokens = frame.current.tokens
+    is_hash = bool(tokens) and tokens[-1].text == "@" and tokens[-1].end == tok.pos
+    if is_hash:
+        tokens.pop()
+    kind = "hash" if is_hash else ("block" if tok.text == "{" else "paren")
+    stack.append(Frame(kind, frame.current, list(frame.elements), current=Element(tok.end)))
+
+
+# ---- the entry point --------------------------------------------------------------------------
+
+def complete(state: ShellState, text: str) -> list[Candidate]:
+    """Candidates for the cursor at the end of ``text`` (the input before the cursor)."""
+    try:
+        stack = scan(text)
+    except Exception:  # completion must never break typing
+        return []
+    frame = stack[-1]
+    element = frame.current
+    if element.sql is not None and element.sql[1] == len(text):
+        at_end = WORD_AT_END.search(text)
+        return _sql_candidates(state, at_end.group(0) if at_end else "")
+    tokens = list(element.tokens)
+    partial = tokens.pop() if tokens and tokens[-1].end == len(text) and \
+        tokens[-1].kind != "Block" else None
+    word = partial.text if partial is not None else ""
+    member = _member_target(tokens, partial)
+    if member is not None:
+        return _member_candidates(state, text, stack, member, word if partial and
+                                  partial.text != "." else "")
+    if word.startswith("$"):
+        return _matching(["$" + v for v in _safe(_variables, state)], word, "variable")
+    if not tokens:
+        if word[:1] in ("'", '"') or word[:1].isdigit():
+            return []
+        names = state.registry.names() + [f.node.name for f in state.functions.values()]
+        return _matching(names, word, "command")
+    spec = state.registry.resolve(tokens[0].text)
+    if spec is None:
+        return _files(state, word) if word else []
+    if word.startswith("-") and not word.endswith(":"):
+        return _parameter_candidates(spec, word)
+    if partial is not None and partial.kind == "Name.Attribute" and word.endswith(":"):
+        tokens.append(partial)
+        word = ""
+    param = _param_for_value(spec, tokens)
+    context = (state, text, frame.elements)
+    if param is None:
+        return _files(state, word) if word else []
+    return _value_candidates(context, param, word)
+
+
+def _member_target(tokens: list[Tok], partial: Tok | None) -> Tok | None:
+    """The variable before ``.`` when the cursor is on ``$x.`` or ``$x.na``."""
+    if partial is not None and partial.text == ".":
+        tail = tokens[-1:] if tokens and tokens[-1].end == partial.pos else []
+    elif partial is not None and len(tokens) >= 2 and tokens[-1].text == "." and \
+            tokens[-1].end == partial.pos and tokens[-2].end == tokens[-1].pos:
+        tail = tokens[-2:-1]
+    else:
+        return None
+    return tail[0] if tail and tail[0].kind == "Name.Variable" else None
+
+
+# ---- parameters -------------------------------------------------------------------------------
+
+def _all_params(spec: Cmdlet) -> list[Param]:
+    return list(spec.params) + [c for c in COMMON if spec.param(c.name) is None]
+
+
+def _parameter_candidates(spec: Cmdlet, word: str) -> list[Candidate]:
+    names = ["-" + p.name for p in _all_params(spec)]
+    aliases = ["-" + a for p in _all_params(spec) for a in p.aliases if len(a) > 2]
+    return _matching(names, word, "parameter") + [
+        c for c in _matching(aliases, word, "parameter alias")
+        if c.text.lower() not in (n.lower() for n in names)]
+
+
+def _resolve(spec: Cmdlet, typed: str) -> Param | None:
+    low = typed.lower()
+    params = _all_params(spec)
+    exact = [q for q in params if q.name.lower() == low or low in (a.lower() for a in q.aliases)]
+    hits = exact or [q for q in params if q.name.lower().startswith(low)]
+    return hits[0] if len(hits) == 1 else None
+
+
+def _param_for_value(spec: Cmdlet, tokens: list[Tok]) -> Param | None:
+    """The parameter whose value is being typed: after ``-Name``, else the next positional."""
+    last = tokens[-1] if len(tokens) > 1 else None
+    if last is not None and last.kind in ("Name.Attribute", "Operator.Word"):
+        p = _resolve(spec, last.text[1:].rstrip(":"))
+        if p is not None and (not p.is_switch or last.text.endswith(":")):
+            return p
+    positional = _count_positional(spec, tokens[1:])
+    slots = sorted((p for p in spec.params if p.position is not None),
+                   key=lambda p: p.position or 0)
+    return slots[positional] if positional < len(slots) else None
+
+
+def _count_positional(spec: Cmdlet, args: list[Tok]) -> int:
+    count, i = 0, 0
+    while i < len(args):
+        tok = args[i]
+        if tok.kind in ("Name.Attribute", "Operator.Word"):
+            p = _resolve(spec, tok.text[1:].rstrip(":"))
+            takes_value = tok.text.endswith(":") or (p is not None and not p.is_switch)
+            i += 2 if takes_value else 1
+        elif tok.text == ",":
+            i += 2
+        else:
+            count, i = count + 1, i + 1
+    return count
+
+
+# ---- values -----------------------------------------------------------------------------------
+
+Context = tuple[ShellState, str, list[Element]]
+
+
+def _value_candidates(context: Context, param: Param, word: str) -> list[Candidate]:
+    state, text, upstream = context
+    if param.choices:
+        return _matching(list(param.choices), word, "value")
+    if param.name.lower() in PROPERTY_PARAMS or param.complete == "columns":
+        return _matching(upstream_columns(state, text, upstream), word, "column")
+    if param.complete == "files" or param.name.lower() in PATH_PARAMS:
+        return _files(state, word)
+    source = SOURCES.get(param.complete or "")
+    if source is None:
+        return []
+    kind = "variable" if param.complete == "variables" else \
+        "command" if param.complete == "commands" else "value"
+    return _matching(_safe(source, state), word, kind)
+
+
+def _member_candidates(state: ShellState, text: str, stack: list[Frame], var: Tok,
+                       word: str) -> list[Candidate]:
+    name = var.text[1:].lower()
+    if name in ("_", "psitem"):
+        block = next((f for f in reversed(stack) if f.kind == "block"), None)
+        columns = upstream_columns(state, text, block.upstream) if block else []
+    else:
+        found, value = state.globals.lookup(name)
+        columns = _safe(lambda s: value_members(value), state) if found else []
+    return _matching(columns, word, "column" if name in ("_", "psitem") else "property")
+
+
+def value_members(value: Any) -> list[str]:
+    """Property names of a value: a relation's columns, a record's properties, or the
+    PowerShell-style (capitalized) members of other values such as dates."""
+    if is_relation(value):
+        return list(value.columns())
+    if isinstance(value, list):
+        return value_members(value[0]) if value else []
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return [f.name for f in dataclasses.fields(value)]
+    if is_record(value):
+        return property_names(value)
+    return sorted(a for a in dir(value) if a[:1].isupper())
+
+
+# ---- the relation flowing in ------------------------------------------------------------------
+
+def upstream_columns(state: ShellState, text: str, elements: list[Element]) -> list[str]:
+    """Column names of what ``elements`` (the pipeline before the cursor's element) produce,
+    found without running anything that writes or scans."""
+    if not elements:
+        return []
+    columns = _safe(lambda s: _source_columns(s, text, elements[0]), state)
+    for element in elements[1:]:
+        columns = _reshape(state, element, columns)
+    return columns
+
+
+def _source_columns(state: ShellState, text: str, element: Element) -> list[str]:
+    if element.sql is not None:
+        sql = text[element.sql[0]:element.sql[1]].strip()
+        if READ_ONLY_SQL.match(sql) and not WRITING_SQL.search(_no_strings(sql)) \
+                and ";" not in sql:
+            return state.database.columns_of(sql)
+        return []
+    first = element.tokens[0] if element.tokens else None
+    if first is not None and first.kind == "Name.Variable" and len(element.tokens) == 1:
+        found, value = state.globals.lookup(first.text[1:])
+        return value_members(value) if found else []
+    name = element.command()
+    spec = state.registry.resolve(name) if name else None
+    if spec is None or spec.family != "store" or not spec.name.startswith("Get-"):
+        return []
+    return _built_relation_columns(state, spec, text[element.start:element.end])
+
+
+def _no_strings(sql: str) -> str:
+    return re.sub(r"'[^']*'|\"[^\"]*\"", "''", sql)
+
+
+def _built_relation_columns(state: ShellState, spec: Cmdlet, source: str) -> list[str]:
+    """Build (not run) the relation a store cmdlet returns, from literal arguments only."""
+    from fayshell.lang.parser import parse
+
+    script = parse(source.strip(), "<completion>")
+    command = script.statements[0] if len(script.statements) == 1 else None
+    if isinstance(command, ast.Pipeline) and len(command.elements) == 1:
+        command = command.elements[0]
+    if not isinstance(command, ast.Command):
+        return []
+    args: list[Any] = []
+    for arg in command.args:
+        value = arg.value if isinstance(arg, ast.ParamArg) else arg
+        if value is not None and not isinstance(value, ast.Literal):
+            return []
+        literal = value.value if isinstance(value, ast.Literal) else None
+        args.append(NamedArg(arg.name, literal) if isinstance(arg, ast.ParamArg)
+                    and value is not None else NamedArg(arg.name) if isinstance(arg, ast.ParamArg)
+                    else literal)
+    bound = bind(spec, args)
+    result = spec.func(Invocation(state, spec), **bound.values)
+    return list(result.columns()) if is_relation(result) else []
+
+
+def _reshape(state: ShellState, element: Element, columns: list[str]) -> list[str]:
+    name = element.command()
+    spec = state.registry.resolve(name) if name else None
+    if spec is None:
+        return []
+    if spec.name == "Group-Object":
+        return GROUP_COLUMNS
+    if spec.name == "Measure-Object":
+        return MEASURE_COLUMNS
+    if spec.name == "Select-Object":
+        return _selected(element, columns)
+    return columns
+
+
+def _selected(element: Element, columns: list[str]) -> list[str]:
+    """Select-Object with plain property names keeps those; other forms keep the columns."""
+    names: list[str] = []
+    expecting = True
+    for tok in element.tokens[1:]:
+        if tok.kind in ("Name.Attribute", "Operator.Word"):
+            if tok.text[1:].lower().startswith(("first", "last", "skip", "unique")):
+                continue
+            return [] if tok.text[1:].lower().startswith("exp") else columns
+        if tok.text == ",":
+            expecting = True
+        elif expecting and tok.kind in ("Text", "Name", "Name.Builtin"):
+            names.append(tok.text)
+            expecting = False
+    return names or columns
+
+
+# ---- sources ----------------------------------------------------------------------------------
 
 def _nodes(state: ShellState) -> list[str]:
     cluster = state.cluster
@@ -66,73 +443,16 @@ SOURCES: dict[str, Callable[[ShellState], list[str]]] = {
 }
 
 
-def complete(state: ShellState, text: str) -> list[Candidate]:
-    """Candidates for the cursor at the end of ``text`` (the input before the cursor)."""
-    element = _current_element(text)
-    word = WORD_AT_END.search(text)
-    current = word.group(0) if word else ""
-    tokens = element.split()
-    if tokens and tokens[0].lower() == "sql" and (len(tokens) > 1 or element.endswith(" ")):
-        return _sql_candidates(state, current)
-    if current.startswith("$"):
-        return _matching(["$" + v for v in _safe(SOURCES["variables"], state)], current, "variable")
-    if not tokens or (len(tokens) == 1 and not element.endswith((" ", "\t"))):
-        return _matching(state.registry.names() + [f.node.name for f in state.functions.values()],
-                         current, "command")
-    spec = state.registry.resolve(tokens[0])
-    if spec is None:
-        return []
-    if current.startswith("-"):
-        params = list(spec.params) + [c for c in COMMON if spec.param(c.name) is None]
-        return _matching(["-" + p.name for p in params], current, "parameter")
-    param = _param_for_value(spec, tokens, element)
-    if param is None:
-        return _files(current) if current else []
-    return _value_candidates(state, param, current)
-
-
-def _current_element(text: str) -> str:
-    """The text of the pipeline element under the cursor (after the last | ; { or newline)."""
-    depth_free = re.split(r"[|;\n{(]", text)
-    return depth_free[-1].lstrip()
-
-
-def _param_for_value(spec: Cmdlet, tokens: list[str], element: str) -> Param | None:
-    """The parameter whose value is being typed: after ``-Name``, else the next positional."""
-    typing_new = element.endswith((" ", "\t"))
-    previous = tokens[-1] if typing_new else (tokens[-2] if len(tokens) > 1 else "")
-    if previous.startswith("-") and len(previous) > 1:
-        typed = previous[1:].rstrip(":").lower()
-        params = list(spec.params) + [c for c in COMMON if spec.param(c.name) is None]
-        exact = [q for q in params if q.name.lower() == typed]
-        hits = exact or [q for q in params if q.name.lower().startswith(typed)]
-        p = hits[0] if len(hits) == 1 else None
-        return None if p is None or p.is_switch else p
-    args = tokens[1:] if typing_new else tokens[1:-1]
-    positional = sum(1 for a in args if not a.startswith("-"))
-    slots = sorted((p for p in spec.params if p.position is not None),
-                   key=lambda p: p.position or 0)
-    return slots[positional] if positional < len(slots) else None
-
-
-def _value_candidates(state: ShellState, param: Param, current: str) -> list[Candidate]:
-    if param.choices:
-        return _matching(list(param.choices), current, param.name)
-    if param.complete == "files" or param.complete is None and param.type is str:
-        return _files(current) if param.complete == "files" else []
-    source = SOURCES.get(param.complete or "")
-    if source is None:
-        return []
-    return _matching(_safe(source, state), current, param.complete or "")
-
-
 def _sql_candidates(state: ShellState, current: str) -> list[Candidate]:
-    names: list[str] = []
-    for table, columns in _safe_tables(state).items():
-        names.append(table)
-        names.extend(columns)
-    names.extend(SQL_WORDS)
-    return _matching(sorted(set(names), key=str.lower), current, "sql")
+    tables = _safe_tables(state)
+    out = _matching(sorted(tables, key=str.lower), current, "table")
+    columns = sorted({c for cols in tables.values() for c in cols}, key=str.lower)
+    out += _matching(columns, current, "column")
+    out += _matching(list(SQL_WORDS), current, "keyword")
+    unique: dict[str, Candidate] = {}
+    for cand in out:
+        unique.setdefault(cand.text.lower(), cand)
+    return list(unique.values())
 
 
 def _safe_tables(state: ShellState) -> dict[str, list[str]]:
@@ -145,15 +465,20 @@ def _safe_tables(state: ShellState) -> dict[str, list[str]]:
 def _safe(source: Callable[[ShellState], list[str]], state: ShellState) -> list[str]:
     try:
         return source(state)
-    except Exception:  # an unreachable inventory or closed database: offer nothing
+    except Exception:  # an unreachable inventory, a closed database, a bad query: offer nothing
         return []
 
 
-def _files(current: str) -> list[Candidate]:
-    pattern = os.path.expanduser(current) + "*"
+def _files(state: ShellState, current: str) -> list[Candidate]:
+    """Paths starting with what was typed, relative to the shell's location, shown as typed."""
+    typed = current.strip("'\"")
+    base = str(state.resolve_path(typed)) if typed else state.location
+    if typed.endswith("/") or not typed:
+        base = base.rstrip("/") + "/"
     out = []
-    for path in sorted(glob.glob(pattern))[:200]:
-        shown = path + ("/" if os.path.isdir(path) else "")
+    for path in sorted(glob.glob(glob.escape(base) + "*"))[:200]:
+        shown = typed + path[len(base):] if path.startswith(base) else path
+        shown += "/" if os.path.isdir(path) else ""
         out.append(Candidate(shown, len(current), "file"))
     return out
 

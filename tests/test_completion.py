@@ -37,3 +37,78 @@ async def test_tables_and_columns_after_sql(shell) -> None:
 async def test_completion_candidate_replaces_the_word(shell) -> None:
     (cand,) = complete(shell.state, "1 | Measure-Obj")
     assert (cand.text, cand.start, cand.meta) == ("Measure-Object", len("Measure-Obj"), "command")
+
+
+def kinds(state, line: str) -> list[tuple[str, str]]:
+    return [(c.text, c.meta) for c in complete(state, line)]
+
+
+async def _calls_table(shell) -> None:
+    await shell.run("sql CREATE TABLE calls (node VARCHAR, name VARCHAR, dur_ns BIGINT, "
+                    "dur_ms DOUBLE)")
+    await shell.run("sql INSERT INTO calls VALUES ('n1', 'read', 5, 0.000005)")
+
+
+async def test_columns_of_the_relation_flowing_in(shell) -> None:
+    await _calls_table(shell)
+    assert kinds(shell.state, "sql SELECT * FROM calls | Sort-Object dur") == \
+        [("dur_ns", "column"), ("dur_ms", "column")]
+    assert texts(shell.state, "sql SELECT * FROM calls | Sort-Object -Property n") == \
+        ["node", "name"]
+    assert texts(shell.state, "sql SELECT node, dur_ns FROM calls | Select-Object ") == \
+        ["node", "dur_ns"]
+    assert texts(shell.state, "sql SELECT * FROM calls | Select-Object node, name | "
+                              "Sort-Object ") == ["node", "name"]
+    assert texts(shell.state, "sql SELECT * FROM calls | Group-Object node | Sort-Object C") \
+        == ["Count"]
+    await shell.run("$rel = sql SELECT * FROM calls")
+    assert texts(shell.state, "$rel | Measure-Object -Property dur") == ["dur_ns", "dur_ms"]
+
+
+async def test_dollar_underscore_members_inside_a_block(shell) -> None:
+    await _calls_table(shell)
+    assert kinds(shell.state, "sql SELECT * FROM calls | Where-Object { $_.du") == \
+        [("dur_ns", "column"), ("dur_ms", "column")]
+    assert texts(shell.state, "sql SELECT * FROM calls | Where-Object { $_.") == \
+        ["node", "name", "dur_ns", "dur_ms"]
+    assert texts(shell.state, "sql SELECT * FROM calls | ForEach-Object { $PSItem.na") == \
+        ["name"]
+    assert texts(shell.state, "sql SELECT * FROM calls | Where-Object { $_.dur_ns -gt 1 -and "
+                              "$_.no") == ["node"]
+
+
+async def test_columns_never_run_a_writing_statement(shell) -> None:
+    await _calls_table(shell)
+    assert texts(shell.state, "sql DELETE FROM calls | Sort-Object ") == []
+    assert texts(shell.state, "sql SELECT 1 AS x; DELETE FROM calls | Sort-Object ") == []
+    assert await shell.run("sql SELECT count(*) AS n FROM calls") == [{"n": 1}]
+
+
+async def test_member_names_of_variables(shell) -> None:
+    await shell.run("$d = Get-Date -Date '2024-03-05'; $h = @{alpha = 1; beta = 2}")
+    assert texts(shell.state, "$d.DayO") == ["DayOfWeek", "DayOfYear"]
+    assert kinds(shell.state, "$h.al") == [("alpha", "property")]
+
+
+async def test_parameter_aliases_and_values_after_colon(shell) -> None:
+    assert kinds(shell.state, "Get-Content -He") == [("-Head", "parameter alias")]
+    assert texts(shell.state, "Get-Date -DisplayHint:D") == ["Date", "DateTime"]
+    assert kinds(shell.state, "Get-Date -DisplayHint ") == \
+        [("Date", "value"), ("Time", "value"), ("DateTime", "value")]
+
+
+async def test_commands_after_assignment_block_and_hashtable_equals(shell) -> None:
+    assert kinds(shell.state, "$x = Get-ChildI") == [("Get-ChildItem", "command")]
+    assert texts(shell.state, "@{ when = Get-Da") == ["Get-Date"]
+    assert texts(shell.state, "1..3 | ForEach-Object { $_ } | Sort-O") == ["Sort-Object"]
+    assert texts(shell.state, "if ($true) { Get-Loc") == ["Get-Location"]
+    assert texts(shell.state, "Get-Date -Year 2024 -") [:2] == ["-Date", "-UnixTimeSeconds"]
+
+
+async def test_files_relative_to_the_shell_location(shell, tmp_path) -> None:
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub" / "notes.txt").write_text("x")
+    await shell.run(f"cd '{tmp_path}'")
+    assert kinds(shell.state, "Get-Content su") == [("sub/", "file")]
+    assert texts(shell.state, "Get-Content -Path:sub/no") == ["sub/notes.txt"]
+    assert texts(shell.state, "cd su") == ["sub/"]

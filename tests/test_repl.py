@@ -110,3 +110,18 @@ def test_needs_more(tmp_path, text: str, expected: bool) -> None:
     with create_pipe_input() as pipe:
         repl, _, _ = make_repl(pipe, tmp_path)
         assert repl.needs_more(text) is expected
+
+
+async def test_tab_completes_columns_of_the_relation_flowing_in(tmp_path) -> None:
+    code, out, err = await run_keys(tmp_path, "sql SELECT 42 AS dur_ns, 1 AS node | "
+                                    "Select-Object -ExpandProperty dur_", "\t", "\r", "\x04",
+                                    delay=0.3)
+    assert err == ""
+    assert out.strip() == "42"
+
+
+async def test_repl_lines_are_recorded_in_the_history(tmp_path) -> None:
+    code, out, err = await run_keys(tmp_path, "6 * 7\r", "Get-Nope\r",
+                                    "Get-History | ForEach-Object { \"$($_.Id) "
+                                    "$($_.ExecutionStatus) $($_.CommandLine)\" }\r", "\x04")
+    assert out.strip().splitlines()[-2:] == ["1 Completed 6 * 7", "2 Failed Get-Nope"]
