@@ -430,3 +430,68 @@ def call_method(obj: Any, name: str, args: list[Any]) -> Any:
     except TypeError:
         raise DateError(f"{type(obj).__name__}.{name}() does not take "
                         f"{len(args)} argument{'s' if len(args) != 1 else ''}") from None
+
+
+# ---- time spans and static members ------------------------------------------------------------
+
+TIMESPAN = re.compile(r"^\s*(-)?(?:(\d+)\.)?(\d{1,2}):(\d{1,2})(?::(\d{1,2})(?:\.(\d{1,7}))?)?\s*$")
+
+
+def parse_timespan(text: str) -> Duration:
+    """``[timespan]'1.02:03:04.5'``: .NET's constant format ``[-][d.]hh:mm[:ss[.fffffff]]``."""
+    m = TIMESPAN.match(text)
+    if not m:
+        raise DateError(f"cannot convert {text!r} to a duration (e.g. '01:30:00' or "
+                        "'1.02:03:04')")
+    sign, days, hours, minutes, seconds, fraction = m.groups()
+    if int(hours) > 23 or int(minutes) > 59 or int(seconds or 0) > 59:
+        raise DateError(f"cannot convert {text!r} to a duration (a field is out of range)")
+    ticks = (((int(days or 0) * 24 + int(hours)) * 60 + int(minutes)) * 60
+             + int(seconds or 0)) * 10_000_000 + int((fraction or "0").ljust(7, "0"))
+    return Duration(-ticks * 100 if sign else ticks * 100)
+
+
+def _from(unit_ns: float) -> Callable[[Any], Duration]:
+    return lambda n: Duration(round(float(n) * unit_ns))
+
+
+def _days_in_month(year: Any, month: Any) -> int:
+    return calendar.monthrange(int(year), int(month))[1]
+
+
+#: ``[datetime]::Name`` and ``[timespan]::Name``: properties (no arguments) and methods.
+STATICS: dict[str, dict[str, Callable[..., Any]]] = {
+    "datetime": {
+        "now": DateTime.local_now, "today": lambda: DateTime.local_now().Date,
+        "utcnow": lambda: DateTime.local_now().to_utc(),
+        "unixepoch": lambda: DateTime(1970, 1, 1, kind="Utc"),
+        "minvalue": lambda: DateTime(1, 1, 1), "maxvalue": lambda: DateTime.from_ticks(
+            3155378975999999999),
+        "parse": lambda text, *_: parse_date(str(text)),
+        "new": lambda *parts: DateTime(*(int(p) for p in parts)),
+        "daysinmonth": _days_in_month, "isleapyear": lambda y: calendar.isleap(int(y)),
+    },
+    "timespan": {
+        "zero": lambda: Duration(0), "parse": lambda text: parse_timespan(str(text)),
+        "fromdays": _from(86_400e9), "fromhours": _from(3_600e9), "fromminutes": _from(60e9),
+        "fromseconds": _from(1e9), "frommilliseconds": _from(1e6), "fromticks": _from(100),
+        "new": lambda *parts: parse_timespan(":".join(str(int(p)) for p in parts))
+        if len(parts) == 3 else Duration(int(parts[0]) * 100),
+    },
+}
+TYPE_ALIASES = {"system.datetime": "datetime", "system.timespan": "timespan",
+                "duration": "timespan"}
+
+
+def static_member(type_name: str, name: str, args: list[Any] | None = None) -> Any:
+    """``[datetime]::Now``, ``[datetime]::Parse(s)``, ``[timespan]::FromMinutes(5)``...:
+    the value, or NOT_HANDLED for other types and names (``args`` None for a property)."""
+    key = type_name.lower().strip("[]")
+    table = STATICS.get(TYPE_ALIASES.get(key, key))
+    member = table.get(name.lower()) if table else None
+    if member is None:
+        return NOT_HANDLED
+    try:
+        return member(*(args or []))
+    except (TypeError, ValueError) as exc:
+        raise DateError(f"[{type_name}]::{name}: {exc}") from None

@@ -245,6 +245,8 @@ def convert(value: Any, target: str) -> Any:
             return dict(value)
         raise OperatorError(f"cannot convert {type_name(value)} to {target}")
     if t in ("duration", "timespan"):
+        if isinstance(value, str) and ":" in value:
+            return _dates().parse_timespan(value)
         n = to_number(value)
         return n if isinstance(n, Duration) else Duration(int(n * 1e9))
     if t == "datetime":
