@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 import pytest
 
@@ -39,7 +39,7 @@ def test_kinds_decide_the_zone_suffix() -> None:
     utc = DateTime(2024, 3, 5, 14, 0, kind="Utc")
     assert format_date(utc, "o") == "2024-03-05T14:00:00.0000000Z"
     assert format_date(utc, "%K") == "Z" and format_date(D, "%K") == ""
-    assert DateTime.of(datetime(2024, 3, 5, tzinfo=timezone.utc)).Kind == "Utc"
+    assert DateTime.of(datetime(2024, 3, 5, tzinfo=UTC)).Kind == "Utc"
 
 
 def test_bad_format_strings() -> None:
