@@ -46,7 +46,12 @@ READ_ONLY_SQL = re.compile(r"(?is)^\s*(select|with|from|table|values)\b")
 WRITING_SQL = re.compile(r"(?i)\b(insert|update|delete|create|drop|alter|copy|attach|detach|"
                          r"install|load|pragma|set|call|export|import|checkpoint|vacuum)\b")
 #: Parameters whose values are property (column) names.
-PROPERTY_PARAMS = frozenset({"property", "expandproperty", "excludeproperty", "membername"})
+PROPERTY_PARAMS = frozenset({"property", "expandproperty", "excludeproperty", "membername",
+                             "filterscript", "process"})
+#: Keys of a calculated property (``Select-Object @{Name = ...; Expression = {...}}``).
+HASH_KEYS = ("Name", "Expression", "Label", "Ascending", "Descending", "Width", "Alignment",
+             "FormatString")
+LOCATION_COMMANDS = frozenset({"Set-Location", "Push-Location"})
 PATH_PARAMS = frozenset({"path", "literalpath", "filepath", "destination"})
 #: Output columns of the object cmdlets that reshape records.
 GROUP_COLUMNS = ["Count", "Name", "Group"]
@@ -153,8 +158,16 @@ def _feed(stack: list[Frame], frame: Frame, tok: Tok) -> None:
             frame.current.tokens[-1].end == tok.pos:
         last = frame.current.tokens.pop()
         frame.current.tokens.append(Tok(last.pos, last.kind, last.text + value))
+    elif _continues_command_name(frame.current.tokens, tok):
+        last = frame.current.tokens.pop()  # `ForEach-Object` lexes as keyword + parameter
+        frame.current.tokens.append(Tok(last.pos, "Name.Builtin", last.text + value))
     else:
         frame.current.tokens.append(tok)
+
+
+def _continues_command_name(tokens: list[Tok], tok: Tok) -> bool:
+    return len(tokens) == 1 and tokens[0].end == tok.pos and tok.kind != "Punctuation" and \
+        tokens[0].kind in ("Keyword", "Text", "Name.Builtin", "Name")
 
 
 def _open(stack: list[Frame], frame: Frame, tok: Tok) -> None:
@@ -189,6 +202,8 @@ def complete(state: ShellState, text: str) -> list[Candidate]:
                                   partial.text != "." else "")
     if word.startswith("$"):
         return _matching(["$" + v for v in _safe(_variables, state)], word, "variable")
+    if not tokens and frame.kind == "hash" and _hash_key_position(text, frame):
+        return _matching(list(HASH_KEYS), word, "key")
     if not tokens:
         if word[:1] in ("'", '"') or word[:1].isdigit():
             return []
@@ -206,7 +221,18 @@ def complete(state: ShellState, text: str) -> list[Candidate]:
     context = (state, text, frame.elements)
     if param is None:
         return _files(state, word) if word else []
-    return _value_candidates(context, param, word)
+    if word.startswith("{"):
+        return []
+    found = _value_candidates(context, param, word)
+    if spec.name in LOCATION_COMMANDS:
+        found = [c for c in found if c.text.endswith("/")]
+    return found
+
+
+def _hash_key_position(text: str, frame: Frame) -> bool:
+    """True at the start of a hashtable entry (after ``@{`` or ``;``), not after ``key =``."""
+    before = text[:frame.current.start].rstrip()
+    return before.endswith(("{", ";")) or "\n" in text[frame.current.start - 1:frame.current.start]
 
 
 def _member_target(tokens: list[Tok], partial: Tok | None) -> Tok | None:
@@ -296,12 +322,20 @@ def _member_candidates(state: ShellState, text: str, stack: list[Frame], var: To
                        word: str) -> list[Candidate]:
     name = var.text[1:].lower()
     if name in ("_", "psitem"):
-        block = next((f for f in reversed(stack) if f.kind == "block"), None)
-        columns = upstream_columns(state, text, block.upstream) if block else []
+        columns = upstream_columns(state, text, _block_upstream(state, stack))
     else:
         found, value = state.globals.lookup(name)
         columns = _safe(lambda s: value_members(value), state) if found else []
     return _matching(columns, word, "column" if name in ("_", "psitem") else "property")
+
+
+def _block_upstream(state: ShellState, stack: list[Frame]) -> list[Element]:
+    """The pipeline before the cmdlet a ``{ }`` (or ``@{ }``) around the cursor belongs to."""
+    for frame in reversed(stack[1:]):
+        name = frame.owner.command() if frame.owner is not None else None
+        if frame.kind in ("block", "hash") and name and state.registry.resolve(name):
+            return frame.upstream
+    return []
 
 
 def value_members(value: Any) -> list[str]:

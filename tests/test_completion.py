@@ -112,3 +112,26 @@ async def test_files_relative_to_the_shell_location(shell, tmp_path) -> None:
     assert kinds(shell.state, "Get-Content su") == [("sub/", "file")]
     assert texts(shell.state, "Get-Content -Path:sub/no") == ["sub/notes.txt"]
     assert texts(shell.state, "cd su") == ["sub/"]
+
+
+async def test_calculated_property_keys_and_their_blocks(shell) -> None:
+    await _calls_table(shell)
+    line = "sql SELECT * FROM calls | Select-Object @{ "
+    assert kinds(shell.state, line + "Na") == [("Name", "key")]
+    assert texts(shell.state, line + "Name = 'ms'; Ex") == ["Expression"]
+    assert texts(shell.state, line + "Name = 'ms'; Expression = { $_.dur_") == \
+        ["dur_ns", "dur_ms"]
+
+
+async def test_simplified_where_and_foreach_take_columns(shell) -> None:
+    await _calls_table(shell)
+    assert texts(shell.state, "sql SELECT * FROM calls | Where-Object dur_n") == ["dur_ns"]
+    assert texts(shell.state, "sql SELECT * FROM calls | ForEach-Object na") == ["name"]
+
+
+async def test_set_location_offers_only_directories(shell, tmp_path) -> None:
+    (tmp_path / "logs").mkdir()
+    (tmp_path / "log.txt").write_text("")
+    await shell.run(f"cd '{tmp_path}'")
+    assert texts(shell.state, "cd lo") == ["logs/"]
+    assert texts(shell.state, "Get-Content lo") == ["log.txt", "logs/"]
