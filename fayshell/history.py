@@ -26,6 +26,8 @@ class HistoryInfo:
     StartExecutionTime: DateTime | None = field(repr=False, default=None)
     EndExecutionTime: DateTime | None = field(repr=False, default=None)
 
+    TYPE_NAME = "Microsoft.PowerShell.Commands.HistoryInfo"
+
     def __str__(self) -> str:
         return self.CommandLine
 

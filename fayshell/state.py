@@ -42,6 +42,8 @@ class PathInfo:
     Provider: str = field(repr=False, default="FileSystem")
     ProviderPath: str = field(repr=False, default="")
 
+    TYPE_NAME = "System.Management.Automation.PathInfo"
+
     def __str__(self) -> str:
         return self.Path
 

@@ -49,6 +49,10 @@ class DateTime(datetime):
     """A point in time as .NET and PowerShell show it (naive wall-clock time and a Kind)."""
 
     _kind: Kind
+    #: What Get-Member shows: the .NET type name and the properties.
+    TYPE_NAME = "System.DateTime"
+    MEMBERS = ("Date", "Day", "DayOfWeek", "DayOfYear", "Hour", "Kind", "Microsecond",
+               "Millisecond", "Minute", "Month", "Second", "Ticks", "TimeOfDay", "Year")
 
     def __new__(cls, *args: Any, kind: Kind = "Unspecified", **kwargs: Any) -> DateTime:
         self = super().__new__(cls, *args, **kwargs)

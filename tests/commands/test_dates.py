@@ -134,3 +134,9 @@ async def test_new_timespan(shell) -> None:
     assert await one(shell, "New-TimeSpan -Hours 1 -Minutes 30") == Duration(90 * 60 * 10**9)
     assert await one(shell, "(New-TimeSpan -Start '2024-01-01' -End '2024-03-01').Days") == 60
     assert await one(shell, "(New-TimeSpan -Seconds 90).TotalMinutes") == 1.5
+
+
+async def test_get_member_names_the_type_and_properties(shell) -> None:
+    members = await shell.run("Get-Date | Get-Member -MemberType Property")
+    assert {m.TypeName for m in members} == {"System.DateTime"}
+    assert {"DayOfWeek", "Ticks", "Year"} <= {m.Name for m in members}
