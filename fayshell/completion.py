@@ -158,16 +158,31 @@ def _feed(stack: list[Frame], frame: Frame, tok: Tok) -> None:
             frame.current.tokens[-1].end == tok.pos:
         last = frame.current.tokens.pop()
         frame.current.tokens.append(Tok(last.pos, last.kind, last.text + value))
-    elif _continues_command_name(frame.current.tokens, tok):
-        last = frame.current.tokens.pop()  # `ForEach-Object` lexes as keyword + parameter
-        frame.current.tokens.append(Tok(last.pos, "Name.Builtin", last.text + value))
+    elif _glues(frame.current.tokens, tok):
+        last = frame.current.tokens.pop()  # one bareword: `ForEach-Object`, `./logs/a.txt`
+        kind = "Name.Builtin" if not frame.current.tokens else "Text"
+        frame.current.tokens.append(Tok(last.pos, kind, last.text + value))
     else:
         frame.current.tokens.append(tok)
 
 
-def _continues_command_name(tokens: list[Tok], tok: Tok) -> bool:
-    return len(tokens) == 1 and tokens[0].end == tok.pos and tok.kind != "Punctuation" and \
-        tokens[0].kind in ("Keyword", "Text", "Name.Builtin", "Name")
+GLUE_KINDS = ("Text", "Operator", "Punctuation", "Literal.Number", "Keyword", "Name.Builtin",
+              "Name")
+
+
+def _glues(tokens: list[Tok], tok: Tok) -> bool:
+    """True when ``tok`` continues the previous token as one bareword (argument mode reads
+    `./a.txt` or `ForEach-Object` as one word where the highlighting lexer splits them)."""
+    if not tokens or tokens[-1].end != tok.pos or "," in (tok.text, tokens[-1].text):
+        return False
+    prev = tokens[-1]
+    command_name = len(tokens) == 1 and tok.kind == "Name.Attribute"  # ForEach + -Object
+    if prev.kind not in GLUE_KINDS or (tok.kind not in GLUE_KINDS and not command_name):
+        return False
+    before = tokens[-2] if len(tokens) > 1 else None
+    member = prev.text == "." and before is not None and before.end == prev.pos and (
+        before.kind in ("Name.Variable", "Block") or before.kind.startswith("Literal.String"))
+    return not member
 
 
 def _open(stack: list[Frame], frame: Frame, tok: Tok) -> None:

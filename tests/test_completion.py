@@ -135,3 +135,12 @@ async def test_set_location_offers_only_directories(shell, tmp_path) -> None:
     await shell.run(f"cd '{tmp_path}'")
     assert texts(shell.state, "cd lo") == ["logs/"]
     assert texts(shell.state, "Get-Content lo") == ["log.txt", "logs/"]
+
+
+async def test_paths_the_lexer_splits_complete_as_one_word(shell, tmp_path) -> None:
+    (tmp_path / "logs").mkdir()
+    (tmp_path / "logs" / "app.log").write_text("")
+    await shell.run(f"cd '{tmp_path / 'logs'}'")
+    assert texts(shell.state, "Get-Content ./") == ["./app.log"]
+    assert texts(shell.state, "Get-Content ../logs/a") == ["../logs/app.log"]
+    assert texts(shell.state, "Get-Content -Path:./a") == ["./app.log"]
