@@ -455,6 +455,57 @@ def parse_timespan(text: str) -> Duration:
     return Duration(-ticks * 100 if sign else ticks * 100)
 
 
+EXACT_FIELDS: dict[str, str] = {
+    "yyyy": r"(?P<year>\d{4})", "yy": r"(?P<yy>\d{2})", "MMMM": r"(?P<monthname>[A-Za-z]+)",
+    "MMM": r"(?P<mon>[A-Za-z]{3})", "MM": r"(?P<month>\d{2})", "M": r"(?P<month>\d{1,2})",
+    "dddd": r"[A-Za-z]+", "ddd": r"[A-Za-z]{3}", "dd": r"(?P<day>\d{2})",
+    "d": r"(?P<day>\d{1,2})", "HH": r"(?P<hour>\d{2})", "H": r"(?P<hour>\d{1,2})",
+    "hh": r"(?P<hour12>\d{2})", "h": r"(?P<hour12>\d{1,2})", "mm": r"(?P<minute>\d{2})",
+    "m": r"(?P<minute>\d{1,2})", "ss": r"(?P<second>\d{2})", "s": r"(?P<second>\d{1,2})",
+    "tt": r"(?P<ampm>[AaPp][Mm])", "fff": r"(?P<ms>\d{3})", "ffffff": r"(?P<us>\d{6})",
+}
+
+
+def _exact_pattern(fmt: str) -> re.Pattern[str]:
+    fmt = STANDARD.get(fmt, fmt) if len(fmt) == 1 else fmt
+    out, i = [], 0
+    while i < len(fmt):
+        if fmt[i] in "'\"":
+            end = fmt.find(fmt[i], i + 1)
+            end = len(fmt) if end < 0 else end
+            out.append(re.escape(fmt[i + 1:end]))
+            i = end + 1
+            continue
+        field = next((f for f in sorted(EXACT_FIELDS, key=len, reverse=True)
+                      if fmt.startswith(f, i)), None)
+        out.append(EXACT_FIELDS[field] if field else re.escape(fmt[i]))
+        i += len(field) if field else 1
+    return re.compile("".join(out) + "$", re.IGNORECASE)
+
+
+def parse_exact(text: str, fmt: str, *_: Any) -> DateTime:
+    """``[datetime]::ParseExact(text, format, $null)`` for the usual custom formats."""
+    m = _exact_pattern(str(fmt)).match(str(text).strip())
+    if m is None:
+        raise DateError(f"{text!r} does not match the date format {fmt!r}")
+    g = {k: v for k, v in m.groupdict().items() if v is not None}
+    month = int(g.get("month", 0)) or _month_number(g.get("monthname") or g.get("mon") or "1")
+    hour = int(g.get("hour", 0))
+    if "hour12" in g:
+        hour = int(g["hour12"]) % 12 + (12 if g.get("ampm", "").upper() == "PM" else 0)
+    micro = int(g.get("us", 0)) or int(g.get("ms", 0)) * 1000
+    year = int(g["year"]) if "year" in g else 2000 + int(g.get("yy", 0))
+    return DateTime(year, month, int(g.get("day", 1)), hour, int(g.get("minute", 0)),
+                    int(g.get("second", 0)), micro)
+
+
+def _month_number(name: str) -> int:
+    for i, month in enumerate(MONTHS, 1):
+        if month.lower().startswith(name.lower()) and len(name) >= 3 or name == str(i):
+            return i
+    raise DateError(f"{name!r} is not a month name")
+
+
 def _from(unit_ns: float) -> Callable[[Any], Duration]:
     return lambda n: Duration(round(float(n) * unit_ns))
 
@@ -471,7 +522,7 @@ STATICS: dict[str, dict[str, Callable[..., Any]]] = {
         "unixepoch": lambda: DateTime(1970, 1, 1, kind="Utc"),
         "minvalue": lambda: DateTime(1, 1, 1), "maxvalue": lambda: DateTime.from_ticks(
             3155378975999999999),
-        "parse": lambda text, *_: parse_date(str(text)),
+        "parse": lambda text, *_: parse_date(str(text)), "parseexact": parse_exact,
         "new": lambda *parts: DateTime(*(int(p) for p in parts)),
         "daysinmonth": _days_in_month, "isleapyear": lambda y: calendar.isleap(int(y)),
     },

@@ -107,3 +107,18 @@ def test_static_members() -> None:
 
 async def test_timespan_cast_in_the_language(shell) -> None:
     assert await shell.run("([timespan]'01:30:00').TotalMinutes") == [90.0]
+
+
+@pytest.mark.parametrize(("text", "fmt", "expected"), [
+    ("2024-01-15", "yyyy-MM-dd", datetime(2024, 1, 15)),
+    ("15/01/2024 08:05", "dd/MM/yyyy HH:mm", datetime(2024, 1, 15, 8, 5)),
+    ("Jan 5, 24 3:07:09 PM", "MMM d, yy h:mm:ss tt", datetime(2024, 1, 5, 15, 7, 9)),
+    ("20240115T1200", "yyyyMMdd'T'HHmm", datetime(2024, 1, 15, 12)),
+])
+def test_parse_exact(text: str, fmt: str, expected: datetime) -> None:
+    assert static_member("datetime", "ParseExact", [text, fmt, None]).naive() == expected
+
+
+def test_parse_exact_mismatch() -> None:
+    with pytest.raises(DateError, match="does not match the date format"):
+        static_member("datetime", "ParseExact", ["2024-01-15", "dd/MM/yyyy"])
