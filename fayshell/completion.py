@@ -196,49 +196,80 @@ def _open(stack: list[Frame], frame: Frame, tok: Tok) -> None:
 
 # ---- the entry point --------------------------------------------------------------------------
 
+@dataclass
+class Cursor:
+    """What the cursor is on: the frames, the element's finished tokens and the word typed."""
+
+    state: ShellState
+    text: str
+    stack: list[Frame]
+    tokens: list[Tok]
+    partial: Tok | None
+
+    @property
+    def frame(self) -> Frame:
+        return self.stack[-1]
+
+    @property
+    def word(self) -> str:
+        return self.partial.text if self.partial is not None else ""
+
+
 def complete(state: ShellState, text: str) -> list[Candidate]:
     """Candidates for the cursor at the end of ``text`` (the input before the cursor)."""
     try:
         stack = scan(text)
     except Exception:  # completion must never break typing
         return []
-    frame = stack[-1]
-    element = frame.current
+    element = stack[-1].current
     if element.sql is not None and element.sql[1] == len(text):
         at_end = WORD_AT_END.search(text)
         return _sql_candidates(state, at_end.group(0) if at_end else "")
     tokens = list(element.tokens)
-    partial = tokens.pop() if tokens and tokens[-1].end == len(text) and \
-        tokens[-1].kind != "Block" else None
-    word = partial.text if partial is not None else ""
-    member = _member_target(tokens, partial)
-    if member is not None:
-        return _member_candidates(state, text, stack, member, word if partial and
-                                  partial.text != "." else "")
-    if word.startswith("$"):
-        return _matching(["$" + v for v in _safe(_variables, state)], word, "variable")
-    if not tokens and frame.kind == "hash" and _hash_key_position(text, frame):
+    typing = bool(tokens) and tokens[-1].end == len(text) and tokens[-1].kind != "Block"
+    cursor = Cursor(state, text, stack, tokens, tokens.pop() if typing else None)
+    return _on_word(cursor) if cursor.tokens else _at_command_position(cursor)
+
+
+def _at_command_position(cur: Cursor) -> list[Candidate]:
+    word = cur.word
+    if word.startswith("$") or _member_target(cur.tokens, cur.partial) is not None:
+        return _on_word(cur)
+    if cur.frame.kind == "hash" and _hash_key_position(cur.text, cur.frame):
         return _matching(list(HASH_KEYS), word, "key")
-    if not tokens:
-        if word[:1] in ("'", '"') or word[:1].isdigit():
-            return []
-        names = state.registry.names() + [f.node.name for f in state.functions.values()]
-        return _matching(names, word, "command")
-    spec = state.registry.resolve(tokens[0].text)
+    if word[:1] in ("'", '"') or word[:1].isdigit():
+        return []
+    names = cur.state.registry.names() + [f.node.name for f in cur.state.functions.values()]
+    return _matching(names, word, "command")
+
+
+def _on_word(cur: Cursor) -> list[Candidate]:
+    """A member, a variable, or a parameter name or value of the element's command."""
+    word = cur.word
+    member = _member_target(cur.tokens, cur.partial)
+    if member is not None:
+        typed = "" if word == "." else word
+        return _member_candidates(cur.state, cur.text, cur.stack, member, typed)
+    if word.startswith("$"):
+        return _matching(["$" + v for v in _safe(_variables, cur.state)], word, "variable")
+    spec = cur.state.registry.resolve(cur.tokens[0].text)
     if spec is None:
-        return _files(state, word) if word else []
+        return _files(cur.state, word) if word else []
     if word.startswith("-") and not word.endswith(":"):
         return _parameter_candidates(spec, word)
-    if partial is not None and partial.kind == "Name.Attribute" and word.endswith(":"):
-        tokens.append(partial)
-        word = ""
+    return _parameter_value(cur, spec)
+
+
+def _parameter_value(cur: Cursor, spec: Cmdlet) -> list[Candidate]:
+    tokens, word = cur.tokens, cur.word
+    if cur.partial is not None and cur.partial.kind == "Name.Attribute" and word.endswith(":"):
+        tokens, word = [*tokens, cur.partial], ""
     param = _param_for_value(spec, tokens)
-    context = (state, text, frame.elements)
     if param is None:
-        return _files(state, word) if word else []
+        return _files(cur.state, word) if word else []
     if word.startswith("{"):
         return []
-    found = _value_candidates(context, param, word)
+    found = _value_candidates((cur.state, cur.text, cur.frame.elements), param, word)
     if spec.name in LOCATION_COMMANDS:
         found = [c for c in found if c.text.endswith("/")]
     return found
