@@ -10,6 +10,7 @@ one line naming it, and the command goes on with the other paths (``-ErrorAction
 
 from __future__ import annotations
 
+import dataclasses
 import glob
 import os
 import shutil
@@ -749,8 +750,11 @@ def get_child_item(ctx: Invocation, *, path: list[str] | None = None,
                    name: bool = False) -> list[Any]:
     listing = Listing(filter, include or [], exclude or [], file, directory, force)
     walk_depth = depth if depth is not None else (None if recurse else 0)
+    paths = path or ([] if literal_path else ["."])
+    if walk_depth != 0 and paths and not literal_path:
+        paths, listing = _recursive_leaf_pattern(paths, listing)
     out: list[Any] = []
-    for root in targets(ctx, path or ([] if literal_path else ["."]), literal_path):
+    for root in targets(ctx, paths, literal_path):
         if not root.is_dir():
             if listing.shows(root) or root.name.startswith("."):
                 out.append(root.name if name else file_item(root))
@@ -758,6 +762,19 @@ def get_child_item(ctx: Invocation, *, path: list[str] | None = None,
         for entry in _walk(root, listing, walk_depth):
             out.append(str(entry.relative_to(root)) if name else file_item(entry))
     return out
+
+
+def _recursive_leaf_pattern(paths: list[str], listing: Listing) -> tuple[list[str], Listing]:
+    """With -Recurse, ``*.log`` means "every .log below here", as in PowerShell: a wildcard in
+    the last element becomes a name filter on the walk from its parent."""
+    parents, patterns = [], []
+    for text in paths:
+        parent, _, leaf = text.replace("\\", "/").rpartition("/")
+        if not has_wildcard(leaf) or has_wildcard(parent):
+            return paths, listing
+        parents.append(parent or ".")
+        patterns.append(leaf)
+    return parents, dataclasses.replace(listing, include=listing.include + patterns)
 
 
 # ---- locations --------------------------------------------------------------------------------

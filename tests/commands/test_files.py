@@ -180,6 +180,8 @@ async def test_get_child_item_records_and_filters(shell, here: Path) -> None:
     assert isinstance(b.LastWriteTime, DateTime) and b.FullName == str(here / "b.txt")
     assert await shell.run("ls -Name -Recurse") == ["sub", "a.log", "b.txt", "sub/inner.log"]
     assert await shell.run("gci -Recurse -Filter *.log -Name") == ["a.log", "sub/inner.log"]
+    assert await shell.run("gci *.log -Recurse -Name") == ["a.log", "sub/inner.log"]
+    assert await shell.run("gci *.log -Name") == ["a.log"]
     assert await shell.run("dir -File -Name -Exclude a*") == ["b.txt"]
     assert await shell.run("dir -Directory -Name") == ["sub"]
     assert await shell.run("dir -Include *.txt -Name") == ["b.txt"]
