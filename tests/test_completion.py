@@ -144,3 +144,15 @@ async def test_paths_the_lexer_splits_complete_as_one_word(shell, tmp_path) -> N
     assert texts(shell.state, "Get-Content ./") == ["./app.log"]
     assert texts(shell.state, "Get-Content ../logs/a") == ["../logs/app.log"]
     assert texts(shell.state, "Get-Content -Path:./a") == ["./app.log"]
+
+
+async def test_repl_completer_shows_each_kind_beside_the_text(shell) -> None:
+    from prompt_toolkit.completion import CompleteEvent
+    from prompt_toolkit.document import Document
+
+    from fayshell.repl import FayCompleter
+
+    await _calls_table(shell)
+    line = "sql SELECT * FROM calls | Sort-Object dur_n"
+    (shown,) = FayCompleter(shell.state).get_completions(Document(line), CompleteEvent())
+    assert (shown.text, shown.start_position, shown.display_meta_text) == ("dur_ns", -5, "column")
