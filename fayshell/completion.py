@@ -40,6 +40,8 @@ from fayshell.state import ShellState
 SQL_WORDS = ("SELECT", "FROM", "WHERE", "GROUP BY", "ORDER BY", "LIMIT", "JOIN", "COUNT",
              "DESC", "HAVING", "quantile_cont", "DISTINCT")
 WORD_AT_END = re.compile(r"[^\s|;(){}=,]*$")
+#: A variable being typed inside a double-quoted string: ``"on $no<Tab>``.
+INTERPOLATED = re.compile(r"\$[A-Za-z0-9_]*$")
 #: The same rule the lexer uses for ``sql`` and the rest of the line.
 SQL_TAIL = re.compile(r"(?i)(\bsql\b)([ \t]+)((?:'[^']*'|\"[^\"]*\"|\|\||[^|\n;])+)")
 READ_ONLY_SQL = re.compile(r"(?is)^\s*(select|with|from|table|values)\b")
@@ -233,7 +235,7 @@ def complete(state: ShellState, text: str) -> list[Candidate]:
 
 def _at_command_position(cur: Cursor) -> list[Candidate]:
     word = cur.word
-    if word.startswith("$") or _member_target(cur.tokens, cur.partial) is not None:
+    if _variable_typed(word) is not None or _member_target(cur.tokens, cur.partial) is not None:
         return _on_word(cur)
     if cur.frame.kind == "hash" and _hash_key_position(cur.text, cur.frame):
         return _matching(list(HASH_KEYS), word, "key")
@@ -248,16 +250,32 @@ def _on_word(cur: Cursor) -> list[Candidate]:
     word = cur.word
     member = _member_target(cur.tokens, cur.partial)
     if member is not None:
-        typed = "" if word == "." else word
-        return _member_candidates(cur.state, cur.text, cur.stack, member, typed)
-    if word.startswith("$"):
-        return _matching(["$" + v for v in _safe(_variables, cur.state)], word, "variable")
-    spec = cur.state.registry.resolve(cur.tokens[0].text)
+        after_dot = "" if word == "." else word
+        return _member_candidates(cur.state, cur.text, cur.stack, member, after_dot)
+    typed = _variable_typed(word)
+    if typed is not None:
+        return _matching(["$" + v for v in _safe(_variables, cur.state)], typed, "variable")
+    spec = _command_spec(cur.state, cur.tokens[0].text)
     if spec is None:
         return _files(cur.state, word) if word else []
     if word.startswith("-") and not word.endswith(":"):
         return _parameter_candidates(spec, word)
     return _parameter_value(cur, spec)
+
+
+def _variable_typed(word: str) -> str | None:
+    """The ``$name`` being typed: the word itself, or its end inside a double-quoted string."""
+    if word.startswith("$"):
+        return word
+    found = INTERPOLATED.search(word) if word.startswith('"') else None
+    return found.group(0) if found else None
+
+
+def _command_spec(state: ShellState, name: str) -> Cmdlet | None:
+    """The declaration of a user function (its param block) or of a cmdlet."""
+    func = state.functions.get(name.lower())
+    spec = getattr(func, "spec", None)
+    return spec if isinstance(spec, Cmdlet) else state.registry.resolve(name)
 
 
 def _parameter_value(cur: Cursor, spec: Cmdlet) -> list[Candidate]:
@@ -272,6 +290,10 @@ def _parameter_value(cur: Cursor, spec: Cmdlet) -> list[Candidate]:
     found = _value_candidates((cur.state, cur.text, cur.frame.elements), param, word)
     if spec.name in LOCATION_COMMANDS:
         found = [c for c in found if c.text.endswith("/")]
+    if spec.name == "Get-Help" and param.name == "Name":
+        from fayshell.commands.help import ABOUT_TOPICS
+
+        found += _matching(list(ABOUT_TOPICS), word, "help topic")
     return found
 
 

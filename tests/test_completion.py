@@ -156,3 +156,13 @@ async def test_repl_completer_shows_each_kind_beside_the_text(shell) -> None:
     line = "sql SELECT * FROM calls | Sort-Object dur_n"
     (shown,) = FayCompleter(shell.state).get_completions(Document(line), CompleteEvent())
     assert (shown.text, shown.start_position, shown.display_meta_text) == ("dur_ns", -5, "column")
+
+
+async def test_functions_params_help_topics_and_variables_in_strings(shell) -> None:
+    await shell.run("function Get-Thing { param([int]$Count, $Where) $Count }")
+    assert kinds(shell.state, "Get-Thing -Co") == [("-Count", "parameter")]
+    assert kinds(shell.state, "Get-Help about_D") == [("about_Differences", "help topic")]
+    await shell.run("$webNodes = 1")
+    assert kinds(shell.state, 'Write-Output "on $webN') == [("$webNodes", "variable")]
+    assert texts(shell.state, '"on $webN') == ["$webNodes"]
+    assert texts(shell.state, "Write-Output 'on $webN") == []

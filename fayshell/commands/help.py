@@ -166,6 +166,10 @@ def _overview(ctx: Invocation) -> str:
     return "\n".join(lines)
 
 
+#: The about_ topics, as Get-Help and tab completion name them.
+ABOUT_TOPICS = ("about_Language", "about_Tables", "about_Differences")
+
+
 def _about(name: str) -> str:
     topics = {"about_language": lambda: ABOUT_LANGUAGE, "about_tables": _about_tables,
               "about_differences": lambda: ABOUT_DIFFERENCES}
