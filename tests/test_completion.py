@@ -166,3 +166,22 @@ async def test_functions_params_help_topics_and_variables_in_strings(shell) -> N
     assert kinds(shell.state, 'Write-Output "on $webN') == [("$webNodes", "variable")]
     assert texts(shell.state, '"on $webN') == ["$webNodes"]
     assert texts(shell.state, "Write-Output 'on $webN") == []
+
+
+LINES = [
+    "sql SELECT node, count(*) FROM calls WHERE name = 'a|b' | Sort-Object node -Descending",
+    "Get-Syscall -Name open* | Where-Object { $_.dur_ns -gt 1ms -and $_.name -like 'r*' } | "
+    "Group-Object node | Select-Object Name, @{ Name = 'n'; Expression = { $_.Count } }",
+    '$x = @{ a = 1; b = "x $($y.z) y" }; foreach ($i in 1..3) { Get-Content -Path:./a.txt }',
+    "Get-ChildItem ~/tr -Recurse -Filter *.idx | ForEach-Object { $PSItem.FullName } |",
+    "function f { param([int]$n = 2) $n * 2 }; f -n 3; Get-Date -Format 'yyyy-MM-dd' -UF",
+    "Set-Location -; pushd ../x; `\n  Get-Help about_ ; <# c #> # comment ) } ]",
+]
+
+
+async def test_every_prefix_completes_without_error(shell) -> None:
+    await _calls_table(shell)
+    for line in LINES:
+        for end in range(len(line) + 1):
+            for cand in complete(shell.state, line[:end]):
+                assert 0 <= cand.start <= end and cand.meta, (line[:end], cand)

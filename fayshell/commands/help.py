@@ -35,8 +35,8 @@ about_Differences -- where fayshell deliberately differs from PowerShell
     (binary units): they print as typed, add and compare as numbers, and -Rotate 2s or
     -Size 64MB take them. Subtracting two dates gives a duration (it has TotalSeconds,
     TotalHours, Days, Hours... like a TimeSpan, but prints as 96h, not as a table);
-    New-TimeSpan and Measure-Command give durations too. In PowerShell 2s is not a literal
-    and 4KB means 4096 only as a numeric suffix.
+    New-TimeSpan and [timespan]'01:30:00' give durations too. In PowerShell 2s is not a
+    literal, and 4KB is 4096 (here it is the size 4KB, which is also 4096).
   sql takes the rest of the line as DuckDB SQL ('sql SELECT ...'); PowerShell has no such
     command. Its result is a relation, not a list of objects.
   Relations and pushdown: output of sql, Get-Syscall, Get-Span, Get-Log, Get-Event stays a
