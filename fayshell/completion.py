@@ -40,6 +40,9 @@ from fayshell.state import ShellState
 SQL_WORDS = ("SELECT", "FROM", "WHERE", "GROUP BY", "ORDER BY", "LIMIT", "JOIN", "COUNT",
              "DESC", "HAVING", "quantile_cont", "DISTINCT")
 WORD_AT_END = re.compile(r"[^\s|;(){}=,]*$")
+#: The type names casts and -is understand (fayshell.lang.ops.convert, interp.is_type).
+TYPE_NAMES = ("int", "long", "double", "decimal", "string", "bool", "array", "hashtable",
+              "ordered", "pscustomobject", "scriptblock", "datetime", "timespan", "object")
 #: A variable being typed inside a double-quoted string: ``"on $no<Tab>``.
 INTERPOLATED = re.compile(r"\$[A-Za-z0-9_]*$")
 #: The same rule the lexer uses for ``sql`` and the rest of the line.
@@ -230,6 +233,8 @@ def complete(state: ShellState, text: str) -> list[Candidate]:
     tokens = list(element.tokens)
     typing = bool(tokens) and tokens[-1].end == len(text) and tokens[-1].kind != "Block"
     cursor = Cursor(state, text, stack, tokens, tokens.pop() if typing else None)
+    if cursor.word.startswith("[") and "]" not in cursor.word:
+        return _matching([f"[{t}]" for t in TYPE_NAMES], cursor.word, "type")
     return _on_word(cursor) if cursor.tokens else _at_command_position(cursor)
 
 

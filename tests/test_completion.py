@@ -185,3 +185,8 @@ async def test_every_prefix_completes_without_error(shell) -> None:
         for end in range(len(line) + 1):
             for cand in complete(shell.state, line[:end]):
                 assert 0 <= cand.start <= end and cand.meta, (line[:end], cand)
+
+
+async def test_type_names_in_brackets(shell) -> None:
+    assert kinds(shell.state, "[datet") == [("[datetime]", "type")]
+    assert texts(shell.state, "$x = [ti") == ["[timespan]"]
