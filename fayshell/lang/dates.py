@@ -45,6 +45,31 @@ class DateError(OperatorError):
     """A date that cannot be parsed, built or formatted; the evaluator adds the place."""
 
 
+class WeekDay(int):
+    """A .NET DayOfWeek: prints and compares as its name ('Monday'), counts as its number
+    (Sunday 0 .. Saturday 6) in arithmetic, [int] casts and sorting."""
+
+    TYPE_NAME = "System.DayOfWeek"
+
+    def __str__(self) -> str:
+        return DAYS[int(self)]
+
+    __repr__ = __str__
+
+    def __format__(self, spec: str) -> str:
+        return str(self) if not spec or spec.upper() == "G" else format(int(self), spec)
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, str):
+            return str(self).casefold() == other.casefold()
+        return int(self) == other
+
+    def __ne__(self, other: object) -> bool:
+        return not self == other
+
+    __hash__ = int.__hash__
+
+
 class DateTime(datetime):
     """A point in time as .NET and PowerShell show it (naive wall-clock time and a Kind)."""
 
@@ -88,7 +113,7 @@ class DateTime(datetime):
     Second = property(lambda self: self.second)
     Millisecond = property(lambda self: self.microsecond // 1000)
     Microsecond = property(lambda self: self.microsecond % 1000)
-    DayOfWeek = property(lambda self: DAYS[self.isoweekday() % 7])
+    DayOfWeek = property(lambda self: WeekDay(self.isoweekday() % 7))
     DayOfYear = property(lambda self: self.timetuple().tm_yday)
     Kind = property(lambda self: self._kind)
     Date = property(lambda self: DateTime(self.year, self.month, self.day, kind=self._kind))

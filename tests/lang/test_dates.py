@@ -122,3 +122,11 @@ def test_parse_exact(text: str, fmt: str, expected: datetime) -> None:
 def test_parse_exact_mismatch() -> None:
     with pytest.raises(DateError, match="does not match the date format"):
         static_member("datetime", "ParseExact", ["2024-01-15", "dd/MM/yyyy"])
+
+
+async def test_day_of_week_is_a_name_and_a_number(shell) -> None:
+    await shell.run("$d = Get-Date -Date '2024-01-15'")
+    assert await shell.run('$d.DayOfWeek -eq "monday"; [int]$d.DayOfWeek; "$($d.DayOfWeek)"') \
+        == [True, 1, "Monday"]
+    assert await shell.run("$d.DayOfWeek -eq 1; $d.AddDays(6).DayOfWeek -lt $d.DayOfWeek") == \
+        [True, True]
