@@ -24,7 +24,7 @@ from typing import Any
 from fayshell.commands.invocation import ErrorRecord, Invocation
 from fayshell.commands.registry import BY_PROPERTY, BY_VALUE, Param, cmdlet
 from fayshell.errors import CommandError, ParameterError
-from fayshell.lang.dates import DateTime
+from fayshell.lang.dates import DateTime, FileTime
 from fayshell.lang.ops import to_string, wildcard_match
 from fayshell.lang.streams import collect
 from fayshell.state import PathInfo, ShellState
@@ -93,7 +93,7 @@ def file_item(path: Path) -> FileItem:
 
 
 def _local(timestamp: float) -> DateTime:
-    return DateTime.of(datetime.fromtimestamp(timestamp), "Local")
+    return FileTime.of(datetime.fromtimestamp(timestamp), "Local")
 
 
 # ---- shared helpers ---------------------------------------------------------------------------

@@ -57,9 +57,11 @@ about_Differences -- where fayshell deliberately differs from PowerShell
   The current location (cd, Set-Location) is the shell's own, as in PowerShell; fayshell
     also points DuckDB's file_search_path at it, so 'sql ... read_csv('x.csv')' finds
     files relative to it. There are no PowerShell drives except Env: ($env:NAME).
-  Dates print with the invariant culture ("03/05/2024 14:30:00") and format with the
-    en-US culture (Get-Date -Format D is "Tuesday, March 5, 2024"), whatever the
-    machine's locale. A DateTime has microsecond precision (.NET: 100 ns ticks).
+  Dates use the en-US culture whatever the machine's locale: shown as "Tuesday, March 5,
+    2024 2:30:00 PM", formatted by -Format/ToString() in en-US, and inside strings ("$d")
+    as the invariant culture's "03/05/2024 14:30:00", as PowerShell does. A date in a table
+    cell is also shown in the long form (PowerShell: "3/5/2024 2:30:00 PM"), except file
+    times. A DateTime has microsecond precision (.NET: 100 ns ticks).
   Get-Content gives plain strings (no PSPath/ReadCount note properties); Get-ChildItem's
     Mode is d----, ----- or l---- (UnixMode has the permission bits).
   Tab completion also offers the columns of the relation flowing into a cmdlet

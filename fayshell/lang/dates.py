@@ -74,6 +74,8 @@ class DateTime(datetime):
     """A point in time as .NET and PowerShell show it (naive wall-clock time and a Kind)."""
 
     _kind: Kind
+    #: The standard format the shell shows a date with (a table cell uses FileTime's "G").
+    DISPLAY = "F"
     #: What Get-Member shows: the .NET type name and the properties.
     TYPE_NAME = "System.DateTime"
     MEMBERS = ("Date", "Day", "DayOfWeek", "DayOfYear", "Hour", "Kind", "Microsecond",
@@ -155,15 +157,27 @@ class DateTime(datetime):
         return format_date(self, fmt or "G")
 
     def __format__(self, spec: str) -> str:
-        return format_date(self, spec) if spec else str(self)
+        return format_date(self, spec or "G")  # "{0}" -f $d: the culture's general form
 
     def __str__(self) -> str:
-        return format_date(self, INVARIANT)
+        """How the shell shows a date: PowerShell's default view, 'F' (long date and time)."""
+        return format_date(self, self.DISPLAY)
 
     __repr__ = __str__
 
     def __reduce__(self) -> Any:
         return (_rebuild, (self.Ticks, self._kind))
+
+
+class FileTime(DateTime):
+    """A file's time (Get-ChildItem's LastWriteTime): shown short, as a table cell would."""
+
+    DISPLAY = "G"
+
+
+def invariant_text(value: datetime) -> str:
+    """A date as text in a string ("$d", [string]$d, -join): MM/dd/yyyy HH:mm:ss."""
+    return format_date(value, INVARIANT)
 
 
 def _rebuild(ticks: int, kind: Kind) -> DateTime:

@@ -76,6 +76,8 @@ def to_string(value: Any) -> str:
         return "True" if value else "False"
     if isinstance(value, (list, tuple)):
         return " ".join(to_string(v) for v in value)
+    if isinstance(value, datetime):  # "$date" is the invariant culture's text, as in PowerShell
+        return _dates().invariant_text(value)
     return str(value)
 
 
