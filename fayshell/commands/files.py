@@ -648,7 +648,7 @@ def move_item(ctx: Invocation, *, destination: str, path: list[str] | None = Non
                                                         "(-Force replaces it)"))
             continue
         try:
-            os.replace(found, dest) if not dest.is_dir() else shutil.move(found, dest)
+            shutil.move(found, dest)
         except OSError as exc:
             os_failure(ctx, found, exc)
             continue

@@ -225,3 +225,13 @@ async def test_relative_paths_follow_the_location_in_other_commands(shell, here:
     await shell.run("cd sub; Connect-Database local.duckdb")
     assert (here / "sub" / "local.duckdb").exists()
     assert await shell.run("sql SELECT b FROM read_csv('data.csv')") == [{"b": 2}]
+
+
+async def test_move_item_refuses_to_replace_without_force(shell, here: Path) -> None:
+    (here / "a.txt").write_text("a")
+    (here / "b.txt").write_text("b")
+    with pytest.raises(CommandError):
+        await shell.run("Move-Item a.txt b.txt")
+    assert "already exists (-Force replaces it)" in shell.host.errors[-1]
+    await shell.run("Move-Item a.txt b.txt -Force")
+    assert (here / "b.txt").read_text() == "a" and not (here / "a.txt").exists()
