@@ -284,7 +284,7 @@ async def export_csv(ctx: Invocation, *, path: str, delimiter: str = ",",
                      input_object: Any = None) -> None:
     style = _style(delimiter, use_quotes, quote_fields, no_header, include_type_information,
                    "Export-Csv")
-    target = Path(path).expanduser()
+    target = ctx.state.resolve_path(path)
     if not target.parent.exists():
         raise CommandError("Export-Csv", f"directory {str(target.parent)!r} does not exist")
     exists = append and target.exists() and target.stat().st_size > 0
@@ -408,7 +408,7 @@ def import_csv(ctx: Invocation, *, path: list[str], delimiter: str = ",",
     out: list[dict[str, Any]] = []
     for p in path:
         try:
-            text = Path(p).expanduser().read_text(encoding="utf-8-sig")
+            text = ctx.state.resolve_path(p).read_text(encoding="utf-8-sig")
         except OSError as exc:
             raise CommandError("Import-Csv", f"{p}: {exc.strerror}") from None
         out += parse_csv(text, delimiter, header)

@@ -10,7 +10,6 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from fayshell.commands.invocation import Invocation
@@ -525,8 +524,8 @@ async def tee_object(ctx: Invocation, *, file_path: str | None = None,
 
         text = render_plain(items)
         try:
-            with Path(str(file_path)).expanduser().open("a" if append else "w",
-                                                        encoding="utf-8") as fh:
+            with ctx.state.resolve_path(str(file_path)).open("a" if append else "w",
+                                                             encoding="utf-8") as fh:
                 fh.write(text + ("\n" if text else ""))
         except OSError as exc:
             raise CommandError("Tee-Object", f"{file_path}: {exc.strerror}") from None

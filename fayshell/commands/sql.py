@@ -28,7 +28,7 @@ def _database(ctx: Invocation, path: str | None) -> Any:
 
     if ctx.state.database_label == path:
         return ctx.state.database
-    return Database.open(path)
+    return Database.open(path if path == ":memory:" else str(ctx.state.resolve_path(path)))
 
 
 @cmdlet(

@@ -281,7 +281,8 @@ def _file_sources(ctx: Invocation, paths: list[str]) -> list[tuple[str, list[str
 
     out = []
     for pattern in paths:
-        names = sorted(glob.glob(str(Path(pattern).expanduser()))) or [pattern]
+        full = str(ctx.state.resolve_path(pattern))  # relative to the shell's location
+        names = sorted(glob.glob(full)) or [full]
         for name in names:
             try:
                 text = Path(name).read_text(encoding="utf-8", errors="replace")

@@ -225,6 +225,11 @@ async def test_relative_paths_follow_the_location_in_other_commands(shell, here:
     await shell.run("cd sub; Connect-Database local.duckdb")
     assert (here / "sub" / "local.duckdb").exists()
     assert await shell.run("sql SELECT b FROM read_csv('data.csv')") == [{"b": 2}]
+    assert [r["a"] for r in await shell.run("Import-Csv data.csv")] == ["1"]
+    await shell.run("Import-Csv data.csv | Export-Csv copy.csv; 'x' | Tee-Object tee.txt")
+    assert (here / "sub" / "copy.csv").exists() and (here / "sub" / "tee.txt").exists()
+    assert [m.LineNumber for m in await shell.run("Select-String -Path data.csv -Pattern 2")] \
+        == [2]
 
 
 async def test_move_item_refuses_to_replace_without_force(shell, here: Path) -> None:
