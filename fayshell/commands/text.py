@@ -163,12 +163,13 @@ class MatchInfo:
         self.IgnoreCase, self.Matches = ignore_case, matches
         self.Filename = Path(path).name if path != "InputStream" else "InputStream"
         self.Context: Context | None = None
+        self.base = os.getcwd()  # the shell's location, set by Select-String
 
     def _prefix(self, number: int) -> str:
         """``path:n:`` for a file, the path relative to the current directory when under it."""
         if self.Path == "InputStream":
             return ""
-        cwd = os.getcwd()
+        cwd = self.base
         shown = os.path.relpath(self.Path, cwd) if self.Path.startswith(cwd + os.sep) \
             else self.Path
         return f"{shown}:{number}:"
@@ -260,6 +261,7 @@ async def select_string(ctx: Invocation, *, pattern: list[str], path: list[str] 
     for name, lines in sources:
         for info in _scan(lines, name, regexes, pattern, not_match, all_matches, before, after,
                           case_sensitive):
+            info.base = ctx.state.location
             found.append(info)
             if list:
                 break

@@ -75,6 +75,6 @@ async def test_select_string_files_and_context(shell, tmp_path) -> None:
 async def test_select_string_shows_paths_relative_to_the_current_directory(
         shell, tmp_path, monkeypatch) -> None:
     (tmp_path / "app.log").write_text("ok\nfail net\n")
-    monkeypatch.chdir(tmp_path)
+    await shell.run(f"cd '{tmp_path}'")  # the shell's location, not the process's directory
     (hit,) = await shell.run("Select-String fail app.log")
     assert (str(hit), hit.Path) == ("app.log:2:fail net", str(tmp_path / "app.log"))
