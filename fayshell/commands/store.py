@@ -104,7 +104,8 @@ def import_trace_cmd(ctx: Invocation, *, path: list[str], node: str | None = Non
     from fayshell.store.loader import import_trace
 
     own = database is not None and database != ctx.state.database_label
-    db = Database.open(database) if own and database else ctx.state.database
+    db = Database.open(str(ctx.state.resolve_path(database))) if own and database \
+        else ctx.state.database
     out: list[ImportSummary] = []
     try:
         for p in path:
