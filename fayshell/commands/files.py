@@ -549,6 +549,22 @@ def _new_file(target: Path, value: Any, force: bool) -> None:
 
 
 @cmdlet(
+    "New-TemporaryFile",
+    synopsis="Create an empty temporary file and return it.",
+    description="The file is made in the system's temporary directory ($env:TMPDIR or /tmp) "
+                "and is not deleted automatically.",
+    examples=[("$t = New-TemporaryFile; 'x' | Set-Content $t; Remove-Item $t",
+               "Use a scratch file.")],
+)
+def new_temporary_file(ctx: Invocation) -> FileItem:
+    import tempfile
+
+    handle, name = tempfile.mkstemp(suffix=".tmp")
+    os.close(handle)
+    return file_item(Path(name))
+
+
+@cmdlet(
     "Remove-Item",
     aliases=("rm", "del", "erase", "rd", "rmdir", "ri"),
     synopsis="Delete files and directories (a directory with contents needs -Recurse).",

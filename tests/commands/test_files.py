@@ -240,3 +240,15 @@ async def test_move_item_refuses_to_replace_without_force(shell, here: Path) -> 
     assert "already exists (-Force replaces it)" in shell.host.errors[-1]
     await shell.run("Move-Item a.txt b.txt -Force")
     assert (here / "b.txt").read_text() == "a" and not (here / "a.txt").exists()
+
+
+async def test_new_temporary_file(shell) -> None:
+    import tempfile
+
+    (item,) = await shell.run("$t = New-TemporaryFile; 'x' | Set-Content $t; $t")
+    try:
+        assert Path(item.FullName).parent == Path(tempfile.gettempdir())
+        assert item.Extension == ".tmp" and Path(item.FullName).read_text() == "x\n"
+        assert await shell.run("Remove-Item $t; Test-Path $t") == [False]
+    finally:
+        Path(item.FullName).unlink(missing_ok=True)
