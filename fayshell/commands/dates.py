@@ -98,7 +98,7 @@ def _start_date(date: Any, unix_time_seconds: int | None) -> DateTime:
             Param("UFormat", str, help="A Unix format string: '%Y-%m-%d %H:%M:%S', '%s', '%V'."),
             Param("AsUTC", bool, help="Convert to UTC before formatting."),
             Param("DisplayHint", str, choices=("Date", "Time", "DateTime"),
-                  help="Accepted for compatibility.")],
+                  help="Show only the date or the time part (the value is the same).")],
     description="Without -Format/-UFormat the output is a DateTime with Year, Month, Day, "
                 "DayOfWeek, DayOfYear, Hour, Minute, Second, Millisecond, Ticks and Kind, and "
                 "methods AddDays(), AddHours(), ToString(fmt), ToUniversalTime()... Subtracting "
@@ -129,7 +129,16 @@ def get_date(ctx: Invocation, *, date: Any = None, unix_time_seconds: int | None
             return _format(dt, format)
     except DateError as exc:
         raise ParameterError("Get-Date", "UFormat" if uformat else "Format", str(exc)) from None
-    return dt
+    return _with_hint(dt, display_hint)
+
+
+def _with_hint(dt: DateTime, hint: str | None) -> DateTime:
+    """-DisplayHint Date or Time: the value shows only that part (a copy carries the hint)."""
+    if hint in (None, "DateTime"):
+        return dt
+    shown = DateTime.of(dt)
+    shown.DISPLAY = "D" if hint == "Date" else "T"
+    return shown
 
 
 def _format(dt: DateTime, fmt: str) -> str:
