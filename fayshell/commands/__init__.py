@@ -16,7 +16,7 @@ FAMILIES: tuple[str, ...] = (
     "output",
     "variables",
     "help",
-    "dates", "files", "host",
+    "dates", "files", "locations", "host",
     "sql",
     "store",
     "nodes", "remote",
