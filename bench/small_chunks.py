@@ -14,7 +14,8 @@ Each chunk is imported with its own ``import_trace(db, chunk, node=, session=)``
 order, into one fresh DuckDB file, exactly as the live pump does. Printed: ms per chunk
 (median, p90) wall and CPU (this process's CPU time, all threads), and SQL statements per
 chunk (every execute/executemany/sql on the connection, counted by a forwarding wrapper).
-``--profile OUT.prof`` runs the same loop under cProfile and prints the top functions.
+``--profile OUT.prof`` runs the same loop under cProfile and prints the top functions;
+``--statements`` prints the statements by total time.
 """
 
 from __future__ import annotations
@@ -43,18 +44,26 @@ class CountingConnection:
     def __init__(self, con: Any) -> None:
         self._con = con
         self.statements = 0
+        self.seconds: dict[str, list[float]] = {}     # statement head -> [calls, seconds]
 
-    def execute(self, *args: Any, **kw: Any) -> Any:
+    def _timed(self, fn: Any, sql: str, *args: Any, **kw: Any) -> Any:
         self.statements += 1
-        return self._con.execute(*args, **kw)
+        t0 = time.perf_counter()
+        try:
+            return fn(sql, *args, **kw)
+        finally:
+            tally = self.seconds.setdefault(" ".join(str(sql).split())[:70], [0, 0.0])
+            tally[0] += 1
+            tally[1] += time.perf_counter() - t0
 
-    def executemany(self, *args: Any, **kw: Any) -> Any:
-        self.statements += 1
-        return self._con.executemany(*args, **kw)
+    def execute(self, sql: str, *args: Any, **kw: Any) -> Any:
+        return self._timed(self._con.execute, sql, *args, **kw)
 
-    def sql(self, *args: Any, **kw: Any) -> Any:
-        self.statements += 1
-        return self._con.sql(*args, **kw)
+    def executemany(self, sql: str, *args: Any, **kw: Any) -> Any:
+        return self._timed(self._con.executemany, sql, *args, **kw)
+
+    def sql(self, sql: str, *args: Any, **kw: Any) -> Any:
+        return self._timed(self._con.sql, sql, *args, **kw)
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._con, name)
@@ -112,7 +121,7 @@ def generate_ctfgen(dest: Path, count: int, events: int) -> None:
                                                    keep_truth=False))
 
 
-def import_each(chunks: list[tuple[str, str, Path]], db_path: Path,
+def import_each(chunks: list[tuple[str, str, Path]], db_path: Path, statements: bool = False,
                 ) -> tuple[list[float], list[float], list[int], int]:
     """Import every chunk with its own call; per-chunk wall ms, CPU ms, statements; events."""
     from fayshell.store.database import Database
@@ -135,6 +144,10 @@ def import_each(chunks: list[tuple[str, str, Path]], db_path: Path,
     finally:
         db._con = counter._con
         db.close()
+    if statements:
+        print("statements by total time (calls, ms):")
+        for head, (calls, secs) in sorted(counter.seconds.items(), key=lambda kv: -kv[1][1])[:25]:
+            print(f"  {calls:5d} {secs * 1e3:8.1f}  {head}")
     return walls, cpus, stmts, events
 
 
@@ -152,6 +165,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("-n", type=int, default=0, help="chunks to import (0: all)")
     ap.add_argument("--skip", type=int, default=3, help="first chunks not counted (warm-up)")
     ap.add_argument("--profile", type=Path, help="cProfile the import loop into this file")
+    ap.add_argument("--statements", action="store_true", help="print time per SQL statement")
     args = ap.parse_args(argv)
     if not args.chunks.is_dir() or not any(args.chunks.rglob("metadata")):
         args.chunks.mkdir(parents=True, exist_ok=True)
@@ -165,7 +179,7 @@ def main(argv: list[str] | None = None) -> int:
     prof = cProfile.Profile() if args.profile else None
     if prof is not None:
         prof.enable()
-    walls, cpus, stmts, events = import_each(chunks, db_path)
+    walls, cpus, stmts, events = import_each(chunks, db_path, args.statements)
     if prof is not None:
         prof.disable()
         prof.dump_stats(str(args.profile))

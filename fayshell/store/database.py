@@ -20,6 +20,17 @@ def sql_error(exc: Exception) -> SqlError:
     return SqlError(" ".join(line.strip() for line in text if line.strip()) or type(exc).__name__)
 
 
+#: First words of statements that only read (anything else may change what the store knows).
+_READ_ONLY = ("select", "with", "from", "values", "table", "describe", "show", "summarize",
+              "explain", "(")
+
+
+def _may_change_schema(sql: str) -> bool:
+    """Whether a user statement may create, drop or alter what the store relies on."""
+    words = sql.lstrip().split(None, 1)
+    return not words or not words[0].lower().startswith(_READ_ONLY)
+
+
 class ConnectionLent(RuntimeError):
     """The connection was used by a thread other than the one it is lent to (a bug)."""
 
@@ -29,6 +40,11 @@ class Database:
 
     The store's background writer borrows the connection (``lend``): until it gives it back,
     ``con`` raises :class:`ConnectionLent` in every other thread instead of racing with it.
+
+    ``schema_ready`` (the store's fixed tables were ensured on this connection) and ``catalog``
+    (the loader's knowledge of names, payload tables and columns) spare every chunk's import a
+    catalog read; :meth:`schema_changed` forgets both, as a user statement that may change the
+    schema (``relation`` of a DDL statement) does.
     """
 
     def __init__(self, path: str, con: duckdb.DuckDBPyConnection) -> None:
@@ -36,6 +52,13 @@ class Database:
         self.lock = threading.RLock()
         self._con = con
         self._borrower: threading.Thread | None = None
+        self.schema_ready = False
+        self.catalog: Any = None
+
+    def schema_changed(self) -> None:
+        """Forget what is known of the schema: the next import checks and reads it again."""
+        self.schema_ready = False
+        self.catalog = None
 
     @property
     def con(self) -> duckdb.DuckDBPyConnection:
@@ -74,6 +97,8 @@ class Database:
         """A lazy relation over ``sql``; nothing runs until it is fetched."""
         from fayshell.store.relation import Relation
 
+        if _may_change_schema(sql):
+            self.schema_changed()
         return Relation(self, sql)
 
     def execute(self, sql: str, params: list[Any] | None = None) -> list[tuple[Any, ...]]:
@@ -112,9 +137,9 @@ class Database:
 
     def table_columns(self) -> dict[str, list[str]]:
         """Every table and view with its columns, for completion after ``sql``."""
-        rows = self.execute(
-            "SELECT table_name, column_name FROM information_schema.columns "
-            "WHERE table_schema = 'main' ORDER BY table_name, ordinal_position")
+        rows = self.execute(      # information_schema.columns, without its joins
+            "SELECT table_name, column_name FROM duckdb_columns() WHERE schema_name = 'main' "
+            "AND database_name <> 'system' ORDER BY table_name, column_index")
         out: dict[str, list[str]] = {}
         for table, column in rows:
             out.setdefault(table, []).append(column)

@@ -85,6 +85,8 @@ class ChunkLoad:
     writer: FlushWriter
     hold: RowGroupHold
     unchecked: int = 0          # bytes appended since the last checkpoint
+    flushes: int = 0            # flushes handed to the writer
+    last_flush: list[Insert] = field(default_factory=list)  # see _flush
 
     @property
     def class_names(self) -> set[str]:
@@ -104,15 +106,14 @@ def import_trace(db: Database, path: str | Path, node: str | None = None,
 @contextmanager
 def import_settings(db: Database, settings: LoadSettings) -> Iterator[None]:
     """Bounded memory and no insertion-order bookkeeping for the duration of an import."""
-    keep = {name: db.execute(f"SELECT current_setting('{name}')")[0][0]
-            for name in ("memory_limit", "preserve_insertion_order")}
-    db.execute(f"SET memory_limit = {_lit(settings.memory_limit)}")
-    db.execute("SET preserve_insertion_order = false")
+    names = ("memory_limit", "preserve_insertion_order")
+    keep = db.execute("SELECT " + ", ".join(f"current_setting('{n}')" for n in names))[0]
+    db.execute(f"SET memory_limit = {_lit(settings.memory_limit)}; "
+               "SET preserve_insertion_order = false")
     try:
         yield
     finally:
-        for name, value in keep.items():
-            db.execute(f"SET {name} = {_lit(value)}")
+        db.execute("; ".join(f"SET {n} = {_lit(v)}" for n, v in zip(names, keep, strict=True)))
 
 
 def _lit(value: object) -> str:
@@ -208,23 +209,28 @@ def load_chunk(db: Database, tdir: Path, root: Path, node: str | None, session: 
     session = session or lay_session or str(trace.meta.env.get("trace_name") or root.name)
     cid = chunk_digest(trace)
     with db.lock:
-        if db.execute("SELECT count(*) FROM chunks WHERE chunk_id = ?", [cid])[0][0]:
+        state = StoreState.read(db, cid)
+        if state.loaded:
             result.chunks_skipped = 1
             if progress is not None:
                 progress.advance(sum(f.stat().st_size for f in trace.files))
             return result
-        remove_orphans(db)
+        if state.orphans:
+            remove_orphans(db)
         try:
-            load = _load(db, trace, cid, node, session, progress, settings)
+            load = _load(db, trace, cid, node, session, progress, settings, state)
             info = derived.ChunkInfo(
                 node=node, session=session, chunk_id=cid, eid_lo=load.eid_lo,
                 eid_hi=load.eid_next - 1, class_names=load.class_names,
                 context=dict(load.context_names), chunk_no=load.chunk_no,
                 staged=None if load.stager is None else load.stager.outcome(_fast_ok(load.stager)))
             with transaction(db.con):
+                for job in load.last_flush:  # a chunk of one flush: its rows, in this transaction
+                    job.run(db.con)
                 _finish(db, load, tdir)      # first: the events view takes node/session from it
                 derived.derive_chunk(db, info, settings)
         except BaseException as exc:
+            db.catalog = None                # read it again: what failed may have changed it
             remove_orphans(db)
             if isinstance(exc, FayError):
                 raise StoreError(f"{tdir}: {exc.message}") from None
@@ -252,31 +258,70 @@ class Staged:
     bytes: int = 0
 
 
+@dataclass(frozen=True)
+class StoreState:
+    """What a chunk's load needs to know of the store before it starts, in one statement:
+    whether the chunk is loaded, the next eid, whether an interrupted load left rows behind,
+    the chunk's number, and how many event names and classes there are (the cached
+    :class:`Catalog` is current when these match)."""
+
+    loaded: bool
+    next_eid: int
+    orphans: bool
+    chunk_no: int
+    names: int
+    classes: int
+
+    @classmethod
+    def read(cls, db: Database, chunk_id: str) -> StoreState:
+        # one-row tables joined: DuckDB runs scalar subqueries several times slower
+        loaded, chunk_no, nxt, top, names, classes = db.execute(
+            "SELECT * FROM (SELECT count(*) FILTER (WHERE chunk_id = ?), "
+            "coalesce(max(chunk_no), 0) + 1 FROM chunks), (SELECT max(next_eid) FROM store_state), "
+            "(SELECT max(eid) FROM event_rows), (SELECT count(*) FROM event_names), "
+            "(SELECT count(*) FROM event_classes)", [chunk_id])[0]
+        return cls(bool(loaded), nxt, top is not None and top >= nxt, chunk_no, names, classes)
+
+
 @dataclass
 class Catalog:
-    """Payload tables and their columns, read once per chunk and kept current."""
+    """Event names, payload tables and their columns: read when a load finds the store's
+    counts changed (or after a failed load, or a schema change), kept current by the loads
+    on ``db.catalog``."""
 
+    names: dict[str, int]
     tables: dict[tuple[str, str], str]
     columns: dict[str, set[str]]
 
     @classmethod
+    def of(cls, db: Database, state: StoreState) -> Catalog:
+        """The database's catalog: the one kept on ``db`` when still current, else read."""
+        kept = db.catalog
+        if (isinstance(kept, Catalog) and len(kept.names) == state.names
+                and len(kept.tables) == state.classes):
+            return kept
+        db.catalog = None
+        db.catalog = catalog = cls.read(db)
+        return catalog
+
+    @classmethod
     def read(cls, db: Database) -> Catalog:
+        names = dict(db.execute("SELECT name, class_id FROM event_names"))
         rows = db.execute("SELECT name, domain, table_name FROM event_classes")
         cols: dict[str, set[str]] = {}
         for t, c in db.execute("SELECT table_name, column_name FROM duckdb_columns() "
                                "WHERE schema_name = 'main'"):
             cols.setdefault(t, set()).add(c.lower())
-        return cls({(n, d): t for n, d, t in rows}, cols)
+        return cls(names, {(n, d): t for n, d, t in rows}, cols)
 
 
 def _load(db: Database, trace: Trace, cid: str, node: str, session: str,
-          progress: ProgressTask | None, settings: LoadSettings) -> ChunkLoad:
-    base = db.execute("SELECT next_eid FROM store_state")[0][0]
-    chunk_no = db.execute("SELECT coalesce(max(chunk_no), 0) + 1 FROM chunks")[0][0]
-    ids = class_ids(db, trace)
-    catalog = Catalog.read(db)
+          progress: ProgressTask | None, settings: LoadSettings, state: StoreState) -> ChunkLoad:
+    base = state.next_eid
+    catalog = Catalog.of(db, state)
+    ids = class_ids(db, trace, catalog)
     load = ChunkLoad(settings=settings, trace=trace, chunk_id=cid, node=node, session=session,
-                     eid_lo=base, chunk_no=chunk_no, class_ids=ids,
+                     eid_lo=base, chunk_no=state.chunk_no, class_ids=ids,
                      eid_next=base, writer=FlushWriter(db), hold=RowGroupHold(settings),
                      stager=_stager(db, trace, node, session, settings),
                      spans=SpanStager.for_classes([ev.name for ev in trace.classes]))
@@ -304,11 +349,11 @@ def _load(db: Database, trace: Trace, cid: str, node: str, session: str,
     return load
 
 
-def class_ids(db: Database, trace: Trace) -> np.ndarray:
+def class_ids(db: Database, trace: Trace, catalog: Catalog) -> np.ndarray:
     """The event_names id of each of the trace's classes (new names get new ids)."""
     import numpy as np
 
-    known = dict(db.execute("SELECT name, class_id FROM event_names"))
+    known = catalog.names
     top = max(known.values(), default=0)
     new = []
     for ev in trace.classes:
@@ -316,7 +361,7 @@ def class_ids(db: Database, trace: Trace) -> np.ndarray:
             top += 1
             known[ev.name] = top
             new.append((top, ev.name))
-    if new:
+    if new:     # a failure here drops the cached catalog (load_chunk)
         db.con.executemany("INSERT INTO event_names VALUES (?, ?)", new)
     return np.array([known[ev.name] for ev in trace.classes] or [0], dtype=np.int32)
 
@@ -364,7 +409,8 @@ def _flush(db: Database, load: ChunkLoad, staged: Staged, catalog: Catalog,
            final: bool = False) -> None:
     """Insert the staged events and payloads, one statement per table, and commit (a long
     transaction would hold every appended row in memory). The inserts run in the background
-    (``load.writer``) while the next batches are decoded; tables are created here, first."""
+    (``load.writer``) while the next batches are decoded; tables are created here, first.
+    A chunk whose first flush is its last leaves its inserts to its final transaction."""
     rows = load.spans.take() if load.spans is not None else None
     # built while the writer still works
     spans = build_spans(rows, load.settings.prefer_c) if rows is not None else None
@@ -375,6 +421,12 @@ def _flush(db: Database, load: ChunkLoad, staged: Staged, catalog: Catalog,
         load.hold.add(Insert("spans", spans, "? AS node, ? AS session, ? AS chunk_no, *",
                              [load.node, load.session, load.chunk_no]))
     jobs = load.hold.take(final)
+    if final and not load.flushes:
+        # the whole chunk in one flush (a small chunk): written by the chunk's own transaction,
+        # with no thread and no commit of its own
+        load.last_flush = jobs
+        return
+    load.flushes += 1
 
     def write(con: duckdb.DuckDBPyConnection) -> None:
         with transaction(con):
@@ -453,7 +505,8 @@ def _context_column(db: Database, load: ChunkLoad, name: str, atype: pa.DataType
         have = catalog.columns.setdefault("event_rows", set())
         if col.lower() not in have:
             load.writer.wait()      # the connection is the background writer's until then
-            db.execute(f"ALTER TABLE event_rows ADD COLUMN {q(col)} {duck_type(atype)}")
+            db.execute(f"ALTER TABLE event_rows ADD COLUMN IF NOT EXISTS {q(col)} "
+                       f"{duck_type(atype)}")
             refresh_events_view(db)
             have.add(col.lower())
         load.context_names[name] = col
@@ -482,7 +535,8 @@ def _payload_table(db: Database, load: ChunkLoad, cls: int, table: pa.Table,
         have = catalog.columns[tname] = {"eid"}
     for f in table.schema:
         if f.name.lower() not in have:
-            db.execute(f"ALTER TABLE {q(tname)} ADD COLUMN {q(f.name)} {duck_type(f.type)}")
+            db.execute(f"ALTER TABLE {q(tname)} ADD COLUMN IF NOT EXISTS {q(f.name)} "
+                       f"{duck_type(f.type)}")
             have.add(f.name.lower())
     return tname
 

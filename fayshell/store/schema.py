@@ -113,11 +113,12 @@ EXAMPLES
 
 
 def ensure_schema(db: Database) -> None:
-    """Create the store's fixed tables (and the ``events`` view) if they do not exist yet."""
+    """Create the store's fixed tables (and the ``events`` view) if they do not exist yet:
+    once per database connection (``db.schema_ready``; ``db.schema_changed()`` asks again)."""
+    if db.schema_ready:
+        return
     with db.lock:
-        for stmt in SCHEMA.split(";"):
-            if stmt.strip():
-                db.execute(stmt)
+        db.execute(SCHEMA)
         if not db.execute("SELECT count(*) FROM store_state")[0][0]:
             db.execute("INSERT INTO store_state VALUES (0)")
         if not db.execute("SELECT count(*) FROM syscalls_mark")[0][0]:
@@ -131,6 +132,7 @@ def ensure_schema(db: Database) -> None:
             events_table_to_rows(db)
         if not kind or kind[0][0] == "BASE TABLE":
             refresh_events_view(db)
+        db.schema_ready = True
 
 
 def context_columns(db: Database) -> list[str]:
