@@ -140,7 +140,17 @@ async def new_trace_session(ctx: Invocation, *, name: str, node: Any = None,
     if made:
         mode = "snapshot" if snapshot else "live" if live else "normal"
         remember(ctx.state, SessionMemo(name, [m.node for m in made], mode,
-                                        {m.node: output or m.output for m in made}))
+                                        {m.node: output or m.output for m in made},
+                                        rotate_timer_ns=_timer_ns(name, rotate)))
+
+
+def _timer_ns(session: str, rotate: Any) -> int | None:
+    """The rotation period -Rotate sets (None for none, or for a size)."""
+    from fayshell.lttng import EnableRotation
+
+    spec = _rotate_spec(rotate)
+    timer_us = EnableRotation.parse(session, spec).timer_us if spec else None
+    return None if timer_us is None else timer_us * 1000
 
 
 def _rotate_spec(value: Any) -> str | None:

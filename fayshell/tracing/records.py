@@ -58,6 +58,8 @@ class SessionMemo:
     mode: str = "normal"
     outputs: dict[str, str] = field(default_factory=dict)
     destroyed: set[str] = field(default_factory=set)  # nodes Remove-TraceSession cleared
+    #: The session's own rotation period (New-TraceSession -Rotate 1s), nanoseconds.
+    rotate_timer_ns: int | None = None
 
     @property
     def removed(self) -> bool:

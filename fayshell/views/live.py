@@ -84,12 +84,15 @@ class LivePump:
     """``await pump()`` → per-node health; see the module docstring."""
 
     def __init__(self, cluster: Cluster, target: LiveTarget, db: Database,
-                 times: PumpTimes | None = None, *, rotate: bool = True) -> None:
+                 times: PumpTimes | None = None, *, rotate: bool = True,
+                 timer_ns: int = 0) -> None:
         self.cluster = cluster
         self.target = target
         self.db = db
         self.times = times or PumpTimes()
         self.rotate = rotate
+        #: The session's own rotation period when the pump does not rotate (0: none known).
+        self.timer_ns = timer_ns
         self.nodes = {s.name: NodeTally(s.name, NodeHealth(s.name, True, "starting"))
                       for s in target.specs}
         self.import_errors: list[str] = []
@@ -123,8 +126,10 @@ class LivePump:
             tally.health = task.result()
             tally.failures = 0 if tally.health.ok else tally.failures + 1
             tally.retry_at = time.monotonic() + self.times.backoff_s(tally.failures)
-            if tally.health.ok and self.rotate:
-                tally.complete_ns = tally.started_ns
+            if tally.health.ok and (self.rotate or self.timer_ns):
+                # rotating ourselves archived everything before the cycle's start; a timer
+                # rotation archives everything older than one period
+                tally.complete_ns = tally.started_ns - (0 if self.rotate else self.timer_ns)
         elif task is not None:
             busy = time.monotonic() - tally.started
             if busy > self.times.stall_s:
