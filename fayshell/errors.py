@@ -6,6 +6,8 @@ TUI) turn one into a red line, a message or an exit code; the core never prints.
 
 from __future__ import annotations
 
+import difflib
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 
@@ -92,6 +94,28 @@ class CommandError(RuntimeFayError):
     def __init__(self, command: str, message: str) -> None:
         super().__init__(f"{command}: {message}")
         self.command = command
+
+
+class UnknownProperty(RuntimeFayError):
+    """A property a relation does not have: its columns are known, so a typo is an error.
+
+    (Row-wise on plain records a missing property is $null, as in PowerShell.)
+    """
+
+    def __init__(self, name: str, columns: Sequence[str], span: SourceSpan | None = None) -> None:
+        super().__init__(f"no property '{name}' on the relation{did_you_mean(name, columns)}")
+        self.name = name
+        self.span = span
+
+
+def did_you_mean(name: str, choices: Sequence[str]) -> str:
+    """``; did you mean X?`` for the closest choice, else the choices themselves."""
+    lowered = {c.lower(): c for c in choices}
+    close = difflib.get_close_matches(name.lower(), list(lowered), n=1, cutoff=0.6)
+    if close:
+        return f"; did you mean {lowered[close[0]]}?"
+    shown = ", ".join(list(choices)[:12]) + (", ..." if len(choices) > 12 else "")
+    return f" (its columns: {shown})" if choices else ""
 
 
 class SqlError(RuntimeFayError):
