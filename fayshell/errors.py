@@ -118,8 +118,28 @@ def did_you_mean(name: str, choices: Sequence[str]) -> str:
     return f" (its columns: {shown})" if choices else ""
 
 
+class InternalError(RuntimeFayError):
+    """A bug inside a cmdlet (a Python exception that no user input should cause).
+
+    It is a FayError so that ``try/catch`` can catch it and the script stops with its place,
+    but it reads "internal error" and the edge keeps its traceback in the crash log.
+    """
+
+    def __init__(self, command: str, cause: BaseException) -> None:
+        super().__init__(f"internal error: {command}: {type(cause).__name__}: {cause}")
+        self.command = command
+        self.cause = cause
+
+
 class SqlError(RuntimeFayError):
     """DuckDB rejected a query; carries DuckDB's own message, not a traceback."""
+
+
+class Interrupted(FayError):
+    """The user pressed Ctrl-C while a query ran; DuckDB stopped it and the database is intact."""
+
+    def __init__(self) -> None:
+        super().__init__("interrupted")
 
 
 class RemoteError(FayError):

@@ -125,3 +125,42 @@ async def test_repl_lines_are_recorded_in_the_history(tmp_path) -> None:
                                     "Get-History | ForEach-Object { \"$($_.Id) "
                                     "$($_.ExecutionStatus) $($_.CommandLine)\" }\r", "\x04")
     assert out.strip().splitlines()[-2:] == ["1 Completed 6 * 7", "2 Failed Get-Nope"]
+
+
+async def test_ctrl_c_interrupts_a_running_duckdb_query(tmp_path) -> None:
+    """SIGINT while DuckDB runs a query: DuckDB stops (interrupt()), the REPL says so, goes on,
+    and the database still answers."""
+    import threading
+
+    started = threading.Event()
+
+    def kill_when_started() -> None:
+        if started.wait(60):
+            os.kill(os.getpid(), signal.SIGINT)
+
+    with create_pipe_input() as pipe:
+        repl, out, err = make_repl(pipe, tmp_path)
+        # a UDF the query calls: tells this test the query is running inside DuckDB
+        repl.state.database.con.create_function(
+            "started", lambda x: started.set() or x, ["BIGINT"], "BIGINT")
+        killer = threading.Thread(target=kill_when_started, daemon=True)
+        killer.start()
+        task = asyncio.ensure_future(repl.run())
+        pipe.send_text("sql SELECT count(*) FROM range(100000000) a, range(100000) b "
+                       "WHERE started(a.range * b.range) % 7 = 3\r")
+        for _ in range(1200):  # the cross join runs for hours unless interrupted
+            await asyncio.sleep(0.05)
+            if "interrupted" in err.getvalue():
+                break
+        pipe.send_text("sql SELECT 6 * 7 AS answer\r")
+        for _ in range(200):
+            await asyncio.sleep(0.05)
+            if "42" in out.getvalue():
+                break
+        pipe.send_text("\x04")
+        assert await asyncio.wait_for(task, 20) == 0
+        await repl.state.aclose()
+        killer.join(5)
+    assert started.is_set()
+    assert err.getvalue() == "interrupted\n"
+    assert out.getvalue().split()[-1] == "42"

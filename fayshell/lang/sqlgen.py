@@ -76,7 +76,7 @@ class Translator:
         interp = getattr(self.block, "interp", None)
         if interp is None or node.line <= 0:
             return None
-        return interp.origin.span(node)  # type: ignore[no-any-return]
+        return interp.origin.span(node)
 
     def predicate(self) -> str:
         """A WHERE condition for ``Where-Object``."""
