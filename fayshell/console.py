@@ -10,7 +10,16 @@ from typing import Any, TextIO
 from fayshell.errors import FayError, ParseError
 from fayshell.host import NullProgress, ProgressTask
 from fayshell.lang.streams import is_relation
-from fayshell.render import Formatted, format_value, groups, render_plain, table_shape
+from fayshell.render import (
+    Formatted,
+    fit_widths,
+    format_cell,
+    format_value,
+    groups,
+    is_rigid,
+    render_plain,
+    table_shape,
+)
 
 RELATION_PREVIEW = 10_000
 
@@ -48,6 +57,7 @@ class ConsoleHost:
     err: TextIO = field(default_factory=lambda: sys.stderr)
     color: bool | None = None
     interactive: bool = False
+    width: int | None = None  # of the terminal; None asks the terminal (tests fix it)
 
     def __post_init__(self) -> None:
         if self.color is None:
@@ -140,9 +150,8 @@ class ConsoleHost:
 
     def _show_rich(self, items: list[Any]) -> None:
         from rich.console import Console
-        from rich.table import Table
 
-        console = Console(file=self.out, force_terminal=True, highlight=False)
+        console = Console(file=self.out, force_terminal=True, highlight=False, width=self.width)
         for kind, run in groups(items):
             if kind == "scalar":
                 for v in run:
@@ -156,14 +165,34 @@ class ConsoleHost:
                     continue
             else:
                 columns, rows = table_shape(run)
-            table = Table(show_edge=False, header_style="bold", pad_edge=False)
-            for c in columns:
-                numeric = all(isinstance(r[columns.index(c)], (int, float)) for r in rows
-                              if r[columns.index(c)] is not None)
-                table.add_column(c, justify="right" if numeric else "left", overflow="fold")
-            for r in rows:
-                table.add_row(*(format_value(v) for v in r))
-            console.print(table)
+            table, width = _rich_table(columns, rows, console.width)
+            # a console of the table's own width: rich would squeeze numbers to fit the terminal
+            Console(file=self.out, force_terminal=True, highlight=False, width=width).print(table)
+
+
+#: What a rich table adds between two columns: padding on both sides and the divider.
+COLUMN_GAP = 3
+
+
+def _rich_table(columns: list[str], rows: list[list[Any]], room: int) -> tuple[Any, int]:
+    """A table that never cuts a number: text columns give way (with an ellipsis) when the
+    terminal is narrow; when even the numbers do not fit, the table is wider than the terminal.
+    Returns the table and the width to print it at."""
+    from rich.table import Table
+
+    cells = [[format_cell(c, v).replace("\n", " ") for c, v in zip(columns, r, strict=True)]
+             for r in rows]
+    rigid = [is_rigid([r[i] for r in rows]) for i in range(len(columns))]
+    natural = [max([len(c)] + [len(r[i]) for r in cells]) for i, c in enumerate(columns)]
+    gaps = COLUMN_GAP * (len(columns) - 1)
+    widths = fit_widths(natural, rigid, room - gaps)
+    table = Table(show_edge=False, header_style="bold", pad_edge=False)
+    for c, w, fixed in zip(columns, widths, rigid, strict=True):
+        table.add_column(c, justify="right" if fixed else "left", width=w, no_wrap=True,
+                         overflow="ellipsis")
+    for r in cells:
+        table.add_row(*r)
+    return table, max(room, sum(widths) + gaps)
 
 
 def _materialize(output: Any) -> tuple[list[Any], bool]:
