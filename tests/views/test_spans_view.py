@@ -12,15 +12,17 @@ async def test_span_rows_sorted_by_p95(feed: OfflineFeed) -> None:
     app = make_app(feed, "spans", window="session")
     async with app.run_test(size=(100, 30)) as pilot:
         await settle(pilot)
-        assert rows(app)[0] == ["frontend", "GET /page", "10", "0", "55.0ms", "95.5ms",
+        # rate over the spans' own time: 10 in 90.1 s (T0 + 15 s to T0 + 105.1 s)
+        assert rows(app)[0] == ["frontend", "GET /page", "10", "0.1", "55.0ms", "95.5ms",
                                 "99.1ms", "100ms", "0"]
         assert column(app, 1) == ["GET /page", "get_user", "db.query", "get_cart"]
         assert column(app, 8) == ["0", "0", "1", "0"]
         await press(pilot, "greater_than_sign", "greater_than_sign", "greater_than_sign")
         assert app.screen.sort == "errors"
         assert column(app, 1)[0] == "db.query"
-        await press(pilot, "w", "w")  # -> last minute: traces 1006..1010
-        assert column(app, 2) == ["5", "5", "5", "5"]
+        # -> the last minute of the spans (they end at T0 + 105.1 s): traces 1005..1010
+        await press(pilot, "w", "w")
+        assert column(app, 2) == ["6", "6", "6", "6"]
 
 
 async def test_groupings_and_filter(feed: OfflineFeed) -> None:
