@@ -110,11 +110,13 @@ def _rolled_rows(con: Con, q: Query, g: Grouping, roll: rollup.Rollup) -> list[d
     with rollup.snapshot(con):
         rollup.sync(con, roll)
         rows = _rolled_query(con, q, g, roll)
-    recent = _recent(con, q, g)
+    # offline the rate interval is the window itself: its calls, no second pass
+    recent = None if q.data_start_ns is not None else _recent(con, q, g)
     for r in rows:
         n = int(r.pop("n"))
         r["avg_ns"] = int(r["total_ns"]) / n if n else None
-        r["rate"] = recent.get(_key(g, r), 0) / q.rate_s
+        calls = int(r["calls"]) if recent is None else recent.get(_key(g, r), 0)
+        r["rate"] = calls / q.rate_s
     return rows
 
 

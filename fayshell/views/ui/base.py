@@ -68,6 +68,7 @@ class TopScreen(Screen[None]):
         self.window = config.window or ("minute" if feed.live else "session")
         #: Offline: first and last timestamp of this view's table in scope (None: no data).
         self.data_range: tuple[int, int] | None = None
+        self._range_version: int | None = None
         self.grouping = next(iter(self.GROUPINGS), "")
         self.sort = self.DEFAULT_SORT
         self.descending = True
@@ -163,9 +164,10 @@ class TopScreen(Screen[None]):
     async def _refresh_feed(self) -> None:
         try:
             await self.feed.refresh()
-            if not self.feed.live:
+            if not self.feed.live and self.feed.version != self._range_version:
                 self.data_range = await self.feed.query(common.table_range, self.TABLE,
                                                         self.config.scope)
+                self._range_version = self.feed.version
         finally:
             self._feed_busy = False
         unchanged = (self.feed.version == self._version_shown
