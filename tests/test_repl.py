@@ -164,3 +164,69 @@ async def test_ctrl_c_interrupts_a_running_duckdb_query(tmp_path) -> None:
     assert started.is_set()
     assert err.getvalue() == "interrupted\n"
     assert out.getvalue().split()[-1] == "42"
+
+
+def _pty_err() -> tuple[object, list[bytes], object]:
+    """A terminal for stderr (a pty) and a thread draining what is written to it."""
+    import pty
+    import threading
+
+    master, slave = pty.openpty()
+    err = os.fdopen(slave, "w", buffering=1, encoding="utf-8")
+    seen: list[bytes] = []
+
+    def drain() -> None:
+        while True:
+            try:
+                data = os.read(master, 65536)
+            except OSError:
+                return
+            if not data:
+                return
+            seen.append(data)
+
+    reader = threading.Thread(target=drain, daemon=True)
+    reader.start()
+    return err, seen, (master, reader)
+
+
+@pytest.mark.parametrize("delay_s", [0.0, 3600.0])
+async def test_import_trace_shows_a_byte_progress_bar_on_a_terminal(tmp_path, delay_s) -> None:
+    """On a terminal, Import-Trace shows a rich bar in bytes once it has run ``delay_s``
+    (1 s by default); with an hour's delay the same import shows none."""
+    from tests.fixtures.ctfgen import GenSpec, write_trace
+
+    info = write_trace(tmp_path / "trace" / "web01", GenSpec(events=20000, cpus=2, seed=3))
+    err, seen, (master, reader) = _pty_err()
+    out = io.StringIO()
+    host = ConsoleHost(out=out, err=err, color=True, progress_delay_s=delay_s)
+    state = ShellState(Options(database=str(tmp_path / "p.duckdb")), host)
+    with create_pipe_input() as pipe:
+        repl = Repl(state, host, input=pipe, output=DummyOutput(), history=InMemoryHistory())
+        task = asyncio.ensure_future(repl.run())
+        pipe.send_text(f"Import-Trace '{tmp_path / 'trace'}' | ForEach-Object {{ $_.Events }}\r")
+        for _ in range(400):
+            await asyncio.sleep(0.05)
+            if str(info.events) in out.getvalue():
+                break
+        pipe.send_text("\x04")
+        assert await asyncio.wait_for(task, 20) == 0
+        await state.aclose()
+    err.close()
+    reader.join(5)
+    os.close(master)
+    shown = b"".join(seen).decode("utf-8", "replace")
+    assert out.getvalue().split()[-1] == str(info.events)
+    if delay_s == 0:
+        assert "Import-Trace" in shown
+        assert "kB" in shown or "MB" in shown  # bytes, not a bare count
+    else:
+        assert shown == ""
+
+
+def test_no_progress_bar_when_stderr_is_not_a_terminal(tmp_path) -> None:
+    host = ConsoleHost(out=io.StringIO(), err=io.StringIO(), color=True, progress_delay_s=0)
+    task = host.progress("Import-Trace x", 100.0, "B")
+    task.advance(50)
+    task.close()
+    assert host.err.getvalue() == ""  # type: ignore[attr-defined]
