@@ -57,6 +57,10 @@ class ParseError(FayError):
         return "\n".join(lines)
 
 
+class UsageError(FayError):
+    """A command-line option or argument is wrong (exit code 2, like a syntax error)."""
+
+
 class IncompleteInput(ParseError):
     """The input ended inside a brace, parenthesis, string or after a trailing pipe.
 

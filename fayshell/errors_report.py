@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Protocol
 
 from fayshell import __version__
-from fayshell.errors import FayError, InternalError, Interrupted, ParseError
+from fayshell.errors import FayError, InternalError, Interrupted, ParseError, UsageError
 
 LOG_NAME = "internal-errors.log"
 
@@ -80,7 +80,7 @@ class CrashLog:
 
 def exit_code(exc: BaseException) -> ExitCode:
     """The exit status an exception ends a script with."""
-    if isinstance(exc, ParseError):
+    if isinstance(exc, (ParseError, UsageError)):
         return ExitCode.USAGE
     if isinstance(exc, (KeyboardInterrupt, asyncio.CancelledError, Interrupted)):
         return ExitCode.INTERRUPTED

@@ -147,3 +147,19 @@ def test_option_errors_are_one_line_exit_2(tmp_path: Path, args: list[str], mess
     proc = fayshell(*(a.format(tmp=tmp_path) for a in args), cwd=tmp_path)
     assert (proc.returncode, proc.stderr) == (2, message.format(tmp=tmp_path) + "\n")
     assert not (tmp_path / "no").exists()
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (["--severity", "Bogus"], "fayshell top: unknown severity 'Bogus' (one of Emergency, Alert, "
+                              "Critical, Error, Warning, Notice, Info, Debug)"),
+    (["--node", "web[01-"], "fayshell top: bad node set 'web[01-': missing bracket: \"web[01-\""),
+    (["--interval", "0"], "fayshell top: --interval 0.0: must be more than 0"),
+    (["--interval", "0.01"], "fayshell top: the interval must be at least 100ms"),
+])
+def test_top_option_errors_are_one_line_exit_2(tmp_path: Path, args: list[str],
+                                               message: str) -> None:
+    db = str(tmp_path / "t.duckdb")
+    assert fayshell("--db", db, "-c", "sql CREATE TABLE t AS SELECT 1 AS x",
+                    cwd=tmp_path).returncode == 0
+    proc = fayshell("top", "syscalls", "--db", db, *args, cwd=tmp_path)
+    assert (proc.returncode, proc.stderr) == (2, message + "\n")
