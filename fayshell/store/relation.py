@@ -43,8 +43,8 @@ class Relation:
 
     def fetch(self) -> tuple[list[str], list[tuple[Any, ...]]]:
         """Run the query: column names and all rows."""
-        con = self.db.con
         with self.db.lock:
+            con = self.db.con
             return interruptible(con, lambda: _fetch_all(con.execute(self.sql)))
 
     def iter_records(self, batch: int = 4096) -> Iterator[dict[str, Any]]:
