@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from fayshell.views.feeds import OfflineFeed
+from fayshell.views.format import span_id
 from fayshell.views.ui.spans import TracesScreen
 from fayshell.views.ui.waterfall import WaterfallScreen, bar
 from tests.views.helpers import column, make_app, press, rows, settle, text_of
@@ -51,12 +52,13 @@ async def test_drill_to_slowest_traces_and_waterfall(feed: OfflineFeed) -> None:
         await press(pilot, "down", "down", "enter")  # storage db.query
         assert isinstance(app.screen, TracesScreen)
         assert "storage / db.query" in text_of(app, "#header")
-        assert column(app, 0)[:3] == ["1010", "1009", "1008"]
+        assert column(app, 0)[:3] == [span_id(1010), span_id(1009), span_id(1008)]
+        assert span_id(1010) == "00000000000003f2"  # as Zipkin and Jaeger show ids
         assert rows(app)[3][1:3] == ["28.0ms", "70.0ms"]
         assert rows(app)[3][-1] == "yes"  # trace 1007 has the failed query
         await press(pilot, "down", "down", "down", "enter")
         assert isinstance(app.screen, WaterfallScreen)
-        assert "trace 1007" in text_of(app, "#header")
+        assert f"trace {span_id(1007)}" in text_of(app, "#header")
         assert [r[:3] for r in rows(app)] == [
             ["GET /page", "frontend", "web01"], ["  └ get_user", "api", "web02"],
             ["    └ db.query", "storage", "db01"], ["  └ get_cart", "api", "web02"]]
