@@ -230,3 +230,34 @@ def test_no_progress_bar_when_stderr_is_not_a_terminal(tmp_path) -> None:
     task.advance(50)
     task.close()
     assert host.err.getvalue() == ""  # type: ignore[attr-defined]
+
+
+async def test_a_bug_is_an_internal_error_told_once_and_the_session_goes_on(tmp_path) -> None:
+    """Two bugs in one session: both read 'internal error', the log path is told once, both
+    tracebacks are in the log, and the prompt keeps working."""
+    from fayshell.errors_report import CrashLog
+    from tests.test_errors_report import plain_bug, stream_bug
+
+    with create_pipe_input() as pipe:
+        repl, out, err = make_repl(pipe, tmp_path)
+        repl.crash_log = CrashLog(tmp_path / "state" / "internal-errors.log")
+        for func in (plain_bug, stream_bug):
+            repl.state.registry.add(func.__cmdlet__)
+        task = asyncio.ensure_future(repl.run())
+        steps = [("Test-PlainBug", lambda: err.getvalue().count("internal error") == 1),
+                 ("Test-StreamBug | % { $_ }", lambda: err.getvalue().count("internal error") == 2),
+                 ("'still here'", lambda: "still here" in out.getvalue())]
+        for line, done in steps:
+            pipe.send_text(line + "\r")
+            for _ in range(200):  # until the REPL has answered this line
+                await asyncio.sleep(0.05)
+                if done():
+                    break
+        pipe.send_text("\x04")
+        assert await asyncio.wait_for(task, 20) == 0
+        await repl.state.aclose()
+    lines = err.getvalue().splitlines()
+    assert [line.split(": ")[1] for line in lines] == ["internal error", "internal error"]
+    assert sum("traceback in" in line for line in lines) == 1
+    assert "still here" in out.getvalue()
+    assert repl.crash_log.path.read_text().count("Traceback (most recent call last)") == 2
