@@ -1,7 +1,9 @@
 """The ``fayshell`` command: the REPL, ``-c CMD``, ``FILE.fay [args]``, a script on stdin, and
-``fayshell top VIEW --db FILE``. Errors become one line on stderr and an exit code here only.
+``fayshell top VIEW --db FILE``. Errors become output and an exit code in one function only
+(:func:`fayshell.errors_report.report`); bad options are one line and exit code 2 here.
 
-Exit codes: 0 success, 1 a command failed, 2 bad syntax or usage, 130 interrupted (Ctrl-C).
+Exit codes (:class:`~fayshell.errors_report.ExitCode`): 0 success, 1 a command failed (or an
+internal error), 2 bad syntax, option or argument, 130 interrupted (Ctrl-C).
 """
 
 from __future__ import annotations
@@ -14,9 +16,10 @@ from pathlib import Path
 from typing import Any
 
 from fayshell import __version__
-from fayshell.errors import FayError, ParseError
+from fayshell.errors_report import CrashLog, ExitCode, report
 
-EXIT_OK, EXIT_FAILED, EXIT_SYNTAX, EXIT_INTERRUPTED = 0, 1, 2, 130
+EXIT_OK, EXIT_FAILED, EXIT_SYNTAX, EXIT_INTERRUPTED = (ExitCode.OK, ExitCode.FAILED,
+                                                       ExitCode.USAGE, ExitCode.INTERRUPTED)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -43,13 +46,38 @@ def main(argv: list[str] | None = None) -> int:
     if argv and argv[0] == "top":
         return _top(argv[1:])
     opts = build_parser().parse_args(argv)
+    problem = option_problem(opts.database, opts.inventory, opts.ssh_config)
+    if problem:
+        return _usage("fayshell", problem)
     try:
-        return asyncio.run(_run(opts))
+        return asyncio.run(_run(opts, CrashLog()))
     except KeyboardInterrupt:
         return EXIT_INTERRUPTED
 
 
-async def _run(opts: argparse.Namespace) -> int:
+def option_problem(database: str | None, inventory: str | None = None,
+                   ssh_config: str | None = None, *, db_must_exist: bool = False) -> str:
+    """What is wrong with the file options, as one line ('' when nothing is)."""
+    if database is not None and database != ":memory:":
+        path = Path(database).expanduser()
+        if path.is_dir():
+            return f"--db {database}: is a directory, not a database file"
+        if db_must_exist and not path.exists():
+            return f"--db {database}: no such database file"
+        if not path.parent.is_dir():
+            return f"--db {database}: directory {path.parent} does not exist"
+    for flag, value in (("--inventory", inventory), ("--ssh-config", ssh_config)):
+        if value is not None and not Path(value).expanduser().is_file():
+            return f"{flag} {value}: no such file"
+    return ""
+
+
+def _usage(prog: str, message: str) -> int:
+    sys.stderr.write(f"{prog}: {message}\n")
+    return EXIT_SYNTAX
+
+
+async def _run(opts: argparse.Namespace, crash_log: CrashLog) -> int:
     from fayshell.console import ConsoleHost
     from fayshell.state import Options, ShellState
 
@@ -62,12 +90,12 @@ async def _run(opts: argparse.Namespace) -> int:
         if interactive:
             from fayshell.repl import Repl
 
-            return await Repl(state, host).run()
+            return await Repl(state, host, crash_log=crash_log).run()
         source, name = _source(opts)
         if source is None:
             return EXIT_SYNTAX
         state.globals.set_local("args", list(opts.args or []))
-        return await run_source(state, host, source, name)
+        return await run_source(state, host, source, name, crash_log)
     finally:
         await state.aclose()
 
@@ -86,7 +114,8 @@ def _source(opts: argparse.Namespace) -> tuple[str | None, str]:
         return None, str(path)
 
 
-async def run_source(state: Any, host: Any, source: str, name: str) -> int:
+async def run_source(state: Any, host: Any, source: str, name: str,
+                     crash_log: CrashLog | None = None) -> int:
     """Run a whole script non-interactively; the first error stops it with an exit code."""
     from fayshell.lang.interp import Interpreter
 
@@ -95,21 +124,11 @@ async def run_source(state: Any, host: Any, source: str, name: str) -> int:
     task = asyncio.ensure_future(state.history.track(source if name.startswith("<") else name, run))
     try:
         await task
-    except ParseError as exc:
-        host.report(exc)
-        return EXIT_SYNTAX
-    except FayError as exc:
-        host.report(exc)
-        return EXIT_FAILED
-    except asyncio.CancelledError:
-        host.error("interrupted")
-        return EXIT_INTERRUPTED
     except BrokenPipeError:  # output piped into e.g. `head`, which stopped reading
         _silence_stdout()
         return EXIT_OK
-    except Exception as exc:  # a bug, not bad input: still one line, never a traceback
-        host.error(f"internal error: {type(exc).__name__}: {exc}")
-        return EXIT_FAILED
+    except (Exception, asyncio.CancelledError) as exc:
+        return report(exc, host, crash_log or CrashLog())
     return EXIT_OK
 
 
@@ -129,10 +148,13 @@ def _top(argv: list[str]) -> int:
     p.add_argument("--interval", type=float, default=1.0, help="refresh interval in seconds")
     p.add_argument("--severity", default="Warning")
     opts = p.parse_args(argv)
-    if not Path(opts.database).exists():
-        sys.stderr.write(f"fayshell top: no database at {opts.database}\n")
-        return EXIT_SYNTAX
+    problem = option_problem(opts.database, db_must_exist=True)
+    if problem:
+        return _usage("fayshell top", problem)
+    if opts.interval <= 0:
+        return _usage("fayshell top", f"--interval {opts.interval}: must be more than 0")
     from fayshell import views
+    from fayshell.console import ConsoleHost
 
     runner = getattr(views, "run_top", None)
     if runner is None:
@@ -141,8 +163,7 @@ def _top(argv: list[str]) -> int:
     try:
         return int(asyncio.run(runner(opts.view, opts.database, node=opts.node,
                                       interval_s=opts.interval, severity=opts.severity)))
-    except FayError as exc:
-        sys.stderr.write(exc.one_line() + "\n")
-        return EXIT_FAILED
     except KeyboardInterrupt:
         return EXIT_INTERRUPTED
+    except Exception as exc:
+        return report(exc, ConsoleHost(out=sys.stderr, color=False), CrashLog())

@@ -4,13 +4,23 @@ one red line, progress bars; turns errors into exit codes. rich is imported only
 from __future__ import annotations
 
 import sys
+import time
 from dataclasses import dataclass, field
 from typing import Any, TextIO
 
 from fayshell.errors import FayError, ParseError
 from fayshell.host import NullProgress, ProgressTask
 from fayshell.lang.streams import is_relation
-from fayshell.render import Formatted, format_value, groups, render_plain, table_shape
+from fayshell.render import (
+    Formatted,
+    fit_widths,
+    format_cell,
+    format_value,
+    groups,
+    is_rigid,
+    render_plain,
+    table_shape,
+)
 
 RELATION_PREVIEW = 10_000
 
@@ -40,6 +50,52 @@ class RichProgress:
         self.progress.stop()
 
 
+#: Units :meth:`ConsoleHost.progress` shows as bytes (size, speed) rather than a count.
+BYTE_UNITS = ("bytes", "B")
+
+
+@dataclass
+class DelayedProgress:
+    """A progress bar that appears only once its work has taken ``delay_s``: a quick command
+    shows none. Until then it only remembers where the work is."""
+
+    start: Any  # () -> RichProgress: builds and starts the bar
+    delay_s: float
+    began: float = field(default_factory=time.monotonic)
+    completed: float = 0.0
+    total: float | None = None
+    description: str | None = None
+    shown: RichProgress | None = None
+
+    def advance(self, amount: float = 1.0) -> None:
+        self.completed += amount
+        self._show()
+        if self.shown is not None:
+            self.shown.advance(amount)
+
+    def update(self, *, completed: float | None = None, total: float | None = None,
+               description: str | None = None) -> None:
+        self.completed = self.completed if completed is None else completed
+        self.total = self.total if total is None else total
+        self.description = self.description if description is None else description
+        if self.shown is not None:
+            self.shown.update(completed=completed, total=total,
+                              description=None if description is None else _short(description))
+        else:
+            self._show()
+
+    def _show(self) -> None:
+        if self.shown is None and time.monotonic() - self.began >= self.delay_s:
+            self.shown = self.start()
+            self.shown.update(completed=self.completed, total=self.total,
+                              description=None if self.description is None
+                              else _short(self.description))
+
+    def close(self) -> None:
+        if self.shown is not None:
+            self.shown.close()
+
+
 @dataclass
 class ConsoleHost:
     """Host for the REPL and script runs: stdout for output, stderr for diagnostics."""
@@ -48,6 +104,9 @@ class ConsoleHost:
     err: TextIO = field(default_factory=lambda: sys.stderr)
     color: bool | None = None
     interactive: bool = False
+    width: int | None = None  # of the terminal; None asks the terminal (tests fix it)
+    #: A progress bar appears once its command has run this long (none for quick ones).
+    progress_delay_s: float = 1.0
 
     def __post_init__(self) -> None:
         if self.color is None:
@@ -92,8 +151,16 @@ class ConsoleHost:
 
     def progress(self, description: str, total: float | None = None,
                  unit: str = "") -> ProgressTask:
+        """A rich bar on a terminal (bytes with size and speed for ``B``/``bytes``), shown once
+        the work takes longer than ``progress_delay_s``; nothing on a non-terminal."""
         if not (self.color and getattr(self.err, "isatty", lambda: False)()):
             return NullProgress()
+        task = DelayedProgress(lambda: self._rich_progress(_short(description), total, unit),
+                               self.progress_delay_s, total=total)
+        task.update()
+        return task
+
+    def _rich_progress(self, description: str, total: float | None, unit: str) -> RichProgress:
         from rich.progress import (
             BarColumn,
             DownloadColumn,
@@ -105,7 +172,7 @@ class ConsoleHost:
         )
 
         columns: list[Any] = [TextColumn("{task.description}"), BarColumn()]
-        columns += [DownloadColumn(), TransferSpeedColumn()] if unit == "bytes" else \
+        columns += [DownloadColumn(), TransferSpeedColumn()] if unit in BYTE_UNITS else \
             [MofNCompleteColumn()]
         columns.append(TimeElapsedColumn())
         prog = Progress(*columns, console=self._err_console(), transient=True)
@@ -140,9 +207,8 @@ class ConsoleHost:
 
     def _show_rich(self, items: list[Any]) -> None:
         from rich.console import Console
-        from rich.table import Table
 
-        console = Console(file=self.out, force_terminal=True, highlight=False)
+        console = Console(file=self.out, force_terminal=True, highlight=False, width=self.width)
         for kind, run in groups(items):
             if kind == "scalar":
                 for v in run:
@@ -156,14 +222,47 @@ class ConsoleHost:
                     continue
             else:
                 columns, rows = table_shape(run)
-            table = Table(show_edge=False, header_style="bold", pad_edge=False)
-            for c in columns:
-                numeric = all(isinstance(r[columns.index(c)], (int, float)) for r in rows
-                              if r[columns.index(c)] is not None)
-                table.add_column(c, justify="right" if numeric else "left", overflow="fold")
-            for r in rows:
-                table.add_row(*(format_value(v) for v in r))
-            console.print(table)
+            table, width = _rich_table(columns, rows, console.width)
+            # a console of the table's own width: rich would squeeze numbers to fit the terminal
+            Console(file=self.out, force_terminal=True, highlight=False, width=width).print(table)
+
+
+#: What a rich table adds between two columns: padding on both sides and the divider.
+COLUMN_GAP = 3
+
+
+def _rich_table(columns: list[str], rows: list[list[Any]], room: int) -> tuple[Any, int]:
+    """A table that never cuts a number: text columns give way (with an ellipsis) when the
+    terminal is narrow; when even the numbers do not fit, the table is wider than the terminal.
+    Returns the table and the width to print it at."""
+    from rich.table import Table
+
+    cells = [[format_cell(c, v).replace("\n", " ") for c, v in zip(columns, r, strict=True)]
+             for r in rows]
+    rigid = [is_rigid([r[i] for r in rows]) for i in range(len(columns))]
+    natural = [max([len(c)] + [len(r[i]) for r in cells]) for i, c in enumerate(columns)]
+    gaps = COLUMN_GAP * (len(columns) - 1)
+    widths = fit_widths(natural, rigid, room - gaps)
+    table = Table(show_edge=False, header_style="bold", pad_edge=False)
+    for c, w, fixed in zip(columns, widths, rigid, strict=True):
+        table.add_column(c, justify="right" if fixed else "left", width=w, no_wrap=True,
+                         overflow="ellipsis")
+    for r in cells:
+        table.add_row(*r)
+    return table, max(room, sum(widths) + gaps)
+
+
+#: Room a progress bar's description may take (a long path keeps its end: the bar stays).
+DESCRIPTION_WIDTH = 40
+
+
+def _short(description: str) -> str:
+    """``Import-Trace …/incident/web01``: the command kept, the middle of a long path cut."""
+    if len(description) <= DESCRIPTION_WIDTH:
+        return description
+    head, _, rest = description.partition(" ")
+    room = max(DESCRIPTION_WIDTH - len(head) - 2, 8)
+    return f"{head} …{rest[-room:]}"
 
 
 def _materialize(output: Any) -> tuple[list[Any], bool]:

@@ -6,6 +6,8 @@ TUI) turn one into a red line, a message or an exit code; the core never prints.
 
 from __future__ import annotations
 
+import difflib
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 
@@ -55,6 +57,10 @@ class ParseError(FayError):
         return "\n".join(lines)
 
 
+class UsageError(FayError):
+    """A command-line option or argument is wrong (exit code 2, like a syntax error)."""
+
+
 class IncompleteInput(ParseError):
     """The input ended inside a brace, parenthesis, string or after a trailing pipe.
 
@@ -94,8 +100,50 @@ class CommandError(RuntimeFayError):
         self.command = command
 
 
+class UnknownProperty(RuntimeFayError):
+    """A property a relation does not have: its columns are known, so a typo is an error.
+
+    (Row-wise on plain records a missing property is $null, as in PowerShell.)
+    """
+
+    def __init__(self, name: str, columns: Sequence[str], span: SourceSpan | None = None) -> None:
+        super().__init__(f"no property '{name}' on the relation{did_you_mean(name, columns)}")
+        self.name = name
+        self.span = span
+
+
+def did_you_mean(name: str, choices: Sequence[str]) -> str:
+    """``; did you mean X?`` for the closest choice, else the choices themselves."""
+    lowered = {c.lower(): c for c in choices}
+    close = difflib.get_close_matches(name.lower(), list(lowered), n=1, cutoff=0.6)
+    if close:
+        return f"; did you mean {lowered[close[0]]}?"
+    shown = ", ".join(list(choices)[:12]) + (", ..." if len(choices) > 12 else "")
+    return f" (its columns: {shown})" if choices else ""
+
+
+class InternalError(RuntimeFayError):
+    """A bug inside a cmdlet (a Python exception that no user input should cause).
+
+    It is a FayError so that ``try/catch`` can catch it and the script stops with its place,
+    but it reads "internal error" and the edge keeps its traceback in the crash log.
+    """
+
+    def __init__(self, command: str, cause: BaseException) -> None:
+        super().__init__(f"internal error: {command}: {type(cause).__name__}: {cause}")
+        self.command = command
+        self.cause = cause
+
+
 class SqlError(RuntimeFayError):
     """DuckDB rejected a query; carries DuckDB's own message, not a traceback."""
+
+
+class Interrupted(FayError):
+    """The user pressed Ctrl-C while a query ran; DuckDB stopped it and the database is intact."""
+
+    def __init__(self) -> None:
+        super().__init__("interrupted")
 
 
 class RemoteError(FayError):

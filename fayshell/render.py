@@ -1,9 +1,18 @@
 """Records -> text: aligned tables and lists, JSON, CSV. No rich here (it is imported lazily by
-the console front end only when output goes to a terminal)."""
+the console front end only when output goes to a terminal).
+
+Display, not storage: in tables and lists (and Out-String) a timestamp column -- ``ts``,
+``ts_<x>`` or ``<x>_ts`` holding epoch nanoseconds, as every table of the store does -- shows as
+a UTC datetime with nanoseconds (``2016-03-04 17:46:23.123456789``), and trace and span ids
+(``trace_id``, ``span_id``, ``parent_span_id``) as 16 hex digits as Zipkin and Jaeger show them.
+The values stay the raw integers: ``$_.ts``, SQL, ``-gt`` comparisons, JSON and CSV all see the
+number (``Select-Object @{n='ts_ns'; e={ $_.ts }}`` shows it in a table).
+"""
 
 from __future__ import annotations
 
 import csv
+import datetime as dt
 import io
 import json
 import math
@@ -15,6 +24,11 @@ from fayshell.lang.values import Duration, ScriptBlock, Size
 from fayshell.records import as_dict, is_record, property_names, to_plain
 
 MAX_CELL = 60
+#: Integers from here on in a timestamp column are epoch nanoseconds (1973-03-03 onwards).
+EPOCH_NS_FROM = 10**17
+ID_COLUMNS = frozenset({"trace_id", "span_id", "parent_span_id", "parent_id"})
+ID_MASK = (1 << 64) - 1
+UNIT_SUFFIXES = ("_ns", "_us", "_ms", "_s")
 
 
 @dataclass
@@ -49,6 +63,50 @@ def format_value(value: Any) -> str:
     return str(value)
 
 
+def is_time_column(name: str) -> bool:
+    """``ts``, ``ts_entry``, ``first_ts`` ... but not durations like ``ts_ns`` or ``dur_ms``."""
+    low = name.lower()
+    return (low == "ts" or low.startswith("ts_") or low.endswith("_ts")) and \
+        not low.endswith(UNIT_SUFFIXES)
+
+
+def format_epoch_ns(ns: int) -> str:
+    """``2016-03-04 17:46:23.123456789`` (UTC) for nanoseconds since the epoch."""
+    secs, frac = divmod(ns, 1_000_000_000)
+    when = dt.datetime.fromtimestamp(secs, dt.UTC)
+    return f"{when:%Y-%m-%d %H:%M:%S}.{frac:09d}"
+
+
+def format_cell(column: str, value: Any) -> str:
+    """One table or list cell: like :func:`format_value`, with timestamps and ids readable."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        if value >= EPOCH_NS_FROM and is_time_column(column):
+            return format_epoch_ns(value)
+        if column.lower() in ID_COLUMNS:
+            return f"{value & ID_MASK:016x}"
+    if isinstance(value, dt.datetime):
+        return value.isoformat(sep=" ")
+    return format_value(value)
+
+
+def is_rigid(values: list[Any]) -> bool:
+    """A column whose cells must never be cut: numbers, timestamps, ids."""
+    present = [v for v in values if v is not None]
+    return bool(present) and all(_is_number(v) or isinstance(v, dt.datetime) for v in present)
+
+
+def fit_widths(natural: list[int], rigid: list[bool], room: int) -> list[int]:
+    """Column widths within ``room`` characters of cells: rigid columns keep their width, text
+    columns are capped (widest first, never under 4) until the row fits; the result stays
+    wider than ``room`` when the rigid columns alone do not fit."""
+    free = room - sum(w for w, r in zip(natural, rigid, strict=True) if r)
+    text = [w for w, r in zip(natural, rigid, strict=True) if not r]
+    cap = max(text, default=0)
+    while cap > 4 and sum(min(w, cap) for w in text) > free:
+        cap -= 1
+    return [w if r else min(w, cap) for w, r in zip(natural, rigid, strict=True)]
+
+
 def table_shape(items: list[Any]) -> tuple[list[str], list[list[Any]]]:
     """Columns from the first record's properties (as PowerShell does) and one row per record."""
     columns = property_names(items[0])
@@ -72,7 +130,8 @@ def groups(items: Iterable[Any]) -> list[tuple[str, list[Any]]]:
 
 
 def plain_table(columns: list[str], rows: list[list[Any]]) -> str:
-    cells = [[_clip(format_value(v)) for v in row] for row in rows]
+    cells = [[_clip(format_cell(c, v)) for c, v in zip(columns, row, strict=True)]
+             for row in rows]
     widths = [max([len(c)] + [len(r[i]) for r in cells]) for i, c in enumerate(columns)]
     numeric = [all(_is_number(row[i]) for row in rows if row[i] is not None) and
                any(row[i] is not None for row in rows) for i in range(len(columns))]
@@ -89,7 +148,7 @@ def plain_table(columns: list[str], rows: list[list[Any]]) -> str:
 
 def plain_list(columns: list[str], rows: list[list[Any]]) -> str:
     width = max((len(c) for c in columns), default=0)
-    blocks = ["\n".join(f"{c.ljust(width)} : {format_value(v)}" for c, v in zip(columns, row,
+    blocks = ["\n".join(f"{c.ljust(width)} : {format_cell(c, v)}" for c, v in zip(columns, row,
                                                                                  strict=True))
               for row in rows]
     return "\n\n".join(blocks)

@@ -23,7 +23,8 @@ from prompt_toolkit.lexers import PygmentsLexer
 
 from fayshell.completion import complete
 from fayshell.console import ConsoleHost
-from fayshell.errors import FayError, IncompleteInput, ParseError
+from fayshell.errors import IncompleteInput, ParseError
+from fayshell.errors_report import CrashLog, report
 from fayshell.lang.highlight import FayLexer
 from fayshell.lang.interp import Interpreter
 from fayshell.state import ShellState
@@ -53,9 +54,11 @@ class Repl:
     """One interactive session; ``run`` returns the exit code when the user leaves."""
 
     def __init__(self, state: ShellState, host: ConsoleHost, *, input: Any = None,
-                 output: Any = None, history: History | None = None) -> None:
+                 output: Any = None, history: History | None = None,
+                 crash_log: CrashLog | None = None) -> None:
         self.state = state
         self.host = host
+        self.crash_log = crash_log or CrashLog()
         self.interp = Interpreter(state)
         self.running: asyncio.Task[Any] | None = None
         if history is None:
@@ -137,14 +140,12 @@ class Repl:
             loop.add_signal_handler(signal.SIGINT, on_sigint)
         try:
             await self.running
-        except asyncio.CancelledError:
+        except asyncio.CancelledError as exc:
             if not cancelled_by_user:
                 raise
-            self.host.error("interrupted")
-        except FayError as exc:
-            self.host.report(exc)
-        except Exception as exc:  # a bug must not end the session
-            self.host.error(f"internal error: {type(exc).__name__}: {exc}")
+            report(exc, self.host, self.crash_log)
+        except Exception as exc:  # a user's mistake, Ctrl-C in a query, or a bug: never the end
+            report(exc, self.host, self.crash_log)
         finally:
             self.running = None
             with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):

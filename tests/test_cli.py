@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -109,3 +110,56 @@ def test_no_traceback_for_hostile_input(tmp_path: Path) -> None:
         assert proc.returncode in (1, 2), src
         assert "Traceback" not in proc.stderr, src
         assert len(proc.stderr.strip().splitlines()) <= 3, (src, proc.stderr)
+
+
+LONG_QUERY = ("sql SELECT count(*) FROM range(100000000) a, range(100000) b "
+              "WHERE (a.range * b.range) % 7 = 3")
+
+
+def test_ctrl_c_interrupts_a_long_query_and_leaves_the_database_intact(tmp_path: Path) -> None:
+    db = str(tmp_path / "i.duckdb")
+    assert fayshell("--db", db, "-c", "sql CREATE TABLE kept AS SELECT 42 AS v",
+                    cwd=tmp_path).returncode == 0
+    env = {**os.environ, "XDG_DATA_HOME": str(tmp_path)}
+    proc = subprocess.Popen([sys.executable, "-m", "fayshell", "--db", db, "-c",
+                             f"Write-Output started; {LONG_QUERY}"], env=env, text=True,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert proc.stdout is not None
+    assert proc.stdout.readline() == "started\n"  # the next statement is the query
+    proc.send_signal(signal.SIGINT)
+    # without interrupt() the cross join would run for hours: the timeout is the assertion
+    out, err = proc.communicate(timeout=120)
+    assert (proc.returncode, err) == (130, "interrupted\n")
+    after = fayshell("--db", db, "-c", "sql SELECT v FROM kept", cwd=tmp_path)
+    assert (after.returncode, after.stdout.split()[-1]) == (0, "42")
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (["--db", "{tmp}/no/such/x.duckdb", "-c", "1"],
+     "fayshell: --db {tmp}/no/such/x.duckdb: directory {tmp}/no/such does not exist"),
+    (["--db", "{tmp}", "-c", "1"], "fayshell: --db {tmp}: is a directory, not a database file"),
+    (["--inventory", "{tmp}/inv.toml", "-c", "1"], "fayshell: --inventory {tmp}/inv.toml: no such file"),
+    (["--ssh-config", "{tmp}/cfg", "-c", "1"], "fayshell: --ssh-config {tmp}/cfg: no such file"),
+    (["top", "syscalls", "--db", "{tmp}/none.duckdb"],
+     "fayshell top: --db {tmp}/none.duckdb: no such database file"),
+])
+def test_option_errors_are_one_line_exit_2(tmp_path: Path, args: list[str], message: str) -> None:
+    proc = fayshell(*(a.format(tmp=tmp_path) for a in args), cwd=tmp_path)
+    assert (proc.returncode, proc.stderr) == (2, message.format(tmp=tmp_path) + "\n")
+    assert not (tmp_path / "no").exists()
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (["--severity", "Bogus"], "fayshell top: unknown severity 'Bogus' (one of Emergency, Alert, "
+                              "Critical, Error, Warning, Notice, Info, Debug)"),
+    (["--node", "web[01-"], "fayshell top: bad node set 'web[01-': missing bracket: \"web[01-\""),
+    (["--interval", "0"], "fayshell top: --interval 0.0: must be more than 0"),
+    (["--interval", "0.01"], "fayshell top: the interval must be at least 100ms"),
+])
+def test_top_option_errors_are_one_line_exit_2(tmp_path: Path, args: list[str],
+                                               message: str) -> None:
+    db = str(tmp_path / "t.duckdb")
+    assert fayshell("--db", db, "-c", "sql CREATE TABLE t AS SELECT 1 AS x",
+                    cwd=tmp_path).returncode == 0
+    proc = fayshell("top", "syscalls", "--db", db, *args, cwd=tmp_path)
+    assert (proc.returncode, proc.stderr) == (2, message + "\n")

@@ -125,3 +125,139 @@ async def test_repl_lines_are_recorded_in_the_history(tmp_path) -> None:
                                     "Get-History | ForEach-Object { \"$($_.Id) "
                                     "$($_.ExecutionStatus) $($_.CommandLine)\" }\r", "\x04")
     assert out.strip().splitlines()[-2:] == ["1 Completed 6 * 7", "2 Failed Get-Nope"]
+
+
+async def test_ctrl_c_interrupts_a_running_duckdb_query(tmp_path) -> None:
+    """SIGINT while DuckDB runs a query: DuckDB stops (interrupt()), the REPL says so, goes on,
+    and the database still answers."""
+    import threading
+
+    started = threading.Event()
+
+    def kill_when_started() -> None:
+        if started.wait(60):
+            os.kill(os.getpid(), signal.SIGINT)
+
+    with create_pipe_input() as pipe:
+        repl, out, err = make_repl(pipe, tmp_path)
+        # a UDF the query calls: tells this test the query is running inside DuckDB
+        repl.state.database.con.create_function(
+            "started", lambda x: started.set() or x, ["BIGINT"], "BIGINT")
+        killer = threading.Thread(target=kill_when_started, daemon=True)
+        killer.start()
+        task = asyncio.ensure_future(repl.run())
+        pipe.send_text("sql SELECT count(*) FROM range(100000000) a, range(100000) b "
+                       "WHERE started(a.range * b.range) % 7 = 3\r")
+        for _ in range(1200):  # the cross join runs for hours unless interrupted
+            await asyncio.sleep(0.05)
+            if "interrupted" in err.getvalue():
+                break
+        pipe.send_text("sql SELECT 6 * 7 AS answer\r")
+        for _ in range(200):
+            await asyncio.sleep(0.05)
+            if "42" in out.getvalue():
+                break
+        pipe.send_text("\x04")
+        assert await asyncio.wait_for(task, 20) == 0
+        await repl.state.aclose()
+        killer.join(5)
+    assert started.is_set()
+    assert err.getvalue() == "interrupted\n"
+    assert out.getvalue().split()[-1] == "42"
+
+
+def _pty_err() -> tuple[object, list[bytes], object]:
+    """A terminal for stderr (a pty) and a thread draining what is written to it."""
+    import pty
+    import threading
+
+    master, slave = pty.openpty()
+    err = os.fdopen(slave, "w", buffering=1, encoding="utf-8")
+    seen: list[bytes] = []
+
+    def drain() -> None:
+        while True:
+            try:
+                data = os.read(master, 65536)
+            except OSError:
+                return
+            if not data:
+                return
+            seen.append(data)
+
+    reader = threading.Thread(target=drain, daemon=True)
+    reader.start()
+    return err, seen, (master, reader)
+
+
+@pytest.mark.parametrize("delay_s", [0.0, 3600.0])
+async def test_import_trace_shows_a_byte_progress_bar_on_a_terminal(tmp_path, delay_s) -> None:
+    """On a terminal, Import-Trace shows a rich bar in bytes once it has run ``delay_s``
+    (1 s by default); with an hour's delay the same import shows none."""
+    from tests.fixtures.ctfgen import GenSpec, write_trace
+
+    info = write_trace(tmp_path / "trace" / "web01", GenSpec(events=20000, cpus=2, seed=3))
+    err, seen, (master, reader) = _pty_err()
+    out = io.StringIO()
+    host = ConsoleHost(out=out, err=err, color=True, progress_delay_s=delay_s)
+    state = ShellState(Options(database=str(tmp_path / "p.duckdb")), host)
+    with create_pipe_input() as pipe:
+        repl = Repl(state, host, input=pipe, output=DummyOutput(), history=InMemoryHistory())
+        task = asyncio.ensure_future(repl.run())
+        pipe.send_text(f"Import-Trace '{tmp_path / 'trace'}' | ForEach-Object {{ $_.Events }}\r")
+        for _ in range(400):
+            await asyncio.sleep(0.05)
+            if str(info.events) in out.getvalue():
+                break
+        pipe.send_text("\x04")
+        assert await asyncio.wait_for(task, 20) == 0
+        await state.aclose()
+    err.close()
+    reader.join(5)
+    os.close(master)
+    shown = b"".join(seen).decode("utf-8", "replace")
+    assert out.getvalue().split()[-1] == str(info.events)
+    if delay_s == 0:
+        assert "Import-Trace" in shown
+        assert "kB" in shown or "MB" in shown  # bytes, not a bare count
+    else:
+        assert shown == ""
+
+
+def test_no_progress_bar_when_stderr_is_not_a_terminal(tmp_path) -> None:
+    host = ConsoleHost(out=io.StringIO(), err=io.StringIO(), color=True, progress_delay_s=0)
+    task = host.progress("Import-Trace x", 100.0, "B")
+    task.advance(50)
+    task.close()
+    assert host.err.getvalue() == ""  # type: ignore[attr-defined]
+
+
+async def test_a_bug_is_an_internal_error_told_once_and_the_session_goes_on(tmp_path) -> None:
+    """Two bugs in one session: both read 'internal error', the log path is told once, both
+    tracebacks are in the log, and the prompt keeps working."""
+    from fayshell.errors_report import CrashLog
+    from tests.test_errors_report import plain_bug, stream_bug
+
+    with create_pipe_input() as pipe:
+        repl, out, err = make_repl(pipe, tmp_path)
+        repl.crash_log = CrashLog(tmp_path / "state" / "internal-errors.log")
+        for func in (plain_bug, stream_bug):
+            repl.state.registry.add(func.__cmdlet__)
+        task = asyncio.ensure_future(repl.run())
+        steps = [("Test-PlainBug", lambda: err.getvalue().count("internal error") == 1),
+                 ("Test-StreamBug | % { $_ }", lambda: err.getvalue().count("internal error") == 2),
+                 ("'still here'", lambda: "still here" in out.getvalue())]
+        for line, done in steps:
+            pipe.send_text(line + "\r")
+            for _ in range(200):  # until the REPL has answered this line
+                await asyncio.sleep(0.05)
+                if done():
+                    break
+        pipe.send_text("\x04")
+        assert await asyncio.wait_for(task, 20) == 0
+        await repl.state.aclose()
+    lines = err.getvalue().splitlines()
+    assert [line.split(": ")[1] for line in lines] == ["internal error", "internal error"]
+    assert sum("traceback in" in line for line in lines) == 1
+    assert "still here" in out.getvalue()
+    assert repl.crash_log.path.read_text().count("Traceback (most recent call last)") == 2

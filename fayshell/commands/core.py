@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import collections
 import dataclasses
-import difflib
 import functools
 import math
 from collections.abc import AsyncGenerator, AsyncIterator, Mapping
@@ -27,7 +26,7 @@ from fayshell.commands.props import (
     sql_of,
 )
 from fayshell.commands.registry import BY_VALUE, Param, cmdlet
-from fayshell.errors import ParameterError
+from fayshell.errors import ParameterError, UnknownProperty
 from fayshell.lang.ops import (
     OperatorError,
     compare,
@@ -754,10 +753,7 @@ def _measure_sql(rel: Any, specs: list[PropSpec], stats: list[str]) -> Any:
     for spec in specs:
         col = column_of(spec, schema)
         if col is None and isinstance(spec.source, str) and not spec.is_wildcard:
-            close = difflib.get_close_matches(spec.source, list(schema), n=1)
-            hint = f" (did you mean {close[0]}?)" if close else ""
-            raise ParameterError("Measure-Object", "Property",
-                                 f"the input has no column {spec.source!r}{hint}")
+            raise UnknownProperty(spec.source, list(schema))
         if col is None:
             raise Untranslatable(f"{spec.label!r} is not a column")
         ident = quote_ident(col)

@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from fayshell.errors import ParameterError
+from fayshell.errors import ParameterError, UnknownProperty
 from fayshell.lang.ops import to_string, truthy, wildcard_match
 from fayshell.lang.sqlgen import Translator, Untranslatable
 from fayshell.lang.values import ScriptBlock
@@ -108,7 +108,7 @@ def sql_of(spec: PropSpec, schema: Mapping[str, str]) -> str:
     if found is None:
         if not spec.source.replace("_", "").isalnum():
             raise Untranslatable(f"{spec.source!r} is not a column name")
-        return "NULL"
+        raise UnknownProperty(spec.source, list(schema))
     return quote_ident(found)
 
 

@@ -156,7 +156,7 @@ def get_event(ctx: Invocation, *, name: list[str] | None = None, node: list[str]
     cond = _match("name", name)
     return _relation(ctx, "SELECT * FROM events" + _where(
         cond, _match("node", node), _match("session", session),
-        f"chunk_id = {_sql_str(chunk)}" if chunk else None))
+        f"chunk_id = {_sql_str(chunk)}" if chunk else None) + " ORDER BY ts, node, eid")
 
 
 @cmdlet(

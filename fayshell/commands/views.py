@@ -92,7 +92,8 @@ def prepare(ctx: Invocation, view: str, session: str | None, node: Any, interval
         "Esc back, q quit. With -Session naming a session this shell created (or one on the "
         "-Node nodes), the view is live: every interval it rotates, pulls and imports the new "
         "chunks (kept next to the database in X.chunks/, their files deleted once imported) and 'now' is the wall clock; q leaves "
-        "the session tracing. Offline data: now is the newest timestamp in the database."),
+        "the session tracing. Offline data: the view opens on its own data's whole time range "
+        "('now' is where that data ends) and rates are over the data's time."),
     examples=[
         ("Show-Top syscalls -Session incident", "hot system calls across the cluster"),
         ("Show-Top spans -Node 'web[01-04]' -Interval 2s", "span latencies of four nodes"),

@@ -8,6 +8,7 @@ never print.
 from __future__ import annotations
 
 import difflib
+import functools
 import os
 import re
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
@@ -22,6 +23,7 @@ from fayshell.errors import (
     CommandError,
     CommandNotFound,
     FayError,
+    InternalError,
     ParameterError,
     RuntimeFayError,
     SourceSpan,
@@ -67,6 +69,29 @@ class ReturnSignal(Exception):  # noqa: N818 - control flow
     def __init__(self, output: list[Any]) -> None:
         super().__init__("return")
         self.output = output
+
+
+def failure(command: str, exc: Exception) -> FayError:
+    """A cmdlet's Python error: bad operands or a missing file are the user's (one line),
+    anything else is a bug (internal error, traceback kept by the edge)."""
+    if isinstance(exc, (OperatorError, OSError)):
+        return CommandError(command, str(exc) or type(exc).__name__)
+    return InternalError(command, exc)
+
+
+async def guarded(command: str, stream: Any) -> AsyncIterator[Any]:
+    """``stream`` with its errors turned into :func:`failure` like those of a plain cmdlet."""
+    try:
+        async for item in stream:
+            yield item
+    except (FayError, BreakSignal, ContinueSignal, ReturnSignal, GeneratorExit):
+        raise
+    except Exception as exc:
+        raise failure(command, exc) from exc
+    finally:
+        close = getattr(stream, "aclose", None)
+        if close is not None:
+            await close()
 
 
 @dataclass(frozen=True)
@@ -369,17 +394,22 @@ class Interpreter:
                 await self.reject_input(spec, input_stream)
             self.check_mandatory(spec, bound.values)
             ctx.input = input_stream if spec.stream else None
-            return await self.guard(spec, normalize_result(spec.func(ctx, **bound.values)))
+            return await self.guard(spec, functools.partial(
+                self.call_func, spec, ctx, bound.values))
         return self.per_record(spec, ctx, bound.values, input_stream, node)
 
-    async def guard(self, spec: Cmdlet, awaitable: Awaitable[Any]) -> Any:
-        """Await a cmdlet, turning stray Python errors from bad input into one clear line."""
+    async def call_func(self, spec: Cmdlet, ctx: Invocation, values: dict[str, Any]) -> Any:
+        return await normalize_result(spec.func(ctx, **values))
+
+    async def guard(self, spec: Cmdlet, call: Callable[[], Awaitable[Any]]) -> Any:
+        """Call a cmdlet; its errors (also those of a stream it returns) as :func:`failure`."""
         try:
-            return await awaitable
+            result = await call()
         except (FayError, BreakSignal, ContinueSignal, ReturnSignal):
             raise
-        except (OperatorError, ValueError, TypeError, KeyError, OSError) as exc:
-            raise CommandError(spec.name, str(exc) or type(exc).__name__) from None
+        except Exception as exc:
+            raise failure(spec.name, exc) from exc
+        return guarded(spec.name, result) if hasattr(result, "__aiter__") else result
 
     async def reject_input(self, spec: Cmdlet, input_stream: Any) -> None:
         items = await collect(input_stream)
@@ -399,7 +429,8 @@ class Interpreter:
             async for item in aiter_items(input_stream):
                 call_values = {**values, **pipeline_binding(spec, values, item)}
                 self.check_mandatory(spec, call_values)
-                out = await self.guard(spec, normalize_result(spec.func(ctx, **call_values)))
+                out = await self.guard(spec, functools.partial(
+                    self.call_func, spec, ctx, call_values))
                 async for produced in aiter_items(out):
                     yield produced
         except RuntimeFayError as exc:

@@ -8,10 +8,11 @@ comparison becomes ``lower()`` on both sides, ``-like`` becomes ``ILIKE``); anyt
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, fields
 from typing import Any
 
+from fayshell.errors import SourceSpan, UnknownProperty
 from fayshell.lang import ast
 from fayshell.lang.values import ScriptBlock
 from fayshell.store.relation import quote_ident
@@ -61,8 +62,25 @@ class Translator:
             raise Untranslatable("the script block runs a command")
         return node
 
+    def check_members(self) -> None:
+        """Every ``$_.name`` in the block must be a column: a typo is an error, not $null rows."""
+        for node in row_members(self.block.node.body):
+            if node.name.lower() not in self.columns:
+                raise self.unknown(node)
+
+    def unknown(self, node: ast.Member) -> UnknownProperty:
+        names = [name for name, _ in self.columns.values()]
+        return UnknownProperty(node.name, names, self.span(node))
+
+    def span(self, node: ast.Node) -> SourceSpan | None:
+        interp = getattr(self.block, "interp", None)
+        if interp is None or node.line <= 0:
+            return None
+        return interp.origin.span(node)
+
     def predicate(self) -> str:
         """A WHERE condition for ``Where-Object``."""
+        self.check_members()
         result = self.expr(self.single_expression())
         if result.kind != "bool":
             raise Untranslatable("the script block is not a comparison or logical test")
@@ -70,6 +88,7 @@ class Translator:
 
     def value(self) -> Sql:
         """A value expression for calculated properties and sort keys."""
+        self.check_members()
         return self.expr(self.single_expression())
 
     def expr(self, node: ast.Node) -> Sql:
@@ -95,7 +114,7 @@ class Translator:
             raise Untranslatable("only $_.column is translated")
         found = self.columns.get(node.name.lower())
         if found is None:
-            return Sql("NULL", "null")
+            raise self.unknown(node)
         return Sql(quote_ident(found[0]), found[1])
 
     def variable(self, node: ast.VarRef) -> Sql:
@@ -213,6 +232,30 @@ class Translator:
         if isinstance(node, ast.VarRef) and node.name.lower() not in ("_", "psitem"):
             return self.block.scope.lookup(node.name)[1]
         raise Untranslatable("the collection is not a constant")
+
+
+def is_row_var(node: ast.Node) -> bool:
+    return isinstance(node, ast.VarRef) and node.name.lower() in ("_", "psitem")
+
+
+def row_members(nodes: list[ast.Node]) -> Iterator[ast.Member]:
+    """The ``$_.name`` nodes of a block body, not looking into nested script blocks
+    (where ``$_`` means something else)."""
+    for node in nodes:
+        yield from _members(node)
+
+
+def _members(node: Any) -> Iterator[ast.Member]:
+    if isinstance(node, (list, tuple)):
+        for item in node:
+            yield from _members(item)
+        return
+    if not isinstance(node, ast.Node) or isinstance(node, ast.ScriptBlockLit):
+        return
+    if isinstance(node, ast.Member) and is_row_var(node.obj):
+        yield node
+    for f in fields(node):
+        yield from _members(getattr(node, f.name))
 
 
 def _unquote(text: str) -> str:

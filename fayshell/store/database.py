@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import signal
 import threading
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
-from fayshell.errors import SqlError, StoreError
+from fayshell.errors import FayError, Interrupted, SqlError, StoreError
 
 if TYPE_CHECKING:
     import duckdb
@@ -29,6 +32,87 @@ def _may_change_schema(sql: str) -> bool:
     """Whether a user statement may create, drop or alter what the store relies on."""
     words = sql.lstrip().split(None, 1)
     return not words or not words[0].lower().startswith(_READ_ONLY)
+
+
+T = TypeVar("T")
+# How often the waiting main thread repeats an interrupt that came before DuckDB started.
+INTERRUPT_POLL_S = 0.25
+
+
+def interruptible(con: Any, work: Callable[[], T]) -> T:
+    """Run ``work`` (a DuckDB call on ``con``) so that Ctrl-C stops it.
+
+    On the main thread the call runs in a worker thread while a SIGINT handler of our own is in
+    place: Ctrl-C calls ``con.interrupt()`` and the call ends with :class:`Interrupted` (DuckDB
+    rolls the statement back; the database stays intact). A cancellation already requested for
+    the running task (Ctrl-C just before the query) also ends it. Other threads run ``work``
+    directly. DuckDB's own errors become :class:`SqlError`.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        return _plain(work)
+    gate = _Gate(con)
+    previous = signal.signal(signal.SIGINT, gate.on_sigint)
+    try:
+        if _cancel_requested():
+            raise Interrupted()
+        return gate.run(work)
+    finally:
+        signal.signal(signal.SIGINT, previous if previous is not None else
+                      signal.default_int_handler)
+
+
+def _plain(work: Callable[[], T]) -> T:
+    try:
+        return work()
+    except FayError:
+        raise
+    except Exception as exc:
+        raise sql_error(exc) from None
+
+
+def _cancel_requested() -> bool:
+    import asyncio
+
+    try:
+        task = asyncio.current_task()
+    except RuntimeError:
+        return False
+    return task is not None and task.cancelling() > 0
+
+
+@dataclass
+class _Gate:
+    """One query in a worker thread, and the SIGINT handler that interrupts it."""
+
+    con: Any
+    hit: bool = False
+
+    def on_sigint(self, signum: int, frame: Any) -> None:
+        self.hit = True
+        self.con.interrupt()
+
+    def run(self, work: Callable[[], T]) -> T:
+        box: list[tuple[bool, Any]] = []
+        done = threading.Event()
+
+        def target() -> None:
+            try:
+                box.append((True, work()))
+            except BaseException as exc:  # handed to the waiting thread
+                box.append((False, exc))
+            finally:
+                done.set()
+
+        threading.Thread(target=target, name="fayshell-query", daemon=True).start()
+        while not done.wait(INTERRUPT_POLL_S):
+            if self.hit:
+                self.con.interrupt()
+        ok, value = box[0]
+        if self.hit:
+            raise Interrupted()
+        if not ok:
+            raise value if isinstance(value, FayError) else sql_error(value)
+        return value
 
 
 class ConnectionLent(RuntimeError):
@@ -105,10 +189,7 @@ class Database:
         """Run a statement and fetch all rows; DuckDB errors become :class:`SqlError`."""
         with self.lock:
             con = self.con
-            try:
-                return con.execute(sql, params or []).fetchall()
-            except Exception as exc:
-                raise sql_error(exc) from None
+            return interruptible(con, lambda: con.execute(sql, params or []).fetchall())
 
     def columns_of(self, sql: str) -> list[str]:
         """Column names of a query without running it."""

@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from fayshell.store.database import sql_error
+from fayshell.store.database import interruptible, sql_error
 
 if TYPE_CHECKING:
     from fayshell.store.database import Database
@@ -44,24 +44,20 @@ class Relation:
     def fetch(self) -> tuple[list[str], list[tuple[Any, ...]]]:
         """Run the query: column names and all rows."""
         with self.db.lock:
-            try:
-                cur = self.db.con.execute(self.sql)
-                names = [d[0] for d in cur.description or []]
-                return names, cur.fetchall()
-            except Exception as exc:
-                raise sql_error(exc) from None
+            con = self.db.con
+            return interruptible(con, lambda: _fetch_all(con.execute(self.sql)))
 
     def iter_records(self, batch: int = 4096) -> Iterator[dict[str, Any]]:
         """Rows as dicts, fetched in batches on a cursor of their own."""
         try:
             cur = self.db.con.cursor()
-            cur.execute(self.sql)
         except Exception as exc:
             raise sql_error(exc) from None
+        interruptible(cur, lambda: cur.execute(self.sql))
         names = [d[0] for d in cur.description or []]
         try:
             while True:
-                rows = cur.fetchmany(batch)
+                rows = interruptible(cur, lambda: cur.fetchmany(batch))
                 if not rows:
                     return
                 for row in rows:
@@ -76,3 +72,7 @@ class Relation:
     def scalar(self) -> Any:
         _, rows = self.fetch()
         return rows[0][0] if rows and rows[0] else None
+
+
+def _fetch_all(cur: Any) -> tuple[list[str], list[tuple[Any, ...]]]:
+    return [d[0] for d in cur.description or []], cur.fetchall()

@@ -40,7 +40,7 @@ async def run_top(view: str, database_path: str, *, node: str | None = None,
     interval or node set, and :class:`fayshell.errors.StoreError` when the file is missing or
     cannot be opened.
     """
-    from fayshell.errors import FayError
+    from fayshell.errors import FayError, UsageError
     from fayshell.views.feeds import OfflineFeed
     from fayshell.views.model import NS, Scope
     from fayshell.views.scope import expand_nodes
@@ -48,8 +48,8 @@ async def run_top(view: str, database_path: str, *, node: str | None = None,
     try:
         config = TopConfig(view, Scope(session, expand_nodes(node)), round(interval_s * NS),
                            severity)
-    except ValueError as exc:
-        raise FayError(str(exc)) from None
+    except (ValueError, FayError) as exc:
+        raise UsageError(f"fayshell top: {getattr(exc, 'message', exc)}") from None
     db = open_existing(database_path)
     feed = OfflineFeed(db)
     try:

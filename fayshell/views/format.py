@@ -67,6 +67,12 @@ def stamp(ns: int | None) -> str:
     return datetime.fromtimestamp(ns // NS, tz=UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
 
 
+def span_id(value: int) -> str:
+    """A trace or span id as Zipkin and Jaeger show it: 16 hex digits (``00000000000003ef``);
+    ids stored as signed BIGINT show as their unsigned 64-bit pattern."""
+    return f"{value & ((1 << 64) - 1):016x}"
+
+
 def ago(ns: int | None) -> str:
     """A lag: ``0.50s``, ``2m05s``; ``-`` for none."""
     return "-" if ns is None else duration(ns) if ns >= 1_000_000 else "0s"

@@ -25,13 +25,14 @@ class TopConfig:
     scope: Scope = field(default_factory=Scope)
     interval_ns: int = NS
     severity: str = "Warning"
-    window: str = "minute"
+    #: None: the last minute when live, the data's whole time range offline.
+    window: str | None = None
     title: str = ""
 
     def __post_init__(self) -> None:
         if self.view not in VIEWS:
             raise ValueError(f"unknown view {self.view!r} (one of {', '.join(VIEWS)})")
-        if self.window not in WINDOWS:
+        if self.window is not None and self.window not in WINDOWS:
             raise ValueError(f"unknown window {self.window!r} (one of {', '.join(WINDOWS)})")
         if self.interval_ns < NS // 10:
             raise ValueError("the interval must be at least 100ms")

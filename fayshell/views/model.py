@@ -87,6 +87,9 @@ class Query:
     #: Live: the instant up to which every answering node's data is in; rates are measured
     #: over the interval ending there, not at the wall clock (whose last interval is partial).
     rate_end_ns: int | None = None
+    #: Offline: where the data (of the view's table, in scope) starts; ``now_ns`` is where it
+    #: ends. Rates are then measured over the whole window's data time, not the last interval.
+    data_start_ns: int | None = None
 
     @property
     def rate_hi_ns(self) -> int:
@@ -95,7 +98,18 @@ class Query:
 
     @property
     def rate_lo_ns(self) -> int:
-        return self.rate_hi_ns - self.interval_ns
+        """Start (exclusive) of the interval rates are measured over: live the last interval,
+        offline the window clipped to where the data starts."""
+        if self.data_start_ns is None:
+            return self.rate_hi_ns - self.interval_ns
+        first = self.data_start_ns - 1  # rates count ts > rate_lo_ns: the first event is in
+        lo = self.lo_ns
+        return first if lo is None else max(lo, first)
+
+    @property
+    def rate_s(self) -> float:
+        """Length of the rate interval in seconds (what counts are divided by)."""
+        return max(self.rate_hi_ns - self.rate_lo_ns, 1) / NS
 
     @property
     def lo_ns(self) -> int | None:

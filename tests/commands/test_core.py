@@ -246,7 +246,7 @@ async def test_where_property_alone_and_not(shell) -> None:
 async def test_measure_unknown_property_is_an_error_not_a_zero(shell) -> None:
     with pytest.raises(FayError) as info:
         await shell.run(f"{TABLE} | Measure-Object durr_ns -Sum")
-    assert "no column 'durr_ns' (did you mean dur_ns?)" in info.value.one_line()
+    assert "no property 'durr_ns' on the relation; did you mean dur_ns?" in info.value.one_line()
     with pytest.raises(FayError) as info:
         await shell.run("@{a=1} | Measure-Object b")
     assert "'b' cannot be found in the input for any objects" in info.value.one_line()

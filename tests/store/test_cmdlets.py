@@ -95,3 +95,15 @@ async def test_import_into_other_database(shell: Shell, tmp_path: Path) -> None:
     db = Database.open(str(other))
     assert db.execute("SELECT node, events FROM chunks") == [("x", out[0].Events)]
     db.close()
+
+
+async def test_get_event_comes_in_time_order(shell: Shell, tree: GenInfo) -> None:  # noqa: F811
+    """Two CPUs' streams interleave in time; Get-Event shows them merged by ts."""
+    await shell.run(f"Import-Trace '{tree.dirs[0].parents[2]}'")
+    rows = await shell.run("Get-Event")
+    stamps = [r["ts"] for r in rows]
+    assert len(stamps) == tree.events
+    assert stamps == sorted(stamps)
+    assert len({r["cpu"] for r in rows[:200]}) == 2  # really interleaved, not one CPU after another
+    first = await shell.run("Get-Event | Where-Object { $_.cpu -eq 1 } | Select-Object -First 5")
+    assert [r["ts"] for r in first] == sorted(r["ts"] for r in rows if r["cpu"] == 1)[:5]

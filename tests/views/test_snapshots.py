@@ -13,10 +13,11 @@ from tests.views.helpers import check_snapshot, make_app, press, settle
 
 
 @pytest.mark.parametrize(("view", "keys", "size"), [
-    ("syscalls", (), (80, 24)),
-    ("syscalls", ("w", "g"), (120, 30)),
-    ("spans", ("w",), (80, 24)),
-    ("logs", ("w",), (80, 24)),
+    ("syscalls", (), (80, 24)),  # offline: the data's whole range, the default
+    ("syscalls", ("g",), (120, 30)),
+    ("spans", (), (80, 24)),
+    ("logs", (), (80, 24)),
+    ("syscalls", ("w", "w"), (80, 24)),  # the last minute of the data
 ])
 async def test_main_screens(feed: OfflineFeed, view: str, keys: tuple[str, ...],
                             size: tuple[int, int]) -> None:

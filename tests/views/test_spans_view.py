@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from fayshell.views.feeds import OfflineFeed
+from fayshell.views.format import span_id
 from fayshell.views.ui.spans import TracesScreen
 from fayshell.views.ui.waterfall import WaterfallScreen, bar
 from tests.views.helpers import column, make_app, press, rows, settle, text_of
@@ -12,15 +13,17 @@ async def test_span_rows_sorted_by_p95(feed: OfflineFeed) -> None:
     app = make_app(feed, "spans", window="session")
     async with app.run_test(size=(100, 30)) as pilot:
         await settle(pilot)
-        assert rows(app)[0] == ["frontend", "GET /page", "10", "0", "55.0ms", "95.5ms",
+        # rate over the spans' own time: 10 in 90.1 s (T0 + 15 s to T0 + 105.1 s)
+        assert rows(app)[0] == ["frontend", "GET /page", "10", "0.1", "55.0ms", "95.5ms",
                                 "99.1ms", "100ms", "0"]
         assert column(app, 1) == ["GET /page", "get_user", "db.query", "get_cart"]
         assert column(app, 8) == ["0", "0", "1", "0"]
         await press(pilot, "greater_than_sign", "greater_than_sign", "greater_than_sign")
         assert app.screen.sort == "errors"
         assert column(app, 1)[0] == "db.query"
-        await press(pilot, "w", "w")  # -> last minute: traces 1006..1010
-        assert column(app, 2) == ["5", "5", "5", "5"]
+        # -> the last minute of the spans (they end at T0 + 105.1 s): traces 1005..1010
+        await press(pilot, "w", "w")
+        assert column(app, 2) == ["6", "6", "6", "6"]
 
 
 async def test_groupings_and_filter(feed: OfflineFeed) -> None:
@@ -49,12 +52,13 @@ async def test_drill_to_slowest_traces_and_waterfall(feed: OfflineFeed) -> None:
         await press(pilot, "down", "down", "enter")  # storage db.query
         assert isinstance(app.screen, TracesScreen)
         assert "storage / db.query" in text_of(app, "#header")
-        assert column(app, 0)[:3] == ["1010", "1009", "1008"]
+        assert column(app, 0)[:3] == [span_id(1010), span_id(1009), span_id(1008)]
+        assert span_id(1010) == "00000000000003f2"  # as Zipkin and Jaeger show ids
         assert rows(app)[3][1:3] == ["28.0ms", "70.0ms"]
         assert rows(app)[3][-1] == "yes"  # trace 1007 has the failed query
         await press(pilot, "down", "down", "down", "enter")
         assert isinstance(app.screen, WaterfallScreen)
-        assert "trace 1007" in text_of(app, "#header")
+        assert f"trace {span_id(1007)}" in text_of(app, "#header")
         assert [r[:3] for r in rows(app)] == [
             ["GET /page", "frontend", "web01"], ["  └ get_user", "api", "web02"],
             ["    └ db.query", "storage", "db01"], ["  └ get_cart", "api", "web02"]]

@@ -4,30 +4,53 @@ from __future__ import annotations
 
 from fayshell.store.database import Database
 from fayshell.views.feeds import OfflineFeed
+from fayshell.views.format import rate
+from fayshell.views.queries import common
 from fayshell.views.ui.syscalls import BreakdownScreen
 from tests.fixtures.store_data import NS, T0
 from tests.views.helpers import column, make_app, press, rows, settle, text_of
 
 
-async def test_first_screen_shows_last_minute_by_total(feed: OfflineFeed) -> None:
+async def test_offline_opens_on_the_datas_own_range(feed: OfflineFeed) -> None:
+    """Offline the view ends where the syscalls end (T0 + 119.5 s + 2.5 ms; the logs' newer
+    heartbeat at T0 + 120 s is not this view's data) and shows all of it; CALLS/S is over the
+    data's time (91 reads in 119.5025 s), not the last wall-clock second."""
     app = make_app(feed, "syscalls")
     async with app.run_test(size=(100, 30)) as pilot:
         await settle(pilot)
-        assert rows(app)[0] == ["read", "46", "1.0", "3.55ms", "77.2µs", "50.0µs", "2.50ms",
-                                "python3"]
+        header = text_of(app, "#header")
+        assert "window: whole session" in header
+        assert "now 2023-11-14 22:15:19 UTC  [offline]" in header
+        assert "data from 22:13:20 (1m59s)" in header
+        assert "lag" not in header
+        assert "nodes 4/4" in header
+        assert column(app, 0) == ["futex", "epoll_wait", "read", "openat", "write"]
+        read = next(r for r in rows(app) if r[0] == "read")
+        assert read[:3] == ["read", "91", rate(91 / 119.5025)]
+
+
+async def test_last_minute_of_the_data(feed: OfflineFeed, db: Database) -> None:
+    app = make_app(feed, "syscalls", window="minute")
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        # the minute before the syscalls end (T0 + 119.5025 s): 30 + 15 + 1 reads
+        assert rows(app)[0] == ["read", "46", rate(46 / 60), "3.55ms", "77.2µs", "50.0µs",
+                                "2.50ms", "python3"]
         assert column(app, 0) == ["read", "openat", "write"]
+        assert [r[2] for r in rows(app)[1:]] == [rate(10 / 60), rate(20 / 60)]
+        end = T0 + 119_502_500_000
+        events = db.execute("SELECT count(*) FROM events WHERE ts >= ? AND ts <= ?",
+                            [end - 60 * NS, end])[0][0]
         header = text_of(app, "#header")
         assert "nodes 3/4" in header
-        assert "4.0 ev/s" in header
-        assert "lag 500ms" in header
+        assert f"{rate(events / 60)} ev/s" in header
         assert "discarded 7 (1 pkt lost)" in header
         assert "window: last minute" in header
-        assert "2023-11-14 22:15:20 UTC" in header
         assert text_of(app, "#status").startswith("3 rows")
 
 
 async def test_window_and_group_toggles(feed: OfflineFeed) -> None:
-    app = make_app(feed, "syscalls")
+    app = make_app(feed, "syscalls", window="minute")
     async with app.run_test(size=(100, 30)) as pilot:
         await settle(pilot)
         await press(pilot, "w")
@@ -155,11 +178,16 @@ async def test_pause_freezes_until_resumed(feed: OfflineFeed, db: Database) -> N
 
 
 async def test_rates_panel_and_silent_node(feed: OfflineFeed) -> None:
-    app = make_app(feed, "syscalls")
+    app = make_app(feed, "syscalls", window="minute")
     async with app.run_test(size=(100, 30)) as pilot:
         await settle(pilot)
         labels = [str(w.render()) for w in app.screen.query(".rate")]
-        assert labels[:3] == ["0 ev/s", "1.0 ev/s", "0.9 ev/s"]
+        q = app.screen.last_query
+        shown = await feed.query(common.node_rates, q, "syscalls", "ts_entry")
+        assert [r.node for r in shown] == ["db01", "web01", "web02", "web03"]
+        assert labels[:3] == [f"{rate(r.last_rate)} ev/s" for r in shown[:3]]
+        # web03's epoll_wait calls stop at T0 + 55 s: quiet for 64.5 s before the view's end
+        # (T0 + 119.5 s), more than the 5 s a node may stay quiet
         assert labels[3].startswith("silent 1m04s")
         panel = app.screen.query_one("#rates")
         await press(pilot, "e")
@@ -182,7 +210,7 @@ async def test_node_scope_from_config(feed: OfflineFeed) -> None:
 
 async def test_offline_ticks_skip_queries_until_the_data_changes(feed: OfflineFeed,
                                                                  db: Database) -> None:
-    app = make_app(feed, "syscalls")
+    app = make_app(feed, "syscalls", window="minute")
     async with app.run_test(size=(100, 30)) as pilot:
         await settle(pilot)
         done = app.screen.queries_done
@@ -195,3 +223,20 @@ async def test_offline_ticks_skip_queries_until_the_data_changes(feed: OfflineFe
         await settle(pilot)
         assert app.screen.queries_done == done + 1
         assert rows(app)[0][:2] == ["read", "47"]
+
+
+async def test_newer_data_of_other_tables_does_not_empty_the_view(feed: OfflineFeed,
+                                                                  db: Database) -> None:
+    """A database that also holds a later trace (here a log six years on, from another
+    session): the syscalls view still opens on the syscalls' own range, not on an empty
+    minute, and shows no wall-clock-style lag."""
+    later = T0 + 6 * 365 * 86400 * NS
+    db.execute("INSERT INTO logs VALUES ('host9', 'other', ?, 'python', 'x', 30, 'Warning', "
+               "'later', 'f', 1, 't', 1, 'p')", [later])
+    app = make_app(feed, "syscalls")
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        header = text_of(app, "#header")
+        assert "now 2023-11-14 22:15:19 UTC" in header
+        assert column(app, 0) == ["futex", "epoll_wait", "read", "openat", "write"]
+        assert "lag" not in header

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from fayshell.views.filters import FieldDef, Where, query_where
-from fayshell.views.model import NS, Header, NodeRate, Query
+from fayshell.views.model import NS, Header, NodeRate, Query, Scope
 
 if TYPE_CHECKING:
     import duckdb
@@ -18,6 +18,13 @@ else:
 NEWEST_COLUMNS: dict[str, str] = {
     "chunks": "last_ts", "events": "ts", "syscalls": "ts_exit", "spans": "ts_end", "logs": "ts",
 }
+#: The first and last timestamp columns of each table a view reads (its data's time range).
+RANGE_COLUMNS: dict[str, tuple[str, str]] = {
+    "syscalls": ("ts_entry", "ts_exit"), "spans": ("ts_start", "ts_end"), "logs": ("ts", "ts"),
+    "events": ("ts", "ts"), "chunks": ("first_ts", "last_ts"),
+}
+#: Offline sparkline buckets follow the data's time range down to this width.
+OFFLINE_MIN_BUCKET_NS = 1_000_000
 #: How many buckets the per-node sparkline shows.
 SPARK_BUCKETS = 60
 NODE_FIELD = {"node": FieldDef("node")}
@@ -51,6 +58,20 @@ def data_version(con: Con) -> tuple[int | None, int]:
     return newest_ts(con, have), 0 if row is None else int(row[0])
 
 
+def table_range(con: Con, table: str, scope: Scope) -> tuple[int, int] | None:
+    """First and last timestamp of a view's table within the scope: a post-mortem view's
+    time range (its "now" is where its own data ends, whatever else the database holds)."""
+    if table not in existing_tables(con):
+        return None
+    first, last = RANGE_COLUMNS[table]
+    w = query_where(Query(0, scope=scope), first, NODE_FIELD, window=False)
+    row = con.execute(f"SELECT min({first}), max({last}) FROM {table} WHERE {w.sql()}",
+                      w.params).fetchone()
+    if row is None or row[0] is None or row[1] is None:
+        return None
+    return int(row[0]), int(row[1])
+
+
 def table_newest(con: Con, q: Query, table: str, ts: str) -> int | None:
     """The newest timestamp of one table within the view's scope (for the data lag)."""
     w = query_where(q, ts, NODE_FIELD, window=False)
@@ -67,8 +88,13 @@ def header(con: Con, q: Query, table: str, ts: str, live: bool = False) -> Heade
     have = existing_tables(con)
     newest = table_newest(con, q, table, ts)
     chunks = "chunks" in have and _has_rows(con, "chunks")
-    reporting = (_nodes_reporting(con, q, "chunks", "last_ts") if chunks
-                 else _nodes_reporting(con, q, table, ts))
+    if q.data_start_ns is not None:  # offline: the nodes with this view's rows in the window
+        w = query_where(q, ts, NODE_FIELD, window=True)
+        reporting = _count(con, f"SELECT count(DISTINCT node) FROM {table} WHERE {w.sql()}", w)
+    elif chunks:
+        reporting = _nodes_reporting(con, q, "chunks", "last_ts")
+    else:
+        reporting = _nodes_reporting(con, q, table, ts)
     total = _nodes_total(con, q, table, have)
     rate = _events_per_s(con, q, table, ts, have)
     discarded, lost = _discarded(con, q, have)
@@ -96,11 +122,14 @@ def _nodes_total(con: Con, q: Query, table: str, have: set[str]) -> int:
 
 
 def _events_per_s(con: Con, q: Query, table: str, ts: str, have: set[str]) -> float:
-    """Events in the last interval over its length; the events table if it is filled."""
+    """Events in the rate interval over its length (live the last interval, offline the
+    window's data time); the events table if it is filled."""
     source, col = (("events", "ts") if "events" in have and _has_rows(con, "events")
                    else (table, ts))
-    w = query_where(q.but(window="interval", now_ns=q.rate_hi_ns), col, NODE_FIELD, window=True)
-    return _count(con, f"SELECT count(*) FROM {source} WHERE {w.sql()}", w) / q.interval_s
+    w = query_where(q, col, NODE_FIELD, window=False)
+    w.add(f"{col} >= ?", q.rate_lo_ns)
+    w.add(f"{col} <= ?", q.rate_hi_ns)
+    return _count(con, f"SELECT count(*) FROM {source} WHERE {w.sql()}", w) / q.rate_s
 
 
 def _discarded(con: Con, q: Query, have: set[str]) -> tuple[int, int]:
@@ -124,6 +153,9 @@ def _count(con: Con, sql: str, w: Where) -> int:
 
 def bucket_ns(q: Query) -> int:
     """Sparkline bucket: the window split in SPARK_BUCKETS, at least one interval wide."""
+    if q.data_start_ns is not None:  # offline: the window's data, however short
+        start = q.data_start_ns if q.lo_ns is None else max(q.lo_ns, q.data_start_ns)
+        return max((q.now_ns - start) // SPARK_BUCKETS, OFFLINE_MIN_BUCKET_NS)
     span = (q.now_ns - q.lo_ns) if q.lo_ns is not None else 60 * NS
     return max(q.interval_ns, span // SPARK_BUCKETS, NS // 10)
 
@@ -143,7 +175,7 @@ def node_rates(con: Con, q: Query, table: str, ts: str) -> list[NodeRate]:
     else:
         rows = _row_buckets(con, q, table, ts, lo, width)
     nodes = _scope_nodes(con, q, "chunks" if use_chunks else table,
-                         "last_ts" if use_chunks else ts)
+                         ("first_ts", "last_ts") if use_chunks else (ts, ts))
     return _rates_from_buckets(rows, nodes, width)
 
 
@@ -171,11 +203,17 @@ def _row_buckets(con: Con, q: Query, table: str, ts: str, lo: int,
     return con.execute(sql, [lo, width, *w.params]).fetchall()
 
 
-def _scope_nodes(con: Con, q: Query, source: str, col: str) -> dict[str, int | None]:
-    """Every node in scope with its newest timestamp up to now."""
+def _scope_nodes(con: Con, q: Query, source: str,
+                 cols: tuple[str, str]) -> dict[str, int | None]:
+    """Every node in scope with its newest timestamp up to now. Offline, a chunk that started
+    before the view's end counts (capped at the end): the view's table may end a little
+    before the chunk's last event."""
+    first, last = cols
     w = query_where(q, "", NODE_FIELD, window=False)
-    w.add(f"{col} <= ?", q.now_ns)
-    rows = con.execute(f"SELECT node, max({col}) FROM {source} WHERE {w.sql()} GROUP BY node",
+    offline = q.data_start_ns is not None
+    w.add(f"{first if offline else last} <= ?", q.now_ns)
+    newest = f"least(max({last}), {int(q.now_ns)})" if offline else f"max({last})"
+    rows = con.execute(f"SELECT node, {newest} FROM {source} WHERE {w.sql()} GROUP BY node",
                        w.params).fetchall()
     return {r[0]: None if r[1] is None else int(r[1]) for r in rows}
 

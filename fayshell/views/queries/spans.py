@@ -45,7 +45,7 @@ def span_stats(con: Con, q: Query) -> list[SpanStat]:
            f"FROM spans WHERE {w.sql()} GROUP BY {keys}")
     cur = con.execute(sql, [q.rate_lo_ns, q.rate_hi_ns, *w.params])
     names = [d[0] for d in cur.description or []]
-    rows = [_stat(dict(zip(names, r, strict=True)), q.interval_s) for r in cur.fetchall()]
+    rows = [_stat(dict(zip(names, r, strict=True)), q.rate_s) for r in cur.fetchall()]
     return sort_rows(rows, q.sort or "p95_ns", q.descending)[: q.limit]
 
 

@@ -110,11 +110,13 @@ def _rolled_rows(con: Con, q: Query, g: Grouping, roll: rollup.Rollup) -> list[d
     with rollup.snapshot(con):
         rollup.sync(con, roll)
         rows = _rolled_query(con, q, g, roll)
-    recent = _recent(con, q, g)
+    # offline the rate interval is the window itself: its calls, no second pass
+    recent = None if q.data_start_ns is not None else _recent(con, q, g)
     for r in rows:
         n = int(r.pop("n"))
         r["avg_ns"] = int(r["total_ns"]) / n if n else None
-        r["rate"] = recent.get(_key(g, r), 0) / q.interval_s
+        calls = int(r["calls"]) if recent is None else recent.get(_key(g, r), 0)
+        r["rate"] = calls / q.rate_s
     return rows
 
 
@@ -138,11 +140,13 @@ def _rolled_query(con: Con, q: Query, g: Grouping, roll: rollup.Rollup) -> list[
 
 
 def _recent(con: Con, q: Query, g: Grouping) -> dict[tuple[Any, ...], int]:
-    """Calls per group in the last interval, for the rate column."""
-    w = query_where(q.but(window="interval", now_ns=q.rate_hi_ns), "ts_entry", FIELDS)
+    """Calls per group in the rate interval, for the rate column."""
+    w = query_where(q, "ts_entry", FIELDS, window=False)
+    w.add("ts_entry > ?", q.rate_lo_ns)
+    w.add("ts_entry <= ?", q.rate_hi_ns)
     keys = ", ".join(g.keys)
-    sql = f"SELECT {keys}, count(*) FROM syscalls WHERE {w.sql()} AND ts_entry > ? GROUP BY {keys}"
-    rows = con.execute(sql, [*w.params, q.rate_lo_ns]).fetchall()
+    sql = f"SELECT {keys}, count(*) FROM syscalls WHERE {w.sql()} GROUP BY {keys}"
+    rows = con.execute(sql, w.params).fetchall()
     return {tuple(r[:-1]): int(r[-1]) for r in rows}
 
 
@@ -156,7 +160,7 @@ def _main_rows(con: Con, q: Query, g: Grouping, w: Where) -> list[dict[str, Any]
     names = [d[0] for d in cur.description or []]
     rows = [dict(zip(names, r, strict=True)) for r in cur.fetchall()]
     for r in rows:
-        r["rate"] = int(r.pop("recent")) / q.interval_s
+        r["rate"] = int(r.pop("recent")) / q.rate_s
     return rows
 
 

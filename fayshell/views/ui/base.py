@@ -65,7 +65,10 @@ class TopScreen(Screen[None]):
         super().__init__()
         self.feed = feed
         self.config = config
-        self.window = config.window
+        self.window = config.window or ("minute" if feed.live else "session")
+        #: Offline: first and last timestamp of this view's table in scope (None: no data).
+        self.data_range: tuple[int, int] | None = None
+        self._range_version: int | None = None
         self.grouping = next(iter(self.GROUPINGS), "")
         self.sort = self.DEFAULT_SORT
         self.descending = True
@@ -131,13 +134,19 @@ class TopScreen(Screen[None]):
     # -- refresh cycle --------------------------------------------------------------------
 
     def current_query(self) -> Query:
+        """Live, windows end at the feed's now; offline, where this view's own data ends
+        (whatever else the database holds) and rates are over the data's time."""
+        start = None if self.feed.live or self.data_range is None else self.data_range[0]
         if self.paused and self.frozen_now and self.last_query is not None:
             now, complete = self.frozen_now, self.last_query.rate_end_ns
+        elif start is not None and self.data_range is not None:
+            now, complete = self.data_range[1], None
         else:
             now, complete = self.feed.now_ns(), self.feed.complete_ns()
         return Query(now_ns=now, interval_ns=self.config.interval_ns, window=self.window,
                      grouping=self.grouping, filter=self.filter, scope=self.config.scope,
-                     sort=self.sort, descending=self.descending, rate_end_ns=complete)
+                     sort=self.sort, descending=self.descending, rate_end_ns=complete,
+                     data_start_ns=start)
 
     def tick(self) -> None:
         """Timer: refresh the feed, then the rows; skipped while paused. A tick that comes
@@ -155,6 +164,10 @@ class TopScreen(Screen[None]):
     async def _refresh_feed(self) -> None:
         try:
             await self.feed.refresh()
+            if not self.feed.live and self.feed.version != self._range_version:
+                self.data_range = await self.feed.query(common.table_range, self.TABLE,
+                                                        self.config.scope)
+                self._range_version = self.feed.version
         finally:
             self._feed_busy = False
         unchanged = (self.feed.version == self._version_shown
@@ -227,11 +240,10 @@ class TopScreen(Screen[None]):
             f"  {scope.session or 'all sessions'}",
             f"  now {fmt.stamp(q.now_ns) if q else '-'}  ",
             (f"[{mode}]", "bold reverse yellow" if self.paused else "bold green"))
-        lag_style = "bold red" if (h.lag_ns or 0) > 5 * self.config.interval_ns else ""
+        reporting, total = self.node_counts()
         stats = Text.assemble(
-            f"nodes {h.nodes_reporting}/{h.nodes_total}  ",
-            f"{fmt.rate(h.events_per_s)} ev/s  ", ("lag ", ""), (fmt.ago(h.lag_ns), lag_style),
-            "  discarded ", (str(h.discarded), "bold red" if h.discarded else ""),
+            f"nodes {reporting}/{total}  ", f"{fmt.rate(h.events_per_s)} ev/s  ",
+            self.lag_text(), "  discarded ", (str(h.discarded), "bold red" if h.discarded else ""),
             f" ({h.lost_packets} pkt lost)" if h.lost_packets else "")
         down = self.down_nodes()
         if down:
@@ -241,6 +253,27 @@ class TopScreen(Screen[None]):
         if extra is not None:
             lines.append(extra)
         return Text("\n").join(lines)
+
+    def node_counts(self) -> tuple[int, int]:
+        """Nodes reporting / in scope; live, a node that answered the last pull reports even
+        when its chunks held no events (an idle node is not a down node)."""
+        h = self.header_data
+        polled = self.feed.status.nodes if self.feed.live else ()
+        answered = sum(1 for n in polled if n.ok)
+        return max(h.nodes_reporting, answered), max(h.nodes_total, len(polled))
+
+    def lag_text(self) -> Text:
+        """Live: how far the data is behind the clock. Offline there is no clock to be behind:
+        where the view's data starts and how long it lasts ("now" in the title is its end)."""
+        if not self.feed.live:
+            if self.data_range is None:
+                return Text("no data")
+            first, last = self.data_range
+            start = fmt.clock(first, millis=last - first < 60 * NS)
+            return Text(f"data from {start} ({fmt.duration(last - first)})")
+        lag = self.header_data.lag_ns
+        style = "bold red" if (lag or 0) > 5 * self.config.interval_ns else ""
+        return Text.assemble("lag ", (fmt.ago(lag), style))
 
     def down_nodes(self) -> dict[str, str]:
         """Nodes the live feed could not reach on its last refresh, with the reason."""

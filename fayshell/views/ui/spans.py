@@ -32,7 +32,7 @@ METRIC_COLS: list[Col] = [
     Col("errors", "ERR", fmt.count, numeric=True),
 ]
 TRACE_COLS: list[Col] = [
-    Col("trace_id", "TRACE", str, numeric=True),
+    Col("trace_id", "TRACE", fmt.span_id),
     Col("span_dur_ns", "SPAN", fmt.duration, numeric=True),
     Col("dur_ns", "TRACE DUR", fmt.duration, numeric=True),
     Col("start_ns", "START (UTC)", lambda ns: fmt.clock(ns, millis=True)),

@@ -53,7 +53,7 @@ class WaterfallScreen(Screen[None]):
         self.spans: list[TraceSpan] = []
 
     def compose(self) -> ComposeResult:
-        yield Static(Text.assemble(("trace ", "bold"), (str(self.trace_id), "bold cyan")),
+        yield Static(Text.assemble(("trace ", "bold"), (fmt.span_id(self.trace_id), "bold cyan")),
                      id="header")
         yield DataTable(id="table", cursor_type="row")
         yield Static("", id="details")
@@ -99,9 +99,9 @@ class WaterfallScreen(Screen[None]):
         nodes = sorted({s.node for s in self.spans})
         services = sorted({s.service for s in self.spans})
         text = Text.assemble(
-            ("trace ", "bold"), (str(self.trace_id), "bold cyan"),
-            f"  {fmt.stamp(start)}  {fmt.duration(total)}  {len(self.spans)} spans  ",
-            f"{len(services)} services  {len(nodes)} nodes")
+            ("trace ", "bold"), (fmt.span_id(self.trace_id), "bold cyan"),
+            f"  {fmt.clock(start, millis=True)} UTC  {fmt.duration(total)}  ",
+            f"{len(self.spans)} spans  {len(services)} services  {len(nodes)} nodes")
         self.query_one("#header", Static).update(text)
 
     @on(DataTable.RowHighlighted)

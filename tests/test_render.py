@@ -1,0 +1,59 @@
+"""How values look in tables and lists: timestamps as UTC datetimes with nanoseconds, trace and
+span ids as 16 hex digits, numbers never cut (text columns give way first)."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import pytest
+
+from fayshell.render import fit_widths, format_cell, is_time_column, plain_list, plain_table
+
+NS = 1457113583123456789  # 2016-03-04 17:46:23.123456789 UTC
+
+
+@pytest.mark.parametrize(("name", "expected"), [
+    ("ts", True), ("ts_entry", True), ("TS_START", True), ("first_ts", True), ("last_ts", True),
+    ("ts_ns", False), ("dur_ns", False), ("dur_ms", False), ("tsc", False), ("ports", False)])
+def test_time_columns_by_name(name: str, expected: bool) -> None:
+    assert is_time_column(name) is expected
+
+
+def test_epoch_nanoseconds_show_as_utc_datetime_with_nanoseconds() -> None:
+    assert format_cell("ts", NS) == "2016-03-04 17:46:23.123456789"
+    assert format_cell("ts_exit", NS + 1) == "2016-03-04 17:46:23.123456790"
+    assert format_cell("ts_entry", 1457113583_000000005) == "2016-03-04 17:46:23.000000005"
+    # what is not epoch nanoseconds stays a number: relative times, other columns, durations
+    assert format_cell("ts", 1234) == "1234"
+    assert format_cell("dur_ns", NS) == str(NS)
+    assert format_cell("ts", True) == "True"
+
+
+def test_ids_as_sixteen_hex_digits_like_zipkin() -> None:
+    assert format_cell("trace_id", 42) == "000000000000002a"
+    assert format_cell("span_id", -1) == "ffffffffffffffff"  # BIGINT storage of a 64-bit id
+    assert format_cell("parent_span_id", 0x1234ABCD5678EF01) == "1234abcd5678ef01"
+    assert format_cell("parent_span_id", None) == ""
+    assert format_cell("count", 42) == "42"
+
+
+def test_datetime_values_keep_their_precision() -> None:
+    when = dt.datetime(2016, 3, 4, 17, 46, 23, 123456)
+    assert format_cell("loaded_at", when) == "2016-03-04 17:46:23.123456"
+
+
+def test_plain_table_and_list_use_the_display_forms() -> None:
+    table = plain_table(["ts", "trace_id", "name"], [[NS, 7, "read"]])
+    assert table.splitlines()[2] == "2016-03-04 17:46:23.123456789 0000000000000007 read"
+    assert plain_list(["ts"], [[NS]]) == "ts : 2016-03-04 17:46:23.123456789"
+
+
+def test_fit_widths_cuts_text_columns_first() -> None:
+    # two numbers (rigid) and two text columns in 40 characters of cells
+    widths = fit_widths([10, 30, 12, 20], [True, False, True, False], 40)
+    assert widths[0] == 10 and widths[2] == 12
+    assert sum(widths) <= 40 and widths[1] == widths[3] == 9
+    # wide enough: nothing changes
+    assert fit_widths([10, 30, 12, 20], [True, False, True, False], 80) == [10, 30, 12, 20]
+    # numbers alone wider than the room: they stay whole, text shrinks to its floor
+    assert fit_widths([30, 30, 30], [True, False, True], 40) == [30, 4, 30]
