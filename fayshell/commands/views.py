@@ -112,6 +112,8 @@ async def show_top(ctx: Invocation, view: str, session: str | None = None, node:
 
     try:
         feed = await open_feed(ctx, run, node)
+        feed.alerts = lambda: firing_banners(ctx.state.trace_triggers.values(),
+                                             run.config.scope.session)
         try:
             await run_view(feed, run.config)
         finally:
@@ -119,6 +121,14 @@ async def show_top(ctx: Invocation, view: str, session: str | None = None, node:
     finally:
         if run.owned:
             run.db.close()
+
+
+def firing_banners(watches: Any, session: str | None) -> list[str]:
+    """One line per flight-recorder trigger of ``session`` (any, if None) that has fired."""
+    from fayshell.tracing.recorder import banner
+
+    return [banner(w) for w in watches
+            if w.firings and (session is None or w.spec.session == session)]
 
 
 async def open_feed(ctx: Invocation, run: TopRun, node: Any) -> Feed:

@@ -54,6 +54,15 @@ class Firing:
         return len(self.snapshots)
 
 
+def banner(watch: TriggerWatch) -> str:
+    """The newest firing of ``watch`` as one line for a dashboard header."""
+    f = watch.firings[-1]
+    missed = f", missed {', '.join(f.missed)}" if f.missed else ""
+    more = f" (firing {len(watch.firings)})" if len(watch.firings) > 1 else ""
+    return (f"FIRED {f.node} {f.event} at {f.time:%H:%M:%S.%f} UTC{more}: snapshot set "
+            f"{f.snapshot_set} on {f.nodes} node{'s' if f.nodes != 1 else ''}{missed}")
+
+
 @dataclass
 class WatchSettings:
     """How often each node is looked at, and how long a node may take to snapshot."""

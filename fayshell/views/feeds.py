@@ -58,6 +58,8 @@ class Feed(Protocol):
     #: Changes whenever the data may have changed; a view re-queries only then (or when the
     #: user changes what is asked).
     version: int
+    #: Banners to show above the view (e.g. a flight-recorder firing), or None.
+    alerts: Callable[[], list[str]] | None
 
     def now_ns(self) -> int:
         """The reference instant windows end at."""
@@ -89,6 +91,8 @@ class DatabaseFeed:
     status: FeedStatus = field(default_factory=FeedStatus)
     live: bool = False
     version: int = 0
+    #: Banners to show above the view (e.g. a flight-recorder firing); none by default.
+    alerts: Callable[[], list[str]] | None = None
     _cursor: duckdb.DuckDBPyConnection | None = None
     _lock: threading.Lock = field(default_factory=threading.Lock)
 

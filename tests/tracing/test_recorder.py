@@ -15,11 +15,14 @@ from pathlib import Path
 
 import pytest
 
+from fayshell.commands.views import firing_banners
 from fayshell.tracing.recorder import Firing
+from fayshell.views.feeds import OfflineFeed
 from tests.fixtures.cluster import LocalCluster
 from tests.fixtures.shell import Shell
 from tests.fixtures.traceshell import SYSTEM_PYTHON, run_on
-from tests.views.live_helpers import resume_node, stop_node
+from tests.views.helpers import make_app, text_of
+from tests.views.live_helpers import resume_node, stop_node, tick
 
 NODES = ["node01", "node02", "node03", "node04"]
 NODESET = "node[01-04]"
@@ -85,6 +88,16 @@ async def test_one_node_fires_every_node_snapshots(cluster_shell: Shell, emitter
     [[node, msg]] = sh.state.database.execute(
         "SELECT node, msg FROM logs WHERE session = 'fr1' AND severity = 'Error'")
     assert node == "node02" and msg == "boom first"
+    # a dashboard over the session shows the firing as a banner
+    feed = OfflineFeed(sh.state.database)
+    feed.alerts = lambda: firing_banners(sh.state.trace_triggers.values(), "fr1")
+    app = make_app(feed, "logs", severity="Debug")
+    async with app.run_test(size=(160, 40)) as pilot:
+        await tick(pilot)
+        banner = text_of(app, "#header")
+        assert "FIRED node02 python:fire.* Error+" in banner and "on 4 nodes" in banner
+        await pilot.press("q")
+    feed.close()
     # one firing allowed (the default): the triggers are gone from every node
     for _ in range(100):
         if not await sh.run("Get-TraceTrigger fr1"):

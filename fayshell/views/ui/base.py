@@ -249,6 +249,8 @@ class TopScreen(Screen[None]):
         if down:
             stats.append(f"  not answering: {', '.join(sorted(down))}", style="bold red")
         lines = [title, stats, self.settings_text()]
+        alerts = getattr(self.feed, "alerts", None)
+        lines += [Text(a, style="bold reverse red") for a in (alerts() if alerts else [])]
         extra = self.header_extra()
         if extra is not None:
             lines.append(extra)
