@@ -264,9 +264,10 @@ def _hex(expr: str) -> str:
 
 
 def _object(entries: list[tuple[str, str]]) -> str:
-    """A JSON object of the entries whose JSON value is not NULL (absent fields omitted)."""
-    items = ", ".join(f"{{'k': '{k}', 'v': ({v})::JSON}}" for k, v in entries)
-    return f"to_json(map_from_entries(list_filter([{items}], lambda e: e.v IS NOT NULL)))"
+    """A JSON object of the entries whose JSON text is not NULL (absent fields omitted):
+    concat_ws skips NULLs, and it is several times faster than building a MAP for to_json."""
+    items = ", ".join(f"'\"{k}\":' || ({v})" for k, v in entries)
+    return f"('{{' || concat_ws(',', {items}) || '}}')"
 
 
 # ---- Zipkin v2 --------------------------------------------------------------------------------
@@ -311,9 +312,11 @@ def _endpoint(columns: dict[str, str]) -> str:
 def _annotations(columns: dict[str, str]) -> str:
     if "annotations" not in columns:
         return "NULL"
-    conv = ("list_sort(list_distinct(list_transform(\"annotations\", lambda a: "
-            "{'timestamp': a.ts // 1000, 'value': a.value})))")
-    return f"CASE WHEN len(\"annotations\") > 0 THEN to_json({conv}) END"
+    conv = ("list_transform(\"annotations\", lambda a: "
+            "{'timestamp': a.ts // 1000, 'value': a.value})")
+    # uniqueItems: drop an annotation equal (at the microsecond) to an earlier one, keep order
+    uniq = f"list_filter({conv}, lambda x, i: i = 1 OR NOT list_contains(({conv})[1:i - 1], x))"
+    return f"CASE WHEN len(\"annotations\") > 0 THEN to_json({uniq}) END"
 
 
 def _tags(columns: dict[str, str]) -> str:
