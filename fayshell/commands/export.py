@@ -13,7 +13,7 @@ from fayshell.commands.registry import BY_VALUE, Param, cmdlet
 from fayshell.lang.streams import collect, is_relation
 
 if TYPE_CHECKING:
-    from fayshell.store.export import ExportSummary
+    from fayshell.store.export import ExportRequest, ExportSummary
     from fayshell.store.relation import Relation
 
 FORMAT_CHOICES = ("parquet", "zipkin", "chrome")
@@ -51,7 +51,7 @@ async def export_trace(ctx: Invocation, *, format: str, path: str, table: str | 
                        partition_by: list[str] | None = None, input_object: Any = None,
                        ) -> list[ExportSummary]:
     from fayshell.errors import StoreError
-    from fayshell.store.export import ExportRequest, export
+    from fayshell.store.export import ExportRequest
 
     fmt = format.lower()
     with _source(ctx, table, await _records(ctx, table)) as rel:
@@ -59,13 +59,28 @@ async def export_trace(ctx: Invocation, *, format: str, path: str, table: str | 
                             tuple(partition_by or ()))
         task = ctx.progress(f"Export-Trace {fmt} {path}", None)
         try:
-            summary = await asyncio.to_thread(export, req, task)
+            summary = await _run(req, task)
         except StoreError as exc:
             raise ctx.fail(exc.message) from None
         finally:
             task.close()
     ctx.write_verbose(f"{summary.Rows} {summary.Kind} -> {summary.Path} in {summary.Seconds}s")
     return [summary]
+
+
+async def _run(req: ExportRequest, task: Any) -> ExportSummary:
+    """The export on a worker thread; when cancelled (Ctrl-C), stop it and wait until the
+    thread has removed its partial output before letting the cancellation go on."""
+    from fayshell.store.export import export
+
+    work = asyncio.ensure_future(asyncio.to_thread(export, req, task))
+    try:
+        return await asyncio.shield(work)
+    except asyncio.CancelledError:
+        req.cancel.set()
+        with contextlib.suppress(Exception):
+            await work
+        raise
 
 
 async def _records(ctx: Invocation, table: str | None) -> list[Any] | None:

@@ -23,7 +23,7 @@ import os
 import threading
 import time
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal, get_args
 
@@ -73,10 +73,20 @@ class ExportRequest:
     path: Path
     partition_by: tuple[str, ...] = ()
     settings: ExportSettings = ExportSettings()
+    #: Set to stop the export (Ctrl-C): the JSON writer stops at the next batch, a Parquet
+    #: COPY is interrupted; the temporary file is removed and nothing is renamed.
+    cancel: threading.Event = field(default_factory=threading.Event)
 
 
 class ExportError(StoreError):
     """The input or the target does not fit the export (one line, names what and where)."""
+
+
+class ExportCancelled(StoreError):
+    """The export was stopped before it finished (its file was not written)."""
+
+    def __init__(self, path: Path) -> None:
+        super().__init__(f"interrupted: {path} was not written")
 
 
 def export(req: ExportRequest, progress: ProgressTask) -> ExportSummary:
@@ -141,15 +151,27 @@ def _parquet(req: ExportRequest, progress: ProgressTask) -> int:
                  "OVERWRITE_OR_IGNORE true"]
     sql = f"COPY ({req.rel.sql}) TO '{_sql_path(req.path)}' ({', '.join(opts)})"
     progress.update(total=100.0)
-    return _with_progress(req.rel.db, sql, progress, req.settings.poll_seconds)
+    return _with_progress(req, sql, progress)
+
+
+def _remove(path: Path) -> None:
+    """Whatever an interrupted COPY left at ``path`` (a file, or partition directories)."""
+    import shutil
+
+    if path.is_dir():
+        shutil.rmtree(path, ignore_errors=True)
+    else:
+        path.unlink(missing_ok=True)
 
 
 def _sql_path(path: Path) -> str:
     return str(path).replace("'", "''")
 
 
-def _with_progress(db: Database, sql: str, progress: ProgressTask, poll: float) -> int:
-    """Run a statement on a worker thread while polling DuckDB's progress; rows it reports."""
+def _with_progress(req: ExportRequest, sql: str, progress: ProgressTask) -> int:
+    """Run a statement on a worker thread while polling DuckDB's progress (and the cancel
+    flag, which interrupts the statement); the rows it reports."""
+    db, poll = req.rel.db, req.settings.poll_seconds
     con = db.con
     result: dict[str, object] = {}
 
@@ -169,12 +191,17 @@ def _with_progress(db: Database, sql: str, progress: ProgressTask, poll: float) 
             worker.start()
             while worker.is_alive():
                 worker.join(poll)
+                if req.cancel.is_set():
+                    con.interrupt()
                 done = con.query_progress()
                 if done >= 0:
                     progress.update(completed=done)
         finally:
             con.execute(f"SET enable_progress_bar = {bool(old[0])}")
             con.execute(f"SET enable_progress_bar_print = {bool(old[1])}")
+    if req.cancel.is_set():
+        _remove(req.path)
+        raise ExportCancelled(req.path)
     if "error" in result:
         raise ExportError(sql_error(result["error"]).message)  # type: ignore[arg-type]
     progress.update(completed=100.0)
@@ -213,7 +240,7 @@ def _write_json(req: ExportRequest, plan_of: Callable[[Database], JsonPlan],
                 db.execute(stmt)
             rows = int(db.execute(plan.rows)[0][0])
             progress.update(total=float(rows))
-            written = _stream(db, plan, tmp, req.settings.batch_rows, progress)
+            written = _stream(db, plan, tmp, req, progress)
             os.replace(tmp, req.path)
         except OSError as exc:
             raise ExportError(f"cannot write {req.path}: {exc.strerror or exc}") from None
@@ -224,13 +251,16 @@ def _write_json(req: ExportRequest, plan_of: Callable[[Database], JsonPlan],
     return rows, written
 
 
-def _stream(db: Database, plan: JsonPlan, tmp: Path, batch: int, progress: ProgressTask) -> int:
+def _stream(db: Database, plan: JsonPlan, tmp: Path, req: ExportRequest,
+            progress: ProgressTask) -> int:
     """Head, every part's values separated by commas, tail; the bar follows the last part."""
     written = 0
     with tmp.open("w", encoding="utf-8") as out:
         out.write(plan.head)
         for part, values in enumerate(plan.parts):
-            for chunk in _batches(db, values, batch):
+            for chunk in _batches(db, values, req.settings.batch_rows):
+                if req.cancel.is_set():
+                    raise ExportCancelled(req.path)
                 out.write(("" if written == 0 else ",\n") + ",\n".join(chunk))
                 written += len(chunk)
                 if part == len(plan.parts) - 1:

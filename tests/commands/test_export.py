@@ -251,3 +251,28 @@ async def test_unwritable_targets_are_one_line(sh, tmp_path) -> None:
         with pytest.raises(FayError) as info:
             await sh.run(f"Get-Span | Export-Trace -Format zipkin -Path '{target}'")
         assert words in info.value.one_line() and "\n" not in info.value.one_line()
+
+
+@pytest.mark.parametrize("fmt", ["zipkin", "parquet"])
+async def test_interrupted_export_leaves_no_file(sh, tmp_path, fmt) -> None:
+    """Ctrl-C (the statement's task cancelled) while a large export runs: the worker stops and
+    removes its partial output; nothing appears under the target name."""
+    import asyncio
+
+    target = tmp_path / f"big.{fmt}"
+    part = tmp_path / f".big.{fmt}.part"
+    rows = "SELECT range AS trace_id, range AS span_id, range * 1000 AS ts_start, " \
+           "1000 AS dur_ns, 'op' || (range % 7) AS name FROM range(30000000)"
+    run = asyncio.ensure_future(sh.run(f"sql {rows} | Export-Trace -Format {fmt} "
+                                       f"-Path '{target}'"))
+    db = sh.state.database
+    while not run.done():  # until the export is under way: a partial file, or COPY progress
+        if part.exists() or (fmt == "parquet" and db.con.query_progress() > 0):
+            break
+        await asyncio.sleep(0.02)
+    assert not run.done()
+    run.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await run
+    assert not target.exists() and not part.exists()
+    assert db.execute("SELECT 42") == [(42,)]  # the connection is usable again
