@@ -25,7 +25,7 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal, get_args
+from typing import TYPE_CHECKING, Any, Literal, get_args
 
 from fayshell.errors import StoreError
 from fayshell.store.database import sql_error
@@ -251,36 +251,59 @@ def _write_json(req: ExportRequest, plan_of: Callable[[Database], JsonPlan],
     return rows, written
 
 
+SEPARATOR = ",\n"
+
+
 def _stream(db: Database, plan: JsonPlan, tmp: Path, req: ExportRequest,
             progress: ProgressTask) -> int:
-    """Head, every part's values separated by commas, tail; the bar follows the last part."""
+    """Head, every part's values separated by commas, tail; the bar follows the last part.
+
+    DuckDB puts the separator before every value, so a batch is written straight from its
+    Arrow string buffer (no Python string per value); only the very first separator is cut.
+    """
     written = 0
-    with tmp.open("w", encoding="utf-8") as out:
-        out.write(plan.head)
+    with tmp.open("wb") as out:
+        out.write(plan.head.encode())
         for part, values in enumerate(plan.parts):
-            for chunk in _batches(db, values, req.settings.batch_rows):
+            sql = f"SELECT '{SEPARATOR}' || j FROM ({values}) AS _p(j)"
+            for batch in _batches(db, sql, req.settings.batch_rows):
                 if req.cancel.is_set():
                     raise ExportCancelled(req.path)
-                out.write(("" if written == 0 else ",\n") + ",\n".join(chunk))
-                written += len(chunk)
+                out.write(_bytes(batch, len(SEPARATOR) if written == 0 else 0))
+                written += len(batch)
                 if part == len(plan.parts) - 1:
-                    progress.advance(float(len(chunk)))
-        out.write(plan.tail)
+                    progress.advance(float(len(batch)))
+        out.write(plan.tail.encode())
     return written
 
 
-def _batches(db: Database, sql: str, batch: int) -> Iterator[list[str]]:
-    """The first column of ``sql`` in batches of strings (the caller holds the database lock)."""
+def _batches(db: Database, sql: str, batch: int) -> Iterator[Any]:
+    """The first column of ``sql`` as Arrow string arrays (the caller holds the database lock)."""
     try:
         reader = db.con.sql(sql).to_arrow_reader(batch)
     except Exception as exc:
         raise sql_error(exc) from None
     for rb in reader:
-        values = rb.column(0).to_pylist()
-        if None in values:
+        column = rb.column(0)
+        if column.null_count:
             raise StoreError("internal error: an export query produced a NULL value")
-        if values:
-            yield values
+        if len(column):
+            yield column
+
+
+def _bytes(column: Any, skip: int) -> memoryview:
+    """The UTF-8 bytes of all values of an Arrow string array, back to back, minus ``skip``
+    leading bytes (read from its offsets and data buffers, without copying)."""
+    import numpy as np
+    import pyarrow as pa
+
+    if pa.types.is_string_view(column.type):  # not offset-based: let Arrow lay it out
+        column = column.cast(pa.string())
+    wide = pa.types.is_large_string(column.type)
+    _, offsets_buf, data = column.buffers()
+    offsets = np.frombuffer(offsets_buf, np.int64 if wide else np.int32)
+    first, last = int(offsets[column.offset]), int(offsets[column.offset + len(column)])
+    return memoryview(data)[first + skip:last]
 
 
 def _col(columns: dict[str, str], name: str, default: str = "NULL") -> str:
@@ -323,7 +346,7 @@ def _zipkin(rel: Relation, columns: dict[str, str], kind: str) -> Callable[[Data
         ("annotations", _annotations(columns)),
         ("tags", _tags(columns)),
     ]
-    body = (f"SELECT {_object(entries)} AS j FROM ({rel.sql}) AS _r "
+    body = (f"SELECT {_object(entries)} FROM ({rel.sql}) AS _r "
             f"WHERE {q('trace_id')} IS NOT NULL AND {q('span_id')} IS NOT NULL")
     return lambda db: JsonPlan("[\n", "\n]\n", f"SELECT count(*) FROM ({body})", (body,))
 
