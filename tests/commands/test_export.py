@@ -276,3 +276,48 @@ async def test_interrupted_export_leaves_no_file(sh, tmp_path, fmt) -> None:
         await run
     assert not target.exists() and not part.exists()
     assert db.execute("SELECT 42") == [(42,)]  # the connection is usable again
+
+
+class Bar:
+    """A progress task that remembers what it was told."""
+
+    def __init__(self, description: str) -> None:
+        self.description, self.total, self.done, self.closed = description, None, 0.0, False
+
+    def advance(self, amount: float = 1.0) -> None:
+        self.done += amount
+
+    def update(self, *, completed=None, total=None, description=None) -> None:
+        self.total = total if total is not None else self.total
+        self.done = completed if completed is not None else self.done
+
+    def close(self) -> None:
+        self.closed = True
+
+
+async def test_progress_bar_follows_the_rows(store, tmp_path) -> None:
+    from fayshell.host import CaptureHost
+    from fayshell.lang.interp import Interpreter
+    from fayshell.state import Options, ShellState
+    from tests.fixtures.shell import Shell
+
+    bars: list[Bar] = []
+
+    class BarHost(CaptureHost):
+        def progress(self, description, total=None, unit=""):
+            bars.append(Bar(description))
+            return bars[-1]
+
+    host = BarHost()
+    state = ShellState(Options(database=str(store)), host)
+    shell = Shell(state, host, Interpreter(state))
+    try:
+        [zipkin] = await shell.run(f"Get-Span | Export-Trace -Format zipkin -Path "
+                                   f"'{tmp_path}/s.json'")
+        await shell.run(f"Export-Trace syscalls -Format parquet -Path '{tmp_path}/c.parquet'")
+    finally:
+        await state.aclose()
+    json_bar, parquet_bar = bars
+    assert json_bar.description.startswith("Export-Trace zipkin")
+    assert json_bar.total == json_bar.done == zipkin.Rows and json_bar.closed
+    assert parquet_bar.total == parquet_bar.done == 100.0 and parquet_bar.closed
