@@ -54,14 +54,31 @@ class Window:
         return " AND ".join(parts) or "true"
 
 
+#: Stand-ins for a table the database does not have (yet): no rows, the columns used.
+EMPTY = {
+    "syscalls": "(SELECT NULL::VARCHAR AS node, NULL::VARCHAR AS session, NULL::VARCHAR AS name, "
+                "NULL::BIGINT AS dur_ns, NULL::BIGINT AS ts_entry WHERE false)",
+    "spans": "(SELECT NULL::VARCHAR AS node, NULL::VARCHAR AS session, NULL::VARCHAR AS service, "
+             "NULL::BIGINT AS dur_ns, NULL::BOOLEAN AS error, NULL::BIGINT AS ts_start "
+             "WHERE false)",
+    "logs": "(SELECT NULL::VARCHAR AS node, NULL::VARCHAR AS session, NULL::VARCHAR AS severity, "
+            "NULL::BIGINT AS ts WHERE false)",
+}
+
+
 @dataclass(frozen=True)
 class ProfileQuery:
-    """What Compare-Node compares: the window, a node condition (SQL), and settings."""
+    """What Compare-Node compares: the window, a node condition (SQL), and settings.
+    ``tables``: the store tables that exist (the others count as empty)."""
 
     window: Window
     node_cond: str = "true"
     min_calls: int = 20
     top: int = 3
+    tables: frozenset[str] = frozenset(EMPTY)
+
+    def source(self, table: str) -> str:
+        return table if table in self.tables else EMPTY[table]
 
 
 def _where(q: ProfileQuery, ts: str) -> str:
@@ -84,13 +101,13 @@ def features_sql(q: ProfileQuery) -> str:
     return f"""
       sc AS (SELECT node, name, count(*) AS n, quantile_cont(dur_ns, 0.5) AS p50,
                     quantile_cont(dur_ns, 0.90) AS p90
-             FROM syscalls {_where(q, 'ts_entry')} AND dur_ns IS NOT NULL GROUP BY ALL),
+             FROM {q.source('syscalls')} {_where(q, 'ts_entry')} AND dur_ns IS NOT NULL GROUP BY ALL),
       sp AS (SELECT node, coalesce(service, '?') AS service, count(*) AS n,
                     quantile_cont(dur_ns, 0.5) AS p50, quantile_cont(dur_ns, 0.90) AS p90,
                     avg(coalesce(error, false)::INTEGER) AS err
-             FROM spans {_where(q, 'ts_start')} AND dur_ns IS NOT NULL GROUP BY ALL),
+             FROM {q.source('spans')} {_where(q, 'ts_start')} AND dur_ns IS NOT NULL GROUP BY ALL),
       lg AS (SELECT node, coalesce(severity, '?') AS severity, count(*) AS n
-             FROM logs {_where(q, 'ts')} GROUP BY ALL),
+             FROM {q.source('logs')} {_where(q, 'ts')} GROUP BY ALL),
       feat AS (
         SELECT node, 'syscalls' AS family, 'share' AS unit, 'syscall ' || name || ' share'
                AS feature, n / sum(n) OVER (PARTITION BY node) AS value FROM sc

