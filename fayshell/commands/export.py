@@ -32,18 +32,18 @@ FORMAT_CHOICES = ("parquet", "zipkin", "chrome")
                 "tid) as complete events for the Perfetto UI and chrome://tracing. JSON is "
                 "streamed in batches with bounded memory and written under a temporary name "
                 "until complete.",
-    params=[Param("Table", str, position=0, complete="tables",
-                  help="A table or view of the store to export (instead of pipeline input)."),
+    params=[Param("Path", str, mandatory=True, position=0, complete="files",
+                  help="The file to write (a directory with -PartitionBy)."),
             Param("Format", str, mandatory=True, choices=FORMAT_CHOICES),
-            Param("Path", str, mandatory=True, complete="files", help="The file to write "
-                  "(a directory with -PartitionBy)."),
+            Param("Table", str, complete="tables",
+                  help="A table or view of the store to export (instead of pipeline input)."),
             Param("PartitionBy", "strings", help="Parquet only: one directory per value."),
             Param("InputObject", "any", pipeline=BY_VALUE, help="Records or a relation.")],
     examples=[("Get-Span | Export-Trace -Format zipkin -Path spans.json",
                "Spans for Zipkin or Jaeger (POST the file to /api/v2/spans)."),
               ("Get-Syscall -Node web01 | Export-Trace -Format chrome -Path web01.json",
                "One node's system calls as a timeline for ui.perfetto.dev."),
-              ("Export-Trace syscalls -Format parquet -Path calls -PartitionBy node",
+              ("Export-Trace -Table syscalls -Format parquet -Path calls -PartitionBy node",
                "Every system call, one Parquet directory per node.")],
     stream=True,
 )

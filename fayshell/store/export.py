@@ -73,8 +73,9 @@ class ExportRequest:
     path: Path
     partition_by: tuple[str, ...] = ()
     settings: ExportSettings = ExportSettings()
-    #: Set to stop the export (Ctrl-C): the JSON writer stops at the next batch, a Parquet
-    #: COPY is interrupted; the temporary file is removed and nothing is renamed.
+    #: Set to stop the export (Ctrl-C): the JSON writer stops at the next batch and removes
+    #: its temporary file; a Parquet COPY runs to its end (interrupting DuckDB's COPY from
+    #: another thread hung it here once), then its output is removed.
     cancel: threading.Event = field(default_factory=threading.Event)
 
 
@@ -169,8 +170,8 @@ def _sql_path(path: Path) -> str:
 
 
 def _with_progress(req: ExportRequest, sql: str, progress: ProgressTask) -> int:
-    """Run a statement on a worker thread while polling DuckDB's progress (and the cancel
-    flag, which interrupts the statement); the rows it reports."""
+    """Run a statement on a worker thread while polling DuckDB's progress; the rows it
+    reports. Cancelled meanwhile: its output is removed and ExportCancelled raised."""
     db, poll = req.rel.db, req.settings.poll_seconds
     con = db.con
     result: dict[str, object] = {}
@@ -191,8 +192,6 @@ def _with_progress(req: ExportRequest, sql: str, progress: ProgressTask) -> int:
             worker.start()
             while worker.is_alive():
                 worker.join(poll)
-                if req.cancel.is_set():
-                    con.interrupt()
                 done = con.query_progress()
                 if done >= 0:
                     progress.update(completed=done)
