@@ -26,7 +26,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="fayshell",
         description="An operator shell for tracing a whole cluster at once.",
-        epilog="fayshell top syscalls|spans|logs --db FILE  opens a dashboard over a database.")
+        epilog="fayshell top syscalls|spans|logs|nodes --db FILE  opens a dashboard over a database.")
     p.add_argument("script", nargs="?", help="a .fay script to run ('-' for stdin)")
     p.add_argument("args", nargs=argparse.REMAINDER, help="arguments for the script ($args)")
     p.add_argument("-c", "--command", help="run one command line and exit")
@@ -141,8 +141,10 @@ def _silence_stdout() -> None:
 
 
 def _top(argv: list[str]) -> int:
+    from fayshell.views.launch import VIEWS
+
     p = argparse.ArgumentParser(prog="fayshell top", description="Open a dashboard view.")
-    p.add_argument("view", choices=("syscalls", "spans", "logs"))
+    p.add_argument("view", choices=VIEWS)
     p.add_argument("--db", "--database", dest="database", required=True)
     p.add_argument("--node", default=None)
     p.add_argument("--interval", type=float, default=1.0, help="refresh interval in seconds")

@@ -19,6 +19,8 @@ FAMILIES: tuple[str, ...] = (
     "dates", "files", "locations", "host",
     "sql",
     "store",
+    "export",
+    "analysis",
     "nodes", "remote",
     "trace", "recorder",
     "views",

@@ -191,15 +191,26 @@ def get_syscall(ctx: Invocation, *, name: list[str] | None = None,
             _NODE, _SESSION,
             Param("TraceId", int, help="Only spans of this trace."),
             Param("MinDuration", "duration", help="Only spans lasting at least this long."),
-            Param("ErrorOnly", bool, help="Only spans with an 'error' key/value.")],
+            Param("ErrorOnly", bool, help="Only spans with an 'error' key/value."),
+            Param("Estimate", bool, help="Counts per node, service and name scaled by the "
+                                         "1/N sampling rate (Enable-Tracepoint -SampleEvery) "
+                                         "the spans were recorded at.")],
     examples=[("Get-Span -Service vlmcd | Where-Object { $_.dur_ms -gt 50 }",
                "Slow spans of one service."),
-              ("Get-Span -TraceId 42 | Sort-Object ts_start", "One trace, in order.")],
+              ("Get-Span -TraceId 42 | Sort-Object ts_start", "One trace, in order."),
+              ("Get-Span -Estimate", "Kept and estimated spans and traces under sampling.")],
 )
 def get_span(ctx: Invocation, *, service: list[str] | None = None, name: list[str] | None = None,
              node: list[str] | None = None, session: list[str] | None = None,
              trace_id: int | None = None, min_duration: Any = None,
-             error_only: bool = False) -> Relation:
+             error_only: bool = False, estimate: bool = False) -> Relation:
+    if estimate:
+        from fayshell.store.sampling import ensure_sampling, estimate_sql
+
+        ensure_sampling(_store(ctx))
+        return _relation(ctx, estimate_sql(get_span(
+            ctx, service=service, name=name, node=node, session=session, trace_id=trace_id,
+            min_duration=min_duration, error_only=error_only).sql))
     return _relation(ctx, "SELECT *, dur_ns / 1e6 AS dur_ms FROM spans" + _where(
         _match("service", service), _match("name", name), _match("node", node),
         _match("session", session),

@@ -195,24 +195,36 @@ async def _cleanup_after_cancel(ctx: Invocation, work: Awaitable[list[str]], nam
         Param("Exact", bool, help="Only the -Severity level, not the more severe ones."),
         Param("Filter", str, help="LTTng filter expression."),
         Param("Syscall", bool, help="System calls (kernel domain)."),
+        Param("SampleEvery", int, help="Keep 1 BlkKin trace in N (N a power of two), whole "
+                                       "traces by trace_id, filtered in the traced process."),
         CHANNEL_PARAM,
         NODE_PARAM,
     ],
     examples=[("Enable-Tracepoint -Session incident -Domain python -Name 'storage.*' "
-               "-Severity Warning", "Python log records of storage.* at WARNING and above.")],
+               "-Severity Warning", "Python log records of storage.* at WARNING and above."),
+              ("Enable-Tracepoint -Session prod -Domain user -Name 'zipkin:*' -SampleEvery 16",
+               "1 request in 16, every span of it (Get-Span -Estimate scales the counts).")],
 )
 async def enable_tracepoint(ctx: Invocation, *, session: str, domain: str,
                             name: list[str] | None = None, severity: str | None = None,
                             exact: bool = False, filter: str | None = None,
-                            syscall: bool = False, channel: str | None = None, node: Any = None,
+                            syscall: bool = False, sample_every: int | None = None,
+                            channel: str | None = None, node: Any = None,
                             ) -> AsyncIterator[TraceResult]:
     from fayshell.lttng import EnableEvent
 
     _check_session(ctx, session)
     req = EnableEvent(session, domain, tuple(name) if name else None, channel=channel,
-                      severity=severity, exact=exact, filter=filter, syscall=syscall)
+                      severity=severity, exact=exact, filter=filter, syscall=syscall,
+                      sample_every=sample_every)
+    done: list[str] = []
     async for rec in _each(ctx, session, node, req, "enabled"):
+        done.append(rec.node)
         yield rec
+    if sample_every is not None and done:
+        from fayshell.store.sampling import record_sampling
+
+        record_sampling(ctx.state.database, session, done, sample_every, req.full_filter or "")
 
 
 @cmdlet(

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from fayshell.commands.registry import Param, cmdlet
+from fayshell.views.launch import VIEWS
 
 if TYPE_CHECKING:
     from fayshell.commands.invocation import Invocation
@@ -18,7 +19,6 @@ if TYPE_CHECKING:
     from fayshell.views.feeds import Feed
     from fayshell.views.launch import TopConfig
 
-VIEWS = ("syscalls", "spans", "logs")
 SEVERITIES = ("Emergency", "Alert", "Critical", "Error", "Warning", "Notice", "Info", "Debug")
 NS = 1_000_000_000
 
@@ -75,10 +75,11 @@ def prepare(ctx: Invocation, view: str, session: str | None, node: Any, interval
 
 @cmdlet(
     "Show-Top",
-    synopsis="Top-style live view of hot syscalls, span latencies or logs; q returns here.",
+    synopsis="Top-style live view of hot syscalls, span latencies, logs or odd nodes; q returns "
+             "here.",
     params=[
         Param("View", str, mandatory=True, position=0, choices=VIEWS,
-              help="syscalls, spans or logs"),
+              help="syscalls, spans, logs, or nodes (Compare-Node's scores, live)"),
         Param("Session", str, complete="sessions", help="only this trace session"),
         Param("Node", "strings", complete="nodes", help="only these nodes (a node set)"),
         Param("Interval", "duration", help="refresh period and rate interval (default 1s)"),

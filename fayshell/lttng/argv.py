@@ -17,7 +17,7 @@ from typing import ClassVar, Literal
 
 from fayshell.errors import ParameterError
 from fayshell.lttng import names
-from fayshell.lttng.filter import filter_expression
+from fayshell.lttng.filter import filter_expression, sample_filter
 from fayshell.lttng.severity import LevelOption, level_option
 from fayshell.remote.quoting import UnsafeArgument, quote_argv
 
@@ -215,6 +215,7 @@ class EnableEvent(Request):
     exact: bool = False
     filter: str | None = None
     syscall: bool = False
+    sample_every: int | None = None  # keep 1 BlkKin trace in N (a power of two), by trace id
     level: LevelOption | None = field(default=None, init=False)
 
     def __post_init__(self) -> None:
@@ -237,6 +238,25 @@ class EnableEvent(Request):
             )
         if self.filter is not None:
             filter_expression(self.filter, self.CMDLET, "Filter")
+        if self.sample_every is not None:
+            self._check_sampling()
+
+    def _check_sampling(self) -> None:
+        """-SampleEvery: only for BlkKin (zipkin:*) user-space events, whose trace_id it masks."""
+        sample_filter(self.sample_every, self.CMDLET, "SampleEvery")  # type: ignore[arg-type]
+        pats = self.patterns or ()
+        if self.domain != "user" or not pats or not all(p.startswith("zipkin:") for p in pats):
+            raise ParameterError(
+                self.CMDLET, "SampleEvery", "sampling keeps whole BlkKin traces by trace_id: "
+                "use it with -Domain user -Name 'zipkin:*' (events of the zipkin provider)")
+
+    @property
+    def full_filter(self) -> str | None:
+        """-Filter and the sampling condition, both required."""
+        if self.sample_every is None:
+            return self.filter
+        cond = sample_filter(self.sample_every, self.CMDLET, "SampleEvery")
+        return cond if self.filter is None else f"({self.filter}) && {cond}"
 
     def args(self) -> list[str]:
         out = ["enable-event", DOMAIN_FLAGS[self.domain], f"--session={self.session}"]
@@ -246,8 +266,8 @@ class EnableEvent(Request):
             out.append("--syscall")
         if self.level is not None:
             out += self.level.argv()
-        if self.filter is not None:
-            out.append(f"--filter={self.filter}")
+        if self.full_filter is not None:
+            out.append(f"--filter={self.full_filter}")
         out += ["--all"] if self.patterns is None else [",".join(self.patterns)]
         return out
 

@@ -4,8 +4,13 @@ The grammar follows LTTng's filter language: C-like expressions over event field
 (``size > 4096``, ``msg == "slow*"``; in strings ``*`` is a wildcard and the only escapes are
 ``\\*`` and ``\\\\``, as LTTng 2.13 accepts), context fields (``$ctx.vpid``, ``$app.prov:ctx``), array
 indexing and member access, integer/float/string literals, unary ``! ~ + -``, and the binary
-operators ``* / % + - << >> < <= > >= == != & ^ | && ||``. The check is syntactic only: LTTng
-still decides whether a field exists. A rejected expression raises one clear line with a column.
+operators ``<< >> < <= > >= == != & ^ | && ||``. The binary arithmetic operators ``* / % + -``
+parse but are refused: LTTng 2.13.9's client rejects them when it generates the bytecode
+("binary operation '%' not supported", checked here), so ``x % 16 == 0`` must be written
+``(x & 15) == 0``. The check is otherwise syntactic: LTTng still decides whether a field exists.
+A rejected expression raises one clear line with a column.
+
+:func:`sample_filter` builds the 1/N trace sampling condition of ``-SampleEvery``.
 """
 
 from __future__ import annotations
@@ -14,7 +19,7 @@ import re
 from dataclasses import dataclass
 
 from fayshell.errors import ParameterError
-from fayshell.lttng.names import FILTER_MAX_BYTES, check_printable
+from fayshell.lttng.names import FILTER_MAX_BYTES, check_printable, is_power_of_two
 
 _TOKEN_RE = re.compile(
     r"""
@@ -44,6 +49,10 @@ _BINARY_LEVELS: tuple[frozenset[str], ...] = (
     frozenset({"*", "/", "%"}),
 )
 _UNARY = frozenset({"!", "~", "+", "-"})
+#: Binary operators LTTng 2.13 parses but cannot turn into filter bytecode.
+_NO_BYTECODE = frozenset({"*", "/", "%", "+", "-"})
+#: The BlkKin field that names a request's trace (every zipkin event carries it).
+TRACE_ID_FIELD = "trace_id"
 
 
 @dataclass(frozen=True)
@@ -123,7 +132,11 @@ class _Parser:
             return
         self.binary(level + 1)
         while self.peek().kind == "op" and self.peek().text in _BINARY_LEVELS[level]:
-            self.take()
+            tok = self.take()
+            if tok.text in _NO_BYTECODE:
+                raise self.fail(tok.col, f"LTTng 2.13 filters have no binary {tok.text!r} "
+                                         "(comparisons, && || !, and bitwise & | ^ << >> ~ only; "
+                                         "x % 16 == 0 is (x & 15) == 0)")
             self.binary(level + 1)
 
     def unary(self) -> None:
@@ -166,3 +179,19 @@ def filter_expression(expr: str, command: str = "lttng", parameter: str = "Filte
         raise ParameterError(command, parameter, f"filter is longer than {FILTER_MAX_BYTES} bytes")
     _Parser(expr, command, parameter).parse()
     return expr
+
+
+def sample_filter(every: int, command: str = "lttng", parameter: str = "SampleEvery",
+                  field: str = TRACE_ID_FIELD) -> str:
+    """The condition keeping 1 trace in ``every`` (a power of two): ``(trace_id & (N-1)) == 0``.
+
+    LTTng evaluates it in the traced process, so dropped requests cost no buffer space, and
+    every event of a kept trace passes (they all carry the same trace id). The sets nest: a
+    trace kept at 1/16 is also kept at 1/4, so several such rules keep the smallest N.
+    """
+    if isinstance(every, bool) or not isinstance(every, int) or every < 2 \
+            or not is_power_of_two(every) or every > 1 << 32:
+        raise ParameterError(command, parameter,
+                             f"{every!r} must be a power of two from 2 to 2^32 (LTTng filters "
+                             "have no %, so 1/N sampling masks the trace id's low bits)")
+    return f"({field} & {every - 1}) == 0"

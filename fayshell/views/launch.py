@@ -14,7 +14,7 @@ from fayshell.views.model import NS, WINDOWS, Scope, canonical_severity
 if TYPE_CHECKING:
     from fayshell.views.feeds import Feed
 
-VIEWS: tuple[str, ...] = ("syscalls", "spans", "logs")
+VIEWS: tuple[str, ...] = ("syscalls", "spans", "logs", "nodes")
 
 
 @dataclass(frozen=True)

@@ -36,7 +36,7 @@ def test_cmdlet_is_declared() -> None:
     reg = Registry.from_modules([mod])
     spec = reg.resolve("show-top")
     assert spec is not None and spec.family == "views"
-    assert spec.param("View").choices == ("syscalls", "spans", "logs")
+    assert spec.param("View").choices == ("syscalls", "spans", "logs", "nodes")
     assert {p.name for p in spec.params} == {"View", "Session", "Node", "Interval", "Database",
                                              "Severity"}
     assert spec.syntax().startswith("Show-Top [-View] <")

@@ -22,6 +22,10 @@ def make_screen(feed: Feed, config: TopConfig) -> TopScreen:
         from fayshell.views.ui.spans import SpansScreen
 
         return SpansScreen(feed, config)
+    if config.view == "nodes":
+        from fayshell.views.ui.nodes import NodesScreen
+
+        return NodesScreen(feed, config)
     from fayshell.views.ui.logs import LogsScreen
 
     return LogsScreen(feed, config)
