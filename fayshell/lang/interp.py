@@ -7,13 +7,14 @@ never print.
 
 from __future__ import annotations
 
+import datetime
 import difflib
 import functools
 import os
 import re
+import sys
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from dataclasses import dataclass
-from datetime import datetime
 from typing import Any
 
 from fayshell.commands.binding import NO_VALUE, NamedArg, bind, missing_mandatory, pipeline_binding
@@ -28,9 +29,12 @@ from fayshell.errors import (
     RuntimeFayError,
     SourceSpan,
 )
-from fayshell.lang import ast
+from fayshell.lang import ast, dotnet
 from fayshell.lang.dates import NOT_HANDLED, call_method
+from fayshell.lang.dotnet import DotNetError, type_name_of
 from fayshell.lang.ops import (
+    CastError,
+    DivideByZero,
     OperatorError,
     arithmetic,
     compare,
@@ -39,6 +43,7 @@ from fayshell.lang.ops import (
     to_number,
     to_string,
     truthy,
+    wildcard_match,
 )
 from fayshell.lang.parser import parse
 from fayshell.lang.streams import (
@@ -50,7 +55,17 @@ from fayshell.lang.streams import (
     single_or_list,
     unroll,
 )
-from fayshell.lang.values import UNSET, Duration, ScriptBlock
+from fayshell.lang.values import (
+    UNSET,
+    Duration,
+    ErrorRecordValue,
+    ExceptionValue,
+    Hashtable,
+    ScriptBlock,
+    Size,
+    TypeInfo,
+    TypeName,
+)
 from fayshell.records import get_property, is_record
 from fayshell.state import Scope, ShellState
 
@@ -58,17 +73,44 @@ OutputCallback = Callable[[Any], Awaitable[None] | None]
 
 
 class BreakSignal(Exception):  # noqa: N818 - control flow
-    pass
+    """``break``; ``output`` is what the interrupted block wrote before it."""
+
+    def __init__(self) -> None:
+        super().__init__("break")
+        self.output: list[Any] = []
 
 
 class ContinueSignal(Exception):  # noqa: N818 - control flow
-    pass
+    def __init__(self) -> None:
+        super().__init__("continue")
+        self.output: list[Any] = []
 
 
 class ReturnSignal(Exception):  # noqa: N818 - control flow
     def __init__(self, output: list[Any]) -> None:
         super().__init__("return")
         self.output = output
+
+
+class ExitSignal(Exception):  # noqa: N818 - control flow
+    """``exit [N]``: ends the script (or the REPL) with exit code N."""
+
+    def __init__(self, code: int) -> None:
+        super().__init__(f"exit {code}")
+        self.code = code
+
+
+class ThrownError(RuntimeFayError):
+    """``throw value``: carries the thrown value and the exception type it names."""
+
+    def __init__(self, message: str, value: Any = None,
+                 type_name: str = "System.Management.Automation.RuntimeException") -> None:
+        super().__init__(message)
+        self.value = value
+        self.type_name = type_name
+
+
+CONTROL = (BreakSignal, ContinueSignal, ReturnSignal, ExitSignal)
 
 
 def failure(command: str, exc: Exception) -> FayError:
@@ -84,7 +126,7 @@ async def guarded(command: str, stream: Any) -> AsyncIterator[Any]:
     try:
         async for item in stream:
             yield item
-    except (FayError, BreakSignal, ContinueSignal, ReturnSignal, GeneratorExit):
+    except (FayError, *CONTROL, GeneratorExit):
         raise
     except Exception as exc:
         raise failure(command, exc) from exc
@@ -123,6 +165,12 @@ class Interpreter:
         self.state = state
         self.origin = Origin("<input>", [])
         self.failed: list[Invocation] = []
+        #: Set while a command runs under ``2>`` / ``2>&1``: its errors are collected, not shown.
+        self.error_override: str | None = None
+        #: The scope of the statement whose command is running (Invoke-Expression, -Scope).
+        self.caller_scope: Scope = state.globals
+        state.interpreter = self
+        state.globals.set_local("?", True)
 
     # ---- entry points ---------------------------------------------------------------------
 
@@ -150,7 +198,7 @@ class Interpreter:
         try:
             for stmt in script.statements:
                 self.failed = []
-                out = await self.statement_output(stmt, self.state.globals)
+                out = await self.statement_with_partial(stmt, on_output, gathered)
                 if on_output is None:
                     gathered.extend(unroll(out) if not is_relation(out) else [out])
                 elif out is not None and out != []:
@@ -161,6 +209,21 @@ class Interpreter:
         finally:
             self.origin = saved
         return gathered
+
+    async def statement_with_partial(self, stmt: ast.Node, on_output: OutputCallback | None,
+                                     gathered: list[Any]) -> Any:
+        """A top-level statement; on an error, what it wrote before failing is shown first."""
+        try:
+            return await self.statement_output(stmt, self.state.globals)
+        except RuntimeFayError as exc:
+            partial, exc.partial_output = exc.partial_output, []
+            if partial and on_output is None:
+                gathered.extend(partial)
+            elif partial and on_output is not None:
+                res = on_output(partial)
+                if res is not None:
+                    await res
+            raise
 
     def raise_for_failures(self, stmt: ast.Node) -> None:
         """After a statement's output is shown: stop if a command failed items under Stop."""
@@ -179,15 +242,18 @@ class Interpreter:
         """Run one statement; its output as a list, or a Relation when it stayed in DuckDB."""
         try:
             out = await self.exec(stmt, scope)
-            if is_relation(out):
-                return out
-            return await collect(out)
-        except (BreakSignal, ContinueSignal, ReturnSignal):
+            if not is_relation(out):
+                out = await collect(out)
+        except CONTROL:
             raise
         except RuntimeFayError as exc:
+            self.state.globals.set_local("?", False)
             raise self.located(exc, stmt) from None
-        except OperatorError as exc:
-            raise self.located(RuntimeFayError(str(exc)), stmt) from None
+        except (OperatorError, DotNetError) as exc:
+            self.state.globals.set_local("?", False)
+            raise self.located(operator_error(exc), stmt) from None
+        self.state.globals.set_local("?", not any(inv.errors for inv in self.failed))
+        return out
 
     # ---- statements -----------------------------------------------------------------------
 
@@ -201,12 +267,15 @@ class Interpreter:
             if isinstance(node, ast.Assign):
                 await self.assign(node, scope)
                 return None
+            if isinstance(node, ast.IncDec):
+                await self.eval_incdec(node, scope)
+                return None
             handler = STATEMENTS.get(type(node))
             if handler is not None:
                 return await handler(self, node, scope)
             return unroll(await self.eval(node, scope))
-        except OperatorError as exc:
-            raise self.located(RuntimeFayError(str(exc)), node) from None
+        except (OperatorError, DotNetError) as exc:
+            raise self.located(operator_error(exc), node) from None
 
     def located(self, err: RuntimeFayError, node: ast.Node) -> RuntimeFayError:
         """``err`` with the node's place attached, unless it already knows a closer one."""
@@ -217,13 +286,73 @@ class Interpreter:
     async def block(self, body: list[ast.Node], scope: Scope) -> list[Any]:
         """Run statements and gather their output (Relations kept as items)."""
         out: list[Any] = []
-        for stmt in body:
-            result = await self.statement_output(stmt, scope)
-            if is_relation(result):
-                out.append(result)
-            else:
-                out.extend(result)
+        traps = [stmt for stmt in body if isinstance(stmt, ast.Trap)]
+        try:
+            for stmt in body:
+                if traps:
+                    await self.trapped(stmt, scope, traps, out)
+                    continue
+                result = await self.statement_output(stmt, scope)
+                if is_relation(result):
+                    out.append(result)
+                else:
+                    out.extend(result)
+        except (BreakSignal, ContinueSignal, ReturnSignal) as signal:
+            signal.output[:0] = out  # what ran before break/continue/return is still output
+            raise
+        except RuntimeFayError as exc:
+            exc.partial_output[:0] = out  # written before the error: shown, or kept by a catch
+            raise
         return out
+
+    async def trapped(self, stmt: ast.Node, scope: Scope, traps: list[ast.Trap],
+                      out: list[Any]) -> None:
+        """Run a statement under ``trap``: a matching trap runs, then the block goes on."""
+        if isinstance(stmt, ast.Trap):
+            return
+        try:
+            result = await self.statement_output(stmt, scope)
+            self.raise_for_failures(stmt)
+            out.extend([result] if is_relation(result) else result)
+        except RuntimeFayError as exc:
+            trap = next((t for t in traps if error_matches(exc, t.types)), None)
+            if trap is None:
+                raise
+            record = self.error_record(exc)
+            saved = scope.lookup("_")
+            scope.set_local("_", record)
+            try:
+                for trap_stmt in trap.body:
+                    result = await self.statement_output(trap_stmt, scope)
+                    out.extend([result] if is_relation(result) else result)
+            except BreakSignal:
+                raise exc from None
+            except ContinueSignal as sig:
+                out.extend(sig.output)
+                return
+            finally:
+                scope.set_local("_", saved[1])
+            self.state.host.error(exc.one_line())
+
+    def error_record(self, exc: RuntimeFayError) -> ErrorRecordValue:
+        """The ``$_`` of a catch block for ``exc``; also added to ``$Error``."""
+        if isinstance(exc, ThrownError):
+            if isinstance(exc.value, ErrorRecordValue):
+                record = exc.value
+            else:
+                exception = exc.value if isinstance(exc.value, ExceptionValue) else \
+                    ExceptionValue(exc.message, exc.type_name, exc)
+                target = None if isinstance(exc.value, (str, ExceptionValue)) else exc.value
+                record = ErrorRecordValue(exception, target, str(exc.span or ""))
+        else:
+            record = ErrorRecordValue(ExceptionValue(exc.message, dotnet_type_of(exc), exc),
+                                      None, str(exc.span or ""))
+        found, errors = self.state.globals.lookup("Error")
+        if not found or not isinstance(errors, list):
+            errors = []
+            self.state.globals.set_local("Error", errors)
+        errors.insert(0, record)
+        return record
 
     async def exec_if(self, node: ast.If, scope: Scope) -> Any:
         for cond, body in node.clauses:
@@ -249,23 +378,194 @@ class Interpreter:
                 break
         return out
 
+    async def exec_for(self, node: ast.For, scope: Scope) -> Any:
+        out: list[Any] = []
+        if node.init is not None:
+            await self.statement_output(node.init, scope)
+        while node.cond is None or truthy(await self.value_of(node.cond, scope)):
+            if not await self.loop_body(node.body, scope, out):
+                break
+            if node.step is not None:
+                await self.statement_output(node.step, scope)
+        return out
+
+    async def exec_do(self, node: ast.DoLoop, scope: Scope) -> Any:
+        out: list[Any] = []
+        while await self.loop_body(node.body, scope, out):
+            if truthy(await self.value_of(node.cond, scope)) == node.until:
+                break
+        return out
+
+    async def exec_switch(self, node: ast.Switch, scope: Scope) -> Any:
+        value = await self.value_of(node.value, scope)
+        items = value.records() if is_relation(value) else (
+            [None] if value is None else unroll(value))
+        out: list[Any] = []
+        saved = scope.lookup("_")
+        try:
+            for item in items:
+                scope.set_local("_", item)
+                try:
+                    await self.switch_item(node, item, scope, out)
+                except ContinueSignal as sig:
+                    out.extend(sig.output)
+        except BreakSignal as sig:
+            out.extend(sig.output)
+        finally:
+            scope.set_local("_", saved[1])
+        return out
+
+    async def switch_item(self, node: ast.Switch, item: Any, scope: Scope, out: list[Any]) -> None:
+        matched = False
+        for clause in node.clauses:
+            if clause.pattern is None:
+                continue
+            if await self.switch_matches(node.flags, clause.pattern, item, scope):
+                matched = True
+                out.extend(await self.block(clause.body, scope))
+        if not matched:
+            for clause in node.clauses:
+                if clause.pattern is None:
+                    out.extend(await self.block(clause.body, scope))
+
+    async def switch_matches(self, flags: frozenset[str], pattern_node: ast.Node, item: Any,
+                             scope: Scope) -> bool:
+        pattern = await self.eval(pattern_node, scope)
+        case = "casesensitive" in flags
+        if isinstance(pattern, ScriptBlock):
+            return truthy(single_or_list(await pattern.invoke(dollar_under=item)))
+        if "regex" in flags:
+            m = dotnet.regex(to_string(pattern), case).search(to_string(item))
+            if m:
+                scope.set("Matches", dotnet.matches_table(m))
+            return m is not None
+        if "wildcard" in flags:
+            return wildcard_match(to_string(item), to_string(pattern), case)
+        return bool(compare("ceq" if case else "eq", item, pattern))
+
+    async def exec_try(self, node: ast.Try, scope: Scope) -> Any:
+        out: list[Any] = []
+        try:
+            try:
+                for stmt in node.body:
+                    result = await self.statement_output(stmt, scope)
+                    out.extend([result] if is_relation(result) else result)
+                    self.raise_for_failures(stmt)
+            except RuntimeFayError as exc:
+                catch = next((c for c in node.catches if error_matches(exc, c.types)), None)
+                out.extend(exc.partial_output)
+                exc.partial_output.clear()
+                if catch is None:
+                    exc.partial_output[:0] = out
+                    out = []
+                    raise
+                out.extend(await self.run_catch(catch, exc, scope))
+        finally:
+            if node.finally_body is not None:
+                final = await self.block(node.finally_body, scope)
+                pending = sys.exc_info()[1]
+                if isinstance(pending, RuntimeFayError):
+                    pending.partial_output.extend(final)
+                else:
+                    out.extend(final)
+        return out
+
+    async def run_catch(self, catch: ast.Catch, exc: RuntimeFayError, scope: Scope) -> list[Any]:
+        record = self.error_record(exc)
+        saved = scope.lookup("_")
+        scope.set_local("_", record)
+        try:
+            return await self.block(catch.body, scope)
+        finally:
+            scope.set_local("_", saved[1])
+
+    async def exec_trap(self, node: ast.Trap, scope: Scope) -> Any:
+        return None  # traps act through block(); on their own they do nothing
+
+    async def exec_exit(self, node: ast.Exit, scope: Scope) -> Any:
+        value = None if node.value is None else await self.value_of(node.value, scope)
+        try:
+            code = 0 if value is None else int(to_number(value))
+        except OperatorError:
+            raise self.located(RuntimeFayError(
+                f"exit needs a number, got {to_string(value)!r}"), node) from None
+        raise ExitSignal(code)
+
+    async def exec_chain(self, node: ast.Chain, scope: Scope) -> Any:
+        """``a && b`` runs b when a succeeded, ``a || b`` when it failed."""
+        out: list[Any] = []
+        try:
+            left = await self.statement_output(node.left, scope)
+            out.extend([left] if is_relation(left) else left)
+            ok = not any(inv.errors for inv in self.failed) and self.last_exit_ok()
+        except RuntimeFayError as exc:
+            if node.op == "&&":
+                raise
+            self.state.host.error(exc.one_line())
+            ok = False
+        self.failed = [inv for inv in self.failed if inv.error_action == "Stop" and ok]
+        if ok == (node.op == "&&"):
+            right = await self.statement_output(node.right, scope)
+            out.extend([right] if is_relation(right) else right)
+        return out
+
+    def last_exit_ok(self) -> bool:
+        found, code = self.state.globals.lookup("LASTEXITCODE")
+        return not found or code in (0, None)
+
+    async def exec_redirected(self, node: ast.Redirected, scope: Scope) -> Any:
+        async def produce() -> Any:
+            return unroll(await self.eval(node.expr, scope))
+        return await self.redirected(node.redirects, produce, scope)
+
+    async def redirected(self, redirects: list[tuple[str, str, ast.Node | None]],
+                         produce: Callable[[], Awaitable[Any]], scope: Scope) -> list[Any]:
+        """Run ``produce`` with its output and error streams sent where ``redirects`` say."""
+        takes_errors = any(stream in ("2", "*") for stream, _, _ in redirects)
+        saved, before = self.error_override, len(self.failed)
+        if takes_errors:
+            self.error_override = "SilentlyContinue"
+        errors: list[Any] = []
+        try:
+            items = await collect(await produce())
+        except RuntimeFayError as exc:
+            if not takes_errors:
+                raise
+            items, errors = [], [self.error_record(exc)]
+        finally:
+            self.error_override = saved
+        if takes_errors:
+            errors += [ErrorRecordValue(ExceptionValue(str(e))) for inv in self.failed[before:]
+                       for e in inv.errors]
+        for stream, op, target in redirects:
+            items = await self.apply_redirect(stream, op, target, items, errors, scope)
+        return items
+
+    async def apply_redirect(self, stream: str, op: str, target: ast.Node | None,
+                             items: list[Any], errors: list[Any], scope: Scope) -> list[Any]:
+        if op == ">&":
+            return items + errors if stream in ("2", "*") else items
+        if stream not in ("1", "2", "*"):
+            return items  # warning/verbose/information streams: nothing to redirect here
+        dest = None if target is None else await self.eval(target, scope)
+        written = (items if stream != "2" else []) + (errors if stream != "1" else [])
+        if dest is not None:
+            write_text(self.state, to_string(dest), written, append=op == ">>")
+        return [] if stream != "2" else items
+
     async def loop_body(self, body: list[ast.Node], scope: Scope, out: list[Any]) -> bool:
         """One iteration's output appended to ``out``; False when the body said ``break``."""
         try:
             out.extend(await self.block(body, scope))
-        except ContinueSignal:
-            pass
-        except BreakSignal:
+        except ContinueSignal as sig:
+            out.extend(sig.output)
+        except BreakSignal as sig:
+            out.extend(sig.output)
             return False
         return True
 
     async def exec_function(self, node: ast.FunctionDef, scope: Scope) -> Any:
-        params = tuple(
-            Param(p.name, _param_type(p.type), position=i, default=p.default)
-            for i, p in enumerate(node.params)
-        ) or (Param("args", "any", rest=True),)
-        spec = Cmdlet(name=node.name, func=_no_func, synopsis=f"function {node.name}",
-                      params=params, family="function")
+        spec = callable_spec(node.name, node.params)
         self.state.functions[node.name.lower()] = FunctionInfo(node, scope, self.origin, spec)
         return None
 
@@ -281,14 +581,35 @@ class Interpreter:
 
     async def exec_throw(self, node: ast.Throw, scope: Scope) -> Any:
         value = None if node.value is None else await self.value_of(node.value, scope)
-        raise self.located(RuntimeFayError(to_string(value) or "ScriptHalted"), node)
+        if isinstance(value, ExceptionValue):
+            raise self.located(ThrownError(value.Message, value, value.TypeName), node)
+        if isinstance(value, ErrorRecordValue):
+            raise self.located(ThrownError(value.Exception.Message, value,
+                                           value.Exception.TypeName), node)
+        raise self.located(ThrownError(to_string(value) or "ScriptHalted", value), node)
 
     async def assign(self, node: ast.Assign, scope: Scope) -> Any:
-        value = await self.value_of(node.value, scope)
-        if node.op != "=":
+        if node.op == "??=":
+            current = await self.eval(node.target, scope)
+            if current is not None:
+                return current
+            value = await self.value_of(node.value, scope)
+        else:
+            value = await self.value_of(node.value, scope)
+        if node.op not in ("=", "??="):
             current = await self.eval(node.target, scope)
             value = arithmetic(node.op[0], current, value)
-        target = node.target
+        await self.store(node.target, value, scope, node)
+        return value
+
+    async def eval_incdec(self, node: ast.IncDec, scope: Scope) -> Any:
+        current = await self.eval(node.target, scope)
+        new = arithmetic(node.op[0], 0 if current is None else current, 1)
+        await self.store(node.target, new, scope, node)
+        return new if node.prefix else current
+
+    async def store(self, target: ast.Node, value: Any, scope: Scope, node: ast.Node) -> None:
+        """Assign ``value`` to a variable, an element or a property."""
         if isinstance(target, ast.VarRef):
             self.set_variable(target.name, value, scope)
         elif isinstance(target, ast.Index):
@@ -309,11 +630,15 @@ class Interpreter:
                     f"cannot set property {target.name} on this value"), node)
         else:
             raise self.located(RuntimeFayError("cannot assign to this expression"), node)
-        return value
 
     def set_variable(self, name: str, value: Any, scope: Scope) -> None:
         if name.lower().startswith("env:"):
             os.environ[name[4:]] = to_string(value)
+            return
+        prefix, _, rest = name.partition(":")
+        if rest and prefix.lower() in ("global", "script", "local", "private"):
+            target = self.state.globals if prefix.lower() in ("global", "script") else scope
+            target.set_local(rest, value)
             return
         if name.lower() in ("true", "false", "null"):
             raise RuntimeFayError(f"cannot overwrite the constant ${name}")
@@ -326,7 +651,7 @@ class Interpreter:
             if is_relation(out):
                 return out
             return single_or_list(await collect(out))
-        if isinstance(node, (ast.If, ast.Foreach, ast.While)):
+        if isinstance(node, STATEMENT_VALUES):
             return single_or_list(await collect(await self.exec(node, scope)))
         return await self.eval(node, scope)
 
@@ -367,26 +692,115 @@ class Interpreter:
             if isinstance(arg, ast.ParamArg):
                 value = NO_VALUE if arg.value is None else await self.eval(arg.value, scope)
                 args.append(NamedArg(arg.name, value))
+            elif isinstance(arg, ast.Splat):
+                args.extend(self.splat(arg, scope))
             else:
                 args.append(await self.eval(arg, scope))
         return args
 
+    def splat(self, arg: ast.Splat, scope: Scope) -> list[Any]:
+        """``@params``: a hashtable gives named arguments, an array positional ones.
+
+        Without such a variable the word stays text (``@ops`` names a node group)."""
+        found, value = scope.lookup(arg.name)
+        if not found:
+            return ["@" + arg.name]
+        if isinstance(value, Mapping):
+            return [NamedArg(str(k), NO_VALUE if v is True else v) for k, v in value.items()]
+        return unroll(value)
+
     async def invoke(self, node: ast.Command, scope: Scope, input_stream: Any) -> Any:
         """Run one command of a pipeline; returns its output stream."""
+        if node.redirects:
+            async def produce() -> Any:
+                return await self.invoke_plain(node, scope, input_stream)
+            return await self.redirected(node.redirects, produce, scope)
+        return await self.invoke_plain(node, scope, input_stream)
+
+    async def invoke_plain(self, node: ast.Command, scope: Scope, input_stream: Any) -> Any:
         try:
+            if node.callee is not None:
+                return await self.call_operator(node, scope, input_stream)
             target = self.lookup_command(node.name)
             args = await self.eval_args(node, scope)
             if isinstance(target, FunctionInfo):
                 return await self.call_function(target, args, input_stream)
+            self.caller_scope = scope
             return await self.call_cmdlet(target, args, input_stream, node)
         except RuntimeFayError as exc:
             raise self.located(exc, node) from None
+
+    async def evaluate_string(self, source: str, scope: Scope | None = None) -> list[Any]:
+        """Invoke-Expression: parse ``source`` and run it in the caller's scope."""
+        script = self.parse(source, "<Invoke-Expression>")
+        saved = self.origin
+        self.origin = Origin("<Invoke-Expression>", source.split("\n"))
+        try:
+            return await self.block(script.statements, scope or self.caller_scope)
+        finally:
+            self.origin = saved
+
+    def scope_named(self, name: str | None) -> Scope:
+        """``-Scope Global|Script|Local|N`` relative to the running command's caller."""
+        low = (name or "local").lower()
+        if low in ("global", "script"):
+            return self.state.globals
+        scope = self.caller_scope
+        if low in ("local", "private", "0"):
+            return scope
+        if not low.isdigit():
+            raise RuntimeFayError(f"unknown scope {name!r} (Global, Script, Local or a number)")
+        for _ in range(int(low)):
+            scope = scope.parent or scope
+        return scope
+
+    async def call_operator(self, node: ast.Command, scope: Scope, input_stream: Any) -> Any:
+        """``& callee args`` (new scope) and ``. callee args`` (the caller's scope)."""
+        assert node.callee is not None
+        callee = await self.eval(node.callee, scope)
+        args = await self.eval_args(node, scope)
+        dot = node.name == "."
+        if isinstance(callee, ScriptBlock):
+            run_scope = scope if dot else Scope(callee.scope, isolated=True)
+            return as_stream(await self.run_callable(
+                callee.node.params, callee.node.body, callee.node.named, run_scope, args,
+                input_stream, "scriptblock"))
+        if isinstance(callee, FunctionInfo):
+            return await self.call_function(callee, args, input_stream)
+        name = to_string(callee)
+        if name.lower().endswith(".fay") or os.path.sep in name:
+            return await self.run_file(name, scope if dot else Scope(self.state.globals, True),
+                                       args)
+        target = self.lookup_command(name)
+        if isinstance(target, FunctionInfo):
+            return await self.call_function(target, args, input_stream)
+        return await self.call_cmdlet(target, args, input_stream, node)
+
+    async def run_file(self, path: str, scope: Scope, args: list[Any]) -> Any:
+        """Run a .fay script file in ``scope`` (dot-sourcing passes the caller's scope)."""
+        try:
+            with open(path, encoding="utf-8") as f:
+                source = f.read()
+        except (OSError, UnicodeDecodeError) as exc:
+            raise RuntimeFayError(f"cannot read script {path}: "
+                                  f"{getattr(exc, 'strerror', None) or exc}") from None
+        script = self.parse(source, path)
+        saved = self.origin
+        self.origin = Origin(path, source.split("\n"))
+        scope.set_local("args", [a for a in args if not isinstance(a, NamedArg)])
+        try:
+            return as_stream(await self.block(script.statements, scope))
+        except ReturnSignal as ret:
+            return as_stream(ret.output)
+        finally:
+            self.origin = saved
 
     async def call_cmdlet(self, spec: Cmdlet, args: list[Any], input_stream: Any,
                           node: ast.Node) -> Any:
         bound = bind(spec, args)
         ctx = Invocation(self.state, spec, input_stream, verbose=bound.verbose,
-                         error_action=bound.error_action or self.state.error_action)
+                         error_action=self.error_override or bound.error_action
+                         or self.state.error_action)
         self.failed.append(ctx)
         pipeline_params = [p for p in spec.params if p.pipeline and p.pyname not in bound.values]
         if spec.stream or input_stream is None or not pipeline_params:
@@ -405,7 +819,7 @@ class Interpreter:
         """Call a cmdlet; its errors (also those of a stream it returns) as :func:`failure`."""
         try:
             result = await call()
-        except (FayError, BreakSignal, ContinueSignal, ReturnSignal):
+        except (FayError, *CONTROL):
             raise
         except Exception as exc:
             raise failure(spec.name, exc) from exc
@@ -437,23 +851,61 @@ class Interpreter:
             raise self.located(exc, node) from None
 
     async def call_function(self, func: FunctionInfo, args: list[Any], input_stream: Any) -> Any:
-        bound = bind(func.spec, args)
-        scope = Scope(func.scope)
-        for p, decl in zip(func.spec.params, func.node.params, strict=False):
-            if p.pyname in bound.values:
+        saved, self.origin = self.origin, func.origin
+        try:
+            return as_stream(await self.run_callable(
+                func.node.params, func.node.body, func.node.named, Scope(func.scope, True), args,
+                input_stream, func.node.name, func.spec))
+        finally:
+            self.origin = saved
+
+    async def run_callable(self, params: list[ast.ParamDecl], body: list[ast.Node],
+                           named: dict[str, list[ast.Node]] | None, scope: Scope,
+                           args: list[Any], input_stream: Any, name: str,
+                           spec: Cmdlet | None = None) -> list[Any]:
+        """A function or script block: bind ``param()``, then body or begin/process/end."""
+        spec = spec or callable_spec(name, params)
+        bound = bind(spec, args)
+        for decl in params:
+            p = spec.param(decl.name)
+            if p is not None and p.pyname in bound.values:
                 value = bound.values[p.pyname]
+            elif decl.mandatory and not (decl.from_pipeline and input_stream is not None):
+                raise ParameterError(name, decl.name, "missing mandatory parameter")
             else:
                 value = None if decl.default is None else await self.eval(decl.default, scope)
             scope.set_local(decl.name, value)
         scope.set_local("args", bound.values.get("args", []))
-        scope.set_local("input", await collect(input_stream))
-        saved, self.origin = self.origin, func.origin
+        if named is None:
+            scope.set_local("input", await collect(input_stream))
+            return await self.body_output(body, scope)
+        return await self.named_output(named, params, scope, input_stream)
+
+    async def body_output(self, body: list[ast.Node], scope: Scope) -> list[Any]:
         try:
-            return as_stream(await self.block(func.node.body, scope))
+            return await self.block(body, scope)
         except ReturnSignal as ret:
-            return as_stream(ret.output)
-        finally:
-            self.origin = saved
+            return ret.output
+
+    async def named_output(self, named: dict[str, list[ast.Node]], params: list[ast.ParamDecl],
+                           scope: Scope, input_stream: Any) -> list[Any]:
+        """begin once, process once per input item (``$_`` bound), end once."""
+        out = await self.body_output(named.get("begin", []), scope)
+        process = named.get("process")
+        if process is not None:
+            piped = [p for p in params if p.from_pipeline]
+            if input_stream is None:
+                out += await self.body_output(process, scope)
+            else:
+                async for item in aiter_items(input_stream):
+                    scope.set_local("_", item)
+                    for decl in piped:
+                        scope.set_local(decl.name, item)
+                    out += await self.body_output(process, scope)
+        elif input_stream is not None:
+            scope.set_local("input", await collect(input_stream))
+        out += await self.body_output(named.get("end", []), scope)
+        return out
 
     async def invoke_block(self, block: ScriptBlock, args: list[Any], dollar_under: Any,
                            input_items: Any) -> list[Any]:
@@ -461,6 +913,9 @@ class Interpreter:
         scope = Scope(block.scope)
         if dollar_under is not UNSET:
             scope.set_local("_", dollar_under)
+        if block.node.named is not None or any(isinstance(a, NamedArg) for a in args):
+            return await self.run_callable(block.params, block.node.body, block.node.named,
+                                           scope, args, input_items, "scriptblock")
         for i, decl in enumerate(block.params):
             if i < len(args):
                 value = args[i]
@@ -473,24 +928,20 @@ class Interpreter:
         body = block.node.body
         if len(body) == 1 and type(body[0]) in EXPRESSIONS:  # fast path: { $_.x -gt 5 }
             return unroll(await self.eval(body[0], scope))
-        try:
-            return await self.block(body, scope)
-        except ReturnSignal as ret:
-            return ret.output
+        return await self.body_output(body, scope)
 
     # ---- expressions ----------------------------------------------------------------------
 
     async def eval(self, node: ast.Node, scope: Scope) -> Any:
         handler = EXPRESSIONS.get(type(node))
         if handler is None:
-            if isinstance(node, (ast.Pipeline, ast.Command, ast.Assign, ast.If, ast.Foreach,
-                                 ast.While)):
+            if isinstance(node, (ast.Pipeline, ast.Command, ast.Assign) + STATEMENT_VALUES):
                 return await self.value_of(node, scope)
             raise self.located(RuntimeFayError(f"cannot evaluate {type(node).__name__}"), node)
         try:
             return await handler(self, node, scope)
-        except OperatorError as exc:
-            raise self.located(RuntimeFayError(str(exc)), node) from None
+        except (OperatorError, DotNetError) as exc:
+            raise self.located(operator_error(exc), node) from None
 
     async def eval_literal(self, node: ast.Literal, scope: Scope) -> Any:
         return node.value
@@ -507,11 +958,29 @@ class Interpreter:
             return os.environ.get(name[4:])
         if low == "psitem":
             low = "_"
+        prefix, _, rest = low.partition(":")
+        if rest and prefix in ("global", "script", "local", "private"):
+            found, value = (self.state.globals if prefix in ("global", "script") else scope).lookup(rest)
+            return value if found else None
         found, value = scope.lookup(low)
         return value if found else None
 
     async def eval_member(self, node: ast.Member, scope: Scope) -> Any:
         return member(await self.eval(node.obj, scope), node.name)
+
+    async def eval_typelit(self, node: ast.TypeLit, scope: Scope) -> Any:
+        return TypeName(node.name)
+
+    async def eval_static(self, node: ast.StaticMember, scope: Scope) -> Any:
+        args = None if node.args is None else [await self.eval(a, scope) for a in node.args]
+        return static_member(node.type, node.name, args)
+
+    async def eval_ternary(self, node: ast.Ternary, scope: Scope) -> Any:
+        cond = truthy(await self.eval(node.cond, scope))
+        return await self.eval(node.then if cond else node.other, scope)
+
+    async def eval_redirected(self, node: ast.Redirected, scope: Scope) -> Any:
+        return single_or_list(await self.exec_redirected(node, scope))
 
     async def eval_index(self, node: ast.Index, scope: Scope) -> Any:
         obj = await self.eval(node.obj, scope)
@@ -526,25 +995,81 @@ class Interpreter:
         obj = await self.eval(node.obj, scope)
         args = [await self.eval(a, scope) for a in node.args]
         low = node.name.lower()
-        if isinstance(obj, ScriptBlock) and low == "invoke":
+        if is_relation(obj):
+            obj = obj.records()
+        if isinstance(obj, ScriptBlock) and low in ("invoke", "invokereturnasis"):
             return single_or_list(await obj.invoke(*args))
         result = call_method(obj, node.name, args)  # dates and durations (lang/dates.py)
         if result is not NOT_HANDLED:
             return result
+        if low == "gettype" and not args and not hasattr(obj, "GetType"):
+            return TypeInfo(type_name_of(obj), "System." + type_name_of(obj))
         if isinstance(obj, str):
             return string_method(obj, node.name, args)
-        if isinstance(obj, list) and low == "contains" and len(args) == 1:
-            return compare("contains", obj, args[0])
-        if isinstance(obj, dict) and low == "containskey" and len(args) == 1:
-            return any(str(k).lower() == str(args[0]).lower() for k in obj)
-        if low == "tostring" and not args:
-            return to_string(obj)
-        raise OperatorError(f"{type(obj).__name__} has no method {node.name}()")
+        if isinstance(obj, (list, dict)):
+            handled, value = await self.collection_method(obj, low, args)
+            if handled:
+                return value
+        method = getattr(obj, node.name, None) if not isinstance(obj, (int, float)) else None
+        if callable(method) and node.name[:1].isupper():
+            return method(*args)
+        if low == "tostring":
+            return number_to_string(obj, args)
+        if low in ("equals", "compareto") and len(args) == 1:
+            eq = compare("eq", obj, args[0])
+            return eq if low == "equals" else (0 if eq else (-1 if compare("lt", obj, args[0]) else 1))
+        raise OperatorError(f"{type_name_of(obj)} has no method {node.name}({len(args)} arguments)")
+
+    async def collection_method(self, obj: list[Any] | dict[Any, Any], low: str,
+                                args: list[Any]) -> tuple[bool, Any]:
+        """Array and hashtable methods: Contains, IndexOf, Add, Remove, ContainsKey, Where ..."""
+        if isinstance(obj, dict):
+            key = _dict_key(obj, args[0]) if args else None
+            table: dict[str, Callable[[], Any]] = {
+                "containskey": lambda: any(str(k).lower() == str(args[0]).lower() for k in obj),
+                "containsvalue": lambda: any(compare("eq", v, args[0]) for v in obj.values()),
+                "add": lambda: obj.__setitem__(key, args[1]) if key not in obj else _dup(key),
+                "remove": lambda: obj.pop(key, None) and None,
+                "clear": obj.clear, "clone": lambda: type(obj)(obj),
+                "getenumerator": lambda: [{"Name": k, "Key": k, "Value": v}
+                                          for k, v in obj.items()],
+            }
+        else:
+            table = {
+                "contains": lambda: compare("contains", obj, args[0]),
+                "indexof": lambda: next((i for i, v in enumerate(obj)
+                                         if compare("eq", v, args[0])), -1),
+                "add": lambda: obj.append(args[0]), "clear": obj.clear,
+                "remove": lambda: _remove_first(obj, args[0]),
+                "removeat": lambda: obj.pop(int(to_number(args[0]))) and None,
+                "insert": lambda: obj.insert(int(to_number(args[0])), args[1]),
+                "clone": lambda: list(obj), "toarray": lambda: list(obj),
+                "reverse": obj.reverse, "sort": lambda: obj.sort(key=_sort_key),
+            }
+        if low in table:
+            return True, table[low]()
+        if low in ("where", "foreach") and isinstance(obj, list) and args:
+            block = args[0]
+            out: list[Any] = []
+            for item in obj:
+                res = await block.invoke(dollar_under=item)
+                if low == "foreach":
+                    out.extend(res)
+                elif truthy(single_or_list(res)):
+                    out.append(item)
+            return True, out
+        return False, None
 
     async def eval_unary(self, node: ast.Unary, scope: Scope) -> Any:
         value = await self.eval(node.operand, scope)
         if node.op == "-not":
             return not truthy(value)
+        if node.op in ("-split", "-isplit", "-csplit"):
+            return [part for v in unroll(value) for part in to_string(v).split()]
+        if node.op == "-join":
+            return "".join(to_string(v) for v in unroll(value))
+        if node.op == "-bnot":
+            return ~int(to_number(value))
         if node.op == "-":
             return -to_number(value)
         return to_number(value)
@@ -556,7 +1081,14 @@ class Interpreter:
             return truthy(left) and truthy(await self.eval(node.right, scope))
         if op == "or":
             return truthy(left) or truthy(await self.eval(node.right, scope))
+        if op == "??":
+            return left if left is not None else await self.eval(node.right, scope)
         right = await self.eval(node.right, scope)
+        if op in ("match", "imatch", "cmatch") and not isinstance(left, (list, tuple)):
+            m = dotnet.regex(to_string(right), op == "cmatch").search(to_string(left))
+            if m is not None:
+                scope.set("Matches", Hashtable(dotnet.matches_table(m)))
+            return m is not None
         return binary_op(op, left, right)
 
     async def eval_array(self, node: ast.ArrayLit, scope: Scope) -> Any:
@@ -579,7 +1111,7 @@ class Interpreter:
         return await self.value_of(inner, scope)
 
     async def eval_hash(self, node: ast.HashLit, scope: Scope) -> Any:
-        out: dict[str, Any] = {}
+        out: dict[str, Any] = Hashtable()
         for key_node, value_node in node.pairs:
             key = to_string(await self.eval(key_node, scope))
             out[_dict_key(out, key)] = await self.value_of(value_node, scope)
@@ -589,12 +1121,27 @@ class Interpreter:
         return ScriptBlock(node, scope, self)
 
     async def eval_cast(self, node: ast.Cast, scope: Scope) -> Any:
-        return convert(await self.eval(node.operand, scope), node.type)
+        value = await self.eval(node.operand, scope)
+        if is_relation(value) and node.type in ("array", "object[]"):
+            value = value.records()
+        return convert(value, node.type)
 
 
 def _no_func(ctx: Invocation, **kwargs: Any) -> None:
     """Placeholder callable for user functions' declarations (they run through the evaluator)."""
     return None
+
+
+def callable_spec(name: str, params: list[ast.ParamDecl]) -> Cmdlet:
+    """A binder declaration for a function's or script block's ``param()``."""
+    declared = tuple(
+        Param(p.name, _param_type(p.type), position=i, default=p.default,
+              pipeline="value" if p.from_pipeline else "")
+        for i, p in enumerate(params) if _param_type(p.type) is not bool
+    ) + tuple(Param(p.name, bool) for p in params if _param_type(p.type) is bool)
+    rest = (Param("args", "any", rest=True),)
+    return Cmdlet(name=name, func=_no_func, synopsis=f"function {name}",
+                  params=declared + rest, family="function")
 
 
 def _param_type(declared: str | None) -> Any:
@@ -612,23 +1159,43 @@ def _dict_key(d: dict[str, Any], key: Any) -> str:
 
 
 def member(obj: Any, name: str) -> Any:
-    """``obj.name`` with PowerShell's extras: Count/Length, and member enumeration on arrays."""
+    """``obj.name`` with PowerShell's extras: Count/Length, and member enumeration on arrays.
+
+    A relation is rows: ``.Count`` counts them in DuckDB, unless the relation holds one row
+    with a column of that name (``(… | Measure-Object).Count`` is that row's Count)."""
     low = name.lower()
     if is_relation(obj):
+        has_column = any(c.lower() == low for c in obj.columns())
         if low in ("count", "length"):
-            return obj.wrap("count(*)").scalar()
+            rows = obj.wrap("count(*)").scalar()
+            if not (has_column and rows == 1):
+                return rows
         obj = obj.records()
+        if len(obj) == 1:
+            obj = obj[0]
     if isinstance(obj, (list, tuple)):
-        if low in ("count", "length"):
+        if low in ("count", "length", "longlength"):
             return len(obj)
         return single_or_list([v for v in (member(item, name) for item in obj) if v is not None])
-    if isinstance(obj, str) and low == "length":
-        return len(obj)
-    if isinstance(obj, dict) and low == "count" and not any(str(k).lower() == "count" for k in obj):
-        return len(obj)
-    if isinstance(obj, dict) and low == "keys":
-        return list(obj)
-    if obj is not None and not is_record(obj) and low == "count":
+    if obj is None:
+        return 0 if low in ("count", "length") else None
+    if isinstance(obj, str):
+        if low == "length":
+            return len(obj)
+        if low == "count":
+            return 1
+    if isinstance(obj, dict):
+        key = next((k for k in obj if str(k).lower() == low), None)
+        if key is not None:
+            return obj[key]
+        if low == "count":
+            return len(obj)
+        if low == "keys":
+            return list(obj)
+        if low == "values":
+            return list(obj.values())
+        return None
+    if not is_record(obj) and low in ("count", "length"):
         return 1
     return get_property(obj, name)
 
@@ -649,49 +1216,288 @@ def index_value(obj: Any, key: Any) -> Any:
 
 
 def binary_op(op: str, left: Any, right: Any) -> Any:
-    """All binary operators except the short-circuit ``-and``/``-or``."""
+    """All binary operators except the short-circuit ``-and``/``-or``/``??``."""
     if op in "+-*/%":
         return arithmetic(op, left, right)
     if op == "xor":
         return truthy(left) != truthy(right)
     if op == "..":
-        a, b = int(to_number(left)), int(to_number(right))
-        return list(range(a, b + 1)) if a <= b else list(range(a, b - 1, -1))
+        return range_values(left, right)
     if op == "f":
         args = right if isinstance(right, list) else [right]
-        return to_string(left).format(*args)
+        return dotnet.composite_format(to_string(left), args, to_string)
     if op == "join":
         return to_string(right).join(to_string(v) for v in unroll(left))
-    if op == "split":
-        return re.split(to_string(right), to_string(left), flags=re.IGNORECASE)
-    if op == "replace":
-        pat, rep = (right + [""])[:2] if isinstance(right, list) else (right, "")
-        return re.sub(to_string(pat), to_string(rep).replace("$", "\\"), to_string(left),
-                      flags=re.IGNORECASE)
+    if op in ("split", "isplit", "csplit"):
+        return split_op(left, right, op == "csplit")
+    if op in ("replace", "ireplace", "creplace"):
+        return replace_op(left, right, op == "creplace")
     if op in ("is", "isnot"):
         hit = is_type(left, to_string(right))
         return hit if op == "is" else not hit
+    if op == "as":
+        try:
+            return convert(left, to_string(right))
+        except (OperatorError, DotNetError, ValueError):
+            return None
     return compare(op, left, right)
 
 
+def range_values(left: Any, right: Any) -> list[Any]:
+    """``1..5``, ``5..1`` and character ranges ``'a'..'e'``."""
+    if isinstance(left, str) and isinstance(right, str) and len(left) == 1 == len(right) \
+            and not (left.isdigit() and right.isdigit()):
+        a, b = ord(left), ord(right)
+        step = 1 if a <= b else -1
+        return [chr(c) for c in range(a, b + step, step)]
+    a, b = int(to_number(left)), int(to_number(right))
+    return list(range(a, b + 1)) if a <= b else list(range(a, b - 1, -1))
+
+
+def split_op(left: Any, right: Any, case: bool) -> list[str]:
+    """``-split pattern[, max[, options]]`` on each string of the left side."""
+    parts = right if isinstance(right, list) else [right]
+    pattern = to_string(parts[0])
+    limit = int(to_number(parts[1])) if len(parts) > 1 else 0
+    options = to_string(parts[2]).lower() if len(parts) > 2 else ""
+    if "simplematch" in options:
+        pattern = re.escape(pattern)
+    flags = (re.MULTILINE if "multiline" in options else 0) | \
+        (re.DOTALL if "singleline" in options else 0)
+    rx = dotnet.regex(pattern, case and "ignorecase" not in options, flags)
+    out: list[str] = []
+    for item in unroll(left):
+        out.extend(rx.split(to_string(item), maxsplit=max(limit - 1, 0)))
+    return [p if p is not None else "" for p in out]
+
+
+def replace_op(left: Any, right: Any, case: bool) -> Any:
+    """``-replace pattern, replacement`` with .NET ``$1``/``${name}`` substitutions."""
+    pat, rep = (list(right) + [""])[:2] if isinstance(right, list) else (right, "")
+    rx = dotnet.regex(to_string(pat), case)
+    if isinstance(rep, ScriptBlock):
+        raise OperatorError("-replace with a script block is not supported")
+    func = dotnet.replacement(to_string(rep))
+    if isinstance(left, (list, tuple)):
+        return [rx.sub(func, to_string(v)) for v in left]
+    return rx.sub(func, to_string(left))
+
+
 TYPE_CHECKS: dict[str, tuple[type, ...]] = {
-    "int": (int,), "long": (int,), "double": (float,), "float": (float,), "string": (str,),
-    "bool": (bool,), "array": (list, tuple), "hashtable": (dict,), "scriptblock": (ScriptBlock,),
-    "datetime": (datetime,), "timespan": (Duration,),
+    "int": (int,), "int32": (int,), "long": (int,), "int64": (int,), "double": (float,),
+    "float": (float,), "single": (float,), "decimal": (float,), "string": (str,),
+    "bool": (bool,), "boolean": (bool,), "array": (list, tuple), "object[]": (list, tuple),
+    "hashtable": (dict,), "collections.hashtable": (dict,), "scriptblock": (ScriptBlock,),
+    "pscustomobject": (dict,), "valuetype": (int, float, bool), "char": (str,),
+    "datetime": (datetime.datetime,), "timespan": (Duration,),
+    "exception": (ExceptionValue,), "management.automation.errorrecord": (ErrorRecordValue,),
+    "errorrecord": (ErrorRecordValue,),
 }
 
 
 def is_type(value: Any, name: str) -> bool:
     """``$x -is [int]``; bools are not ints here, as in PowerShell."""
-    types = TYPE_CHECKS.get(name.lower())
+    low = dotnet.short_type(name)
+    if low in ("object", "psobject"):
+        return value is not None
+    types = TYPE_CHECKS.get(low)
     if types is None:
         raise OperatorError(f"unknown type [{name}]")
     if isinstance(value, bool) and bool not in types:
         return False
+    if low == "char":
+        return isinstance(value, str) and len(value) == 1
+    if low in ("int", "int32", "long", "int64") and isinstance(value, (Duration, Size)):
+        return False
     return isinstance(value, types)
 
 
+def static_member(type_name: str, name: str, args: list[Any] | None) -> Any:
+    """``[math]::Round(2.5)``, ``[int]::MaxValue``, ``[string]::Join(',', $a)`` ..."""
+    t, low = dotnet.short_type(type_name), name.lower()
+    if low == "new" and args is not None and ("exception" in t or t.endswith("errorrecord")):
+        message = to_string(args[0]) if args else f"Exception of type '{type_name}' was thrown."
+        return ExceptionValue(message, _full_type_name(type_name))
+    if t == "math" and low in dotnet.MATH:
+        fn = dotnet.MATH[low]
+        if args is None:
+            return fn
+        return fn(*[to_number(a) for a in args])
+    if args is None and low in dotnet.LIMITS.get(t, {}):
+        return dotnet.LIMITS[t][low]
+    if args is not None:
+        handled, value = _static_call(t, low, args)
+        if handled:
+            return value
+    raise OperatorError(f"[{type_name}] has no static member {name}"
+                        + ("()" if args is not None else ""))
+
+
+def _full_type_name(type_name: str) -> str:
+    if "." in type_name:
+        return type_name if not type_name.lower().startswith("system.") else \
+            "System." + type_name[7:]
+    return "System." + type_name
+
+
+def _static_call(t: str, low: str, args: list[Any]) -> tuple[bool, Any]:
+    text = [to_string(a) for a in args]
+    calls: dict[tuple[str, str], Callable[[], Any]] = {
+        ("string", "isnullorempty"): lambda: args[0] is None or text[0] == "",
+        ("string", "isnullorwhitespace"): lambda: args[0] is None or text[0].strip() == "",
+        ("string", "join"): lambda: text[0].join(to_string(v) for a in args[1:] for v in unroll(a)),
+        ("string", "concat"): lambda: "".join(text),
+        ("string", "format"): lambda: dotnet.composite_format(
+            text[0], args[1] if len(args) == 2 and isinstance(args[1], list) else args[1:],
+            to_string),
+        ("string", "compare"): lambda: (text[0] > text[1]) - (text[0] < text[1]),
+        ("int", "parse"): lambda: int(text[0]), ("int32", "parse"): lambda: int(text[0]),
+        ("double", "parse"): lambda: float(text[0]),
+        ("convert", "toint32"): lambda: int(text[0], int(to_number(args[1])))
+        if len(args) > 1 else convert(args[0], "int"),
+        ("convert", "tostring"): lambda: _to_base(int(to_number(args[0])), int(to_number(args[1])))
+        if len(args) > 1 else to_string(args[0]),
+        ("convert", "toboolean"): lambda: convert(args[0], "bool"),
+        ("convert", "todouble"): lambda: convert(args[0], "double"),
+        ("regex", "escape"): lambda: re.escape(text[0]),
+        ("regex", "ismatch"): lambda: dotnet.regex(text[1], True).search(text[0]) is not None,
+        ("regex", "replace"): lambda: dotnet.regex(text[1], True).sub(
+            dotnet.replacement(text[2]), text[0]),
+        ("regex", "split"): lambda: dotnet.regex(text[1], True).split(text[0]),
+        ("regex", "matches"): lambda: [Hashtable({"Value": m.group(0), "Index": m.start(),
+                                                  "Length": len(m.group(0))})
+                                       for m in dotnet.regex(text[1], True).finditer(text[0])],
+        ("char", "isdigit"): lambda: text[0].isdigit(),
+        ("char", "isletter"): lambda: text[0].isalpha(),
+        ("char", "isupper"): lambda: text[0].isupper(),
+        ("char", "islower"): lambda: text[0].islower(),
+        ("char", "iswhitespace"): lambda: text[0].isspace(),
+        ("array", "reverse"): lambda: args[0].reverse() if isinstance(args[0], list) else None,
+        ("array", "indexof"): lambda: next((i for i, v in enumerate(unroll(args[0]))
+                                            if compare("eq", v, args[1])), -1),
+    }
+    fn = calls.get((t, low))
+    if fn is None:
+        return False, None
+    try:
+        return True, fn()
+    except (ValueError, IndexError) as exc:
+        raise OperatorError(f"[{t}]::{low}: {exc}") from None
+
+
+def _to_base(n: int, base: int) -> str:
+    return {2: format(n, "b"), 8: format(n, "o"), 10: str(n), 16: format(n, "x")}[base]
+
+
+def number_to_string(obj: Any, args: list[Any]) -> str:
+    """``$x.ToString()`` and ``$n.ToString('N2')``."""
+    if args:
+        return dotnet.format_item(obj, to_string(args[0]), to_string)
+    return to_string(obj)
+
+
+def _dup(key: Any) -> None:
+    raise OperatorError(f"item has already been added: key {key!r}")
+
+
+def _remove_first(items: list[Any], value: Any) -> None:
+    for i, v in enumerate(items):
+        if compare("eq", v, value):
+            del items[i]
+            return
+
+
+def _sort_key(value: Any) -> tuple[int, Any]:
+    return (0, value.casefold()) if isinstance(value, str) else (1, value)
+
+
+#: Catch types by their .NET names (without ``System.``) -> fayshell error classes.
+CATCH_TYPES: dict[str, tuple[type[BaseException], ...]] = {
+    "exception": (Exception,), "systemexception": (Exception,),
+    "management.automation.runtimeexception": (Exception,), "runtimeexception": (Exception,),
+    "management.automation.commandnotfoundexception": (CommandNotFound,),
+    "commandnotfoundexception": (CommandNotFound,),
+    "management.automation.parameterbindingexception": (ParameterError,),
+    "parameterbindingexception": (ParameterError,),
+    "argumentexception": (ParameterError,),
+    "dividebyzeroexception": (DivideByZero,), "arithmeticexception": (DivideByZero,),
+    "management.automation.psinvalidcastexception": (CastError,),
+    "invalidcastexception": (CastError,), "psinvalidcastexception": (CastError,),
+    "formatexception": (CastError,),
+    "management.automation.itemnotfoundexception": (CommandError,),
+    "io.ioexception": (CommandError,), "io.filenotfoundexception": (CommandError,),
+    "invalidoperationexception": (RuntimeFayError,),
+}
+
+
+def error_matches(exc: RuntimeFayError, types: list[str]) -> bool:
+    """Does a ``catch [T1], [T2]`` (or ``trap [T]``) take this error? No types takes all."""
+    if not types:
+        return True
+    for name in types:
+        low = dotnet.short_type(name)
+        if isinstance(exc, ThrownError):
+            thrown = dotnet.short_type(exc.type_name)
+            if thrown == low or thrown.rsplit(".", 1)[-1] == low.rsplit(".", 1)[-1] or \
+                    low in ("exception", "systemexception", "runtimeexception",
+                            "management.automation.runtimeexception"):
+                return True
+            continue
+        classes = CATCH_TYPES.get(low)
+        if classes is not None and isinstance(exc.cause or exc, classes):
+            return True
+        if any(cls.__name__.lower() == low for cls in type(exc).__mro__):
+            return True
+    return False
+
+
+def dotnet_type_of(exc: RuntimeFayError) -> str:
+    """The .NET exception type name a PowerShell user would see for a fayshell error."""
+    cause = exc.cause or exc
+    for name, classes in CATCH_TYPES.items():
+        if name.startswith(("management.", "io.")) or name in ("exception", "systemexception",
+                                                               "runtimeexception"):
+            continue
+        if classes != (Exception,) and isinstance(cause, classes):
+            return "System." + name[0].upper() + name[1:].replace("exception", "Exception")
+    if isinstance(exc, CommandNotFound):
+        return "System.Management.Automation.CommandNotFoundException"
+    if isinstance(exc, ParameterError):
+        return "System.Management.Automation.ParameterBindingException"
+    return "System.Management.Automation.RuntimeException"
+
+
+def operator_error(exc: Exception) -> RuntimeFayError:
+    """An operator's failure as a runtime error that remembers its cause (for typed catch)."""
+    err = RuntimeFayError(str(exc))
+    err.cause = exc
+    return err
+
+
+def write_text(state: ShellState, path: str, items: list[Any], append: bool) -> None:
+    """``> file`` / ``>> file``: the items rendered as the console would show them."""
+    from fayshell.render import render_plain
+
+    text = render_plain(items)
+    try:
+        with open(os.path.expanduser(path), "a" if append else "w", encoding="utf-8") as f:
+            f.write(text + "\n" if text else "")
+    except OSError as exc:
+        raise RuntimeFayError(f"cannot write {path}: {exc.strerror or exc}") from None
+
+
+STATEMENT_VALUES = (ast.If, ast.Foreach, ast.While, ast.For, ast.DoLoop, ast.Switch, ast.Try,
+                    ast.Chain, ast.Redirected)
+
 STATEMENTS: dict[type, Callable[[Interpreter, Any, Scope], Awaitable[Any]]] = {
+    ast.For: Interpreter.exec_for,
+    ast.DoLoop: Interpreter.exec_do,
+    ast.Switch: Interpreter.exec_switch,
+    ast.Try: Interpreter.exec_try,
+    ast.Trap: Interpreter.exec_trap,
+    ast.Exit: Interpreter.exec_exit,
+    ast.Chain: Interpreter.exec_chain,
+    ast.Redirected: Interpreter.exec_redirected,
     ast.If: Interpreter.exec_if,
     ast.Foreach: Interpreter.exec_foreach,
     ast.While: Interpreter.exec_while,
@@ -718,4 +1524,8 @@ EXPRESSIONS: dict[type, Callable[[Interpreter, Any, Scope], Awaitable[Any]]] = {
     ast.HashLit: Interpreter.eval_hash,
     ast.ScriptBlockLit: Interpreter.eval_block,
     ast.Cast: Interpreter.eval_cast,
+    ast.TypeLit: Interpreter.eval_typelit,
+    ast.StaticMember: Interpreter.eval_static,
+    ast.Ternary: Interpreter.eval_ternary,
+    ast.IncDec: Interpreter.eval_incdec,
 }

@@ -115,3 +115,62 @@ class ScriptBlock:
 
     def __str__(self) -> str:
         return "{" + self.node.text + "}"
+
+
+class TypeName(str):
+    """A type literal such as ``[int]`` used as a value (``$x -is [int]``, ``-as [double]``)."""
+
+    __slots__ = ()
+
+
+@dataclass
+class TypeInfo:
+    """What ``$x.GetType()`` returns: the .NET-style names."""
+
+    Name: str
+    FullName: str
+
+    def __str__(self) -> str:
+        return self.FullName
+
+
+class ExceptionValue:
+    """``$_.Exception`` in a catch block: the message and the .NET-style type name."""
+
+    def __init__(self, message: str, type_name: str = "System.Management.Automation.RuntimeException",
+                 inner: BaseException | None = None) -> None:
+        self.Message = message
+        self.TypeName = type_name
+        self.InnerException = None
+        self.inner = inner
+
+    def GetType(self) -> TypeInfo:  # noqa: N802 - .NET method name
+        return TypeInfo(self.TypeName.rsplit(".", 1)[-1], self.TypeName)
+
+    def __str__(self) -> str:
+        return self.Message
+
+
+class ErrorRecordValue:
+    """``$_`` in catch/trap and items of ``$Error``: prints as its message, like PowerShell."""
+
+    def __init__(self, exception: ExceptionValue, target: Any = None, where: str = "",
+                 error_id: str = "") -> None:
+        self.Exception = exception
+        self.TargetObject = target
+        self.FullyQualifiedErrorId = error_id or exception.Message
+        self.ScriptStackTrace = where
+        self.CategoryInfo = exception.TypeName.rsplit(".", 1)[-1]
+        self.InvocationInfo = None
+
+    def ToString(self) -> str:  # noqa: N802 - .NET method name
+        return self.Exception.Message
+
+    def __str__(self) -> str:
+        return self.Exception.Message
+
+
+class Hashtable(dict[Any, Any]):
+    """A ``@{}`` literal: a dict that knows it is a hashtable (``[pscustomobject]`` is not)."""
+
+    __slots__ = ()
