@@ -163,13 +163,22 @@ def render_plain(items: Iterable[Any]) -> str:
             parts.append(plain_table(f.columns, f.rows) if f.kind == "table"
                          else plain_list(f.columns, f.rows))
         elif kind == "scalar":
-            parts.append("\n".join(format_value(v) for v in run))
+            parts.append("\n".join(_scalar_line(v) for v in run))
         else:
             columns, rows = table_shape(run)
             if not columns:
                 continue
             parts.append(plain_table(columns, rows))
     return "\n\n".join(p for p in parts if p != "" or len(parts) == 1)
+
+
+def _scalar_line(value: Any) -> str:
+    """A value on a line of its own: doubles in full (15 digits) as PowerShell shows them."""
+    if type(value) is float:
+        from fayshell.lang.dotnet import format_double
+
+        return format_double(value)
+    return format_value(value)
 
 
 def _clip(text: str) -> str:

@@ -163,3 +163,13 @@ def test_top_option_errors_are_one_line_exit_2(tmp_path: Path, args: list[str],
                     cwd=tmp_path).returncode == 0
     proc = fayshell("top", "syscalls", "--db", db, *args, cwd=tmp_path)
     assert (proc.returncode, proc.stderr) == (2, message + "\n")
+
+
+def test_exit_sets_the_process_exit_code(tmp_path: Path) -> None:
+    proc = fayshell("--db", str(tmp_path / "e.duckdb"), "-c", "'before'; exit 7; 'never'",
+                    cwd=tmp_path)
+    assert (proc.returncode, proc.stdout) == (7, "before\n")
+    script = tmp_path / "e.fay"
+    script.write_text("function bye { exit 4 }\n'a'\nbye\n'b'\n")
+    proc = fayshell("--db", str(tmp_path / "e.duckdb"), str(script), cwd=tmp_path)
+    assert (proc.returncode, proc.stdout) == (4, "a\n")

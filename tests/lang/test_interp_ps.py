@@ -237,3 +237,11 @@ async def test_output_before_an_uncaught_error_is_kept(shell) -> None:
         await shell.run("function f { 'shown'; throw 'x' }; f")
     assert await shell.run("try { try { throw 'in' } finally { 'f1' } } catch { 'c' }") == \
         ["f1", "c"]
+
+
+async def test_lastexitcode_from_invoke_command_on_one_node(shell) -> None:
+    src = "Invoke-Command -Node localhost -Command 'exit 3' | Out-Null; $LASTEXITCODE"
+    assert await shell.run(src) == [3]
+    assert await shell.run("Invoke-Command -Node localhost -Command 'false' | Out-Null || 'no'; "
+                           "Invoke-Command -Node localhost -Command 'true' | Out-Null && 'yes'") \
+        == ["no", "yes"]
