@@ -20,7 +20,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from fayshell.lang.values import Duration, ScriptBlock, Size
+from fayshell.lang.values import Duration, Hashtable, ScriptBlock, Size
 from fayshell.records import as_dict, is_record, property_names, to_plain
 
 MAX_CELL = 60
@@ -108,7 +108,11 @@ def fit_widths(natural: list[int], rigid: list[bool], room: int) -> list[int]:
 
 
 def table_shape(items: list[Any]) -> tuple[list[str], list[list[Any]]]:
-    """Columns from the first record's properties (as PowerShell does) and one row per record."""
+    """Columns from the first record's properties (as PowerShell does) and one row per record.
+
+    Hashtables (``@{}`` literals) show as PowerShell shows them: one Name/Value row per key."""
+    if isinstance(items[0], Hashtable):
+        return ["Name", "Value"], [[k, v] for item in items for k, v in item.items()]
     columns = property_names(items[0])
     rows = [[as_dict(item).get(c) for c in columns] for item in items]
     return columns, rows
@@ -122,6 +126,8 @@ def groups(items: Iterable[Any]) -> list[tuple[str, list[Any]]]:
             out.append(("formatted", [item]))
             continue
         kind = "records:" + ",".join(property_names(item)) if is_record(item) else "scalar"
+        if isinstance(item, Hashtable):
+            kind = "hashtable"
         if out and out[-1][0] == kind:
             out[-1][1].append(item)
         else:

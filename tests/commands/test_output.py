@@ -7,7 +7,7 @@ from fayshell.render import Formatted
 
 async def test_out_file_writes_rendered_table_and_appends(shell, tmp_path) -> None:
     path = tmp_path / "t.txt"
-    await shell.run(f"@{{ node = 'web01'; n = 3 }} | Out-File '{path}'")
+    await shell.run(f"[pscustomobject]@{{ node = 'web01'; n = 3 }} | Out-File '{path}'")
     await shell.run(f"'tail' | Out-File '{path}' -Append")
     assert path.read_text().splitlines() == ["node  n", "----- -", "web01 3", "tail"]
 
@@ -36,7 +36,7 @@ async def test_write_output_and_echo(shell) -> None:
 
 
 async def test_plain_rendering_aligns_numbers_right(shell) -> None:
-    text = await shell.text("@{n='a'; v=5}, @{n='bbb'; v=12345}")
+    text = await shell.text("[pscustomobject]@{n='a'; v=5}, [pscustomobject]@{n='bbb'; v=12345}")
     assert text.splitlines() == ["n       v", "--- -----", "a       5", "bbb 12345"]
 
 

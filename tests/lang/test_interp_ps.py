@@ -245,3 +245,10 @@ async def test_lastexitcode_from_invoke_command_on_one_node(shell) -> None:
     assert await shell.run("Invoke-Command -Node localhost -Command 'false' | Out-Null || 'no'; "
                            "Invoke-Command -Node localhost -Command 'true' | Out-Null && 'yes'") \
         == ["no", "yes"]
+
+
+async def test_hashtables_print_as_name_value_rows(shell) -> None:
+    assert await shell.text("@{ a = 1; bb = 'x' }") == \
+        "Name Value\n---- -----\na    1\nbb   x"
+    assert await shell.text("[pscustomobject]@{ a = 1; bb = 'x' }") == "a bb\n- --\n1 x"
+    assert await shell.text("1/3; [math]::PI") == "0.333333333333333\n3.14159265358979"
