@@ -12,6 +12,8 @@ class Node:
 
     line: int = field(default=0, kw_only=True)
     col: int = field(default=0, kw_only=True)
+    #: A loop's ``:label`` (lower-case), for ``break label`` / ``continue label``.
+    label: str | None = field(default=None, kw_only=True)
 
 
 # ---- expressions ----------------------------------------------------------------------------
@@ -301,12 +303,12 @@ class Return(Node):
 
 @dataclass(eq=False)
 class Break(Node):
-    label: str | None = None
+    target: str | None = None
 
 
 @dataclass(eq=False)
 class Continue(Node):
-    label: str | None = None
+    target: str | None = None
 
 
 @dataclass(eq=False)

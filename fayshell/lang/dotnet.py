@@ -295,6 +295,8 @@ TYPE_NAMES: dict[type, str] = {bool: "Boolean", int: "Int32", float: "Double", s
 
 def type_name_of(value: Any) -> str:
     """The .NET type name PowerShell shows for a value (``GetType().Name``)."""
+    if type(value).__name__ == "Char":
+        return "Char"
     for cls in type(value).__mro__:
         if cls in TYPE_NAMES:
             if cls is int and not -(2**31) <= value < 2**31:

@@ -57,6 +57,7 @@ from fayshell.lang.streams import (
 )
 from fayshell.lang.values import (
     UNSET,
+    Char,
     Duration,
     ErrorRecordValue,
     ExceptionValue,
@@ -73,16 +74,20 @@ OutputCallback = Callable[[Any], Awaitable[None] | None]
 
 
 class BreakSignal(Exception):  # noqa: N818 - control flow
-    """``break``; ``output`` is what the interrupted block wrote before it."""
+    """``break [label]``; ``output`` is what the interrupted block wrote before it."""
 
-    def __init__(self) -> None:
+    def __init__(self, target: str | None = None) -> None:
         super().__init__("break")
+        self.target = target
         self.output: list[Any] = []
 
 
 class ContinueSignal(Exception):  # noqa: N818 - control flow
-    def __init__(self) -> None:
+    """``continue [label]``."""
+
+    def __init__(self, target: str | None = None) -> None:
         super().__init__("continue")
+        self.target = target
         self.output: list[Any] = []
 
 
@@ -367,14 +372,14 @@ class Interpreter:
         source = await self.value_of(node.iterable, scope)
         async for item in aiter_items(source if is_relation(source) else unroll(source)):
             scope.set(node.var, item)
-            if not await self.loop_body(node.body, scope, out):
+            if not await self.loop_body(node.body, scope, out, node.label):
                 break
         return out
 
     async def exec_while(self, node: ast.While, scope: Scope) -> Any:
         out: list[Any] = []
         while truthy(await self.value_of(node.cond, scope)):
-            if not await self.loop_body(node.body, scope, out):
+            if not await self.loop_body(node.body, scope, out, node.label):
                 break
         return out
 
@@ -383,7 +388,7 @@ class Interpreter:
         if node.init is not None:
             await self.statement_output(node.init, scope)
         while node.cond is None or truthy(await self.value_of(node.cond, scope)):
-            if not await self.loop_body(node.body, scope, out):
+            if not await self.loop_body(node.body, scope, out, node.label):
                 break
             if node.step is not None:
                 await self.statement_output(node.step, scope)
@@ -391,7 +396,7 @@ class Interpreter:
 
     async def exec_do(self, node: ast.DoLoop, scope: Scope) -> Any:
         out: list[Any] = []
-        while await self.loop_body(node.body, scope, out):
+        while await self.loop_body(node.body, scope, out, node.label):
             if truthy(await self.value_of(node.cond, scope)) == node.until:
                 break
         return out
@@ -408,8 +413,13 @@ class Interpreter:
                 try:
                     await self.switch_item(node, item, scope, out)
                 except ContinueSignal as sig:
+                    if sig.target is not None and sig.target != node.label:
+                        raise
                     out.extend(sig.output)
         except BreakSignal as sig:
+            if sig.target is not None and sig.target != node.label:
+                sig.output[:0] = out
+                raise
             out.extend(sig.output)
         finally:
             scope.set_local("_", saved[1])
@@ -553,15 +563,18 @@ class Interpreter:
             write_text(self.state, to_string(dest), written, append=op == ">>")
         return [] if stream != "2" else items
 
-    async def loop_body(self, body: list[ast.Node], scope: Scope, out: list[Any]) -> bool:
+    async def loop_body(self, body: list[ast.Node], scope: Scope, out: list[Any],
+                        label: str | None = None) -> bool:
         """One iteration's output appended to ``out``; False when the body said ``break``."""
         try:
             out.extend(await self.block(body, scope))
-        except ContinueSignal as sig:
+        except (ContinueSignal, BreakSignal) as sig:
+            if sig.target is not None and sig.target != label:
+                sig.output[:0] = out  # a labelled break/continue for an outer loop
+                out.clear()
+                raise
             out.extend(sig.output)
-        except BreakSignal as sig:
-            out.extend(sig.output)
-            return False
+            return isinstance(sig, ContinueSignal)
         return True
 
     async def exec_function(self, node: ast.FunctionDef, scope: Scope) -> Any:
@@ -573,11 +586,11 @@ class Interpreter:
         value = [] if node.value is None else unroll(await self.value_of(node.value, scope))
         raise ReturnSignal(value)
 
-    async def exec_break(self, node: ast.Node, scope: Scope) -> Any:
-        raise BreakSignal()
+    async def exec_break(self, node: ast.Break, scope: Scope) -> Any:
+        raise BreakSignal(node.target)
 
-    async def exec_continue(self, node: ast.Node, scope: Scope) -> Any:
-        raise ContinueSignal()
+    async def exec_continue(self, node: ast.Continue, scope: Scope) -> Any:
+        raise ContinueSignal(node.target)
 
     async def exec_throw(self, node: ast.Throw, scope: Scope) -> Any:
         value = None if node.value is None else await self.value_of(node.value, scope)
@@ -610,6 +623,14 @@ class Interpreter:
 
     async def store(self, target: ast.Node, value: Any, scope: Scope, node: ast.Node) -> None:
         """Assign ``value`` to a variable, an element or a property."""
+        if isinstance(target, ast.ArrayLit):  # $a, $b = 1, 2, 3 -> $b is 2, 3
+            items = value.records() if is_relation(value) else unroll(value)
+            last = len(target.items) - 1
+            for i, sub in enumerate(target.items):
+                part = items[i] if i < last and i < len(items) else (
+                    single_or_list(items[last:]) if i == last else None)
+                await self.store(sub, part, scope, node)
+            return
         if isinstance(target, ast.VarRef):
             self.set_variable(target.name, value, scope)
         elif isinstance(target, ast.Index):
@@ -1203,9 +1224,10 @@ def member(obj: Any, name: str) -> Any:
 def index_value(obj: Any, key: Any) -> Any:
     if isinstance(obj, (list, tuple, str)):
         try:
-            return obj[int(to_number(key))]
+            item = obj[int(to_number(key))]
         except IndexError:
             return None
+        return Char(item) if isinstance(obj, str) else item
     if isinstance(obj, Mapping):
         return get_property(obj, to_string(key))
     if obj is None:
@@ -1221,6 +1243,8 @@ def binary_op(op: str, left: Any, right: Any) -> Any:
         return arithmetic(op, left, right)
     if op == "xor":
         return truthy(left) != truthy(right)
+    if op in BITWISE:
+        return BITWISE[op](int(to_number(left)), int(to_number(right)))
     if op == "..":
         return range_values(left, right)
     if op == "f":
@@ -1241,6 +1265,12 @@ def binary_op(op: str, left: Any, right: Any) -> Any:
         except (OperatorError, DotNetError, ValueError):
             return None
     return compare(op, left, right)
+
+
+BITWISE: dict[str, Callable[[int, int], int]] = {
+    "band": lambda a, b: a & b, "bor": lambda a, b: a | b, "bxor": lambda a, b: a ^ b,
+    "shl": lambda a, b: a << b, "shr": lambda a, b: a >> b,
+}
 
 
 def range_values(left: Any, right: Any) -> list[Any]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import fnmatch
 import functools
+import math
 import re
 from collections.abc import Callable, Mapping
 from datetime import datetime
@@ -12,7 +13,7 @@ from types import ModuleType
 from typing import Any
 
 from fayshell.lang.dotnet import DotNetError, format_double, regex
-from fayshell.lang.values import Duration, Hashtable, Size, TypeName, parse_unit_number
+from fayshell.lang.values import Char, Duration, Hashtable, Size, TypeName, parse_unit_number
 
 
 def _dates() -> ModuleType:
@@ -229,8 +230,9 @@ def arithmetic(op: str, left: Any, right: Any) -> Any:
     if op == "/":
         q = a / b
         return int(q) if isinstance(a, int) and isinstance(b, int) and a % b == 0 else q
-    if op == "%":
-        return a % b
+    if op == "%":  # .NET remainder: the sign of the dividend
+        r = math.fmod(a, b)
+        return int(r) if isinstance(a, int) and isinstance(b, int) else r
     raise OperatorError(f"unknown operator {op}")
 
 
@@ -250,7 +252,7 @@ def convert(value: Any, target: str) -> Any:
     if t.endswith("[]") and t not in ("object[]", "psobject[]"):
         items = value if isinstance(value, (list, tuple)) else ([] if value is None else [value])
         if t == "char[]" and isinstance(value, str):
-            return list(value)
+            return [Char(c) for c in value]
         return [convert(v, t[:-2]) for v in items]
     simple = CONVERSIONS.get(t)
     if simple is not None:
@@ -268,6 +270,8 @@ def convert(value: Any, target: str) -> Any:
 
 
 def _to_int(value: Any) -> int:
+    if isinstance(value, Char):
+        return ord(value)
     if isinstance(value, str) and len(value) == 1 and not value.isdigit() and value.strip():
         raise CastError(f'Cannot convert value "{value}" to type "System.Int32". '
                         'Error: "Input string was not in a correct format."')
@@ -284,8 +288,8 @@ def _to_char(value: Any) -> str:
         if len(value) != 1:
             raise CastError(f'Cannot convert value "{value}" to type "System.Char". '
                             'Error: "String must be exactly one character long."')
-        return value
-    return chr(int(to_number(value)))
+        return Char(value)
+    return Char(chr(int(to_number(value))))
 
 
 def _to_datetime(value: Any) -> Any:
@@ -393,7 +397,7 @@ STRING_METHODS: dict[tuple[str, int], Callable[[str, list[str], list[Any]], Any]
     ("equals", -1): lambda s, t, a: s.lower() == t[0].lower()
     if len(t) > 1 and "ignorecase" in t[1].lower() else s == t[0],
     ("compareto", 1): lambda s, t, a: (s > t[0]) - (s < t[0]),
-    ("tochararray", 0): lambda s, t, a: list(s),
+    ("tochararray", 0): lambda s, t, a: [Char(c) for c in s],
     ("getenumerator", 0): lambda s, t, a: list(s),
     ("isnormalized", 0): lambda s, t, a: True,
     ("normalize", 0): lambda s, t, a: s,

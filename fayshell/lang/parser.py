@@ -32,6 +32,7 @@ COMPARISON_OPS = (
 )
 CASE_PREFIXED = tuple(p + op for p in ("c", "i") for op in COMPARISON_OPS[:16])
 ASSIGN_OPS = ("??=", "+=", "-=", "*=", "/=", "%=", "=")
+LABEL = re.compile(r":([A-Za-z_][A-Za-z0-9_]*)[ \t]*(?=\r?\n|[A-Za-z])")
 #: ``>``, ``>>``, ``2>``, ``2>&1``, ``*>``, ``3>>`` ...
 REDIRECT = re.compile(r"([1-6*]?)(>>|>)(&[12])?")
 #: Where an operand starts after a ``[type]``: then it is a cast, else a type literal.
@@ -174,6 +175,13 @@ class Parser:
 
     def statements(self, end: str) -> list[ast.Node]:
         """Statements up to ``end`` (a closing ``)`` or ``}``) or the end of input."""
+        saved, self.no_comma = self.no_comma, 0  # commas make arrays again inside @( ) { }
+        try:
+            return self.statement_list(end)
+        finally:
+            self.no_comma = saved
+
+    def statement_list(self, end: str) -> list[ast.Node]:
         out: list[ast.Node] = []
         while True:
             self.skip_ws(newlines=True)
@@ -192,6 +200,15 @@ class Parser:
 
     def statement(self) -> ast.Node:
         start = self.pos
+        label = LABEL.match(self.src, self.pos)
+        if label:  # :outer foreach (...) { ... }
+            self.pos = label.end()
+            self.skip_ws(newlines=True)
+            loop = self.statement()
+            if not isinstance(loop, (ast.Foreach, ast.While, ast.For, ast.DoLoop, ast.Switch)):
+                raise self.error("a label must be followed by a loop or switch", pos=start)
+            loop.label = label.group(1).lower()
+            return loop
         kw = self.keyword_at()
         handlers: dict[str, Callable[[int], ast.Node]] = {
             "if": self.if_statement, "foreach": self.foreach_statement,
@@ -211,7 +228,15 @@ class Parser:
             return cls(value, **self.at(start))
         if kw in ("break", "continue"):
             self.pos += len(kw)
-            return (ast.Break if kw == "break" else ast.Continue)(**self.at(start))
+            save = self.pos
+            self.skip_ws()
+            target = IDENT.match(self.src, self.pos)
+            if target and self.keyword_at() == "":
+                self.pos = target.end()
+                name: str | None = target.group(0).lower()
+            else:
+                self.pos, name = save, None
+            return (ast.Break if kw == "break" else ast.Continue)(name, **self.at(start))
         if kw:
             raise self.error(f"unexpected keyword '{kw}'", "a statement")
         if self.peek() == "$":
@@ -239,9 +264,24 @@ class Parser:
         start = self.pos
         try:
             target = self.postfix(self.variable())
+            targets = [target]
+            while True:  # $a, $b = 1, 2
+                save = self.pos
+                self.skip_ws()
+                if self.peek() != "," or self.peek(1) == EOF_MARK:
+                    self.pos = save
+                    break
+                self.pos += 1
+                self.skip_ws()
+                if self.peek() != "$":
+                    self.pos = start
+                    return None
+                targets.append(self.postfix(self.variable()))
         except ParseError:
             self.pos = start
             return None
+        if len(targets) > 1:
+            target = ast.ArrayLit(targets, **self.at(start))
         self.skip_ws()
         for op in ASSIGN_OPS:
             if self.src.startswith(op, self.pos) and not self.src.startswith("==", self.pos):
@@ -715,6 +755,8 @@ class Parser:
         self.pos = save
         return cond
 
+    BITWISE = ("band", "bor", "bxor", "shl", "shr")
+
     LEVELS: tuple[tuple[str, ...], ...] = (
         tuple("-" + op for op in LOGICAL_OPS),
         tuple("-" + op for op in COMPARISON_OPS + CASE_PREFIXED),
@@ -722,10 +764,10 @@ class Parser:
 
     def binary_level(self, level: int) -> ast.Node:
         """Logical (level 0) and comparison (level 1) operators, left-associative."""
-        if level == 2:
+        if level == 3:
             return self.additive()
         left = self.binary_level(level + 1)
-        ops = LOGICAL_OPS if level == 0 else COMPARISON_OPS + CASE_PREFIXED
+        ops = (LOGICAL_OPS, COMPARISON_OPS + CASE_PREFIXED, self.BITWISE)[level]
         while True:
             save = self.pos
             self.skip_ws()

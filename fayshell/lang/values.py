@@ -174,3 +174,9 @@ class Hashtable(dict[Any, Any]):
     """A ``@{}`` literal: a dict that knows it is a hashtable (``[pscustomobject]`` is not)."""
 
     __slots__ = ()
+
+
+class Char(str):
+    """A ``[char]``: one character that converts to its code point (``[int][char]'A'`` is 65)."""
+
+    __slots__ = ()

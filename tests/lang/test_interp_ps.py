@@ -252,3 +252,23 @@ async def test_hashtables_print_as_name_value_rows(shell) -> None:
         "Name Value\n---- -----\na    1\nbb   x"
     assert await shell.text("[pscustomobject]@{ a = 1; bb = 'x' }") == "a bb\n- --\n1 x"
     assert await shell.text("1/3; [math]::PI") == "0.333333333333333\n3.14159265358979"
+
+
+@pytest.mark.parametrize("src, expected", [
+    ("[array]::IndexOf(@(1, 2, 3), 2)", [1]),
+    (":outer foreach ($i in 1..3) { foreach ($j in 1..3) { if ($j -eq 2) { continue outer }; "
+     "\"$i$j\" } }", ["11", "21", "31"]),
+    (":outer foreach ($i in 1..3) { foreach ($j in 1..3) { if ($i -eq 2) { break outer }; "
+     "\"$i$j\" } }", ["11", "12", "13"]),
+    ("foreach ($i in 1..2) { switch ($i) { 1 { 'one'; break } }; \"after$i\" }",
+     ["one", "after1", "after2"]),
+    ("1 -band 3; 5 -bor 2; 6 -bxor 3; 1 -shl 3; 16 -shr 2", [1, 7, 5, 8, 4]),
+    ("[char[]]'ab'; [int][char]'A'; 'abc'.ToCharArray() | ForEach-Object { [int]$_ }",
+     ["a", "b", 65, 97, 98, 99]),
+    ("$s = 'hello'; $s[0]; $s[-1]; [int]$s[1]", ["h", "o", 101]),
+    ("-7 % 3; 7 % -3; 7.5 % 2", [-1, 1, 1.5]),
+    ("$a, $b = 1, 2; $b; $a", [2, 1]),
+    ("$a, $b, $c = 1..5; $c", [3, 4, 5]),
+])
+async def test_more_operators_and_statements(shell, src, expected) -> None:
+    assert await shell.run(src) == expected
