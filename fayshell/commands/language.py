@@ -1,12 +1,13 @@
-"""Language cmdlets: Invoke-Expression (a string run as fayshell code in the caller's scope)."""
+"""Language cmdlets: Invoke-Expression (a string run as fayshell code in the caller's scope) and
+the Write-Error/-Warning/-Verbose/-Debug/-Information streams."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from fayshell.commands.invocation import Invocation
+from fayshell.commands.invocation import ErrorRecord, Invocation
 from fayshell.commands.registry import Param, cmdlet
-from fayshell.errors import CommandError
+from fayshell.errors import CommandError, RuntimeFayError
 from fayshell.lang.ops import to_string
 
 
@@ -24,3 +25,67 @@ async def invoke_expression(ctx: Invocation, *, command: Any) -> list[Any]:
     if interp is None:
         raise CommandError("Invoke-Expression", "no interpreter is running this shell")
     return list(await interp.evaluate_string(to_string(command)))
+
+
+@cmdlet(
+    "Write-Error",
+    synopsis="Write an error: it stops the statement under -ErrorAction Stop (the default), "
+             "else it is shown and the script goes on.",
+    params=[Param("Message", "any", position=0, mandatory=True, pipeline="value",
+                  help="The error text.")],
+    examples=[("Write-Error 'disk full'", "An error a try/catch can catch."),
+              ("Write-Error 'skipped' -ErrorAction Continue", "Shown; the script goes on.")],
+)
+def write_error(ctx: Invocation, *, message: Any) -> None:
+    text = to_string(message)
+    if ctx.error_action == "Stop":
+        raise WrittenError(text)
+    ctx.write_error(ErrorRecord("", "", text))
+
+
+class WrittenError(RuntimeFayError):
+    """An error raised by Write-Error under -ErrorAction Stop; its message is the text alone."""
+
+
+@cmdlet(
+    "Write-Warning",
+    synopsis="Write a warning (shown as 'WARNING: text'; not output).",
+    params=[Param("Message", "any", position=0, mandatory=True, pipeline="value")],
+    examples=[("Write-Warning 'node02 is slow'", "Shown on the error stream.")],
+)
+def write_warning(ctx: Invocation, *, message: Any) -> None:
+    ctx.state.host.warning(to_string(message))
+
+
+@cmdlet(
+    "Write-Verbose",
+    synopsis="Write a note shown only with -Verbose or $VerbosePreference = 'Continue'.",
+    params=[Param("Message", "any", position=0, mandatory=True, pipeline="value")],
+    examples=[("Write-Verbose 'step 2' -Verbose", "Shown as 'VERBOSE: step 2'.")],
+)
+def write_verbose(ctx: Invocation, *, message: Any) -> None:
+    found, pref = ctx.state.globals.lookup("VerbosePreference")
+    if ctx.verbose or (found and to_string(pref).lower() == "continue"):
+        ctx.state.host.verbose(to_string(message))
+
+
+@cmdlet(
+    "Write-Debug",
+    synopsis="Write a note shown only when $DebugPreference = 'Continue'.",
+    params=[Param("Message", "any", position=0, mandatory=True, pipeline="value")],
+    examples=[("Write-Debug 'x is 3'", "Silent unless $DebugPreference is Continue.")],
+)
+def write_debug(ctx: Invocation, *, message: Any) -> None:
+    found, pref = ctx.state.globals.lookup("DebugPreference")
+    if found and to_string(pref).lower() == "continue":
+        ctx.state.host.verbose("DEBUG: " + to_string(message))
+
+
+@cmdlet(
+    "Write-Information",
+    synopsis="Write informational text to the host (not output).",
+    params=[Param("MessageData", "any", position=0, mandatory=True, pipeline="value")],
+    examples=[("Write-Information 'done'", "Shown on the host.")],
+)
+def write_information(ctx: Invocation, *, message_data: Any) -> None:
+    ctx.state.host.write_host(to_string(message_data))

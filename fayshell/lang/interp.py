@@ -200,10 +200,16 @@ class Interpreter:
         saved = self.origin
         self.origin = Origin(script.file, script.source.split("\n"))
         gathered: list[Any] = []
+        traps = [stmt for stmt in script.statements if isinstance(stmt, ast.Trap)]
         try:
             for stmt in script.statements:
                 self.failed = []
-                out = await self.statement_with_partial(stmt, on_output, gathered)
+                if traps:
+                    trapped: list[Any] = []
+                    await self.trapped(stmt, self.state.globals, traps, trapped)
+                    out = trapped
+                else:
+                    out = await self.statement_with_partial(stmt, on_output, gathered)
                 if on_output is None:
                     gathered.extend(unroll(out) if not is_relation(out) else [out])
                 elif out is not None and out != []:
@@ -887,6 +893,9 @@ class Interpreter:
         """A function or script block: bind ``param()``, then body or begin/process/end."""
         spec = spec or callable_spec(name, params)
         bound = bind(spec, args)
+        scope.set_local("PSBoundParameters", Hashtable(
+            (decl.name, bound.values[p.pyname]) for decl in params
+            if (p := spec.param(decl.name)) is not None and p.pyname in bound.values))
         for decl in params:
             p = spec.param(decl.name)
             if p is not None and p.pyname in bound.values:
@@ -994,7 +1003,20 @@ class Interpreter:
 
     async def eval_static(self, node: ast.StaticMember, scope: Scope) -> Any:
         args = None if node.args is None else [await self.eval(a, scope) for a in node.args]
+        if dotnet.short_type(node.type) in ("scriptblock", "management.automation.scriptblock") \
+                and node.name.lower() == "create" and args:
+            return self.script_block_of(to_string(args[0]), scope)
         return static_member(node.type, node.name, args)
+
+    def script_block_of(self, text: str, scope: Scope) -> ScriptBlock:
+        """``[scriptblock]::Create(text)``: the text parsed as a block's body."""
+        script = self.parse("{" + text + "\n}", "<scriptblock>")
+        lit = script.statements[0]
+        if isinstance(lit, ast.Pipeline):
+            lit = lit.elements[0]
+        if not isinstance(lit, ast.ScriptBlockLit):
+            raise RuntimeFayError("[scriptblock]::Create: the text is not a script block body")
+        return ScriptBlock(lit, scope, self)
 
     async def eval_ternary(self, node: ast.Ternary, scope: Scope) -> Any:
         cond = truthy(await self.eval(node.cond, scope))
