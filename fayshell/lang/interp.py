@@ -58,6 +58,7 @@ from fayshell.lang.streams import (
 from fayshell.lang.values import (
     UNSET,
     Char,
+    DictionaryEntry,
     Duration,
     ErrorRecordValue,
     ExceptionValue,
@@ -209,7 +210,11 @@ class Interpreter:
                     await self.trapped(stmt, self.state.globals, traps, trapped)
                     out = trapped
                 else:
-                    out = await self.statement_with_partial(stmt, on_output, gathered)
+                    try:
+                        out = await self.statement_with_partial(stmt, on_output, gathered)
+                    except (BreakSignal, ContinueSignal) as sig:  # outside any loop: stop
+                        await self.emit(sig.output, on_output, gathered)
+                        break
                 if on_output is None:
                     gathered.extend(unroll(out) if not is_relation(out) else [out])
                 elif out is not None and out != []:
@@ -228,13 +233,20 @@ class Interpreter:
             return await self.statement_output(stmt, self.state.globals)
         except RuntimeFayError as exc:
             partial, exc.partial_output = exc.partial_output, []
-            if partial and on_output is None:
-                gathered.extend(partial)
-            elif partial and on_output is not None:
-                res = on_output(partial)
-                if res is not None:
-                    await res
+            await self.emit(partial, on_output, gathered)
             raise
+
+    @staticmethod
+    async def emit(items: list[Any], on_output: OutputCallback | None,
+                   gathered: list[Any]) -> None:
+        if not items:
+            return
+        if on_output is None:
+            gathered.extend(items)
+            return
+        res = on_output(items)
+        if res is not None:
+            await res
 
     def raise_for_failures(self, stmt: ast.Node) -> None:
         """After a statement's output is shown: stop if a command failed items under Stop."""
@@ -254,7 +266,7 @@ class Interpreter:
         try:
             out = await self.exec(stmt, scope)
             if not is_relation(out):
-                out = await collect(out)
+                out = await self.drain(out)
         except CONTROL:
             raise
         except RuntimeFayError as exc:
@@ -265,6 +277,22 @@ class Interpreter:
             raise self.located(operator_error(exc), stmt) from None
         self.state.globals.set_local("?", not any(inv.errors for inv in self.failed))
         return out
+
+    async def drain(self, stream: Any) -> list[Any]:
+        """Collect a stream; items that came out before a break/continue/error stay output."""
+        if stream is None or isinstance(stream, list):
+            return await collect(stream)
+        items: list[Any] = []
+        try:
+            async for item in aiter_items(stream):
+                items.append(item)
+        except RuntimeFayError as exc:
+            exc.partial_output[:0] = items
+            raise
+        except (BreakSignal, ContinueSignal, ReturnSignal) as signal:
+            signal.output[:0] = items
+            raise
+        return items
 
     # ---- statements -----------------------------------------------------------------------
 
@@ -1074,8 +1102,7 @@ class Interpreter:
                 "add": lambda: obj.__setitem__(key, args[1]) if key not in obj else _dup(key),
                 "remove": lambda: obj.pop(key, None) and None,
                 "clear": obj.clear, "clone": lambda: type(obj)(obj),
-                "getenumerator": lambda: [{"Name": k, "Key": k, "Value": v}
-                                          for k, v in obj.items()],
+                "getenumerator": lambda: [DictionaryEntry(k, v) for k, v in obj.items()],
             }
         else:
             table = {
@@ -1367,6 +1394,13 @@ def is_type(value: Any, name: str) -> bool:
 def static_member(type_name: str, name: str, args: list[Any] | None) -> Any:
     """``[math]::Round(2.5)``, ``[int]::MaxValue``, ``[string]::Join(',', $a)`` ..."""
     t, low = dotnet.short_type(type_name), name.lower()
+    if low == "new" and args is not None and (
+            t in ("collections.arraylist", "array", "object[]") or
+            t.startswith("collections.generic.list")):
+        return list(unroll(args[0])) if args and isinstance(args[0], list) else []
+    if low == "new" and args is not None and t in ("hashtable", "collections.hashtable",
+                                                     "collections.specialized.ordereddictionary"):
+        return Hashtable()
     if low == "new" and args is not None and ("exception" in t or t.endswith("errorrecord")):
         message = to_string(args[0]) if args else f"Exception of type '{type_name}' was thrown."
         return ExceptionValue(message, _full_type_name(type_name))

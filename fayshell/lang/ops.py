@@ -212,7 +212,10 @@ def arithmetic(op: str, left: Any, right: Any) -> Any:
         if isinstance(left, (list, tuple)):
             return list(left) + (list(right) if isinstance(right, (list, tuple)) else [right])
         if isinstance(left, Mapping) and isinstance(right, Mapping):
-            return {**left, **right}
+            dup = [k for k in right if str(k).lower() in {str(x).lower() for x in left}]
+            if dup:
+                raise OperatorError(f"Item has already been added. Key in dictionary: '{dup[0]}'")
+            return type(left)({**left, **right}) if isinstance(left, dict) else {**left, **right}
     if op == "*":
         if isinstance(left, str):
             return left * int(to_number(right))

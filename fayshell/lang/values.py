@@ -180,3 +180,15 @@ class Char(str):
     """A ``[char]``: one character that converts to its code point (``[int][char]'A'`` is 65)."""
 
     __slots__ = ()
+
+
+@dataclass
+class DictionaryEntry:
+    """One ``$h.GetEnumerator()`` item: shows as Name/Value, ``.Key`` is the Name."""
+
+    Name: Any
+    Value: Any
+
+    @property
+    def Key(self) -> Any:  # noqa: N802 - .NET property name
+        return self.Name

@@ -272,3 +272,17 @@ async def test_hashtables_print_as_name_value_rows(shell) -> None:
 ])
 async def test_more_operators_and_statements(shell, src, expected) -> None:
     assert await shell.run(src) == expected
+
+
+@pytest.mark.parametrize("src, expected", [
+    ("1..5 | ForEach-Object { if ($_ -eq 3) { break }; $_ }; 'not reached'", [1, 2]),
+    ("foreach ($i in 1..2) { 1..5 | ForEach-Object { if ($_ -eq 3) { continue }; \"$i$_\" } }",
+     ["11", "12", "21", "22"]),
+    ("1..5 | ForEach-Object { if ($_ -eq 3) { return }; $_ }", [1, 2, 4, 5]),
+    ("$h = @{a = 1}; $h += @{b = 2}; $h.Count; $h.GetType().Name", [2, "Hashtable"]),
+    ("$l = [System.Collections.Generic.List[int]]::new(); $l.Add(3); $l.Add(4); $l.Count", [2]),
+    ("@{b = 2; a = 1}.GetEnumerator() | Sort-Object Name | ForEach-Object { \"$($_.Key)=$($_.Value)\" }",
+     ["a=1", "b=2"]),
+])
+async def test_pipelines_with_control_flow_and_collections(shell, src, expected) -> None:
+    assert await shell.run(src) == expected
