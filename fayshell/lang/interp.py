@@ -63,6 +63,8 @@ from fayshell.lang.values import (
     ErrorRecordValue,
     ExceptionValue,
     Hashtable,
+    MatchGroup,
+    MatchInfo,
     ScriptBlock,
     Size,
     TypeInfo,
@@ -176,7 +178,9 @@ class Interpreter:
         #: The scope of the statement whose command is running (Invoke-Expression, -Scope).
         self.caller_scope: Scope = state.globals
         state.interpreter = self
-        state.globals.set_local("?", True)
+        for name, value in automatic_variables().items():
+            if not state.globals.lookup(name)[0]:
+                state.globals.set_local(name, value)
 
     # ---- entry points ---------------------------------------------------------------------
 
@@ -200,6 +204,10 @@ class Interpreter:
                          on_output: OutputCallback | None = None) -> list[Any]:
         saved = self.origin
         self.origin = Origin(script.file, script.source.split("\n"))
+        if not script.file.startswith("<"):
+            path = os.path.abspath(script.file)
+            self.state.globals.set_local("PSScriptRoot", os.path.dirname(path))
+            self.state.globals.set_local("PSCommandPath", path)
         gathered: list[Any] = []
         traps = [stmt for stmt in script.statements if isinstance(stmt, ast.Trap)]
         try:
@@ -1154,12 +1162,34 @@ class Interpreter:
         if op == "??":
             return left if left is not None else await self.eval(node.right, scope)
         right = await self.eval(node.right, scope)
+        if op in ("replace", "ireplace", "creplace") and isinstance(right, list) and \
+                len(right) == 2 and isinstance(right[1], ScriptBlock):
+            return await self.replace_with_block(left, right[0], right[1], op == "creplace")
         if op in ("match", "imatch", "cmatch") and not isinstance(left, (list, tuple)):
             m = dotnet.regex(to_string(right), op == "cmatch").search(to_string(left))
             if m is not None:
                 scope.set("Matches", Hashtable(dotnet.matches_table(m)))
             return m is not None
         return binary_op(op, left, right)
+
+    async def replace_with_block(self, left: Any, pattern: Any, block: ScriptBlock,
+                                 case: bool) -> Any:
+        """``-replace pattern, { $_.Value ... }``: each match replaced by the block's output."""
+        rx = dotnet.regex(to_string(pattern), case)
+
+        async def one(text: str) -> str:
+            out, pos = [], 0
+            for m in rx.finditer(text):
+                match = MatchInfo(m.group(0), m.start(), len(m.group(0)),
+                                  [MatchGroup(g or "") for g in (m.group(0), *m.groups())])
+                out.append(text[pos:m.start()])
+                out.append(to_string(single_or_list(await block.invoke(dollar_under=match))))
+                pos = m.end()
+            return "".join(out) + text[pos:]
+
+        if isinstance(left, (list, tuple)):
+            return [await one(to_string(v)) for v in left]
+        return await one(to_string(left))
 
     async def eval_array(self, node: ast.ArrayLit, scope: Scope) -> Any:
         return [await self.eval(item, scope) for item in node.items]
@@ -1200,6 +1230,21 @@ class Interpreter:
 def _no_func(ctx: Invocation, **kwargs: Any) -> None:
     """Placeholder callable for user functions' declarations (they run through the evaluator)."""
     return None
+
+
+def automatic_variables() -> dict[str, Any]:
+    """PowerShell's automatic variables a script may read before anything sets them."""
+    from fayshell import __version__
+
+    return {
+        "?": True, "Error": [], "HOME": os.path.expanduser("~"), "PID": os.getpid(),
+        "IsLinux": sys.platform.startswith("linux"), "IsMacOS": sys.platform == "darwin",
+        "IsWindows": sys.platform == "win32", "IsCoreCLR": True,
+        "PSVersionTable": Hashtable(PSVersion="7.4", PSEdition="Core",
+                                    FayshellVersion=__version__, Platform=sys.platform),
+        "PSEdition": "Core", "VerbosePreference": "SilentlyContinue",
+        "DebugPreference": "SilentlyContinue", "WarningPreference": "Continue",
+    }
 
 
 def callable_spec(name: str, params: list[ast.ParamDecl]) -> Cmdlet:
@@ -1450,9 +1495,15 @@ def _static_call(t: str, low: str, args: list[Any]) -> tuple[bool, Any]:
         ("regex", "replace"): lambda: dotnet.regex(text[1], True).sub(
             dotnet.replacement(text[2]), text[0]),
         ("regex", "split"): lambda: dotnet.regex(text[1], True).split(text[0]),
-        ("regex", "matches"): lambda: [Hashtable({"Value": m.group(0), "Index": m.start(),
-                                                  "Length": len(m.group(0))})
+        ("regex", "matches"): lambda: [MatchInfo(m.group(0), m.start(), len(m.group(0)),
+                                                 [MatchGroup(g or "") for g in
+                                                  (m.group(0), *m.groups())])
                                        for m in dotnet.regex(text[1], True).finditer(text[0])],
+        ("regex", "match"): lambda: next(
+            (MatchInfo(m.group(0), m.start(), len(m.group(0)),
+                       [MatchGroup(g or "") for g in (m.group(0), *m.groups())], True)
+             for m in [dotnet.regex(text[1], True).search(text[0])] if m is not None),
+            MatchInfo("", 0, 0, [], False)),
         ("char", "isdigit"): lambda: text[0].isdigit(),
         ("char", "isletter"): lambda: text[0].isalpha(),
         ("char", "isupper"): lambda: text[0].isupper(),

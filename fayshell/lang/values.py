@@ -192,3 +192,27 @@ class DictionaryEntry:
     @property
     def Key(self) -> Any:  # noqa: N802 - .NET property name
         return self.Name
+
+
+@dataclass
+class MatchGroup:
+    """One group of a regex match (``$m.Groups[1].Value``)."""
+
+    Value: str
+
+    def __str__(self) -> str:
+        return self.Value
+
+
+@dataclass
+class MatchInfo:
+    """A .NET ``Match``: ``$_`` in a ``-replace`` script block, ``[regex]::Matches`` items."""
+
+    Value: str
+    Index: int
+    Length: int
+    Groups: list[MatchGroup]
+    Success: bool = True
+
+    def __str__(self) -> str:
+        return self.Value

@@ -286,3 +286,20 @@ async def test_more_operators_and_statements(shell, src, expected) -> None:
 ])
 async def test_pipelines_with_control_flow_and_collections(shell, src, expected) -> None:
     assert await shell.run(src) == expected
+
+
+@pytest.mark.parametrize("src, expected", [
+    ("'abc' -replace 'b', { $_.Value.ToUpper() }", ["aBc"]),
+    ("'a1b22' -replace '\\d+', { [int]$_.Value * 2 }", ["a2b44"]),
+    ("([regex]::Matches('a1b22', '\\d+')).Value", ["1", "22"]),
+    ("[regex]::Match('k7', '(\\d)').Groups[1].Value; [regex]::Escape('a.b')", ["7", "a\\.b"]),
+    ("$Error.Count; $IsLinux; $PSVersionTable.PSEdition; $HOME -ne $null", [0, True, "Core", True]),
+])
+async def test_regex_objects_and_automatic_variables(shell, src, expected) -> None:
+    assert await shell.run(src) == expected
+
+
+async def test_psscriptroot_is_the_scripts_directory(shell, tmp_path) -> None:
+    script = tmp_path / "where.fay"
+    script.write_text("$PSScriptRoot\n")
+    assert await shell.interp.run(script.read_text(), str(script)) == [str(tmp_path)]
