@@ -239,7 +239,7 @@ class Parser:
             return (ast.Break if kw == "break" else ast.Continue)(name, **self.at(start))
         if kw:
             raise self.error(f"unexpected keyword '{kw}'", "a statement")
-        if self.peek() == "$":
+        if self.peek() in "$[":
             assign = self.try_assignment()
             if assign is not None:
                 return assign
@@ -262,7 +262,14 @@ class Parser:
 
     def try_assignment(self) -> ast.Node | None:
         start = self.pos
+        types: list[str] = []
         try:
+            while self.peek() == "[":  # [int]$x = ... (a typed variable)
+                types.append(self.type_literal())
+                self.skip_ws()
+            if self.peek() != "$":
+                self.pos = start
+                return None
             target = self.postfix(self.variable())
             targets = [target]
             while True:  # $a, $b = 1, 2
@@ -290,6 +297,8 @@ class Parser:
                 if self.eof():
                     raise self.incomplete("assignment has no value", "a value", self.pos)
                 value = self.statement_value()
+                for type_name in reversed(types):
+                    value = ast.Cast(type_name, value, **self.at(start))
                 return ast.Assign(target, op, value, **self.at(start))
         self.pos = start
         return None
@@ -299,7 +308,7 @@ class Parser:
         kw = self.keyword_at()
         if kw in STATEMENT_KEYWORDS:
             return self.statement()
-        if self.peek() == "$":
+        if self.peek() in "$[":
             assign = self.try_assignment()
             if assign is not None:
                 return assign

@@ -303,3 +303,8 @@ async def test_psscriptroot_is_the_scripts_directory(shell, tmp_path) -> None:
     script = tmp_path / "where.fay"
     script.write_text("$PSScriptRoot\n")
     assert await shell.interp.run(script.read_text(), str(script)) == [str(tmp_path)]
+
+
+async def test_typed_variables(shell) -> None:
+    assert await shell.run("[int]$x = '42'; $x + 1; [string[]]$s = 1, 2; $s; [int]$y = 3.6; $y") \
+        == [43, "1", "2", 4]

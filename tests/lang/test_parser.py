@@ -165,3 +165,14 @@ def test_here_strings_and_redirections_and_calls() -> None:
               "begin { 1 } process { 2 } end { 3 } }")
     assert fn.params[0].mandatory and fn.params[0].type == "string[]"
     assert fn.named is not None and set(fn.named) == {"begin", "process", "end"}
+
+
+def test_typed_assignment_casts_the_value() -> None:
+    node = only("[int]$x = '42'")
+    assert isinstance(node, ast.Assign) and isinstance(node.value, ast.Cast)
+    assert node.value.type == "int"
+    multi = only("$a, $b = 1, 2")
+    assert isinstance(multi, ast.Assign) and isinstance(multi.target, ast.ArrayLit)
+    labelled = only(":outer foreach ($i in 1..2) { break outer }")
+    assert isinstance(labelled, ast.Foreach) and labelled.label == "outer"
+    assert isinstance(labelled.body[0], ast.Break) and labelled.body[0].target == "outer"
