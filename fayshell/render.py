@@ -121,7 +121,7 @@ def table_shape(items: list[Any]) -> tuple[list[str], list[list[Any]]]:
 def groups(items: Iterable[Any]) -> list[tuple[str, list[Any]]]:
     """Split output into runs of records with the same columns, scalars and Formatted blocks."""
     out: list[tuple[str, list[Any]]] = []
-    for item in items:
+    for item in _flat(items):
         if isinstance(item, Formatted):
             out.append(("formatted", [item]))
             continue
@@ -133,6 +133,15 @@ def groups(items: Iterable[Any]) -> list[tuple[str, list[Any]]]:
         else:
             out.append((kind, [item]))
     return out
+
+
+def _flat(items: Iterable[Any]) -> Iterable[Any]:
+    """Output items with nested arrays enumerated, as PowerShell's formatter shows them."""
+    for item in items:
+        if isinstance(item, (list, tuple)):
+            yield from _flat(item)
+        else:
+            yield item
 
 
 def plain_table(columns: list[str], rows: list[list[Any]]) -> str:

@@ -283,6 +283,11 @@ LIMITS: dict[str, dict[str, Any]] = {
 }
 
 
+#: Enum types whose values scripts pass by name ([ConsoleColor]::Red -> 'Red').
+ENUMS = frozenset({"consolecolor", "dayofweek", "management.automation.actionpreference",
+                   "actionpreference", "io.fileattributes", "datetimekind", "stringcomparison"})
+
+
 def short_type(name: str) -> str:
     """``System.Math`` -> ``math``; names compare lower-case without the System namespace."""
     low = name.lower().strip()

@@ -1456,6 +1456,8 @@ def static_member(type_name: str, name: str, args: list[Any] | None) -> Any:
         return fn(*[to_number(a) for a in args])
     if args is None and low in dotnet.LIMITS.get(t, {}):
         return dotnet.LIMITS[t][low]
+    if args is None and (t.endswith("options") or t in dotnet.ENUMS):
+        return name  # an enum value such as [StringSplitOptions]::RemoveEmptyEntries
     if args is not None:
         handled, value = _static_call(t, low, args)
         if handled:

@@ -32,6 +32,7 @@ COMPARISON_OPS = (
 )
 CASE_PREFIXED = tuple(p + op for p in ("c", "i") for op in COMPARISON_OPS[:16])
 ASSIGN_OPS = ("??=", "+=", "-=", "*=", "/=", "%=", "=")
+UNICODE_ESCAPE = re.compile(r"`u\{([0-9A-Fa-f]{1,6})\}")
 LABEL = re.compile(r":([A-Za-z_][A-Za-z0-9_]*)[ \t]*(?=\r?\n|[A-Za-z])")
 #: ``>``, ``>>``, ``2>``, ``2>&1``, ``*>``, ``3>>`` ...
 REDIRECT = re.compile(r"([1-6*]?)(>>|>)(&[12])?")
@@ -1198,6 +1199,11 @@ class Parser:
                 self.pos += 1
                 break
             if ch == "`" and self.pos + 1 < len(src):
+                code = UNICODE_ESCAPE.match(src, self.pos)
+                if code:  # `u{263A}
+                    buf.append(chr(int(code.group(1), 16)))
+                    self.pos = code.end()
+                    continue
                 buf.append(self.ESCAPES.get(src[self.pos + 1], src[self.pos + 1]))
                 self.pos += 2
                 continue

@@ -308,3 +308,9 @@ async def test_psscriptroot_is_the_scripts_directory(shell, tmp_path) -> None:
 async def test_typed_variables(shell) -> None:
     assert await shell.run("[int]$x = '42'; $x + 1; [string[]]$s = 1, 2; $s; [int]$y = 3.6; $y") \
         == [43, "1", "2", 4]
+
+
+async def test_nested_arrays_print_flat_and_escapes(shell) -> None:
+    assert await shell.text("@(1, @(2, 3))") == "1\n2\n3"
+    assert await shell.run('"`u{263A}"; "a,,b".Split(",", [StringSplitOptions]::RemoveEmptyEntries)') \
+        == ["\u263a", "a", "b"]
