@@ -207,6 +207,8 @@ def arithmetic(op: str, left: Any, right: Any) -> Any:
     if isinstance(left, datetime) or isinstance(right, datetime):
         return _dates().date_arithmetic(op, left, right)
     if op == "+":
+        if left is None and not isinstance(right, (int, float)):
+            return list(right) if isinstance(right, (list, tuple)) else right
         if isinstance(left, str):
             return left + to_string(right)
         if isinstance(left, (list, tuple)):
