@@ -31,15 +31,26 @@ async def invoke_expression(ctx: Invocation, *, command: Any) -> list[Any]:
     "Write-Error",
     synopsis="Write an error: it stops the statement under -ErrorAction Stop (the default), "
              "else it is shown and the script goes on.",
+    description="A non-terminating error, as in PowerShell: it is shown and the script goes on, "
+                "unless -ErrorAction Stop is given or the script set $ErrorActionPreference "
+                "(then try/catch catches it).",
     params=[Param("Message", "any", position=0, mandatory=True, pipeline="value",
-                  help="The error text.")],
-    examples=[("Write-Error 'disk full'", "An error a try/catch can catch."),
-              ("Write-Error 'skipped' -ErrorAction Continue", "Shown; the script goes on.")],
+                  help="The error text."),
+            Param("ErrorAction", str, aliases=("ea",),
+                  choices=("Stop", "Continue", "SilentlyContinue", "Ignore"),
+                  help="Stop makes it a terminating error.")],
+    examples=[("Write-Error 'skipped'", "Shown; the script goes on."),
+              ("Write-Error 'disk full' -ErrorAction Stop", "An error a try/catch can catch.")],
 )
-def write_error(ctx: Invocation, *, message: Any) -> None:
+def write_error(ctx: Invocation, *, message: Any, error_action: str | None = None) -> None:
     text = to_string(message)
-    if ctx.error_action == "Stop":
+    interp = ctx.state.interpreter
+    redirected = interp is not None and interp.error_override is not None
+    chosen = getattr(interp, "preference_set", False)
+    action = error_action or (ctx.error_action if redirected or chosen else "Continue")
+    if action == "Stop":
         raise WrittenError(text)
+    ctx.error_action = action
     ctx.write_error(ErrorRecord("", "", text))
 
 

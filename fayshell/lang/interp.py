@@ -175,6 +175,8 @@ class Interpreter:
         self.failed: list[Invocation] = []
         #: Set while a command runs under ``2>`` / ``2>&1``: its errors are collected, not shown.
         self.error_override: str | None = None
+        #: True once a script assigns $ErrorActionPreference (Write-Error then follows it).
+        self.preference_set = False
         #: The scope of the statement whose command is running (Invoke-Expression, -Scope).
         self.caller_scope: Scope = state.globals
         state.interpreter = self
@@ -504,23 +506,35 @@ class Interpreter:
                     out.extend([result] if is_relation(result) else result)
                     self.raise_for_failures(stmt)
             except RuntimeFayError as exc:
-                catch = next((c for c in node.catches if error_matches(exc, c.types)), None)
                 out.extend(exc.partial_output)
                 exc.partial_output.clear()
+                catch = next((c for c in node.catches if error_matches(exc, c.types)), None)
                 if catch is None:
-                    exc.partial_output[:0] = out
-                    out = []
                     raise
                 out.extend(await self.run_catch(catch, exc, scope))
+        except RuntimeFayError as exc:  # output so far travels with the error
+            exc.partial_output[:0] = out
+            out = []
+            raise
+        except (BreakSignal, ContinueSignal, ReturnSignal) as signal:
+            signal.output[:0] = out
+            out = []
+            raise
         finally:
             if node.finally_body is not None:
-                final = await self.block(node.finally_body, scope)
-                pending = sys.exc_info()[1]
-                if isinstance(pending, RuntimeFayError):
-                    pending.partial_output.extend(final)
-                else:
-                    out.extend(final)
+                await self.run_finally(node.finally_body, scope, out)
         return out
+
+    async def run_finally(self, body: list[ast.Node], scope: Scope, out: list[Any]) -> None:
+        """A finally block's output goes after whatever is leaving the try (error or return)."""
+        final = await self.block(body, scope)
+        pending = sys.exc_info()[1]
+        if isinstance(pending, RuntimeFayError):
+            pending.partial_output.extend(final)
+        elif isinstance(pending, (BreakSignal, ContinueSignal, ReturnSignal)):
+            pending.output.extend(final)
+        else:
+            out.extend(final)
 
     async def run_catch(self, catch: ast.Catch, exc: RuntimeFayError, scope: Scope) -> list[Any]:
         record = self.error_record(exc)
@@ -636,6 +650,10 @@ class Interpreter:
 
     async def exec_throw(self, node: ast.Throw, scope: Scope) -> Any:
         value = None if node.value is None else await self.value_of(node.value, scope)
+        if node.value is None:  # `throw` alone in a catch block rethrows its error
+            found, current = scope.lookup("_")
+            if found and isinstance(current, ErrorRecordValue):
+                value = current
         if isinstance(value, ExceptionValue):
             raise self.located(ThrownError(value.Message, value, value.TypeName), node)
         if isinstance(value, ErrorRecordValue):
@@ -698,6 +716,8 @@ class Interpreter:
         if name.lower().startswith("env:"):
             os.environ[name[4:]] = to_string(value)
             return
+        if name.lower().endswith("erroractionpreference"):
+            self.preference_set = True  # Write-Error follows it from now on
         prefix, _, rest = name.partition(":")
         if rest and prefix.lower() in ("global", "script", "local", "private"):
             target = self.state.globals if prefix.lower() in ("global", "script") else scope

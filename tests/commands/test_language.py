@@ -20,11 +20,14 @@ async def test_invoke_expression_reports_bad_code_with_its_place(shell) -> None:
 
 
 async def test_write_error_is_catchable_and_continue_shows_it(shell) -> None:
-    assert await shell.run("try { Write-Error 'disk full' } catch { \"caught $_\" }") == \
-        ["caught disk full"]
-    assert await shell.run("Write-Error 'skipped' -ErrorAction Continue; 'went on'; $?") == \
-        ["went on", True]
+    assert await shell.run("try { Write-Error 'disk full' -ErrorAction Stop } "
+                           "catch { \"caught $_\" }") == ["caught disk full"]
+    assert await shell.run("Write-Error 'skipped'; $?; 'went on'") == [False, "went on"]
     assert shell.host.errors == ["Write-Error: skipped"]
+    assert await shell.run("try { Write-Error 'not caught' } catch { 'no' }; 'after'") == \
+        ["after"]
+    assert await shell.run("$ErrorActionPreference = 'Stop'; "
+                           "try { Write-Error 'now caught' } catch { \"$_\" }") == ["now caught"]
     (err,) = await shell.run("Write-Error 'to output' -ErrorAction Continue 2>&1")
     assert str(err) == "to output"
 

@@ -314,3 +314,15 @@ async def test_nested_arrays_print_flat_and_escapes(shell) -> None:
     assert await shell.text("@(1, @(2, 3))") == "1\n2\n3"
     assert await shell.run('"`u{263A}"; "a,,b".Split(",", [StringSplitOptions]::RemoveEmptyEntries)') \
         == ["\u263a", "a", "b"]
+
+
+@pytest.mark.parametrize("src, expected", [
+    ("function f { try { return 1 } finally { 'f' } }; f", [1, "f"]),
+    ("try { try { throw 'orig' } catch { throw } } catch { \"outer: $_\" }", ["outer: orig"]),
+    ("foreach ($i in 1..3) { try { if ($i -eq 2) { continue }; $i } finally { \"f$i\" } }",
+     [1, "f1", "f2", 3, "f3"]),
+    ("try { try { 'a'; throw 'x' } catch { 'b'; throw 'y' } finally { 'c' } } catch { \"$_\" }",
+     ["a", "b", "c", "y"]),
+])
+async def test_finally_and_rethrow(shell, src, expected) -> None:
+    assert await shell.run(src) == expected
