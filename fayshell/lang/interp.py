@@ -723,7 +723,9 @@ class Interpreter:
             target = self.state.globals if prefix.lower() in ("global", "script") else scope
             target.set_local(rest, value)
             return
-        if name.lower() in ("true", "false", "null"):
+        if name.lower() == "null":
+            return  # $null = expr discards the value, as in PowerShell
+        if name.lower() in ("true", "false"):
             raise RuntimeFayError(f"cannot overwrite the constant ${name}")
         scope.set("_" if name.lower() == "psitem" else name, value)
 
