@@ -7,13 +7,16 @@ never print.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import datetime
 import difflib
 import functools
+import inspect
 import os
 import re
 import sys
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -29,6 +32,7 @@ from fayshell.errors import (
     RuntimeFayError,
     SourceSpan,
 )
+from fayshell.host import Host, ProgressTask
 from fayshell.lang import ast, dotnet
 from fayshell.lang.dates import NOT_HANDLED, call_method
 from fayshell.lang.dotnet import DotNetError, type_name_of
@@ -175,6 +179,12 @@ class Interpreter:
         self.failed: list[Invocation] = []
         #: Set while a command runs under ``2>`` / ``2>&1``: its errors are collected, not shown.
         self.error_override: str | None = None
+        #: Output lists of the running top-level statement whose items go to the console as
+        #: they are (not into a variable or a pipe); host text first shows what they hold, so
+        #: Write-Host and output keep their order (see :meth:`flush`).
+        self.direct = False
+        self.sinks: list[list[Any]] = []
+        self.flush_to: Callable[[list[Any]], None] | None = None
         #: True once a script assigns $ErrorActionPreference (Write-Error then follows it).
         self.preference_set = False
         #: The scope of the statement whose command is running (Invoke-Expression, -Scope).
@@ -239,12 +249,51 @@ class Interpreter:
     async def statement_with_partial(self, stmt: ast.Node, on_output: OutputCallback | None,
                                      gathered: list[Any]) -> Any:
         """A top-level statement; on an error, what it wrote before failing is shown first."""
+        saved = self.direct, self.flush_to, self.state.host
+        self.direct = not isinstance(stmt, (ast.Assign, ast.IncDec))
+        self.flush_to = gathered.extend if on_output is None else _sync_output(on_output)
+        self.state.host = FlushingHost(saved[2], self)
         try:
             return await self.statement_output(stmt, self.state.globals)
         except RuntimeFayError as exc:
             partial, exc.partial_output = exc.partial_output, []
             await self.emit(partial, on_output, gathered)
             raise
+        finally:
+            self.direct, self.flush_to, self.state.host = saved
+
+    def flush(self) -> None:
+        """Show the output the running statement has produced so far (before host text)."""
+        if self.flush_to is None:
+            return
+        items: list[Any] = []
+        for sink in self.sinks:
+            items.extend(sink)
+            sink.clear()
+        if items:
+            self.flush_to(items)
+
+    @contextlib.contextmanager
+    def collecting(self, out: list[Any]) -> Iterator[None]:
+        """Register ``out`` as holding console-bound output while the block runs."""
+        if not self.direct:
+            yield
+            return
+        self.sinks.append(out)
+        try:
+            yield
+        finally:
+            index = next(i for i in range(len(self.sinks) - 1, -1, -1) if self.sinks[i] is out)
+            del self.sinks[index]
+
+    @contextlib.contextmanager
+    def as_value(self) -> Iterator[None]:
+        """Output produced inside is a value (a condition, an argument, a pipe's input)."""
+        saved, self.direct = self.direct, False
+        try:
+            yield
+        finally:
+            self.direct = saved
 
     @staticmethod
     async def emit(items: list[Any], on_output: OutputCallback | None,
@@ -294,8 +343,9 @@ class Interpreter:
             return await collect(stream)
         items: list[Any] = []
         try:
-            async for item in aiter_items(stream):
-                items.append(item)
+            with self.collecting(items):
+                async for item in aiter_items(stream):
+                    items.append(item)
         except RuntimeFayError as exc:
             exc.partial_output[:0] = items
             raise
@@ -337,15 +387,16 @@ class Interpreter:
         out: list[Any] = []
         traps = [stmt for stmt in body if isinstance(stmt, ast.Trap)]
         try:
-            for stmt in body:
-                if traps:
-                    await self.trapped(stmt, scope, traps, out)
-                    continue
-                result = await self.statement_output(stmt, scope)
-                if is_relation(result):
-                    out.append(result)
-                else:
-                    out.extend(result)
+            with self.collecting(out):
+                for stmt in body:
+                    if traps:
+                        await self.trapped(stmt, scope, traps, out)
+                        continue
+                    result = await self.statement_output(stmt, scope)
+                    if is_relation(result):
+                        out.append(result)
+                    else:
+                        out.extend(result)
         except (BreakSignal, ContinueSignal, ReturnSignal) as signal:
             signal.output[:0] = out  # what ran before break/continue/return is still output
             raise
@@ -414,35 +465,41 @@ class Interpreter:
     async def exec_foreach(self, node: ast.Foreach, scope: Scope) -> Any:
         out: list[Any] = []
         source = await self.value_of(node.iterable, scope)
-        async for item in aiter_items(source if is_relation(source) else unroll(source)):
-            scope.set(node.var, item)
-            if not await self.loop_body(node.body, scope, out, node.label):
-                break
+        with self.collecting(out):
+            async for item in aiter_items(source if is_relation(source) else unroll(source)):
+                scope.set(node.var, item)
+                if not await self.loop_body(node.body, scope, out, node.label):
+                    break
         return out
 
     async def exec_while(self, node: ast.While, scope: Scope) -> Any:
         out: list[Any] = []
-        while truthy(await self.value_of(node.cond, scope)):
-            if not await self.loop_body(node.body, scope, out, node.label):
-                break
+        with self.collecting(out):
+            while truthy(await self.value_of(node.cond, scope)):
+                if not await self.loop_body(node.body, scope, out, node.label):
+                    break
         return out
 
     async def exec_for(self, node: ast.For, scope: Scope) -> Any:
         out: list[Any] = []
-        if node.init is not None:
-            await self.statement_output(node.init, scope)
-        while node.cond is None or truthy(await self.value_of(node.cond, scope)):
-            if not await self.loop_body(node.body, scope, out, node.label):
-                break
-            if node.step is not None:
-                await self.statement_output(node.step, scope)
+        with self.as_value():
+            if node.init is not None:
+                await self.statement_output(node.init, scope)
+        with self.collecting(out):
+            while node.cond is None or truthy(await self.value_of(node.cond, scope)):
+                if not await self.loop_body(node.body, scope, out, node.label):
+                    break
+                if node.step is not None:
+                    with self.as_value():
+                        await self.statement_output(node.step, scope)
         return out
 
     async def exec_do(self, node: ast.DoLoop, scope: Scope) -> Any:
         out: list[Any] = []
-        while await self.loop_body(node.body, scope, out, node.label):
-            if truthy(await self.value_of(node.cond, scope)) == node.until:
-                break
+        with self.collecting(out):
+            while await self.loop_body(node.body, scope, out, node.label):
+                if truthy(await self.value_of(node.cond, scope)) == node.until:
+                    break
         return out
 
     async def exec_switch(self, node: ast.Switch, scope: Scope) -> Any:
@@ -452,14 +509,15 @@ class Interpreter:
         out: list[Any] = []
         saved = scope.lookup("_")
         try:
-            for item in items:
-                scope.set_local("_", item)
-                try:
-                    await self.switch_item(node, item, scope, out)
-                except ContinueSignal as sig:
-                    if sig.target is not None and sig.target != node.label:
-                        raise
-                    out.extend(sig.output)
+            with self.collecting(out):
+                for item in items:
+                    scope.set_local("_", item)
+                    try:
+                        await self.switch_item(node, item, scope, out)
+                    except ContinueSignal as sig:
+                        if sig.target is not None and sig.target != node.label:
+                            raise
+                        out.extend(sig.output)
         except BreakSignal as sig:
             if sig.target is not None and sig.target != node.label:
                 sig.output[:0] = out
@@ -499,6 +557,10 @@ class Interpreter:
 
     async def exec_try(self, node: ast.Try, scope: Scope) -> Any:
         out: list[Any] = []
+        with self.collecting(out):
+            return await self.try_into(node, scope, out)
+
+    async def try_into(self, node: ast.Try, scope: Scope, out: list[Any]) -> list[Any]:
         try:
             try:
                 for stmt in node.body:
@@ -514,11 +576,11 @@ class Interpreter:
                 out.extend(await self.run_catch(catch, exc, scope))
         except RuntimeFayError as exc:  # output so far travels with the error
             exc.partial_output[:0] = out
-            out = []
+            out.clear()
             raise
         except (BreakSignal, ContinueSignal, ReturnSignal) as signal:
             signal.output[:0] = out
-            out = []
+            out.clear()
             raise
         finally:
             if node.finally_body is not None:
@@ -560,6 +622,10 @@ class Interpreter:
     async def exec_chain(self, node: ast.Chain, scope: Scope) -> Any:
         """``a && b`` runs b when a succeeded, ``a || b`` when it failed."""
         out: list[Any] = []
+        with self.collecting(out):
+            return await self.chain_into(node, scope, out)
+
+    async def chain_into(self, node: ast.Chain, scope: Scope, out: list[Any]) -> list[Any]:
         try:
             left = await self.statement_output(node.left, scope)
             out.extend([left] if is_relation(left) else left)
@@ -587,6 +653,12 @@ class Interpreter:
     async def redirected(self, redirects: list[tuple[str, str, ast.Node | None]],
                          produce: Callable[[], Awaitable[Any]], scope: Scope) -> list[Any]:
         """Run ``produce`` with its output and error streams sent where ``redirects`` say."""
+        with self.as_value():
+            return await self.redirected_items(redirects, produce, scope)
+
+    async def redirected_items(self, redirects: list[tuple[str, str, ast.Node | None]],
+                               produce: Callable[[], Awaitable[Any]],
+                               scope: Scope) -> list[Any]:
         takes_errors = any(stream in ("2", "*") for stream, _, _ in redirects)
         saved, before = self.error_override, len(self.failed)
         if takes_errors:
@@ -731,6 +803,10 @@ class Interpreter:
 
     async def value_of(self, node: ast.Node, scope: Scope) -> Any:
         """The value of a statement used as a value (condition, assignment right side)."""
+        with self.as_value():
+            return await self.value_of_node(node, scope)
+
+    async def value_of_node(self, node: ast.Node, scope: Scope) -> Any:
         if isinstance(node, (ast.Pipeline, ast.Command)):
             out = await self.exec(node, scope)
             if is_relation(out):
@@ -744,8 +820,12 @@ class Interpreter:
 
     async def run_pipeline(self, node: ast.Pipeline, scope: Scope) -> Any:
         stream: Any = None
+        last = len(node.elements) - 1
         for i, element in enumerate(node.elements):
-            if isinstance(element, ast.Command):
+            if isinstance(element, ast.Command) and i < last:
+                with self.as_value():  # its output is the next command's input
+                    stream = await self.invoke(element, scope, stream if i else None)
+            elif isinstance(element, ast.Command):
                 stream = await self.invoke(element, scope, stream if i else None)
             elif i == 0:
                 value = await self.eval(element, scope)
@@ -978,7 +1058,13 @@ class Interpreter:
     async def named_output(self, named: dict[str, list[ast.Node]], params: list[ast.ParamDecl],
                            scope: Scope, input_stream: Any) -> list[Any]:
         """begin once, process once per input item (``$_`` bound), end once."""
-        out = await self.body_output(named.get("begin", []), scope)
+        out: list[Any] = []
+        with self.collecting(out):
+            return await self.named_into(named, params, scope, input_stream, out)
+
+    async def named_into(self, named: dict[str, list[ast.Node]], params: list[ast.ParamDecl],
+                         scope: Scope, input_stream: Any, out: list[Any]) -> list[Any]:
+        out += await self.body_output(named.get("begin", []), scope)
         process = named.get("process")
         if process is not None:
             piped = [p for p in params if p.from_pipeline]
@@ -998,6 +1084,11 @@ class Interpreter:
     async def invoke_block(self, block: ScriptBlock, args: list[Any], dollar_under: Any,
                            input_items: Any) -> list[Any]:
         """Run a script block in a child of the scope it was written in."""
+        with self.as_value():  # a cmdlet consumes what the block writes
+            return await self.block_in_scope(block, args, dollar_under, input_items)
+
+    async def block_in_scope(self, block: ScriptBlock, args: list[Any], dollar_under: Any,
+                             input_items: Any) -> list[Any]:
         scope = Scope(block.scope)
         if dollar_under is not UNSET:
             scope.set_local("_", dollar_under)
@@ -1021,6 +1112,12 @@ class Interpreter:
     # ---- expressions ----------------------------------------------------------------------
 
     async def eval(self, node: ast.Node, scope: Scope) -> Any:
+        if self.direct:
+            with self.as_value():
+                return await self.eval_node(node, scope)
+        return await self.eval_node(node, scope)
+
+    async def eval_node(self, node: ast.Node, scope: Scope) -> Any:
         handler = EXPRESSIONS.get(type(node))
         if handler is None:
             if isinstance(node, (ast.Pipeline, ast.Command, ast.Assign) + STATEMENT_VALUES):
@@ -1252,6 +1349,48 @@ class Interpreter:
 def _no_func(ctx: Invocation, **kwargs: Any) -> None:
     """Placeholder callable for user functions' declarations (they run through the evaluator)."""
     return None
+
+
+class FlushingHost:
+    """The host while a top-level statement runs: host text first shows pending output."""
+
+    def __init__(self, host: Host, interp: Interpreter) -> None:
+        self.host = host
+        self.interp = interp
+
+    def write_host(self, text: str, color: str | None = None, newline: bool = True) -> None:
+        self.interp.flush()
+        self.host.write_host(text, color, newline)
+
+    def verbose(self, message: str) -> None:
+        self.interp.flush()
+        self.host.verbose(message)
+
+    def warning(self, message: str) -> None:
+        self.interp.flush()
+        self.host.warning(message)
+
+    def error(self, message: str) -> None:
+        self.interp.flush()
+        self.host.error(message)
+
+    def progress(self, description: str, total: float | None = None,
+                 unit: str = "") -> ProgressTask:
+        return self.host.progress(description, total, unit)
+
+    def confirm(self, question: str) -> bool:
+        return self.host.confirm(question)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.host, name)
+
+
+def _sync_output(on_output: OutputCallback) -> Callable[[list[Any]], None]:
+    def show(items: list[Any]) -> None:
+        res = on_output(items)
+        if inspect.isawaitable(res):
+            asyncio.ensure_future(res)
+    return show
 
 
 def automatic_variables() -> dict[str, Any]:

@@ -5,7 +5,9 @@ from __future__ import annotations
 import pytest
 
 from fayshell.errors import RuntimeFayError
-from fayshell.lang.interp import ExitSignal
+from fayshell.host import CaptureHost
+from fayshell.lang.interp import ExitSignal, Interpreter
+from fayshell.state import Options, ShellState
 
 
 @pytest.mark.parametrize("src, expected", [
@@ -326,3 +328,36 @@ async def test_nested_arrays_print_flat_and_escapes(shell) -> None:
 ])
 async def test_finally_and_rethrow(shell, src, expected) -> None:
     assert await shell.run(src) == expected
+
+
+class OrderHost(CaptureHost):
+    """Records host text and output in one list, to check their order."""
+
+    def __init__(self, log: list) -> None:
+        super().__init__()
+        self.log = log
+
+    def write_host(self, text: str, color: str | None = None, newline: bool = True) -> None:
+        self.log.append(("host", text))
+
+
+@pytest.mark.parametrize("src, expected", [
+    ("foreach ($i in 1..2) { Write-Host \"p$i\"; $i * 2 }",
+     [("host", "p1"), ("out", 2), ("host", "p2"), ("out", 4)]),
+    ("function f { 'a'; Write-Host 'b'; 'c' }; f", [("out", "a"), ("host", "b"), ("out", "c")]),
+    ("1..2 | ForEach-Object { Write-Host \"x$_\"; $_ }",
+     [("host", "x1"), ("out", 1), ("host", "x2"), ("out", 2)]),
+    ("$r = foreach ($i in 1..2) { Write-Host \"h$i\"; $i }; $r",
+     [("host", "h1"), ("host", "h2"), ("out", 1), ("out", 2)]),
+    ("1..2 | ForEach-Object { Write-Host \"x$_\"; $_ } | Sort-Object -Descending",
+     [("host", "x1"), ("host", "x2"), ("out", 2), ("out", 1)]),
+])
+async def test_host_text_and_output_keep_their_order(tmp_path, src, expected) -> None:
+    log: list = []
+    state = ShellState(Options(database=str(tmp_path / "o.duckdb")), OrderHost(log))
+    try:
+        await Interpreter(state).run(src, on_output=lambda items: log.extend(
+            ("out", i) for i in items))
+    finally:
+        await state.aclose()
+    assert log == expected
