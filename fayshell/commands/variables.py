@@ -96,6 +96,46 @@ def set_variable(ctx: Invocation, *, name: str, value: Any = None, scope: str | 
 
 
 @cmdlet(
+    "New-Variable",
+    aliases=("nv",),
+    synopsis="Create a variable; an error if it already exists in that scope.",
+    params=[Param("Name", str, position=0, mandatory=True),
+            Param("Value", "any", position=1),
+            Param("Scope", str, help="Global, Script, Local (default) or a number of scopes up."),
+            Param("Force", bool, help="Overwrite an existing variable."),
+            Param("PassThru", bool, help="Output the variable.")],
+    examples=[("New-Variable limit 50", "Same as $limit = 50, unless $limit exists.")],
+)
+def new_variable(ctx: Invocation, *, name: str, value: Any = None, scope: str | None = None,
+                 force: bool = False, pass_thru: bool = False) -> Any:
+    where = _scope(ctx, scope)
+    if name.lower() in where.vars and not force:
+        raise CommandError("New-Variable", f"a variable named {name!r} already exists")
+    if name.lower() in ("true", "false", "null"):
+        raise CommandError("New-Variable", f"cannot overwrite the constant ${name}")
+    where.set_local(name, value)
+    return VariableInfo(name, value) if pass_thru else None
+
+
+@cmdlet(
+    "Clear-Variable",
+    aliases=("clv",),
+    synopsis="Set variables to $null (they keep existing).",
+    params=[Param("Name", "strings", position=0, mandatory=True, complete="variables"),
+            Param("Scope", str, help="Global, Script, Local (default) or a number of scopes up.")],
+    examples=[("Clear-Variable total", "Same as $total = $null.")],
+)
+def clear_variable(ctx: Invocation, *, name: list[str], scope: str | None = None) -> None:
+    where = _scope(ctx, scope)
+    for n in name:
+        found, _ = where.lookup(n)
+        if not found:
+            ctx.write_error(ErrorRecord(n, "", f"no variable named {n!r}"))
+        else:
+            where.set(n, None)
+
+
+@cmdlet(
     "Remove-Variable",
     aliases=("rv",),
     synopsis="Delete a variable.",
