@@ -50,10 +50,3 @@ async def test_script_level_trap(shell) -> None:
     assert await shell.run("trap { \"T: $_\"; continue }\nthrow 'top'\n'next'") == \
         ["T: top", "next"]
 
-
-async def test_new_and_clear_variable(shell) -> None:
-    assert await shell.run("New-Variable nv1 5; $nv1; Clear-Variable nv1; $nv1 -eq $null") == \
-        [5, True]
-    with pytest.raises(RuntimeFayError, match="already exists"):
-        await shell.run("New-Variable nv2 1; New-Variable nv2 2")
-    assert await shell.run("function f { New-Variable g1 7 -Scope Global }; f; $g1") == [7]
