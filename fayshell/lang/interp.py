@@ -185,6 +185,7 @@ class Interpreter:
         self.direct = False
         self.sinks: list[list[Any]] = []
         self.flush_to: Callable[[list[Any]], None] | None = None
+        self.trap_cache: dict[int, tuple[list[ast.Node], list[ast.Trap]]] = {}
         #: True once a script assigns $ErrorActionPreference (Write-Error then follows it).
         self.preference_set = False
         #: The scope of the statement whose command is running (Invoke-Expression, -Scope).
@@ -273,18 +274,9 @@ class Interpreter:
         if items:
             self.flush_to(items)
 
-    @contextlib.contextmanager
-    def collecting(self, out: list[Any]) -> Iterator[None]:
+    def collecting(self, out: list[Any]) -> contextlib.AbstractContextManager[Any]:
         """Register ``out`` as holding console-bound output while the block runs."""
-        if not self.direct:
-            yield
-            return
-        self.sinks.append(out)
-        try:
-            yield
-        finally:
-            index = next(i for i in range(len(self.sinks) - 1, -1, -1) if self.sinks[i] is out)
-            del self.sinks[index]
+        return Collecting(self.sinks, out) if self.direct else NOTHING
 
     @contextlib.contextmanager
     def as_value(self) -> Iterator[None]:
@@ -385,7 +377,7 @@ class Interpreter:
     async def block(self, body: list[ast.Node], scope: Scope) -> list[Any]:
         """Run statements and gather their output (Relations kept as items)."""
         out: list[Any] = []
-        traps = [stmt for stmt in body if isinstance(stmt, ast.Trap)]
+        traps = self.traps_of(body)
         try:
             with self.collecting(out):
                 for stmt in body:
@@ -404,6 +396,14 @@ class Interpreter:
             exc.partial_output[:0] = out  # written before the error: shown, or kept by a catch
             raise
         return out
+
+    def traps_of(self, body: list[ast.Node]) -> list[ast.Trap]:
+        """The ``trap`` statements of a block (remembered per block)."""
+        known = self.trap_cache.get(id(body))
+        if known is None or known[0] is not body:
+            known = (body, [stmt for stmt in body if isinstance(stmt, ast.Trap)])
+            self.trap_cache[id(body)] = known
+        return known[1]
 
     async def trapped(self, stmt: ast.Node, scope: Scope, traps: list[ast.Trap],
                       out: list[Any]) -> None:
@@ -785,26 +785,36 @@ class Interpreter:
             raise self.located(RuntimeFayError("cannot assign to this expression"), node)
 
     def set_variable(self, name: str, value: Any, scope: Scope) -> None:
-        if name.lower().startswith("env:"):
-            os.environ[name[4:]] = to_string(value)
-            return
-        if name.lower().endswith("erroractionpreference"):
-            self.preference_set = True  # Write-Error follows it from now on
-        prefix, _, rest = name.partition(":")
-        if rest and prefix.lower() in ("global", "script", "local", "private"):
-            target = self.state.globals if prefix.lower() in ("global", "script") else scope
-            target.set_local(rest, value)
-            return
-        if name.lower() == "null":
-            return  # $null = expr discards the value, as in PowerShell
-        if name.lower() in ("true", "false"):
-            raise RuntimeFayError(f"cannot overwrite the constant ${name}")
-        scope.set("_" if name.lower() == "psitem" else name, value)
+        low = name.lower()
+        if ":" in low:
+            prefix, _, rest = name.partition(":")
+            if prefix.lower() == "env":
+                os.environ[rest] = to_string(value)
+                return
+            if prefix.lower() in ("global", "script", "local", "private"):
+                target = self.state.globals if prefix.lower() in ("global", "script") else scope
+                target.set_local(rest, value)
+                return
+        if low in SPECIAL_NAMES:
+            if low == "null":
+                return  # $null = expr discards the value, as in PowerShell
+            if low in ("true", "false"):
+                raise RuntimeFayError(f"cannot overwrite the constant ${name}")
+            if low == "psitem":
+                name = "_"
+            if low == "erroractionpreference":
+                self.preference_set = True  # Write-Error follows it from now on
+        scope.set(name, value)
 
     async def value_of(self, node: ast.Node, scope: Scope) -> Any:
         """The value of a statement used as a value (condition, assignment right side)."""
-        with self.as_value():
+        if not self.direct:
             return await self.value_of_node(node, scope)
+        self.direct = False
+        try:
+            return await self.value_of_node(node, scope)
+        finally:
+            self.direct = True
 
     async def value_of_node(self, node: ast.Node, scope: Scope) -> Any:
         if isinstance(node, (ast.Pipeline, ast.Command)):
@@ -1112,10 +1122,13 @@ class Interpreter:
     # ---- expressions ----------------------------------------------------------------------
 
     async def eval(self, node: ast.Node, scope: Scope) -> Any:
-        if self.direct:
-            with self.as_value():
-                return await self.eval_node(node, scope)
-        return await self.eval_node(node, scope)
+        if not self.direct:
+            return await self.eval_node(node, scope)
+        self.direct = False
+        try:
+            return await self.eval_node(node, scope)
+        finally:
+            self.direct = True
 
     async def eval_node(self, node: ast.Node, scope: Scope) -> Any:
         handler = EXPRESSIONS.get(type(node))
@@ -1139,14 +1152,16 @@ class Interpreter:
     async def eval_var(self, node: ast.VarRef, scope: Scope) -> Any:
         name = node.name
         low = name.lower()
-        if low.startswith("env:"):
-            return os.environ.get(name[4:])
+        if ":" in low:
+            prefix, _, rest = low.partition(":")
+            if prefix == "env":
+                return os.environ.get(name[4:])
+            if prefix in ("global", "script", "local", "private"):
+                where = self.state.globals if prefix in ("global", "script") else scope
+                found, value = where.lookup(rest)
+                return value if found else None
         if low == "psitem":
             low = "_"
-        prefix, _, rest = low.partition(":")
-        if rest and prefix in ("global", "script", "local", "private"):
-            found, value = (self.state.globals if prefix in ("global", "script") else scope).lookup(rest)
-            return value if found else None
         found, value = scope.lookup(low)
         return value if found else None
 
@@ -1349,6 +1364,25 @@ class Interpreter:
 def _no_func(ctx: Invocation, **kwargs: Any) -> None:
     """Placeholder callable for user functions' declarations (they run through the evaluator)."""
     return None
+
+
+class Collecting:
+    """While a block runs in the console's direct line, its output list is a flush sink."""
+
+    __slots__ = ("out", "sinks")
+
+    def __init__(self, sinks: list[list[Any]], out: list[Any]) -> None:
+        self.sinks, self.out = sinks, out
+
+    def __enter__(self) -> None:
+        self.sinks.append(self.out)
+
+    def __exit__(self, *exc: object) -> None:
+        sinks = self.sinks
+        for i in range(len(sinks) - 1, -1, -1):
+            if sinks[i] is self.out:
+                del sinks[i]
+                return
 
 
 class FlushingHost:
@@ -1785,6 +1819,10 @@ def write_text(state: ShellState, path: str, items: list[Any], append: bool) -> 
     except OSError as exc:
         raise RuntimeFayError(f"cannot write {path}: {exc.strerror or exc}") from None
 
+
+#: Variable names assignment treats specially.
+SPECIAL_NAMES = frozenset({"null", "true", "false", "psitem", "erroractionpreference"})
+NOTHING = contextlib.nullcontext()
 
 STATEMENT_VALUES = (ast.If, ast.Foreach, ast.While, ast.For, ast.DoLoop, ast.Switch, ast.Try,
                     ast.Chain, ast.Redirected)
