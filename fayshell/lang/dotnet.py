@@ -250,6 +250,15 @@ def matches_table(m: re.Match[str]) -> dict[Any, Any]:
 # ---- static members ---------------------------------------------------------------------------
 
 
+def _log(x: float, base: float) -> float:
+    """.NET Math.Log: NaN below zero, -Infinity at zero."""
+    if x < 0:
+        return math.nan
+    if x == 0:
+        return -math.inf
+    return math.log10(x) if base == 10 else math.log2(x) if base == 2 else math.log(x, base)
+
+
 def _round(x: Any, digits: Any = 0, *_: Any) -> Any:
     value = round(float(x), int(digits))
     return value if digits else float(value)
@@ -260,8 +269,9 @@ MATH: dict[str, Any] = {
     "round": _round, "floor": lambda x: float(math.floor(float(x))),
     "ceiling": lambda x: float(math.ceil(float(x))), "abs": abs,
     "max": max, "min": min, "pow": lambda a, b: float(a) ** float(b),
-    "sqrt": lambda x: math.sqrt(float(x)), "log": lambda x, b=math.e: math.log(float(x), float(b)),
-    "log10": lambda x: math.log10(float(x)), "log2": lambda x: math.log2(float(x)),
+    "sqrt": lambda x: math.sqrt(x) if x >= 0 else math.nan,
+    "log": lambda x, b=math.e: _log(float(x), float(b)),
+    "log10": lambda x: _log(float(x), 10.0), "log2": lambda x: _log(float(x), 2.0),
     "exp": lambda x: math.exp(float(x)), "sin": math.sin, "cos": math.cos, "tan": math.tan,
     "truncate": lambda x: float(math.trunc(float(x))), "sign": lambda x: (x > 0) - (x < 0),
     "atan": math.atan, "atan2": math.atan2, "asin": math.asin, "acos": math.acos,

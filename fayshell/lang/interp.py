@@ -1225,7 +1225,10 @@ class Interpreter:
                 return value
         method = getattr(obj, node.name, None) if not isinstance(obj, (int, float)) else None
         if callable(method) and node.name[:1].isupper():
-            return method(*args)
+            try:
+                return method(*args)
+            except TypeError as exc:
+                raise OperatorError(f"{node.name}(): {exc}") from None
         if low == "tostring":
             return number_to_string(obj, args)
         if low in ("equals", "compareto") and len(args) == 1:
@@ -1259,7 +1262,11 @@ class Interpreter:
                 "reverse": obj.reverse, "sort": lambda: obj.sort(key=_sort_key),
             }
         if low in table:
-            return True, table[low]()
+            try:
+                return True, table[low]()
+            except (IndexError, TypeError, ValueError) as exc:
+                raise OperatorError(f"{low}({len(args)} arguments): {exc or 'bad arguments'}") \
+                    from None
         if low in ("where", "foreach") and isinstance(obj, list) and args:
             block = args[0]
             out: list[Any] = []
@@ -1648,7 +1655,10 @@ def static_member(type_name: str, name: str, args: list[Any] | None) -> Any:
         fn = dotnet.MATH[low]
         if args is None:
             return fn
-        return fn(*[to_number(a) for a in args])
+        try:
+            return fn(*[to_number(a) for a in args])
+        except (TypeError, ValueError, OverflowError) as exc:
+            raise OperatorError(f"[math]::{name}({len(args)} arguments): {exc}") from None
     if args is None and low in dotnet.LIMITS.get(t, {}):
         return dotnet.LIMITS[t][low]
     if args is None and (t.endswith("options") or t in dotnet.ENUMS):
@@ -1715,8 +1725,8 @@ def _static_call(t: str, low: str, args: list[Any]) -> tuple[bool, Any]:
         return False, None
     try:
         return True, fn()
-    except (ValueError, IndexError) as exc:
-        raise OperatorError(f"[{t}]::{low}: {exc}") from None
+    except (ValueError, IndexError, TypeError, KeyError) as exc:
+        raise OperatorError(f"[{t}]::{low}({len(args)} arguments): {exc}") from None
 
 
 def _to_base(n: int, base: int) -> str:

@@ -338,7 +338,7 @@ def string_method(value: str, name: str, args: list[Any]) -> Any:
         raise OperatorError(f"String has no method {name}({len(args)} arguments)")
     try:
         return method(value, text, args)
-    except (ValueError, IndexError) as exc:
+    except (ValueError, IndexError, TypeError) as exc:
         raise OperatorError(f"{name}(): {exc}") from None
 
 

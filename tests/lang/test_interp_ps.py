@@ -361,3 +361,11 @@ async def test_host_text_and_output_keep_their_order(tmp_path, src, expected) ->
     finally:
         await state.aclose()
     assert log == expected
+
+
+async def test_math_edges_and_bad_calls_are_clear_errors(shell) -> None:
+    assert await shell.text("[math]::Sqrt(-1); [math]::Log(0); [math]::Log10(1000); "
+                            "[math]::Log(8, 2)") == "NaN\n-Infinity\n3\n3"
+    for src in ("[math]::Max(1)", "$h = @{}; $h.Add()", "'abc'.Substring()", "[string]::Join()"):
+        with pytest.raises(RuntimeFayError, match="arguments|\\(\\)"):
+            await shell.run(src)
