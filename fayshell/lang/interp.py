@@ -323,7 +323,7 @@ class Interpreter:
         except RuntimeFayError as exc:
             self.state.globals.set_local("?", False)
             raise self.located(exc, stmt) from None
-        except (OperatorError, DotNetError) as exc:
+        except (OperatorError, DotNetError, OverflowError) as exc:
             self.state.globals.set_local("?", False)
             raise self.located(operator_error(exc), stmt) from None
         self.state.globals.set_local("?", not any(inv.errors for inv in self.failed))
@@ -365,7 +365,7 @@ class Interpreter:
             if handler is not None:
                 return await handler(self, node, scope)
             return unroll(await self.eval(node, scope))
-        except (OperatorError, DotNetError) as exc:
+        except (OperatorError, DotNetError, OverflowError) as exc:
             raise self.located(operator_error(exc), node) from None
 
     def located(self, err: RuntimeFayError, node: ast.Node) -> RuntimeFayError:
@@ -1138,7 +1138,7 @@ class Interpreter:
             raise self.located(RuntimeFayError(f"cannot evaluate {type(node).__name__}"), node)
         try:
             return await handler(self, node, scope)
-        except (OperatorError, DotNetError) as exc:
+        except (OperatorError, DotNetError, OverflowError) as exc:
             raise self.located(operator_error(exc), node) from None
 
     async def eval_literal(self, node: ast.Literal, scope: Scope) -> Any:
@@ -1563,9 +1563,12 @@ def binary_op(op: str, left: Any, right: Any) -> Any:
     return compare(op, left, right)
 
 
+#: The most elements a range may have (PowerShell refuses huge ranges too).
+MAX_RANGE = 50_000_000
+
 BITWISE: dict[str, Callable[[int, int], int]] = {
     "band": lambda a, b: a & b, "bor": lambda a, b: a | b, "bxor": lambda a, b: a ^ b,
-    "shl": lambda a, b: a << b, "shr": lambda a, b: a >> b,
+    "shl": lambda a, b: a << (b & 63), "shr": lambda a, b: a >> (b & 63),
 }
 
 
@@ -1577,6 +1580,8 @@ def range_values(left: Any, right: Any) -> list[Any]:
         step = 1 if a <= b else -1
         return [chr(c) for c in range(a, b + step, step)]
     a, b = int(to_number(left)), int(to_number(right))
+    if abs(b - a) >= MAX_RANGE:
+        raise OperatorError(f"the range {a}..{b} has more than {MAX_RANGE:,} elements")
     return list(range(a, b + 1)) if a <= b else list(range(a, b - 1, -1))
 
 
@@ -1584,7 +1589,7 @@ def split_op(left: Any, right: Any, case: bool) -> list[str]:
     """``-split pattern[, max[, options]]`` on each string of the left side."""
     parts = right if isinstance(right, list) else [right]
     pattern = to_string(parts[0])
-    limit = int(to_number(parts[1])) if len(parts) > 1 else 0
+    limit = min(int(to_number(parts[1])), MAX_RANGE) if len(parts) > 1 else 0
     options = to_string(parts[2]).lower() if len(parts) > 2 else ""
     if "simplematch" in options:
         pattern = re.escape(pattern)
@@ -1599,7 +1604,10 @@ def split_op(left: Any, right: Any, case: bool) -> list[str]:
 
 def replace_op(left: Any, right: Any, case: bool) -> Any:
     """``-replace pattern, replacement`` with .NET ``$1``/``${name}`` substitutions."""
-    pat, rep = (list(right) + [""])[:2] if isinstance(right, list) else (right, "")
+    parts = list(right) if isinstance(right, list) else [right]
+    if not parts or len(parts) > 2:
+        raise OperatorError("-replace takes a pattern and an optional replacement")
+    pat, rep = parts[0], parts[1] if len(parts) > 1 else ""
     rx = dotnet.regex(to_string(pat), case)
     if isinstance(rep, ScriptBlock):
         raise OperatorError("-replace with a script block is not supported")
@@ -1813,6 +1821,10 @@ def dotnet_type_of(exc: RuntimeFayError) -> str:
 
 def operator_error(exc: Exception) -> RuntimeFayError:
     """An operator's failure as a runtime error that remembers its cause (for typed catch)."""
+    if isinstance(exc, OverflowError):
+        err = RuntimeFayError(f"the number is too large: {exc}")
+        err.cause = exc
+        return err
     err = RuntimeFayError(str(exc))
     err.cause = exc
     return err

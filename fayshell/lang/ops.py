@@ -218,11 +218,11 @@ def arithmetic(op: str, left: Any, right: Any) -> Any:
             if dup:
                 raise OperatorError(f"Item has already been added. Key in dictionary: '{dup[0]}'")
             return type(left)({**left, **right}) if isinstance(left, dict) else {**left, **right}
-    if op == "*":
-        if isinstance(left, str):
-            return left * int(to_number(right))
-        if isinstance(left, (list, tuple)):
-            return list(left) * int(to_number(right))
+    if op == "*" and isinstance(left, (str, list, tuple)):
+        count = int(to_number(right))
+        if count * max(len(left), 1) > 100_000_000:
+            raise OperatorError(f"repeating {len(left)} items {count} times is too large")
+        return left * count if isinstance(left, str) else list(left) * count
     a, b = to_number(left), to_number(right)
     if op == "+":
         return _keep_unit(left, right, a + b)

@@ -369,3 +369,15 @@ async def test_math_edges_and_bad_calls_are_clear_errors(shell) -> None:
     for src in ("[math]::Max(1)", "$h = @{}; $h.Add()", "'abc'.Substring()", "[string]::Join()"):
         with pytest.raises(RuntimeFayError, match="arguments|\\(\\)"):
             await shell.run(src)
+
+
+@pytest.mark.parametrize("src", [
+    "1 .. 99999999999", "'ab' * 99999999999", "1e308 * 10 -shr 1", "'x' -replace @()",
+])
+async def test_extreme_operands_are_one_line_errors(shell, src) -> None:
+    with pytest.raises(RuntimeFayError):
+        await shell.run(src)
+
+
+async def test_shift_counts_wrap_like_dotnet(shell) -> None:
+    assert await shell.run("1 -shl 65; 8 -shr -1; 'a b' -split ' ', 1e308") == [2, 0, "a", "b"]
