@@ -20,7 +20,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from fayshell.lang.values import Duration, Hashtable, ScriptBlock, Size
+from fayshell.lang.values import Duration, Hashtable, PSCustomObject, ScriptBlock, Size
 from fayshell.records import as_dict, is_record, property_names, to_plain
 
 MAX_CELL = 60
@@ -29,6 +29,8 @@ EPOCH_NS_FROM = 10**17
 ID_COLUMNS = frozenset({"trace_id", "span_id", "parent_span_id", "parent_id"})
 ID_MASK = (1 << 64) - 1
 UNIT_SUFFIXES = ("_ns", "_us", "_ms", "_s")
+#: A [pscustomobject] with this many properties shows as a list (PowerShell's default view).
+LIST_FROM = 5
 
 
 @dataclass
@@ -183,7 +185,8 @@ def render_plain(items: Iterable[Any]) -> str:
             columns, rows = table_shape(run)
             if not columns:
                 continue
-            parts.append(plain_table(columns, rows))
+            wide = isinstance(run[0], PSCustomObject) and len(columns) >= LIST_FROM
+            parts.append(plain_list(columns, rows) if wide else plain_table(columns, rows))
     return "\n\n".join(p for p in parts if p != "" or len(parts) == 1)
 
 

@@ -13,7 +13,15 @@ from types import ModuleType
 from typing import Any
 
 from fayshell.lang.dotnet import DotNetError, format_double, regex
-from fayshell.lang.values import Char, Duration, Hashtable, Size, TypeName, parse_unit_number
+from fayshell.lang.values import (
+    Char,
+    Duration,
+    Hashtable,
+    PSCustomObject,
+    Size,
+    TypeName,
+    parse_unit_number,
+)
 
 
 def _dates() -> ModuleType:
@@ -270,7 +278,8 @@ def convert(value: Any, target: str) -> Any:
             return Hashtable(value)
         raise CastError(f"cannot convert {type_name(value)} to {target}")
     if t in ("pscustomobject", "psobject", "object"):
-        return dict(value) if isinstance(value, Mapping) and t == "pscustomobject" else value
+        return PSCustomObject(value) if isinstance(value, Mapping) and t == "pscustomobject" \
+            else value
     raise OperatorError(f"unknown type [{target}]")
 
 

@@ -216,3 +216,10 @@ class MatchInfo:
 
     def __str__(self) -> str:
         return self.Value
+
+
+class PSCustomObject(dict[Any, Any]):
+    """A ``[pscustomobject]@{...}`` record: shown as a list when it has five or more
+    properties, as PowerShell shows objects without a format view."""
+
+    __slots__ = ()

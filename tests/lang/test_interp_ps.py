@@ -381,3 +381,9 @@ async def test_extreme_operands_are_one_line_errors(shell, src) -> None:
 
 async def test_shift_counts_wrap_like_dotnet(shell) -> None:
     assert await shell.run("1 -shl 65; 8 -shr -1; 'a b' -split ' ', 1e308") == [2, 0, "a", "b"]
+
+
+async def test_wide_custom_objects_print_as_lists(shell) -> None:
+    assert await shell.text("[pscustomobject]@{a = 1; b = 2; c = 3; d = 4; e = 5}") == \
+        "a : 1\nb : 2\nc : 3\nd : 4\ne : 5"
+    assert await shell.text("[pscustomobject]@{a = 1; b = 2}") == "a b\n- -\n1 2"
