@@ -138,11 +138,12 @@ def groups(items: Iterable[Any]) -> list[tuple[str, list[Any]]]:
 
 
 def _flat(items: Iterable[Any]) -> Iterable[Any]:
-    """Output items with nested arrays enumerated, as PowerShell's formatter shows them."""
+    """Output items with nested arrays enumerated and $null left out, as PowerShell's formatter
+    shows them."""
     for item in items:
         if isinstance(item, (list, tuple)):
             yield from _flat(item)
-        else:
+        elif item is not None:
             yield item
 
 

@@ -314,6 +314,7 @@ async def test_typed_variables(shell) -> None:
 
 async def test_nested_arrays_print_flat_and_escapes(shell) -> None:
     assert await shell.text("@(1, @(2, 3))") == "1\n2\n3"
+    assert await shell.text("1, $null, 2") == "1\n2"
     assert await shell.run('"`u{263A}"; "a,,b".Split(",", [StringSplitOptions]::RemoveEmptyEntries)') \
         == ["\u263a", "a", "b"]
 
