@@ -75,8 +75,7 @@ def write_warning(ctx: Invocation, *, message: Any) -> None:
     examples=[("Write-Verbose 'step 2' -Verbose", "Shown as 'VERBOSE: step 2'.")],
 )
 def write_verbose(ctx: Invocation, *, message: Any) -> None:
-    found, pref = ctx.state.globals.lookup("VerbosePreference")
-    if ctx.verbose or (found and to_string(pref).lower() == "continue"):
+    if ctx.verbose or _preference(ctx, "VerbosePreference") == "continue":
         ctx.state.host.verbose(to_string(message))
 
 
@@ -87,8 +86,7 @@ def write_verbose(ctx: Invocation, *, message: Any) -> None:
     examples=[("Write-Debug 'x is 3'", "Silent unless $DebugPreference is Continue.")],
 )
 def write_debug(ctx: Invocation, *, message: Any) -> None:
-    found, pref = ctx.state.globals.lookup("DebugPreference")
-    if found and to_string(pref).lower() == "continue":
+    if _preference(ctx, "DebugPreference") == "continue":
         ctx.state.host.verbose("DEBUG: " + to_string(message))
 
 
@@ -100,3 +98,11 @@ def write_debug(ctx: Invocation, *, message: Any) -> None:
 )
 def write_information(ctx: Invocation, *, message_data: Any) -> None:
     ctx.state.host.write_host(to_string(message_data))
+
+
+def _preference(ctx: Invocation, name: str) -> str:
+    """A preference variable as the calling scope sees it (a function's -Verbose sets it)."""
+    interp = ctx.state.interpreter
+    scope = interp.caller_scope if interp is not None else ctx.state.globals
+    found, value = scope.lookup(name)
+    return to_string(value).lower() if found else ""

@@ -1041,6 +1041,8 @@ class Interpreter:
         """A function or script block: bind ``param()``, then body or begin/process/end."""
         spec = spec or callable_spec(name, params)
         bound = bind(spec, args)
+        if bound.verbose:  # f -Verbose: Write-Verbose inside shows its notes
+            scope.set_local("VerbosePreference", "Continue")
         scope.set_local("PSBoundParameters", Hashtable(
             (decl.name, bound.values[p.pyname]) for decl in params
             if (p := spec.param(decl.name)) is not None and p.pyname in bound.values))

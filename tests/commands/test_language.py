@@ -50,3 +50,9 @@ async def test_script_level_trap(shell) -> None:
     assert await shell.run("trap { \"T: $_\"; continue }\nthrow 'top'\n'next'") == \
         ["T: top", "next"]
 
+
+
+async def test_verbose_switch_on_a_function_enables_write_verbose(shell) -> None:
+    await shell.run("function f { [CmdletBinding()] param() Write-Verbose 'inside'; 'out' }")
+    assert await shell.run("f; f -Verbose") == ["out", "out"]
+    assert shell.host.verbose_lines == ["inside"]
