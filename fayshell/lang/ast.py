@@ -107,6 +107,8 @@ class ParamDecl(Node):
     #: From ``[Parameter(Mandatory)]`` and ``[Parameter(ValueFromPipeline)]``.
     mandatory: bool = False
     from_pipeline: bool = False
+    #: ``[Parameter(ValueFromPipelineByPropertyName)]``: bound from the input's property.
+    by_property: bool = False
 
 
 @dataclass(eq=False)

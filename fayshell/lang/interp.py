@@ -1050,7 +1050,8 @@ class Interpreter:
             p = spec.param(decl.name)
             if p is not None and p.pyname in bound.values:
                 value = bound.values[p.pyname]
-            elif decl.mandatory and not (decl.from_pipeline and input_stream is not None):
+            elif decl.mandatory and not ((decl.from_pipeline or decl.by_property)
+                                         and input_stream is not None):
                 raise ParameterError(name, decl.name, "missing mandatory parameter")
             else:
                 value = None if decl.default is None else await self.eval(decl.default, scope)
@@ -1079,14 +1080,17 @@ class Interpreter:
         out += await self.body_output(named.get("begin", []), scope)
         process = named.get("process")
         if process is not None:
-            piped = [p for p in params if p.from_pipeline]
+            piped = [p for p in params if p.from_pipeline or p.by_property]
             if input_stream is None:
                 out += await self.body_output(process, scope)
             else:
                 async for item in aiter_items(input_stream):
                     scope.set_local("_", item)
                     for decl in piped:
-                        scope.set_local(decl.name, item)
+                        value = item if decl.from_pipeline and not (
+                            decl.by_property and is_record(item)) \
+                            else get_property(item, decl.name)
+                        scope.set_local(decl.name, value)
                     out += await self.body_output(process, scope)
         elif input_stream is not None:
             scope.set_local("input", await collect(input_stream))

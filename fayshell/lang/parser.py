@@ -543,7 +543,9 @@ class Parser:
                 finally:
                     self.no_comma -= 1
             out.append(ast.ParamDecl(var.name, ptype, default, "mandatory" in flags,
-                                     "valuefrompipeline" in flags, **self.at(pstart)))
+                                     "valuefrompipeline" in flags,
+                                     "valuefrompipelinebypropertyname" in flags,
+                                     **self.at(pstart)))
             self.skip_ws(newlines=True)
             if self.peek() == ",":
                 self.pos += 1

@@ -388,3 +388,11 @@ async def test_wide_custom_objects_print_as_lists(shell) -> None:
     assert await shell.text("[pscustomobject]@{a = 1; b = 2; c = 3; d = 4; e = 5}") == \
         "a : 1\nb : 2\nc : 3\nd : 4\ne : 5"
     assert await shell.text("[pscustomobject]@{a = 1; b = 2}") == "a b\n- -\n1 2"
+
+
+async def test_pipeline_binding_by_property_name(shell) -> None:
+    src = ("function Show-It { param([Parameter(ValueFromPipelineByPropertyName)]$Name, "
+           "[Parameter(ValueFromPipelineByPropertyName)]$Size) process { \"$Name=$Size\" } }; "
+           "[pscustomobject]@{Name = 'a'; Size = 1}, [pscustomobject]@{Name = 'b'; Size = 2} "
+           "| Show-It")
+    assert await shell.run(src) == ["a=1", "b=2"]
