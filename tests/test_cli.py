@@ -173,3 +173,14 @@ def test_exit_sets_the_process_exit_code(tmp_path: Path) -> None:
     script.write_text("function bye { exit 4 }\n'a'\nbye\n'b'\n")
     proc = fayshell("--db", str(tmp_path / "e.duckdb"), str(script), cwd=tmp_path)
     assert (proc.returncode, proc.stdout) == (4, "a\n")
+
+
+def test_script_param_block_binds_command_line_arguments(tmp_path: Path) -> None:
+    script = tmp_path / "p.fay"
+    script.write_text("[CmdletBinding()]\nparam([string]$Name = 'nobody', [int]$Times = 1)\n"
+                      "1..$Times | ForEach-Object { \"hi $Name\" }\n")
+    db = str(tmp_path / "p.duckdb")
+    proc = fayshell("--db", db, str(script), "-Name", "ann", "-Times", "2", cwd=tmp_path)
+    assert proc.stdout == "hi ann\nhi ann\n", proc.stderr
+    proc = fayshell("--db", db, str(script), cwd=tmp_path)
+    assert proc.stdout == "hi nobody\n", proc.stderr

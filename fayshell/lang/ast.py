@@ -323,3 +323,5 @@ class Script(Node):
     statements: list[Node]
     source: str = ""
     file: str = "<input>"
+    #: A script file's own ``param(...)`` block.
+    params: list[ParamDecl] = field(default_factory=list)

@@ -221,6 +221,15 @@ class Interpreter:
             path = os.path.abspath(script.file)
             self.state.globals.set_local("PSScriptRoot", os.path.dirname(path))
             self.state.globals.set_local("PSCommandPath", path)
+        if script.params:  # the script's param(): bound from its command-line arguments
+            found, given = self.state.globals.lookup("args")
+            try:
+                await self.bind_params(script.params, command_line_args(
+                    given if found and isinstance(given, list) else []), self.state.globals,
+                    script.file, None)
+            except RuntimeFayError:
+                self.origin = saved
+                raise
         gathered: list[Any] = []
         traps = [stmt for stmt in script.statements if isinstance(stmt, ast.Trap)]
         try:
@@ -964,6 +973,8 @@ class Interpreter:
         self.origin = Origin(path, source.split("\n"))
         scope.set_local("args", [a for a in args if not isinstance(a, NamedArg)])
         try:
+            if script.params:
+                await self.bind_params(script.params, args, scope, path, None)
             return as_stream(await self.block(script.statements, scope))
         except ReturnSignal as ret:
             return as_stream(ret.output)
@@ -1039,10 +1050,19 @@ class Interpreter:
                            args: list[Any], input_stream: Any, name: str,
                            spec: Cmdlet | None = None) -> list[Any]:
         """A function or script block: bind ``param()``, then body or begin/process/end."""
-        spec = spec or callable_spec(name, params)
-        bound = bind(spec, args)
+        bound = await self.bind_params(params, args, scope, name, input_stream, spec)
         if bound.verbose:  # f -Verbose: Write-Verbose inside shows its notes
             scope.set_local("VerbosePreference", "Continue")
+        if named is None:
+            scope.set_local("input", await collect(input_stream))
+            return await self.body_output(body, scope)
+        return await self.named_output(named, params, scope, input_stream)
+
+    async def bind_params(self, params: list[ast.ParamDecl], args: list[Any], scope: Scope,
+                          name: str, input_stream: Any, spec: Cmdlet | None = None) -> Any:
+        """Bind arguments to a ``param()`` block: each parameter a local of ``scope``."""
+        spec = spec or callable_spec(name, params)
+        bound = bind(spec, args)
         scope.set_local("PSBoundParameters", Hashtable(
             (decl.name, bound.values[p.pyname]) for decl in params
             if (p := spec.param(decl.name)) is not None and p.pyname in bound.values))
@@ -1057,10 +1077,7 @@ class Interpreter:
                 value = None if decl.default is None else await self.eval(decl.default, scope)
             scope.set_local(decl.name, value)
         scope.set_local("args", bound.values.get("args", []))
-        if named is None:
-            scope.set_local("input", await collect(input_stream))
-            return await self.body_output(body, scope)
-        return await self.named_output(named, params, scope, input_stream)
+        return bound
 
     async def body_output(self, body: list[ast.Node], scope: Scope) -> list[Any]:
         try:
@@ -1453,6 +1470,18 @@ def automatic_variables() -> dict[str, Any]:
         "PSEdition": "Core", "VerbosePreference": "SilentlyContinue",
         "DebugPreference": "SilentlyContinue", "WarningPreference": "Continue",
     }
+
+
+def command_line_args(words: list[Any]) -> list[Any]:
+    """A script's command-line words as arguments: ``-Name`` starts a named one."""
+    out: list[Any] = []
+    for word in words:
+        if isinstance(word, str) and re.fullmatch(r"-[A-Za-z_][A-Za-z0-9_]*(:.*)?", word):
+            name, _, value = word[1:].partition(":")
+            out.append(NamedArg(name, value if value else NO_VALUE))
+        else:
+            out.append(word)
+    return out
 
 
 def callable_spec(name: str, params: list[ast.ParamDecl]) -> Cmdlet:

@@ -169,10 +169,28 @@ class Parser:
     # ---- statements -----------------------------------------------------------------------
 
     def parse_script(self) -> ast.Script:
+        params = self.script_params()
         body = self.statements(end="")
         if not self.eof():
             raise self.error(f"unexpected {self.describe_here()}")
-        return ast.Script(body, source=self.src, file=self.file, line=1, col=1)
+        return ast.Script(body, source=self.src, file=self.file, params=params, line=1, col=1)
+
+    def script_params(self) -> list[ast.ParamDecl]:
+        """A script's leading ``[CmdletBinding()] param(...)``, if it has one."""
+        save = self.pos
+        self.skip_ws(newlines=True)
+        while self.peek() == "[":
+            try:
+                self.type_literal()
+            except ParseError:
+                break
+            self.skip_ws(newlines=True)
+        if self.keyword_at() != "param":
+            self.pos = save
+            return []
+        self.pos += len("param")
+        self.skip_ws()
+        return self.param_list()
 
     def statements(self, end: str) -> list[ast.Node]:
         """Statements up to ``end`` (a closing ``)`` or ``}``) or the end of input."""

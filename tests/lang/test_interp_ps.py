@@ -396,3 +396,9 @@ async def test_pipeline_binding_by_property_name(shell) -> None:
            "[pscustomobject]@{Name = 'a'; Size = 1}, [pscustomobject]@{Name = 'b'; Size = 2} "
            "| Show-It")
     assert await shell.run(src) == ["a=1", "b=2"]
+
+
+async def test_dot_source_and_call_a_script_with_params(shell, tmp_path) -> None:
+    lib = tmp_path / "add.fay"
+    lib.write_text("param($a, $b = 10)\n$a + $b\n")
+    assert await shell.run(f"& '{lib}' 1; & '{lib}' -a 1 -b 2") == [11, 3]

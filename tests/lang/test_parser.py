@@ -176,3 +176,9 @@ def test_typed_assignment_casts_the_value() -> None:
     labelled = only(":outer foreach ($i in 1..2) { break outer }")
     assert isinstance(labelled, ast.Foreach) and labelled.label == "outer"
     assert isinstance(labelled.body[0], ast.Break) and labelled.body[0].target == "outer"
+
+
+def test_script_level_param_block() -> None:
+    script = parse("# header\n[CmdletBinding()]\nparam($Name, [int]$N = 2)\n$Name\n")
+    assert [p.name for p in script.params] == ["Name", "N"]
+    assert len(script.statements) == 1
