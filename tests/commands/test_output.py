@@ -43,7 +43,7 @@ async def test_plain_rendering_aligns_numbers_right(shell) -> None:
 async def test_out_string_one_string_with_newline_or_lines(shell) -> None:
     assert await shell.run("'a','b' | Out-String") == ["a\nb\n"]
     assert await shell.run("'a','b' | Out-String -NoNewline") == ["a\nb"]
-    lines = await shell.run("@{node='web01'; n=3} | Out-String -Stream")
+    lines = await shell.run("[pscustomobject]@{node='web01'; n=3} | Out-String -Stream")
     assert lines == ["node  n", "----- -", "web01 3"]
     assert await shell.run("'abcdef' | Out-String -Stream -Width 3") == ["abc"]
     assert await shell.run("@() | Out-String -Stream") == []
