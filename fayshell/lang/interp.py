@@ -994,9 +994,25 @@ class Interpreter:
                 await self.reject_input(spec, input_stream)
             self.check_mandatory(spec, bound.values)
             ctx.input = input_stream if spec.stream else None
-            return await self.guard(spec, functools.partial(
-                self.call_func, spec, ctx, bound.values))
-        return self.per_record(spec, ctx, bound.values, input_stream, node)
+            with self.as_value():  # what a cmdlet's script blocks write is the cmdlet's business
+                result = await self.guard(spec, functools.partial(
+                    self.call_func, spec, ctx, bound.values))
+            return self.inside_cmdlet(result) if hasattr(result, "__aiter__") else result
+        return self.inside_cmdlet(self.per_record(spec, ctx, bound.values, input_stream, node))
+
+    async def inside_cmdlet(self, stream: Any) -> AsyncIterator[Any]:
+        """A cmdlet's streamed output; while it computes the next item, output its script
+        blocks write is not console output (only the items it yields may be)."""
+        it = stream.__aiter__()
+        while True:
+            saved, self.direct = self.direct, False
+            try:
+                item = await it.__anext__()
+            except StopAsyncIteration:
+                return
+            finally:
+                self.direct = saved
+            yield item
 
     async def call_func(self, spec: Cmdlet, ctx: Invocation, values: dict[str, Any]) -> Any:
         return await normalize_result(spec.func(ctx, **values))

@@ -402,3 +402,20 @@ async def test_dot_source_and_call_a_script_with_params(shell, tmp_path) -> None
     lib = tmp_path / "add.fay"
     lib.write_text("param($a, $b = 10)\n$a + $b\n")
     assert await shell.run(f"& '{lib}' 1; & '{lib}' -a 1 -b 2") == [11, 3]
+
+
+@pytest.mark.parametrize("src, expected", [
+    ("1..2 | ForEach-Object { $_; Write-Host \"x$_\" } | Sort-Object -Descending",
+     [("host", "x1"), ("host", "x2"), ("out", 2), ("out", 1)]),
+    ("1..3 | Where-Object { Write-Host \"w$_\"; $_ -gt 1 }",
+     [("host", "w1"), ("host", "w2"), ("out", 2), ("host", "w3"), ("out", 3)]),
+])
+async def test_host_text_never_takes_a_cmdlets_input(tmp_path, src, expected) -> None:
+    log: list = []
+    state = ShellState(Options(database=str(tmp_path / "o.duckdb")), OrderHost(log))
+    try:
+        await Interpreter(state).run(src, on_output=lambda items: log.extend(
+            ("out", i) for i in items))
+    finally:
+        await state.aclose()
+    assert log == expected
