@@ -1133,15 +1133,20 @@ class Interpreter:
     async def invoke_block(self, block: ScriptBlock, args: list[Any], dollar_under: Any,
                            input_items: Any) -> list[Any]:
         """Run a script block in a child of the scope it was written in."""
-        with self.as_value():  # a cmdlet consumes what the block writes
+        if not self.direct:
             return await self.block_in_scope(block, args, dollar_under, input_items)
+        self.direct = False  # a cmdlet consumes what the block writes
+        try:
+            return await self.block_in_scope(block, args, dollar_under, input_items)
+        finally:
+            self.direct = True
 
     async def block_in_scope(self, block: ScriptBlock, args: list[Any], dollar_under: Any,
                              input_items: Any) -> list[Any]:
         scope = Scope(block.scope)
         if dollar_under is not UNSET:
             scope.set_local("_", dollar_under)
-        if block.node.named is not None or any(isinstance(a, NamedArg) for a in args):
+        if block.node.named is not None or (args and any(isinstance(a, NamedArg) for a in args)):
             return await self.run_callable(block.params, block.node.body, block.node.named,
                                            scope, args, input_items, "scriptblock")
         for i, decl in enumerate(block.params):
@@ -1150,7 +1155,7 @@ class Interpreter:
             else:
                 value = None if decl.default is None else await self.eval(decl.default, scope)
             scope.set_local(decl.name, value)
-        scope.set_local("args", args[len(block.params):])
+        scope.set_local("args", args[len(block.params):] if args else [])
         if input_items is not None:
             scope.set_local("input", input_items)
         body = block.node.body
@@ -1161,13 +1166,19 @@ class Interpreter:
     # ---- expressions ----------------------------------------------------------------------
 
     async def eval(self, node: ast.Node, scope: Scope) -> Any:
-        if not self.direct:
+        if self.direct:  # an expression's output is a value, not console output
+            self.direct = False
+            try:
+                return await self.eval_node(node, scope)
+            finally:
+                self.direct = True
+        handler = EXPRESSIONS.get(type(node))
+        if handler is None:
             return await self.eval_node(node, scope)
-        self.direct = False
         try:
-            return await self.eval_node(node, scope)
-        finally:
-            self.direct = True
+            return await handler(self, node, scope)
+        except (OperatorError, DotNetError, OverflowError) as exc:
+            raise self.located(operator_error(exc), node) from None
 
     async def eval_node(self, node: ast.Node, scope: Scope) -> Any:
         handler = EXPRESSIONS.get(type(node))
@@ -1335,13 +1346,15 @@ class Interpreter:
     async def eval_binary(self, node: ast.Binary, scope: Scope) -> Any:
         op = node.op
         left = await self.eval(node.left, scope)
-        if op == "and":
-            return truthy(left) and truthy(await self.eval(node.right, scope))
-        if op == "or":
-            return truthy(left) or truthy(await self.eval(node.right, scope))
-        if op == "??":
+        if op in SHORT_CIRCUIT:
+            if op == "and":
+                return truthy(left) and truthy(await self.eval(node.right, scope))
+            if op == "or":
+                return truthy(left) or truthy(await self.eval(node.right, scope))
             return left if left is not None else await self.eval(node.right, scope)
         right = await self.eval(node.right, scope)
+        if op not in REGEX_OPS:
+            return binary_op(op, left, right)
         if op in ("replace", "ireplace", "creplace") and isinstance(right, list) and \
                 len(right) == 2 and isinstance(right[1], ScriptBlock):
             return await self.replace_with_block(left, right[0], right[1], op == "creplace")
@@ -1893,6 +1906,8 @@ def write_text(state: ShellState, path: str, items: list[Any], append: bool) -> 
         raise RuntimeFayError(f"cannot write {path}: {exc.strerror or exc}") from None
 
 
+SHORT_CIRCUIT = frozenset({"and", "or", "??"})
+REGEX_OPS = frozenset({"replace", "ireplace", "creplace", "match", "imatch", "cmatch"})
 #: Variable names assignment treats specially.
 SPECIAL_NAMES = frozenset({"null", "true", "false", "psitem", "erroractionpreference"})
 NOTHING = contextlib.nullcontext()
