@@ -170,9 +170,9 @@ def test_exit_sets_the_process_exit_code(tmp_path: Path) -> None:
                     cwd=tmp_path)
     assert (proc.returncode, proc.stdout) == (7, "before\n")
     script = tmp_path / "e.fay"
-    script.write_text("function bye { exit 4 }\n'a'\nbye\n'b'\n")
+    script.write_text("function bye { 'bye'; exit 4 }\n'a'\nbye\n'b'\n")
     proc = fayshell("--db", str(tmp_path / "e.duckdb"), str(script), cwd=tmp_path)
-    assert (proc.returncode, proc.stdout) == (4, "a\n")
+    assert (proc.returncode, proc.stdout) == (4, "a\nbye\n")
 
 
 def test_script_param_block_binds_command_line_arguments(tmp_path: Path) -> None:

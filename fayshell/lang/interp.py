@@ -110,6 +110,7 @@ class ExitSignal(Exception):  # noqa: N818 - control flow
     def __init__(self, code: int) -> None:
         super().__init__(f"exit {code}")
         self.code = code
+        self.output: list[Any] = []
 
 
 class ThrownError(RuntimeFayError):
@@ -245,6 +246,10 @@ class Interpreter:
                     except (BreakSignal, ContinueSignal) as sig:  # outside any loop: stop
                         await self.emit(sig.output, on_output, gathered)
                         break
+                    except ExitSignal as sig:
+                        await self.emit(sig.output, on_output, gathered)
+                        sig.output = []
+                        raise
                 if on_output is None:
                     gathered.extend(unroll(out) if not is_relation(out) else [out])
                 elif out is not None and out != []:
@@ -350,7 +355,7 @@ class Interpreter:
         except RuntimeFayError as exc:
             exc.partial_output[:0] = items
             raise
-        except (BreakSignal, ContinueSignal, ReturnSignal) as signal:
+        except (BreakSignal, ContinueSignal, ReturnSignal, ExitSignal) as signal:
             signal.output[:0] = items
             raise
         return items
@@ -398,7 +403,7 @@ class Interpreter:
                         out.append(result)
                     else:
                         out.extend(result)
-        except (BreakSignal, ContinueSignal, ReturnSignal) as signal:
+        except (BreakSignal, ContinueSignal, ReturnSignal, ExitSignal) as signal:
             signal.output[:0] = out  # what ran before break/continue/return is still output
             raise
         except RuntimeFayError as exc:
@@ -953,8 +958,13 @@ class Interpreter:
             return await self.call_function(callee, args, input_stream)
         name = to_string(callee)
         if name.lower().endswith(".fay") or os.path.sep in name:
-            return await self.run_file(name, scope if dot else Scope(self.state.globals, True),
-                                       args)
+            if dot:
+                return await self.run_file(name, scope, args)
+            try:  # `exit N` in a script run with & ends that script: N is $LASTEXITCODE
+                return await self.run_file(name, Scope(self.state.globals, True), args)
+            except ExitSignal as exc:
+                self.state.globals.set_local("LASTEXITCODE", exc.code)
+                return exc.output
         target = self.lookup_command(name)
         if isinstance(target, FunctionInfo):
             return await self.call_function(target, args, input_stream)

@@ -419,3 +419,10 @@ async def test_host_text_never_takes_a_cmdlets_input(tmp_path, src, expected) ->
     finally:
         await state.aclose()
     assert log == expected
+
+
+async def test_exit_in_a_called_script_sets_lastexitcode(shell, tmp_path) -> None:
+    child = tmp_path / "child.fay"
+    child.write_text("'child'\nexit 4\n'never'\n")
+    assert await shell.run(f"& '{child}'; $LASTEXITCODE; 'parent goes on'") == \
+        ["child", 4, "parent goes on"]
