@@ -1205,8 +1205,18 @@ class Interpreter:
         return node.value
 
     async def eval_expand(self, node: ast.ExpandString, scope: Scope) -> Any:
-        parts = [p if isinstance(p, str) else to_string(await self.eval(p, scope))
-                 for p in node.parts]
+        parts: list[str] = []
+        for p in node.parts:
+            if isinstance(p, str):
+                parts.append(p)
+                continue
+            value = await self.eval(p, scope)
+            if isinstance(value, (list, tuple)):  # "$arr" joins with $OFS (default a space)
+                found, ofs = scope.lookup("OFS")
+                sep = to_string(ofs) if found and ofs is not None else " "
+                parts.append(sep.join(to_string(v) for v in value))
+            else:
+                parts.append(to_string(value))
         return "".join(parts)
 
     async def eval_var(self, node: ast.VarRef, scope: Scope) -> Any:

@@ -426,3 +426,8 @@ async def test_exit_in_a_called_script_sets_lastexitcode(shell, tmp_path) -> Non
     child.write_text("'child'\nexit 4\n'never'\n")
     assert await shell.run(f"& '{child}'; $LASTEXITCODE; 'parent goes on'") == \
         ["child", 4, "parent goes on"]
+
+
+async def test_ofs_joins_arrays_in_strings(shell) -> None:
+    assert await shell.run('$a = 1, 2, 3; "$a"; $OFS = "-"; "$a"; "$(1, 2)"') == \
+        ["1 2 3", "1-2-3", "1-2"]
