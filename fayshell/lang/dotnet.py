@@ -143,12 +143,56 @@ def format_date(value: dt.datetime, spec: str) -> str:
     return "".join(out)
 
 
+def format_timespan(ns: int, spec: str) -> str:
+    """.NET TimeSpan formats: ``c``, ``g``, ``G`` and custom ``hh\\:mm\\:ss``, ``d\\.hh``, ``fff``."""
+    sign, ns = ("-" if ns < 0 else ""), abs(ns)
+    ticks = ns // 100
+    days, rest = divmod(ticks, 864_000_000_000)
+    hours, rest = divmod(rest, 36_000_000_000)
+    minutes, rest = divmod(rest, 600_000_000)
+    seconds, frac = divmod(rest, 10_000_000)
+    fraction = f"{frac:07d}"
+    if spec in ("c", "t", "T"):
+        return (f"{sign}{days}." if days else sign) + \
+            f"{hours:02d}:{minutes:02d}:{seconds:02d}" + (f".{fraction}" if frac else "")
+    if spec == "g":
+        return (f"{sign}{days}:" if days else sign) + \
+            f"{hours}:{minutes:02d}:{seconds:02d}" + (f".{fraction.rstrip('0')}" if frac else "")
+    if spec == "G":
+        return f"{sign}{days}:{hours:02d}:{minutes:02d}:{seconds:02d}.{fraction}"
+    values = {"d": days, "h": hours, "m": minutes, "s": seconds}
+    out: list[str] = []
+    i = 0
+    while i < len(spec):
+        ch = spec[i]
+        run = len(spec[i:]) - len(spec[i:].lstrip(ch)) if ch.isalpha() else 1
+        if ch in values:
+            out.append(str(values[ch]).zfill(run))
+        elif ch in "fF":
+            digits = fraction[:run]
+            out.append(digits.rstrip("0") if ch == "F" else digits)
+        elif ch == "\\":
+            out.append(spec[i + 1:i + 2])
+            run = 2
+        elif ch in "'\"":
+            end = spec.find(ch, i + 1)
+            end = len(spec) if end < 0 else end
+            out.append(spec[i + 1:end])
+            run = end - i + 1
+        else:
+            out.append(ch)
+        i += run
+    return "".join(out)
+
+
 def format_item(value: Any, spec: str, to_string: Callable[[Any], str]) -> str:
     """One ``{0:spec}`` item."""
     if not spec:
         return to_string(value)
     if isinstance(value, dt.datetime):
         return format_date(value, spec)
+    if type(value).__name__ == "Duration":
+        return format_timespan(int(value), spec)
     if isinstance(value, str) or value is None or isinstance(value, bool):
         return to_string(value)
     if isinstance(value, (int, float)):

@@ -431,3 +431,9 @@ async def test_exit_in_a_called_script_sets_lastexitcode(shell, tmp_path) -> Non
 async def test_ofs_joins_arrays_in_strings(shell) -> None:
     assert await shell.run('$a = 1, 2, 3; "$a"; $OFS = "-"; "$a"; "$(1, 2)"') == \
         ["1 2 3", "1-2-3", "1-2"]
+
+
+async def test_timespan_format_strings(shell) -> None:
+    assert await shell.run('$d = [timespan]3725.5; "{0:hh\\:mm\\:ss}" -f $d; "{0:c}" -f $d; '
+                           '"{0:g}" -f $d; "{0:d\\.hh\\:mm}" -f 90000s') == \
+        ["01:02:05", "01:02:05.5000000", "1:02:05.5", "1.01:00"]
