@@ -192,6 +192,8 @@ class Interpreter:
         #: The scope of the statement whose command is running (Invoke-Expression, -Scope).
         self.caller_scope: Scope = state.globals
         state.interpreter = self
+        # deep recursion in scripts (PowerShell allows ~1000 nested calls): ~10 frames a call
+        sys.setrecursionlimit(max(sys.getrecursionlimit(), RECURSION_LIMIT))
         for name, value in automatic_variables().items():
             if not state.globals.lookup(name)[0]:
                 state.globals.set_local(name, value)
@@ -1068,6 +1070,9 @@ class Interpreter:
             return as_stream(await self.run_callable(
                 func.node.params, func.node.body, func.node.named, Scope(func.scope, True), args,
                 input_stream, func.node.name, func.spec))
+        except RecursionError:
+            raise RuntimeFayError(f"{func.node.name}: the script failed due to call depth "
+                                  "overflow") from None
         finally:
             self.origin = saved
 
@@ -1927,6 +1932,7 @@ def write_text(state: ShellState, path: str, items: list[Any], append: bool) -> 
 
 
 SHORT_CIRCUIT = frozenset({"and", "or", "??"})
+RECURSION_LIMIT = 20_000
 REGEX_OPS = frozenset({"replace", "ireplace", "creplace", "match", "imatch", "cmatch"})
 #: Variable names assignment treats specially.
 SPECIAL_NAMES = frozenset({"null", "true", "false", "psitem", "erroractionpreference"})

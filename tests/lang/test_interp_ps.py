@@ -437,3 +437,10 @@ async def test_timespan_format_strings(shell) -> None:
     assert await shell.run('$d = [timespan]3725.5; "{0:hh\\:mm\\:ss}" -f $d; "{0:c}" -f $d; '
                            '"{0:g}" -f $d; "{0:d\\.hh\\:mm}" -f 90000s') == \
         ["01:02:05", "01:02:05.5000000", "1:02:05.5", "1.01:00"]
+
+
+async def test_deep_recursion_and_its_limit(shell) -> None:
+    await shell.run("function deep($n) { if ($n -gt 0) { deep ($n - 1) } else { 'bottom' } }")
+    assert await shell.run("deep 500") == ["bottom"]
+    with pytest.raises(RuntimeFayError, match="call depth overflow"):
+        await shell.run("function forever($n) { forever ($n + 1) }; forever 0")
