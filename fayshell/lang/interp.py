@@ -35,6 +35,7 @@ from fayshell.errors import (
 from fayshell.host import Host, ProgressTask
 from fayshell.lang import ast, dotnet
 from fayshell.lang.dates import NOT_HANDLED, call_method
+from fayshell.lang.dates import static_member as date_static
 from fayshell.lang.dotnet import DotNetError, type_name_of
 from fayshell.lang.ops import (
     CastError,
@@ -1309,7 +1310,8 @@ class Interpreter:
         if low in ("equals", "compareto") and len(args) == 1:
             eq = compare("eq", obj, args[0])
             return eq if low == "equals" else (0 if eq else (-1 if compare("lt", obj, args[0]) else 1))
-        raise OperatorError(f"{type_name_of(obj)} has no method {node.name}({len(args)} arguments)")
+        raise OperatorError(f"{type_name_of(obj)} has no method {node.name}() "
+                            f"(with {len(args)} arguments)")
 
     async def collection_method(self, obj: list[Any] | dict[Any, Any], low: str,
                                 args: list[Any]) -> tuple[bool, Any]:
@@ -1737,6 +1739,9 @@ def is_type(value: Any, name: str) -> bool:
 
 def static_member(type_name: str, name: str, args: list[Any] | None) -> Any:
     """``[math]::Round(2.5)``, ``[int]::MaxValue``, ``[string]::Join(',', $a)`` ..."""
+    dated = date_static(type_name, name, args)  # [datetime]::Now, [timespan]::FromMinutes(5)
+    if dated is not NOT_HANDLED:
+        return dated
     t, low = dotnet.short_type(type_name), name.lower()
     if low == "new" and args is not None and (
             t in ("collections.arraylist", "array", "object[]") or

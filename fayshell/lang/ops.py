@@ -80,8 +80,7 @@ def to_number(value: Any) -> int | float:
         try:
             return float(text) if text else 0
         except ValueError:
-            raise CastError(f'Cannot convert value "{value}" to type "System.Int32". '
-                            'Error: "Input string was not in a correct format."') from None
+            raise CastError(f"cannot convert {value!r} to a number") from None
     if value is None:
         return 0
     raise CastError(f"cannot convert {type_name(value)} to a number")
@@ -286,10 +285,13 @@ def convert(value: Any, target: str) -> Any:
 def _to_int(value: Any) -> int:
     if isinstance(value, Char):
         return ord(value)
-    if isinstance(value, str) and len(value) == 1 and not value.isdigit() and value.strip():
+    try:
+        n = to_number(value)
+    except CastError:
+        if not isinstance(value, str):
+            raise
         raise CastError(f'Cannot convert value "{value}" to type "System.Int32". '
-                        'Error: "Input string was not in a correct format."')
-    n = to_number(value)
+                        'Error: "Input string was not in a correct format."') from None
     if isinstance(n, float):
         if n != n or n in (float("inf"), float("-inf")):
             raise CastError(f"cannot convert {value} to an integer")

@@ -444,3 +444,8 @@ async def test_deep_recursion_and_its_limit(shell) -> None:
     assert await shell.run("deep 500") == ["bottom"]
     with pytest.raises(RuntimeFayError, match="call depth overflow"):
         await shell.run("function forever($n) { forever ($n + 1) }; forever 0")
+
+
+async def test_date_statics_through_the_evaluator(shell) -> None:
+    assert await shell.run("[datetime]::new(2024, 3, 5).Year; [timespan]::FromMinutes(90).TotalHours;"
+                           " '{0:yyyy-MM-dd}' -f [datetime]'2024-03-05'") == [2024, 1.5, "2024-03-05"]
