@@ -142,6 +142,8 @@ class InternalError(RuntimeFayError):
     but it reads "internal error" and the edge keeps its traceback in the crash log.
     """
 
+    cause: BaseException  # always set: the Python exception behind the bug
+
     def __init__(self, command: str, cause: BaseException) -> None:
         super().__init__(f"internal error: {command}: {type(cause).__name__}: {cause}")
         self.command = command
