@@ -523,6 +523,8 @@ class Interpreter:
         value = await self.value_of(node.value, scope)
         items = value.records() if is_relation(value) else (
             [None] if value is None else unroll(value))
+        if "file" in node.flags:  # switch -File path: one item per line of the file
+            items = read_lines(self.state, to_string(value))
         out: list[Any] = []
         saved = scope.lookup("_")
         try:
@@ -1924,13 +1926,25 @@ def operator_error(exc: Exception) -> RuntimeFayError:
     return err
 
 
+def read_lines(state: ShellState, path: str) -> list[str]:
+    """The lines of a text file, relative to the shell's location (``switch -File``)."""
+    full = os.path.join(getattr(state, "location", "") or os.getcwd(), os.path.expanduser(path))
+    try:
+        with open(full, encoding="utf-8") as f:
+            return f.read().splitlines()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise RuntimeFayError(f"switch -File: cannot read {path}: "
+                              f"{getattr(exc, 'strerror', None) or exc}") from None
+
+
 def write_text(state: ShellState, path: str, items: list[Any], append: bool) -> None:
     """``> file`` / ``>> file``: the items rendered as the console would show them."""
     from fayshell.render import render_plain
 
     text = render_plain(items)
+    full = os.path.join(getattr(state, "location", "") or os.getcwd(), os.path.expanduser(path))
     try:
-        with open(os.path.expanduser(path), "a" if append else "w", encoding="utf-8") as f:
+        with open(full, "a" if append else "w", encoding="utf-8") as f:
             f.write(text + "\n" if text else "")
     except OSError as exc:
         raise RuntimeFayError(f"cannot write {path}: {exc.strerror or exc}") from None

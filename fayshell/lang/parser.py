@@ -438,7 +438,11 @@ class Parser:
                                  "-Regex, -Wildcard, -Exact or -CaseSensitive")
             flags.add(flag)
             self.pos = m.end()
-        value = self.condition()
+        if "file" in flags:  # switch -File path { ... }
+            self.skip_ws()
+            value = self.arg_atom()
+        else:
+            value = self.condition()
         self.skip_ws(newlines=True)
         brace = self.pos
         self.expect("{", "'{' after switch (...)")

@@ -449,3 +449,11 @@ async def test_deep_recursion_and_its_limit(shell) -> None:
 async def test_date_statics_through_the_evaluator(shell) -> None:
     assert await shell.run("[datetime]::new(2024, 3, 5).Year; [timespan]::FromMinutes(90).TotalHours;"
                            " '{0:yyyy-MM-dd}' -f [datetime]'2024-03-05'") == [2024, 1.5, "2024-03-05"]
+
+
+async def test_switch_file_and_redirection_follow_the_location(shell, tmp_path) -> None:
+    (tmp_path / "in.txt").write_text("alpha\nbeta\n")
+    src = (f"Set-Location '{tmp_path}'; switch -Wildcard -File in.txt {{ 'b*' {{ \"B:$_\" }} }}; "
+           "'x' > out.txt")
+    assert await shell.run(src) == ["B:beta"]
+    assert (tmp_path / "out.txt").read_text() == "x\n"
