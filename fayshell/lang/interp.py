@@ -977,6 +977,8 @@ class Interpreter:
 
     async def run_file(self, path: str, scope: Scope, args: list[Any]) -> Any:
         """Run a .fay script file in ``scope`` (dot-sourcing passes the caller's scope)."""
+        path = os.path.join(getattr(self.state, "location", "") or os.getcwd(),
+                            os.path.expanduser(path))
         try:
             with open(path, encoding="utf-8") as f:
                 source = f.read()

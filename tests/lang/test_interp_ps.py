@@ -457,3 +457,8 @@ async def test_switch_file_and_redirection_follow_the_location(shell, tmp_path) 
            "'x' > out.txt")
     assert await shell.run(src) == ["B:beta"]
     assert (tmp_path / "out.txt").read_text() == "x\n"
+
+
+async def test_dot_source_relative_to_the_location(shell, tmp_path) -> None:
+    (tmp_path / "lib.fay").write_text("$libvar = 'loaded'\n")
+    assert await shell.run(f"Set-Location '{tmp_path}'; . ./lib.fay; $libvar") == ["loaded"]
