@@ -117,13 +117,15 @@ def _source(opts: argparse.Namespace) -> tuple[str | None, str]:
 async def run_source(state: Any, host: Any, source: str, name: str,
                      crash_log: CrashLog | None = None) -> int:
     """Run a whole script non-interactively; the first error stops it with an exit code."""
-    from fayshell.lang.interp import Interpreter
+    from fayshell.lang.interp import ExitSignal, Interpreter
 
     interp = Interpreter(state)
     run = interp.run(source, name, on_output=host.show)
     task = asyncio.ensure_future(state.history.track(source if name.startswith("<") else name, run))
     try:
         await task
+    except ExitSignal as exc:  # `exit N` in the script
+        return exc.code & 0xFF
     except BrokenPipeError:  # output piped into e.g. `head`, which stopped reading
         _silence_stdout()
         return EXIT_OK

@@ -72,6 +72,19 @@ class RuntimeFayError(FayError):
     """An error while running a statement; the evaluator attaches where it happened."""
 
     span: SourceSpan | None = None
+    #: The operator or .NET-convention error behind this one (a typed ``catch`` looks at it).
+    cause: BaseException | None = None
+
+    @property
+    def partial_output(self) -> list[object]:
+        """Output the failing block wrote before this error (shown first, or kept by a catch)."""
+        if "_partial" not in self.__dict__:
+            self._partial: list[object] = []
+        return self._partial
+
+    @partial_output.setter
+    def partial_output(self, value: list[object]) -> None:
+        self._partial = value
 
     def one_line(self) -> str:
         where = f"{self.span}: " if self.span is not None else ""
@@ -128,6 +141,8 @@ class InternalError(RuntimeFayError):
     It is a FayError so that ``try/catch`` can catch it and the script stops with its place,
     but it reads "internal error" and the edge keeps its traceback in the crash log.
     """
+
+    cause: BaseException  # always set: the Python exception behind the bug
 
     def __init__(self, command: str, cause: BaseException) -> None:
         super().__init__(f"internal error: {command}: {type(cause).__name__}: {cause}")

@@ -20,7 +20,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from fayshell.lang.values import Duration, ScriptBlock, Size
+from fayshell.lang.values import Duration, Hashtable, PSCustomObject, ScriptBlock, Size
 from fayshell.records import as_dict, is_record, property_names, to_plain
 
 MAX_CELL = 60
@@ -29,6 +29,8 @@ EPOCH_NS_FROM = 10**17
 ID_COLUMNS = frozenset({"trace_id", "span_id", "parent_span_id", "parent_id"})
 ID_MASK = (1 << 64) - 1
 UNIT_SUFFIXES = ("_ns", "_us", "_ms", "_s")
+#: A [pscustomobject] with this many properties shows as a list (PowerShell's default view).
+LIST_FROM = 5
 
 
 @dataclass
@@ -108,7 +110,11 @@ def fit_widths(natural: list[int], rigid: list[bool], room: int) -> list[int]:
 
 
 def table_shape(items: list[Any]) -> tuple[list[str], list[list[Any]]]:
-    """Columns from the first record's properties (as PowerShell does) and one row per record."""
+    """Columns from the first record's properties (as PowerShell does) and one row per record.
+
+    Hashtables (``@{}`` literals) show as PowerShell shows them: one Name/Value row per key."""
+    if isinstance(items[0], Hashtable):
+        return ["Name", "Value"], [[k, v] for item in items for k, v in item.items()]
     columns = property_names(items[0])
     rows = [[as_dict(item).get(c) for c in columns] for item in items]
     return columns, rows
@@ -117,16 +123,28 @@ def table_shape(items: list[Any]) -> tuple[list[str], list[list[Any]]]:
 def groups(items: Iterable[Any]) -> list[tuple[str, list[Any]]]:
     """Split output into runs of records with the same columns, scalars and Formatted blocks."""
     out: list[tuple[str, list[Any]]] = []
-    for item in items:
+    for item in _flat(items):
         if isinstance(item, Formatted):
             out.append(("formatted", [item]))
             continue
         kind = "records:" + ",".join(property_names(item)) if is_record(item) else "scalar"
+        if isinstance(item, Hashtable):
+            kind = "hashtable"
         if out and out[-1][0] == kind:
             out[-1][1].append(item)
         else:
             out.append((kind, [item]))
     return out
+
+
+def _flat(items: Iterable[Any]) -> Iterable[Any]:
+    """Output items with nested arrays enumerated and $null left out, as PowerShell's formatter
+    shows them."""
+    for item in items:
+        if isinstance(item, (list, tuple)):
+            yield from _flat(item)
+        elif item is not None:
+            yield item
 
 
 def plain_table(columns: list[str], rows: list[list[Any]]) -> str:
@@ -163,13 +181,23 @@ def render_plain(items: Iterable[Any]) -> str:
             parts.append(plain_table(f.columns, f.rows) if f.kind == "table"
                          else plain_list(f.columns, f.rows))
         elif kind == "scalar":
-            parts.append("\n".join(format_value(v) for v in run))
+            parts.append("\n".join(_scalar_line(v) for v in run))
         else:
             columns, rows = table_shape(run)
             if not columns:
                 continue
-            parts.append(plain_table(columns, rows))
+            wide = isinstance(run[0], PSCustomObject) and len(columns) >= LIST_FROM
+            parts.append(plain_list(columns, rows) if wide else plain_table(columns, rows))
     return "\n\n".join(p for p in parts if p != "" or len(parts) == 1)
+
+
+def _scalar_line(value: Any) -> str:
+    """A value on a line of its own: doubles in full (15 digits) as PowerShell shows them."""
+    if type(value) is float:
+        from fayshell.lang.dotnet import format_double
+
+        return format_double(value)
+    return format_value(value)
 
 
 def _clip(text: str) -> str:

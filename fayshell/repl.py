@@ -26,7 +26,7 @@ from fayshell.console import ConsoleHost
 from fayshell.errors import IncompleteInput, ParseError
 from fayshell.errors_report import CrashLog, report
 from fayshell.lang.highlight import FayLexer
-from fayshell.lang.interp import Interpreter
+from fayshell.lang.interp import ExitSignal, Interpreter
 from fayshell.state import ShellState
 
 PROMPT = "PS fay> "
@@ -121,10 +121,12 @@ class Repl:
             except EOFError:
                 return 0
             if text.strip():
-                await self.execute(text)
+                code = await self.execute(text)
+                if code is not None:
+                    return code
 
-    async def execute(self, text: str) -> None:
-        """Run one input; Ctrl-C cancels it and returns to the prompt."""
+    async def execute(self, text: str) -> int | None:
+        """Run one input; Ctrl-C cancels it and returns to the prompt. An ``exit N`` -> N."""
         loop = asyncio.get_running_loop()
         self.running = asyncio.ensure_future(self.state.history.track(
             text, self.interp.run(text, "<repl>", on_output=self.host.show)))
@@ -144,9 +146,12 @@ class Repl:
             if not cancelled_by_user:
                 raise
             report(exc, self.host, self.crash_log)
+        except ExitSignal as exc:
+            return exc.code
         except Exception as exc:  # a user's mistake, Ctrl-C in a query, or a bug: never the end
             report(exc, self.host, self.crash_log)
         finally:
             self.running = None
             with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
                 loop.remove_signal_handler(signal.SIGINT)
+        return None

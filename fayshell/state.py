@@ -61,9 +61,11 @@ class Options:
 class Scope:
     """A variable scope; lookups fall back to the parent. Names are case-insensitive."""
 
-    def __init__(self, parent: Scope | None = None) -> None:
+    def __init__(self, parent: Scope | None = None, isolated: bool = False) -> None:
         self.parent = parent
         self.vars: dict[str, tuple[str, Any]] = {}
+        #: A function's or ``& {}``'s scope: assignments create locals instead of reaching out.
+        self.isolated = isolated
 
     def lookup(self, name: str) -> tuple[bool, Any]:
         scope: Scope | None = self
@@ -82,6 +84,8 @@ class Scope:
             if key in scope.vars:
                 scope.vars[key] = (scope.vars[key][0], value)
                 return
+            if scope.isolated:
+                break
             scope = scope.parent
         self.vars[key] = (name, value)
 
@@ -124,6 +128,8 @@ class ShellState:
     location_forward: list[str] = field(default_factory=list)
     #: Every input run so far (REPL lines, -c, scripts); see fayshell.history.
     history: History = field(default_factory=lambda: History())
+    #: The evaluator running this state (set by it), for Invoke-Expression and -Scope.
+    interpreter: Any = None
     _registry: Registry | None = None
     _database: Database | None = None
     _cluster: Cluster | None = None

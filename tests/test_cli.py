@@ -163,3 +163,24 @@ def test_top_option_errors_are_one_line_exit_2(tmp_path: Path, args: list[str],
                     cwd=tmp_path).returncode == 0
     proc = fayshell("top", "syscalls", "--db", db, *args, cwd=tmp_path)
     assert (proc.returncode, proc.stderr) == (2, message + "\n")
+
+
+def test_exit_sets_the_process_exit_code(tmp_path: Path) -> None:
+    proc = fayshell("--db", str(tmp_path / "e.duckdb"), "-c", "'before'; exit 7; 'never'",
+                    cwd=tmp_path)
+    assert (proc.returncode, proc.stdout) == (7, "before\n")
+    script = tmp_path / "e.fay"
+    script.write_text("function bye { 'bye'; exit 4 }\n'a'\nbye\n'b'\n")
+    proc = fayshell("--db", str(tmp_path / "e.duckdb"), str(script), cwd=tmp_path)
+    assert (proc.returncode, proc.stdout) == (4, "a\nbye\n")
+
+
+def test_script_param_block_binds_command_line_arguments(tmp_path: Path) -> None:
+    script = tmp_path / "p.fay"
+    script.write_text("[CmdletBinding()]\nparam([string]$Name = 'nobody', [int]$Times = 1)\n"
+                      "1..$Times | ForEach-Object { \"hi $Name\" }\n")
+    db = str(tmp_path / "p.duckdb")
+    proc = fayshell("--db", db, str(script), "-Name", "ann", "-Times", "2", cwd=tmp_path)
+    assert proc.stdout == "hi ann\nhi ann\n", proc.stderr
+    proc = fayshell("--db", db, str(script), cwd=tmp_path)
+    assert proc.stdout == "hi nobody\n", proc.stderr

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pygments.lexers import get_lexer_by_name
-from pygments.token import Comment, Keyword, Name, Number, Operator
+from pygments.token import Comment, Keyword, Name, Number, Operator, String
 
 from fayshell.lang.highlight import FayLexer
 
@@ -23,3 +23,15 @@ def test_tokens() -> None:
     assert ("50ms", Number) in kinds
     assert ("# note", Comment.Single) in kinds
     assert ("SELECT", Keyword) in kinds  # the text after sql is lexed as SQL
+
+
+def test_new_keywords_and_operators() -> None:
+    toks = list(FayLexer().get_tokens(
+        "try { $a ?? 1 } catch { switch ($x) { default { 'x' -creplace 'a' } } }\n"
+        "for ($i = 0; $i -lt 2; $i++) { }\n$h = @'\nraw\n'@\n"))
+    kinds = {(str(v), t) for t, v in toks}
+    for word in ("try", "catch", "switch", "default", "for"):
+        assert (word, Keyword) in kinds
+    assert ("??", Operator) in kinds and ("++", Operator) in kinds
+    assert ("-creplace", Operator.Word) in kinds
+    assert any(t in String.Single and "raw" in v for v, t in kinds)

@@ -261,3 +261,15 @@ async def test_a_bug_is_an_internal_error_told_once_and_the_session_goes_on(tmp_
     assert sum("traceback in" in line for line in lines) == 1
     assert "still here" in out.getvalue()
     assert repl.crash_log.path.read_text().count("Traceback (most recent call last)") == 2
+
+
+async def test_exit_leaves_the_repl_with_its_code(tmp_path) -> None:
+    code, out, _ = await run_keys(tmp_path, "'bye'\r", "exit 5\r")
+    assert code == 5
+    assert out.strip() == "bye"
+
+
+async def test_here_string_continues_until_its_closing_line(tmp_path) -> None:
+    code, out, _ = await run_keys(tmp_path, "$h = @\"\r", "a $(1+1)\r", "\"@\r", "$h\r", "\x04")
+    assert code == 0
+    assert out.strip() == "a 2"

@@ -15,6 +15,7 @@ FAMILIES: tuple[str, ...] = (
     "data",
     "output",
     "variables",
+    "language",
     "help",
     "dates", "files", "locations", "host",
     "sql",

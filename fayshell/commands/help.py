@@ -20,10 +20,18 @@ about_Language -- the fayshell language in brief
   Values: 'literal', "interpolated $var $($expr)", 42, 1.5, $true $false $null, 1,2,3, @(...),
   @{k = v}, 1..10, durations 500ms 2s 5m 1h, sizes 4KB 16MB 1GB.
   Variables: $x = <pipeline>; $_ in script blocks; $x.prop, $x[0], $env:HOME.
+  Here-strings: @" ... "@ (expanding) and @' ... '@ (literal), each quote on its own line.
   Operators: + - * / %  -eq -ne -gt -ge -lt -le -like -notlike -match -notmatch -in -notin
-  -contains -and -or -not ! -join -split -replace -f
+  -contains (c/i prefixes: -ceq -ireplace -csplit) -and -or -xor -not ! -band -bor -bxor -shl
+  -shr -join -split -replace -f (.NET formats: "{0,8:N2}") -is -isnot -as [type], ++ --
+  += -= *= /= %= ??= , a ?? b, cond ? a : b, 'a'..'e', [math]::Round(x, 2), [int]::MaxValue.
+  Pipelines: a && b, a || b; > file, >> file, 2>&1, 2>$null; & $block args; . ./lib.fay
   Control: if (...) { } elseif (...) { } else { }, foreach ($x in $xs) { }, while (...) { },
-  function Name { param($a, [int]$b = 2) ... }, return, break, continue, throw.
+  for ($i = 0; $i -lt 3; $i++) { }, do { } while/until (...), switch [-Regex|-Wildcard|
+  -Exact|-CaseSensitive] ($x) { 'a' { } { $_ -gt 1 } { } default { } }, :label loops,
+  try { } catch [Type] { $_.Exception.Message } finally { }, trap { }, throw, exit N,
+  function Name { [CmdletBinding()] param([Parameter(Mandatory)][int]$b = 2)
+  begin { } process { $_ } end { } }, filter Name { $_ }, splatting: Name @params.
   Pipelines whose input is a relation (sql ..., Get-Span, ...) run inside DuckDB: Where-Object,
   Select-Object, Sort-Object, Group-Object and Measure-Object become SQL. Add -Verbose to see it.
 """
@@ -66,6 +74,13 @@ about_Differences -- where fayshell deliberately differs from PowerShell
     Mode is d----, ----- or l---- (UnixMode has the permission bits).
   Tab completion also offers the columns of the relation flowing into a cmdlet
     ('sql SELECT * FROM syscalls | Sort-Object dur<Tab>') and shows each candidate's kind.
+  Language: regular expressions are .NET syntax run by Python's re: named groups (?<n>),
+    \\k<n>, \\A, \\z and \\Z work; balancing groups and \\p{...} categories do not. [decimal] is
+    a double. There are no class or enum definitions. Write-Error is non-terminating unless
+    -ErrorAction Stop is given or the script sets $ErrorActionPreference (the shell's
+    default is Stop for cmdlets that fail on some items). A script block passed to -split
+    is not supported (-replace takes one). Recursion stops near 1000 nested calls with a
+    "call depth overflow" error.
 """
 
 

@@ -151,7 +151,10 @@ async def invoke_command(ctx: Invocation, *, node: Any = None, command: Any = No
     except FayError as exc:
         raise ctx.fail(exc.message) from None
     collected: list[CommandResult] = []
+    statuses: list[int] = []
     async for rec in _with_progress(ctx, cluster, specs, records):
+        if isinstance(rec, CommandResult):
+            statuses.append(rec.exit_status)
         if isinstance(rec, NodeError):
             report(ctx, rec)
         elif isinstance(rec, OutputLine):
@@ -165,6 +168,8 @@ async def invoke_command(ctx: Invocation, *, node: Any = None, command: Any = No
             yield rec
     for g in fold_results(collected) if gather else []:
         yield g
+    if len(statuses) == 1:  # one node: like a native command, its status is $LASTEXITCODE
+        ctx.state.globals.set_local("LASTEXITCODE", statuses[0])
 
 
 def _sig(rec: CommandResult) -> str:

@@ -8,10 +8,11 @@ from typing import Any
 
 from fayshell.commands.invocation import ErrorRecord, Invocation
 from fayshell.commands.registry import Param, cmdlet
-from fayshell.errors import CommandError
+from fayshell.errors import CommandError, RuntimeFayError
 from fayshell.lang.ops import wildcard_match
 from fayshell.lang.streams import is_relation
 from fayshell.lang.values import ScriptBlock
+from fayshell.state import Scope
 
 
 @dataclass(frozen=True)
@@ -40,20 +41,35 @@ class TimeSpan:
     aliases=("gv",),
     synopsis="List variables, or those whose names match a pattern.",
     params=[Param("Name", "strings", position=0, complete="variables"),
-            Param("ValueOnly", bool, help="Output only the values.")],
-    examples=[("Get-Variable web*", "Variables whose name starts with web.")],
+            Param("ValueOnly", bool, help="Output only the values."),
+            Param("Scope", str, help="Global, Script, Local (default) or a number of scopes up.")],
+    examples=[("Get-Variable web*", "Variables whose name starts with web."),
+              ("Get-Variable x -Scope Global -ValueOnly", "The global $x, not a local one.")],
 )
 def get_variable(ctx: Invocation, *, name: list[str] | None = None,
-                 value_only: bool = False) -> Any:
+                 value_only: bool = False, scope: str | None = None) -> Any:
+    where = _scope(ctx, scope)
     out = []
-    for var, value in ctx.state.globals.items():
+    for var, value in where.items():
         if name and not any(wildcard_match(var, pat) for pat in name):
             continue
         out.append(value if value_only else VariableInfo(var, value))
     for pattern in name or []:
-        if not any(c in pattern for c in "*?[") and not ctx.state.globals.lookup(pattern)[0]:
+        if not any(c in pattern for c in "*?[") and not where.lookup(pattern)[0]:
             ctx.write_error(ErrorRecord(pattern, "", f"no variable named {pattern!r}"))
     return out
+
+
+def _scope(ctx: Invocation, scope: str | None) -> Scope:
+    """The scope ``-Scope`` names, relative to the caller (globals when no evaluator runs)."""
+    interp = ctx.state.interpreter
+    if interp is None:
+        return ctx.state.globals
+    try:
+        found: Scope = interp.scope_named(scope)
+    except RuntimeFayError as exc:
+        raise CommandError(ctx.name, exc.message) from None
+    return found
 
 
 @cmdlet(
@@ -62,13 +78,61 @@ def get_variable(ctx: Invocation, *, name: list[str] | None = None,
     synopsis="Set a variable by name (same as $name = value).",
     params=[Param("Name", str, position=0, mandatory=True, complete="variables",
                   pipeline="property"),
-            Param("Value", "any", position=1, pipeline="property,value")],
-    examples=[("Set-Variable limit 50", "Same as $limit = 50.")],
+            Param("Value", "any", position=1, pipeline="property,value"),
+            Param("Scope", str, help="Global, Script, Local (default) or a number of scopes up."),
+            Param("PassThru", bool, help="Output the variable.")],
+    examples=[("Set-Variable limit 50", "Same as $limit = 50."),
+              ("Set-Variable n 1 -Scope Global", "Same as $global:n = 1.")],
 )
-def set_variable(ctx: Invocation, *, name: str, value: Any = None) -> None:
+def set_variable(ctx: Invocation, *, name: str, value: Any = None, scope: str | None = None,
+                 pass_thru: bool = False) -> Any:
     if name.lower() in ("true", "false", "null"):
         raise CommandError("Set-Variable", f"cannot overwrite the constant ${name}")
-    ctx.state.globals.set(name, value)
+    if scope is None and ctx.state.interpreter is None:
+        ctx.state.globals.set(name, value)
+    else:
+        _scope(ctx, scope).set_local(name, value)
+    return VariableInfo(name, value) if pass_thru else None
+
+
+@cmdlet(
+    "New-Variable",
+    aliases=("nv",),
+    synopsis="Create a variable; an error if it already exists in that scope.",
+    params=[Param("Name", str, position=0, mandatory=True),
+            Param("Value", "any", position=1),
+            Param("Scope", str, help="Global, Script, Local (default) or a number of scopes up."),
+            Param("Force", bool, help="Overwrite an existing variable."),
+            Param("PassThru", bool, help="Output the variable.")],
+    examples=[("New-Variable limit 50", "Same as $limit = 50, unless $limit exists.")],
+)
+def new_variable(ctx: Invocation, *, name: str, value: Any = None, scope: str | None = None,
+                 force: bool = False, pass_thru: bool = False) -> Any:
+    where = _scope(ctx, scope)
+    if name.lower() in where.vars and not force:
+        raise CommandError("New-Variable", f"a variable named {name!r} already exists")
+    if name.lower() in ("true", "false", "null"):
+        raise CommandError("New-Variable", f"cannot overwrite the constant ${name}")
+    where.set_local(name, value)
+    return VariableInfo(name, value) if pass_thru else None
+
+
+@cmdlet(
+    "Clear-Variable",
+    aliases=("clv",),
+    synopsis="Set variables to $null (they keep existing).",
+    params=[Param("Name", "strings", position=0, mandatory=True, complete="variables"),
+            Param("Scope", str, help="Global, Script, Local (default) or a number of scopes up.")],
+    examples=[("Clear-Variable total", "Same as $total = $null.")],
+)
+def clear_variable(ctx: Invocation, *, name: list[str], scope: str | None = None) -> None:
+    where = _scope(ctx, scope)
+    for n in name:
+        found, _ = where.lookup(n)
+        if not found:
+            ctx.write_error(ErrorRecord(n, "", f"no variable named {n!r}"))
+        else:
+            where.set(n, None)
 
 
 @cmdlet(

@@ -12,6 +12,8 @@ class Node:
 
     line: int = field(default=0, kw_only=True)
     col: int = field(default=0, kw_only=True)
+    #: A loop's ``:label`` (lower-case), for ``break label`` / ``continue label``.
+    label: str | None = field(default=None, kw_only=True)
 
 
 # ---- expressions ----------------------------------------------------------------------------
@@ -102,6 +104,11 @@ class ParamDecl(Node):
     name: str
     type: str | None = None
     default: Node | None = None
+    #: From ``[Parameter(Mandatory)]`` and ``[Parameter(ValueFromPipeline)]``.
+    mandatory: bool = False
+    from_pipeline: bool = False
+    #: ``[Parameter(ValueFromPipelineByPropertyName)]``: bound from the input's property.
+    by_property: bool = False
 
 
 @dataclass(eq=False)
@@ -109,6 +116,47 @@ class ScriptBlockLit(Node):
     params: list[ParamDecl]
     body: list[Node]
     text: str
+    #: ``begin``/``process``/``end`` blocks when the body is written with them (else None).
+    named: dict[str, list[Node]] | None = None
+
+
+@dataclass(eq=False)
+class TypeLit(Node):
+    """``[int]`` standing alone, as in ``$x -is [int]`` or ``[math]::PI``."""
+
+    name: str
+
+
+@dataclass(eq=False)
+class StaticMember(Node):
+    """``[type]::Name`` or ``[type]::Name(args)`` (``args`` is None for a property)."""
+
+    type: str
+    name: str
+    args: list[Node] | None = None
+
+
+@dataclass(eq=False)
+class Ternary(Node):
+    cond: Node
+    then: Node
+    other: Node
+
+
+@dataclass(eq=False)
+class IncDec(Node):
+    """``$i++``, ``++$i``, ``$i--``, ``--$i``."""
+
+    op: str
+    target: Node
+    prefix: bool
+
+
+@dataclass(eq=False)
+class Splat(Node):
+    """``@params`` in a command's arguments."""
+
+    name: str
 
 
 @dataclass(eq=False)
@@ -133,6 +181,27 @@ class Command(Node):
     name: str
     args: list[Node]
     raw_tail: str | None = None
+    #: ``& expr`` / ``. expr``: the callee expression (then ``name`` is ``&`` or ``.``).
+    callee: Node | None = None
+    #: Redirections: (stream, operator, target) as in ``2>&1``, ``>> file``, ``2>$null``.
+    redirects: list[tuple[str, str, Node | None]] = field(default_factory=list)
+
+
+@dataclass(eq=False)
+class Redirected(Node):
+    """An expression statement with redirections: ``'x' > file``."""
+
+    expr: Node
+    redirects: list[tuple[str, str, Node | None]]
+
+
+@dataclass(eq=False)
+class Chain(Node):
+    """Pipeline chains ``a && b`` / ``a || b``."""
+
+    left: Node
+    op: str
+    right: Node
 
 
 @dataclass(eq=False)
@@ -167,11 +236,66 @@ class While(Node):
 
 
 @dataclass(eq=False)
+class For(Node):
+    init: Node | None
+    cond: Node | None
+    step: Node | None
+    body: list[Node]
+
+
+@dataclass(eq=False)
+class DoLoop(Node):
+    body: list[Node]
+    cond: Node
+    until: bool
+
+
+@dataclass(eq=False)
+class SwitchClause(Node):
+    """One ``pattern { body }``; ``pattern`` None is ``default``."""
+
+    pattern: Node | None
+    body: list[Node]
+
+
+@dataclass(eq=False)
+class Switch(Node):
+    value: Node
+    flags: frozenset[str]
+    clauses: list[SwitchClause]
+
+
+@dataclass(eq=False)
+class Catch(Node):
+    types: list[str]
+    body: list[Node]
+
+
+@dataclass(eq=False)
+class Try(Node):
+    body: list[Node]
+    catches: list[Catch]
+    finally_body: list[Node] | None
+
+
+@dataclass(eq=False)
+class Trap(Node):
+    types: list[str]
+    body: list[Node]
+
+
+@dataclass(eq=False)
+class Exit(Node):
+    value: Node | None
+
+
+@dataclass(eq=False)
 class FunctionDef(Node):
     name: str
     params: list[ParamDecl]
     body: list[Node]
     text: str
+    named: dict[str, list[Node]] | None = None
 
 
 @dataclass(eq=False)
@@ -181,12 +305,12 @@ class Return(Node):
 
 @dataclass(eq=False)
 class Break(Node):
-    pass
+    target: str | None = None
 
 
 @dataclass(eq=False)
 class Continue(Node):
-    pass
+    target: str | None = None
 
 
 @dataclass(eq=False)
@@ -199,3 +323,5 @@ class Script(Node):
     statements: list[Node]
     source: str = ""
     file: str = "<input>"
+    #: A script file's own ``param(...)`` block.
+    params: list[ParamDecl] = field(default_factory=list)

@@ -22,9 +22,10 @@ from pygments.token import (
     Whitespace,
 )
 
-from fayshell.lang.parser import COMPARISON_OPS, LOGICAL_OPS
+from fayshell.lang.parser import CASE_PREFIXED, COMPARISON_OPS, KEYWORDS, LOGICAL_OPS, NAMED_BLOCKS
 
-OPERATOR_WORDS = tuple("-" + op for op in LOGICAL_OPS + COMPARISON_OPS + ("not", "f"))
+OPERATOR_WORDS = tuple("-" + op for op in LOGICAL_OPS + COMPARISON_OPS + CASE_PREFIXED
+                       + ("not", "f", "bnot"))
 
 
 class FayLexer(RegexLexer):
@@ -45,9 +46,11 @@ class FayLexer(RegexLexer):
             (r"'(?:''|[^'])*'?", String.Single),
             (r'"', String.Double, "dq"),
             (r"\$\{[^}]*\}|\$[A-Za-z0-9_?^]+(?::[A-Za-z0-9_]+)?", Name.Variable),
-            (words(("if", "elseif", "else", "foreach", "while", "function", "return", "break",
-                    "continue", "throw", "param", "in"), prefix=r"(?i)\b", suffix=r"\b"),
-             Keyword),
+            (r"@\"\s*\n(?:.*\n)*?\"@", String.Double),
+            (r"@'\s*\n(?:.*\n)*?'@", String.Single),
+            (words(tuple(sorted(KEYWORDS)) + NAMED_BLOCKS + ("default",), prefix=r"(?i)\b",
+                   suffix=r"\b"), Keyword),
+            (r"\?\?=?|&&|\|\||\+\+|--(?=\$)|::", Operator),
             (words(OPERATOR_WORDS, prefix=r"(?i)", suffix=r"\b"), Operator.Word),
             (r"-[A-Za-z_][A-Za-z0-9_]*:?", Name.Attribute),
             (r"(?i)\b\d+(\.\d+)?(ns|us|ms|s|m|h|kb|mb|gb|tb)\b", Number),

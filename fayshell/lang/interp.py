@@ -7,13 +7,17 @@ never print.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+import datetime
 import difflib
 import functools
+import inspect
 import os
 import re
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+import sys
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mapping
 from dataclasses import dataclass
-from datetime import datetime
 from typing import Any
 
 from fayshell.commands.binding import NO_VALUE, NamedArg, bind, missing_mandatory, pipeline_binding
@@ -28,9 +32,14 @@ from fayshell.errors import (
     RuntimeFayError,
     SourceSpan,
 )
-from fayshell.lang import ast
+from fayshell.host import Host, ProgressTask
+from fayshell.lang import ast, dotnet
 from fayshell.lang.dates import NOT_HANDLED, call_method
+from fayshell.lang.dates import static_member as date_static
+from fayshell.lang.dotnet import DotNetError, type_name_of
 from fayshell.lang.ops import (
+    CastError,
+    DivideByZero,
     OperatorError,
     arithmetic,
     compare,
@@ -39,6 +48,7 @@ from fayshell.lang.ops import (
     to_number,
     to_string,
     truthy,
+    wildcard_match,
 )
 from fayshell.lang.parser import parse
 from fayshell.lang.streams import (
@@ -50,7 +60,21 @@ from fayshell.lang.streams import (
     single_or_list,
     unroll,
 )
-from fayshell.lang.values import UNSET, Duration, ScriptBlock
+from fayshell.lang.values import (
+    UNSET,
+    Char,
+    DictionaryEntry,
+    Duration,
+    ErrorRecordValue,
+    ExceptionValue,
+    Hashtable,
+    MatchGroup,
+    MatchInfo,
+    ScriptBlock,
+    Size,
+    TypeInfo,
+    TypeName,
+)
 from fayshell.records import get_property, is_record
 from fayshell.state import Scope, ShellState
 
@@ -58,17 +82,49 @@ OutputCallback = Callable[[Any], Awaitable[None] | None]
 
 
 class BreakSignal(Exception):  # noqa: N818 - control flow
-    pass
+    """``break [label]``; ``output`` is what the interrupted block wrote before it."""
+
+    def __init__(self, target: str | None = None) -> None:
+        super().__init__("break")
+        self.target = target
+        self.output: list[Any] = []
 
 
 class ContinueSignal(Exception):  # noqa: N818 - control flow
-    pass
+    """``continue [label]``."""
+
+    def __init__(self, target: str | None = None) -> None:
+        super().__init__("continue")
+        self.target = target
+        self.output: list[Any] = []
 
 
 class ReturnSignal(Exception):  # noqa: N818 - control flow
     def __init__(self, output: list[Any]) -> None:
         super().__init__("return")
         self.output = output
+
+
+class ExitSignal(Exception):  # noqa: N818 - control flow
+    """``exit [N]``: ends the script (or the REPL) with exit code N."""
+
+    def __init__(self, code: int) -> None:
+        super().__init__(f"exit {code}")
+        self.code = code
+        self.output: list[Any] = []
+
+
+class ThrownError(RuntimeFayError):
+    """``throw value``: carries the thrown value and the exception type it names."""
+
+    def __init__(self, message: str, value: Any = None,
+                 type_name: str = "System.Management.Automation.RuntimeException") -> None:
+        super().__init__(message)
+        self.value = value
+        self.type_name = type_name
+
+
+CONTROL = (BreakSignal, ContinueSignal, ReturnSignal, ExitSignal)
 
 
 def failure(command: str, exc: Exception) -> FayError:
@@ -84,7 +140,7 @@ async def guarded(command: str, stream: Any) -> AsyncIterator[Any]:
     try:
         async for item in stream:
             yield item
-    except (FayError, BreakSignal, ContinueSignal, ReturnSignal, GeneratorExit):
+    except (FayError, *CONTROL, GeneratorExit):
         raise
     except Exception as exc:
         raise failure(command, exc) from exc
@@ -123,6 +179,25 @@ class Interpreter:
         self.state = state
         self.origin = Origin("<input>", [])
         self.failed: list[Invocation] = []
+        #: Set while a command runs under ``2>`` / ``2>&1``: its errors are collected, not shown.
+        self.error_override: str | None = None
+        #: Output lists of the running top-level statement whose items go to the console as
+        #: they are (not into a variable or a pipe); host text first shows what they hold, so
+        #: Write-Host and output keep their order (see :meth:`flush`).
+        self.direct = False
+        self.sinks: list[list[Any]] = []
+        self.flush_to: Callable[[list[Any]], None] | None = None
+        self.trap_cache: dict[int, tuple[list[ast.Node], list[ast.Trap]]] = {}
+        #: True once a script assigns $ErrorActionPreference (Write-Error then follows it).
+        self.preference_set = False
+        #: The scope of the statement whose command is running (Invoke-Expression, -Scope).
+        self.caller_scope: Scope = state.globals
+        state.interpreter = self
+        # deep recursion in scripts (PowerShell allows ~1000 nested calls): ~10 frames a call
+        sys.setrecursionlimit(max(sys.getrecursionlimit(), RECURSION_LIMIT))
+        for name, value in automatic_variables().items():
+            if not state.globals.lookup(name)[0]:
+                state.globals.set_local(name, value)
 
     # ---- entry points ---------------------------------------------------------------------
 
@@ -146,11 +221,38 @@ class Interpreter:
                          on_output: OutputCallback | None = None) -> list[Any]:
         saved = self.origin
         self.origin = Origin(script.file, script.source.split("\n"))
+        if not script.file.startswith("<"):
+            path = os.path.abspath(script.file)
+            self.state.globals.set_local("PSScriptRoot", os.path.dirname(path))
+            self.state.globals.set_local("PSCommandPath", path)
+        if script.params:  # the script's param(): bound from its command-line arguments
+            found, given = self.state.globals.lookup("args")
+            try:
+                await self.bind_params(script.params, command_line_args(
+                    given if found and isinstance(given, list) else []), self.state.globals,
+                    script.file, None)
+            except RuntimeFayError:
+                self.origin = saved
+                raise
         gathered: list[Any] = []
+        traps = [stmt for stmt in script.statements if isinstance(stmt, ast.Trap)]
         try:
             for stmt in script.statements:
                 self.failed = []
-                out = await self.statement_output(stmt, self.state.globals)
+                if traps:
+                    trapped: list[Any] = []
+                    await self.trapped(stmt, self.state.globals, traps, trapped)
+                    out = trapped
+                else:
+                    try:
+                        out = await self.statement_with_partial(stmt, on_output, gathered)
+                    except (BreakSignal, ContinueSignal) as sig:  # outside any loop: stop
+                        await self.emit(sig.output, on_output, gathered)
+                        break
+                    except ExitSignal as sig:
+                        await self.emit(sig.output, on_output, gathered)
+                        sig.output = []
+                        raise
                 if on_output is None:
                     gathered.extend(unroll(out) if not is_relation(out) else [out])
                 elif out is not None and out != []:
@@ -161,6 +263,58 @@ class Interpreter:
         finally:
             self.origin = saved
         return gathered
+
+    async def statement_with_partial(self, stmt: ast.Node, on_output: OutputCallback | None,
+                                     gathered: list[Any]) -> Any:
+        """A top-level statement; on an error, what it wrote before failing is shown first."""
+        saved = self.direct, self.flush_to, self.state.host
+        self.direct = not isinstance(stmt, (ast.Assign, ast.IncDec))
+        self.flush_to = gathered.extend if on_output is None else _sync_output(on_output)
+        self.state.host = FlushingHost(saved[2], self)
+        try:
+            return await self.statement_output(stmt, self.state.globals)
+        except RuntimeFayError as exc:
+            partial, exc.partial_output = exc.partial_output, []
+            await self.emit(partial, on_output, gathered)
+            raise
+        finally:
+            self.direct, self.flush_to, self.state.host = saved
+
+    def flush(self) -> None:
+        """Show the output the running statement has produced so far (before host text)."""
+        if self.flush_to is None:
+            return
+        items: list[Any] = []
+        for sink in self.sinks:
+            items.extend(sink)
+            sink.clear()
+        if items:
+            self.flush_to(items)
+
+    def collecting(self, out: list[Any]) -> contextlib.AbstractContextManager[Any]:
+        """Register ``out`` as holding console-bound output while the block runs."""
+        return Collecting(self.sinks, out) if self.direct else NOTHING
+
+    @contextlib.contextmanager
+    def as_value(self) -> Iterator[None]:
+        """Output produced inside is a value (a condition, an argument, a pipe's input)."""
+        saved, self.direct = self.direct, False
+        try:
+            yield
+        finally:
+            self.direct = saved
+
+    @staticmethod
+    async def emit(items: list[Any], on_output: OutputCallback | None,
+                   gathered: list[Any]) -> None:
+        if not items:
+            return
+        if on_output is None:
+            gathered.extend(items)
+            return
+        res = on_output(items)
+        if res is not None:
+            await res
 
     def raise_for_failures(self, stmt: ast.Node) -> None:
         """After a statement's output is shown: stop if a command failed items under Stop."""
@@ -179,15 +333,35 @@ class Interpreter:
         """Run one statement; its output as a list, or a Relation when it stayed in DuckDB."""
         try:
             out = await self.exec(stmt, scope)
-            if is_relation(out):
-                return out
-            return await collect(out)
-        except (BreakSignal, ContinueSignal, ReturnSignal):
+            if not is_relation(out):
+                out = await self.drain(out)
+        except CONTROL:
             raise
         except RuntimeFayError as exc:
+            self.state.globals.set_local("?", False)
             raise self.located(exc, stmt) from None
-        except OperatorError as exc:
-            raise self.located(RuntimeFayError(str(exc)), stmt) from None
+        except (OperatorError, DotNetError, OverflowError) as exc:
+            self.state.globals.set_local("?", False)
+            raise self.located(operator_error(exc), stmt) from None
+        self.state.globals.set_local("?", not any(inv.errors for inv in self.failed))
+        return out
+
+    async def drain(self, stream: Any) -> list[Any]:
+        """Collect a stream; items that came out before a break/continue/error stay output."""
+        if stream is None or isinstance(stream, list):
+            return await collect(stream)
+        items: list[Any] = []
+        try:
+            with self.collecting(items):
+                async for item in aiter_items(stream):
+                    items.append(item)
+        except RuntimeFayError as exc:
+            exc.partial_output[:0] = items
+            raise
+        except (BreakSignal, ContinueSignal, ReturnSignal, ExitSignal) as signal:
+            signal.output[:0] = items
+            raise
+        return items
 
     # ---- statements -----------------------------------------------------------------------
 
@@ -201,12 +375,15 @@ class Interpreter:
             if isinstance(node, ast.Assign):
                 await self.assign(node, scope)
                 return None
+            if isinstance(node, ast.IncDec):
+                await self.eval_incdec(node, scope)
+                return None
             handler = STATEMENTS.get(type(node))
             if handler is not None:
                 return await handler(self, node, scope)
             return unroll(await self.eval(node, scope))
-        except OperatorError as exc:
-            raise self.located(RuntimeFayError(str(exc)), node) from None
+        except (OperatorError, DotNetError, OverflowError) as exc:
+            raise self.located(operator_error(exc), node) from None
 
     def located(self, err: RuntimeFayError, node: ast.Node) -> RuntimeFayError:
         """``err`` with the node's place attached, unless it already knows a closer one."""
@@ -217,13 +394,82 @@ class Interpreter:
     async def block(self, body: list[ast.Node], scope: Scope) -> list[Any]:
         """Run statements and gather their output (Relations kept as items)."""
         out: list[Any] = []
-        for stmt in body:
-            result = await self.statement_output(stmt, scope)
-            if is_relation(result):
-                out.append(result)
-            else:
-                out.extend(result)
+        traps = self.traps_of(body)
+        try:
+            with self.collecting(out):
+                for stmt in body:
+                    if traps:
+                        await self.trapped(stmt, scope, traps, out)
+                        continue
+                    result = await self.statement_output(stmt, scope)
+                    if is_relation(result):
+                        out.append(result)
+                    else:
+                        out.extend(result)
+        except (BreakSignal, ContinueSignal, ReturnSignal, ExitSignal) as signal:
+            signal.output[:0] = out  # what ran before break/continue/return is still output
+            raise
+        except RuntimeFayError as exc:
+            exc.partial_output[:0] = out  # written before the error: shown, or kept by a catch
+            raise
         return out
+
+    def traps_of(self, body: list[ast.Node]) -> list[ast.Trap]:
+        """The ``trap`` statements of a block (remembered per block)."""
+        known = self.trap_cache.get(id(body))
+        if known is None or known[0] is not body:
+            known = (body, [stmt for stmt in body if isinstance(stmt, ast.Trap)])
+            self.trap_cache[id(body)] = known
+        return known[1]
+
+    async def trapped(self, stmt: ast.Node, scope: Scope, traps: list[ast.Trap],
+                      out: list[Any]) -> None:
+        """Run a statement under ``trap``: a matching trap runs, then the block goes on."""
+        if isinstance(stmt, ast.Trap):
+            return
+        try:
+            result = await self.statement_output(stmt, scope)
+            self.raise_for_failures(stmt)
+            out.extend([result] if is_relation(result) else result)
+        except RuntimeFayError as exc:
+            trap = next((t for t in traps if error_matches(exc, t.types)), None)
+            if trap is None:
+                raise
+            record = self.error_record(exc)
+            saved = scope.lookup("_")
+            scope.set_local("_", record)
+            try:
+                for trap_stmt in trap.body:
+                    result = await self.statement_output(trap_stmt, scope)
+                    out.extend([result] if is_relation(result) else result)
+            except BreakSignal:
+                raise exc from None
+            except ContinueSignal as sig:
+                out.extend(sig.output)
+                return
+            finally:
+                scope.set_local("_", saved[1])
+            self.state.host.error(exc.one_line())
+
+    def error_record(self, exc: RuntimeFayError) -> ErrorRecordValue:
+        """The ``$_`` of a catch block for ``exc``; also added to ``$Error``."""
+        if isinstance(exc, ThrownError):
+            if isinstance(exc.value, ErrorRecordValue):
+                record = exc.value
+            else:
+                exception = exc.value if isinstance(exc.value, ExceptionValue) else \
+                    ExceptionValue(exc.message, exc.type_name, exc)
+                target = None if isinstance(exc.value, (str, ExceptionValue)) else exc.value
+                record = ErrorRecordValue(exception, target, str(exc.span or ""))
+        else:
+            record = ErrorRecordValue(ExceptionValue(exc.message, dotnet_type_of(exc), exc),
+                                      None, str(exc.span or ""))
+        found, errors = self.state.globals.lookup("Error")
+        if not found or not isinstance(errors, list):
+            errors = []
+            self.state.globals.set_local("Error", errors)
+        errors.insert(0, record)
+        return record
 
     async def exec_if(self, node: ast.If, scope: Scope) -> Any:
         for cond, body in node.clauses:
@@ -236,36 +482,250 @@ class Interpreter:
     async def exec_foreach(self, node: ast.Foreach, scope: Scope) -> Any:
         out: list[Any] = []
         source = await self.value_of(node.iterable, scope)
-        async for item in aiter_items(source if is_relation(source) else unroll(source)):
-            scope.set(node.var, item)
-            if not await self.loop_body(node.body, scope, out):
-                break
+        with self.collecting(out):
+            async for item in aiter_items(source if is_relation(source) else unroll(source)):
+                scope.set(node.var, item)
+                if not await self.loop_body(node.body, scope, out, node.label):
+                    break
         return out
 
     async def exec_while(self, node: ast.While, scope: Scope) -> Any:
         out: list[Any] = []
-        while truthy(await self.value_of(node.cond, scope)):
-            if not await self.loop_body(node.body, scope, out):
-                break
+        with self.collecting(out):
+            while truthy(await self.value_of(node.cond, scope)):
+                if not await self.loop_body(node.body, scope, out, node.label):
+                    break
         return out
 
-    async def loop_body(self, body: list[ast.Node], scope: Scope, out: list[Any]) -> bool:
+    async def exec_for(self, node: ast.For, scope: Scope) -> Any:
+        out: list[Any] = []
+        with self.as_value():
+            if node.init is not None:
+                await self.statement_output(node.init, scope)
+        with self.collecting(out):
+            while node.cond is None or truthy(await self.value_of(node.cond, scope)):
+                if not await self.loop_body(node.body, scope, out, node.label):
+                    break
+                if node.step is not None:
+                    with self.as_value():
+                        await self.statement_output(node.step, scope)
+        return out
+
+    async def exec_do(self, node: ast.DoLoop, scope: Scope) -> Any:
+        out: list[Any] = []
+        with self.collecting(out):
+            while await self.loop_body(node.body, scope, out, node.label):
+                if truthy(await self.value_of(node.cond, scope)) == node.until:
+                    break
+        return out
+
+    async def exec_switch(self, node: ast.Switch, scope: Scope) -> Any:
+        value = await self.value_of(node.value, scope)
+        items = value.records() if is_relation(value) else (
+            [None] if value is None else unroll(value))
+        if "file" in node.flags:  # switch -File path: one item per line of the file
+            items = read_lines(self.state, to_string(value))
+        out: list[Any] = []
+        saved = scope.lookup("_")
+        try:
+            with self.collecting(out):
+                for item in items:
+                    scope.set_local("_", item)
+                    try:
+                        await self.switch_item(node, item, scope, out)
+                    except ContinueSignal as sig:
+                        if sig.target is not None and sig.target != node.label:
+                            raise
+                        out.extend(sig.output)
+        except BreakSignal as sig:
+            if sig.target is not None and sig.target != node.label:
+                sig.output[:0] = out
+                raise
+            out.extend(sig.output)
+        finally:
+            scope.set_local("_", saved[1])
+        return out
+
+    async def switch_item(self, node: ast.Switch, item: Any, scope: Scope, out: list[Any]) -> None:
+        matched = False
+        for clause in node.clauses:
+            if clause.pattern is None:
+                continue
+            if await self.switch_matches(node.flags, clause.pattern, item, scope):
+                matched = True
+                out.extend(await self.block(clause.body, scope))
+        if not matched:
+            for clause in node.clauses:
+                if clause.pattern is None:
+                    out.extend(await self.block(clause.body, scope))
+
+    async def switch_matches(self, flags: frozenset[str], pattern_node: ast.Node, item: Any,
+                             scope: Scope) -> bool:
+        pattern = await self.eval(pattern_node, scope)
+        case = "casesensitive" in flags
+        if isinstance(pattern, ScriptBlock):
+            return truthy(single_or_list(await pattern.invoke(dollar_under=item)))
+        if "regex" in flags:
+            m = dotnet.regex(to_string(pattern), case).search(to_string(item))
+            if m:
+                scope.set("Matches", dotnet.matches_table(m))
+            return m is not None
+        if "wildcard" in flags:
+            return wildcard_match(to_string(item), to_string(pattern), case)
+        return bool(compare("ceq" if case else "eq", item, pattern))
+
+    async def exec_try(self, node: ast.Try, scope: Scope) -> Any:
+        out: list[Any] = []
+        with self.collecting(out):
+            return await self.try_into(node, scope, out)
+
+    async def try_into(self, node: ast.Try, scope: Scope, out: list[Any]) -> list[Any]:
+        try:
+            try:
+                for stmt in node.body:
+                    result = await self.statement_output(stmt, scope)
+                    out.extend([result] if is_relation(result) else result)
+                    self.raise_for_failures(stmt)
+            except RuntimeFayError as exc:
+                out.extend(exc.partial_output)
+                exc.partial_output.clear()
+                catch = next((c for c in node.catches if error_matches(exc, c.types)), None)
+                if catch is None:
+                    raise
+                out.extend(await self.run_catch(catch, exc, scope))
+        except RuntimeFayError as exc:  # output so far travels with the error
+            exc.partial_output[:0] = out
+            out.clear()
+            raise
+        except (BreakSignal, ContinueSignal, ReturnSignal) as signal:
+            signal.output[:0] = out
+            out.clear()
+            raise
+        finally:
+            if node.finally_body is not None:
+                await self.run_finally(node.finally_body, scope, out)
+        return out
+
+    async def run_finally(self, body: list[ast.Node], scope: Scope, out: list[Any]) -> None:
+        """A finally block's output goes after whatever is leaving the try (error or return)."""
+        final = await self.block(body, scope)
+        pending = sys.exc_info()[1]
+        if isinstance(pending, RuntimeFayError):
+            pending.partial_output.extend(final)
+        elif isinstance(pending, (BreakSignal, ContinueSignal, ReturnSignal)):
+            pending.output.extend(final)
+        else:
+            out.extend(final)
+
+    async def run_catch(self, catch: ast.Catch, exc: RuntimeFayError, scope: Scope) -> list[Any]:
+        record = self.error_record(exc)
+        saved = scope.lookup("_")
+        scope.set_local("_", record)
+        try:
+            return await self.block(catch.body, scope)
+        finally:
+            scope.set_local("_", saved[1])
+
+    async def exec_trap(self, node: ast.Trap, scope: Scope) -> Any:
+        return None  # traps act through block(); on their own they do nothing
+
+    async def exec_exit(self, node: ast.Exit, scope: Scope) -> Any:
+        value = None if node.value is None else await self.value_of(node.value, scope)
+        try:
+            code = 0 if value is None else int(to_number(value))
+        except OperatorError:
+            raise self.located(RuntimeFayError(
+                f"exit needs a number, got {to_string(value)!r}"), node) from None
+        raise ExitSignal(code)
+
+    async def exec_chain(self, node: ast.Chain, scope: Scope) -> Any:
+        """``a && b`` runs b when a succeeded, ``a || b`` when it failed."""
+        out: list[Any] = []
+        with self.collecting(out):
+            return await self.chain_into(node, scope, out)
+
+    async def chain_into(self, node: ast.Chain, scope: Scope, out: list[Any]) -> list[Any]:
+        try:
+            left = await self.statement_output(node.left, scope)
+            out.extend([left] if is_relation(left) else left)
+            ok = not any(inv.errors for inv in self.failed) and self.last_exit_ok()
+        except RuntimeFayError as exc:
+            if node.op == "&&":
+                raise
+            self.state.host.error(exc.one_line())
+            ok = False
+        self.failed = [inv for inv in self.failed if inv.error_action == "Stop" and ok]
+        if ok == (node.op == "&&"):
+            right = await self.statement_output(node.right, scope)
+            out.extend([right] if is_relation(right) else right)
+        return out
+
+    def last_exit_ok(self) -> bool:
+        found, code = self.state.globals.lookup("LASTEXITCODE")
+        return not found or code in (0, None)
+
+    async def exec_redirected(self, node: ast.Redirected, scope: Scope) -> Any:
+        async def produce() -> Any:
+            return unroll(await self.eval(node.expr, scope))
+        return await self.redirected(node.redirects, produce, scope)
+
+    async def redirected(self, redirects: list[tuple[str, str, ast.Node | None]],
+                         produce: Callable[[], Awaitable[Any]], scope: Scope) -> list[Any]:
+        """Run ``produce`` with its output and error streams sent where ``redirects`` say."""
+        with self.as_value():
+            return await self.redirected_items(redirects, produce, scope)
+
+    async def redirected_items(self, redirects: list[tuple[str, str, ast.Node | None]],
+                               produce: Callable[[], Awaitable[Any]],
+                               scope: Scope) -> list[Any]:
+        takes_errors = any(stream in ("2", "*") for stream, _, _ in redirects)
+        saved, before = self.error_override, len(self.failed)
+        if takes_errors:
+            self.error_override = "SilentlyContinue"
+        errors: list[Any] = []
+        try:
+            items = await collect(await produce())
+        except RuntimeFayError as exc:
+            if not takes_errors:
+                raise
+            items, errors = [], [self.error_record(exc)]
+        finally:
+            self.error_override = saved
+        if takes_errors:
+            errors += [ErrorRecordValue(ExceptionValue(str(e))) for inv in self.failed[before:]
+                       for e in inv.errors]
+        for stream, op, target in redirects:
+            items = await self.apply_redirect(stream, op, target, items, errors, scope)
+        return items
+
+    async def apply_redirect(self, stream: str, op: str, target: ast.Node | None,
+                             items: list[Any], errors: list[Any], scope: Scope) -> list[Any]:
+        if op == ">&":
+            return items + errors if stream in ("2", "*") else items
+        if stream not in ("1", "2", "*"):
+            return items  # warning/verbose/information streams: nothing to redirect here
+        dest = None if target is None else await self.eval(target, scope)
+        written = (items if stream != "2" else []) + (errors if stream != "1" else [])
+        if dest is not None:
+            write_text(self.state, to_string(dest), written, append=op == ">>")
+        return [] if stream != "2" else items
+
+    async def loop_body(self, body: list[ast.Node], scope: Scope, out: list[Any],
+                        label: str | None = None) -> bool:
         """One iteration's output appended to ``out``; False when the body said ``break``."""
         try:
             out.extend(await self.block(body, scope))
-        except ContinueSignal:
-            pass
-        except BreakSignal:
-            return False
+        except (ContinueSignal, BreakSignal) as sig:
+            if sig.target is not None and sig.target != label:
+                sig.output[:0] = out  # a labelled break/continue for an outer loop
+                out.clear()
+                raise
+            out.extend(sig.output)
+            return isinstance(sig, ContinueSignal)
         return True
 
     async def exec_function(self, node: ast.FunctionDef, scope: Scope) -> Any:
-        params = tuple(
-            Param(p.name, _param_type(p.type), position=i, default=p.default)
-            for i, p in enumerate(node.params)
-        ) or (Param("args", "any", rest=True),)
-        spec = Cmdlet(name=node.name, func=_no_func, synopsis=f"function {node.name}",
-                      params=params, family="function")
+        spec = callable_spec(node.name, node.params)
         self.state.functions[node.name.lower()] = FunctionInfo(node, scope, self.origin, spec)
         return None
 
@@ -273,22 +733,55 @@ class Interpreter:
         value = [] if node.value is None else unroll(await self.value_of(node.value, scope))
         raise ReturnSignal(value)
 
-    async def exec_break(self, node: ast.Node, scope: Scope) -> Any:
-        raise BreakSignal()
+    async def exec_break(self, node: ast.Break, scope: Scope) -> Any:
+        raise BreakSignal(node.target)
 
-    async def exec_continue(self, node: ast.Node, scope: Scope) -> Any:
-        raise ContinueSignal()
+    async def exec_continue(self, node: ast.Continue, scope: Scope) -> Any:
+        raise ContinueSignal(node.target)
 
     async def exec_throw(self, node: ast.Throw, scope: Scope) -> Any:
         value = None if node.value is None else await self.value_of(node.value, scope)
-        raise self.located(RuntimeFayError(to_string(value) or "ScriptHalted"), node)
+        if node.value is None:  # `throw` alone in a catch block rethrows its error
+            found, current = scope.lookup("_")
+            if found and isinstance(current, ErrorRecordValue):
+                value = current
+        if isinstance(value, ExceptionValue):
+            raise self.located(ThrownError(value.Message, value, value.TypeName), node)
+        if isinstance(value, ErrorRecordValue):
+            raise self.located(ThrownError(value.Exception.Message, value,
+                                           value.Exception.TypeName), node)
+        raise self.located(ThrownError(to_string(value) or "ScriptHalted", value), node)
 
     async def assign(self, node: ast.Assign, scope: Scope) -> Any:
-        value = await self.value_of(node.value, scope)
-        if node.op != "=":
+        if node.op == "??=":
+            current = await self.eval(node.target, scope)
+            if current is not None:
+                return current
+            value = await self.value_of(node.value, scope)
+        else:
+            value = await self.value_of(node.value, scope)
+        if node.op not in ("=", "??="):
             current = await self.eval(node.target, scope)
             value = arithmetic(node.op[0], current, value)
-        target = node.target
+        await self.store(node.target, value, scope, node)
+        return value
+
+    async def eval_incdec(self, node: ast.IncDec, scope: Scope) -> Any:
+        current = await self.eval(node.target, scope)
+        new = arithmetic(node.op[0], 0 if current is None else current, 1)
+        await self.store(node.target, new, scope, node)
+        return new if node.prefix else current
+
+    async def store(self, target: ast.Node, value: Any, scope: Scope, node: ast.Node) -> None:
+        """Assign ``value`` to a variable, an element or a property."""
+        if isinstance(target, ast.ArrayLit):  # $a, $b = 1, 2, 3 -> $b is 2, 3
+            items = value.records() if is_relation(value) else unroll(value)
+            last = len(target.items) - 1
+            for i, sub in enumerate(target.items):
+                part = items[i] if i < last and i < len(items) else (
+                    single_or_list(items[last:]) if i == last else None)
+                await self.store(sub, part, scope, node)
+            return
         if isinstance(target, ast.VarRef):
             self.set_variable(target.name, value, scope)
         elif isinstance(target, ast.Index):
@@ -309,24 +802,46 @@ class Interpreter:
                     f"cannot set property {target.name} on this value"), node)
         else:
             raise self.located(RuntimeFayError("cannot assign to this expression"), node)
-        return value
 
     def set_variable(self, name: str, value: Any, scope: Scope) -> None:
-        if name.lower().startswith("env:"):
-            os.environ[name[4:]] = to_string(value)
-            return
-        if name.lower() in ("true", "false", "null"):
-            raise RuntimeFayError(f"cannot overwrite the constant ${name}")
-        scope.set("_" if name.lower() == "psitem" else name, value)
+        low = name.lower()
+        if ":" in low:
+            prefix, _, rest = name.partition(":")
+            if prefix.lower() == "env":
+                os.environ[rest] = to_string(value)
+                return
+            if prefix.lower() in ("global", "script", "local", "private"):
+                target = self.state.globals if prefix.lower() in ("global", "script") else scope
+                target.set_local(rest, value)
+                return
+        if low in SPECIAL_NAMES:
+            if low == "null":
+                return  # $null = expr discards the value, as in PowerShell
+            if low in ("true", "false"):
+                raise RuntimeFayError(f"cannot overwrite the constant ${name}")
+            if low == "psitem":
+                name = "_"
+            if low == "erroractionpreference":
+                self.preference_set = True  # Write-Error follows it from now on
+        scope.set(name, value)
 
     async def value_of(self, node: ast.Node, scope: Scope) -> Any:
         """The value of a statement used as a value (condition, assignment right side)."""
+        if not self.direct:
+            return await self.value_of_node(node, scope)
+        self.direct = False
+        try:
+            return await self.value_of_node(node, scope)
+        finally:
+            self.direct = True
+
+    async def value_of_node(self, node: ast.Node, scope: Scope) -> Any:
         if isinstance(node, (ast.Pipeline, ast.Command)):
             out = await self.exec(node, scope)
             if is_relation(out):
                 return out
             return single_or_list(await collect(out))
-        if isinstance(node, (ast.If, ast.Foreach, ast.While)):
+        if isinstance(node, STATEMENT_VALUES):
             return single_or_list(await collect(await self.exec(node, scope)))
         return await self.eval(node, scope)
 
@@ -334,8 +849,12 @@ class Interpreter:
 
     async def run_pipeline(self, node: ast.Pipeline, scope: Scope) -> Any:
         stream: Any = None
+        last = len(node.elements) - 1
         for i, element in enumerate(node.elements):
-            if isinstance(element, ast.Command):
+            if isinstance(element, ast.Command) and i < last:
+                with self.as_value():  # its output is the next command's input
+                    stream = await self.invoke(element, scope, stream if i else None)
+            elif isinstance(element, ast.Command):
                 stream = await self.invoke(element, scope, stream if i else None)
             elif i == 0:
                 value = await self.eval(element, scope)
@@ -367,26 +886,124 @@ class Interpreter:
             if isinstance(arg, ast.ParamArg):
                 value = NO_VALUE if arg.value is None else await self.eval(arg.value, scope)
                 args.append(NamedArg(arg.name, value))
+            elif isinstance(arg, ast.Splat):
+                args.extend(self.splat(arg, scope))
             else:
                 args.append(await self.eval(arg, scope))
         return args
 
+    def splat(self, arg: ast.Splat, scope: Scope) -> list[Any]:
+        """``@params``: a hashtable gives named arguments, an array positional ones.
+
+        Without such a variable the word stays text (``@ops`` names a node group)."""
+        found, value = scope.lookup(arg.name)
+        if not found:
+            return ["@" + arg.name]
+        if isinstance(value, Mapping):
+            return [NamedArg(str(k), NO_VALUE if v is True else v) for k, v in value.items()]
+        return unroll(value)
+
     async def invoke(self, node: ast.Command, scope: Scope, input_stream: Any) -> Any:
         """Run one command of a pipeline; returns its output stream."""
+        if node.redirects:
+            async def produce() -> Any:
+                return await self.invoke_plain(node, scope, input_stream)
+            return await self.redirected(node.redirects, produce, scope)
+        return await self.invoke_plain(node, scope, input_stream)
+
+    async def invoke_plain(self, node: ast.Command, scope: Scope, input_stream: Any) -> Any:
         try:
+            if node.callee is not None:
+                return await self.call_operator(node, scope, input_stream)
             target = self.lookup_command(node.name)
             args = await self.eval_args(node, scope)
             if isinstance(target, FunctionInfo):
                 return await self.call_function(target, args, input_stream)
+            self.caller_scope = scope
             return await self.call_cmdlet(target, args, input_stream, node)
         except RuntimeFayError as exc:
             raise self.located(exc, node) from None
+
+    async def evaluate_string(self, source: str, scope: Scope | None = None) -> list[Any]:
+        """Invoke-Expression: parse ``source`` and run it in the caller's scope."""
+        script = self.parse(source, "<Invoke-Expression>")
+        saved = self.origin
+        self.origin = Origin("<Invoke-Expression>", source.split("\n"))
+        try:
+            return await self.block(script.statements, scope or self.caller_scope)
+        finally:
+            self.origin = saved
+
+    def scope_named(self, name: str | None) -> Scope:
+        """``-Scope Global|Script|Local|N`` relative to the running command's caller."""
+        low = (name or "local").lower()
+        if low in ("global", "script"):
+            return self.state.globals
+        scope = self.caller_scope
+        if low in ("local", "private", "0"):
+            return scope
+        if not low.isdigit():
+            raise RuntimeFayError(f"unknown scope {name!r} (Global, Script, Local or a number)")
+        for _ in range(int(low)):
+            scope = scope.parent or scope
+        return scope
+
+    async def call_operator(self, node: ast.Command, scope: Scope, input_stream: Any) -> Any:
+        """``& callee args`` (new scope) and ``. callee args`` (the caller's scope)."""
+        assert node.callee is not None
+        callee = await self.eval(node.callee, scope)
+        args = await self.eval_args(node, scope)
+        dot = node.name == "."
+        if isinstance(callee, ScriptBlock):
+            run_scope = scope if dot else Scope(callee.scope, isolated=True)
+            return as_stream(await self.run_callable(
+                callee.node.params, callee.node.body, callee.node.named, run_scope, args,
+                input_stream, "scriptblock"))
+        if isinstance(callee, FunctionInfo):
+            return await self.call_function(callee, args, input_stream)
+        name = to_string(callee)
+        if name.lower().endswith(".fay") or os.path.sep in name:
+            if dot:
+                return await self.run_file(name, scope, args)
+            try:  # `exit N` in a script run with & ends that script: N is $LASTEXITCODE
+                return await self.run_file(name, Scope(self.state.globals, True), args)
+            except ExitSignal as exc:
+                self.state.globals.set_local("LASTEXITCODE", exc.code)
+                return exc.output
+        target = self.lookup_command(name)
+        if isinstance(target, FunctionInfo):
+            return await self.call_function(target, args, input_stream)
+        return await self.call_cmdlet(target, args, input_stream, node)
+
+    async def run_file(self, path: str, scope: Scope, args: list[Any]) -> Any:
+        """Run a .fay script file in ``scope`` (dot-sourcing passes the caller's scope)."""
+        path = os.path.join(getattr(self.state, "location", "") or os.getcwd(),
+                            os.path.expanduser(path))
+        try:
+            with open(path, encoding="utf-8") as f:
+                source = f.read()
+        except (OSError, UnicodeDecodeError) as exc:
+            raise RuntimeFayError(f"cannot read script {path}: "
+                                  f"{getattr(exc, 'strerror', None) or exc}") from None
+        script = self.parse(source, path)
+        saved = self.origin
+        self.origin = Origin(path, source.split("\n"))
+        scope.set_local("args", [a for a in args if not isinstance(a, NamedArg)])
+        try:
+            if script.params:
+                await self.bind_params(script.params, args, scope, path, None)
+            return as_stream(await self.block(script.statements, scope))
+        except ReturnSignal as ret:
+            return as_stream(ret.output)
+        finally:
+            self.origin = saved
 
     async def call_cmdlet(self, spec: Cmdlet, args: list[Any], input_stream: Any,
                           node: ast.Node) -> Any:
         bound = bind(spec, args)
         ctx = Invocation(self.state, spec, input_stream, verbose=bound.verbose,
-                         error_action=bound.error_action or self.state.error_action)
+                         error_action=self.error_override or bound.error_action
+                         or self.state.error_action)
         self.failed.append(ctx)
         pipeline_params = [p for p in spec.params if p.pipeline and p.pyname not in bound.values]
         if spec.stream or input_stream is None or not pipeline_params:
@@ -394,9 +1011,25 @@ class Interpreter:
                 await self.reject_input(spec, input_stream)
             self.check_mandatory(spec, bound.values)
             ctx.input = input_stream if spec.stream else None
-            return await self.guard(spec, functools.partial(
-                self.call_func, spec, ctx, bound.values))
-        return self.per_record(spec, ctx, bound.values, input_stream, node)
+            with self.as_value():  # what a cmdlet's script blocks write is the cmdlet's business
+                result = await self.guard(spec, functools.partial(
+                    self.call_func, spec, ctx, bound.values))
+            return self.inside_cmdlet(result) if hasattr(result, "__aiter__") else result
+        return self.inside_cmdlet(self.per_record(spec, ctx, bound.values, input_stream, node))
+
+    async def inside_cmdlet(self, stream: Any) -> AsyncIterator[Any]:
+        """A cmdlet's streamed output; while it computes the next item, output its script
+        blocks write is not console output (only the items it yields may be)."""
+        it = stream.__aiter__()
+        while True:
+            saved, self.direct = self.direct, False
+            try:
+                item = await it.__anext__()
+            except StopAsyncIteration:
+                return
+            finally:
+                self.direct = saved
+            yield item
 
     async def call_func(self, spec: Cmdlet, ctx: Invocation, values: dict[str, Any]) -> Any:
         return await normalize_result(spec.func(ctx, **values))
@@ -405,7 +1038,7 @@ class Interpreter:
         """Call a cmdlet; its errors (also those of a stream it returns) as :func:`failure`."""
         try:
             result = await call()
-        except (FayError, BreakSignal, ContinueSignal, ReturnSignal):
+        except (FayError, *CONTROL):
             raise
         except Exception as exc:
             raise failure(spec.name, exc) from exc
@@ -437,74 +1070,176 @@ class Interpreter:
             raise self.located(exc, node) from None
 
     async def call_function(self, func: FunctionInfo, args: list[Any], input_stream: Any) -> Any:
-        bound = bind(func.spec, args)
-        scope = Scope(func.scope)
-        for p, decl in zip(func.spec.params, func.node.params, strict=False):
-            if p.pyname in bound.values:
+        saved, self.origin = self.origin, func.origin
+        try:
+            return as_stream(await self.run_callable(
+                func.node.params, func.node.body, func.node.named, Scope(func.scope, True), args,
+                input_stream, func.node.name, func.spec))
+        except RecursionError:
+            raise RuntimeFayError(f"{func.node.name}: the script failed due to call depth "
+                                  "overflow") from None
+        finally:
+            self.origin = saved
+
+    async def run_callable(self, params: list[ast.ParamDecl], body: list[ast.Node],
+                           named: dict[str, list[ast.Node]] | None, scope: Scope,
+                           args: list[Any], input_stream: Any, name: str,
+                           spec: Cmdlet | None = None) -> list[Any]:
+        """A function or script block: bind ``param()``, then body or begin/process/end."""
+        bound = await self.bind_params(params, args, scope, name, input_stream, spec)
+        if bound.verbose:  # f -Verbose: Write-Verbose inside shows its notes
+            scope.set_local("VerbosePreference", "Continue")
+        if named is None:
+            scope.set_local("input", await collect(input_stream))
+            return await self.body_output(body, scope)
+        return await self.named_output(named, params, scope, input_stream)
+
+    async def bind_params(self, params: list[ast.ParamDecl], args: list[Any], scope: Scope,
+                          name: str, input_stream: Any, spec: Cmdlet | None = None) -> Any:
+        """Bind arguments to a ``param()`` block: each parameter a local of ``scope``."""
+        spec = spec or callable_spec(name, params)
+        bound = bind(spec, args)
+        scope.set_local("PSBoundParameters", Hashtable(
+            (decl.name, bound.values[p.pyname]) for decl in params
+            if (p := spec.param(decl.name)) is not None and p.pyname in bound.values))
+        for decl in params:
+            p = spec.param(decl.name)
+            if p is not None and p.pyname in bound.values:
                 value = bound.values[p.pyname]
+            elif decl.mandatory and not ((decl.from_pipeline or decl.by_property)
+                                         and input_stream is not None):
+                raise ParameterError(name, decl.name, "missing mandatory parameter")
             else:
                 value = None if decl.default is None else await self.eval(decl.default, scope)
             scope.set_local(decl.name, value)
         scope.set_local("args", bound.values.get("args", []))
-        scope.set_local("input", await collect(input_stream))
-        saved, self.origin = self.origin, func.origin
+        return bound
+
+    async def body_output(self, body: list[ast.Node], scope: Scope) -> list[Any]:
         try:
-            return as_stream(await self.block(func.node.body, scope))
+            return await self.block(body, scope)
         except ReturnSignal as ret:
-            return as_stream(ret.output)
-        finally:
-            self.origin = saved
+            return ret.output
+
+    async def named_output(self, named: dict[str, list[ast.Node]], params: list[ast.ParamDecl],
+                           scope: Scope, input_stream: Any) -> list[Any]:
+        """begin once, process once per input item (``$_`` bound), end once."""
+        out: list[Any] = []
+        with self.collecting(out):
+            return await self.named_into(named, params, scope, input_stream, out)
+
+    async def named_into(self, named: dict[str, list[ast.Node]], params: list[ast.ParamDecl],
+                         scope: Scope, input_stream: Any, out: list[Any]) -> list[Any]:
+        out += await self.body_output(named.get("begin", []), scope)
+        process = named.get("process")
+        if process is not None:
+            piped = [p for p in params if p.from_pipeline or p.by_property]
+            if input_stream is None:
+                out += await self.body_output(process, scope)
+            else:
+                async for item in aiter_items(input_stream):
+                    scope.set_local("_", item)
+                    for decl in piped:
+                        value = item if decl.from_pipeline and not (
+                            decl.by_property and is_record(item)) \
+                            else get_property(item, decl.name)
+                        scope.set_local(decl.name, value)
+                    out += await self.body_output(process, scope)
+        elif input_stream is not None:
+            scope.set_local("input", await collect(input_stream))
+        out += await self.body_output(named.get("end", []), scope)
+        return out
 
     async def invoke_block(self, block: ScriptBlock, args: list[Any], dollar_under: Any,
                            input_items: Any) -> list[Any]:
         """Run a script block in a child of the scope it was written in."""
+        if not self.direct:
+            return await self.block_in_scope(block, args, dollar_under, input_items)
+        self.direct = False  # a cmdlet consumes what the block writes
+        try:
+            return await self.block_in_scope(block, args, dollar_under, input_items)
+        finally:
+            self.direct = True
+
+    async def block_in_scope(self, block: ScriptBlock, args: list[Any], dollar_under: Any,
+                             input_items: Any) -> list[Any]:
         scope = Scope(block.scope)
         if dollar_under is not UNSET:
             scope.set_local("_", dollar_under)
+        if block.node.named is not None or (args and any(isinstance(a, NamedArg) for a in args)):
+            return await self.run_callable(block.params, block.node.body, block.node.named,
+                                           scope, args, input_items, "scriptblock")
         for i, decl in enumerate(block.params):
             if i < len(args):
                 value = args[i]
             else:
                 value = None if decl.default is None else await self.eval(decl.default, scope)
             scope.set_local(decl.name, value)
-        scope.set_local("args", args[len(block.params):])
+        scope.set_local("args", args[len(block.params):] if args else [])
         if input_items is not None:
             scope.set_local("input", input_items)
         body = block.node.body
         if len(body) == 1 and type(body[0]) in EXPRESSIONS:  # fast path: { $_.x -gt 5 }
             return unroll(await self.eval(body[0], scope))
-        try:
-            return await self.block(body, scope)
-        except ReturnSignal as ret:
-            return ret.output
+        return await self.body_output(body, scope)
 
     # ---- expressions ----------------------------------------------------------------------
 
     async def eval(self, node: ast.Node, scope: Scope) -> Any:
+        if self.direct:  # an expression's output is a value, not console output
+            self.direct = False
+            try:
+                return await self.eval_node(node, scope)
+            finally:
+                self.direct = True
         handler = EXPRESSIONS.get(type(node))
         if handler is None:
-            if isinstance(node, (ast.Pipeline, ast.Command, ast.Assign, ast.If, ast.Foreach,
-                                 ast.While)):
+            return await self.eval_node(node, scope)
+        try:
+            return await handler(self, node, scope)
+        except (OperatorError, DotNetError, OverflowError) as exc:
+            raise self.located(operator_error(exc), node) from None
+
+    async def eval_node(self, node: ast.Node, scope: Scope) -> Any:
+        handler = EXPRESSIONS.get(type(node))
+        if handler is None:
+            if isinstance(node, (ast.Pipeline, ast.Command, ast.Assign) + STATEMENT_VALUES):
                 return await self.value_of(node, scope)
             raise self.located(RuntimeFayError(f"cannot evaluate {type(node).__name__}"), node)
         try:
             return await handler(self, node, scope)
-        except OperatorError as exc:
-            raise self.located(RuntimeFayError(str(exc)), node) from None
+        except (OperatorError, DotNetError, OverflowError) as exc:
+            raise self.located(operator_error(exc), node) from None
 
     async def eval_literal(self, node: ast.Literal, scope: Scope) -> Any:
         return node.value
 
     async def eval_expand(self, node: ast.ExpandString, scope: Scope) -> Any:
-        parts = [p if isinstance(p, str) else to_string(await self.eval(p, scope))
-                 for p in node.parts]
+        parts: list[str] = []
+        for p in node.parts:
+            if isinstance(p, str):
+                parts.append(p)
+                continue
+            value = await self.eval(p, scope)
+            if isinstance(value, (list, tuple)):  # "$arr" joins with $OFS (default a space)
+                found, ofs = scope.lookup("OFS")
+                sep = to_string(ofs) if found and ofs is not None else " "
+                parts.append(sep.join(to_string(v) for v in value))
+            else:
+                parts.append(to_string(value))
         return "".join(parts)
 
     async def eval_var(self, node: ast.VarRef, scope: Scope) -> Any:
         name = node.name
         low = name.lower()
-        if low.startswith("env:"):
-            return os.environ.get(name[4:])
+        if ":" in low:
+            prefix, _, rest = low.partition(":")
+            if prefix == "env":
+                return os.environ.get(name[4:])
+            if prefix in ("global", "script", "local", "private"):
+                where = self.state.globals if prefix in ("global", "script") else scope
+                found, value = where.lookup(rest)
+                return value if found else None
         if low == "psitem":
             low = "_"
         found, value = scope.lookup(low)
@@ -512,6 +1247,33 @@ class Interpreter:
 
     async def eval_member(self, node: ast.Member, scope: Scope) -> Any:
         return member(await self.eval(node.obj, scope), node.name)
+
+    async def eval_typelit(self, node: ast.TypeLit, scope: Scope) -> Any:
+        return TypeName(node.name)
+
+    async def eval_static(self, node: ast.StaticMember, scope: Scope) -> Any:
+        args = None if node.args is None else [await self.eval(a, scope) for a in node.args]
+        if dotnet.short_type(node.type) in ("scriptblock", "management.automation.scriptblock") \
+                and node.name.lower() == "create" and args:
+            return self.script_block_of(to_string(args[0]), scope)
+        return static_member(node.type, node.name, args)
+
+    def script_block_of(self, text: str, scope: Scope) -> ScriptBlock:
+        """``[scriptblock]::Create(text)``: the text parsed as a block's body."""
+        script = self.parse("{" + text + "\n}", "<scriptblock>")
+        lit = script.statements[0]
+        if isinstance(lit, ast.Pipeline):
+            lit = lit.elements[0]
+        if not isinstance(lit, ast.ScriptBlockLit):
+            raise RuntimeFayError("[scriptblock]::Create: the text is not a script block body")
+        return ScriptBlock(lit, scope, self)
+
+    async def eval_ternary(self, node: ast.Ternary, scope: Scope) -> Any:
+        cond = truthy(await self.eval(node.cond, scope))
+        return await self.eval(node.then if cond else node.other, scope)
+
+    async def eval_redirected(self, node: ast.Redirected, scope: Scope) -> Any:
+        return single_or_list(await self.exec_redirected(node, scope))
 
     async def eval_index(self, node: ast.Index, scope: Scope) -> Any:
         obj = await self.eval(node.obj, scope)
@@ -526,25 +1288,88 @@ class Interpreter:
         obj = await self.eval(node.obj, scope)
         args = [await self.eval(a, scope) for a in node.args]
         low = node.name.lower()
-        if isinstance(obj, ScriptBlock) and low == "invoke":
+        if is_relation(obj):
+            obj = obj.records()
+        if isinstance(obj, ScriptBlock) and low in ("invoke", "invokereturnasis"):
             return single_or_list(await obj.invoke(*args))
         result = call_method(obj, node.name, args)  # dates and durations (lang/dates.py)
         if result is not NOT_HANDLED:
             return result
+        if low == "gettype" and not args and not hasattr(obj, "GetType"):
+            return TypeInfo(type_name_of(obj), "System." + type_name_of(obj))
         if isinstance(obj, str):
             return string_method(obj, node.name, args)
-        if isinstance(obj, list) and low == "contains" and len(args) == 1:
-            return compare("contains", obj, args[0])
-        if isinstance(obj, dict) and low == "containskey" and len(args) == 1:
-            return any(str(k).lower() == str(args[0]).lower() for k in obj)
-        if low == "tostring" and not args:
-            return to_string(obj)
-        raise OperatorError(f"{type(obj).__name__} has no method {node.name}()")
+        if isinstance(obj, (list, dict)):
+            handled, value = await self.collection_method(obj, low, args)
+            if handled:
+                return value
+        method = getattr(obj, node.name, None) if not isinstance(obj, (int, float)) else None
+        if callable(method) and node.name[:1].isupper():
+            try:
+                return method(*args)
+            except TypeError as exc:
+                raise OperatorError(f"{node.name}(): {exc}") from None
+        if low == "tostring":
+            return number_to_string(obj, args)
+        if low in ("equals", "compareto") and len(args) == 1:
+            eq = compare("eq", obj, args[0])
+            return eq if low == "equals" else (0 if eq else (-1 if compare("lt", obj, args[0]) else 1))
+        raise OperatorError(f"{type_name_of(obj)} has no method {node.name}() "
+                            f"(with {len(args)} arguments)")
+
+    async def collection_method(self, obj: list[Any] | dict[Any, Any], low: str,
+                                args: list[Any]) -> tuple[bool, Any]:
+        """Array and hashtable methods: Contains, IndexOf, Add, Remove, ContainsKey, Where ..."""
+        if isinstance(obj, dict):
+            key = _dict_key(obj, args[0]) if args else None
+            table: dict[str, Callable[[], Any]] = {
+                "containskey": lambda: any(str(k).lower() == str(args[0]).lower() for k in obj),
+                "containsvalue": lambda: any(compare("eq", v, args[0]) for v in obj.values()),
+                "add": lambda: obj.__setitem__(key, args[1]) if key not in obj else _dup(key),
+                "remove": lambda: obj.pop(key, None) and None,
+                "clear": obj.clear, "clone": lambda: type(obj)(obj),
+                "getenumerator": lambda: [DictionaryEntry(k, v) for k, v in obj.items()],
+            }
+        else:
+            table = {
+                "contains": lambda: compare("contains", obj, args[0]),
+                "indexof": lambda: next((i for i, v in enumerate(obj)
+                                         if compare("eq", v, args[0])), -1),
+                "add": lambda: obj.append(args[0]), "clear": obj.clear,
+                "remove": lambda: _remove_first(obj, args[0]),
+                "removeat": lambda: obj.pop(int(to_number(args[0]))) and None,
+                "insert": lambda: obj.insert(int(to_number(args[0])), args[1]),
+                "clone": lambda: list(obj), "toarray": lambda: list(obj),
+                "reverse": obj.reverse, "sort": lambda: obj.sort(key=_sort_key),
+            }
+        if low in table:
+            try:
+                return True, table[low]()
+            except (IndexError, TypeError, ValueError) as exc:
+                raise OperatorError(f"{low}({len(args)} arguments): {exc or 'bad arguments'}") \
+                    from None
+        if low in ("where", "foreach") and isinstance(obj, list) and args:
+            block = args[0]
+            out: list[Any] = []
+            for item in obj:
+                res = await block.invoke(dollar_under=item)
+                if low == "foreach":
+                    out.extend(res)
+                elif truthy(single_or_list(res)):
+                    out.append(item)
+            return True, out
+        return False, None
 
     async def eval_unary(self, node: ast.Unary, scope: Scope) -> Any:
         value = await self.eval(node.operand, scope)
         if node.op == "-not":
             return not truthy(value)
+        if node.op in ("-split", "-isplit", "-csplit"):
+            return [part for v in unroll(value) for part in to_string(v).split()]
+        if node.op == "-join":
+            return "".join(to_string(v) for v in unroll(value))
+        if node.op == "-bnot":
+            return ~int(to_number(value))
         if node.op == "-":
             return -to_number(value)
         return to_number(value)
@@ -552,12 +1377,43 @@ class Interpreter:
     async def eval_binary(self, node: ast.Binary, scope: Scope) -> Any:
         op = node.op
         left = await self.eval(node.left, scope)
-        if op == "and":
-            return truthy(left) and truthy(await self.eval(node.right, scope))
-        if op == "or":
-            return truthy(left) or truthy(await self.eval(node.right, scope))
+        if op in SHORT_CIRCUIT:
+            if op == "and":
+                return truthy(left) and truthy(await self.eval(node.right, scope))
+            if op == "or":
+                return truthy(left) or truthy(await self.eval(node.right, scope))
+            return left if left is not None else await self.eval(node.right, scope)
         right = await self.eval(node.right, scope)
+        if op not in REGEX_OPS:
+            return binary_op(op, left, right)
+        if op in ("replace", "ireplace", "creplace") and isinstance(right, list) and \
+                len(right) == 2 and isinstance(right[1], ScriptBlock):
+            return await self.replace_with_block(left, right[0], right[1], op == "creplace")
+        if op in ("match", "imatch", "cmatch") and not isinstance(left, (list, tuple)):
+            m = dotnet.regex(to_string(right), op == "cmatch").search(to_string(left))
+            if m is not None:
+                scope.set("Matches", Hashtable(dotnet.matches_table(m)))
+            return m is not None
         return binary_op(op, left, right)
+
+    async def replace_with_block(self, left: Any, pattern: Any, block: ScriptBlock,
+                                 case: bool) -> Any:
+        """``-replace pattern, { $_.Value ... }``: each match replaced by the block's output."""
+        rx = dotnet.regex(to_string(pattern), case)
+
+        async def one(text: str) -> str:
+            out, pos = [], 0
+            for m in rx.finditer(text):
+                match = MatchInfo(m.group(0), m.start(), len(m.group(0)),
+                                  [MatchGroup(g or "") for g in (m.group(0), *m.groups())])
+                out.append(text[pos:m.start()])
+                out.append(to_string(single_or_list(await block.invoke(dollar_under=match))))
+                pos = m.end()
+            return "".join(out) + text[pos:]
+
+        if isinstance(left, (list, tuple)):
+            return [await one(to_string(v)) for v in left]
+        return await one(to_string(left))
 
     async def eval_array(self, node: ast.ArrayLit, scope: Scope) -> Any:
         return [await self.eval(item, scope) for item in node.items]
@@ -579,7 +1435,7 @@ class Interpreter:
         return await self.value_of(inner, scope)
 
     async def eval_hash(self, node: ast.HashLit, scope: Scope) -> Any:
-        out: dict[str, Any] = {}
+        out: dict[str, Any] = Hashtable()
         for key_node, value_node in node.pairs:
             key = to_string(await self.eval(key_node, scope))
             out[_dict_key(out, key)] = await self.value_of(value_node, scope)
@@ -589,12 +1445,115 @@ class Interpreter:
         return ScriptBlock(node, scope, self)
 
     async def eval_cast(self, node: ast.Cast, scope: Scope) -> Any:
-        return convert(await self.eval(node.operand, scope), node.type)
+        value = await self.eval(node.operand, scope)
+        if is_relation(value) and node.type in ("array", "object[]"):
+            value = value.records()
+        return convert(value, node.type)
 
 
 def _no_func(ctx: Invocation, **kwargs: Any) -> None:
     """Placeholder callable for user functions' declarations (they run through the evaluator)."""
     return None
+
+
+class Collecting:
+    """While a block runs in the console's direct line, its output list is a flush sink."""
+
+    __slots__ = ("out", "sinks")
+
+    def __init__(self, sinks: list[list[Any]], out: list[Any]) -> None:
+        self.sinks, self.out = sinks, out
+
+    def __enter__(self) -> None:
+        self.sinks.append(self.out)
+
+    def __exit__(self, *exc: object) -> None:
+        sinks = self.sinks
+        for i in range(len(sinks) - 1, -1, -1):
+            if sinks[i] is self.out:
+                del sinks[i]
+                return
+
+
+class FlushingHost:
+    """The host while a top-level statement runs: host text first shows pending output."""
+
+    def __init__(self, host: Host, interp: Interpreter) -> None:
+        self.host = host
+        self.interp = interp
+
+    def write_host(self, text: str, color: str | None = None, newline: bool = True) -> None:
+        self.interp.flush()
+        self.host.write_host(text, color, newline)
+
+    def verbose(self, message: str) -> None:
+        self.interp.flush()
+        self.host.verbose(message)
+
+    def warning(self, message: str) -> None:
+        self.interp.flush()
+        self.host.warning(message)
+
+    def error(self, message: str) -> None:
+        self.interp.flush()
+        self.host.error(message)
+
+    def progress(self, description: str, total: float | None = None,
+                 unit: str = "") -> ProgressTask:
+        return self.host.progress(description, total, unit)
+
+    def confirm(self, question: str) -> bool:
+        return self.host.confirm(question)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.host, name)
+
+
+def _sync_output(on_output: OutputCallback) -> Callable[[list[Any]], None]:
+    def show(items: list[Any]) -> None:
+        res = on_output(items)
+        if inspect.isawaitable(res):
+            asyncio.ensure_future(res)
+    return show
+
+
+def automatic_variables() -> dict[str, Any]:
+    """PowerShell's automatic variables a script may read before anything sets them."""
+    from fayshell import __version__
+
+    return {
+        "?": True, "Error": [], "HOME": os.path.expanduser("~"), "PID": os.getpid(),
+        "IsLinux": sys.platform.startswith("linux"), "IsMacOS": sys.platform == "darwin",
+        "IsWindows": sys.platform == "win32", "IsCoreCLR": True,
+        "PSVersionTable": Hashtable(PSVersion="7.4", PSEdition="Core",
+                                    FayshellVersion=__version__, Platform=sys.platform),
+        "PSEdition": "Core", "VerbosePreference": "SilentlyContinue",
+        "DebugPreference": "SilentlyContinue", "WarningPreference": "Continue",
+    }
+
+
+def command_line_args(words: list[Any]) -> list[Any]:
+    """A script's command-line words as arguments: ``-Name`` starts a named one."""
+    out: list[Any] = []
+    for word in words:
+        if isinstance(word, str) and re.fullmatch(r"-[A-Za-z_][A-Za-z0-9_]*(:.*)?", word):
+            name, _, value = word[1:].partition(":")
+            out.append(NamedArg(name, value if value else NO_VALUE))
+        else:
+            out.append(word)
+    return out
+
+
+def callable_spec(name: str, params: list[ast.ParamDecl]) -> Cmdlet:
+    """A binder declaration for a function's or script block's ``param()``."""
+    declared = tuple(
+        Param(p.name, _param_type(p.type), position=i, default=p.default,
+              pipeline="value" if p.from_pipeline else "")
+        for i, p in enumerate(params) if _param_type(p.type) is not bool
+    ) + tuple(Param(p.name, bool) for p in params if _param_type(p.type) is bool)
+    rest = (Param("args", "any", rest=True),)
+    return Cmdlet(name=name, func=_no_func, synopsis=f"function {name}",
+                  params=declared + rest, family="function")
 
 
 def _param_type(declared: str | None) -> Any:
@@ -612,23 +1571,43 @@ def _dict_key(d: dict[str, Any], key: Any) -> str:
 
 
 def member(obj: Any, name: str) -> Any:
-    """``obj.name`` with PowerShell's extras: Count/Length, and member enumeration on arrays."""
+    """``obj.name`` with PowerShell's extras: Count/Length, and member enumeration on arrays.
+
+    A relation is rows: ``.Count`` counts them in DuckDB, unless the relation holds one row
+    with a column of that name (``(… | Measure-Object).Count`` is that row's Count)."""
     low = name.lower()
     if is_relation(obj):
+        has_column = any(c.lower() == low for c in obj.columns())
         if low in ("count", "length"):
-            return obj.wrap("count(*)").scalar()
+            rows = obj.wrap("count(*)").scalar()
+            if not (has_column and rows == 1):
+                return rows
         obj = obj.records()
+        if len(obj) == 1:
+            obj = obj[0]
     if isinstance(obj, (list, tuple)):
-        if low in ("count", "length"):
+        if low in ("count", "length", "longlength"):
             return len(obj)
         return single_or_list([v for v in (member(item, name) for item in obj) if v is not None])
-    if isinstance(obj, str) and low == "length":
-        return len(obj)
-    if isinstance(obj, dict) and low == "count" and not any(str(k).lower() == "count" for k in obj):
-        return len(obj)
-    if isinstance(obj, dict) and low == "keys":
-        return list(obj)
-    if obj is not None and not is_record(obj) and low == "count":
+    if obj is None:
+        return 0 if low in ("count", "length") else None
+    if isinstance(obj, str):
+        if low == "length":
+            return len(obj)
+        if low == "count":
+            return 1
+    if isinstance(obj, dict):
+        key = next((k for k in obj if str(k).lower() == low), None)
+        if key is not None:
+            return obj[key]
+        if low == "count":
+            return len(obj)
+        if low == "keys":
+            return list(obj)
+        if low == "values":
+            return list(obj.values())
+        return None
+    if not is_record(obj) and low in ("count", "length"):
         return 1
     return get_property(obj, name)
 
@@ -636,9 +1615,10 @@ def member(obj: Any, name: str) -> Any:
 def index_value(obj: Any, key: Any) -> Any:
     if isinstance(obj, (list, tuple, str)):
         try:
-            return obj[int(to_number(key))]
+            item = obj[int(to_number(key))]
         except IndexError:
             return None
+        return Char(item) if isinstance(obj, str) else item
     if isinstance(obj, Mapping):
         return get_property(obj, to_string(key))
     if obj is None:
@@ -649,49 +1629,348 @@ def index_value(obj: Any, key: Any) -> Any:
 
 
 def binary_op(op: str, left: Any, right: Any) -> Any:
-    """All binary operators except the short-circuit ``-and``/``-or``."""
+    """All binary operators except the short-circuit ``-and``/``-or``/``??``."""
     if op in "+-*/%":
         return arithmetic(op, left, right)
     if op == "xor":
         return truthy(left) != truthy(right)
+    if op in BITWISE:
+        return BITWISE[op](int(to_number(left)), int(to_number(right)))
     if op == "..":
-        a, b = int(to_number(left)), int(to_number(right))
-        return list(range(a, b + 1)) if a <= b else list(range(a, b - 1, -1))
+        return range_values(left, right)
     if op == "f":
         args = right if isinstance(right, list) else [right]
-        return to_string(left).format(*args)
+        return dotnet.composite_format(to_string(left), args, to_string)
     if op == "join":
         return to_string(right).join(to_string(v) for v in unroll(left))
-    if op == "split":
-        return re.split(to_string(right), to_string(left), flags=re.IGNORECASE)
-    if op == "replace":
-        pat, rep = (right + [""])[:2] if isinstance(right, list) else (right, "")
-        return re.sub(to_string(pat), to_string(rep).replace("$", "\\"), to_string(left),
-                      flags=re.IGNORECASE)
+    if op in ("split", "isplit", "csplit"):
+        return split_op(left, right, op == "csplit")
+    if op in ("replace", "ireplace", "creplace"):
+        return replace_op(left, right, op == "creplace")
     if op in ("is", "isnot"):
         hit = is_type(left, to_string(right))
         return hit if op == "is" else not hit
+    if op == "as":
+        try:
+            return convert(left, to_string(right))
+        except (OperatorError, DotNetError, ValueError):
+            return None
     return compare(op, left, right)
 
 
+#: The most elements a range may have (PowerShell refuses huge ranges too).
+MAX_RANGE = 50_000_000
+
+BITWISE: dict[str, Callable[[int, int], int]] = {
+    "band": lambda a, b: a & b, "bor": lambda a, b: a | b, "bxor": lambda a, b: a ^ b,
+    "shl": lambda a, b: a << (b & 63), "shr": lambda a, b: a >> (b & 63),
+}
+
+
+def range_values(left: Any, right: Any) -> list[Any]:
+    """``1..5``, ``5..1`` and character ranges ``'a'..'e'``."""
+    if isinstance(left, str) and isinstance(right, str) and len(left) == 1 == len(right) \
+            and not (left.isdigit() and right.isdigit()):
+        a, b = ord(left), ord(right)
+        step = 1 if a <= b else -1
+        return [chr(c) for c in range(a, b + step, step)]
+    a, b = int(to_number(left)), int(to_number(right))
+    if abs(b - a) >= MAX_RANGE:
+        raise OperatorError(f"the range {a}..{b} has more than {MAX_RANGE:,} elements")
+    return list(range(a, b + 1)) if a <= b else list(range(a, b - 1, -1))
+
+
+def split_op(left: Any, right: Any, case: bool) -> list[str]:
+    """``-split pattern[, max[, options]]`` on each string of the left side."""
+    parts = right if isinstance(right, list) else [right]
+    pattern = to_string(parts[0])
+    limit = min(int(to_number(parts[1])), MAX_RANGE) if len(parts) > 1 else 0
+    options = to_string(parts[2]).lower() if len(parts) > 2 else ""
+    if "simplematch" in options:
+        pattern = re.escape(pattern)
+    flags = (re.MULTILINE if "multiline" in options else 0) | \
+        (re.DOTALL if "singleline" in options else 0)
+    rx = dotnet.regex(pattern, case and "ignorecase" not in options, flags)
+    out: list[str] = []
+    for item in unroll(left):
+        out.extend(rx.split(to_string(item), maxsplit=max(limit - 1, 0)))
+    return [p if p is not None else "" for p in out]
+
+
+def replace_op(left: Any, right: Any, case: bool) -> Any:
+    """``-replace pattern, replacement`` with .NET ``$1``/``${name}`` substitutions."""
+    parts = list(right) if isinstance(right, list) else [right]
+    if not parts or len(parts) > 2:
+        raise OperatorError("-replace takes a pattern and an optional replacement")
+    pat, rep = parts[0], parts[1] if len(parts) > 1 else ""
+    rx = dotnet.regex(to_string(pat), case)
+    if isinstance(rep, ScriptBlock):
+        raise OperatorError("-replace with a script block is not supported")
+    func = dotnet.replacement(to_string(rep))
+    if isinstance(left, (list, tuple)):
+        return [rx.sub(func, to_string(v)) for v in left]
+    return rx.sub(func, to_string(left))
+
+
 TYPE_CHECKS: dict[str, tuple[type, ...]] = {
-    "int": (int,), "long": (int,), "double": (float,), "float": (float,), "string": (str,),
-    "bool": (bool,), "array": (list, tuple), "hashtable": (dict,), "scriptblock": (ScriptBlock,),
-    "datetime": (datetime,), "timespan": (Duration,),
+    "int": (int,), "int32": (int,), "long": (int,), "int64": (int,), "double": (float,),
+    "float": (float,), "single": (float,), "decimal": (float,), "string": (str,),
+    "bool": (bool,), "boolean": (bool,), "array": (list, tuple), "object[]": (list, tuple),
+    "hashtable": (dict,), "collections.hashtable": (dict,), "scriptblock": (ScriptBlock,),
+    "pscustomobject": (dict,), "valuetype": (int, float, bool), "char": (str,),
+    "datetime": (datetime.datetime,), "timespan": (Duration,),
+    "exception": (ExceptionValue,), "management.automation.errorrecord": (ErrorRecordValue,),
+    "errorrecord": (ErrorRecordValue,),
 }
 
 
 def is_type(value: Any, name: str) -> bool:
     """``$x -is [int]``; bools are not ints here, as in PowerShell."""
-    types = TYPE_CHECKS.get(name.lower())
+    low = dotnet.short_type(name)
+    if low in ("object", "psobject"):
+        return value is not None
+    types = TYPE_CHECKS.get(low)
     if types is None:
         raise OperatorError(f"unknown type [{name}]")
     if isinstance(value, bool) and bool not in types:
         return False
+    if low == "char":
+        return isinstance(value, str) and len(value) == 1
+    if low in ("int", "int32", "long", "int64") and isinstance(value, (Duration, Size)):
+        return False
     return isinstance(value, types)
 
 
+def static_member(type_name: str, name: str, args: list[Any] | None) -> Any:
+    """``[math]::Round(2.5)``, ``[int]::MaxValue``, ``[string]::Join(',', $a)`` ..."""
+    dated = date_static(type_name, name, args)  # [datetime]::Now, [timespan]::FromMinutes(5)
+    if dated is not NOT_HANDLED:
+        return dated
+    t, low = dotnet.short_type(type_name), name.lower()
+    if low == "new" and args is not None and (
+            t in ("collections.arraylist", "array", "object[]") or
+            t.startswith("collections.generic.list")):
+        return list(unroll(args[0])) if args and isinstance(args[0], list) else []
+    if low == "new" and args is not None and t in ("hashtable", "collections.hashtable",
+                                                     "collections.specialized.ordereddictionary"):
+        return Hashtable()
+    if low == "new" and args is not None and ("exception" in t or t.endswith("errorrecord")):
+        message = to_string(args[0]) if args else f"Exception of type '{type_name}' was thrown."
+        return ExceptionValue(message, _full_type_name(type_name))
+    if t == "math" and low in dotnet.MATH:
+        fn = dotnet.MATH[low]
+        if args is None:
+            return fn
+        try:
+            return fn(*[to_number(a) for a in args])
+        except (TypeError, ValueError, OverflowError) as exc:
+            raise OperatorError(f"[math]::{name}({len(args)} arguments): {exc}") from None
+    if args is None and low in dotnet.LIMITS.get(t, {}):
+        return dotnet.LIMITS[t][low]
+    if args is None and (t.endswith("options") or t in dotnet.ENUMS):
+        return name  # an enum value such as [StringSplitOptions]::RemoveEmptyEntries
+    if args is not None:
+        handled, value = _static_call(t, low, args)
+        if handled:
+            return value
+    raise OperatorError(f"[{type_name}] has no static member {name}"
+                        + ("()" if args is not None else ""))
+
+
+def _full_type_name(type_name: str) -> str:
+    if "." in type_name:
+        return type_name if not type_name.lower().startswith("system.") else \
+            "System." + type_name[7:]
+    return "System." + type_name
+
+
+def _static_call(t: str, low: str, args: list[Any]) -> tuple[bool, Any]:
+    text = [to_string(a) for a in args]
+    calls: dict[tuple[str, str], Callable[[], Any]] = {
+        ("string", "isnullorempty"): lambda: args[0] is None or text[0] == "",
+        ("string", "isnullorwhitespace"): lambda: args[0] is None or text[0].strip() == "",
+        ("string", "join"): lambda: text[0].join(to_string(v) for a in args[1:] for v in unroll(a)),
+        ("string", "concat"): lambda: "".join(text),
+        ("string", "format"): lambda: dotnet.composite_format(
+            text[0], args[1] if len(args) == 2 and isinstance(args[1], list) else args[1:],
+            to_string),
+        ("string", "compare"): lambda: (text[0] > text[1]) - (text[0] < text[1]),
+        ("int", "parse"): lambda: int(text[0]), ("int32", "parse"): lambda: int(text[0]),
+        ("double", "parse"): lambda: float(text[0]),
+        ("convert", "toint32"): lambda: int(text[0], int(to_number(args[1])))
+        if len(args) > 1 else convert(args[0], "int"),
+        ("convert", "tostring"): lambda: _to_base(int(to_number(args[0])), int(to_number(args[1])))
+        if len(args) > 1 else to_string(args[0]),
+        ("convert", "toboolean"): lambda: convert(args[0], "bool"),
+        ("convert", "todouble"): lambda: convert(args[0], "double"),
+        ("regex", "escape"): lambda: re.escape(text[0]),
+        ("regex", "ismatch"): lambda: dotnet.regex(text[1], True).search(text[0]) is not None,
+        ("regex", "replace"): lambda: dotnet.regex(text[1], True).sub(
+            dotnet.replacement(text[2]), text[0]),
+        ("regex", "split"): lambda: dotnet.regex(text[1], True).split(text[0]),
+        ("regex", "matches"): lambda: [MatchInfo(m.group(0), m.start(), len(m.group(0)),
+                                                 [MatchGroup(g or "") for g in
+                                                  (m.group(0), *m.groups())])
+                                       for m in dotnet.regex(text[1], True).finditer(text[0])],
+        ("regex", "match"): lambda: next(
+            (MatchInfo(m.group(0), m.start(), len(m.group(0)),
+                       [MatchGroup(g or "") for g in (m.group(0), *m.groups())], True)
+             for m in [dotnet.regex(text[1], True).search(text[0])] if m is not None),
+            MatchInfo("", 0, 0, [], False)),
+        ("char", "isdigit"): lambda: text[0].isdigit(),
+        ("char", "isletter"): lambda: text[0].isalpha(),
+        ("char", "isupper"): lambda: text[0].isupper(),
+        ("char", "islower"): lambda: text[0].islower(),
+        ("char", "iswhitespace"): lambda: text[0].isspace(),
+        ("array", "reverse"): lambda: args[0].reverse() if isinstance(args[0], list) else None,
+        ("array", "indexof"): lambda: next((i for i, v in enumerate(unroll(args[0]))
+                                            if compare("eq", v, args[1])), -1),
+    }
+    fn = calls.get((t, low))
+    if fn is None:
+        return False, None
+    try:
+        return True, fn()
+    except (ValueError, IndexError, TypeError, KeyError) as exc:
+        raise OperatorError(f"[{t}]::{low}({len(args)} arguments): {exc}") from None
+
+
+def _to_base(n: int, base: int) -> str:
+    return {2: format(n, "b"), 8: format(n, "o"), 10: str(n), 16: format(n, "x")}[base]
+
+
+def number_to_string(obj: Any, args: list[Any]) -> str:
+    """``$x.ToString()`` and ``$n.ToString('N2')``."""
+    if args:
+        return dotnet.format_item(obj, to_string(args[0]), to_string)
+    return to_string(obj)
+
+
+def _dup(key: Any) -> None:
+    raise OperatorError(f"item has already been added: key {key!r}")
+
+
+def _remove_first(items: list[Any], value: Any) -> None:
+    for i, v in enumerate(items):
+        if compare("eq", v, value):
+            del items[i]
+            return
+
+
+def _sort_key(value: Any) -> tuple[int, Any]:
+    return (0, value.casefold()) if isinstance(value, str) else (1, value)
+
+
+#: Catch types by their .NET names (without ``System.``) -> fayshell error classes.
+CATCH_TYPES: dict[str, tuple[type[BaseException], ...]] = {
+    "exception": (Exception,), "systemexception": (Exception,),
+    "management.automation.runtimeexception": (Exception,), "runtimeexception": (Exception,),
+    "management.automation.commandnotfoundexception": (CommandNotFound,),
+    "commandnotfoundexception": (CommandNotFound,),
+    "management.automation.parameterbindingexception": (ParameterError,),
+    "parameterbindingexception": (ParameterError,),
+    "argumentexception": (ParameterError,),
+    "dividebyzeroexception": (DivideByZero,), "arithmeticexception": (DivideByZero,),
+    "management.automation.psinvalidcastexception": (CastError,),
+    "invalidcastexception": (CastError,), "psinvalidcastexception": (CastError,),
+    "formatexception": (CastError,),
+    "management.automation.itemnotfoundexception": (CommandError,),
+    "io.ioexception": (CommandError,), "io.filenotfoundexception": (CommandError,),
+    "invalidoperationexception": (RuntimeFayError,),
+}
+
+
+def error_matches(exc: RuntimeFayError, types: list[str]) -> bool:
+    """Does a ``catch [T1], [T2]`` (or ``trap [T]``) take this error? No types takes all."""
+    if not types:
+        return True
+    for name in types:
+        low = dotnet.short_type(name)
+        if isinstance(exc, ThrownError):
+            thrown = dotnet.short_type(exc.type_name)
+            if thrown == low or thrown.rsplit(".", 1)[-1] == low.rsplit(".", 1)[-1] or \
+                    low in ("exception", "systemexception", "runtimeexception",
+                            "management.automation.runtimeexception"):
+                return True
+            continue
+        classes = CATCH_TYPES.get(low)
+        if classes is not None and isinstance(exc.cause or exc, classes):
+            return True
+        if any(cls.__name__.lower() == low for cls in type(exc).__mro__):
+            return True
+    return False
+
+
+def dotnet_type_of(exc: RuntimeFayError) -> str:
+    """The .NET exception type name a PowerShell user would see for a fayshell error."""
+    cause = exc.cause or exc
+    for name, classes in CATCH_TYPES.items():
+        if name.startswith(("management.", "io.")) or name in ("exception", "systemexception",
+                                                               "runtimeexception"):
+            continue
+        if classes != (Exception,) and isinstance(cause, classes):
+            return "System." + name[0].upper() + name[1:].replace("exception", "Exception")
+    if isinstance(exc, CommandNotFound):
+        return "System.Management.Automation.CommandNotFoundException"
+    if isinstance(exc, ParameterError):
+        return "System.Management.Automation.ParameterBindingException"
+    return "System.Management.Automation.RuntimeException"
+
+
+def operator_error(exc: Exception) -> RuntimeFayError:
+    """An operator's failure as a runtime error that remembers its cause (for typed catch)."""
+    if isinstance(exc, OverflowError):
+        err = RuntimeFayError(f"the number is too large: {exc}")
+        err.cause = exc
+        return err
+    err = RuntimeFayError(str(exc))
+    err.cause = exc
+    return err
+
+
+def read_lines(state: ShellState, path: str) -> list[str]:
+    """The lines of a text file, relative to the shell's location (``switch -File``)."""
+    full = os.path.join(getattr(state, "location", "") or os.getcwd(), os.path.expanduser(path))
+    try:
+        with open(full, encoding="utf-8") as f:
+            return f.read().splitlines()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise RuntimeFayError(f"switch -File: cannot read {path}: "
+                              f"{getattr(exc, 'strerror', None) or exc}") from None
+
+
+def write_text(state: ShellState, path: str, items: list[Any], append: bool) -> None:
+    """``> file`` / ``>> file``: the items rendered as the console would show them."""
+    from fayshell.render import render_plain
+
+    text = render_plain(items)
+    full = os.path.join(getattr(state, "location", "") or os.getcwd(), os.path.expanduser(path))
+    try:
+        with open(full, "a" if append else "w", encoding="utf-8") as f:
+            f.write(text + "\n" if text else "")
+    except OSError as exc:
+        raise RuntimeFayError(f"cannot write {path}: {exc.strerror or exc}") from None
+
+
+SHORT_CIRCUIT = frozenset({"and", "or", "??"})
+RECURSION_LIMIT = 20_000
+REGEX_OPS = frozenset({"replace", "ireplace", "creplace", "match", "imatch", "cmatch"})
+#: Variable names assignment treats specially.
+SPECIAL_NAMES = frozenset({"null", "true", "false", "psitem", "erroractionpreference"})
+NOTHING = contextlib.nullcontext()
+
+STATEMENT_VALUES = (ast.If, ast.Foreach, ast.While, ast.For, ast.DoLoop, ast.Switch, ast.Try,
+                    ast.Chain, ast.Redirected)
+
 STATEMENTS: dict[type, Callable[[Interpreter, Any, Scope], Awaitable[Any]]] = {
+    ast.For: Interpreter.exec_for,
+    ast.DoLoop: Interpreter.exec_do,
+    ast.Switch: Interpreter.exec_switch,
+    ast.Try: Interpreter.exec_try,
+    ast.Trap: Interpreter.exec_trap,
+    ast.Exit: Interpreter.exec_exit,
+    ast.Chain: Interpreter.exec_chain,
+    ast.Redirected: Interpreter.exec_redirected,
     ast.If: Interpreter.exec_if,
     ast.Foreach: Interpreter.exec_foreach,
     ast.While: Interpreter.exec_while,
@@ -718,4 +1997,8 @@ EXPRESSIONS: dict[type, Callable[[Interpreter, Any, Scope], Awaitable[Any]]] = {
     ast.HashLit: Interpreter.eval_hash,
     ast.ScriptBlockLit: Interpreter.eval_block,
     ast.Cast: Interpreter.eval_cast,
+    ast.TypeLit: Interpreter.eval_typelit,
+    ast.StaticMember: Interpreter.eval_static,
+    ast.Ternary: Interpreter.eval_ternary,
+    ast.IncDec: Interpreter.eval_incdec,
 }

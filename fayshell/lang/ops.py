@@ -5,13 +5,23 @@ from __future__ import annotations
 
 import fnmatch
 import functools
+import math
 import re
 from collections.abc import Callable, Mapping
 from datetime import datetime
 from types import ModuleType
 from typing import Any
 
-from fayshell.lang.values import Duration, Size, parse_unit_number
+from fayshell.lang.dotnet import DotNetError, format_double, regex
+from fayshell.lang.values import (
+    Char,
+    Duration,
+    Hashtable,
+    PSCustomObject,
+    Size,
+    TypeName,
+    parse_unit_number,
+)
 
 
 def _dates() -> ModuleType:
@@ -24,6 +34,14 @@ def _dates() -> ModuleType:
 
 class OperatorError(Exception):
     """An operator cannot apply to its operands; the evaluator adds the location."""
+
+
+class DivideByZero(OperatorError):
+    """``x / 0`` (PowerShell's DivideByZeroException)."""
+
+
+class CastError(OperatorError):
+    """A value does not convert to a type (PowerShell's PSInvalidCastException)."""
 
 
 FILTERING = {"eq", "ne", "gt", "ge", "lt", "le", "like", "notlike", "match", "notmatch"}
@@ -60,12 +78,12 @@ def to_number(value: Any) -> int | float:
         except ValueError:
             pass
         try:
-            return float(text)
+            return float(text) if text else 0
         except ValueError:
-            raise OperatorError(f"cannot convert {value!r} to a number") from None
+            raise CastError(f"cannot convert {value!r} to a number") from None
     if value is None:
         return 0
-    raise OperatorError(f"cannot convert {type_name(value)} to a number")
+    raise CastError(f"cannot convert {type_name(value)} to a number")
 
 
 def to_string(value: Any) -> str:
@@ -78,6 +96,12 @@ def to_string(value: Any) -> str:
         return " ".join(to_string(v) for v in value)
     if isinstance(value, datetime):  # "$date" is the invariant culture's text, as in PowerShell
         return _dates().invariant_text(value)
+    if type(value) is float:
+        return format_double(value)
+    if isinstance(value, dict) and not isinstance(value, Hashtable):
+        return "@{" + "; ".join(f"{k}={to_string(v)}" for k, v in value.items()) + "}"
+    if isinstance(value, Hashtable):
+        return "System.Collections.Hashtable"
     return str(value)
 
 
@@ -136,9 +160,9 @@ def _scalar_compare(op: str, left: Any, right: Any, case: bool) -> bool:
         return hit if op == "like" else not hit
     if op in ("match", "notmatch"):
         try:
-            found = re.search(to_string(right), to_string(left), 0 if case else re.IGNORECASE)
-        except re.error as exc:
-            raise OperatorError(f"invalid regular expression {right!r}: {exc}") from None
+            found = regex(to_string(right), case).search(to_string(left))
+        except DotNetError as exc:
+            raise OperatorError(str(exc)) from None
         return bool(found) if op == "match" else not found
     if left is None or right is None:
         if op == "eq":
@@ -190,17 +214,22 @@ def arithmetic(op: str, left: Any, right: Any) -> Any:
     if isinstance(left, datetime) or isinstance(right, datetime):
         return _dates().date_arithmetic(op, left, right)
     if op == "+":
+        if left is None and not isinstance(right, (int, float)):
+            return list(right) if isinstance(right, (list, tuple)) else right
         if isinstance(left, str):
             return left + to_string(right)
         if isinstance(left, (list, tuple)):
             return list(left) + (list(right) if isinstance(right, (list, tuple)) else [right])
         if isinstance(left, Mapping) and isinstance(right, Mapping):
-            return {**left, **right}
-    if op == "*":
-        if isinstance(left, str):
-            return left * int(to_number(right))
-        if isinstance(left, (list, tuple)):
-            return list(left) * int(to_number(right))
+            dup = [k for k in right if str(k).lower() in {str(x).lower() for x in left}]
+            if dup:
+                raise OperatorError(f"Item has already been added. Key in dictionary: '{dup[0]}'")
+            return type(left)({**left, **right}) if isinstance(left, dict) else {**left, **right}
+    if op == "*" and isinstance(left, (str, list, tuple)):
+        count = int(to_number(right))
+        if count * max(len(left), 1) > 100_000_000:
+            raise OperatorError(f"repeating {len(left)} items {count} times is too large")
+        return left * count if isinstance(left, str) else list(left) * count
     a, b = to_number(left), to_number(right)
     if op == "+":
         return _keep_unit(left, right, a + b)
@@ -209,12 +238,13 @@ def arithmetic(op: str, left: Any, right: Any) -> Any:
     if op == "*":
         return a * b
     if b == 0 and op in "/%":
-        raise OperatorError("attempted to divide by zero")
+        raise DivideByZero("Attempted to divide by zero.")
     if op == "/":
         q = a / b
         return int(q) if isinstance(a, int) and isinstance(b, int) and a % b == 0 else q
-    if op == "%":
-        return a % b
+    if op == "%":  # .NET remainder: the sign of the dividend
+        r = math.fmod(a, b)
+        return int(r) if isinstance(a, int) and isinstance(b, int) else r
     raise OperatorError(f"unknown operator {op}")
 
 
@@ -227,55 +257,167 @@ def _keep_unit(left: Any, right: Any, result: int | float) -> Any:
 
 
 def convert(value: Any, target: str) -> Any:
-    """A cast ``[int]$x``; raises OperatorError when the value does not convert."""
-    t = target.lower()
-    if t in ("int", "long", "int32", "int64"):
-        n = to_number(value)
-        return int(round(n)) if isinstance(n, float) else int(n)
-    if t in ("double", "float", "decimal", "single"):
-        return float(to_number(value))
-    if t == "string":
-        return to_string(value)
-    if t in ("bool", "boolean", "switch"):
-        return truthy(value)
-    if t in ("array", "object[]", "string[]", "int[]"):
-        items = value if isinstance(value, list) else ([] if value is None else [value])
-        inner = t[:-2] if t.endswith("[]") and t != "object[]" else None
-        return [convert(v, inner) for v in items] if inner else list(items)
-    if t in ("hashtable", "ordered", "pscustomobject"):
+    """A cast ``[int]$x``; raises CastError when the value does not convert."""
+    t = target.lower().strip()
+    if t.startswith("system."):
+        t = t[7:]
+    if t.endswith("[]") and t not in ("object[]", "psobject[]"):
+        items = value if isinstance(value, (list, tuple)) else ([] if value is None else [value])
+        if t == "char[]" and isinstance(value, str):
+            return [Char(c) for c in value]
+        return [convert(v, t[:-2]) for v in items]
+    simple = CONVERSIONS.get(t)
+    if simple is not None:
+        return simple(value)
+    if t in ("array", "object[]", "psobject[]", "collections.arraylist",
+             "collections.generic.list[object]"):
+        return list(value) if isinstance(value, (list, tuple)) else ([] if value is None else [value])
+    if t in ("hashtable", "ordered", "collections.hashtable"):
         if isinstance(value, Mapping):
-            return dict(value)
-        raise OperatorError(f"cannot convert {type_name(value)} to {target}")
-    if t in ("duration", "timespan"):
-        if isinstance(value, str) and ":" in value:
-            return _dates().parse_timespan(value)
-        n = to_number(value)
-        return n if isinstance(n, Duration) else Duration(int(n * 1e9))
-    if t == "datetime":
-        return _dates().to_datetime(value)
-    if t in ("object", "psobject"):
-        return value
+            return Hashtable(value)
+        raise CastError(f"cannot convert {type_name(value)} to {target}")
+    if t in ("pscustomobject", "psobject", "object"):
+        return PSCustomObject(value) if isinstance(value, Mapping) and t == "pscustomobject" \
+            else value
     raise OperatorError(f"unknown type [{target}]")
 
 
+def _to_int(value: Any) -> int:
+    if isinstance(value, Char):
+        return ord(value)
+    try:
+        n = to_number(value)
+    except CastError:
+        if not isinstance(value, str):
+            raise
+        raise CastError(f'Cannot convert value "{value}" to type "System.Int32". '
+                        'Error: "Input string was not in a correct format."') from None
+    if isinstance(n, float):
+        if n != n or n in (float("inf"), float("-inf")):
+            raise CastError(f"cannot convert {value} to an integer")
+        return int(round(n))
+    return int(n)
+
+
+def _to_char(value: Any) -> str:
+    if isinstance(value, str):
+        if len(value) != 1:
+            raise CastError(f'Cannot convert value "{value}" to type "System.Char". '
+                            'Error: "String must be exactly one character long."')
+        return Char(value)
+    return Char(chr(int(to_number(value))))
+
+
+def _to_datetime(value: Any) -> Any:
+    """``[datetime]x``: lang/dates parses PowerShell's date texts."""
+    return _dates().to_datetime(value)
+
+
+def _to_duration(value: Any) -> Duration:
+    if isinstance(value, str) and ":" in value:
+        return _dates().parse_timespan(value)
+    n = to_number(value)
+    return n if isinstance(n, Duration) else Duration(int(n * 1e9))
+
+
+def _to_bool(value: Any) -> bool:
+    return truthy(value)
+
+
+CONVERSIONS: dict[str, Callable[[Any], Any]] = {
+    **dict.fromkeys(("int", "long", "int32", "int64", "int16", "uint32", "uint64", "short",
+                     "byte", "sbyte"), _to_int),
+    **dict.fromkeys(("double", "float", "decimal", "single"), lambda v: float(to_number(v))),
+    "string": lambda v: to_string(v),
+    **dict.fromkeys(("bool", "boolean", "switch"), _to_bool),
+    "char": _to_char,
+    "datetime": _to_datetime,
+    **dict.fromkeys(("duration", "timespan"), _to_duration),
+    "regex": lambda v: to_string(v),
+    "scriptblock": lambda v: v,
+    "void": lambda v: None,
+    "type": lambda v: TypeName(to_string(v)),
+}
+
+
 def string_method(value: str, name: str, args: list[Any]) -> Any:
-    """The few .NET string methods scripts use (``ToUpper()``, ``Split(',')``, ...)."""
+    """The .NET string methods scripts use (``ToUpper()``, ``Split(',')``, ``PadLeft(5)`` ...)."""
     low = name.lower()
-    simple: dict[str, Callable[[str], str]] = {"toupper": str.upper, "tolower": str.lower, "trim": str.strip,
-              "trimstart": str.lstrip, "trimend": str.rstrip, "tostring": str}
-    if low in simple and not args:
-        return simple[low](value)
-    if low == "split":
-        return value.split(to_string(args[0])) if args else value.split()
-    if low == "replace" and len(args) == 2:
-        return value.replace(to_string(args[0]), to_string(args[1]))
-    if low in ("startswith", "endswith", "contains") and len(args) == 1:
-        arg = to_string(args[0])
-        return {"startswith": value.startswith, "endswith": value.endswith,
-                "contains": value.__contains__}[low](arg)
-    if low == "substring" and args:
-        start = int(to_number(args[0]))
-        return value[start:start + int(to_number(args[1]))] if len(args) > 1 else value[start:]
-    if low == "indexof" and len(args) == 1:
-        return value.find(to_string(args[0]))
-    raise OperatorError(f"string has no method {name}({len(args)} arguments)")
+    text = [to_string(a) for a in args]
+    method = STRING_METHODS.get((low, len(args))) or STRING_METHODS.get((low, -1))
+    if method is None:
+        raise OperatorError(f"String has no method {name}({len(args)} arguments)")
+    try:
+        return method(value, text, args)
+    except (ValueError, IndexError, TypeError) as exc:
+        raise OperatorError(f"{name}(): {exc}") from None
+
+
+def _trim(chars: list[str]) -> str | None:
+    return "".join(chars) if chars else None
+
+
+def _substring(s: str, a: list[Any]) -> str:
+    start = int(to_number(a[0]))
+    if start > len(s) or start < 0:
+        raise ValueError("startIndex cannot be larger than length of string")
+    if len(a) > 1:
+        length = int(to_number(a[1]))
+        if length < 0 or start + length > len(s):
+            raise ValueError("Index and length must refer to a location within the string")
+        return s[start:start + length]
+    return s[start:]
+
+
+def _split(s: str, t: list[str], a: list[Any]) -> list[str]:
+    """.NET ``Split``: on each separator string (PowerShell 7 binds a string as one separator)."""
+    options = {x.lower() for x in t if x.lower() in ("removeemptyentries", "trimentries", "none")}
+    counts = [int(v) for v in a if isinstance(v, int) and not isinstance(v, bool)]
+    seps = [x for x, v in zip(t, a, strict=True)
+            if x.lower() not in options and not (isinstance(v, int) and not isinstance(v, bool))]
+    seps = [c for sep in seps for c in (list(sep) if isinstance(a[0], list) else [sep])]
+    pattern = "|".join(re.escape(x) for x in seps if x) or r"\s"
+    parts = re.split(pattern, s, maxsplit=max(counts[0] - 1, 0) if counts else 0)
+    if "trimentries" in options:
+        parts = [p.strip() for p in parts]
+    if "removeemptyentries" in options:
+        parts = [p for p in parts if p]
+    return parts
+
+
+STRING_METHODS: dict[tuple[str, int], Callable[[str, list[str], list[Any]], Any]] = {
+    ("toupper", 0): lambda s, t, a: s.upper(),
+    ("tolower", 0): lambda s, t, a: s.lower(),
+    ("toupperinvariant", 0): lambda s, t, a: s.upper(),
+    ("tolowerinvariant", 0): lambda s, t, a: s.lower(),
+    ("trim", -1): lambda s, t, a: s.strip(_trim(t)),
+    ("trimstart", -1): lambda s, t, a: s.lstrip(_trim(t)),
+    ("trimend", -1): lambda s, t, a: s.rstrip(_trim(t)),
+    ("tostring", 0): lambda s, t, a: s,
+    ("split", -1): _split,
+    ("replace", 2): lambda s, t, a: s.replace(t[0], t[1]),
+    ("startswith", -1): lambda s, t, a: s.lower().startswith(t[0].lower())
+    if len(t) > 1 and "ignorecase" in t[1].lower() else s.startswith(t[0]),
+    ("endswith", -1): lambda s, t, a: s.lower().endswith(t[0].lower())
+    if len(t) > 1 and "ignorecase" in t[1].lower() else s.endswith(t[0]),
+    ("contains", -1): lambda s, t, a: t[0].lower() in s.lower()
+    if len(t) > 1 and "ignorecase" in t[1].lower() else t[0] in s,
+    ("substring", -1): lambda s, t, a: _substring(s, a),
+    ("indexof", -1): lambda s, t, a: s.find(t[0], int(to_number(a[1])) if len(a) > 1 else 0),
+    ("lastindexof", 1): lambda s, t, a: s.rfind(t[0]),
+    ("padleft", -1): lambda s, t, a: s.rjust(int(to_number(a[0])), t[1] if len(t) > 1 else " "),
+    ("padright", -1): lambda s, t, a: s.ljust(int(to_number(a[0])), t[1] if len(t) > 1 else " "),
+    ("insert", 2): lambda s, t, a: s[:int(to_number(a[0]))] + t[1] + s[int(to_number(a[0])):],
+    ("remove", -1): lambda s, t, a: s[:int(to_number(a[0]))] + (
+        s[int(to_number(a[0])) + int(to_number(a[1])):] if len(a) > 1 else ""),
+    ("equals", -1): lambda s, t, a: s.lower() == t[0].lower()
+    if len(t) > 1 and "ignorecase" in t[1].lower() else s == t[0],
+    ("compareto", 1): lambda s, t, a: (s > t[0]) - (s < t[0]),
+    ("tochararray", 0): lambda s, t, a: [Char(c) for c in s],
+    ("getenumerator", 0): lambda s, t, a: list(s),
+    ("isnormalized", 0): lambda s, t, a: True,
+    ("normalize", 0): lambda s, t, a: s,
+    ("gethashcode", 0): lambda s, t, a: hash(s) & 0x7FFFFFFF,
+    ("chars", 1): lambda s, t, a: s[int(to_number(a[0]))],
+    ("format", -1): lambda s, t, a: s,
+}

@@ -19,14 +19,25 @@ from fayshell.lang.values import parse_unit_number
 T = TypeVar("T")
 
 KEYWORDS = frozenset({"if", "elseif", "else", "foreach", "while", "function", "return",
-                      "break", "continue", "throw", "param", "in"})
+                      "break", "continue", "throw", "param", "in", "for", "do", "until",
+                      "switch", "try", "catch", "finally", "trap", "exit", "filter"})
+#: Keywords that start a statement with its own parser (the rest are handled inline).
+STATEMENT_KEYWORDS = ("if", "foreach", "while", "function", "filter", "for", "do", "switch",
+                      "try", "trap")
+NAMED_BLOCKS = ("begin", "process", "end", "dynamicparam")
 LOGICAL_OPS = ("and", "or", "xor")
 COMPARISON_OPS = (
     "eq", "ne", "gt", "ge", "lt", "le", "like", "notlike", "match", "notmatch",
-    "in", "notin", "contains", "notcontains", "replace", "split", "join", "is", "isnot",
+    "in", "notin", "contains", "notcontains", "replace", "split", "join", "is", "isnot", "as",
 )
-CASE_PREFIXED = tuple(p + op for p in ("c", "i") for op in COMPARISON_OPS[:14])
-ASSIGN_OPS = ("+=", "-=", "*=", "/=", "%=", "=")
+CASE_PREFIXED = tuple(p + op for p in ("c", "i") for op in COMPARISON_OPS[:16])
+ASSIGN_OPS = ("??=", "+=", "-=", "*=", "/=", "%=", "=")
+UNICODE_ESCAPE = re.compile(r"`u\{([0-9A-Fa-f]{1,6})\}")
+LABEL = re.compile(r":([A-Za-z_][A-Za-z0-9_]*)[ \t]*(?=\r?\n|[A-Za-z])")
+#: ``>``, ``>>``, ``2>``, ``2>&1``, ``*>``, ``3>>`` ...
+REDIRECT = re.compile(r"([1-6*]?)(>>|>)(&[12])?")
+#: Where an operand starts after a ``[type]``: then it is a cast, else a type literal.
+CAST_OPERAND = re.compile(r"[$(@'\"\[{0-9]|[-+][0-9.$(]")
 
 NUMBER = re.compile(
     r"(?i)(?:0x(?P<hex>[0-9a-f]+)|(?P<num>\d+(?:\.\d+)?)"
@@ -158,13 +169,38 @@ class Parser:
     # ---- statements -----------------------------------------------------------------------
 
     def parse_script(self) -> ast.Script:
+        params = self.script_params()
         body = self.statements(end="")
         if not self.eof():
             raise self.error(f"unexpected {self.describe_here()}")
-        return ast.Script(body, source=self.src, file=self.file, line=1, col=1)
+        return ast.Script(body, source=self.src, file=self.file, params=params, line=1, col=1)
+
+    def script_params(self) -> list[ast.ParamDecl]:
+        """A script's leading ``[CmdletBinding()] param(...)``, if it has one."""
+        save = self.pos
+        self.skip_ws(newlines=True)
+        while self.peek() == "[":
+            try:
+                self.type_literal()
+            except ParseError:
+                break
+            self.skip_ws(newlines=True)
+        if self.keyword_at() != "param":
+            self.pos = save
+            return []
+        self.pos += len("param")
+        self.skip_ws()
+        return self.param_list()
 
     def statements(self, end: str) -> list[ast.Node]:
         """Statements up to ``end`` (a closing ``)`` or ``}``) or the end of input."""
+        saved, self.no_comma = self.no_comma, 0  # commas make arrays again inside @( ) { }
+        try:
+            return self.statement_list(end)
+        finally:
+            self.no_comma = saved
+
+    def statement_list(self, end: str) -> list[ast.Node]:
         out: list[ast.Node] = []
         while True:
             self.skip_ws(newlines=True)
@@ -183,38 +219,95 @@ class Parser:
 
     def statement(self) -> ast.Node:
         start = self.pos
+        label = LABEL.match(self.src, self.pos)
+        if label:  # :outer foreach (...) { ... }
+            self.pos = label.end()
+            self.skip_ws(newlines=True)
+            loop = self.statement()
+            if not isinstance(loop, (ast.Foreach, ast.While, ast.For, ast.DoLoop, ast.Switch)):
+                raise self.error("a label must be followed by a loop or switch", pos=start)
+            loop.label = label.group(1).lower()
+            return loop
         kw = self.keyword_at()
         handlers: dict[str, Callable[[int], ast.Node]] = {
             "if": self.if_statement, "foreach": self.foreach_statement,
             "while": self.while_statement, "function": self.function_statement,
+            "filter": self.function_statement, "for": self.for_statement,
+            "do": self.do_statement, "switch": self.switch_statement,
+            "try": self.try_statement, "trap": self.trap_statement,
         }
         if kw in handlers:
             self.pos += len(kw)
             return handlers[kw](start)
-        if kw in ("return", "throw"):
+        if kw in ("return", "throw", "exit"):
             self.pos += len(kw)
             self.skip_ws()
-            value = None if self.eof() or self.peek() in "\n;})" else self.pipeline()
-            cls = ast.Return if kw == "return" else ast.Throw
+            value = None if self.eof() or self.peek() in "\n;})" else self.chain()
+            cls = {"return": ast.Return, "throw": ast.Throw, "exit": ast.Exit}[kw]
             return cls(value, **self.at(start))
         if kw in ("break", "continue"):
             self.pos += len(kw)
-            return (ast.Break if kw == "break" else ast.Continue)(**self.at(start))
-        if kw in ("else", "elseif", "param", "in"):
+            save = self.pos
+            self.skip_ws()
+            target = IDENT.match(self.src, self.pos)
+            if target and self.keyword_at() == "":
+                self.pos = target.end()
+                name: str | None = target.group(0).lower()
+            else:
+                self.pos, name = save, None
+            return (ast.Break if kw == "break" else ast.Continue)(name, **self.at(start))
+        if kw:
             raise self.error(f"unexpected keyword '{kw}'", "a statement")
-        if self.peek() == "$":
+        if self.peek() in "$[":
             assign = self.try_assignment()
             if assign is not None:
                 return assign
-        return self.pipeline()
+        return self.chain()
+
+    def chain(self) -> ast.Node:
+        """Pipelines joined by ``&&`` / ``||`` (left-associative)."""
+        start = self.pos
+        left = self.pipeline()
+        while True:
+            save = self.pos
+            self.skip_ws()
+            op = self.src[self.pos:self.pos + 2]
+            if op not in ("&&", "||"):
+                self.pos = save
+                return left
+            self.pos += 2
+            self.skip_ws(newlines=True)
+            left = ast.Chain(left, op, self.pipeline(), **self.at(start))
 
     def try_assignment(self) -> ast.Node | None:
         start = self.pos
+        types: list[str] = []
         try:
+            while self.peek() == "[":  # [int]$x = ... (a typed variable)
+                types.append(self.type_literal())
+                self.skip_ws()
+            if self.peek() != "$":
+                self.pos = start
+                return None
             target = self.postfix(self.variable())
+            targets = [target]
+            while True:  # $a, $b = 1, 2
+                save = self.pos
+                self.skip_ws()
+                if self.peek() != "," or self.peek(1) == EOF_MARK:
+                    self.pos = save
+                    break
+                self.pos += 1
+                self.skip_ws()
+                if self.peek() != "$":
+                    self.pos = start
+                    return None
+                targets.append(self.postfix(self.variable()))
         except ParseError:
             self.pos = start
             return None
+        if len(targets) > 1:
+            target = ast.ArrayLit(targets, **self.at(start))
         self.skip_ws()
         for op in ASSIGN_OPS:
             if self.src.startswith(op, self.pos) and not self.src.startswith("==", self.pos):
@@ -223,6 +316,8 @@ class Parser:
                 if self.eof():
                     raise self.incomplete("assignment has no value", "a value", self.pos)
                 value = self.statement_value()
+                for type_name in reversed(types):
+                    value = ast.Cast(type_name, value, **self.at(start))
                 return ast.Assign(target, op, value, **self.at(start))
         self.pos = start
         return None
@@ -230,9 +325,13 @@ class Parser:
     def statement_value(self) -> ast.Node:
         """Right side of an assignment: a control statement or a pipeline."""
         kw = self.keyword_at()
-        if kw in ("if", "foreach", "while"):
+        if kw in STATEMENT_KEYWORDS:
             return self.statement()
-        return self.pipeline()
+        if self.peek() in "$[":
+            assign = self.try_assignment()
+            if assign is not None:
+                return assign
+        return self.chain()
 
     def block(self) -> list[ast.Node]:
         self.skip_ws(newlines=True)
@@ -299,6 +398,117 @@ class Parser:
     def while_statement(self, start: int) -> ast.Node:
         return ast.While(self.condition(), self.block(), **self.at(start))
 
+    def for_statement(self, start: int) -> ast.Node:
+        """``for (init; cond; step) { body }``; each part may be empty."""
+        self.skip_ws()
+        paren = self.pos
+        self.expect("(", "'(' after for")
+        parts: list[ast.Node | None] = []
+        for closer in (";", ";", ")"):
+            self.skip_ws(newlines=True)
+            parts.append(None if self.peek() in ";)" else self.statement())
+            self.skip_ws(newlines=True)
+            if self.eof():
+                raise self.incomplete("missing closing ')'", "')'", paren)
+            self.expect(closer, f"{closer!r} in for (init; condition; step)")
+        return ast.For(parts[0], parts[1], parts[2], self.block(), **self.at(start))
+
+    def do_statement(self, start: int) -> ast.Node:
+        """``do { } while (cond)`` or ``do { } until (cond)``."""
+        body = self.block()
+        self.skip_ws(newlines=True)
+        kw = self.keyword_at()
+        if kw not in ("while", "until"):
+            raise self.error(f"unexpected {self.describe_here()}", "'while' or 'until' after do")
+        self.pos += len(kw)
+        return ast.DoLoop(body, self.condition(), kw == "until", **self.at(start))
+
+    SWITCH_FLAGS = ("regex", "wildcard", "exact", "casesensitive", "file")
+
+    def switch_statement(self, start: int) -> ast.Node:
+        flags: set[str] = set()
+        while True:
+            self.skip_ws()
+            m = DASH_WORD.match(self.src, self.pos)
+            if not m:
+                break
+            flag = next((f for f in self.SWITCH_FLAGS if f.startswith(m.group(1).lower())), "")
+            if not flag:
+                raise self.error(f"unknown switch option -{m.group(1)}",
+                                 "-Regex, -Wildcard, -Exact or -CaseSensitive")
+            flags.add(flag)
+            self.pos = m.end()
+        if "file" in flags:  # switch -File path { ... }
+            self.skip_ws()
+            value = self.arg_atom()
+        else:
+            value = self.condition()
+        self.skip_ws(newlines=True)
+        brace = self.pos
+        self.expect("{", "'{' after switch (...)")
+        clauses: list[ast.SwitchClause] = []
+        while True:
+            self.skip_ws(newlines=True)
+            while self.peek() == ";":
+                self.pos += 1
+                self.skip_ws(newlines=True)
+            if self.eof():
+                raise self.incomplete("missing closing '}'", "'}'", brace)
+            if self.peek() == "}":
+                self.pos += 1
+                return ast.Switch(value, frozenset(flags), clauses, **self.at(start))
+            clauses.append(self.switch_clause())
+
+    def switch_clause(self) -> ast.SwitchClause:
+        cstart = self.pos
+        pattern: ast.Node | None
+        if self.word_at().lower() == "default" and not self.src[self.pos + 7:self.pos + 8].isalnum():
+            self.pos += 7
+            pattern = None
+        elif self.peek() == "{":
+            pattern = self.script_block()
+        else:
+            pattern = self.arg_atom()
+        return ast.SwitchClause(pattern, self.block(), **self.at(cstart))
+
+    def try_statement(self, start: int) -> ast.Node:
+        body = self.block()
+        catches: list[ast.Catch] = []
+        finally_body = None
+        while True:
+            save = self.pos
+            self.skip_ws(newlines=True)
+            kw = self.keyword_at()
+            cstart = self.pos
+            if kw == "catch" and finally_body is None:
+                self.pos += len(kw)
+                catches.append(ast.Catch(self.type_list(), self.block(), **self.at(cstart)))
+            elif kw == "finally" and finally_body is None:
+                self.pos += len(kw)
+                finally_body = self.block()
+            else:
+                self.pos = save
+                break
+        if not catches and finally_body is None:
+            raise self.error(f"unexpected {self.describe_here()}", "'catch' or 'finally'")
+        return ast.Try(body, catches, finally_body, **self.at(start))
+
+    def type_list(self) -> list[str]:
+        """``[T1], [T2]`` before a catch or trap block."""
+        types: list[str] = []
+        while True:
+            self.skip_ws()
+            if self.peek() != "[":
+                return types
+            types.append(self.type_literal())
+            self.skip_ws()
+            if self.peek() == ",":
+                self.pos += 1
+                self.skip_ws(newlines=True)
+
+    def trap_statement(self, start: int) -> ast.Node:
+        return ast.Trap(self.type_list(), self.block(), **self.at(start))
+
     def function_statement(self, start: int) -> ast.Node:
         self.skip_ws()
         m = COMMAND_NAME.match(self.src, self.pos)
@@ -314,7 +524,11 @@ class Parser:
         body_start = self.pos
         lit = self.script_block()
         text = self.src[body_start + 1: self.pos - 1]
-        return ast.FunctionDef(name, params or lit.params, lit.body, text, **self.at(start))
+        named = lit.named
+        if named is None and self.src[start:start + 6].lower() == "filter":
+            named = {"process": lit.body}
+        return ast.FunctionDef(name, params or lit.params, lit.body, text, named,
+                               **self.at(start))
 
     def param_list(self) -> list[ast.ParamDecl]:
         """``( [type]$a = default, $b )`` -- after ``param`` or a function name."""
@@ -330,8 +544,13 @@ class Parser:
                 return out
             pstart = self.pos
             ptype = None
+            flags: set[str] = set()
             while self.peek() == "[":
-                ptype = self.type_literal()
+                text = self.type_literal()
+                if "(" in text:
+                    flags |= attribute_flags(text)
+                else:
+                    ptype = text
                 self.skip_ws(newlines=True)
             var = self.variable()
             assert isinstance(var, ast.VarRef)
@@ -345,7 +564,10 @@ class Parser:
                     default = self.expression()
                 finally:
                     self.no_comma -= 1
-            out.append(ast.ParamDecl(var.name, ptype, default, **self.at(pstart)))
+            out.append(ast.ParamDecl(var.name, ptype, default, "mandatory" in flags,
+                                     "valuefrompipeline" in flags,
+                                     "valuefrompipelinebypropertyname" in flags,
+                                     **self.at(pstart)))
             self.skip_ws(newlines=True)
             if self.peek() == ",":
                 self.pos += 1
@@ -374,15 +596,47 @@ class Parser:
 
     def element(self) -> ast.Node:
         ch = self.peek()
-        if ch == "&":
+        start = self.pos
+        if (ch == "&" and self.peek(1) != "&") or (ch == "." and self.peek(1) in " \t"):
             self.pos += 1
             self.skip_ws()
-            return self.command()
+            if ch == "&" and (self.peek().isalpha() or self.peek() == "_"):
+                return self.command()
+            callee = self.postfix(self.primary()) if self.peek() in "$({\"'@" else self.arg_atom()
+            args, redirects = self.command_args()
+            return ast.Command(ch, args, callee=callee, redirects=redirects, **self.at(start))
         if ch.isalpha() or ch == "_" or (ch in "?%" and (self.peek(1) in " \t\n{" or self.peek(1) == EOF_MARK)):
             return self.command()
         if ch == EOF_MARK or ch in "|;)}":
             raise self.error(f"unexpected {self.describe_here()}", "a command or expression")
-        return self.expression()
+        expr = self.expression()
+        redirects = self.redirections()
+        return ast.Redirected(expr, redirects, **self.at(start)) if redirects else expr
+
+    def redirections(self) -> list[tuple[str, str, ast.Node | None]]:
+        out: list[tuple[str, str, ast.Node | None]] = []
+        while True:
+            save = self.pos
+            self.skip_ws()
+            redirect = self.redirection()
+            if redirect is None:
+                self.pos = save
+                return out
+            out.append(redirect)
+
+    def redirection(self) -> tuple[str, str, ast.Node | None] | None:
+        """One ``2>&1`` / ``> file`` / ``>> file`` here, or None."""
+        m = REDIRECT.match(self.src, self.pos)
+        if not m or (m.group(1) == "" and self.peek() != ">"):
+            return None
+        self.pos = m.end()
+        stream = m.group(1) or "1"
+        if m.group(3):
+            return stream, ">&", ast.Literal(m.group(3)[1], **self.at(m.start()))
+        self.skip_ws()
+        if self.eof() or self.peek() in "\n;|)}":
+            raise self.error("a redirection needs a target", "a file name or $null")
+        return stream, m.group(2), self.arg_atom()
 
     def command(self) -> ast.Command:
         start = self.pos
@@ -397,17 +651,31 @@ class Parser:
             self.pos = m.end()
         if name.lower() in self.raw_commands:
             return ast.Command(name, [], raw_tail=self.raw_tail(), **self.at(start))
+        args, redirects = self.command_args()
+        return ast.Command(name, args, redirects=redirects, **self.at(start))
+
+    def command_args(self) -> tuple[list[ast.Node], list[tuple[str, str, ast.Node | None]]]:
+        """Arguments (and redirections) up to the end of the pipeline element."""
         args: list[ast.Node] = []
+        redirects: list[tuple[str, str, ast.Node | None]] = []
         while True:
             self.skip_ws()
             ch = self.peek()
-            if ch == EOF_MARK or ch in "\n;|)}":
+            if ch == EOF_MARK or ch in "\n;|)}" or self.src.startswith("&&", self.pos):
                 break
-            if ch == "-" and (self.peek(1).isalpha() or self.peek(1) == "_"):
+            redirect = self.redirection()
+            if redirect is not None:
+                redirects.append(redirect)
+            elif ch == "-" and (self.peek(1).isalpha() or self.peek(1) == "_"):
                 args.append(self.param_arg())
+            elif ch == "@" and (self.peek(1).isalpha() or self.peek(1) == "_"):
+                m = IDENT.match(self.src, self.pos + 1)
+                assert m is not None
+                args.append(ast.Splat(m.group(0), **self.at(self.pos)))
+                self.pos = m.end()
             else:
                 args.append(self.argument())
-        return ast.Command(name, args, **self.at(start))
+        return args, redirects
 
     def raw_tail(self) -> str:
         """The rest of the line as raw text (SQL), up to a newline, ';' or a lone '|'.
@@ -478,7 +746,7 @@ class Parser:
     def arg_atom(self) -> ast.Node:
         ch = self.peek()
         start = self.pos
-        if ch == "$" or ch in "\"'({" or self.src.startswith(("@(", "@{"), self.pos):
+        if ch == "$" or ch in "\"'({" or self.src.startswith(("@(", "@{", "@'", '@"'), self.pos):
             return self.postfix(self.primary())
         if ch == EOF_MARK or ch in "\n;|)}":
             raise self.error(f"unexpected {self.describe_here()}", "an argument")
@@ -505,7 +773,23 @@ class Parser:
     # ---- expressions ----------------------------------------------------------------------
 
     def expression(self) -> ast.Node:
-        return self.binary_level(0)
+        """An expression, ending with PowerShell 7's ternary ``cond ? a : b``."""
+        start = self.pos
+        cond = self.binary_level(0)
+        save = self.pos
+        self.skip_ws()
+        if self.peek() == "?" and self.peek(1) in " \t\r\n":
+            self.pos += 1
+            self.skip_ws(newlines=True)
+            then = self.expression()
+            self.skip_ws(newlines=True)
+            self.expect(":", "':' of the ternary operator")
+            self.skip_ws(newlines=True)
+            return ast.Ternary(cond, then, self.expression(), **self.at(start))
+        self.pos = save
+        return cond
+
+    BITWISE = ("band", "bor", "bxor", "shl", "shr")
 
     LEVELS: tuple[tuple[str, ...], ...] = (
         tuple("-" + op for op in LOGICAL_OPS),
@@ -514,10 +798,10 @@ class Parser:
 
     def binary_level(self, level: int) -> ast.Node:
         """Logical (level 0) and comparison (level 1) operators, left-associative."""
-        if level == 2:
+        if level == 3:
             return self.additive()
         left = self.binary_level(level + 1)
-        ops = LOGICAL_OPS if level == 0 else COMPARISON_OPS + CASE_PREFIXED
+        ops = (LOGICAL_OPS, COMPARISON_OPS + CASE_PREFIXED, self.BITWISE)[level]
         while True:
             save = self.pos
             self.skip_ws()
@@ -553,7 +837,7 @@ class Parser:
                 return left
 
     def format_expr(self) -> ast.Node:
-        left = self.range_expr()
+        left = self.coalesce()
         while True:
             save = self.pos
             self.skip_ws()
@@ -562,7 +846,20 @@ class Parser:
                 self.pos = save
                 return left
             self.skip_ws(newlines=True)
-            left = ast.Binary("f", left, self.range_expr(), **self.at(start))
+            left = ast.Binary("f", left, self.coalesce(), **self.at(start))
+
+    def coalesce(self) -> ast.Node:
+        """``a ?? b`` (right-associative)."""
+        left = self.range_expr()
+        save = self.pos
+        self.skip_ws()
+        if self.src.startswith("??", self.pos) and self.peek(2) != "=":
+            start = self.pos
+            self.pos += 2
+            self.skip_ws(newlines=True)
+            return ast.Binary("??", left, self.coalesce(), **self.at(start))
+        self.pos = save
+        return left
 
     def range_expr(self) -> ast.Node:
         left = self.array_expr()
@@ -589,6 +886,14 @@ class Parser:
         if self.dash_op(("not",)):
             self.skip_ws()
             return ast.Unary("-not", self.unary(), **self.at(start))
+        word = self.dash_op(("split", "join", "isplit", "csplit", "bnot"))
+        if word:
+            self.skip_ws()
+            return ast.Unary("-" + word, self.unary(), **self.at(start))
+        if self.src.startswith(("++", "--"), self.pos) and self.peek(2) == "$":
+            op = self.src[self.pos:self.pos + 2]
+            self.pos += 2
+            return ast.IncDec(op, self.postfix(self.variable()), True, **self.at(start))
         if ch in "-+" and self.peek(1) in "$([":
             self.pos += 1
             return ast.Unary(ch, self.unary(), **self.at(start))
@@ -597,20 +902,35 @@ class Parser:
             return ast.ArrayLit([self.unary()], **self.at(start))
         if ch == "[":
             type_name = self.type_literal()
+            if self.src.startswith("::", self.pos):
+                self.pos += 2
+                name = self.word_at()
+                if not name:
+                    raise self.error(f"unexpected {self.describe_here()}", "a member name after '::'")
+                self.pos += len(name)
+                args = self.call_args() if self.peek() == "(" else None
+                written = self.src[start + 1:self.src.index("::", start)].strip()[:-1].strip()
+                return self.postfix(ast.StaticMember(written, name, args, **self.at(start)))
+            save = self.pos
             self.skip_ws()
-            if self.eof() or self.peek() in "\n;|)}],":
-                return ast.Literal(type_name, **self.at(start))
+            if not CAST_OPERAND.match(self.src, self.pos):
+                self.pos = save
+                return self.postfix(ast.TypeLit(type_name, **self.at(start)))
             return ast.Cast(type_name, self.unary(), **self.at(start))
         return self.postfix(self.primary())
 
     def type_literal(self) -> str:
+        """``[name]`` with nested brackets (``[string[]]``, ``[ValidateSet('a')]``), lower-cased."""
         start = self.pos
         self.expect("[")
-        end = self.src.find("]", self.pos)
-        if end < 0:
+        depth, i = 1, self.pos
+        while i < len(self.src) and depth:
+            depth += {"[": 1, "]": -1}.get(self.src[i], 0)
+            i += 1
+        if depth:
             raise self.incomplete("missing closing ']'", "']'", start)
-        name = self.src[self.pos:end].strip()
-        self.pos = end + 1
+        name = self.src[self.pos:i - 1].strip()
+        self.pos = i
         return name.lower()
 
     def postfix(self, node: ast.Node) -> ast.Node:
@@ -625,6 +945,11 @@ class Parser:
                     node = ast.MethodCall(node, name, self.call_args(), **self.at(start))
                 else:
                     node = ast.Member(node, name, **self.at(start))
+            elif (self.src.startswith(("++", "--"), self.pos)
+                  and isinstance(node, (ast.VarRef, ast.Member, ast.Index))):
+                self.pos += 2
+                return ast.IncDec(self.src[start:start + 2], node, False,
+                                  line=node.line, col=node.col)
             elif ch == "[":
                 self.pos += 1
                 self.skip_ws(newlines=True)
@@ -668,6 +993,8 @@ class Parser:
             return ast.SubExpr(self.enclosed("(", ")"), **self.at(start))
         if ch == "$":
             return self.variable()
+        if src.startswith(("@'", '@"'), self.pos):
+            return self.here_string()
         if src.startswith("@(", self.pos):
             self.pos += 1
             return ast.ArraySubExpr(self.enclosed("(", ")"), **self.at(start))
@@ -776,16 +1103,52 @@ class Parser:
         self.expect("{")
         self.skip_ws(newlines=True)
         params: list[ast.ParamDecl] = []
+        save = self.pos
+        while self.peek() == "[":  # [CmdletBinding()] and other attributes before param()
+            self.type_literal()
+            self.skip_ws(newlines=True)
         if self.keyword_at() == "param":
             self.pos += len("param")
             self.skip_ws()
             params = self.param_list()
-        body = self.statements(end="}")
+        else:
+            self.pos = save
+        named = self.named_blocks(start)
+        body = named.get("end", []) if named is not None else self.statements(end="}")
         if self.eof():
             raise self.incomplete("missing closing '}'", "'}'", start)
         self.pos += 1
         text = self.src[start + 1:self.pos - 1]
-        return ast.ScriptBlockLit(params, body, text, **self.at(start))
+        return ast.ScriptBlockLit(params, body, text, named, **self.at(start))
+
+    def named_block_word(self) -> str:
+        """``begin``/``process``/``end`` when one starts here followed by '{', else ''."""
+        word = self.word_at().lower()
+        if word not in NAMED_BLOCKS:
+            return ""
+        i = self.pos + len(word)
+        while i < len(self.src) and self.src[i] in " \t\r\n":
+            i += 1
+        return word if self.src[i:i + 1] == "{" else ""
+
+    def named_blocks(self, start: int) -> dict[str, list[ast.Node]] | None:
+        """A body written as ``begin { } process { } end { }``, or None for a plain body."""
+        self.skip_ws(newlines=True)
+        if not self.named_block_word():
+            return None
+        named: dict[str, list[ast.Node]] = {}
+        while True:
+            self.skip_ws(newlines=True)
+            if self.eof():
+                raise self.incomplete("missing closing '}'", "'}'", start)
+            if self.peek() == "}":
+                return named
+            word = self.named_block_word()
+            if not word:
+                raise self.error(f"unexpected {self.describe_here()}",
+                                 "begin, process or end block")
+            self.pos += len(word)
+            named[word] = self.block()
 
     # ---- strings --------------------------------------------------------------------------
 
@@ -809,20 +1172,50 @@ class Parser:
             else:
                 return ast.Literal("".join(out), **self.at(start))
 
+    def here_string(self) -> ast.Node:
+        """``@"`` newline ... newline ``"@`` (expanding) or the ``@'`` literal form."""
+        start = self.pos
+        quote = self.peek(1)
+        self.pos += 2
+        self.skip_ws()
+        if self.peek() not in ("\n", EOF_MARK):
+            raise self.error("a here-string's opening quote must end its line",
+                             "a newline after @" + quote)
+        body_start = self.pos + 1
+        end_m = re.compile(r"\r?\n" + quote + "@").search(self.src, self.pos)
+        empty = self.src.startswith(quote + "@", body_start)
+        if end_m is None and not empty:
+            raise self.incomplete("unclosed here-string", quote + "@ at the start of a line", start)
+        end = body_start if empty else end_m.start()  # type: ignore[union-attr]
+        after = body_start + 2 if empty else end_m.end()  # type: ignore[union-attr]
+        if quote == "'":
+            self.pos = after
+            return ast.Literal(self.src[body_start:end], **self.at(start))
+        self.pos = body_start
+        node = self.expanding(end, start, here=True)
+        self.pos = after
+        return node
+
     ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "0": "\0", "a": "\a", "e": "\x1b",
                "`": "`", '"': '"', "$": "$", "'": "'"}
 
     def double_quoted(self) -> ast.Node:
         start = self.pos
         self.pos += 1
+        return self.expanding(len(self.src), start, here=False)
+
+    def expanding(self, limit: int, start: int, here: bool) -> ast.Node:
+        """The text of an expanding string up to its closing quote (or ``limit``)."""
         parts: list[str | ast.Node] = []
         buf: list[str] = []
         src = self.src
         while True:
+            if here and self.pos >= limit:
+                break
             if self.pos >= len(src):
                 raise self.incomplete("unclosed string", "a closing '\"'", start)
             ch = src[self.pos]
-            if ch == '"':
+            if ch == '"' and not here:
                 if self.peek(1) == '"':
                     buf.append('"')
                     self.pos += 2
@@ -830,6 +1223,11 @@ class Parser:
                 self.pos += 1
                 break
             if ch == "`" and self.pos + 1 < len(src):
+                code = UNICODE_ESCAPE.match(src, self.pos)
+                if code:  # `u{263A}
+                    buf.append(chr(int(code.group(1), 16)))
+                    self.pos = code.end()
+                    continue
                 buf.append(self.ESCAPES.get(src[self.pos + 1], src[self.pos + 1]))
                 self.pos += 2
                 continue
@@ -852,6 +1250,19 @@ class Parser:
         if all(isinstance(p, str) for p in parts):
             return ast.Literal("".join(p for p in parts if isinstance(p, str)), **self.at(start))
         return ast.ExpandString(parts, **self.at(start))
+
+
+def attribute_flags(text: str) -> set[str]:
+    """``Parameter(Mandatory, ValueFromPipeline=$true)`` -> {"mandatory", "valuefrompipeline"}."""
+    if not text.startswith("parameter"):
+        return set()
+    inner = text[text.find("(") + 1:text.rfind(")")]
+    flags = set()
+    for part in inner.split(","):
+        name, _, value = part.partition("=")
+        if value.strip() not in ("$false", "0"):
+            flags.add(name.strip())
+    return flags
 
 
 def number_from_match(m: re.Match[str]) -> object:

@@ -115,3 +115,111 @@ class ScriptBlock:
 
     def __str__(self) -> str:
         return "{" + self.node.text + "}"
+
+
+class TypeName(str):
+    """A type literal such as ``[int]`` used as a value (``$x -is [int]``, ``-as [double]``)."""
+
+    __slots__ = ()
+
+
+@dataclass
+class TypeInfo:
+    """What ``$x.GetType()`` returns: the .NET-style names."""
+
+    Name: str
+    FullName: str
+
+    def __str__(self) -> str:
+        return self.FullName
+
+
+class ExceptionValue:
+    """``$_.Exception`` in a catch block: the message and the .NET-style type name."""
+
+    def __init__(self, message: str, type_name: str = "System.Management.Automation.RuntimeException",
+                 inner: BaseException | None = None) -> None:
+        self.Message = message
+        self.TypeName = type_name
+        self.InnerException = None
+        self.inner = inner
+
+    def GetType(self) -> TypeInfo:  # noqa: N802 - .NET method name
+        return TypeInfo(self.TypeName.rsplit(".", 1)[-1], self.TypeName)
+
+    def __str__(self) -> str:
+        return self.Message
+
+
+class ErrorRecordValue:
+    """``$_`` in catch/trap and items of ``$Error``: prints as its message, like PowerShell."""
+
+    def __init__(self, exception: ExceptionValue, target: Any = None, where: str = "",
+                 error_id: str = "") -> None:
+        self.Exception = exception
+        self.TargetObject = target
+        self.FullyQualifiedErrorId = error_id or exception.Message
+        self.ScriptStackTrace = where
+        self.CategoryInfo = exception.TypeName.rsplit(".", 1)[-1]
+        self.InvocationInfo = None
+
+    def ToString(self) -> str:  # noqa: N802 - .NET method name
+        return self.Exception.Message
+
+    def __str__(self) -> str:
+        return self.Exception.Message
+
+
+class Hashtable(dict[Any, Any]):
+    """A ``@{}`` literal: a dict that knows it is a hashtable (``[pscustomobject]`` is not)."""
+
+    __slots__ = ()
+
+
+class Char(str):
+    """A ``[char]``: one character that converts to its code point (``[int][char]'A'`` is 65)."""
+
+    __slots__ = ()
+
+
+@dataclass
+class DictionaryEntry:
+    """One ``$h.GetEnumerator()`` item: shows as Name/Value, ``.Key`` is the Name."""
+
+    Name: Any
+    Value: Any
+
+    @property
+    def Key(self) -> Any:  # noqa: N802 - .NET property name
+        return self.Name
+
+
+@dataclass
+class MatchGroup:
+    """One group of a regex match (``$m.Groups[1].Value``)."""
+
+    Value: str
+
+    def __str__(self) -> str:
+        return self.Value
+
+
+@dataclass
+class MatchInfo:
+    """A .NET ``Match``: ``$_`` in a ``-replace`` script block, ``[regex]::Matches`` items."""
+
+    Value: str
+    Index: int
+    Length: int
+    Groups: list[MatchGroup]
+    Success: bool = True
+
+    def __str__(self) -> str:
+        return self.Value
+
+
+class PSCustomObject(dict[Any, Any]):
+    """A ``[pscustomobject]@{...}`` record: shown as a list when it has five or more
+    properties, as PowerShell shows objects without a format view."""
+
+    __slots__ = ()

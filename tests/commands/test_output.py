@@ -7,7 +7,7 @@ from fayshell.render import Formatted
 
 async def test_out_file_writes_rendered_table_and_appends(shell, tmp_path) -> None:
     path = tmp_path / "t.txt"
-    await shell.run(f"@{{ node = 'web01'; n = 3 }} | Out-File '{path}'")
+    await shell.run(f"[pscustomobject]@{{ node = 'web01'; n = 3 }} | Out-File '{path}'")
     await shell.run(f"'tail' | Out-File '{path}' -Append")
     assert path.read_text().splitlines() == ["node  n", "----- -", "web01 3", "tail"]
 
@@ -36,14 +36,14 @@ async def test_write_output_and_echo(shell) -> None:
 
 
 async def test_plain_rendering_aligns_numbers_right(shell) -> None:
-    text = await shell.text("@{n='a'; v=5}, @{n='bbb'; v=12345}")
+    text = await shell.text("[pscustomobject]@{n='a'; v=5}, [pscustomobject]@{n='bbb'; v=12345}")
     assert text.splitlines() == ["n       v", "--- -----", "a       5", "bbb 12345"]
 
 
 async def test_out_string_one_string_with_newline_or_lines(shell) -> None:
     assert await shell.run("'a','b' | Out-String") == ["a\nb\n"]
     assert await shell.run("'a','b' | Out-String -NoNewline") == ["a\nb"]
-    lines = await shell.run("@{node='web01'; n=3} | Out-String -Stream")
+    lines = await shell.run("[pscustomobject]@{node='web01'; n=3} | Out-String -Stream")
     assert lines == ["node  n", "----- -", "web01 3"]
     assert await shell.run("'abcdef' | Out-String -Stream -Width 3") == ["abc"]
     assert await shell.run("@() | Out-String -Stream") == []

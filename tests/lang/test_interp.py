@@ -185,7 +185,7 @@ async def test_cannot_overwrite_constants(shell) -> None:
 async def test_division_by_zero_is_a_clear_error(shell) -> None:
     with pytest.raises(RuntimeFayError) as info:
         await shell.run("1 / 0")
-    assert info.value.one_line() == "<test>:1:3: attempted to divide by zero"
+    assert info.value.one_line() == "<test>:1:3: Attempted to divide by zero."
 
 
 def test_has_property_distinguishes_missing_from_none() -> None:

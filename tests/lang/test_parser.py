@@ -24,7 +24,7 @@ def test_command_arguments_in_argument_mode() -> None:
     literal_values = [a.value for a in cmd.args if isinstance(a, ast.Literal)]
     assert literal_values[0] == "web[01-16]!web07"
     assert isinstance(literal_values[1], Duration) and isinstance(literal_values[2], Size)
-    assert literal_values[3] == "@ops"
+    assert [a.name for a in cmd.args if isinstance(a, ast.Splat)] == ["ops"]
     sev = cmd.args[1]
     assert isinstance(sev, ast.ParamArg) and sev.name == "Sev"
     assert isinstance(sev.value, ast.Literal) and sev.value.value == "Warning"
@@ -108,3 +108,77 @@ def test_error_on_a_later_line_reports_that_line() -> None:
         parse("Get-Node\n$x = 1\n$y = (2 +)\n", "s.fay")
     assert str(info.value.span) == "s.fay:3:10"
     assert info.value.span.text == "$y = (2 +)"
+
+
+def test_new_statements_parse_to_their_nodes() -> None:
+    assert isinstance(only("for ($i = 0; $i -lt 3; $i++) { $i }"), ast.For)
+    loop = only("do { 1 } until ($x)")
+    assert isinstance(loop, ast.DoLoop) and loop.until
+    sw = only("switch -Regex -CaseSensitive ($x) { 'a' { 1 } default { 2 } }")
+    assert isinstance(sw, ast.Switch) and sw.flags == {"regex", "casesensitive"}
+    assert sw.clauses[1].pattern is None
+    t = only("try { 1 } catch [System.IO.IOException], [ArgumentException] { 2 } finally { 3 }")
+    assert isinstance(t, ast.Try) and t.catches[0].types == ["system.io.ioexception",
+                                                             "argumentexception"]
+    assert t.finally_body is not None
+    assert isinstance(only("trap [Exception] { continue }"), ast.Trap)
+    assert isinstance(only("exit 3"), ast.Exit)
+
+
+def test_operators_parse_to_their_nodes() -> None:
+    tern = only("$a ? 1 : 2")
+    assert isinstance(tern, ast.Ternary)
+    co = only("$a ?? 'd'")
+    assert isinstance(co, ast.Binary) and co.op == "??"
+    assign = only("$a ??= 5")
+    assert isinstance(assign, ast.Assign) and assign.op == "??="
+    inc = only("$i++")
+    assert isinstance(inc, ast.IncDec) and not inc.prefix and inc.op == "++"
+    pre = only("--$i")
+    assert isinstance(pre, ast.IncDec) and pre.prefix
+    chain = only("Get-A && Get-B || Get-C")
+    assert isinstance(chain, ast.Chain) and chain.op == "||"
+    assert isinstance(chain.left, ast.Chain)
+    split = only("-split $s")
+    assert isinstance(split, ast.Unary) and split.op == "-split"
+    static = only("[Math]::Round(2.5, 1)")
+    assert isinstance(static, ast.StaticMember) and static.name == "Round"
+    assert len(static.args or []) == 2
+    is_ = only("$x -is [int] -and $true")
+    assert isinstance(is_, ast.Binary) and is_.op == "and"
+    assert isinstance(is_.left, ast.Binary) and isinstance(is_.left.right, ast.TypeLit)
+
+
+def test_here_strings_and_redirections_and_calls() -> None:
+    here = only('@"\nline $x\n"@')
+    assert isinstance(here, ast.ExpandString) and here.parts[0] == "line "
+    lit = only("@'\nraw $x\n'@")
+    assert isinstance(lit, ast.Literal) and lit.value == "raw $x"
+    pipe = only("Get-Thing 2>&1 > out.txt")
+    cmd = pipe.elements[0]
+    assert [(s, op) for s, op, _ in cmd.redirects] == [("2", ">&"), ("1", ">")]
+    call = only("& $sb 1 -Name x").elements[0]
+    assert call.name == "&" and isinstance(call.callee, ast.VarRef) and len(call.args) == 3
+    dot = only(". ./lib.fay").elements[0]
+    assert dot.name == "." and isinstance(dot.callee, ast.Literal)
+    fn = only("function f { [CmdletBinding()] param([Parameter(Mandatory)][string[]]$n) "
+              "begin { 1 } process { 2 } end { 3 } }")
+    assert fn.params[0].mandatory and fn.params[0].type == "string[]"
+    assert fn.named is not None and set(fn.named) == {"begin", "process", "end"}
+
+
+def test_typed_assignment_casts_the_value() -> None:
+    node = only("[int]$x = '42'")
+    assert isinstance(node, ast.Assign) and isinstance(node.value, ast.Cast)
+    assert node.value.type == "int"
+    multi = only("$a, $b = 1, 2")
+    assert isinstance(multi, ast.Assign) and isinstance(multi.target, ast.ArrayLit)
+    labelled = only(":outer foreach ($i in 1..2) { break outer }")
+    assert isinstance(labelled, ast.Foreach) and labelled.label == "outer"
+    assert isinstance(labelled.body[0], ast.Break) and labelled.body[0].target == "outer"
+
+
+def test_script_level_param_block() -> None:
+    script = parse("# header\n[CmdletBinding()]\nparam($Name, [int]$N = 2)\n$Name\n")
+    assert [p.name for p in script.params] == ["Name", "N"]
+    assert len(script.statements) == 1

@@ -1,0 +1,108 @@
+"""Language cmdlets: Invoke-Expression (a string run as fayshell code in the caller's scope) and
+the Write-Error/-Warning/-Verbose/-Debug/-Information streams."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fayshell.commands.invocation import ErrorRecord, Invocation
+from fayshell.commands.registry import Param, cmdlet
+from fayshell.errors import CommandError, RuntimeFayError
+from fayshell.lang.ops import to_string
+
+
+@cmdlet(
+    "Invoke-Expression",
+    aliases=("iex",),
+    synopsis="Run a string as fayshell code, in the caller's scope; its output is the output.",
+    params=[Param("Command", "any", position=0, mandatory=True, pipeline="value",
+                  help="The code to run (a string).")],
+    examples=[("Invoke-Expression '1 + 2'", "Outputs 3."),
+              ("$cmd = 'Get-Node'; iex $cmd", "Runs the command named in a variable.")],
+)
+async def invoke_expression(ctx: Invocation, *, command: Any) -> list[Any]:
+    interp = ctx.state.interpreter
+    if interp is None:
+        raise CommandError("Invoke-Expression", "no interpreter is running this shell")
+    return list(await interp.evaluate_string(to_string(command)))
+
+
+@cmdlet(
+    "Write-Error",
+    synopsis="Write an error: it stops the statement under -ErrorAction Stop (the default), "
+             "else it is shown and the script goes on.",
+    description="A non-terminating error, as in PowerShell: it is shown and the script goes on, "
+                "unless -ErrorAction Stop is given or the script set $ErrorActionPreference "
+                "(then try/catch catches it).",
+    params=[Param("Message", "any", position=0, mandatory=True, pipeline="value",
+                  help="The error text."),
+            Param("ErrorAction", str, aliases=("ea",),
+                  choices=("Stop", "Continue", "SilentlyContinue", "Ignore"),
+                  help="Stop makes it a terminating error.")],
+    examples=[("Write-Error 'skipped'", "Shown; the script goes on."),
+              ("Write-Error 'disk full' -ErrorAction Stop", "An error a try/catch can catch.")],
+)
+def write_error(ctx: Invocation, *, message: Any, error_action: str | None = None) -> None:
+    text = to_string(message)
+    interp = ctx.state.interpreter
+    redirected = interp is not None and interp.error_override is not None
+    chosen = getattr(interp, "preference_set", False)
+    action = error_action or (ctx.error_action if redirected or chosen else "Continue")
+    if action == "Stop":
+        raise WrittenError(text)
+    ctx.error_action = action
+    ctx.write_error(ErrorRecord("", "", text))
+
+
+class WrittenError(RuntimeFayError):
+    """An error raised by Write-Error under -ErrorAction Stop; its message is the text alone."""
+
+
+@cmdlet(
+    "Write-Warning",
+    synopsis="Write a warning (shown as 'WARNING: text'; not output).",
+    params=[Param("Message", "any", position=0, mandatory=True, pipeline="value")],
+    examples=[("Write-Warning 'node02 is slow'", "Shown on the error stream.")],
+)
+def write_warning(ctx: Invocation, *, message: Any) -> None:
+    ctx.state.host.warning(to_string(message))
+
+
+@cmdlet(
+    "Write-Verbose",
+    synopsis="Write a note shown only with -Verbose or $VerbosePreference = 'Continue'.",
+    params=[Param("Message", "any", position=0, mandatory=True, pipeline="value")],
+    examples=[("Write-Verbose 'step 2' -Verbose", "Shown as 'VERBOSE: step 2'.")],
+)
+def write_verbose(ctx: Invocation, *, message: Any) -> None:
+    if ctx.verbose or _preference(ctx, "VerbosePreference") == "continue":
+        ctx.state.host.verbose(to_string(message))
+
+
+@cmdlet(
+    "Write-Debug",
+    synopsis="Write a note shown only when $DebugPreference = 'Continue'.",
+    params=[Param("Message", "any", position=0, mandatory=True, pipeline="value")],
+    examples=[("Write-Debug 'x is 3'", "Silent unless $DebugPreference is Continue.")],
+)
+def write_debug(ctx: Invocation, *, message: Any) -> None:
+    if _preference(ctx, "DebugPreference") == "continue":
+        ctx.state.host.verbose("DEBUG: " + to_string(message))
+
+
+@cmdlet(
+    "Write-Information",
+    synopsis="Write informational text to the host (not output).",
+    params=[Param("MessageData", "any", position=0, mandatory=True, pipeline="value")],
+    examples=[("Write-Information 'done'", "Shown on the host.")],
+)
+def write_information(ctx: Invocation, *, message_data: Any) -> None:
+    ctx.state.host.write_host(to_string(message_data))
+
+
+def _preference(ctx: Invocation, name: str) -> str:
+    """A preference variable as the calling scope sees it (a function's -Verbose sets it)."""
+    interp = ctx.state.interpreter
+    scope = interp.caller_scope if interp is not None else ctx.state.globals
+    found, value = scope.lookup(name)
+    return to_string(value).lower() if found else ""

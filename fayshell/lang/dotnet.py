@@ -1,0 +1,364 @@
+""".NET conventions PowerShell users type: composite format strings (``-f``), regex syntax,
+``[math]::`` and other static members, type names. Pure functions over plain Python values."""
+
+from __future__ import annotations
+
+import datetime as dt
+import functools
+import math
+import re
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from decimal import Decimal
+
+
+class DotNetError(Exception):
+    """Bad format string, regex or static member; the evaluator adds the location."""
+
+
+# ---- numbers as text --------------------------------------------------------------------------
+
+
+def format_double(value: float) -> str:
+    """A double the way PowerShell prints it: 15 significant digits, no trailing zeros."""
+    if math.isnan(value):
+        return "NaN"
+    if math.isinf(value):
+        return "Infinity" if value > 0 else "-Infinity"
+    if value == 0:
+        return "0"
+    text = f"{value:.15g}"
+    if "e" in text:
+        mantissa, exp = text.split("e")
+        sign = "-" if exp.startswith("-") else "+"
+        return f"{mantissa}E{sign}{exp.lstrip('+-').zfill(2)}"
+    return text
+
+
+def _round_half_up(value: float, digits: int) -> Decimal:
+    """.NET rounds the exact binary value half away from zero (0.125 -> 0.13, 2.675 -> 2.67)."""
+    from decimal import ROUND_HALF_UP, Decimal
+
+    return Decimal(value).quantize(Decimal(1).scaleb(-digits), rounding=ROUND_HALF_UP)
+
+
+def _grouped(value: float, digits: int) -> str:
+    d = _round_half_up(value, digits)
+    return f"{d:,.{digits}f}"
+
+
+def _standard(value: Any, spec: str) -> str | None:
+    """One standard numeric format (``N2``, ``D5``, ``X``, ``P1``, ``F``, ``E``, ``C``, ``G``)."""
+    m = re.fullmatch(r"([NnDdXxPpFfEeCcGgRr])(\d{0,2})", spec)
+    if not m:
+        return None
+    kind, digits_text = m.group(1), m.group(2)
+    digits = int(digits_text) if digits_text else None
+    up = kind.upper()
+    if up in "DX":
+        if isinstance(value, float) and not value.is_integer():
+            raise DotNetError(f"format '{spec}' needs an integer, got {value}")
+        n = int(value)
+        if up == "D":
+            body = str(abs(n)).zfill(digits or 0)
+            return ("-" if n < 0 else "") + body
+        text = format(n & 0xFFFFFFFF if n < 0 else n, "X" if kind == "X" else "x")
+        return text.zfill(digits or 0)
+    x = float(value)
+    if up == "N":
+        return _grouped(x, 2 if digits is None else digits)
+    if up == "F":
+        return f"{_round_half_up(x, 2 if digits is None else digits):f}"
+    if up == "P":
+        return _grouped(x * 100, 2 if digits is None else digits) + "%"
+    if up == "C":
+        text = _grouped(abs(x), 2 if digits is None else digits)
+        return ("-$" if x < 0 else "$") + text
+    if up == "E":
+        text = f"{x:.{6 if digits is None else digits}{kind}}"
+        mantissa, exp = text.split(kind)
+        return f"{mantissa}{kind}{exp[0]}{exp[1:].zfill(3)}"
+    if up in "GR":
+        if isinstance(value, int) and not isinstance(value, bool):
+            return str(value)
+        return format_double(x) if digits is None else f"{x:.{digits}g}"
+    return None
+
+
+def _custom_number(value: Any, spec: str) -> str:
+    """Custom numeric formats: ``0.00``, ``#,##0.0``, ``000``, ``#.##``, ``0%``."""
+    x = float(value)
+    if "%" in spec:
+        x *= 100
+    body = spec.replace("%", "")
+    int_part, _, frac_part = body.partition(".")
+    min_frac = frac_part.count("0")
+    max_frac = min_frac + frac_part.count("#")
+    rounded = _round_half_up(x, max_frac)
+    text = f"{abs(rounded):.{max_frac}f}"
+    whole, _, frac = text.partition(".")
+    frac = frac.rstrip("0").ljust(min_frac, "0") if max_frac > min_frac else frac
+    whole = whole.zfill(int_part.count("0"))
+    if whole == "0" and "0" not in int_part:
+        whole = ""
+    if "," in int_part:
+        whole = f"{int(whole or 0):,}" if whole else ""
+    out = whole + ("." + frac if frac else "")
+    prefix = "-" if rounded < 0 else ""
+    return prefix + (out or "0") + ("%" if "%" in spec else "")
+
+
+DATE_TOKENS = (
+    ("yyyy", "%Y"), ("yy", "%y"), ("MMMM", "%B"), ("MMM", "%b"), ("MM", "%m"),
+    ("dddd", "%A"), ("ddd", "%a"), ("dd", "%d"), ("HH", "%H"), ("hh", "%I"), ("mm", "%M"),
+    ("ss", "%S"), ("tt", "%p"), ("M", "%-m"), ("d", "%-d"), ("H", "%-H"), ("h", "%-I"),
+    ("m", "%-M"), ("s", "%-S"),
+)
+
+
+def format_date(value: dt.datetime, spec: str) -> str:
+    """.NET custom date format (``yyyy-MM-dd HH:mm:ss.fff``) via strftime."""
+    standard = {"d": "%m/%d/%Y", "D": "%A, %B %d, %Y", "t": "%H:%M", "T": "%H:%M:%S",
+                "s": "%Y-%m-%dT%H:%M:%S", "u": "%Y-%m-%d %H:%M:%SZ", "o": "%Y-%m-%dT%H:%M:%S.%f"}
+    if spec in standard:
+        return value.strftime(standard[spec])
+    out: list[str] = []
+    i = 0
+    while i < len(spec):
+        if spec[i] == "f":
+            n = len(spec[i:]) - len(spec[i:].lstrip("f"))
+            out.append(f"{value.microsecond:06d}"[:n].ljust(n, "0"))
+            i += n
+            continue
+        for token, code in DATE_TOKENS:
+            if spec.startswith(token, i):
+                out.append(value.strftime(code))
+                i += len(token)
+                break
+        else:
+            out.append(spec[i] if spec[i] != "\\" else spec[i + 1: i + 2])
+            i += 2 if spec[i] == "\\" else 1
+    return "".join(out)
+
+
+def format_timespan(ns: int, spec: str) -> str:
+    """.NET TimeSpan formats: ``c``, ``g``, ``G`` and custom ``hh\\:mm\\:ss``, ``d\\.hh``, ``fff``."""
+    sign, ns = ("-" if ns < 0 else ""), abs(ns)
+    ticks = ns // 100
+    days, rest = divmod(ticks, 864_000_000_000)
+    hours, rest = divmod(rest, 36_000_000_000)
+    minutes, rest = divmod(rest, 600_000_000)
+    seconds, frac = divmod(rest, 10_000_000)
+    fraction = f"{frac:07d}"
+    if spec in ("c", "t", "T"):
+        return (f"{sign}{days}." if days else sign) + \
+            f"{hours:02d}:{minutes:02d}:{seconds:02d}" + (f".{fraction}" if frac else "")
+    if spec == "g":
+        return (f"{sign}{days}:" if days else sign) + \
+            f"{hours}:{minutes:02d}:{seconds:02d}" + (f".{fraction.rstrip('0')}" if frac else "")
+    if spec == "G":
+        return f"{sign}{days}:{hours:02d}:{minutes:02d}:{seconds:02d}.{fraction}"
+    values = {"d": days, "h": hours, "m": minutes, "s": seconds}
+    out: list[str] = []
+    i = 0
+    while i < len(spec):
+        ch = spec[i]
+        run = len(spec[i:]) - len(spec[i:].lstrip(ch)) if ch.isalpha() else 1
+        if ch in values:
+            out.append(str(values[ch]).zfill(run))
+        elif ch in "fF":
+            digits = fraction[:run]
+            out.append(digits.rstrip("0") if ch == "F" else digits)
+        elif ch == "\\":
+            out.append(spec[i + 1:i + 2])
+            run = 2
+        elif ch in "'\"":
+            end = spec.find(ch, i + 1)
+            end = len(spec) if end < 0 else end
+            out.append(spec[i + 1:end])
+            run = end - i + 1
+        else:
+            out.append(ch)
+        i += run
+    return "".join(out)
+
+
+def format_item(value: Any, spec: str, to_string: Callable[[Any], str]) -> str:
+    """One ``{0:spec}`` item."""
+    if not spec:
+        return to_string(value)
+    if isinstance(value, dt.datetime):
+        return format_date(value, spec)
+    if type(value).__name__ == "Duration":
+        return format_timespan(int(value), spec)
+    if isinstance(value, str) or value is None or isinstance(value, bool):
+        return to_string(value)
+    if isinstance(value, (int, float)):
+        standard = _standard(value, spec)
+        return standard if standard is not None else _custom_number(value, spec)
+    return to_string(value)
+
+
+FORMAT_ITEM = re.compile(r"\{(\d+)\s*(?:,\s*(-?\d+))?\s*(?::([^}]*))?\}")
+
+
+def composite_format(fmt: str, args: list[Any], to_string: Callable[[Any], str]) -> str:
+    """.NET ``String.Format``: ``{index[,alignment][:format]}`` with ``{{``/``}}`` escapes."""
+    out: list[str] = []
+    i = 0
+    while i < len(fmt):
+        ch = fmt[i]
+        if ch in "{}" and fmt[i + 1:i + 2] == ch:
+            out.append(ch)
+            i += 2
+            continue
+        if ch == "}":
+            raise DotNetError(f"format string {fmt!r}: unmatched '}}' at {i}")
+        if ch != "{":
+            out.append(ch)
+            i += 1
+            continue
+        m = FORMAT_ITEM.match(fmt, i)
+        if not m:
+            raise DotNetError(f"format string {fmt!r}: bad format item at {i}")
+        index = int(m.group(1))
+        if index >= len(args):
+            raise DotNetError(f"format string {fmt!r}: index {index} but only {len(args)} "
+                              "argument(s)")
+        text = format_item(args[index], m.group(3) or "", to_string)
+        width = int(m.group(2) or 0)
+        out.append(text.rjust(width) if width >= 0 else text.ljust(-width))
+        i = m.end()
+    return "".join(out)
+
+
+# ---- regular expressions ----------------------------------------------------------------------
+
+
+@functools.lru_cache(maxsize=512)
+def regex(pattern: str, case: bool = False, extra: int = 0) -> re.Pattern[str]:
+    """A .NET regex compiled by Python's ``re``: ``(?<name>)``, ``\\k<name>``, ``\\z``, ``\\Z``."""
+    text = re.sub(r"\(\?<([A-Za-z_]\w*)>", r"(?P<\1>", pattern)
+    text = re.sub(r"\(\?'([A-Za-z_]\w*)'", r"(?P<\1>", text)
+    text = re.sub(r"\\k<([A-Za-z_]\w*)>", r"(?P=\1)", text)
+    text = re.sub(r"(?<!\\)((?:\\\\)*)\\Z", r"\1(?=\\n?\\Z)", text)
+    text = re.sub(r"(?<!\\)((?:\\\\)*)\\z", r"\1\\Z", text)
+    try:
+        return re.compile(text, (0 if case else re.IGNORECASE) | extra)
+    except re.error as exc:
+        raise DotNetError(f"invalid regular expression {pattern!r}: {exc}") from None
+
+
+def replacement(text: str) -> Callable[[re.Match[str]], str]:
+    """A .NET replacement string (``$1``, ``${name}``, ``$0``, ``$&``, ``$$``) as a function."""
+    parts = re.split(r"(\$\$|\$\{[A-Za-z_]\w*\}|\$\{\d+\}|\$\d+|\$&)", text)
+
+    def expand(m: re.Match[str]) -> str:
+        out: list[str] = []
+        for part in parts:
+            if part == "$$":
+                out.append("$")
+            elif part == "$&":
+                out.append(m.group(0))
+            elif part.startswith("${"):
+                key = part[2:-1]
+                out.append(_group(m, int(key) if key.isdigit() else key, part))
+            elif len(part) > 1 and part[0] == "$" and part[1:].isdigit():
+                out.append(_group(m, int(part[1:]), part))
+            else:
+                out.append(part)
+        return "".join(out)
+
+    return expand
+
+
+def _group(m: re.Match[str], key: int | str, literal: str) -> str:
+    try:
+        return m.group(key) or ""
+    except IndexError:
+        return literal
+
+
+def matches_table(m: re.Match[str]) -> dict[Any, Any]:
+    """``$Matches`` after ``-match``: group 0, numbered and named groups that took part."""
+    out: dict[Any, Any] = {}
+    names = {index: name for name, index in m.re.groupindex.items()}
+    for i in range(m.re.groups, -1, -1):
+        if m.group(i) is not None:
+            out[names.get(i, i)] = m.group(i)
+    return out
+
+
+# ---- static members ---------------------------------------------------------------------------
+
+
+def _log(x: float, base: float) -> float:
+    """.NET Math.Log: NaN below zero, -Infinity at zero."""
+    if x < 0:
+        return math.nan
+    if x == 0:
+        return -math.inf
+    return math.log10(x) if base == 10 else math.log2(x) if base == 2 else math.log(x, base)
+
+
+def _round(x: Any, digits: Any = 0, *_: Any) -> Any:
+    value = round(float(x), int(digits))
+    return value if digits else float(value)
+
+
+MATH: dict[str, Any] = {
+    "pi": math.pi, "e": math.e,
+    "round": _round, "floor": lambda x: float(math.floor(float(x))),
+    "ceiling": lambda x: float(math.ceil(float(x))), "abs": abs,
+    "max": max, "min": min, "pow": lambda a, b: float(a) ** float(b),
+    "sqrt": lambda x: math.sqrt(x) if x >= 0 else math.nan,
+    "log": lambda x, b=math.e: _log(float(x), float(b)),
+    "log10": lambda x: _log(float(x), 10.0), "log2": lambda x: _log(float(x), 2.0),
+    "exp": lambda x: math.exp(float(x)), "sin": math.sin, "cos": math.cos, "tan": math.tan,
+    "truncate": lambda x: float(math.trunc(float(x))), "sign": lambda x: (x > 0) - (x < 0),
+    "atan": math.atan, "atan2": math.atan2, "asin": math.asin, "acos": math.acos,
+}
+
+LIMITS: dict[str, dict[str, Any]] = {
+    "int": {"maxvalue": 2**31 - 1, "minvalue": -(2**31)},
+    "int32": {"maxvalue": 2**31 - 1, "minvalue": -(2**31)},
+    "long": {"maxvalue": 2**63 - 1, "minvalue": -(2**63)},
+    "int64": {"maxvalue": 2**63 - 1, "minvalue": -(2**63)},
+    "byte": {"maxvalue": 255, "minvalue": 0},
+    "int16": {"maxvalue": 2**15 - 1, "minvalue": -(2**15)},
+    "uint32": {"maxvalue": 2**32 - 1, "minvalue": 0},
+    "double": {"maxvalue": 1.7976931348623157e308, "minvalue": -1.7976931348623157e308,
+               "epsilon": 5e-324, "nan": math.nan, "positiveinfinity": math.inf,
+               "negativeinfinity": -math.inf},
+    "string": {"empty": ""},
+    "environment": {"newline": "\n"},
+}
+
+
+#: Enum types whose values scripts pass by name ([ConsoleColor]::Red -> 'Red').
+ENUMS = frozenset({"consolecolor", "dayofweek", "management.automation.actionpreference",
+                   "actionpreference", "io.fileattributes", "datetimekind", "stringcomparison"})
+
+
+def short_type(name: str) -> str:
+    """``System.Math`` -> ``math``; names compare lower-case without the System namespace."""
+    low = name.lower().strip()
+    return low[7:] if low.startswith("system.") else low
+
+
+TYPE_NAMES: dict[type, str] = {bool: "Boolean", int: "Int32", float: "Double", str: "String",
+                               list: "Object[]", dict: "Hashtable", dt.datetime: "DateTime"}
+
+
+def type_name_of(value: Any) -> str:
+    """The .NET type name PowerShell shows for a value (``GetType().Name``)."""
+    if type(value).__name__ == "Char":
+        return "Char"
+    for cls in type(value).__mro__:
+        if cls in TYPE_NAMES:
+            if cls is int and not -(2**31) <= value < 2**31:
+                return "Int64"
+            return TYPE_NAMES[cls]
+    return type(value).__name__
