@@ -17,6 +17,7 @@ import statistics
 import subprocess
 import sys
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -33,9 +34,31 @@ QUERIES = {
 }
 
 
-def first_answer(trace: Path, query: str, db: Path) -> tuple[float, float, list[str]]:
-    """Seconds until the answer's first row is printed, seconds until the process exits, and
-    the answer's lines, for one fresh fayshell process importing ``trace`` into a new ``db``."""
+def cpu_of(cmd: list[str]) -> float:
+    """User + system CPU seconds of one run of ``cmd`` (the machine may be loaded: CPU time
+    says what wall time cannot)."""
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    _, _, usage = os.wait4(proc.pid, 0)
+    return usage.ru_utime + usage.ru_stime
+
+
+def cpu_now(pid: int) -> float:
+    """User + system CPU seconds a running process (its threads included) has used so far."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+@dataclass
+class Run:
+    answer: float       # wall seconds until the answer's first row was printed
+    total: float        # wall seconds until the process exited (import written, file closed)
+    lines: list[str]
+    cpu_answer: float   # CPU seconds of the process when the first row was printed
+    cpu: float          # CPU seconds of the whole process
+
+
+def first_answer(trace: Path, query: str, db: Path) -> Run:
+    """One fresh fayshell process importing ``trace`` into a new ``db``, then answering."""
     for f in (db, Path(f"{db}.wal")):
         f.unlink(missing_ok=True)
     cmd = [sys.executable, "-m", "fayshell", "--no-color", "--db", str(db), "-c",
@@ -46,29 +69,39 @@ def first_answer(trace: Path, query: str, db: Path) -> tuple[float, float, list[
     assert proc.stdout is not None
     lines: list[str] = []
     answered = None
+    cpu_answer = 0.0
     for raw in proc.stdout:
         line = raw.decode().rstrip("\n")
         lines.append(line)
         if answered is None and len(lines) >= 3 and set(lines[1]) <= {"-", " "} and lines[1]:
             answered = time.perf_counter() - start      # header, rule, then the first row
+            cpu_answer = cpu_now(proc.pid)
     err = proc.stderr.read().decode() if proc.stderr else ""
-    if proc.wait():
+    _, status, usage = os.wait4(proc.pid, 0)
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    if proc.returncode:
         raise SystemExit(f"{' '.join(cmd)} failed: {err[-400:]}")
     total = time.perf_counter() - start
     if answered is None:
         raise SystemExit(f"no answer printed by {' '.join(cmd)}:\n" + "\n".join(lines[:5]))
-    return answered, total, lines
+    return Run(answered, total, lines, cpu_answer, usage.ru_utime + usage.ru_stime)
 
 
 def measure(name: str, trace: Path, cache: Path, runs: int) -> None:
     print(f"== {name}: {trace} ({trace_size(trace) / 2**20:.0f} MiB)", flush=True)
     bt2 = bt2_counter(trace, runs)
     got = [first_answer(trace, QUERIES[name], cache / f"first-{name}.duckdb") for _ in range(runs)]
-    answer = statistics.median(g[0] for g in got)
-    total = statistics.median(g[1] for g in got)
-    print("\n".join(got[-1][2][:5]))
+    answer = statistics.median(g.answer for g in got)
+    total = statistics.median(g.total for g in got)
+    cpu = statistics.median(g.cpu for g in got)
+    cpu_answer = statistics.median(g.cpu_answer for g in got)
+    bt2_cpu = statistics.median(cpu_of(["babeltrace2", str(trace), "-c", "sink.utils.counter"])
+                                for _ in range(runs))
+    print("\n".join(got[-1].lines[:5]))
     print(f"{name}: babeltrace2 counter {bt2:.2f} s; first answer {answer:.2f} s "
           f"({bt2 / answer:.2f}x, goal >= 2x); whole import and exit {total:.2f} s", flush=True)
+    print(f"{name}: CPU seconds: babeltrace2 {bt2_cpu:.2f}; fayshell at the first answer "
+          f"{cpu_answer:.2f} ({bt2_cpu / cpu_answer:.2f}x), whole run {cpu:.2f}", flush=True)
 
 
 def main() -> int:

@@ -124,6 +124,7 @@ async def run_source(state: Any, host: Any, source: str, name: str,
     task = asyncio.ensure_future(state.history.track(source if name.startswith("<") else name, run))
     try:
         await task
+        state.wait_for_writes()     # a chunk written in the background fails here, if at all
     except ExitSignal as exc:  # `exit N` in the script
         return exc.code & 0xFF
     except BrokenPipeError:  # output piped into e.g. `head`, which stopped reading

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from fayshell.errors import FayError
 from fayshell.history import History
 from fayshell.host import Host, StreamHost
 
@@ -218,5 +219,13 @@ class ShellState:
             await self._cluster.aclose()
             self._cluster = None
         if self._database is not None:
-            self._database.close()
-            self._database = None
+            db, self._database = self._database, None
+            try:
+                db.close()      # waits for a chunk written in the background
+            except FayError as exc:
+                self.host.error(exc.message)
+
+    def wait_for_writes(self) -> None:
+        """Block until the database's background write (Import-Trace) is on disk."""
+        if self._database is not None:
+            self._database.wait_pending()

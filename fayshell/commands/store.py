@@ -84,7 +84,10 @@ def _relation(ctx: Invocation, sql: str) -> Relation:
                 "DIR/<session>/<node>/<chunk>/ (as Receive-Trace writes it). Each chunk is "
                 "loaded once: importing it again is a no-op. Damaged stream files are reported "
                 "as errors naming the file and byte offset; the events before the damage are "
-                "kept. See Get-Help about_Tables for the tables.",
+                "kept. A chunk's rows can be queried as soon as it is decoded: it is written to "
+                "the file in the background (the shell waits for that before it exits; an "
+                "interrupted write imports the chunk again next time). See Get-Help about_Tables "
+                "for the tables.",
     params=[Param("Path", "strings", mandatory=True, position=0, complete="files",
                   help="Trace directories or trees of chunks."),
             Param("Node", str, help="Node name (default: from the tree layout or the trace's "
@@ -102,6 +105,7 @@ def import_trace_cmd(ctx: Invocation, *, path: list[str], node: str | None = Non
     from fayshell.errors import FayError, TraceFormatError
     from fayshell.store.database import Database
     from fayshell.store.loader import import_trace
+    from fayshell.store.settings import ANSWER_FIRST
 
     own = database is not None and database != ctx.state.database_label
     db = Database.open(str(ctx.state.resolve_path(database))) if own and database \
@@ -112,7 +116,8 @@ def import_trace_cmd(ctx: Invocation, *, path: list[str], node: str | None = Non
             full = str(ctx.state.resolve_path(p))  # relative to the shell's location
             task = ctx.progress(f"Import-Trace {p}", _size(full), "B")
             try:
-                res = import_trace(db, full, node=node, session=session, progress=task)
+                res = import_trace(db, full, node=node, session=session, progress=task,
+                                   settings=ANSWER_FIRST)
             except FayError as exc:
                 raise ctx.fail(exc.message) from None
             finally:

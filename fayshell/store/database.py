@@ -14,6 +14,7 @@ from fayshell.errors import FayError, Interrupted, SqlError, StoreError
 if TYPE_CHECKING:
     import duckdb
 
+    from fayshell.store.pending import PendingWrites
     from fayshell.store.relation import Relation
 
 
@@ -136,6 +137,7 @@ class Database:
         self.lock = threading.RLock()
         self._con = con
         self._borrower: threading.Thread | None = None
+        self._pending: PendingWrites | None = None
         self.schema_ready = False
         self.catalog: Any = None
 
@@ -152,6 +154,32 @@ class Database:
             raise ConnectionLent(f"the database connection is lent to thread {borrower.name!r}; "
                                  f"{threading.current_thread().name!r} must wait for it")
         return self._con
+
+    @property
+    def raw(self) -> duckdb.DuckDBPyConnection:
+        """The connection without the loan check: for the pending writer, which holds
+        ``lock`` and runs only while no thread borrows the connection."""
+        return self._con
+
+    @property
+    def pending(self) -> PendingWrites:
+        """The chunk written in the background, if any (see fayshell.store.pending)."""
+        if self._pending is None:
+            from fayshell.store.pending import PendingWrites
+
+            self._pending = PendingWrites(self)
+        return self._pending
+
+    @property
+    def has_pending(self) -> bool:
+        """Whether a chunk is (or was, until ``wait_pending``) written in the background."""
+        return self._pending is not None and self._pending.busy
+
+    def wait_pending(self) -> None:
+        """Block until a chunk written in the background is on disk (never call it holding
+        ``lock``: the writer needs it to commit)."""
+        if self._pending is not None:
+            self._pending.wait()
 
     def lend(self, thread: threading.Thread) -> None:
         """From now on only ``thread`` may use the connection (lent by a thread allowed to)."""
@@ -213,7 +241,8 @@ class Database:
     def tables(self) -> list[str]:
         rows = self.execute(
             "SELECT table_name FROM information_schema.tables "
-            "WHERE table_schema = 'main' ORDER BY table_name")
+            "WHERE table_schema = 'main' AND table_catalog = current_database() "
+            "ORDER BY table_name")
         return [r[0] for r in rows]
 
     def table_columns(self) -> dict[str, list[str]]:
@@ -223,9 +252,16 @@ class Database:
             "AND database_name <> 'system' ORDER BY table_name, column_index")
         out: dict[str, list[str]] = {}
         for table, column in rows:
-            out.setdefault(table, []).append(column)
+            cols = out.setdefault(table, [])
+            if column not in cols:      # a table and the temporary view of a pending chunk
+                cols.append(column)
         return out
 
     def close(self) -> None:
-        with self.lock:
-            self.con.close()
+        """Wait for a pending write, then close (a failed write raises StoreError after the
+        connection is closed)."""
+        try:
+            self.wait_pending()
+        finally:
+            with self.lock:
+                self.con.close()

@@ -233,14 +233,15 @@ def remove_syscall_orphans(db: Database) -> None:
 
 #: The runs (fay_runs, with the open entries of earlier chunks) in time order per thread: a run
 #: opening with an exit closes the previous run's last entry; the last entry stays open.
-_PAIR_RUNS_SQL = """
-CREATE OR REPLACE TEMP TABLE fay_paired AS
+PAIR_RUNS_SELECT = """
 SELECT * FROM (
     SELECT *, lag(tkind) OVER w AS p_kind, lag(tts) OVER w AS p_ts, lag(tname) OVER w AS p_name,
         lag(cpu) OVER w AS p_cpu, lag(tprocname) OVER w AS p_procname, lag(pid) OVER w AS p_pid,
         lead(hkind) OVER w AS n_kind
-    FROM fay_runs WINDOW w AS (PARTITION BY coalesce(tid, -1 - cpu) ORDER BY hts, heid))
+    FROM {runs} WINDOW w AS (PARTITION BY coalesce(tid, -1 - cpu) ORDER BY hts, heid))
 WHERE (hkind = 2 AND p_kind = 1) OR (n_kind IS NULL AND tkind = 1)"""
+_PAIR_RUNS_SQL = "CREATE OR REPLACE TEMP TABLE fay_paired AS" + PAIR_RUNS_SELECT.format(
+    runs="fay_runs")
 
 
 def _id_table(values: list[str]) -> pa.Table:

@@ -21,7 +21,8 @@ from fayshell.errors import FayError, StoreError, TraceFormatError
 from fayshell.host import ProgressTask
 from fayshell.store import derived
 from fayshell.store.arrowsql import duck_type, q
-from fayshell.store.kernel import SyscallStager, ThreadFact
+from fayshell.store.kernel import ENTRY_RE, EXIT_RE, SyscallStager, ThreadFact
+from fayshell.store.pending import PendingChunk
 from fayshell.store.schema import (
     EVENT_BASE_COLUMNS,
     EVENT_ROW_COLUMNS,
@@ -39,6 +40,7 @@ if TYPE_CHECKING:
     import pyarrow as pa
 
     from fayshell.store.database import Database
+    from fayshell.store.kernel import StagedOutcome
 
 
 @dataclass
@@ -87,6 +89,9 @@ class ChunkLoad:
     unchecked: int = 0          # bytes appended since the last checkpoint
     flushes: int = 0            # flushes handed to the writer
     last_flush: list[Insert] = field(default_factory=list)  # see _flush
+    answer_first: bool = False  # the chunk is kept in memory and written in the background
+    held: Staged | None = None  # what answer_first kept (nothing of it flushed yet)
+    catalog: Catalog | None = None
 
     @property
     def class_names(self) -> set[str]:
@@ -168,6 +173,22 @@ def remove_orphans(db: Database) -> None:
         derived.remove_syscall_orphans(db)   # written with the same flushes as the events
 
 
+@contextmanager
+def settled(db: Database) -> Iterator[None]:
+    """``db.lock`` held, with no chunk being written in the background (another thread's
+    import may publish one between the wait and the lock: then wait again)."""
+    while True:
+        db.wait_pending()
+        db.lock.acquire()
+        if not db.has_pending:
+            break
+        db.lock.release()
+    try:
+        yield
+    finally:
+        db.lock.release()
+
+
 def layout_names(tdir: Path, root: Path) -> tuple[str | None, str | None]:
     """(session, node) from a ``<session>/<node>/<chunk>/`` layout under ``root``, if any."""
     try:
@@ -208,7 +229,7 @@ def load_chunk(db: Database, tdir: Path, root: Path, node: str | None, session: 
     node = node or lay_node or trace.hostname or "localhost"
     session = session or lay_session or str(trace.meta.env.get("trace_name") or root.name)
     cid = chunk_digest(trace)
-    with db.lock:
+    with settled(db):       # chunk numbers, eids and carried state follow the previous chunk
         state = StoreState.read(db, cid)
         if state.loaded:
             result.chunks_skipped = 1
@@ -219,6 +240,10 @@ def load_chunk(db: Database, tdir: Path, root: Path, node: str | None, session: 
             remove_orphans(db)
         try:
             load = _load(db, trace, cid, node, session, progress, settings, state)
+            if load.answer_first and _publish(db, load, tdir):
+                return _result(load)
+            if load.held is not None:
+                _flush_held(db, load)
             info = derived.ChunkInfo(
                 node=node, session=session, chunk_id=cid, eid_lo=load.eid_lo,
                 eid_hi=load.eid_next - 1, class_names=load.class_names,
@@ -237,8 +262,11 @@ def load_chunk(db: Database, tdir: Path, root: Path, node: str | None, session: 
             if isinstance(exc, Exception) and type(exc).__module__.startswith("duckdb"):
                 raise StoreError(f"{tdir}: {exc}") from None
             raise
-    result.chunks_loaded = 1
-    result.chunk_ids.append(cid)
+    return _result(load)
+
+
+def _result(load: ChunkLoad) -> ImportResult:
+    result = ImportResult(chunks_loaded=1, chunk_ids=[load.chunk_id])
     for st in load.stats:
         result.events += st.events
         result.discarded += st.discarded
@@ -324,7 +352,9 @@ def _load(db: Database, trace: Trace, cid: str, node: str, session: str,
                      eid_lo=base, chunk_no=state.chunk_no, class_ids=ids,
                      eid_next=base, writer=FlushWriter(db), hold=RowGroupHold(settings),
                      stager=_stager(db, trace, node, session, settings),
-                     spans=SpanStager.for_classes([ev.name for ev in trace.classes]))
+                     spans=SpanStager.for_classes([ev.name for ev in trace.classes]),
+                     catalog=catalog)
+    load.answer_first = settings.answer_first and _answerable(trace, load.stager)
     staged = Staged()
     readers = stream_readers(trace, settings.prefer_c, settings.batch_rows)
     reported: dict[int, int] = {}
@@ -336,9 +366,15 @@ def _load(db: Database, trace: Trace, cid: str, node: str, session: str,
                 progress.advance(done - reported.get(id(reader), 0))
                 reported[id(reader)] = done
             if staged.rows >= settings.flush_rows or staged.bytes >= settings.flush_bytes:
+                if load.answer_first and staged.bytes < settings.pending_bytes:
+                    continue        # kept whole for answer_first
+                load.answer_first = False
                 _flush(db, load, staged, catalog)
                 staged = Staged()
-        _flush(db, load, staged, catalog, final=True)
+        if load.answer_first:
+            load.held = staged
+        else:
+            _flush(db, load, staged, catalog, final=True)
         load.writer.wait()
     finally:
         load.writer.drain()     # never leave a write running when an error propagates
@@ -556,3 +592,106 @@ def _finish(db: Database, load: ChunkLoad, tdir: Path) -> None:
          max(lasts) if lasts else None, load.trace.domain,
          sum(1 for s in stats if s.error is not None), load.chunk_no])
     db.execute("UPDATE store_state SET next_eid = ?", [load.eid_next])
+
+
+# --- answer_first: the chunk kept in memory, queryable at once, written in the background ---
+
+def _answerable(trace: Trace, stager: SyscallStager | None) -> bool:
+    """Whether every table the chunk feeds can be derived in Arrow (derive_arrow): not yet
+    logs, nor syscalls paired by the all-SQL path."""
+    names = [ev.name for ev in trace.classes]
+    if any(n in derived.AGENTS for n in names):
+        return False
+    if trace.domain == "ust" and any(
+            ev.loglevel is not None and ev.loglevel < derived.DEBUG_LINE
+            and not ev.name.startswith("zipkin:") for ev in trace.classes):
+        return False
+    return stager is not None or not any(ENTRY_RE.match(n) or EXIT_RE.match(n) for n in names)
+
+
+def _flush_held(db: Database, load: ChunkLoad) -> None:
+    """Write what answer_first kept, the usual way (the chunk turned out not to qualify)."""
+    assert load.held is not None and load.catalog is not None
+    held, load.held = load.held, None
+    try:
+        _flush(db, load, held, load.catalog, final=True)
+        load.writer.wait()
+    finally:
+        load.writer.drain()
+
+
+def _publish(db: Database, load: ChunkLoad, tdir: Path) -> bool:
+    """Derive the held chunk in Arrow and hand it to the background writer; False when the
+    staged syscall pairing does not hold (then the chunk goes the usual way)."""
+    st = load.stager
+    direct = outcome = None
+    if st is not None:
+        if not (st.ok and _fast_ok(st)):
+            return False
+        direct = st.resolved()          # before outcome(): it records the pids it used
+        outcome = st.outcome(True)
+    chunk = _pending_chunk(db, load, tdir, direct, outcome)
+    derived.drop_staged(db)
+    db.pending.publish(chunk, load.settings.before_commit)
+    return True
+
+
+def _pending_chunk(db: Database, load: ChunkLoad, tdir: Path, direct: pa.Table | None,
+                   outcome: StagedOutcome | None) -> PendingChunk:
+    import pyarrow as pa
+
+    from fayshell.store import derive_arrow as da
+
+    held, catalog = load.held, load.catalog
+    assert held is not None and catalog is not None
+    c = da.ArrowChunk(db=db, dbname=db.execute("SELECT current_database()")[0][0],
+                      node=load.node, session=load.session, chunk_no=load.chunk_no,
+                      eid_lo=load.eid_lo)
+    out = PendingChunk(load.chunk_id)
+    by_name: dict[str, pa.Table] = {}
+    for cls, tables in held.payload.items():
+        table = pa.concat_tables(tables, promote_options="permissive")
+        out.add(_payload_table(db, load, cls, table, catalog), table)
+        by_name[load.trace.classes[cls].name] = table
+    if held.events:
+        events = pa.concat_tables(held.events, promote_options="permissive")
+        out.add("event_rows", events.add_column(
+            0, "chunk_no", da.constant(load.chunk_no, events.num_rows, pa.int32())))
+        threads = da.threads_rows(c, events.column("ts").to_numpy(), by_name)
+        out.add("threads", threads)
+        if load.stager is not None and outcome is not None:
+            da.add_syscalls(c, out, load.stager, direct, outcome, threads)
+        rows = load.spans.take() if load.spans is not None else None
+        if rows is not None:
+            zipkin = {n: t for (n, dom), t in catalog.tables.items()
+                      if dom == load.trace.domain and n in load.class_names}
+            da.add_spans(c, out, rows, zipkin, load.settings.prefer_c)
+    out.add("chunks", _chunk_row(load, tdir))
+    out.finish = [("UPDATE store_state SET next_eid = ?", [load.eid_next]),
+                  ("UPDATE syscalls_mark SET next_rowid = NULL", [])]
+    return out
+
+
+def _chunk_row(load: ChunkLoad, tdir: Path) -> pa.Table:
+    """The chunk's ``chunks`` row (as _finish inserts it)."""
+    import datetime
+
+    import pyarrow as pa
+
+    stats = load.stats
+    firsts = [s.first_ts for s in stats if s.first_ts is not None]
+    lasts = [s.last_ts for s in stats if s.last_ts is not None]
+    now = datetime.datetime.now(datetime.UTC).replace(tzinfo=None)
+    row: dict[str, tuple[Any, pa.DataType]] = {
+        "chunk_id": (load.chunk_id, pa.string()), "node": (load.node, pa.string()),
+        "session": (load.session, pa.string()), "path": (str(tdir), pa.string()),
+        "bytes": (sum(f.stat().st_size for f in load.trace.files), pa.int64()),
+        "events": (sum(s.events for s in stats), pa.int64()),
+        "discarded": (sum(s.discarded for s in stats), pa.int64()),
+        "lost_packets": (sum(s.lost_packets for s in stats), pa.int64()),
+        "first_ts": (min(firsts) if firsts else None, pa.int64()),
+        "last_ts": (max(lasts) if lasts else None, pa.int64()),
+        "loaded_at": (now, pa.timestamp("us")), "domain": (load.trace.domain, pa.string()),
+        "errors": (sum(1 for s in stats if s.error is not None), pa.int32()),
+        "chunk_no": (load.chunk_no, pa.int32())}
+    return pa.table({k: pa.array([v], t) for k, (v, t) in row.items()})

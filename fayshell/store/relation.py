@@ -48,7 +48,13 @@ class Relation:
             return interruptible(con, lambda: _fetch_all(con.execute(self.sql)))
 
     def iter_records(self, batch: int = 4096) -> Iterator[dict[str, Any]]:
-        """Rows as dicts, fetched in batches on a cursor of their own."""
+        """Rows as dicts, fetched in batches on a cursor of their own; while a chunk is written
+        in the background all at once on the database's connection (a cursor is another
+        connection, which sees that chunk only once it is written)."""
+        if self.db.has_pending:
+            names, rows = self.fetch()
+            yield from (dict(zip(names, row, strict=True)) for row in rows)
+            return
         try:
             cur = self.db.con.cursor()
         except Exception as exc:

@@ -115,8 +115,8 @@ EXAMPLES
 def ensure_schema(db: Database) -> None:
     """Create the store's fixed tables (and the ``events`` view) if they do not exist yet:
     once per database connection (``db.schema_ready``; ``db.schema_changed()`` asks again)."""
-    if db.schema_ready:
-        return
+    if db.schema_ready or db.has_pending:   # (pending: the names of the tables a chunk
+        return                              # feeds are temporary views until it is written)
     with db.lock:
         db.execute(SCHEMA)
         if not db.execute("SELECT count(*) FROM store_state")[0][0]:

@@ -1,7 +1,8 @@
 """A killed import: the ``chunks`` table is the idempotency record. A process killed (SIGKILL,
 nothing cleans up) in the middle of a chunk, with some of its flushes already committed,
-leaves the chunk unmarked, and the next import loads it exactly once; a process killed right
-after an import returned keeps the chunk (its commit is durable)."""
+leaves the chunk unmarked, and the next import loads it exactly once; so does one killed while
+an answer_first chunk is written in the background (its transaction open); a process killed
+after the chunk's write finished (``wait_pending``) keeps the chunk (its commit is durable)."""
 
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ import pytest
 
 from fayshell.store.database import Database
 from fayshell.store.loader import import_trace
+from fayshell.store.settings import ANSWER_FIRST
 from tests.fixtures.ctfgen import GenInfo, GenSpec, write_trace
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -38,14 +40,25 @@ CHILD = textwrap.dedent("""
                 yield item
         return batches
 
+    def stop_before_commit():
+        print("writing", flush=True)
+        sys.stdin.readline()                   # killed here, the chunk's transaction open
+
     db_path, trace, where = sys.argv[1:]
     db = Database.open(db_path)
     small = dict(flush_rows=2000, batch_rows=500, row_group=1024)
-    if where == "middle":
+    if where == "middle":                      # the flushing path: some flushes committed
         import_trace(db, trace, node="n", session="s",
-                     settings=LoadSettings(**small, batches=stop_after(40)))
+                     settings=LoadSettings(**small, answer_first=False,
+                                           batches=stop_after(40)))
+    elif where == "writing":                   # answer_first: the background write
+        import_trace(db, trace, node="n", session="s",
+                     settings=LoadSettings(**small, answer_first=True,
+                                           before_commit=stop_before_commit))
+        db.wait_pending()
     else:
         res = import_trace(db, trace, node="n", session="s", settings=LoadSettings(**small))
+        db.wait_pending()                      # the chunk is on disk from here on
         print("imported", res.chunks_loaded, flush=True)
         sys.stdin.readline()                   # killed here
 """)
@@ -91,6 +104,21 @@ def test_killed_mid_chunk_leaves_it_unmarked_and_it_imports_again(trace: GenInfo
     assert db.execute("SELECT count(*) FROM event_rows")[0][0] > 0     # flushes had committed
     res = import_trace(db, trace.dirs[0], node="n", session="s")
     assert (res.chunks_loaded, res.chunks_skipped, res.errors) == (1, 0, [])
+    assert db.execute("SELECT count(*) FROM events")[0][0] == trace.events == res.events
+    assert db.execute("SELECT count(DISTINCT eid) FROM event_rows")[0][0] == trace.events
+    assert _syscalls(db) == _truth(trace)
+
+
+def test_killed_during_the_background_write_leaves_it_unmarked(trace: GenInfo,
+                                                               tmp_path: Path) -> None:
+    path = tmp_path / "writing.duckdb"
+    _killed_at(path, trace.dirs[0], "writing", "writing")
+    db = Database.open(str(path))
+    assert db.execute("SELECT count(*) FROM chunks")[0][0] == 0
+    assert db.execute("SELECT count(*) FROM event_rows")[0][0] == 0     # one transaction
+    res = import_trace(db, trace.dirs[0], node="n", session="s", settings=ANSWER_FIRST)
+    assert (res.chunks_loaded, res.chunks_skipped, res.errors) == (1, 0, [])
+    db.wait_pending()
     assert db.execute("SELECT count(*) FROM events")[0][0] == trace.events == res.events
     assert db.execute("SELECT count(DISTINCT eid) FROM event_rows")[0][0] == trace.events
     assert _syscalls(db) == _truth(trace)

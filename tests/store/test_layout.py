@@ -11,6 +11,7 @@ import pytest
 from fayshell.store.database import Database
 from fayshell.store.loader import import_trace
 from fayshell.store.schema import ensure_schema
+from fayshell.store.settings import LoadSettings
 from fayshell.store.writer import Insert
 from tests.fixtures.ctfgen import GenSpec, write_trace
 
@@ -82,8 +83,9 @@ def test_failed_background_write_leaves_no_rows(trace: Path,
         real(self, con)
 
     monkeypatch.setattr(Insert, "run", flaky)
-    with pytest.raises(RuntimeError, match="disk full"):
-        import_trace(db, trace, node="n1", session="s1")
+    with pytest.raises(RuntimeError, match="disk full"):     # the flushing path's writer
+        import_trace(db, trace, node="n1", session="s1",
+                     settings=LoadSettings(answer_first=False))
     monkeypatch.setattr(Insert, "run", real)
     assert db.execute("SELECT count(*) FROM event_rows")[0][0] == 0
     assert db.execute("SELECT count(*) FROM chunks")[0][0] == 0

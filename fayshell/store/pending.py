@@ -1,0 +1,180 @@
+"""Answers before the data is on disk: a chunk's rows queryable from Arrow while it is written.
+
+A chunk loaded this way (``LoadSettings.answer_first``) is decoded and derived in memory into a
+:class:`PendingChunk`: the rows each stored table gains (Arrow), and the stored rows it replaces
+or deletes (carried state, merged spans). ``PendingWrites.publish`` makes it visible on the
+user's connection at once: per touched table a temporary view of the same name (temporary
+objects come first in DuckDB's search path) that is the stored rows minus the removed ones,
+plus the pending Arrow. A writer thread with a connection of its own writes the whole chunk,
+its ``chunks`` row included, in one transaction; it commits and drops the views while holding
+``db.lock``, which every query on the user's connection holds too, so a query sees each row
+exactly once: from the Arrow before the commit, from the file after it. A write that never
+commits (the process killed) leaves the chunk unmarked: it is imported again next time.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from contextlib import suppress
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from fayshell.errors import StoreError
+from fayshell.store.arrowsql import q
+
+if TYPE_CHECKING:
+    import duckdb
+    import pyarrow as pa
+
+    from fayshell.store.database import Database
+
+
+@dataclass(frozen=True)
+class Removal:
+    """Stored rows of ``table`` a chunk replaces: those matching ``where`` (SQL over the
+    table's columns, alias ``x``; ``{keys}`` names the registered ``keys`` table if any)."""
+
+    table: str
+    where: str
+    keys: pa.Table | None = None
+
+
+@dataclass
+class PendingChunk:
+    """What one chunk changes in the store, held in memory until it is written."""
+
+    chunk_id: str
+    adds: dict[str, list[pa.Table]] = field(default_factory=dict)
+    removals: list[Removal] = field(default_factory=list)
+    #: Statements (with parameters) run last in the write's transaction.
+    finish: list[tuple[str, list[Any]]] = field(default_factory=list)
+
+    def add(self, table: str, rows: pa.Table | None) -> None:
+        if rows is not None and rows.num_rows:
+            self.adds.setdefault(table, []).append(rows)
+
+    @property
+    def tables(self) -> list[str]:
+        return sorted({*self.adds, *(r.table for r in self.removals)})
+
+
+#: Called by the writer thread just before it commits (tests hold it there).
+BeforeCommit = Callable[[], None]
+
+
+class PendingWrites:
+    """The pending chunk of one database (at most one) and the thread writing it."""
+
+    def __init__(self, db: Database) -> None:
+        self._db = db
+        self._thread: threading.Thread | None = None
+        self._error: BaseException | None = None
+        self._names: list[str] = []       # registered Arrow and temporary views to drop
+        self._serial = 0
+
+    @property
+    def busy(self) -> bool:
+        return self._thread is not None
+
+    def publish(self, chunk: PendingChunk, before_commit: BeforeCommit | None = None) -> None:
+        """Show ``chunk`` on the user's connection and start writing it (caller holds
+        ``db.lock``, no write is pending)."""
+        if self._thread is not None:
+            raise RuntimeError("a chunk is already pending")   # load_chunk waits first
+        con = self._db.con
+        dbname = con.execute("SELECT current_database()").fetchall()[0][0]
+        self._serial += 1
+        for table in chunk.tables:
+            self._show(con, dbname, table, chunk)
+        writer = con.cursor()
+        thread = threading.Thread(target=self._write, args=(writer, dbname, chunk, before_commit),
+                                  name="store-pending", daemon=True)
+        self._thread = thread
+        thread.start()
+
+    def _show(self, con: duckdb.DuckDBPyConnection, dbname: str, table: str,
+              chunk: PendingChunk) -> None:
+        """The temporary view ``table``: stored rows minus removals, plus pending rows."""
+        stored = f"{q(dbname)}.main.{q(table)}"
+        conds = []
+        for i, rem in enumerate(r for r in chunk.removals if r.table == table):
+            keys = self._register(con, f"fay_pk_{self._serial}_{table}_{i}", rem.keys)
+            conds.append(rem.where.replace("{keys}", q(keys) if keys else ""))
+        parts = [f"SELECT x.* FROM {stored} x"
+                 + (f" WHERE NOT ({' OR '.join(conds)})" if conds else "")]
+        for i, rows in enumerate(chunk.adds.get(table, [])):
+            name = self._register(con, f"fay_pa_{self._serial}_{table}_{i}", rows)
+            parts.append(f"SELECT * FROM {q(name)}")
+        con.execute(f"CREATE OR REPLACE TEMP VIEW {q(table)} AS "
+                    + " UNION ALL BY NAME ".join(parts))
+        self._names.append("view:" + table)
+
+    def _register(self, con: duckdb.DuckDBPyConnection, name: str, rows: pa.Table | None) -> str:
+        if rows is None:
+            return ""
+        con.register(name, rows)
+        self._names.append(name)
+        return name
+
+    def _write(self, con: duckdb.DuckDBPyConnection, dbname: str, chunk: PendingChunk,
+               before_commit: BeforeCommit | None) -> None:
+        try:
+            con.execute("BEGIN TRANSACTION")
+            write_chunk(con, dbname, chunk)
+            if before_commit is not None:
+                before_commit()
+            with self._db.lock:
+                con.execute("COMMIT")
+                self._hide()
+        except BaseException as exc:   # re-raised by wait() in the caller's thread
+            self._error = exc
+            with self._db.lock:
+                with suppress(Exception):       # the transaction may already be gone
+                    con.execute("ROLLBACK")
+                self._hide()
+        finally:
+            con.close()
+
+    def _hide(self) -> None:
+        """Drop the temporary views and registered Arrow (caller holds ``db.lock``)."""
+        con = self._db.raw
+        for name in reversed(self._names):
+            if name.startswith("view:"):
+                con.execute(f"DROP VIEW IF EXISTS temp.main.{q(name[5:])}")
+            else:
+                con.unregister(name)
+        self._names = []
+
+    def wait(self) -> None:
+        """Block until the pending chunk is written; a failed write raises StoreError."""
+        thread = self._thread
+        if thread is None:
+            return
+        thread.join()
+        self._thread = None
+        err, self._error = self._error, None
+        if err is not None:
+            if isinstance(err, KeyboardInterrupt | SystemExit):
+                raise err
+            raise StoreError(f"writing the imported chunk failed (it will be imported again "
+                             f"next time): {str(err).splitlines()[0] if str(err) else err!r}")
+
+
+def write_chunk(con: duckdb.DuckDBPyConnection, dbname: str, chunk: PendingChunk) -> None:
+    """Apply a pending chunk on ``con`` (inside the caller's transaction)."""
+    for rem in chunk.removals:
+        where = rem.where
+        if rem.keys is not None:
+            con.register("fay_keys", rem.keys)
+            where = where.replace("{keys}", "fay_keys")
+        con.execute(f"DELETE FROM {q(dbname)}.main.{q(rem.table)} x WHERE {where}")
+        if rem.keys is not None:
+            con.unregister("fay_keys")
+    for table, parts in chunk.adds.items():
+        for rows in parts:
+            con.register("fay_rows", rows)
+            con.execute(f"INSERT INTO {q(dbname)}.main.{q(table)} BY NAME SELECT * FROM fay_rows")
+            con.unregister("fay_rows")
+    for sql, params in chunk.finish:
+        con.execute(sql, params)
