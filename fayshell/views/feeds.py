@@ -97,6 +97,9 @@ class DatabaseFeed:
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
     def _run(self, fn: Callable[..., T], *args: Any) -> T:
+        # the view's own cursor cannot see an import's pending rows (temporary views of the
+        # main connection): wait until they are written
+        self.db.wait_pending()
         with self._lock:
             if self._cursor is None:
                 with self.db.lock:
