@@ -137,12 +137,39 @@ def _import_all(db: Database, root: Path, node: str | None, session: str | None,
         return result
     if not dirs:
         result.errors.append(TraceFormatError(str(root), None, "no CTF trace (metadata) found"))
-    for tdir in dirs:
+    for k, tdir in enumerate(dirs, 1):
+        shown = None if progress is None else ChunkProgress(progress, f"chunk {k}/{len(dirs)} "
+                                                                      f"{tdir.name}")
         try:
-            result.merge(load_chunk(db, tdir, root, node, session, progress, settings))
+            result.merge(load_chunk(db, tdir, root, node, session, shown, settings))
         except TraceFormatError as exc:
             result.errors.append(exc)
     return result
+
+
+@dataclass
+class ChunkProgress:
+    """The import's bar while one chunk loads: bytes advance it, and its description says
+    which chunk of how many and the events decoded so far."""
+
+    task: ProgressTask
+    label: str
+
+    def __post_init__(self) -> None:
+        self.task.update(description=self.label)
+
+    def advance(self, amount: float = 1.0) -> None:
+        self.task.advance(amount)
+
+    def update(self, *, completed: float | None = None, total: float | None = None,
+               description: str | None = None) -> None:
+        self.task.update(completed=completed, total=total, description=description)
+
+    def close(self) -> None:
+        """The caller closes the whole bar, not one chunk."""
+
+    def decoded(self, events: int) -> None:
+        self.task.update(description=f"{self.label}: {events:,} events")
 
 
 @contextmanager
@@ -365,6 +392,8 @@ def _load(db: Database, trace: Trace, cid: str, node: str, session: str,
                 done = reader.stats.bytes_read
                 progress.advance(done - reported.get(id(reader), 0))
                 reported[id(reader)] = done
+                if isinstance(progress, ChunkProgress):
+                    progress.decoded(load.eid_next - load.eid_lo)
             if staged.rows >= settings.flush_rows or staged.bytes >= settings.flush_bytes:
                 if load.answer_first and staged.bytes < settings.pending_bytes:
                     continue        # kept whole for answer_first

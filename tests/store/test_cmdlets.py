@@ -107,3 +107,46 @@ async def test_get_event_comes_in_time_order(shell: Shell, tree: GenInfo) -> Non
     assert len({r["cpu"] for r in rows[:200]}) == 2  # really interleaved, not one CPU after another
     first = await shell.run("Get-Event | Where-Object { $_.cpu -eq 1 } | Select-Object -First 5")
     assert [r["ts"] for r in first] == sorted(r["ts"] for r in rows if r["cpu"] == 1)[:5]
+
+
+class RecordedBar:
+    """A progress bar that keeps what it was told (the loader's side of the protocol)."""
+
+    def __init__(self) -> None:
+        self.descriptions: list[str] = []
+        self.advanced = 0.0
+
+    def advance(self, amount: float = 1.0) -> None:
+        self.advanced += amount
+
+    def update(self, *, completed: float | None = None, total: float | None = None,
+               description: str | None = None) -> None:
+        if description is not None:
+            self.descriptions.append(description)
+
+    def close(self) -> None:
+        pass
+
+
+def test_import_progress_names_each_chunk_and_counts_its_events(tree: GenInfo,
+                                                                tmp_path: Path) -> None:
+    from fayshell.store.database import Database
+    from fayshell.store.loader import import_trace
+
+    bar = RecordedBar()
+    db = Database.open(str(tmp_path / "p.duckdb"))
+    try:
+        res = import_trace(db, tree.dirs[0].parents[2], progress=bar)
+    finally:
+        db.close()
+    assert res.chunks_loaded == 2
+    labels = [d for d in bar.descriptions if ":" not in d]
+    assert [lab.split()[:2] for lab in labels] == [["chunk", "1/2"], ["chunk", "2/2"]]
+    last: dict[str, int] = {}       # chunk label -> the last event count shown for it
+    for d in bar.descriptions:
+        if d.endswith(" events"):
+            label, count = d.rsplit(": ", 1)
+            last[label] = int(count.split()[0].replace(",", ""))
+    assert sorted(last) == sorted(labels) and sum(last.values()) == tree.events
+    assert bar.advanced == sum(f.stat().st_size for d in tree.dirs for f in d.iterdir()
+                               if f.is_file() and f.name != "metadata")
