@@ -102,7 +102,7 @@ def _relation(ctx: Invocation, sql: str) -> Relation:
 def import_trace_cmd(ctx: Invocation, *, path: list[str], node: str | None = None,
                      session: str | None = None, database: str | None = None
                      ) -> list[ImportSummary]:
-    from fayshell.errors import FayError, TraceFormatError
+    from fayshell.errors import FayError, Interrupted, TraceFormatError
     from fayshell.store.database import Database
     from fayshell.store.loader import import_trace
     from fayshell.store.settings import ANSWER_FIRST
@@ -118,6 +118,8 @@ def import_trace_cmd(ctx: Invocation, *, path: list[str], node: str | None = Non
             try:
                 res = import_trace(db, full, node=node, session=session, progress=task,
                                    settings=ANSWER_FIRST)
+            except Interrupted:
+                raise                   # Ctrl-C: exit 130, the chunk imports again next time
             except FayError as exc:
                 raise ctx.fail(exc.message) from None
             finally:

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from fayshell.ctf.decode import EventBatch, StreamStats, stream_readers
 from fayshell.ctf.trace import Trace, find_traces, open_trace
-from fayshell.errors import FayError, StoreError, TraceFormatError
+from fayshell.errors import FayError, Interrupted, StoreError, TraceFormatError
 from fayshell.host import ProgressTask
 from fayshell.store import derived
 from fayshell.store.arrowsql import duck_type, q
@@ -284,7 +284,7 @@ def load_chunk(db: Database, tdir: Path, root: Path, node: str | None, session: 
         except BaseException as exc:
             db.catalog = None                # read it again: what failed may have changed it
             remove_orphans(db)
-            if isinstance(exc, FayError):
+            if isinstance(exc, FayError) and not isinstance(exc, Interrupted):
                 raise StoreError(f"{tdir}: {exc.message}") from None
             if isinstance(exc, Exception) and type(exc).__module__.startswith("duckdb"):
                 raise StoreError(f"{tdir}: {exc}") from None

@@ -150,3 +150,33 @@ def test_import_progress_names_each_chunk_and_counts_its_events(tree: GenInfo,
     assert sorted(last) == sorted(labels) and sum(last.values()) == tree.events
     assert bar.advanced == sum(f.stat().st_size for d in tree.dirs for f in d.iterdir()
                                if f.is_file() and f.name != "metadata")
+
+
+class InterruptingBar(RecordedBar):
+    """The bar of a shell whose user presses Ctrl-C once some bytes are decoded."""
+
+    def advance(self, amount: float = 1.0) -> None:
+        from fayshell.errors import Interrupted
+
+        super().advance(amount)
+        if self.advanced > 0:
+            raise Interrupted()
+
+
+def test_ctrl_c_during_import_is_an_interrupt_and_the_chunk_imports_again(
+        tree: GenInfo, tmp_path: Path) -> None:
+    from fayshell.errors import Interrupted
+    from fayshell.store.database import Database
+    from fayshell.store.loader import import_trace
+
+    root = tree.dirs[0].parents[2]
+    db = Database.open(str(tmp_path / "i.duckdb"))
+    try:
+        with pytest.raises(Interrupted):   # not re-wrapped as a store error: exit 130
+            import_trace(db, root, progress=InterruptingBar())
+        assert db.execute("SELECT count(*) FROM chunks")[0][0] == 0
+        res = import_trace(db, root)
+        assert (res.chunks_loaded, res.events) == (2, tree.events)
+        assert db.execute("SELECT count(*) FROM events")[0][0] == tree.events
+    finally:
+        db.close()
