@@ -70,8 +70,14 @@ def trace(tmp_path_factory: pytest.TempPathFactory) -> GenInfo:
     return write_trace(out, GenSpec(events=60_000, cpus=3, packet_size=8192, seed=11))
 
 
-def _killed_at(db: Path, trace: Path, where: str, expect: str) -> None:
-    """Run the child until it reports ``expect``, then SIGKILL it."""
+#: SIGKILL (nothing cleans up), and what a shell gets from `kill` or a closed terminal: fayshell
+#: keeps their default action, so the process ends at once, as with SIGKILL.
+SIGNALS = [signal.SIGKILL, signal.SIGTERM, signal.SIGHUP]
+
+
+def _killed_at(db: Path, trace: Path, where: str, expect: str,
+               sig: signal.Signals = signal.SIGKILL) -> None:
+    """Run the child until it reports ``expect``, then send it ``sig``."""
     proc = subprocess.Popen([sys.executable, "-c", CHILD, str(db), str(trace), where],
                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
                             env={**os.environ, "PYTHONPATH": str(ROOT)})
@@ -80,9 +86,9 @@ def _killed_at(db: Path, trace: Path, where: str, expect: str) -> None:
         line = proc.stdout.readline()
         assert line.startswith(expect), line
     finally:
-        proc.send_signal(signal.SIGKILL)
+        proc.send_signal(sig)
         proc.wait()
-    assert proc.returncode == -signal.SIGKILL
+    assert proc.returncode == -sig
 
 
 def _truth(info: GenInfo) -> Counter[tuple[object, ...]]:
@@ -95,10 +101,12 @@ def _syscalls(db: Database) -> Counter[tuple[object, ...]]:
     return Counter(db.execute("SELECT cpu, tid, pid, name, ts_entry, ts_exit, ret FROM syscalls"))
 
 
+@pytest.mark.parametrize("sig", SIGNALS, ids=lambda s: s.name)
 def test_killed_mid_chunk_leaves_it_unmarked_and_it_imports_again(trace: GenInfo,
-                                                                   tmp_path: Path) -> None:
+                                                                   tmp_path: Path,
+                                                                   sig: signal.Signals) -> None:
     path = tmp_path / "killed.duckdb"
-    _killed_at(path, trace.dirs[0], "middle", "stopped")
+    _killed_at(path, trace.dirs[0], "middle", "stopped", sig)
     db = Database.open(str(path))
     assert db.execute("SELECT count(*) FROM chunks")[0][0] == 0
     assert db.execute("SELECT count(*) FROM event_rows")[0][0] > 0     # flushes had committed
@@ -109,10 +117,12 @@ def test_killed_mid_chunk_leaves_it_unmarked_and_it_imports_again(trace: GenInfo
     assert _syscalls(db) == _truth(trace)
 
 
+@pytest.mark.parametrize("sig", SIGNALS, ids=lambda s: s.name)
 def test_killed_during_the_background_write_leaves_it_unmarked(trace: GenInfo,
-                                                               tmp_path: Path) -> None:
+                                                               tmp_path: Path,
+                                                               sig: signal.Signals) -> None:
     path = tmp_path / "writing.duckdb"
-    _killed_at(path, trace.dirs[0], "writing", "writing")
+    _killed_at(path, trace.dirs[0], "writing", "writing", sig)
     db = Database.open(str(path))
     assert db.execute("SELECT count(*) FROM chunks")[0][0] == 0
     assert db.execute("SELECT count(*) FROM event_rows")[0][0] == 0     # one transaction
@@ -133,3 +143,18 @@ def test_killed_after_the_import_keeps_the_chunk(trace: GenInfo, tmp_path: Path)
     again = import_trace(db, trace.dirs[0], node="n", session="s")
     assert (again.chunks_loaded, again.chunks_skipped) == (0, 1)
     assert _syscalls(db) == _truth(trace)
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGHUP], ids=lambda s: s.name)
+def test_the_shell_ends_at_once_on_term_and_hup(tmp_path: Path, sig: signal.Signals) -> None:
+    """The shell keeps the default action of SIGTERM and SIGHUP (what the tests above rely
+    on): it ends at once; what it had committed stays, the rest is imported again."""
+    proc = subprocess.Popen([sys.executable, "-m", "fayshell", "--db", str(tmp_path / "s.duckdb"),
+                             "-c", "'ready'; Start-Sleep 60"], stdout=subprocess.PIPE,
+                            text=True, cwd=tmp_path, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    try:
+        assert proc.stdout is not None and proc.stdout.readline().strip() == "ready"
+    finally:
+        proc.send_signal(sig)
+        proc.wait(timeout=30)
+    assert proc.returncode == -sig
