@@ -87,13 +87,15 @@ class Welcome(Frame):
 
 @dataclass(frozen=True)
 class Import(Frame):
-    """Load the finished chunks under ``path`` (a session's output dir) into the node store."""
+    """Load the finished chunks under ``path`` (a session's output dir) into the node store;
+    ``stopped``: the session is stopped, so a never-rotated top-level trace is finished too."""
 
     code: ClassVar[int] = 3
     id: int
     path: str
     session: str
     node: str
+    stopped: bool
 
 
 @dataclass(frozen=True)

@@ -19,7 +19,7 @@ IDS = st.integers(min_value=0, max_value=2**53)
 FRAMES = st.one_of(
     st.builds(p.Hello, versions=st.lists(st.integers(0, 100), max_size=4), fayshell=TEXT),
     st.builds(p.Welcome, version=IDS, fayshell=TEXT, python=TEXT, arch=TEXT, pid=IDS, store=TEXT),
-    st.builds(p.Import, id=IDS, path=TEXT, session=TEXT, node=TEXT),
+    st.builds(p.Import, id=IDS, path=TEXT, session=TEXT, node=TEXT, stopped=st.booleans()),
     st.builds(p.Imported, id=IDS, chunks=IDS, skipped=IDS, events=IDS,
               errors=st.lists(TEXT, max_size=3)),
     st.builds(p.Query, id=IDS, sql=TEXT),
