@@ -106,7 +106,7 @@ class Splitter:
     # ---- DuckDB's parser and printer ----
 
     def parse(self, sql: str) -> dict[str, Any]:
-        text = self.con.execute("SELECT json_serialize_sql(?)", [sql]).fetchone()[0]
+        text = self.con.execute("SELECT json_serialize_sql(?)", [sql]).fetchall()[0][0]
         doc = json.loads(text)
         if doc.get("error"):
             raise Unsplittable(f"cannot parse the query: {doc.get('error_message', '')}")
@@ -119,7 +119,7 @@ class Splitter:
     def render(self, node: dict[str, Any]) -> str:
         doc = {"error": False, "statements": [{"node": node, "named_param_map": []}]}
         text: str = self.con.execute("SELECT json_deserialize_sql(?)", [json.dumps(doc)]
-                                     ).fetchone()[0]
+                                     ).fetchall()[0][0]
         return text
 
     def expr_sql(self, expr: dict[str, Any]) -> str:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import os
 import platform
+import shutil
 import struct
 import sys
 from collections.abc import AsyncIterator
@@ -125,3 +126,24 @@ async def test_agent_exits_when_stdin_closes_and_writes_only_its_cache(
     assert list(home.iterdir()) == []
     written = {f.name for f in (tmp_path / "cache").iterdir()}
     assert written <= {"store.duckdb", "store.duckdb.wal", "store.duckdb.tmp"}
+
+
+async def test_bundled_agent_runs_on_the_system_python(
+        agent_bundle, session_dir: Path, tmp_path: Path) -> None:  # noqa: ANN001
+    """The bundle alone (no shell environment: ``python3 -I``) imports, loads and answers."""
+    env = {"HOME": str(tmp_path), "PATH": "/usr/bin:/bin"}
+    proc = await LocalAgentProcess.start(["/usr/bin/python3", "-I", "-B",
+                                          str(agent_bundle.path / "agent.py")], env)
+    client = AgentClient("node01", proc)
+    try:
+        w = await client.hello()
+        assert w.python.startswith("3.11")
+        done = await client.import_session(str(session_dir), "incident", stopped=False)
+        assert done.chunks == 3 and done.errors == []
+        res = (await client.query("SELECT count(*) AS n FROM syscalls")).table()
+        assert res.column("n")[0].as_py() > 0
+    finally:
+        await client.close()
+    store = agent_bundle.path / "store"
+    assert (store / "store.duckdb").is_file()            # its store lives inside the bundle
+    shutil.rmtree(store)

@@ -1,0 +1,129 @@
+"""``-OnNode`` queries: a relation over every node's store, split, run by the agents, merged here.
+
+:class:`NodeDatabase` is an in-memory DuckDB holding *empty* copies of the store's tables: the
+pipeline cmdlets ask it for schemas and wrap SQL exactly as they do on the shell's database, so
+the same pipeline text works. Nothing runs until the relation is fetched; then the whole SQL is
+split (:mod:`fayshell.lang.plansplit`), the node parts run on every node's agent in parallel,
+the partial Arrow results are loaded into a fresh in-memory DuckDB, and the merge part runs
+there, its columns cast back to the types the query has on one database. The shell's own
+database is never touched. Nodes that did not answer are named in a warning and in
+:attr:`NodeDatabase.missing`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from fayshell.lang.plansplit import PART, SplitOptions, Splitter
+from fayshell.store.database import Database, sql_error
+from fayshell.store.relation import Relation as StoreRelation
+from fayshell.store.relation import quote_ident
+
+if TYPE_CHECKING:
+    from fayshell.remote.agenthub import AgentHub, NodeAnswers
+
+Say = Callable[[str], None]
+
+
+def _quiet(_: str) -> None:
+    return None
+
+
+@dataclass
+class NodeDatabase(Database):
+    """Empty copies of the store's tables plus what an ``-OnNode`` query needs to run."""
+
+    hub: AgentHub | None = None
+    session: str = ""
+    nodes: list[str] = field(default_factory=list)
+    remembered: dict[str, str] = field(default_factory=dict)
+    split_options: SplitOptions = field(default_factory=SplitOptions)
+    verbose: Say = _quiet
+    warn: Say = _quiet
+    missing: dict[str, str] = field(default_factory=dict)
+
+    @classmethod
+    def scratch(cls, **kw: Any) -> NodeDatabase:
+        import duckdb
+
+        from fayshell.store.schema import ensure_schema
+
+        db = cls(path=":memory:", con=duckdb.connect(), **kw)
+        ensure_schema(db)
+        return db
+
+    def run(self, sql: str) -> tuple[list[str], list[tuple[Any, ...]]]:
+        """Split, run on the nodes, merge: column names and rows."""
+        schema = self.schema_of(sql)          # also validates the query, as on one database
+        plan = Splitter(self.con, self.split_options).split(sql)
+        for line in plan.describe():
+            self.verbose(line)
+        assert self.hub is not None
+        answers = self.hub.call(self.hub.run_parts(self.nodes, self.session, self.remembered,
+                                                   plan.node_sql))
+        self.report(answers)
+        return merge(self, plan.node_sql, plan.merge_sql, answers, schema)
+
+    def report(self, answers: NodeAnswers) -> None:
+        self.missing = dict(answers.missing)
+        for node, why in answers.pulled.items():
+            self.warn(f"{node}: no agent ({why}); pulled its chunks instead")
+        for node, why in answers.missing.items():
+            self.warn(f"{node}: missing from the result: {why}")
+
+
+def merge(db: NodeDatabase, node_sql: tuple[str, ...], merge_sql: str, answers: NodeAnswers,
+          schema: dict[str, str]) -> tuple[list[str], list[tuple[Any, ...]]]:
+    """Load each part's union into a fresh DuckDB and run the merge there."""
+    import duckdb
+    import pyarrow as pa
+
+    con = duckdb.connect()
+    try:
+        for i, sql in enumerate(node_sql):
+            tables = [db.con.sql(sql).to_arrow_table(), *answers.tables[i]]
+            try:
+                union = pa.concat_tables(tables, promote_options="permissive")
+            except (pa.ArrowInvalid, pa.ArrowTypeError):
+                union = pa.concat_tables(tables[1:] or tables[:1], promote_options="permissive")
+            con.register(f"{PART}{i}_arrow", union)
+            con.execute(f"CREATE TABLE {PART}{i} AS SELECT * FROM {PART}{i}_arrow").fetchall()
+        cols = [f"CAST(#{k + 1} AS {t}) AS {quote_ident(n)}"
+                for k, (n, t) in enumerate(schema.items())]
+        try:
+            rel = con.sql(f"SELECT {', '.join(cols)} FROM ({merge_sql}) AS _f")
+            return list(rel.columns), rel.fetchall()
+        except duckdb.Error:
+            rel = con.sql(merge_sql)           # a type the cast cannot take: as merged
+            return list(rel.columns), rel.fetchall()
+    except duckdb.Error as exc:
+        raise sql_error(exc) from None
+    finally:
+        con.close()
+
+
+@dataclass(frozen=True)
+class Relation(StoreRelation):
+    """A relation over the nodes' stores (named Relation: the pipeline treats it as one)."""
+
+    def wrap(self, select: str = "*", tail: str = "") -> Relation:
+        return Relation(self.db, f"SELECT {select} FROM ({self.sql}) AS _r {tail}".rstrip())
+
+    def node_db(self) -> NodeDatabase:
+        assert isinstance(self.db, NodeDatabase)
+        return self.db
+
+    def fetch(self) -> tuple[list[str], list[tuple[Any, ...]]]:
+        return self.node_db().run(self.sql)
+
+    def iter_records(self, batch: int = 4096) -> Iterator[dict[str, Any]]:
+        names, rows = self.fetch()
+        for row in rows:
+            yield dict(zip(names, row, strict=True))
+
+    @property
+    def missing(self) -> dict[str, str]:
+        """Nodes missing from the last fetch, with the reason."""
+        return dict(self.node_db().missing)
