@@ -15,7 +15,6 @@ import pytest
 from fayshell.commands.store import set_agent_hub
 from fayshell.remote.agentbundle import Bundle
 from fayshell.remote.agenthub import AgentHub, HubSettings
-from fayshell.remote.agentdeploy import AgentSettings
 from tests.agent.conftest import make_session_dir
 from tests.fixtures.cluster import LocalCluster
 from tests.fixtures.shell import Shell
