@@ -42,6 +42,7 @@ class NodeStore:
         from fayshell.store.schema import ensure_schema
 
         db = Database.open(str(path))
+        db.execute("SET enable_progress_bar = false")
         ensure_schema(db)
         return cls(db)
 

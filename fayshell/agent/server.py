@@ -198,6 +198,8 @@ def main(argv: list[str] | None = None) -> int:
     elif args:
         print("usage: python -m fayshell.agent [--cache DIR]", file=sys.stderr)
         return 2
-    agent = Agent(AgentSettings(cache), sys.stdin.buffer, sys.stdout.buffer)
-    sys.stdout = sys.stderr          # nothing else may write into the frame stream
+    frames = os.fdopen(os.dup(1), "wb")
+    os.dup2(2, 1)                    # nothing else (DuckDB's C++ side included) may write into
+    sys.stdout = sys.stderr          # the frame stream: file descriptor 1 is stderr from now on
+    agent = Agent(AgentSettings(cache), sys.stdin.buffer, frames)
     return agent.serve()

@@ -23,7 +23,7 @@ _SESSION = Param("Session", "strings", help="Only these sessions (wildcards allo
                  complete="sessions")
 _ON_NODE = (Param("OnNode", bool, help="Run on every node's agent over the node's own store "
                                        "(needs -Session NAME; -Node narrows). Only partial "
-                                       "results cross the network; see Get-Help about_OnNode."),
+                                       "results cross the network (-Verbose shows the SQL)."),
             Param("ExactPercentile", bool, help="With -OnNode: exact percentiles (nodes send "
                                                 "values) instead of histograms within 1%."))
 

@@ -177,14 +177,16 @@ class Splitter:
 
     def source(self, table: dict[str, Any]) -> Local | Merged:
         kind = table["type"]
-        if kind in ("BASE_TABLE", "EMPTY"):
+        if kind in ("BASE_TABLE", "EMPTY", "TABLE_FUNCTION"):      # evaluated on each node
             holder = self.parse("SELECT * FROM fay_x")
             holder["from_table"] = table
             return Local(holder)
         if kind == "SUBQUERY":
             return self.walk(table["subquery"]["node"])
-        raise Unsplittable(f"a {kind.lower().replace('_', ' ')} in FROM is not split "
-                           "(a join would pair rows of different nodes)")
+        if kind == "JOIN":
+            raise Unsplittable("a join is not split (on the shell it could pair rows of "
+                               "different nodes)")
+        raise Unsplittable(f"{kind.lower().replace('_', ' ')} in FROM is not split")
 
     def subquery(self, node: dict[str, Any], like: dict[str, Any]) -> dict[str, Any]:
         holder = self.parse("SELECT * FROM (SELECT 1) AS _r")

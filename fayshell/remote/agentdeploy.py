@@ -33,7 +33,7 @@ from fayshell.remote.quoting import quote_argv
 
 PROBE = r'''
 import hashlib, json, os, platform, sys
-root, digest = sys.argv[1], sys.argv[2]
+root, digest = os.path.join(os.path.expanduser("~"), sys.argv[1]), sys.argv[2]
 out = {"python": platform.python_version(), "abi": sys.implementation.cache_tag,
        "arch": platform.machine(), "state": "missing", "detail": "", "others": []}
 if os.path.isdir(root):
@@ -65,7 +65,9 @@ print(json.dumps(out))
 
 INSTALL = r'''
 import os, shutil, sys, tarfile
-root, digest, tar = sys.argv[1], sys.argv[2], sys.argv[3]
+home = os.path.expanduser("~")
+root, digest, tar = (os.path.join(home, sys.argv[1]), sys.argv[2],
+                     os.path.join(home, sys.argv[3]))
 for name in os.listdir(root):
     path = os.path.join(root, name)
     if path != tar:
@@ -143,6 +145,50 @@ async def probe(transport: Any, bundle: Bundle, settings: AgentSettings) -> Prob
         raise AgentUnavailable(node, f"the agent probe answered {res.stdout[:80]!r}") from None
 
 
+STATUS = r'''
+import json, os, platform, sys
+root = os.path.join(os.path.expanduser("~"), sys.argv[1])
+found = []
+if os.path.isdir(root):
+    for name in sorted(os.listdir(root)):
+        try:
+            with open(os.path.join(root, name, "BUNDLE.json")) as fh:
+                meta = json.load(fh)
+            found.append([name, str(meta.get("fayshell", "?"))])
+        except (OSError, ValueError):
+            found.append([name, "?"])
+print(json.dumps({"python": platform.python_version(), "abi": sys.implementation.cache_tag,
+                  "arch": platform.machine(), "bundles": found}))
+'''
+
+
+@dataclass(frozen=True)
+class AgentStatus:
+    """What Test-Node says about a node's agent: its Python and the bundles installed."""
+
+    python: str          # "" when the configured interpreter does not run
+    abi: str
+    arch: str
+    bundles: list[tuple[str, str]]      # (digest, fayshell version)
+    error: str = ""
+
+
+async def status(transport: Any, settings: AgentSettings) -> AgentStatus:
+    """A cheap look (no hashing): the node's Python and which bundles are there."""
+    cmd = quote_argv([settings.python, "-I", "-B", "-c", STATUS, settings.root])
+    res = await transport.run(cmd, timeout=settings.timeout)
+    if res.exit_status != 0:
+        why = (res.stderr.strip().splitlines() or [f"exit status {res.exit_status}"])[-1]
+        return AgentStatus("", "", "", [], f"no usable Python ({settings.python!r}: {why})")
+    try:
+        got = json.loads(res.stdout.strip().splitlines()[-1])
+        return AgentStatus(got["python"], got["abi"], got["arch"],
+                           [(d, v) for d, v in got["bundles"]])
+    except (ValueError, KeyError, TypeError):
+        return AgentStatus("", "", "", [], f"the agent status probe answered "
+                                           f"{res.stdout[:80]!r}")
+
+
 async def ensure_installed(transport: Any, bundle: Bundle,
                            settings: AgentSettings) -> AgentInstall:
     """Probe, install or replace the bundle when needed, and verify it."""
@@ -169,7 +215,7 @@ async def ensure_installed(transport: Any, bundle: Bundle,
 
 _CLEAN = r'''
 import os, shutil, sys
-root, digest = sys.argv[1], sys.argv[2]
+root, digest = os.path.join(os.path.expanduser("~"), sys.argv[1]), sys.argv[2]
 for name in os.listdir(root):
     path = os.path.join(root, name)
     if name != digest:

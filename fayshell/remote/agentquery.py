@@ -76,20 +76,14 @@ class NodeDatabase(Database):
 
 def merge(db: NodeDatabase, node_sql: tuple[str, ...], merge_sql: str, answers: NodeAnswers,
           schema: dict[str, str]) -> tuple[list[str], list[tuple[Any, ...]]]:
-    """Load each part's union into a fresh DuckDB and run the merge there."""
+    """Load each part's answers into a fresh DuckDB (tables typed as the query is typed on the
+    scratch database, never running it here) and run the merge there."""
     import duckdb
-    import pyarrow as pa
 
     con = duckdb.connect()
     try:
         for i, sql in enumerate(node_sql):
-            tables = [db.con.sql(sql).to_arrow_table(), *answers.tables[i]]
-            try:
-                union = pa.concat_tables(tables, promote_options="permissive")
-            except (pa.ArrowInvalid, pa.ArrowTypeError):
-                union = pa.concat_tables(tables[1:] or tables[:1], promote_options="permissive")
-            con.register(f"{PART}{i}_arrow", union)
-            con.execute(f"CREATE TABLE {PART}{i} AS SELECT * FROM {PART}{i}_arrow").fetchall()
+            load_part(con, f"{PART}{i}", db.schema_of(sql), answers.tables[i])
         cols = [f"CAST(#{k + 1} AS {t}) AS {quote_ident(n)}"
                 for k, (n, t) in enumerate(schema.items())]
         try:
@@ -102,6 +96,24 @@ def merge(db: NodeDatabase, node_sql: tuple[str, ...], merge_sql: str, answers: 
         raise sql_error(exc) from None
     finally:
         con.close()
+
+
+def load_part(con: Any, name: str, schema: dict[str, str], tables: list[Any]) -> None:
+    """Table ``name`` with ``schema``, holding every node's rows (columns a node has beyond
+    the schema, e.g. stream context columns, are added)."""
+    cols = ", ".join(f"{quote_ident(c)} {t}" for c, t in schema.items())
+    con.execute(f"CREATE TABLE {name} ({cols})").fetchall()
+    have = {c.lower() for c in schema}
+    for k, table in enumerate(tables):
+        view = f"{name}_node{k}"
+        con.register(view, table)
+        for col, typ in con.execute(f"SELECT column_name, column_type FROM (DESCRIBE {view})"
+                                    ).fetchall():
+            if col.lower() not in have:
+                con.execute(f"ALTER TABLE {name} ADD COLUMN {quote_ident(col)} {typ}").fetchall()
+                have.add(col.lower())
+        con.execute(f"INSERT INTO {name} BY NAME SELECT * FROM {view}").fetchall()
+        con.unregister(view)
 
 
 @dataclass(frozen=True)

@@ -3,9 +3,15 @@ after Receive-Trace + Import-Trace (a differential test over logs, spans and sys
 
 from __future__ import annotations
 
+import _thread
 import asyncio
+import contextlib
+import os
 import shutil
+import signal
 import subprocess
+import threading
+import time
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -14,6 +20,7 @@ import pytest
 
 from fayshell.commands.store import set_agent_hub
 from fayshell.remote.agentbundle import Bundle
+from fayshell.remote.agentdeploy import AgentSettings
 from fayshell.remote.agenthub import AgentHub, HubSettings
 from tests.agent.conftest import make_session_dir
 from tests.fixtures.cluster import LocalCluster
@@ -159,3 +166,94 @@ async def test_missing_node_is_named_and_agents_leave_nothing(
 
     _close_hub(id(both.state))
     assert agent_pids(real_cluster, "node05") == []
+
+
+async def test_test_node_reports_the_agent(both: Shell, agent_bundle: Bundle) -> None:
+    await both.run("Get-Log -Session onn -OnNode -Node node05 | Measure-Object")   # installs
+    recs = {r.node: r for r in await both.run("Test-Node node05,node07")}
+    assert (recs["node05"].agent, recs["node05"].agent_python) == ("current", "3.11.2")
+    assert recs["node07"].agent_python == "3.11.2"
+    assert recs["node07"].agent in ("absent", "outdated")
+
+
+async def test_node_without_python_falls_back_to_pulling(
+        both: Shell, real_cluster: LocalCluster, agent_bundle: Bundle) -> None:
+    settings = HubSettings(deploy=AgentSettings(python="/nonexistent/bin/python3"),
+                           bundle_root=agent_bundle.root)
+    set_agent_hub(both.state, AgentHub(both.state.options, settings))
+    pipeline = "Get-Log -Session onn {on} -Node node06 | Group-Object severity"
+    here = rows(await both.run(pipeline.replace("{on}", "")))
+    there = rows(await both.run(pipeline.replace("{on}", "-OnNode")))
+    assert [(r["Name"], r["Count"]) for r in here] == [(r["Name"], r["Count"]) for r in there]
+    (warning,) = both.host.warnings
+    assert "node06: no agent (node06: agent: no usable Python: '/nonexistent/bin/python3' " \
+           "not found" in warning and "pulled its chunks instead" in warning
+    test = {r.node: r for r in await both.run("Test-Node node06")}
+    assert test["node06"].agent.startswith("no usable Python ('/nonexistent/bin/python3'")
+    assert agent_pids(real_cluster, "node06") == []
+
+
+def cpu_ticks(pid: int) -> int:
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return int(fields[11]) + int(fields[12])
+
+
+def agent_pid(lc: LocalCluster, node: str) -> int:
+    (line,) = agent_pids(lc, node)
+    return int(line.split()[0])
+
+
+LONG = "SELECT sum(range % 7) AS s FROM range(1500000000)"
+
+
+def when_busy(pid: int, then: Any) -> threading.Thread:
+    """Once process ``pid`` has used 0.3 s more CPU (it is running the query), call ``then``."""
+    start = cpu_ticks(pid)
+
+    def watch() -> None:
+        with contextlib.suppress(FileNotFoundError):
+            while cpu_ticks(pid) - start < 30:
+                time.sleep(0.02)
+            then()
+
+    thread = threading.Thread(target=watch, daemon=True)
+    thread.start()
+    return thread
+
+
+async def test_node_killed_mid_query_is_named(both: Shell, real_cluster: LocalCluster) -> None:
+    await both.run("sql -OnNode -Session onn SELECT count(*) FROM logs")     # agents warm
+    victim = agent_pid(real_cluster, "node06")
+    killed = threading.Event()
+
+    def kill() -> None:
+        os.kill(victim, signal.SIGKILL)
+        killed.set()
+
+    watcher = when_busy(victim, kill)
+    (rel,) = await both.raw(f"sql -OnNode -Session onn {LONG}")
+    got = rel.records()
+    watcher.join(30)
+    assert killed.is_set()
+    assert got == [{"s": sum(i % 7 for i in range(7)) * (1500000000 // 7)
+                    + sum(i % 7 for i in range(1500000000 % 7))}]
+    assert list(rel.missing) == ["node06"]
+    assert "the agent ended" in rel.missing["node06"]
+    assert any("node06: missing from the result" in w for w in both.host.warnings)
+
+
+def test_ctrl_c_cancels_on_every_node_and_leaves_no_agent(
+        real_cluster: LocalCluster, traced: dict[str, Any], agent_bundle: Bundle) -> None:
+    hub = AgentHub(real_cluster.options(), HubSettings(bundle_root=agent_bundle.root))
+    outputs = traced["onn"].outputs
+    try:
+        hub.call(hub.run_parts(list(NODES), "onn", outputs, ("SELECT 1 AS one",)))
+        pids = [agent_pid(real_cluster, n) for n in NODES]
+        watcher = when_busy(pids[0], _thread.interrupt_main)
+        with pytest.raises(KeyboardInterrupt):
+            hub.call(hub.run_parts(list(NODES), "onn", outputs, (LONG,)))
+        watcher.join(30)
+        for node in NODES:
+            assert agent_pids(real_cluster, node) == [], node
+    finally:
+        hub.close()
