@@ -63,6 +63,7 @@ class AgentClient:
         self.waiting: dict[int, asyncio.Future[p.Frame]] = {}
         self.reader = asyncio.get_running_loop().create_task(self._read_loop())
         self.dead: AgentError | None = None
+        self.bytes_in = 0          # bytes received from the agent (frames), for measurements
 
     async def hello(self) -> p.Welcome:
         frame = await self._ask(0, p.Hello(list(p.VERSIONS), __version__))
@@ -119,6 +120,7 @@ class AgentClient:
         reason = "the agent ended"
         try:
             while data := await self.proc.read(READ_SIZE):
+                self.bytes_in += len(data)
                 for frame in dec.feed(data):
                     self._deliver(frame)
         except p.ProtocolError as exc:
