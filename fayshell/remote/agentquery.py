@@ -12,10 +12,12 @@ database is never touched. Nodes that did not answer are named in a warning and 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from fayshell.errors import SqlError
 from fayshell.lang.plansplit import PART, SplitOptions, Splitter
 from fayshell.store.database import Database, sql_error
 from fayshell.store.relation import Relation as StoreRelation
@@ -44,6 +46,8 @@ class NodeDatabase(Database):
     warn: Say = _quiet
     missing: dict[str, str] = field(default_factory=dict)
 
+    ready: bool = False
+
     @classmethod
     def scratch(cls, **kw: Any) -> NodeDatabase:
         import duckdb
@@ -52,7 +56,33 @@ class NodeDatabase(Database):
 
         db = cls(path=":memory:", con=duckdb.connect(), **kw)
         ensure_schema(db)
+        db.ready = True
         return db
+
+    def execute(self, sql: str, params: list[Any] | None = None) -> list[tuple[Any, ...]]:
+        """Statements on the relation's database: ``COPY (query) TO …`` (Export-Csv) writes
+        the merged answer; anything else is refused (the nodes' stores are read-only here)."""
+        if not self.ready:
+            return super().execute(sql, params)
+        m = re.fullmatch(r"\s*COPY \((.*)\) TO (.*)", sql, re.S | re.I)
+        if m is None or params:
+            raise SqlError("-OnNode: only queries run over the nodes' stores")
+        names, rows = self.run(m.group(1))
+        import duckdb
+
+        con = duckdb.connect()
+        try:
+            schema = self.schema_of(m.group(1))
+            con.execute("CREATE TABLE fay_out (" + ", ".join(
+                f"{quote_ident(n)} {t}" for n, t in schema.items()) + ")").fetchall()
+            if rows:
+                marks = ", ".join("?" for _ in names)
+                con.executemany(f"INSERT INTO fay_out VALUES ({marks})", rows)
+            return con.execute(f"COPY fay_out TO {m.group(2)}").fetchall()
+        except duckdb.Error as exc:
+            raise sql_error(exc) from None
+        finally:
+            con.close()
 
     def run(self, sql: str) -> tuple[list[str], list[tuple[Any, ...]]]:
         """Split, run on the nodes, merge: column names and rows."""

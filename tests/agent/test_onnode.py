@@ -257,3 +257,14 @@ def test_ctrl_c_cancels_on_every_node_and_leaves_no_agent(
             assert agent_pids(real_cluster, node) == [], node
     finally:
         hub.close()
+
+
+async def test_export_csv_writes_the_merged_answer(both: Shell, tmp_path: Path) -> None:
+    pipeline = ("Get-Syscall -Session onn {on} | Group-Object name | Select-Object Name, Count | "
+                "Export-Csv '{path}'")
+    await both.run(pipeline.replace("{on}", "").replace("{path}", str(tmp_path / "here.csv")))
+    await both.run(pipeline.replace("{on}", "-OnNode").replace("{path}",
+                                                                 str(tmp_path / "there.csv")))
+    here = (tmp_path / "here.csv").read_text()
+    assert here.count("\n") > 3
+    assert (tmp_path / "there.csv").read_text() == here
