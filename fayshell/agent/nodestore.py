@@ -35,6 +35,7 @@ class NodeStore:
     """The node's DuckDB file, opened once per agent."""
 
     db: Database
+    raw: Any = None          # the connection itself, for interrupt() from the stdin thread
 
     @classmethod
     def open(cls, path: Path) -> NodeStore:
@@ -44,7 +45,7 @@ class NodeStore:
         db = Database.open(str(path))
         db.execute("SET enable_progress_bar = false")
         ensure_schema(db)
-        return cls(db)
+        return cls(db, db.con)
 
     def import_session(self, root: Path, session: str, node: str, stopped: bool) -> ImportResult:
         """Load the finished chunks of a session's output directory (archives, snapshots, and
@@ -81,7 +82,7 @@ class NodeStore:
             return self.db.con.execute(sql, [session, since]).to_arrow_table()
 
     def interrupt(self) -> None:
-        self.db.con.interrupt()
+        self.raw.interrupt()     # any thread, even while the loader's writer holds db.con
 
     def close(self) -> None:
         self.db.close()

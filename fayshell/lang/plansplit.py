@@ -7,7 +7,8 @@ independent of other nodes:
 
 * filters and projections run on the nodes;
 * aggregates become partial aggregates on the nodes and a merge at the shell: count, sum, min,
-  max, bool_and/bool_or exactly, avg as sum + count; percentiles (quantile_cont, quantile_disc,
+  max, bool_and/bool_or exactly, avg as sum + count, first/any_value as the first of the nodes'
+  answers (without ORDER BY, "first" is any row on one database too); percentiles (quantile_cont, quantile_disc,
   median) from a mergeable histogram: each node sends ``(keys, value, count)`` rows where value
   is the representative of a logarithmic bucket of ratio ``γ = (1 + α) / (1 − α)``, so every
   value the merge sees is within a relative error α of the true one (α = 1% by default), and a
@@ -37,6 +38,7 @@ PART = "fay_part"
 #: Aggregates merged by applying another aggregate to the partial column.
 REMERGE = {"count_star": "count", "count": "count", "sum": "sum", "min": "min", "max": "max",
            "bool_and": "bool_and", "bool_or": "bool_or", "any_value": "any_value",
+           "first": "first", "arbitrary": "first",     # some node's first (as unordered)
            "avg": "avg", "mean": "avg", "quantile_cont": "quantile_cont",
            "median": "quantile_cont", "quantile_disc": "quantile_disc",
            "quantile": "quantile_disc"}
@@ -384,7 +386,7 @@ class AggSplit:
         name = call["function_name"]
         if name not in REMERGE:
             raise Unsplittable(f"the aggregate {name}() is not split (count, sum, min, max, "
-                               "avg, bool_and, bool_or, any_value and percentiles are)")
+                               "avg, bool_and, bool_or, first, any_value and percentiles are)")
         if call.get("distinct"):
             raise Unsplittable(f"{name}(DISTINCT …) is not split")
         if call.get("order_bys", {}).get("orders"):

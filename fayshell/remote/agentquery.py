@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from fayshell.errors import SqlError
@@ -33,20 +33,23 @@ def _quiet(_: str) -> None:
     return None
 
 
-@dataclass
 class NodeDatabase(Database):
     """Empty copies of the store's tables plus what an ``-OnNode`` query needs to run."""
 
-    hub: AgentHub | None = None
-    session: str = ""
-    nodes: list[str] = field(default_factory=list)
-    remembered: dict[str, str] = field(default_factory=dict)
-    split_options: SplitOptions = field(default_factory=SplitOptions)
-    verbose: Say = _quiet
-    warn: Say = _quiet
-    missing: dict[str, str] = field(default_factory=dict)
-
-    ready: bool = False
+    def __init__(self, path: str, con: Any, *, hub: AgentHub | None = None, session: str = "",
+                 nodes: list[str] | None = None, remembered: dict[str, str] | None = None,
+                 split_options: SplitOptions | None = None, verbose: Say = _quiet,
+                 warn: Say = _quiet) -> None:
+        super().__init__(path, con)
+        self.hub = hub
+        self.session = session
+        self.nodes = list(nodes or [])
+        self.remembered = dict(remembered or {})
+        self.split_options = split_options or SplitOptions()
+        self.verbose = verbose
+        self.warn = warn
+        self.missing: dict[str, str] = {}
+        self.ready = False
 
     @classmethod
     def scratch(cls, **kw: Any) -> NodeDatabase:

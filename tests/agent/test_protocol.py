@@ -38,7 +38,7 @@ def raw(code: int, obj: object, data: bytes = b"", magic: bytes = p.MAGIC) -> by
 
 
 @given(st.lists(FRAMES, max_size=6), st.data())
-@settings(max_examples=150)
+@settings(max_examples=150, deadline=None)
 def test_frames_round_trip_across_any_split(frames: list[p.Frame], data: st.DataObject) -> None:
     wire = b"".join(p.encode(f) for f in frames)
     cuts = sorted(data.draw(st.lists(st.integers(0, len(wire)), max_size=5)))
@@ -54,6 +54,7 @@ def test_frames_round_trip_across_any_split(frames: list[p.Frame], data: st.Data
 
 
 @given(st.lists(FRAMES, max_size=4))
+@settings(deadline=None)
 def test_blocking_reader_matches_incremental(frames: list[p.Frame]) -> None:
     stream = io.BytesIO(b"".join(p.encode(f) for f in frames))
     dec = p.FrameDecoder()
@@ -64,6 +65,7 @@ def test_blocking_reader_matches_incremental(frames: list[p.Frame]) -> None:
 
 
 @given(st.binary(max_size=64))
+@settings(deadline=None)
 def test_garbage_never_escapes_as_anything_but_protocol_error(blob: bytes) -> None:
     try:
         list(p.iter_frames(blob))

@@ -194,3 +194,12 @@ def test_bucket_representatives_are_shared_across_nodes() -> None:
     for v in set().union(*vals):
         assert v == 0 or math.isclose(math.log(v * (gamma + 1) / 2, gamma),
                                       round(math.log(v * (gamma + 1) / 2, gamma)), abs_tol=1e-6)
+
+
+def test_first_takes_one_nodes_first() -> None:
+    """Group-Object names a string group by first(spelling): some spelling of the group."""
+    sql = ("SELECT count(*) AS \"Count\", coalesce(first(name), '') AS \"Name\" FROM syscalls "
+           "GROUP BY lower(name) ORDER BY lower(name) ASC NULLS FIRST")
+    got = run_split(split_query(sql), NODES)
+    assert [(c, n.lower()) for c, n in got] == \
+        [(c, n.lower()) for c, n in WHOLE.execute(sql).fetchall()]
