@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     from fayshell.agent.nodestore import NodeStore
     from fayshell.remote.cluster import Cluster
     from fayshell.state import Options
+    from fayshell.tracing.sessions import OutputDir
 
 T = TypeVar("T")
 
@@ -75,6 +76,7 @@ class AgentHub:
         self.installed: set[str] = set()
         self.pulled: dict[str, PulledNode] = {}
         self.unavailable: dict[str, str] = {}
+        self.outputs: dict[tuple[str, str], OutputDir] = {}
         self.lock = threading.Lock()
 
     # ---- the thread ----
@@ -141,10 +143,16 @@ class AgentHub:
         if client is not None:
             self.clients.pop(node, None)
             await client.close(timeout=2.0)
+        if node in self.unavailable:                 # found out once per hub: no re-probing
+            raise AgentUnavailable(node, self.unavailable[node])
         bundle = Bundle.load(self.settings.bundle_root)
         t = await self._cluster().connect(node)
         if node not in self.installed:
-            await ensure_installed(t, bundle, self.settings.deploy)
+            try:
+                await ensure_installed(t, bundle, self.settings.deploy)
+            except AgentUnavailable as exc:
+                self.unavailable[node] = exc.one_line().removeprefix(f"{node}: agent: ")
+                raise
             self.installed.add(node)
         client = await start(t, bundle, self.settings.deploy)
         self.clients[node] = client
@@ -189,8 +197,11 @@ class AgentHub:
         from fayshell.tracing.sessions import output_dir
 
         client = await self.client(node)
-        t = await self._cluster().connect(node)
-        out = await output_dir(t, session, remembered)
+        out = self.outputs.get((node, session))
+        if out is None:
+            out = await output_dir(await self._cluster().connect(node), session, remembered)
+            if out.stopped:                          # a stopped session's output stays put
+                self.outputs[(node, session)] = out
         await client.import_session(out.path, session, out.stopped)
         return [(await client.query(sql)).table() for sql in node_sql]
 
