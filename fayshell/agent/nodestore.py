@@ -6,7 +6,7 @@ are single SELECT statements only, so no request can change or drop what was imp
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -36,6 +36,9 @@ class NodeStore:
 
     db: Database
     raw: Any = None          # the connection itself, for interrupt() from the stdin thread
+    #: (root, session, node) -> (listing signature, chunks): an unchanged session directory
+    #: is not looked at again (a query asks for an import first, every time).
+    seen: dict[tuple[str, str, str], tuple[int, int]] = field(default_factory=dict)
 
     @classmethod
     def open(cls, path: Path) -> NodeStore:
@@ -55,12 +58,19 @@ class NodeStore:
 
         if not root.is_dir():
             raise FayError(f"{root}: no such session directory")
+        entries = list_local(str(root))
+        key, sig = (str(root), session, node), hash((tuple(entries), stopped))
+        if key in self.seen and self.seen[key][0] == sig:
+            return ImportResult(chunks_skipped=self.seen[key][1])
         total = ImportResult()
-        for chunk in find_chunks(list_local(str(root)), stopped=stopped).complete:
+        complete = find_chunks(entries, stopped=stopped).complete
+        for chunk in complete:
             if chunk.empty:
                 continue
             for path in chunk_dirs(root, chunk.path, chunk.domains):
                 total.merge(import_trace(self.db, path, node=node, session=session))
+        if not total.errors:
+            self.seen[key] = (sig, len(complete))
         return total
 
     def query(self, sql: str) -> Any:

@@ -147,3 +147,18 @@ async def test_bundled_agent_runs_on_the_system_python(
     store = agent_bundle.path / "store"
     assert (store / "store.duckdb").is_file()            # its store lives inside the bundle
     shutil.rmtree(store)
+
+
+async def test_new_chunks_are_seen_after_an_unchanged_listing(
+        agent: AgentClient, session_dir: Path, tmp_path: Path) -> None:
+    from tests.agent.conftest import make_session_dir
+
+    await agent.import_session(str(session_dir), "incident", stopped=False)
+    same = await agent.import_session(str(session_dir), "incident", stopped=False)
+    assert (same.chunks, same.skipped) == (0, 3)
+    other = make_session_dir(tmp_path / "other", chunks=1, events=5_000, seed=9)
+    (chunk,) = (other / "archives").iterdir()
+    shutil.move(str(chunk), session_dir / "archives" /
+                "20261124T051000+0000-20261124T051100+0000-7")
+    more = await agent.import_session(str(session_dir), "incident", stopped=False)
+    assert (more.chunks, more.skipped) == (1, 3)
