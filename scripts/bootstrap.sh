@@ -40,3 +40,11 @@ if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ] || { [ -f setup.py ] && 
   .venv/bin/python -m compileall -q fayshell >/dev/null
   touch "$stamp"
 fi
+# The node agent's bundle (fayshell's core + duckdb/pyarrow/numpy of this venv), uploaded by the
+# shell to nodes for -OnNode queries; rebuilt when the package changed (same content: no-op).
+bstamp=.venv/share/fayshell-agent/.built
+if [ ! -f "$bstamp" ] || [ -n "$(find fayshell -name '*.py' -newer "$bstamp" -print -quit)" ]; then
+  echo "bootstrap: building the node agent bundle" >&2
+  .venv/bin/python -m fayshell.remote.agentbundle build .venv/share/fayshell-agent >&2
+  touch "$bstamp"
+fi

@@ -33,3 +33,18 @@ def test_plain_run_keeps_heavy_libraries_unloaded() -> None:
     mods = imported_after(code)
     heavy = {"duckdb", "textual", "prompt_toolkit", "asyncssh", "rich", "pyarrow", "numpy"}
     assert not {m.split(".")[0] for m in mods} & heavy
+
+
+def test_node_agent_imports_only_the_headless_core() -> None:
+    """The agent runs on production nodes from a bundle of the core and duckdb/pyarrow/numpy:
+    starting it, opening its store and loading chunks must not need anything else."""
+    code = ("import tempfile, pathlib\n"
+            "from fayshell.agent.server import Agent, AgentSettings\n"
+            "from fayshell.agent.nodestore import NodeStore\n"
+            "import fayshell.store.loader, fayshell.lttng.chunks\n"
+            "d = pathlib.Path(tempfile.mkdtemp())\n"
+            "NodeStore.open(d / 's.duckdb').close()")
+    mods = {m.split(".")[0] for m in imported_after(code)}
+    assert not mods & {"textual", "prompt_toolkit", "asyncssh", "rich", "pygments",
+                       "ClusterShell", "cryptography", "hypothesis"}
+    assert "duckdb" in mods

@@ -24,6 +24,7 @@ from fayshell.commands.remote import (
     seconds,
     throttle,
 )
+from fayshell.commands.store import agent_hub
 from fayshell.errors import FayError
 from fayshell.remote.readiness import NodeReadiness
 from fayshell.remote.results import NodeError
@@ -148,11 +149,46 @@ async def remove_node(ctx: Invocation, *, name: Any, save: bool = False) -> None
             raise ctx.fail(str(exc)) from None
 
 
+@dataclass(frozen=True)
+class NodeCheck(NodeReadiness):
+    """Test-Node's record: readiness plus the fayshell agent (``agent``: current, outdated,
+    absent, or the digest when this shell has no bundle; ``agent_python``: the version of the
+    node's Python the agent would run on, empty when there is none)."""
+
+    agent: str = ""
+    agent_python: str = ""
+
+
+async def _check(t: Any, limit: float | None, hub: Any) -> NodeCheck:
+    from fayshell.remote.agentbundle import Bundle, BundleError
+    from fayshell.remote.agentdeploy import status
+    from fayshell.remote.readiness import probe
+
+    ready = await probe(t, limit)
+    st = await status(t, hub.settings.deploy)
+    try:
+        digest = Bundle.load(hub.settings.bundle_root).digest
+    except BundleError:
+        digest = ""
+    installed = [d for d, _ in st.bundles]
+    if st.error:
+        agent = st.error
+    elif not installed:
+        agent = "absent"
+    elif digest:
+        agent = "current" if installed == [digest] else "outdated"
+    else:
+        agent = ",".join(installed)
+    return NodeCheck(**dataclasses.asdict(ready), agent=agent, agent_python=st.python)
+
+
 @cmdlet(
     "Test-Node",
     synopsis="Check nodes for tracing: reachable, round trip, kernel, LTTng, sessiond, agents.",
     description="One readiness record per node. An unreachable node is a record with "
-                "reachable=False and the reason in 'error' (not an error of the command).",
+                "reachable=False and the reason in 'error' (not an error of the command). "
+                "'agent' tells whether the fayshell node agent (for -OnNode queries) is "
+                "installed and current, 'agent_python' the node Python it runs on.",
     params=[dataclasses.replace(NODE_PARAM, position=0), TIMEOUT_PARAM, CONNECT_TIMEOUT_PARAM,
             ACCEPT_PARAM, THROTTLE_PARAM],
     examples=[("Test-Node @web | Where-Object { -not $_.sessiond }",
@@ -162,8 +198,6 @@ async def remove_node(ctx: Invocation, *, name: Any, save: bool = False) -> None
 async def test_node(ctx: Invocation, *, node: Any = None, timeout: int | None = None,
                     connect_timeout: int | None = None, accept_new_host_key: bool = False,
                     throttle_limit: int | None = None) -> AsyncIterator[NodeReadiness]:
-    from fayshell.remote.readiness import probe
-
     cluster = ctx.state.cluster
     specs = node_specs(ctx, node)
     throttle(ctx, throttle_limit)
@@ -171,13 +205,14 @@ async def test_node(ctx: Invocation, *, node: Any = None, timeout: int | None = 
     task = (ctx.progress(f"Test-Node on {cluster.fold(s.name for s in specs)}", len(specs),
                          "nodes") if len(specs) >= PROGRESS_MIN_NODES else None)
     try:
-        async for rec in cluster.map(specs, lambda t: probe(t, limit), timeout=limit,
+        hub = agent_hub(ctx.state)
+        async for rec in cluster.map(specs, lambda t: _check(t, limit, hub), timeout=limit,
                                      connect_timeout=seconds(connect_timeout),
                                      accept_new_host_key=accept_new_host_key):
             if task is not None:
                 task.advance()
             if isinstance(rec, NodeError):
-                yield NodeReadiness(rec.node, False, error=f"{rec.stage}: {rec.message}")
+                yield NodeCheck(rec.node, False, error=f"{rec.stage}: {rec.message}")
             else:
                 yield rec.value
     finally:

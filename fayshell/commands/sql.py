@@ -31,6 +31,38 @@ def _database(ctx: Invocation, path: str | None) -> Any:
     return Database.open(path if path == ":memory:" else str(ctx.state.resolve_path(path)))
 
 
+@dataclass
+class OnNodeOptions:
+    """-OnNode and its companions, also accepted at the start of the raw text after ``sql``
+    (``sql -OnNode -Session S -Node n1,n2 SELECT …``)."""
+
+    on_node: bool
+    session: str | None
+    node: list[str] | None
+    exact: bool
+
+    def take_leading(self, text: str) -> str:
+        while text.startswith("-") and not text.startswith("--"):
+            word, _, rest = text.partition(" ")
+            key = word[1:].lower()
+            if key == "onnode":
+                self.on_node = True
+            elif key == "exactpercentile":
+                self.exact = True
+            elif key in ("session", "node"):
+                value, _, rest = rest.strip().partition(" ")
+                if not value:
+                    raise SqlError(f"Invoke-Sql: {word} needs a value")
+                if key == "session":
+                    self.session = value.strip("'\"")
+                else:
+                    self.node = [v.strip("'\"") for v in value.split(",")]
+            else:
+                raise SqlError(f"Invoke-Sql: unknown option {word} before the query")
+            text = rest.strip()
+        return text
+
+
 @cmdlet(
     "Invoke-Sql",
     aliases=("sql",),
@@ -40,18 +72,34 @@ def _database(ctx: Invocation, path: str | None) -> Any:
                 "that are not queries (CREATE, INSERT, ...) run at once and output nothing.",
     params=[Param("Query", str, position=0, mandatory=True, help="The SQL text."),
             Param("Database", str, complete="files",
-                  help="Run on this DuckDB file instead of the session's.")],
+                  help="Run on this DuckDB file instead of the session's."),
+            Param("OnNode", bool, help="Run on every node's agent over its own store and merge "
+                                       "the partial results here (needs -Session)."),
+            Param("Session", str, complete="sessions", help="With -OnNode: the session."),
+            Param("Node", "strings", complete="nodes", help="With -OnNode: only these nodes."),
+            Param("ExactPercentile", bool, help="With -OnNode: exact percentiles.")],
     examples=[("sql SELECT name, count(*) FROM syscalls GROUP BY ALL ORDER BY 2 DESC",
                "Counts per system call."),
               ("sql SELECT range AS i, range % 7 AS k FROM range(10000000) | "
                "Where-Object { $_.k -eq 3 } | Group-Object k | Select-Object Name, Count",
-               "The whole pipeline runs as one DuckDB query (add -Verbose to a cmdlet to see it).")],
+               "The whole pipeline runs as one DuckDB query (add -Verbose to a cmdlet to see it)."),
+             ("sql -OnNode -Session incident SELECT name, count(*) FROM syscalls GROUP BY name",
+              "Counted on every node of the session, merged here (-Verbose shows both SQLs).")],
     raw_tail=True,
 )
-def invoke_sql(ctx: Invocation, *, query: str, database: str | None = None) -> Any:
-    text = query.strip().rstrip(";").strip()
+def invoke_sql(ctx: Invocation, *, query: str, database: str | None = None,
+               on_node: bool = False, session: str | None = None,
+               node: list[str] | None = None, exact_percentile: bool = False) -> Any:
+    opts = OnNodeOptions(on_node, session, node, exact_percentile)
+    text = opts.take_leading(query.strip().rstrip(";").strip())
     if not text:
         raise SqlError("Invoke-Sql: the query is empty")
+    if opts.on_node:
+        from fayshell.commands.store import on_node_relation
+
+        if text.split(None, 1)[0].lower().lstrip("(") not in QUERY_WORDS:
+            raise SqlError("Invoke-Sql -OnNode: only queries run on the nodes")
+        return on_node_relation(ctx, text, opts.session, opts.node, opts.exact)
     db = _database(ctx, database)
     first = text.split(None, 1)[0].lower().lstrip("(")
     if first in QUERY_WORDS:

@@ -21,6 +21,11 @@ SEVERITY_WORDS = ("Emergency", "Alert", "Critical", "Error", "Warning", "Notice"
 _NODE = Param("Node", "strings", help="Only these nodes (wildcards allowed).", complete="nodes")
 _SESSION = Param("Session", "strings", help="Only these sessions (wildcards allowed).",
                  complete="sessions")
+_ON_NODE = (Param("OnNode", bool, help="Run on every node's agent over the node's own store "
+                                       "(needs -Session NAME; -Node narrows). Only partial "
+                                       "results cross the network (-Verbose shows the SQL)."),
+            Param("ExactPercentile", bool, help="With -OnNode: exact percentiles (nodes send "
+                                                "values) instead of histograms within 1%."))
 
 
 @dataclass(frozen=True)
@@ -75,6 +80,68 @@ def _relation(ctx: Invocation, sql: str) -> Relation:
     rel = _store(ctx).relation(sql)
     ctx.write_verbose(sql)
     return rel
+
+
+# ---- -OnNode -------------------------------------------------------------------------------
+
+
+def on_node_relation(ctx: Invocation, sql: str, session: list[str] | str | None,
+                     node: list[str] | None, exact: bool) -> Relation:
+    """A relation over the stores of the session's nodes (see fayshell.remote.agentquery)."""
+    from fayshell.lang.plansplit import SplitOptions
+    from fayshell.remote.agentquery import NodeDatabase
+    from fayshell.remote.agentquery import Relation as NodeRelation
+    from fayshell.tracing.sessions import memos
+
+    name = _one_session(ctx, session)
+    memo = memos(ctx.state).get(name)
+    nodes = ctx.state.cluster.names(node if node else (memo.nodes if memo else None))
+    db = NodeDatabase.scratch(hub=agent_hub(ctx.state), session=name, nodes=nodes,
+                              remembered=dict(memo.outputs) if memo else {},
+                              split_options=SplitOptions(exact_quantiles=exact),
+                              verbose=ctx.write_verbose, warn=ctx.write_warning)
+    ctx.write_verbose(f"on {ctx.state.cluster.fold(nodes)}: {sql}")
+    return NodeRelation(db, sql)
+
+
+def _one_session(ctx: Invocation, session: list[str] | str | None) -> str:
+    names = [session] if isinstance(session, str) else list(session or [])
+    if len(names) != 1 or any(c in names[0] for c in "*?"):
+        raise ctx.fail("-OnNode needs -Session with one session name (no wildcards)")
+    return names[0]
+
+
+_HUBS: dict[int, Any] = {}
+
+
+def agent_hub(state: Any) -> Any:
+    """The shell's AgentHub (agents kept warm between queries; stopped with the shell)."""
+    import weakref
+
+    from fayshell.remote.agenthub import AgentHub
+
+    hub = _HUBS.get(id(state))
+    if hub is None:
+        hub = _HUBS[id(state)] = AgentHub(state.options)
+        weakref.finalize(state, _close_hub, id(state))
+    return hub
+
+
+def set_agent_hub(state: Any, hub: Any) -> None:
+    """Use ``hub`` for this shell (tests: a hub with its own bundle or settings)."""
+    import weakref
+
+    old = _HUBS.get(id(state))
+    if old is not None and old is not hub:
+        old.close()
+    _HUBS[id(state)] = hub
+    weakref.finalize(state, _close_hub, id(state))
+
+
+def _close_hub(key: int) -> None:
+    hub = _HUBS.pop(key, None)
+    if hub is not None:
+        hub.close()
 
 
 @cmdlet(
@@ -154,13 +221,19 @@ def _size(path: str) -> float | None:
     synopsis="Events of the store (common columns), optionally by name, node or session.",
     params=[Param("Name", "strings", position=0, help="Event names (wildcards allowed)."),
             _NODE, _SESSION,
-            Param("Chunk", str, help="Only events of this chunk id.")],
+            Param("Chunk", str, help="Only events of this chunk id."), *_ON_NODE],
     examples=[("Get-Event sched_switch | Measure-Object", "How many context switches."),
               ("Get-Event 'zipkin:*' -Node web01 | Select-Object -First 5", "BlkKin events.")],
 )
 def get_event(ctx: Invocation, *, name: list[str] | None = None, node: list[str] | None = None,
-              session: list[str] | None = None, chunk: str | None = None) -> Relation:
+              session: list[str] | None = None, chunk: str | None = None,
+              on_node: bool = False, exact_percentile: bool = False) -> Relation:
     cond = _match("name", name)
+    if on_node:
+        return on_node_relation(ctx, "SELECT * FROM events" + _where(
+            cond, _match("session", session),
+            f"chunk_id = {_sql_str(chunk)}" if chunk else None) + " ORDER BY ts, node, eid",
+            session, node, exact_percentile)
     return _relation(ctx, "SELECT * FROM events" + _where(
         cond, _match("node", node), _match("session", session),
         f"chunk_id = {_sql_str(chunk)}" if chunk else None) + " ORDER BY ts, node, eid")
@@ -173,16 +246,27 @@ def get_event(ctx: Invocation, *, name: list[str] | None = None, node: list[str]
             _NODE, _SESSION,
             Param("ProcessId", int, aliases=("Pid",), help="Only this process."),
             Param("ThreadId", int, aliases=("Tid",), help="Only this thread."),
-            Param("MinDuration", "duration", help="Only calls lasting at least this long.")],
+            Param("MinDuration", "duration", help="Only calls lasting at least this long."),
+            *_ON_NODE],
     examples=[("Get-Syscall read -MinDuration 1ms | Sort-Object dur_ns -Descending",
                "Slow reads, slowest first."),
               ("Get-Syscall | Group-Object name | Sort-Object Count -Descending",
-               "The most frequent system calls.")],
+               "The most frequent system calls."),
+              ("Get-Syscall -OnNode -Session incident | Group-Object name",
+               "Counted on every node, merged here: only the counts cross the network.")],
 )
 def get_syscall(ctx: Invocation, *, name: list[str] | None = None,
                 node: list[str] | None = None, session: list[str] | None = None,
                 process_id: int | None = None, thread_id: int | None = None,
-                min_duration: Any = None) -> Relation:
+                min_duration: Any = None, on_node: bool = False,
+                exact_percentile: bool = False) -> Relation:
+    if on_node:
+        return on_node_relation(ctx, "SELECT *, dur_ns / 1e6 AS dur_ms FROM syscalls" + _where(
+            _match("name", name), _match("session", session),
+            f"pid = {int(process_id)}" if process_id is not None else None,
+            f"tid = {int(thread_id)}" if thread_id is not None else None,
+            f"dur_ns >= {int(min_duration)}" if min_duration is not None else None),
+            session, node, exact_percentile)
     return _relation(ctx, "SELECT *, dur_ns / 1e6 AS dur_ms FROM syscalls" + _where(
         _match("name", name), _match("node", node), _match("session", session),
         f"pid = {int(process_id)}" if process_id is not None else None,
@@ -201,7 +285,7 @@ def get_syscall(ctx: Invocation, *, name: list[str] | None = None,
             Param("ErrorOnly", bool, help="Only spans with an 'error' key/value."),
             Param("Estimate", bool, help="Counts per node, service and name scaled by the "
                                          "1/N sampling rate (Enable-Tracepoint -SampleEvery) "
-                                         "the spans were recorded at.")],
+                                         "the spans were recorded at."), *_ON_NODE],
     examples=[("Get-Span -Service vlmcd | Where-Object { $_.dur_ms -gt 50 }",
                "Slow spans of one service."),
               ("Get-Span -TraceId 42 | Sort-Object ts_start", "One trace, in order."),
@@ -210,20 +294,27 @@ def get_syscall(ctx: Invocation, *, name: list[str] | None = None,
 def get_span(ctx: Invocation, *, service: list[str] | None = None, name: list[str] | None = None,
              node: list[str] | None = None, session: list[str] | None = None,
              trace_id: int | None = None, min_duration: Any = None,
-             error_only: bool = False, estimate: bool = False) -> Relation:
+             error_only: bool = False, estimate: bool = False, on_node: bool = False,
+             exact_percentile: bool = False) -> Relation:
     if estimate:
         from fayshell.store.sampling import ensure_sampling, estimate_sql
 
+        if on_node:
+            raise ctx.fail("-Estimate works on the shell's database, not with -OnNode")
         ensure_sampling(_store(ctx))
         return _relation(ctx, estimate_sql(get_span(
             ctx, service=service, name=name, node=node, session=session, trace_id=trace_id,
             min_duration=min_duration, error_only=error_only).sql))
+    conds = (f"trace_id = {int(trace_id)}" if trace_id is not None else None,
+             f"dur_ns >= {int(min_duration)}" if min_duration is not None else None,
+             "error" if error_only else None)
+    if on_node:
+        return on_node_relation(ctx, "SELECT *, dur_ns / 1e6 AS dur_ms FROM spans" + _where(
+            _match("service", service), _match("name", name), _match("session", session),
+            *conds), session, node, exact_percentile)
     return _relation(ctx, "SELECT *, dur_ns / 1e6 AS dur_ms FROM spans" + _where(
         _match("service", service), _match("name", name), _match("node", node),
-        _match("session", session),
-        f"trace_id = {int(trace_id)}" if trace_id is not None else None,
-        f"dur_ns >= {int(min_duration)}" if min_duration is not None else None,
-        "error" if error_only else None))
+        _match("session", session), *conds))
 
 
 @cmdlet(
@@ -235,7 +326,7 @@ def get_span(ctx: Invocation, *, service: list[str] | None = None, name: list[st
             Param("Logger", "strings", position=0, help="Logger names (wildcards allowed)."),
             Param("Domain", "strings", help="python, jul, log4j or ust."),
             Param("Message", str, help="Only messages containing this text (wildcards allowed)."),
-            _NODE, _SESSION],
+            _NODE, _SESSION, *_ON_NODE],
     examples=[("Get-Log -Severity Warning", "Warnings and worse."),
               ("Get-Log 'storage.*' -Severity Error -Exact | Group-Object node",
                "Errors of the storage loggers per node.")],
@@ -243,7 +334,8 @@ def get_span(ctx: Invocation, *, service: list[str] | None = None, name: list[st
 def get_log(ctx: Invocation, *, severity: str | None = None, exact: bool = False,
             logger: list[str] | None = None, domain: list[str] | None = None,
             message: str | None = None, node: list[str] | None = None,
-            session: list[str] | None = None) -> Relation:
+            session: list[str] | None = None, on_node: bool = False,
+            exact_percentile: bool = False) -> Relation:
     sev = None
     if severity is not None:
         word = next(w for w in SEVERITY_WORDS if w.lower() == severity.lower())
@@ -254,6 +346,10 @@ def get_log(ctx: Invocation, *, severity: str | None = None, exact: bool = False
     msg = None
     if message is not None:
         msg = _match("msg", message if any(c in message for c in "*?") else f"*{message}*")
+    if on_node:
+        return on_node_relation(ctx, "SELECT * FROM logs" + _where(
+            sev, _match("logger", logger), _match("domain", domain), msg,
+            _match("session", session)), session, node, exact_percentile)
     return _relation(ctx, "SELECT * FROM logs" + _where(
         sev, _match("logger", logger), _match("domain", domain), msg, _match("node", node),
         _match("session", session)))

@@ -1,0 +1,1 @@
+"""The node agent: a headless fayshell process answering framed requests on stdin/stdout."""

@@ -1,0 +1,119 @@
+"""The agent's node-local store: the same DuckDB schema and loader as the shell's store.
+
+Import is incremental and idempotent (the loader skips chunks already in ``chunks``); queries
+are single SELECT statements only, so no request can change or drop what was imported.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from fayshell.errors import FayError, SqlError
+
+if TYPE_CHECKING:
+    from fayshell.store.database import Database
+    from fayshell.store.loader import ImportResult
+
+#: Per-interval rollups the live views ask for: one parameterised query per kind
+#: (parameters: session, since).
+ROLLUP_SQL = {
+    "syscalls": "SELECT name, procname, count(*) AS calls, sum(dur_ns) AS total_ns, "
+                "max(dur_ns) AS max_ns FROM syscalls WHERE session = ? AND ts_entry >= ? "
+                "GROUP BY ALL",
+    "spans": "SELECT service, name, count(*) AS spans, sum(dur_ns) AS total_ns, "
+             "max(dur_ns) AS max_ns, count(*) FILTER (WHERE error) AS errors FROM spans "
+             "WHERE session = ? AND ts_start >= ? GROUP BY ALL",
+    "logs": "SELECT logger, severity, count(*) AS records FROM logs "
+            "WHERE session = ? AND ts >= ? GROUP BY ALL",
+}
+
+
+@dataclass
+class NodeStore:
+    """The node's DuckDB file, opened once per agent."""
+
+    db: Database
+    raw: Any = None          # the connection itself, for interrupt() from the stdin thread
+    #: (root, session, node) -> (listing signature, chunks): an unchanged session directory
+    #: is not looked at again (a query asks for an import first, every time).
+    seen: dict[tuple[str, str, str], tuple[int, int]] = field(default_factory=dict)
+
+    @classmethod
+    def open(cls, path: Path) -> NodeStore:
+        from fayshell.store.database import Database
+        from fayshell.store.schema import ensure_schema
+
+        db = Database.open(str(path))
+        db.execute("SET enable_progress_bar = false")
+        ensure_schema(db)
+        return cls(db, db.con)
+
+    def import_session(self, root: Path, session: str, node: str, stopped: bool) -> ImportResult:
+        """Load the finished chunks of a session's output directory (archives, snapshots, and
+        the top-level trace once the session is stopped)."""
+        from fayshell.lttng.chunks import find_chunks, list_local
+        from fayshell.store.loader import ImportResult, import_trace
+
+        if not root.is_dir():
+            raise FayError(f"{root}: no such session directory")
+        entries = list_local(str(root))
+        key, sig = (str(root), session, node), hash((tuple(entries), stopped))
+        if key in self.seen and self.seen[key][0] == sig:
+            return ImportResult(chunks_skipped=self.seen[key][1])
+        total = ImportResult()
+        complete = find_chunks(entries, stopped=stopped).complete
+        for chunk in complete:
+            if chunk.empty:
+                continue
+            for path in chunk_dirs(root, chunk.path, chunk.domains):
+                total.merge(import_trace(self.db, path, node=node, session=session))
+        if not total.errors:
+            self.seen[key] = (sig, len(complete))
+        return total
+
+    def query(self, sql: str) -> Any:
+        """A pyarrow Table: the answer of one SELECT."""
+        check_select(sql)
+        with self.db.lock:
+            try:
+                return self.db.con.sql(sql).to_arrow_table()
+            except Exception as exc:
+                from fayshell.store.database import sql_error
+
+                raise sql_error(exc) from None
+
+    def rollup(self, kind: str, session: str, since: int) -> Any:
+        sql = ROLLUP_SQL.get(kind)
+        if sql is None:
+            raise FayError(f"unknown rollup {kind!r} (known: {', '.join(ROLLUP_SQL)})")
+        with self.db.lock:
+            return self.db.con.execute(sql, [session, since]).to_arrow_table()
+
+    def interrupt(self) -> None:
+        self.raw.interrupt()     # any thread, even while the loader's writer holds db.con
+
+    def close(self) -> None:
+        self.db.close()
+
+
+def chunk_dirs(root: Path, rel: str, domains: tuple[str, ...]) -> list[Path]:
+    """The trace directories of a chunk: one per domain (a chunk holds ust/ and kernel/)."""
+    base = root / rel if rel else root
+    return [base / d for d in domains] or [base]
+
+
+def check_select(sql: str) -> None:
+    """Refuse anything but exactly one SELECT (or a query starting WITH/FROM/VALUES)."""
+    import duckdb
+
+    try:
+        stmts = duckdb.extract_statements(sql)
+    except Exception as exc:
+        from fayshell.store.database import sql_error
+
+        raise sql_error(exc) from None
+    if len(stmts) != 1 or stmts[0].type != duckdb.StatementType.SELECT:
+        kinds = ", ".join(s.type.name for s in stmts) or "nothing"
+        raise SqlError(f"the agent runs exactly one SELECT query (got {kinds})")

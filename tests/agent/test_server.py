@@ -1,0 +1,164 @@
+"""The agent process itself (``python -m fayshell.agent``), driven through the shell's client."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import platform
+import shutil
+import struct
+import sys
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+
+from fayshell.agent import protocol as p
+from fayshell.remote.agentclient import AgentClient, AgentError, LocalAgentProcess
+from fayshell.store.database import Database
+from fayshell.store.loader import import_trace
+
+SUMMARY = ("SELECT node, session, name, count(*) AS calls, sum(dur_ns) AS total, "
+           "min(dur_ns) AS lo, max(dur_ns) AS hi FROM syscalls GROUP BY ALL ORDER BY name")
+
+
+async def start(cache: Path, home: Path) -> AgentClient:
+    env = {"HOME": str(home), "PATH": os.environ["PATH"], "PYTHONPATH": os.environ["PYTHONPATH"]}
+    proc = await LocalAgentProcess.start([sys.executable, "-B", "-m", "fayshell.agent",
+                                          "--cache", str(cache)], env)
+    return AgentClient("node01", proc)
+
+
+@pytest.fixture
+async def agent(tmp_path: Path) -> AsyncIterator[AgentClient]:
+    client = await start(tmp_path / "cache", tmp_path / "home")
+    await client.hello()
+    yield client
+    await client.close()
+
+
+async def test_hello_reports_version_python_and_arch(tmp_path: Path) -> None:
+    client = await start(tmp_path / "cache", tmp_path / "home")
+    try:
+        with pytest.raises(AgentError, match="Query before Hello"):
+            await client.query("SELECT 1")
+        w = await client.hello()
+        assert (w.version, w.python, w.arch) == (1, platform.python_version(), platform.machine())
+        assert w.store == str(tmp_path / "cache" / "store.duckdb")
+    finally:
+        await client.close()
+    assert client.proc.proc.returncode == 0                    # type: ignore[attr-defined]
+
+
+async def test_import_is_incremental_and_matches_the_shell_store(
+        agent: AgentClient, session_dir: Path, tmp_path: Path) -> None:
+    first = await agent.import_session(str(session_dir), "incident", stopped=False)
+    assert (first.chunks, first.skipped, first.errors) == (3, 0, [])
+    again = await agent.import_session(str(session_dir), "incident", stopped=False)
+    assert (again.chunks, again.skipped, again.events) == (0, 3, 0)
+    on_node = (await agent.query(SUMMARY)).table()
+    db = Database.open(str(tmp_path / "shell.duckdb"))
+    for chunk in sorted((session_dir / "archives").iterdir()):
+        import_trace(db, chunk / "kernel", node="node01", session="incident")
+    shell = db.con.sql(SUMMARY).to_arrow_table()
+    assert on_node.num_rows > 3
+    assert on_node.equals(shell)
+    assert first.events == db.execute("SELECT count(*) FROM events")[0][0]
+
+
+async def test_bad_requests_are_errors_and_the_store_survives(
+        agent: AgentClient, session_dir: Path) -> None:
+    await agent.import_session(str(session_dir), "incident", stopped=False)
+    before = (await agent.query("SELECT count(*) AS n FROM syscalls")).table()
+    with pytest.raises(AgentError, match="node01: agent: .*syntax error"):
+        await agent.query("SELEC nonsense")
+    with pytest.raises(AgentError, match="exactly one SELECT query \\(got DROP\\)"):
+        await agent.query("DROP TABLE syscalls")
+    with pytest.raises(AgentError, match="exactly one SELECT"):
+        await agent.query("SELECT 1; DELETE FROM syscalls")
+    with pytest.raises(AgentError, match="no such session directory"):
+        await agent.import_session("/nonexistent/session", "x", stopped=True)
+    with pytest.raises(AgentError, match="unknown rollup 'disks'"):
+        await agent.rollup("disks", "incident", 0)
+    assert (await agent.query("SELECT count(*) AS n FROM syscalls")).table().equals(before)
+
+
+async def test_rollup_of_syscalls(agent: AgentClient, session_dir: Path) -> None:
+    await agent.import_session(str(session_dir), "incident", stopped=False)
+    roll = (await agent.rollup("syscalls", "incident", 0)).table()
+    total = (await agent.query("SELECT count(*) AS n FROM syscalls")).table()
+    assert sum(roll.column("calls").to_pylist()) == total.column("n")[0].as_py() > 0
+
+
+async def test_cancel_interrupts_a_running_query(agent: AgentClient) -> None:
+    task = asyncio.ensure_future(agent.query("SELECT count(*) FROM range(1000000000000) a"))
+    while not agent.waiting:
+        await asyncio.sleep(0)                     # the request is on its way
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    answer = await agent.query("SELECT 42 AS x")   # the agent is free again: the query stopped
+    assert answer.table().column("x").to_pylist() == [42]
+
+
+async def test_malformed_frame_ends_the_agent_with_one_error(tmp_path: Path) -> None:
+    client = await start(tmp_path / "cache", tmp_path / "home")
+    await client.hello()
+    client.proc.write(p.encode(p.Query(1, "SELECT 1")) + b"JUNK" + struct.pack(">BI", 1, 0))
+    await client.proc.drain()
+    await asyncio.wait_for(client.reader, 30)
+    assert client.dead is not None
+    assert "protocol error at byte" in client.dead.message
+    await client.close()
+    assert client.proc.proc.returncode == 0                    # type: ignore[attr-defined]
+
+
+async def test_agent_exits_when_stdin_closes_and_writes_only_its_cache(
+        tmp_path: Path, session_dir: Path) -> None:
+    home = tmp_path / "home"
+    home.mkdir()
+    client = await start(tmp_path / "cache", home)
+    await client.hello()
+    await client.import_session(str(session_dir), "incident", stopped=False)
+    client.proc.write_eof()                        # no Bye: just the end of stdin
+    await client.proc.wait(30)
+    assert client.proc.proc.returncode == 0                    # type: ignore[attr-defined]
+    assert list(home.iterdir()) == []
+    written = {f.name for f in (tmp_path / "cache").iterdir()}
+    assert written <= {"store.duckdb", "store.duckdb.wal", "store.duckdb.tmp"}
+
+
+async def test_bundled_agent_runs_on_the_system_python(
+        agent_bundle, session_dir: Path, tmp_path: Path) -> None:  # noqa: ANN001
+    """The bundle alone (no shell environment: ``python3 -I``) imports, loads and answers."""
+    env = {"HOME": str(tmp_path), "PATH": "/usr/bin:/bin"}
+    proc = await LocalAgentProcess.start(["/usr/bin/python3", "-I", "-B",
+                                          str(agent_bundle.path / "agent.py")], env)
+    client = AgentClient("node01", proc)
+    try:
+        w = await client.hello()
+        assert w.python.startswith("3.11")
+        done = await client.import_session(str(session_dir), "incident", stopped=False)
+        assert done.chunks == 3 and done.errors == []
+        res = (await client.query("SELECT count(*) AS n FROM syscalls")).table()
+        assert res.column("n")[0].as_py() > 0
+    finally:
+        await client.close()
+    store = agent_bundle.path / "store"
+    assert (store / "store.duckdb").is_file()            # its store lives inside the bundle
+    shutil.rmtree(store)
+
+
+async def test_new_chunks_are_seen_after_an_unchanged_listing(
+        agent: AgentClient, session_dir: Path, tmp_path: Path) -> None:
+    from tests.agent.conftest import make_session_dir
+
+    await agent.import_session(str(session_dir), "incident", stopped=False)
+    same = await agent.import_session(str(session_dir), "incident", stopped=False)
+    assert (same.chunks, same.skipped) == (0, 3)
+    other = make_session_dir(tmp_path / "other", chunks=1, events=5_000, seed=9)
+    (chunk,) = (other / "archives").iterdir()
+    shutil.move(str(chunk), session_dir / "archives" /
+                "20261124T051000+0000-20261124T051100+0000-7")
+    more = await agent.import_session(str(session_dir), "incident", stopped=False)
+    assert (more.chunks, more.skipped) == (1, 3)
