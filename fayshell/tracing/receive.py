@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from fayshell.concurrency import in_thread, together
 from fayshell.errors import RemoteError
 from fayshell.lttng import (
     ChunkFile,
@@ -154,15 +155,17 @@ async def fetch(files: FileAccess, remote: str, local: Path, size: int) -> None:
     except (asyncssh.SFTPError, OSError) as exc:
         reason = getattr(exc, "reason", None) or str(exc)
         raise RemoteError(files.node, COMMAND, f"get {remote}: {reason}") from None
-    await asyncio.to_thread(local.write_bytes, data)  # the disk must not stall the network
+    await in_thread(local.write_bytes, data)  # the disk must not stall the network
 
 
 async def pull_chunk(files: FileAccess, root: str, chunk: ChunkInfo, node_dir: Path,
                      progress: ByteProgress, limit: asyncio.Semaphore) -> Path | None:
-    """Fetch one chunk under a temporary name, verify sizes, rename; None if already there."""
+    """Fetch one chunk under a temporary name, verify sizes, rename; None if already there.
+
+    However it ends (error, cancellation), every write into the temporary directory has
+    finished before it is removed: nothing of an interrupted pull is left behind."""
     final = node_dir / chunk.chunk_id
     tmp = node_dir / f".{chunk.chunk_id}.part"
-    await asyncio.to_thread(_fresh_dirs, tmp, {os.path.dirname(f.path) for f in chunk.files})
 
     async def one(f: ChunkFile) -> None:
         async with limit:
@@ -174,7 +177,8 @@ async def pull_chunk(files: FileAccess, root: str, chunk: ChunkInfo, node_dir: P
         progress.advance(f.size)
 
     try:
-        await asyncio.gather(*(one(f) for f in chunk.files))
+        await in_thread(_fresh_dirs, tmp, {os.path.dirname(f.path) for f in chunk.files})
+        await together(one(f) for f in chunk.files)
         _verify(files.node, chunk, tmp)
         if final.exists():  # another run finished it meanwhile
             shutil.rmtree(tmp, ignore_errors=True)
