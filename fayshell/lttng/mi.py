@@ -9,6 +9,7 @@ failed command has ``<success>false</success>`` and LTTng's reason on stderr (se
 from __future__ import annotations
 
 import xml.etree.ElementTree as ET
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from fayshell.errors import CommandError
@@ -250,7 +251,7 @@ def _channel(elem: ET.Element, domain: str) -> ChannelInfo:
         tracefile_count=_int(attrs, "tracefile_count"),
         discarded_events=_int(attrs, "discarded_events"),
         lost_packets=_int(attrs, "lost_packets"),
-        events=tuple(_event(e, domain, name) for e in _children(_child(elem, "events"), "event")),
+        events=_in_order(_event(e, domain, name) for e in _children(_child(elem, "events"), "event")),
     )
 
 
@@ -262,9 +263,21 @@ def _domain(elem: ET.Element) -> DomainInfo:
         buffer_type=_BUFFER_NAMES.get(
             _text(elem, "buffer_type"), _text(elem, "buffer_type").lower()
         ),
-        channels=tuple(_channel(c, name) for c in _children(_child(elem, "channels"), "channel")),
-        events=tuple(_event(e, name, None) for e in _children(_child(elem, "events"), "event")),
+        channels=tuple(sorted((_channel(c, name) for c in _children(_child(elem, "channels"),
+                                                                    "channel")),
+                              key=lambda c: c.name)),
+        events=_in_order(_event(e, name, None) for e in _children(_child(elem, "events"), "event")),
     )
+
+
+def _in_order(events: Iterable[EventInfo]) -> tuple[EventInfo, ...]:
+    """Event rules sorted by what identifies them.
+
+    LTTng lists channels and event rules in the order of its hash tables, whose seed is the
+    daemon's start time (``lttng_ht_seed = time(NULL)``): two nodes list the same session in
+    different orders. Sorted here (channels by name), equal sessions compare equal."""
+    return tuple(sorted(events, key=lambda e: (e.name, e.type, e.loglevel_type, e.loglevel or "",
+                                               e.filter or "", e.exclusions)))
 
 
 def _session(elem: ET.Element) -> SessionInfo:
