@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from fayshell.errors import FayError
+from fayshell.errors import ErrorAction, FayError, error_action
 from fayshell.history import History
 from fayshell.host import Host, StreamHost
 
@@ -206,9 +206,9 @@ class ShellState:
         return self._cluster
 
     @property
-    def error_action(self) -> str:
+    def error_action(self) -> ErrorAction:
         found, value = self.globals.lookup("ErrorActionPreference")
-        return str(value) if found and value else "Stop"
+        return error_action(value) if found and value else "Stop"
 
     async def aclose(self) -> None:
         """Stop trigger watches, close SSH connections and the database."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from fayshell.errors import CommandError
+from fayshell.errors import CommandError, ErrorAction
 from fayshell.host import ProgressTask
 
 if TYPE_CHECKING:
@@ -40,7 +40,7 @@ class Invocation:
     spec: Cmdlet
     input: Any = None
     verbose: bool = False
-    error_action: str = "Stop"
+    error_action: ErrorAction = "Stop"
     errors: list[ErrorRecord] = field(default_factory=list)
 
     @property

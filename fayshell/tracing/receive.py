@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from fayshell.concurrency import in_thread, together
-from fayshell.errors import RemoteError
+from fayshell.errors import VERIFY, RemoteError
 from fayshell.lttng import (
     ChunkFile,
     ChunkInfo,
@@ -52,7 +52,6 @@ PARALLEL_FILES = 32
 #: Files up to this size are read in one go (parallel SFTP reads); larger ones are streamed.
 WHOLE_READ_MAX = 16 << 20
 LIST_TIMEOUT = 30.0
-VERIFY = "verify"
 #: Called with (chunk directory, node, session) once a chunk is in place; returns events loaded.
 Importer = Callable[[Path, str, str], Awaitable[int]]
 _END = object()
