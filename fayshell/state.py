@@ -177,9 +177,10 @@ class ShellState:
         """Let DuckDB find relative file names (``read_csv('x.csv')``) where the shell is."""
         if self._database is None:
             return
-        quoted = self.location.replace("'", "''")
+        from fayshell.store.relation import quote_literal
+
         try:
-            self._database.execute(f"SET file_search_path = '{quoted}'")
+            self._database.execute(f"SET file_search_path = {quote_literal(self.location)}")
         except Exception as exc:  # a DuckDB without the setting: files resolve as before
             self.host.verbose(f"DuckDB file_search_path not set: {exc}")
 
