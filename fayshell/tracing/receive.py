@@ -49,8 +49,10 @@ if TYPE_CHECKING:
 
 #: Files fetched at once from one node (across its chunks).
 PARALLEL_FILES = 32
-#: Files up to this size are read in one go (parallel SFTP reads); larger ones are streamed.
+#: Files up to this size are read in one go (parallel SFTP reads); larger ones are streamed
+#: in blocks of STREAM_BLOCK (each block read with parallel requests too).
 WHOLE_READ_MAX = 16 << 20
+STREAM_BLOCK = 8 << 20
 LIST_TIMEOUT = 30.0
 #: Called with (chunk directory, node, session) once a chunk is in place; returns events loaded.
 Importer = Callable[[Path, str, str], Awaitable[int]]
@@ -141,20 +143,37 @@ async def _sftp_walk(files: FileAccess, root: str) -> list[RemoteEntry]:
 
 async def fetch(files: FileAccess, remote: str, local: Path, size: int) -> None:
     """Copy one file of known size: open + parallel reads + close over SFTP (no stat, no
-    attribute copy), streamed by the remote layer when large or not over SFTP."""
+    attribute copy); a large file in blocks of STREAM_BLOCK. Every local write runs in a
+    thread that a cancellation waits for. Without SFTP (the local node) the files layer copies."""
     sftp = getattr(files, "sftp", None)
-    if sftp is None or size > WHOLE_READ_MAX:
+    if sftp is None:
         await files.get(remote, str(local))
         return
     import asyncssh
 
     try:
         async with sftp.open(remote, "rb") as fh:
-            data = await fh.read(size) if size else b""
+            if size <= WHOLE_READ_MAX:
+                data = await fh.read(size) if size else b""
+                await in_thread(local.write_bytes, data)  # the disk must not stall the network
+            else:
+                await _stream(fh, local, size)
     except (asyncssh.SFTPError, OSError) as exc:
         reason = getattr(exc, "reason", None) or str(exc)
         raise RemoteError(files.node, COMMAND, f"get {remote}: {reason}") from None
-    await in_thread(local.write_bytes, data)  # the disk must not stall the network
+
+
+async def _stream(fh: Any, local: Path, size: int) -> None:
+    """A large remote file (an open SFTP file) into ``local``, one block in memory at a time."""
+    out = await in_thread(open, local, "wb")
+    try:
+        for offset in range(0, size, STREAM_BLOCK):
+            data = await fh.read(min(STREAM_BLOCK, size - offset), offset)
+            if not data:
+                return  # shorter than listed: the size check after the pull says so
+            await in_thread(out.write, data)
+    finally:
+        await in_thread(out.close)
 
 
 async def pull_chunk(files: FileAccess, root: str, chunk: ChunkInfo, node_dir: Path,

@@ -19,13 +19,14 @@ import pytest
 from fayshell.lttng import ChunkFile, ChunkInfo
 from fayshell.remote.cluster import Cluster
 from fayshell.remote.files import FileAccess, LocalFiles
-from fayshell.tracing.receive import ByteProgress, pull_chunk
+from fayshell.tracing.receive import WHOLE_READ_MAX, ByteProgress, pull_chunk
 from tests.fixtures.cluster import LocalCluster
 from tests.fixtures.threads import HeldThreads
 
 CHUNK_ID = "20261124T000000+0000-20261124T000001+0000-3"
 SIZES = {"metadata": 3000, "ust/uid/1001/64-bit/chan_0": 70_000,
-         "ust/uid/1001/64-bit/chan_1": 50_000, "ust/uid/1001/64-bit/index/chan_0.idx": 256}
+         "ust/uid/1001/64-bit/chan_1": 50_000, "ust/uid/1001/64-bit/index/chan_0.idx": 256,
+         "ust/uid/1001/64-bit/chan_2": WHOLE_READ_MAX + (1 << 20)}  # streamed in blocks
 
 
 def write_chunk(root: Path, uid: int | None = None) -> ChunkInfo:
@@ -73,9 +74,13 @@ async def test_cancel_during_each_thread_call_leaves_nothing(
         held_threads: HeldThreads, source: tuple[FileAccess, Path, ChunkInfo],
         tmp_path: Path) -> None:
     files, root, chunk = source
+    held_threads.arm(10**6)  # a pull that holds nothing, to count its thread calls
+    (tmp_path / "counted").mkdir()
+    assert await pull(files, root, chunk, tmp_path / "counted") is not None
+    calls = held_threads.calls  # temporary dirs, writes (a streamed file: open, blocks, close)
+    assert calls > len(chunk.files)
     dest = tmp_path / "dest"
     dest.mkdir()
-    calls = 1 + len(chunk.files)  # the fresh temporary dirs, then one write per file
     for hold in range(calls):
         held_threads.arm(hold)
         task = asyncio.ensure_future(pull(files, root, chunk, dest))
