@@ -13,6 +13,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from fayshell.errors import CommandError
+from fayshell.vocabulary import DOMAINS
 
 NS = "https://lttng.org/xml/ns/lttng-mi"
 _DOMAIN_NAMES = {
@@ -270,6 +271,11 @@ def _domain(elem: ET.Element) -> DomainInfo:
     )
 
 
+def _domain_rank(d: DomainInfo) -> int:
+    """Domains in lttng's own order (agent domains come from a seeded hash table too)."""
+    return DOMAINS.index(d.name) if d.name in DOMAINS else len(DOMAINS)
+
+
 def _in_order(events: Iterable[EventInfo]) -> tuple[EventInfo, ...]:
     """Event rules sorted by what identifies them.
 
@@ -292,7 +298,8 @@ def _session(elem: ET.Element) -> SessionInfo:
         live_timer_us=_int(elem, "live_timer_interval"),
         rotation_timer_us=None if periodic is None else _int(periodic, "time_us"),
         rotation_size_bytes=None if size is None else _int(size, "bytes"),
-        domains=tuple(_domain(d) for d in _children(_child(elem, "domains"), "domain")),
+        domains=tuple(sorted((_domain(d) for d in _children(_child(elem, "domains"), "domain")),
+                             key=_domain_rank)),
     )
 
 

@@ -1,9 +1,9 @@
 """The same session on two real daemons parses to the same channels and events, whatever order
 each daemon lists them in.
 
-LTTng lists channels from a hash table seeded with the daemon's start time in seconds
-(``lttng_ht_seed = time(NULL)``): two nodes whose sessionds started in different seconds list the
-same session in different orders. Get-TraceSession compared those lists as strings and flagged
+LTTng lists channels (and agent domains) from hash tables seeded with the daemon's start time
+in seconds (``lttng_ht_seed = time(NULL)``): two nodes whose sessionds started in different
+seconds list the same session in different orders. Get-TraceSession compared those lists as strings and flagged
 one of two identical nodes ``diverged`` (the flaky test_severity_exactness_and_kernel_error:
 seen when the cluster's sessionds started across a second boundary on a loaded machine).
 """
@@ -41,6 +41,8 @@ def _session_on(d: PrivateSessiond) -> tuple[list[str], SessionInfo]:
     d.ok(CreateSession(SESSION, output=str(d.output_dir(SESSION))).argv())
     d.ok(EnableEvent(SESSION, "user", ("zipkin:*",), severity="Warning").argv())
     d.ok(EnableEvent(SESSION, "python", ("storage.*",), severity="Warning").argv())
+    d.ok(EnableEvent(SESSION, "jul", ("org.app.*",)).argv())
+    d.ok(EnableEvent(SESSION, "log4j", ("app", "db"), severity="Error").argv())
     for i in range(5):
         d.ok(EnableChannel(SESSION, f"extra{i}", "user").argv())
     d.ok(EnableEvent(SESSION, "user", ("app:*",), channel="extra3").argv())
@@ -67,7 +69,8 @@ def test_listing_order_of_the_daemon_does_not_matter(daemons: list[PrivateSessio
         seen.append(_session_on(daemons[-1]))
     assert len({tuple(raw) for raw, _ in seen}) == 2, "every daemon listed the same order"
     (_, first), (_, other) = seen[0], seen[-1]
-    assert first.channels == other.channels and first.events == other.events
+    assert first.domains == other.domains  # domains, channels and event rules, in one order
+    assert [d.name for d in first.domains] == ["user", "jul", "log4j", "python"]
     assert [c.name for c in first.channels] == sorted(c.name for c in first.channels)
     rows = [TraceSessionStatus(f"n{i}", SESSION, s.state, s.mode, s.path, _channels(s),
                                _events(s), 0) for i, s in enumerate((first, other))]
