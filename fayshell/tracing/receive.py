@@ -14,10 +14,11 @@ session is started and stopped again, the grown trace is not pulled again (rotat
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import shutil
 import stat
-from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -144,36 +145,50 @@ async def _sftp_walk(files: FileAccess, root: str) -> list[RemoteEntry]:
 async def fetch(files: FileAccess, remote: str, local: Path, size: int) -> None:
     """Copy one file of known size: open + parallel reads + close over SFTP (no stat, no
     attribute copy); a large file in blocks of STREAM_BLOCK. Every local write runs in a
-    thread that a cancellation waits for. Without SFTP (the local node) the files layer copies."""
+    thread that a cancellation waits for. Without SFTP (the local node) the files layer copies.
+    A failure on the node is a RemoteError; one writing here stays an OSError."""
     sftp = getattr(files, "sftp", None)
     if sftp is None:
         await files.get(remote, str(local))
         return
-    import asyncssh
-
+    with _remote_errors(files.node, remote):
+        fh = await sftp.open(remote, "rb")
     try:
-        async with sftp.open(remote, "rb") as fh:
-            if size <= WHOLE_READ_MAX:
-                data = await fh.read(size) if size else b""
-                await in_thread(local.write_bytes, data)  # the disk must not stall the network
-            else:
-                await _stream(fh, local, size)
-    except (asyncssh.SFTPError, OSError) as exc:
-        reason = getattr(exc, "reason", None) or str(exc)
-        raise RemoteError(files.node, COMMAND, f"get {remote}: {reason}") from None
+        if size > WHOLE_READ_MAX:
+            await _stream(fh, local, size, files.node, remote)
+            return
+        with _remote_errors(files.node, remote):
+            data = await fh.read(size) if size else b""
+        await in_thread(local.write_bytes, data)  # the disk must not stall the network
+    finally:
+        with contextlib.suppress(Exception):  # a read-only handle: nothing to lose
+            await fh.close()
 
 
-async def _stream(fh: Any, local: Path, size: int) -> None:
+async def _stream(fh: Any, local: Path, size: int, node: str, remote: str) -> None:
     """A large remote file (an open SFTP file) into ``local``, one block in memory at a time."""
     out = await in_thread(open, local, "wb")
     try:
         for offset in range(0, size, STREAM_BLOCK):
-            data = await fh.read(min(STREAM_BLOCK, size - offset), offset)
+            with _remote_errors(node, remote):
+                data = await fh.read(min(STREAM_BLOCK, size - offset), offset)
             if not data:
                 return  # shorter than listed: the size check after the pull says so
             await in_thread(out.write, data)
     finally:
         await in_thread(out.close)
+
+
+@contextlib.contextmanager
+def _remote_errors(node: str, remote: str) -> Iterator[None]:
+    """SFTP (or connection) failures while reading ``remote`` as one RemoteError line."""
+    import asyncssh
+
+    try:
+        yield
+    except (asyncssh.SFTPError, OSError) as exc:
+        reason = getattr(exc, "reason", None) or str(exc)
+        raise RemoteError(node, COMMAND, f"get {remote}: {reason}") from None
 
 
 async def pull_chunk(files: FileAccess, root: str, chunk: ChunkInfo, node_dir: Path,
