@@ -33,6 +33,7 @@ Pipeline = Literal["", "value", "property", "value,property", "property,value"]
 PIPELINES: Final[tuple[Pipeline, ...]] = get_args(Pipeline)
 BY_VALUE: Final = "value"
 BY_PROPERTY: Final = "property"
+BY_VALUE_AND_PROPERTY: Final = "value,property"
 #: :attr:`Param.complete`: where completion finds values (``fayshell.completion.SOURCES``).
 Completion = Literal["nodes", "groups", "sessions", "tables", "variables", "commands", "files"]
 COMPLETIONS: Final[tuple[Completion, ...]] = get_args(Completion)
