@@ -25,8 +25,9 @@ TIMEOUT: Final = "timeout"
 LTTNG: Final = "lttng"
 VERIFY: Final = "verify"
 
-#: What a command does after a failed item (-ErrorAction, $ErrorActionPreference).
-ErrorAction = Literal["Stop", "Continue", "SilentlyContinue"]
+#: What a command does after a failed item (-ErrorAction, $ErrorActionPreference); Ignore is
+#: SilentlyContinue that also keeps no record (PowerShell's ActionPreference).
+ErrorAction = Literal["Stop", "Continue", "SilentlyContinue", "Ignore"]
 ERROR_ACTIONS: Final[tuple[ErrorAction, ...]] = get_args(ErrorAction)
 
 

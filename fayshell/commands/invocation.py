@@ -60,7 +60,7 @@ class Invocation:
         if not record.command:
             record = ErrorRecord(record.target, record.stage, record.message, self.name)
         self.errors.append(record)
-        if self.error_action != "SilentlyContinue":
+        if self.error_action not in ("SilentlyContinue", "Ignore"):
             self.state.host.error(f"{self.name}: {record}")
 
     def progress(self, description: str, total: float | None = None, unit: str = "") -> ProgressTask:

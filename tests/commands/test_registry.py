@@ -47,11 +47,15 @@ async def test_error_action_preference_is_case_insensitive(shell: Shell) -> None
     with pytest.raises(RuntimeFayError, match="Get-Variable: 1 failure"):
         await shell.run("Get-Variable nope; 'went on'")
     assert await shell.run("Get-Variable nope -ErrorAction continue; 'on'") == ["on"]
+    shell.host.errors.clear()
+    assert await shell.run("Get-Variable nope -ErrorAction ignore; 'on'") == ["on"]
+    assert await shell.run("Write-Error 'quiet' -ErrorAction Ignore; 'on'") == ["on"]
+    assert shell.host.errors == []
 
 
 async def test_an_unknown_error_action_preference_is_one_clear_error(shell: Shell) -> None:
     await shell.run("$ErrorActionPreference = 'Ignore-All'")
     with pytest.raises(RuntimeFayError,
                        match="ErrorAction 'Ignore-All' is not one of Stop, Continue, "
-                             "SilentlyContinue"):
+                             "SilentlyContinue, Ignore"):
         await shell.run("Get-Variable nope")
