@@ -50,22 +50,41 @@ class Row:
     store_s: float
 
 
+#: Runs a command as its child and writes "<wall seconds> <peak RSS KiB>" of that child to a
+#: file. Peak RSS from wait4 counts what the child had when it was forked (Linux keeps the high
+#: water mark across exec): forked from this bench process (hundreds of MiB, GiB after the big
+#: traces) it reported the bench's size, not the command's. Forked from this small launcher it
+#: is the command's own peak (the launcher's few MiB are far below any import's peak).
+LAUNCHER = """
+import os, sys, time
+report, argv = sys.argv[1], sys.argv[2:]
+start = time.perf_counter()
+pid = os.fork()
+if pid == 0:
+    try:
+        os.execvp(argv[0], argv)
+    finally:
+        os._exit(127)
+_, status, usage = os.wait4(pid, 0)
+with open(report, "w") as f:
+    f.write(f"{time.perf_counter() - start} {usage.ru_maxrss}")
+sys.exit(os.waitstatus_to_exitcode(status))
+"""
+
+
 def run_timed(cmd: list[str], env: dict[str, str] | None = None) -> tuple[float, float, str]:
-    """Wall seconds, peak RSS (MiB, of this process alone) and stdout of a fresh process."""
+    """Wall seconds, peak RSS (MiB, of the command's process alone) and stdout of a fresh
+    process (started by :data:`LAUNCHER`, a small process, never forked from this one)."""
     import tempfile
 
-    with tempfile.TemporaryFile() as err:
-        start = time.perf_counter()
-        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=err, env=env)
-        assert proc.stdout is not None
-        out = proc.stdout.read().decode()
-        _, status, usage = os.wait4(proc.pid, 0)
-        wall = time.perf_counter() - start
-        proc.returncode = os.waitstatus_to_exitcode(status)
+    with tempfile.TemporaryFile() as err, tempfile.NamedTemporaryFile("r") as report:
+        proc = subprocess.run([sys.executable, "-I", "-S", "-c", LAUNCHER, report.name, *cmd],
+                              stdout=subprocess.PIPE, stderr=err, env=env)
         if proc.returncode:
             err.seek(0)
             raise SystemExit(f"{' '.join(cmd)} failed: {err.read().decode()[-400:]}")
-    return wall, usage.ru_maxrss / 1024, out
+        wall, maxrss_kib = report.read().split()
+    return float(wall), int(maxrss_kib) / 1024, proc.stdout.decode()
 
 
 def bt2_counter(path: Path, runs: int) -> float:

@@ -9,6 +9,26 @@ from __future__ import annotations
 import difflib
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Final, Literal, get_args
+
+#: Where something failed on a node: TCP/SSH connect, authentication, host key check, running the
+#: command, a connect/command timeout, an lttng command, a pulled chunk's verification, its
+#: import, the inventory, decoding a trace.
+Stage = Literal["connect", "auth", "hostkey", "command", "timeout", "lttng", "verify", "import",
+                "inventory", "decode"]
+STAGES: Final[tuple[Stage, ...]] = get_args(Stage)
+CONNECT: Final = "connect"
+AUTH: Final = "auth"
+HOSTKEY: Final = "hostkey"
+COMMAND: Final = "command"
+TIMEOUT: Final = "timeout"
+LTTNG: Final = "lttng"
+VERIFY: Final = "verify"
+
+#: What a command does after a failed item (-ErrorAction, $ErrorActionPreference); Ignore is
+#: SilentlyContinue that also keeps no record (PowerShell's ActionPreference).
+ErrorAction = Literal["Stop", "Continue", "SilentlyContinue", "Ignore"]
+ERROR_ACTIONS: Final[tuple[ErrorAction, ...]] = get_args(ErrorAction)
 
 
 class FayError(Exception):
@@ -164,10 +184,10 @@ class Interrupted(FayError):
 class RemoteError(FayError):
     """A remote operation failed on a node (connect, auth, hostkey, command, timeout)."""
 
-    def __init__(self, node: str, stage: str, message: str) -> None:
+    def __init__(self, node: str, stage: Stage, message: str) -> None:
         super().__init__(f"{node}: {stage}: {message}")
         self.node = node
-        self.stage = stage
+        self.stage: Stage = stage
 
 
 class InventoryError(FayError):
@@ -186,3 +206,13 @@ class TraceFormatError(FayError):
 
 class StoreError(FayError):
     """Loading into or querying the DuckDB store failed."""
+
+
+def error_action(value: object) -> ErrorAction:
+    """An -ErrorAction / $ErrorActionPreference value, spelled as declared (PowerShell compares
+    it case-insensitively); anything else is a clear error."""
+    text = str(value)
+    for action in ERROR_ACTIONS:
+        if action.lower() == text.lower():
+            return action
+    raise RuntimeFayError(f"ErrorAction {text!r} is not one of {', '.join(ERROR_ACTIONS)}")

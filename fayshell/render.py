@@ -18,7 +18,7 @@ import json
 import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 from fayshell.lang.values import Duration, Hashtable, PSCustomObject, ScriptBlock, Size
 from fayshell.records import as_dict, is_record, property_names, to_plain
@@ -33,11 +33,15 @@ UNIT_SUFFIXES = ("_ns", "_us", "_ms", "_s")
 LIST_FROM = 5
 
 
+#: How Format-Table / Format-List output is laid out.
+FormatKind = Literal["table", "list"]
+
+
 @dataclass
 class Formatted:
     """The output of Format-Table / Format-List: records already shaped for display."""
 
-    kind: str  # "table" or "list"
+    kind: FormatKind
     columns: list[str]
     rows: list[list[Any]] = field(default_factory=list)
 

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from fayshell.errors import FayError
+from fayshell.errors import ErrorAction, FayError, error_action
 from fayshell.history import History
 from fayshell.host import Host, StreamHost
 
@@ -177,9 +177,10 @@ class ShellState:
         """Let DuckDB find relative file names (``read_csv('x.csv')``) where the shell is."""
         if self._database is None:
             return
-        quoted = self.location.replace("'", "''")
+        from fayshell.store.relation import quote_literal
+
         try:
-            self._database.execute(f"SET file_search_path = '{quoted}'")
+            self._database.execute(f"SET file_search_path = {quote_literal(self.location)}")
         except Exception as exc:  # a DuckDB without the setting: files resolve as before
             self.host.verbose(f"DuckDB file_search_path not set: {exc}")
 
@@ -206,9 +207,9 @@ class ShellState:
         return self._cluster
 
     @property
-    def error_action(self) -> str:
+    def error_action(self) -> ErrorAction:
         found, value = self.globals.lookup("ErrorActionPreference")
-        return str(value) if found and value else "Stop"
+        return error_action(value) if found and value else "Stop"
 
     async def aclose(self) -> None:
         """Stop trigger watches, close SSH connections and the database."""

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Install everything fayshell and its tests need on a Debian machine, idempotently:
 # Debian packages (LTTng, babeltrace2, OpenSSH, parallel-ssh, ClusterShell, a C compiler),
-# then a virtualenv in .venv with fayshell installed (editable) plus the test tools.
+# then a virtualenv in .venv with fayshell installed (editable) plus the test tools, at the
+# versions of requirements.lock.
 set -euo pipefail
 here="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$here"
@@ -30,15 +31,20 @@ if [ ! -x .venv/bin/python ]; then
   echo "bootstrap: creating .venv with $($PY --version 2>&1)" >&2
   "$PY" -m venv .venv
 fi
+# Installed from requirements.lock (exact versions the suite passed with) as constraints.
+# The stamp holds a digest of what the install depends on: a changed lock, pyproject.toml or
+# setup.py (a pull, a branch switch) installs again.
 stamp=.venv/.fayshell-installed
-if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ] || { [ -f setup.py ] && [ setup.py -nt "$stamp" ]; }; then
-  echo "bootstrap: installing fayshell and its Python dependencies into .venv" >&2
-  .venv/bin/python -m pip install -q --upgrade pip >/dev/null
-  .venv/bin/python -m pip install -q -e '.[test]'
+want="$(cat pyproject.toml requirements.lock setup.py 2>/dev/null | sha256sum | cut -d' ' -f1)"
+if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
+  echo "bootstrap: installing fayshell and its Python dependencies (requirements.lock) into .venv" >&2
+  .venv/bin/python -m pip install -q -c requirements.lock --upgrade pip >/dev/null
+  .venv/bin/python -m pip install -q -c requirements.lock --build-constraint requirements.lock \
+    -e '.[test]'
   # An editable install leaves the package uncompiled; with PYTHONDONTWRITEBYTECODE set, every
   # fresh process would compile it again (~0.1 s per command).
   .venv/bin/python -m compileall -q fayshell >/dev/null
-  touch "$stamp"
+  echo "$want" > "$stamp"
 fi
 # The node agent's bundle (fayshell's core + duckdb/pyarrow/numpy of this venv), uploaded by the
 # shell to nodes for -OnNode queries; rebuilt when the package changed (same content: no-op).

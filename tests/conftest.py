@@ -1,4 +1,9 @@
-"""Test plugins shared by the whole suite (append yours to the list)."""
+"""Test plugins shared by the whole suite (append yours to the list).
 
-pytest_plugins = ["tests.fixtures.shell", "tests.fixtures.cluster", "tests.fixtures.workloads.plugin",
-                  "tests.fixtures.traceshell", "tests.fixtures.store_data"]
+``tests.fixtures.isolation`` comes first: its autouse fixtures point HOME and XDG_* at temporary
+directories before any other fixture reads them.
+"""
+
+pytest_plugins = ["tests.fixtures.isolation", "tests.fixtures.shell", "tests.fixtures.cluster",
+                  "tests.fixtures.workloads.plugin", "tests.fixtures.traceshell",
+                  "tests.fixtures.store_data", "tests.fixtures.threads"]

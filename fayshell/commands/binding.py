@@ -11,12 +11,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from fayshell.commands.registry import Cmdlet, Param
-from fayshell.errors import ParameterError
+from fayshell.errors import ERROR_ACTIONS, ErrorAction, ParameterError, error_action
 from fayshell.lang.ops import OperatorError, to_number, to_string, truthy, type_name
 from fayshell.lang.values import Duration, ScriptBlock, Size, parse_unit_number
 from fayshell.records import get_property, has_property
 
-ERROR_ACTIONS = ("Stop", "Continue", "SilentlyContinue")
 COMMON = (
     Param("Verbose", bool, help="Show what the command does, e.g. the SQL a pipeline runs."),
     Param("ErrorAction", str, choices=ERROR_ACTIONS,
@@ -39,7 +38,7 @@ class Bound:
 
     values: dict[str, Any] = field(default_factory=dict)
     verbose: bool = False
-    error_action: str | None = None
+    error_action: ErrorAction | None = None
 
 
 def resolve_param(spec: Cmdlet, name: str) -> Param:
@@ -93,7 +92,7 @@ def _set(spec: Cmdlet, bound: Bound, param: Param, value: Any) -> None:
     if param.name == "Verbose" and spec.param("Verbose") is None:
         bound.verbose = truthy(value)
     elif param.name == "ErrorAction" and spec.param("ErrorAction") is None:
-        bound.error_action = convert_value(spec, param, value)
+        bound.error_action = error_action(convert_value(spec, param, value))
     else:
         if param.pyname in bound.values:
             raise ParameterError(spec.name, param.name, "given more than once")

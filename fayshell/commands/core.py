@@ -35,11 +35,11 @@ from fayshell.lang.ops import (
     to_string,
     truthy,
 )
-from fayshell.lang.sqlgen import Translator, Untranslatable, column_kind, sql_string
+from fayshell.lang.sqlgen import Translator, Untranslatable, column_kind
 from fayshell.lang.streams import aiter_items, collect, is_relation, unroll
 from fayshell.lang.values import UNSET, ScriptBlock
 from fayshell.records import has_property, is_record, property_names
-from fayshell.store.relation import quote_ident
+from fayshell.store.relation import quote_ident, quote_literal
 
 INPUT = Param("InputObject", "any", pipeline=BY_VALUE, help="The records to work on.")
 WHERE_OPS = ("EQ", "NE", "GT", "GE", "LT", "LE", "Like", "NotLike", "Match", "NotMatch",
@@ -761,7 +761,7 @@ def _measure_sql(rel: Any, specs: list[PropSpec], stats: list[str]) -> Any:
         for stat in STATS:
             expr = SQL_AGG[stat].format(ident) if stat in stats else "NULL"
             cols.append(f"{expr} AS \"{stat}\"")
-        cols.append(f"{sql_string(spec.label)} AS \"Property\"")
+        cols.append(f"{quote_literal(spec.label)} AS \"Property\"")
         cols += [f"quantile_cont({ident}, {int(p[1:]) / 100}) AS \"{p}\""
                  for p in stats if p.startswith("P")]
         parts.append(f"SELECT {', '.join(cols)} FROM ({rel.sql}) AS _m")

@@ -20,6 +20,7 @@ from fayshell.errors import CommandError, ParameterError
 from fayshell.lang.ops import to_string
 from fayshell.lang.streams import aiter_items, collect, is_relation
 from fayshell.records import as_dict, is_record, property_names
+from fayshell.store.relation import quote_literal
 
 QuoteKind = Literal["Always", "AsNeeded", "Never"]
 QUOTE_KINDS: tuple[QuoteKind, ...] = ("Always", "AsNeeded", "Never")
@@ -321,9 +322,8 @@ async def _aiter_csv(source: Any, style: CsvStyle) -> Any:
 
 
 def _copy_relation(ctx: Invocation, rel: Any, target: Path, delimiter: str) -> None:
-    quoted = str(target).replace("'", "''")
-    delim = delimiter.replace("'", "''")
-    sql = f"COPY ({rel.sql}) TO '{quoted}' (HEADER, DELIMITER '{delim}')"
+    sql = (f"COPY ({rel.sql}) TO {quote_literal(str(target))} "
+           f"(HEADER, DELIMITER {quote_literal(delimiter)})")
     ctx.write_verbose(sql)
     rel.db.execute(sql)
 

@@ -6,7 +6,7 @@ from datetime import datetime
 from typing import Any
 
 from fayshell.commands.invocation import Invocation
-from fayshell.commands.registry import BY_PROPERTY, BY_VALUE, Param, cmdlet
+from fayshell.commands.registry import BY_PROPERTY, BY_VALUE_AND_PROPERTY, Param, cmdlet
 from fayshell.errors import ParameterError
 from fayshell.lang.dates import (
     DateError,
@@ -86,7 +86,7 @@ def _start_date(date: Any, unix_time_seconds: int | None) -> DateTime:
 @cmdlet(
     "Get-Date",
     synopsis="The current date and time, or a date you give, as a DateTime or a formatted string.",
-    params=[Param("Date", "any", position=0, pipeline=f"{BY_VALUE},{BY_PROPERTY}",
+    params=[Param("Date", "any", position=0, pipeline=BY_VALUE_AND_PROPERTY,
                   aliases=("LastWriteTime",),
                   help="The date to use instead of now: a DateTime or a string like '2024-03-05'."),
             Param("UnixTimeSeconds", int, aliases=("UnixTime",),

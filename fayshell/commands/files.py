@@ -22,14 +22,20 @@ from pathlib import Path
 from typing import Any
 
 from fayshell.commands.invocation import ErrorRecord, Invocation
-from fayshell.commands.registry import BY_PROPERTY, BY_VALUE, Param, cmdlet
+from fayshell.commands.registry import (
+    BY_VALUE,
+    BY_VALUE_AND_PROPERTY,
+    Param,
+    Pipeline,
+    cmdlet,
+)
 from fayshell.errors import CommandError, ParameterError
 from fayshell.lang.dates import DateTime, FileTime
 from fayshell.lang.ops import to_string, wildcard_match
 from fayshell.lang.streams import collect
 from fayshell.state import PathInfo, ShellState
 
-PATH_PIPE = f"{BY_VALUE},{BY_PROPERTY}"
+PATH_PIPE: Pipeline = BY_VALUE_AND_PROPERTY
 ENCODINGS: dict[str, tuple[str, bytes]] = {
     "utf8": ("utf-8", b""), "utf8nobom": ("utf-8", b""), "utf8bom": ("utf-8", b"\xef\xbb\xbf"),
     "ascii": ("ascii", b""), "ansi": ("latin-1", b""), "oem": ("latin-1", b""),

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from fayshell.errors import CommandError
+from fayshell.errors import CommandError, ErrorAction
 from fayshell.host import ProgressTask
 
 if TYPE_CHECKING:
@@ -40,7 +40,7 @@ class Invocation:
     spec: Cmdlet
     input: Any = None
     verbose: bool = False
-    error_action: str = "Stop"
+    error_action: ErrorAction = "Stop"
     errors: list[ErrorRecord] = field(default_factory=list)
 
     @property
@@ -60,7 +60,7 @@ class Invocation:
         if not record.command:
             record = ErrorRecord(record.target, record.stage, record.message, self.name)
         self.errors.append(record)
-        if self.error_action != "SilentlyContinue":
+        if self.error_action not in ("SilentlyContinue", "Ignore"):
             self.state.host.error(f"{self.name}: {record}")
 
     def progress(self, description: str, total: float | None = None, unit: str = "") -> ProgressTask:

@@ -7,7 +7,7 @@ from typing import Any
 
 from fayshell.commands.invocation import ErrorRecord, Invocation
 from fayshell.commands.registry import Param, cmdlet
-from fayshell.errors import CommandError, RuntimeFayError
+from fayshell.errors import ERROR_ACTIONS, CommandError, ErrorAction, RuntimeFayError
 from fayshell.lang.ops import to_string
 
 
@@ -37,12 +37,13 @@ async def invoke_expression(ctx: Invocation, *, command: Any) -> list[Any]:
     params=[Param("Message", "any", position=0, mandatory=True, pipeline="value",
                   help="The error text."),
             Param("ErrorAction", str, aliases=("ea",),
-                  choices=("Stop", "Continue", "SilentlyContinue", "Ignore"),
+                  choices=ERROR_ACTIONS,
                   help="Stop makes it a terminating error.")],
     examples=[("Write-Error 'skipped'", "Shown; the script goes on."),
               ("Write-Error 'disk full' -ErrorAction Stop", "An error a try/catch can catch.")],
 )
-def write_error(ctx: Invocation, *, message: Any, error_action: str | None = None) -> None:
+def write_error(ctx: Invocation, *, message: Any, error_action: ErrorAction | None = None,
+                ) -> None:
     text = to_string(message)
     interp = ctx.state.interpreter
     redirected = interp is not None and interp.error_override is not None

@@ -9,12 +9,17 @@ from typing import Any
 
 from fayshell.commands.files import expand, has_wildcard
 from fayshell.commands.invocation import ErrorRecord, Invocation
-from fayshell.commands.registry import BY_PROPERTY, BY_VALUE, Param, cmdlet
+from fayshell.commands.registry import (
+    BY_VALUE_AND_PROPERTY,
+    Param,
+    Pipeline,
+    cmdlet,
+)
 from fayshell.errors import CommandError
 from fayshell.lang.ops import to_string
 from fayshell.state import PathInfo, ShellState
 
-PATH_PIPE = f"{BY_VALUE},{BY_PROPERTY}"
+PATH_PIPE: Pipeline = BY_VALUE_AND_PROPERTY
 
 
 def change_location(ctx: Invocation, target: str) -> bool:

@@ -12,12 +12,12 @@ from fayshell.errors import ParameterError
 from fayshell.lang.ops import to_string
 from fayshell.lang.streams import aiter_items, collect
 from fayshell.records import property_names
-from fayshell.render import MAX_CELL, Formatted, format_value, render_plain
+from fayshell.render import MAX_CELL, FormatKind, Formatted, format_value, render_plain
 
 INPUT = Param("InputObject", "any", pipeline=BY_VALUE, help="The records to output.")
 
 
-async def _shape(ctx: Invocation, property: Any, kind: str) -> Formatted:
+async def _shape(ctx: Invocation, property: Any, kind: FormatKind) -> Formatted:
     items = await collect(ctx.input)
     specs = parse_props(f"Format-{kind.title()}", property if isinstance(property, list)
                         else ([property] if property is not None else None))

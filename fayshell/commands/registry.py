@@ -19,13 +19,24 @@ import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from types import ModuleType
-from typing import Any, TypeVar
+from typing import Any, Final, Literal, TypeVar, get_args
 
 F = TypeVar("F", bound=Callable[..., Any])
 
-#: Values of :attr:`Param.pipeline`.
-BY_VALUE = "value"
-BY_PROPERTY = "property"
+#: :attr:`Param.type` as a converter name (else one of :data:`PY_TYPES`).
+ParamKind = Literal["any", "strings", "ints", "scriptblock", "hashtable", "duration", "size",
+                    "dursize"]
+PARAM_KINDS: Final[tuple[ParamKind, ...]] = get_args(ParamKind)
+PY_TYPES: Final = (str, int, float, bool, object)
+#: :attr:`Param.pipeline`: how (if at all) the parameter binds pipeline input.
+Pipeline = Literal["", "value", "property", "value,property", "property,value"]
+PIPELINES: Final[tuple[Pipeline, ...]] = get_args(Pipeline)
+BY_VALUE: Final = "value"
+BY_PROPERTY: Final = "property"
+BY_VALUE_AND_PROPERTY: Final = "value,property"
+#: :attr:`Param.complete`: where completion finds values (``fayshell.completion.SOURCES``).
+Completion = Literal["nodes", "groups", "sessions", "tables", "variables", "commands", "files"]
+COMPLETIONS: Final[tuple[Completion, ...]] = get_args(Completion)
 
 
 @dataclass(frozen=True)
@@ -33,26 +44,39 @@ class Param:
     """One declared parameter.
 
     ``type`` is a Python type or a converter name understood by the binder: ``str``, ``int``,
-    ``float``, ``bool`` (a switch), ``"duration"``, ``"size"``, ``"dursize"`` (either),
-    ``"scriptblock"``, ``"hashtable"``, ``"any"``, ``"strings"`` (list of str), ``"ints"``.
+    ``float``, ``bool`` (a switch), ``object`` or ``"any"``, ``"duration"``, ``"size"``,
+    ``"dursize"`` (either), ``"scriptblock"``, ``"hashtable"``, ``"strings"`` (list of str),
+    ``"ints"``.
     ``choices`` restricts a string to a case-insensitive set (and feeds completion).
     ``pipeline`` is ``""``, ``"value"``, ``"property"`` or ``"value,property"``.
     ``complete`` names a completion source: ``nodes``, ``groups``, ``sessions``, ``tables``,
-    ``columns``, ``variables``, ``files``, ``commands`` (``choices`` complete by themselves).
+    ``variables``, ``commands``, ``files`` (``choices`` complete by themselves).
     ``rest`` collects all remaining positional arguments into a list.
+    A value outside these raises ValueError where the parameter is declared.
     """
 
     name: str
-    type: Any = str
+    type: ParamKind | type = str
     mandatory: bool = False
     position: int | None = None
-    pipeline: str = ""
+    pipeline: Pipeline = ""
     default: Any = None
     help: str = ""
     aliases: tuple[str, ...] = ()
     choices: tuple[str, ...] = ()
-    complete: str | None = None
+    complete: Completion | None = None
     rest: bool = False
+
+    def __post_init__(self) -> None:
+        known = self.type in PY_TYPES if isinstance(self.type, type) else self.type in PARAM_KINDS
+        checks = [(known, "type", self.type, [t.__name__ for t in PY_TYPES] + list(PARAM_KINDS)),
+                  (self.pipeline in PIPELINES, "pipeline", self.pipeline, PIPELINES),
+                  (self.complete is None or self.complete in COMPLETIONS, "complete",
+                   self.complete, COMPLETIONS)]
+        for ok, what, value, allowed in checks:
+            if not ok:
+                raise ValueError(f"parameter -{self.name}: {what} {value!r} is not one of "
+                                 f"{', '.join(map(repr, allowed))}")
 
     @property
     def is_switch(self) -> bool:

@@ -11,12 +11,13 @@ from typing import TYPE_CHECKING, Any
 
 from fayshell.commands.invocation import ErrorRecord, Invocation
 from fayshell.commands.registry import Param, cmdlet
+from fayshell.store.relation import quote_literal
+from fayshell.vocabulary import SEVERITIES
 
 if TYPE_CHECKING:
     from fayshell.store.database import Database
     from fayshell.store.relation import Relation
 
-SEVERITY_WORDS = ("Emergency", "Alert", "Critical", "Error", "Warning", "Notice", "Info", "Debug")
 
 _NODE = Param("Node", "strings", help="Only these nodes (wildcards allowed).", complete="nodes")
 _SESSION = Param("Session", "strings", help="Only these sessions (wildcards allowed).",
@@ -41,10 +42,6 @@ class ImportSummary:
     Errors: int
 
 
-def _sql_str(s: str) -> str:
-    return "'" + s.replace("'", "''") + "'"
-
-
 def _match(column: str, patterns: list[str] | str | None) -> str | None:
     """A SQL condition: the column equals (or, with * and ?, is LIKE) one of the patterns."""
     if patterns is None:
@@ -57,9 +54,9 @@ def _match(column: str, patterns: list[str] | str | None) -> str | None:
         if "*" in p or "?" in p:
             like = p.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
             like = like.replace("*", "%").replace("?", "_")
-            conds.append(f"{column} ILIKE {_sql_str(like)} ESCAPE '\\'")
+            conds.append(f"{column} ILIKE {quote_literal(like)} ESCAPE '\\'")
         else:
-            conds.append(f"{column} = {_sql_str(p)}")
+            conds.append(f"{column} = {quote_literal(p)}")
     return "(" + " OR ".join(conds) + ")"
 
 
@@ -236,7 +233,7 @@ def get_event(ctx: Invocation, *, name: list[str] | None = None, node: list[str]
             session, node, exact_percentile)
     return _relation(ctx, "SELECT * FROM events" + _where(
         cond, _match("node", node), _match("session", session),
-        f"chunk_id = {_sql_str(chunk)}" if chunk else None) + " ORDER BY ts, node, eid")
+        f"chunk_id = {quote_literal(chunk)}" if chunk else None) + " ORDER BY ts, node, eid")
 
 
 @cmdlet(
@@ -320,7 +317,7 @@ def get_span(ctx: Invocation, *, service: list[str] | None = None, name: list[st
 @cmdlet(
     "Get-Log",
     synopsis="Log records (python/JUL/log4j agents and UST events with log levels).",
-    params=[Param("Severity", str, choices=SEVERITY_WORDS,
+    params=[Param("Severity", str, choices=SEVERITIES,
                   help="This severity and more severe ones."),
             Param("Exact", bool, help="With -Severity: only that severity."),
             Param("Logger", "strings", position=0, help="Logger names (wildcards allowed)."),
@@ -338,9 +335,9 @@ def get_log(ctx: Invocation, *, severity: str | None = None, exact: bool = False
             exact_percentile: bool = False) -> Relation:
     sev = None
     if severity is not None:
-        word = next(w for w in SEVERITY_WORDS if w.lower() == severity.lower())
-        allowed = [word] if exact else list(SEVERITY_WORDS[: SEVERITY_WORDS.index(word) + 1])
-        sev = "severity IN (" + ", ".join(_sql_str(w) for w in allowed) + ")"
+        word = next(w for w in SEVERITIES if w.lower() == severity.lower())
+        allowed = [word] if exact else list(SEVERITIES[: SEVERITIES.index(word) + 1])
+        sev = "severity IN (" + ", ".join(quote_literal(w) for w in allowed) + ")"
     elif exact:
         raise ctx.fail("-Exact needs -Severity")
     msg = None

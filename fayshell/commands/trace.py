@@ -17,6 +17,7 @@ from fayshell.commands.invocation import ErrorRecord, Invocation
 from fayshell.commands.registry import Param, cmdlet
 from fayshell.commands.remote import NODE_PARAM, node_specs, seconds
 from fayshell.tracing.records import ReceivedChunk, TraceResult, TraceSessionStatus
+from fayshell.vocabulary import DOMAINS, SEVERITIES
 
 if TYPE_CHECKING:
     from fayshell.lttng import Request
@@ -25,8 +26,6 @@ if TYPE_CHECKING:
     from fayshell.tracing.receive import Importer
 
 T = TypeVar("T")
-DOMAINS = ("kernel", "user", "python", "jul", "log4j")
-SEVERITIES = ("Emergency", "Alert", "Critical", "Error", "Warning", "Notice", "Info", "Debug")
 SESSION_PARAM = Param("Session", str, mandatory=True, position=0, aliases=("Name",),
                       complete="sessions", help="The recording session.")
 #: For cmdlets that also have -Name (event patterns).

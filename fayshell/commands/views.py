@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from fayshell.commands.registry import Param, cmdlet
-from fayshell.views.launch import VIEWS
+from fayshell.vocabulary import SEVERITIES, VIEWS
 
 if TYPE_CHECKING:
     from fayshell.commands.invocation import Invocation
@@ -19,7 +19,6 @@ if TYPE_CHECKING:
     from fayshell.views.feeds import Feed
     from fayshell.views.launch import TopConfig
 
-SEVERITIES = ("Emergency", "Alert", "Critical", "Error", "Warning", "Notice", "Info", "Debug")
 NS = 1_000_000_000
 
 

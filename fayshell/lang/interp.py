@@ -26,6 +26,7 @@ from fayshell.commands.registry import Cmdlet, Param
 from fayshell.errors import (
     CommandError,
     CommandNotFound,
+    ErrorAction,
     FayError,
     InternalError,
     ParameterError,
@@ -180,7 +181,7 @@ class Interpreter:
         self.origin = Origin("<input>", [])
         self.failed: list[Invocation] = []
         #: Set while a command runs under ``2>`` / ``2>&1``: its errors are collected, not shown.
-        self.error_override: str | None = None
+        self.error_override: ErrorAction | None = None
         #: Output lists of the running top-level statement whose items go to the console as
         #: they are (not into a variable or a pipe); host text first shows what they hold, so
         #: Write-Host and output keep their order (see :meth:`flush`).

@@ -15,7 +15,7 @@ from typing import Any
 from fayshell.errors import SourceSpan, UnknownProperty
 from fayshell.lang import ast
 from fayshell.lang.values import ScriptBlock
-from fayshell.store.relation import quote_ident
+from fayshell.store.relation import quote_ident, quote_literal
 
 STRING_TYPES = ("VARCHAR", "TEXT", "STRING")
 NUMERIC_WORDS = ("INT", "DOUBLE", "FLOAT", "DECIMAL", "REAL", "HUGEINT", "NUMERIC")
@@ -203,7 +203,7 @@ class Translator:
         if op.endswith("like"):
             sql_pat = wildcard_to_like(pattern_text)
             verb = "LIKE" if case else "ILIKE"
-            text = f"(coalesce({subject}, '') {verb} {sql_string(sql_pat)} ESCAPE '\\')"
+            text = f"(coalesce({subject}, '') {verb} {quote_literal(sql_pat)} ESCAPE '\\')"
         else:
             flags = "" if case else ", 'i'"
             text = f"regexp_matches(coalesce({subject}, ''), {right.text}{flags})"
@@ -262,10 +262,6 @@ def _unquote(text: str) -> str:
     return text[1:-1].replace("''", "'")
 
 
-def sql_string(text: str) -> str:
-    return "'" + text.replace("'", "''") + "'"
-
-
 def literal(value: Any) -> Sql:
     """A Python value as a SQL literal; raises Untranslatable for records and blocks."""
     if value is None:
@@ -277,7 +273,7 @@ def literal(value: Any) -> Sql:
     if isinstance(value, float):
         return Sql(repr(value), "number")
     if isinstance(value, str):
-        return Sql(sql_string(value), "string")
+        return Sql(quote_literal(value), "string")
     raise Untranslatable(f"a {type(value).__name__} value cannot be a SQL literal")
 
 

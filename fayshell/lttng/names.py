@@ -19,15 +19,15 @@ import re
 from dataclasses import dataclass
 
 from fayshell.errors import ParameterError
+from fayshell.vocabulary import DOMAINS, Domain
 
 NAME_MAX_BYTES = 254  # session and channel names (LTTNG_NAME_MAX minus the NUL)
 EVENT_NAME_MAX_BYTES = 255  # event names and patterns (LTTNG_SYMBOL_NAME_MAX minus the NUL)
 FILTER_MAX_BYTES = 65535  # LTTNG_FILTER_MAX_LEN minus the NUL
 PATH_MAX_BYTES = 4095
 
-DOMAINS = ("kernel", "user", "jul", "log4j", "python")
-AGENT_DOMAINS = ("jul", "log4j", "python")
-_DOMAIN_ALIASES = {
+AGENT_DOMAINS: tuple[Domain, ...] = ("jul", "log4j", "python")
+_DOMAIN_ALIASES: dict[str, Domain] = {
     "kernel": "kernel",
     "k": "kernel",
     "user": "user",
@@ -72,7 +72,7 @@ def check_printable(command: str, parameter: str, value: str, what: str) -> None
             )
 
 
-def normalize_domain(domain: str, command: str = "lttng", parameter: str = "Domain") -> str:
+def normalize_domain(domain: str, command: str = "lttng", parameter: str = "Domain") -> Domain:
     """Canonical domain name (kernel, user, jul, log4j, python) for a user spelling."""
     key = domain.strip().lower() if isinstance(domain, str) else ""
     if key not in _DOMAIN_ALIASES:

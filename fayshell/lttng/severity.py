@@ -22,8 +22,9 @@ from dataclasses import dataclass
 
 from fayshell.errors import ParameterError
 from fayshell.lttng.names import normalize_domain
+from fayshell.vocabulary import SEVERITIES, Severity
 
-WORDS = ("Emergency", "Alert", "Critical", "Error", "Warning", "Notice", "Info", "Debug")
+WORDS = SEVERITIES
 _RANK = {w: i for i, w in enumerate(WORDS)}  # 0 = most severe
 
 
@@ -33,7 +34,7 @@ class NativeLevel:
 
     name: str  # as `lttng list` and --mi xml show it
     value: int
-    word: str
+    word: Severity
     canonical: bool = True  # the level `-Exact WORD` selects when several share a word
     cli: str = ""  # what to pass to --loglevel when it differs from `name`
 
@@ -108,9 +109,9 @@ LEVELS: dict[str, tuple[NativeLevel, ...]] = {
 }
 
 
-def severity_word(word: str, command: str = "lttng", parameter: str = "Severity") -> str:
+def severity_word(word: str, command: str = "lttng", parameter: str = "Severity") -> Severity:
     """The canonical spelling of a vocabulary word (case-insensitive; a few aliases)."""
-    aliases = {
+    aliases: dict[str, Severity] = {
         "emerg": "Emergency",
         "crit": "Critical",
         "err": "Error",
@@ -195,6 +196,18 @@ def severity_of(domain: str, level: int) -> str:
         if level >= lv.value:
             return lv.word
     return "Debug"
+
+
+def severity_sql(domain: str, level: str) -> str:
+    """A SQL expression giving :func:`severity_of`'s word for the integer SQL expression
+    ``level`` (what ``logs.severity`` stores), built from the same level tables."""
+    levels = _levels(domain, "severity_sql", "Level")
+    if normalize_domain(domain) == "user":  # lower is more severe; 7-14 are all Debug
+        whens = [f"WHEN {level} <= {lv.value} THEN '{lv.word}'" for lv in levels
+                 if lv.word != "Debug"]
+    else:  # higher is more severe; custom numbers take the standard level at or below them
+        whens = [f"WHEN {level} >= {lv.value} THEN '{lv.word}'" for lv in levels]
+    return f"CASE {' '.join(whens)} ELSE 'Debug' END"
 
 
 def matches(domain: str, level: int, word: str, exact: bool = False) -> bool:

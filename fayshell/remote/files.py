@@ -8,13 +8,13 @@ are plain strings (they never pass through a shell). Errors raise
 
 from __future__ import annotations
 
-import asyncio
 import os
 import shutil
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar
 
+from fayshell.concurrency import in_thread
 from fayshell.errors import RemoteError
 from fayshell.remote.results import COMMAND
 
@@ -118,7 +118,7 @@ class LocalFiles:
 
     async def _io(self, op: str, path: Any, fn: Callable[[], T]) -> T:
         try:
-            return await asyncio.to_thread(fn)
+            return await in_thread(fn)  # a cancelled caller waits for the thread
         except OSError as exc:
             raise _fail(self.node, op, path, exc) from None
 

@@ -11,10 +11,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-#: Where a node failed: TCP/SSH connect, authentication, host key check, running the command,
-#: or a connect/command timeout.
-CONNECT, AUTH, HOSTKEY, COMMAND, TIMEOUT = "connect", "auth", "hostkey", "command", "timeout"
-STAGES: tuple[str, ...] = (CONNECT, AUTH, HOSTKEY, COMMAND, TIMEOUT)
+from fayshell.errors import AUTH, COMMAND, CONNECT, HOSTKEY, STAGES, TIMEOUT, Stage
+
+__all__ = ["AUTH", "COMMAND", "CONNECT", "HOSTKEY", "STAGES", "TIMEOUT", "CommandResult",
+           "GatheredResult", "NodeError", "NodeOutcome", "OutputLine", "Stage"]
 
 
 @dataclass(frozen=True)
@@ -41,7 +41,7 @@ class NodeError:
     """A node that failed: where (``stage``, one of :data:`STAGES`) and a one-line message."""
 
     node: str
-    stage: str
+    stage: Stage
     message: str
 
     def __str__(self) -> str:

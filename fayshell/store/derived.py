@@ -10,9 +10,10 @@ from dataclasses import dataclass, field
 from functools import partial
 from typing import TYPE_CHECKING
 
+from fayshell.lttng.severity import severity_sql
 from fayshell.store.arrowsql import as_bigint, q
 from fayshell.store.kernel import ENTRY_RE, EXIT_RE
-from fayshell.store.schema import SEVERITY_SQL
+from fayshell.store.relation import quote_literal
 from fayshell.store.spans import ZIPKIN_ANNOTATION, ZIPKIN_KEYVALS
 from fayshell.store.writer import FlushWriter, Insert
 
@@ -303,7 +304,7 @@ WHERE kind = 1 AND n_kind IS NULL AND sysname NOT IN ('exit', 'exit_group')
 
 
 def _lit(s: str | None) -> str:
-    return "NULL" if s is None else "'" + s.replace("'", "''") + "'"
+    return "NULL" if s is None else quote_literal(s)
 
 
 def derive_spans(db: Database, info: ChunkInfo, settings: LoadSettings) -> None:
@@ -404,7 +405,7 @@ def derive_logs(db: Database, info: ChunkInfo) -> None:
         if t is None:
             continue
         level = info.col(t, "int_loglevel")
-        sev = SEVERITY_SQL[domain].format(l=level)
+        sev = severity_sql(domain, level)
         func = info.col(t, "funcName", "method_name")
         line = info.col(t, "lineno", "line_number")
         thread = info.col(t, "threadName", "thread_name", "int_threadid", "thread")
@@ -428,7 +429,7 @@ def _ust_logs(db: Database, info: ChunkInfo, pid: str, procname: str) -> None:
             "SELECT column_name FROM information_schema.columns WHERE table_name = ? "
             "AND data_type = 'VARCHAR' ORDER BY ordinal_position LIMIT 1", [t])
         msg = f"p.{q(strings[0][0])}" if strings else "NULL"
-        sev = SEVERITY_SQL["ust"].format(l=int(level))
+        sev = severity_sql("user", str(int(level)))
         db.execute(f"""
             INSERT INTO logs SELECT ?, ?, e.ts, 'ust', ?, {int(level)}, {sev}, {msg}, NULL,
                 NULL, NULL, CAST({pid} AS BIGINT), {procname}

@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Any, Literal, get_args
 from fayshell.errors import StoreError
 from fayshell.store.database import sql_error
 from fayshell.store.relation import quote_ident as q
+from fayshell.store.relation import quote_literal
 
 if TYPE_CHECKING:
     from fayshell.host import ProgressTask
@@ -150,7 +151,7 @@ def _parquet(req: ExportRequest, progress: ProgressTask) -> int:
     if req.partition_by:
         opts += ["PARTITION_BY (" + ", ".join(q(c) for c in req.partition_by) + ")",
                  "OVERWRITE_OR_IGNORE true"]
-    sql = f"COPY ({req.rel.sql}) TO '{_sql_path(req.path)}' ({', '.join(opts)})"
+    sql = f"COPY ({req.rel.sql}) TO {quote_literal(str(req.path))} ({', '.join(opts)})"
     progress.update(total=100.0)
     return _with_progress(req, sql, progress)
 
@@ -163,10 +164,6 @@ def _remove(path: Path) -> None:
         shutil.rmtree(path, ignore_errors=True)
     else:
         path.unlink(missing_ok=True)
-
-
-def _sql_path(path: Path) -> str:
-    return str(path).replace("'", "''")
 
 
 def _with_progress(req: ExportRequest, sql: str, progress: ProgressTask) -> int:

@@ -23,6 +23,7 @@ from fayshell.store import derived
 from fayshell.store.arrowsql import duck_type, q
 from fayshell.store.kernel import ENTRY_RE, EXIT_RE, SyscallStager, ThreadFact
 from fayshell.store.pending import PendingChunk
+from fayshell.store.relation import quote_literal
 from fayshell.store.schema import (
     EVENT_BASE_COLUMNS,
     EVENT_ROW_COLUMNS,
@@ -124,7 +125,7 @@ def import_settings(db: Database, settings: LoadSettings) -> Iterator[None]:
 def _lit(value: object) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
-    return "'" + str(value).replace("'", "''") + "'"
+    return quote_literal(str(value))
 
 
 def _import_all(db: Database, root: Path, node: str | None, session: str | None,

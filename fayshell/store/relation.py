@@ -23,6 +23,11 @@ def quote_ident(name: str) -> str:
     return '"' + name.replace('"', '""') + '"'
 
 
+def quote_literal(text: str) -> str:
+    """A SQL string literal, single-quoted with embedded quotes doubled."""
+    return "'" + text.replace("'", "''") + "'"
+
+
 @dataclass(frozen=True)
 class Relation:
     """SQL text bound to the database it runs on."""

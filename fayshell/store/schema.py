@@ -49,21 +49,6 @@ CREATE TABLE IF NOT EXISTS logs (
     procname VARCHAR);
 """
 
-#: SQL CASE expressions mapping a raw log level to the shared severity words, per domain.
-SEVERITY_SQL = {
-    "ust": ("CASE WHEN {l} <= 0 THEN 'Emergency' WHEN {l} = 1 THEN 'Alert' "
-            "WHEN {l} = 2 THEN 'Critical' WHEN {l} = 3 THEN 'Error' WHEN {l} = 4 THEN 'Warning' "
-            "WHEN {l} = 5 THEN 'Notice' WHEN {l} = 6 THEN 'Info' ELSE 'Debug' END"),
-    "python": ("CASE WHEN {l} >= 50 THEN 'Critical' WHEN {l} >= 40 THEN 'Error' "
-               "WHEN {l} >= 30 THEN 'Warning' WHEN {l} >= 20 THEN 'Info' ELSE 'Debug' END"),
-    "jul": ("CASE WHEN {l} >= 1000 THEN 'Error' WHEN {l} >= 900 THEN 'Warning' "
-            "WHEN {l} >= 800 THEN 'Info' WHEN {l} >= 700 THEN 'Notice' ELSE 'Debug' END"),
-    "log4j": ("CASE WHEN {l} >= 50000 THEN 'Critical' WHEN {l} >= 40000 THEN 'Error' "
-              "WHEN {l} >= 30000 THEN 'Warning' WHEN {l} >= 20000 THEN 'Info' ELSE 'Debug' END"),
-}
-
-SEVERITIES = ("Emergency", "Alert", "Critical", "Error", "Warning", "Notice", "Info", "Debug")
-
 ABOUT_TABLES = """\
 ABOUT_TABLES
 

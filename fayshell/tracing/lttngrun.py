@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from fayshell.errors import RemoteError
+from fayshell.errors import LTTNG, RemoteError
 from fayshell.lttng import ListSessions, Request, StartSessiond, to_command_line
 from fayshell.lttng.explain import explain_failure, needs_sessiond
 
@@ -16,8 +16,6 @@ if TYPE_CHECKING:
     from fayshell.remote.results import CommandResult
     from fayshell.remote.transport import Transport
 
-#: NodeError/ErrorRecord stage of a command LTTng refused.
-LTTNG = "lttng"
 #: Per-node limit for ordinary lttng commands (seconds); rotate has its own (it can hang, 2.13.9).
 COMMAND_TIMEOUT = 30.0
 ROTATE_TIMEOUT = 20.0

@@ -14,15 +14,17 @@ session is started and stopped again, the grown trace is not pulled again (rotat
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import shutil
 import stat
-from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from fayshell.errors import RemoteError
+from fayshell.concurrency import in_thread, together
+from fayshell.errors import VERIFY, RemoteError
 from fayshell.lttng import (
     ChunkFile,
     ChunkInfo,
@@ -48,10 +50,11 @@ if TYPE_CHECKING:
 
 #: Files fetched at once from one node (across its chunks).
 PARALLEL_FILES = 32
-#: Files up to this size are read in one go (parallel SFTP reads); larger ones are streamed.
+#: Files up to this size are read in one go (parallel SFTP reads); larger ones are streamed
+#: in blocks of STREAM_BLOCK (each block read with parallel requests too).
 WHOLE_READ_MAX = 16 << 20
+STREAM_BLOCK = 8 << 20
 LIST_TIMEOUT = 30.0
-VERIFY = "verify"
 #: Called with (chunk directory, node, session) once a chunk is in place; returns events loaded.
 Importer = Callable[[Path, str, str], Awaitable[int]]
 _END = object()
@@ -141,28 +144,61 @@ async def _sftp_walk(files: FileAccess, root: str) -> list[RemoteEntry]:
 
 async def fetch(files: FileAccess, remote: str, local: Path, size: int) -> None:
     """Copy one file of known size: open + parallel reads + close over SFTP (no stat, no
-    attribute copy), streamed by the remote layer when large or not over SFTP."""
+    attribute copy); a large file in blocks of STREAM_BLOCK. Every local write runs in a
+    thread that a cancellation waits for. Without SFTP (the local node) the files layer copies.
+    A failure on the node is a RemoteError; one writing here stays an OSError."""
     sftp = getattr(files, "sftp", None)
-    if sftp is None or size > WHOLE_READ_MAX:
+    if sftp is None:
         await files.get(remote, str(local))
         return
+    with _remote_errors(files.node, remote):
+        fh = await sftp.open(remote, "rb")
+    try:
+        if size > WHOLE_READ_MAX:
+            await _stream(fh, local, size, files.node, remote)
+            return
+        with _remote_errors(files.node, remote):
+            data = await fh.read(size) if size else b""
+        await in_thread(local.write_bytes, data)  # the disk must not stall the network
+    finally:
+        with contextlib.suppress(Exception):  # a read-only handle: nothing to lose
+            await fh.close()
+
+
+async def _stream(fh: Any, local: Path, size: int, node: str, remote: str) -> None:
+    """A large remote file (an open SFTP file) into ``local``, one block in memory at a time."""
+    out = await in_thread(open, local, "wb")
+    try:
+        for offset in range(0, size, STREAM_BLOCK):
+            with _remote_errors(node, remote):
+                data = await fh.read(min(STREAM_BLOCK, size - offset), offset)
+            if not data:
+                return  # shorter than listed: the size check after the pull says so
+            await in_thread(out.write, data)
+    finally:
+        await in_thread(out.close)
+
+
+@contextlib.contextmanager
+def _remote_errors(node: str, remote: str) -> Iterator[None]:
+    """SFTP (or connection) failures while reading ``remote`` as one RemoteError line."""
     import asyncssh
 
     try:
-        async with sftp.open(remote, "rb") as fh:
-            data = await fh.read(size) if size else b""
+        yield
     except (asyncssh.SFTPError, OSError) as exc:
         reason = getattr(exc, "reason", None) or str(exc)
-        raise RemoteError(files.node, COMMAND, f"get {remote}: {reason}") from None
-    await asyncio.to_thread(local.write_bytes, data)  # the disk must not stall the network
+        raise RemoteError(node, COMMAND, f"get {remote}: {reason}") from None
 
 
 async def pull_chunk(files: FileAccess, root: str, chunk: ChunkInfo, node_dir: Path,
                      progress: ByteProgress, limit: asyncio.Semaphore) -> Path | None:
-    """Fetch one chunk under a temporary name, verify sizes, rename; None if already there."""
+    """Fetch one chunk under a temporary name, verify sizes, rename; None if already there.
+
+    However it ends (error, cancellation), every write into the temporary directory has
+    finished before it is removed: nothing of an interrupted pull is left behind."""
     final = node_dir / chunk.chunk_id
     tmp = node_dir / f".{chunk.chunk_id}.part"
-    await asyncio.to_thread(_fresh_dirs, tmp, {os.path.dirname(f.path) for f in chunk.files})
 
     async def one(f: ChunkFile) -> None:
         async with limit:
@@ -174,7 +210,8 @@ async def pull_chunk(files: FileAccess, root: str, chunk: ChunkInfo, node_dir: P
         progress.advance(f.size)
 
     try:
-        await asyncio.gather(*(one(f) for f in chunk.files))
+        await in_thread(_fresh_dirs, tmp, {os.path.dirname(f.path) for f in chunk.files})
+        await together(one(f) for f in chunk.files)
         _verify(files.node, chunk, tmp)
         if final.exists():  # another run finished it meanwhile
             shutil.rmtree(tmp, ignore_errors=True)

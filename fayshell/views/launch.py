@@ -10,11 +10,11 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from fayshell.views.model import NS, WINDOWS, Scope, canonical_severity
+from fayshell.vocabulary import VIEWS
 
 if TYPE_CHECKING:
     from fayshell.views.feeds import Feed
 
-VIEWS: tuple[str, ...] = ("syscalls", "spans", "logs", "nodes")
 
 
 @dataclass(frozen=True)

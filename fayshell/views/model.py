@@ -6,14 +6,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, TypeVar
 
+from fayshell.vocabulary import SEVERITIES
+
 R = TypeVar("R")
 
 NS = 1_000_000_000
 
-#: The user's severity words, most severe first (the order LTTng and syslog use).
-SEVERITIES: tuple[str, ...] = (
-    "Emergency", "Alert", "Critical", "Error", "Warning", "Notice", "Info", "Debug",
-)
 
 #: Window names, in the order the window key cycles through them.
 WINDOWS: tuple[str, ...] = ("interval", "minute", "session")

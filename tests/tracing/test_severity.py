@@ -74,7 +74,7 @@ async def test_severity_exactness_and_kernel_error(cluster_shell: Shell, tmp_pat
 
     status = await sh.run("Get-TraceSession sevw")
     assert [(s.node, s.state, s.chunks, s.diverged) for s in status] == [
-        ("node01", "inactive", 1, False), ("node02", "inactive", 1, False)]
+        ("node01", "inactive", 1, False), ("node02", "inactive", 1, False)], status
     assert "python:storage.*<=PYTHON_WARNING" in status[0].events
     gone = await sh.run("Remove-TraceSession sevw -Force; Remove-TraceSession sevx -Force")
     assert len(gone) == 4 and {r.action for r in gone} == {"destroyed"}

@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from fayshell.store.profile import EMPTY, ProfileQuery, Window, compare_sql
+from fayshell.store.relation import quote_literal
 from fayshell.views.model import Query
 from fayshell.views.queries.common import Con
 
@@ -24,17 +25,13 @@ class NodeScore:
         return self.node
 
 
-def _literal(text: str) -> str:
-    return "'" + text.replace("'", "''") + "'"
-
-
 def scope_condition(q: Query) -> str:
     """The view's -Session/-Node scope as a SQL condition on node and session."""
     parts = []
     if q.scope.session is not None:
-        parts.append(f"session = {_literal(q.scope.session)}")
+        parts.append(f"session = {quote_literal(q.scope.session)}")
     if q.scope.nodes:
-        parts.append(f"node IN ({', '.join(_literal(n) for n in q.scope.nodes)})")
+        parts.append(f"node IN ({', '.join(quote_literal(n) for n in q.scope.nodes)})")
     return " AND ".join(parts) or "true"
 
 
