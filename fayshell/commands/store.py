@@ -229,7 +229,7 @@ def get_event(ctx: Invocation, *, name: list[str] | None = None, node: list[str]
     if on_node:
         return on_node_relation(ctx, "SELECT * FROM events" + _where(
             cond, _match("session", session),
-            f"chunk_id = {_sql_str(chunk)}" if chunk else None) + " ORDER BY ts, node, eid",
+            f"chunk_id = {quote_literal(chunk)}" if chunk else None) + " ORDER BY ts, node, eid",
             session, node, exact_percentile)
     return _relation(ctx, "SELECT * FROM events" + _where(
         cond, _match("node", node), _match("session", session),
