@@ -15,7 +15,7 @@ from typing import Final, Literal, get_args
 #: command, a connect/command timeout, an lttng command, a pulled chunk's verification, its
 #: import, the inventory, decoding a trace.
 Stage = Literal["connect", "auth", "hostkey", "command", "timeout", "lttng", "verify", "import",
-                "inventory", "decode"]
+                "inventory", "decode", "agent"]
 STAGES: Final[tuple[Stage, ...]] = get_args(Stage)
 CONNECT: Final = "connect"
 AUTH: Final = "auth"
@@ -24,6 +24,7 @@ COMMAND: Final = "command"
 TIMEOUT: Final = "timeout"
 LTTNG: Final = "lttng"
 VERIFY: Final = "verify"
+AGENT: Final = "agent"
 
 #: What a command does after a failed item (-ErrorAction, $ErrorActionPreference); Ignore is
 #: SilentlyContinue that also keeps no record (PowerShell's ActionPreference).

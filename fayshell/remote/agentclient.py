@@ -16,11 +16,10 @@ from typing import Any, Protocol
 
 from fayshell import __version__
 from fayshell.agent import protocol as p
-from fayshell.errors import RemoteError
+from fayshell.errors import AGENT, RemoteError
 
 #: Bytes read from the agent's stdout at a time.
 READ_SIZE = 1 << 18
-AGENT = "agent"
 
 
 class AgentProcess(Protocol):

@@ -21,10 +21,9 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from fayshell.errors import RemoteError
+from fayshell.errors import AGENT, RemoteError
 from fayshell.remote.agentbundle import Bundle
 from fayshell.remote.agentclient import (
-    AGENT,
     AgentClient,
     LocalAgentProcess,
     SSHAgentProcess,
