@@ -18,12 +18,13 @@ from fayshell.remote.agentclient import AgentClient, AgentError, LocalAgentProce
 from fayshell.store.database import Database
 from fayshell.store.loader import import_trace
 
+ROOT = Path(__file__).resolve().parents[2]
 SUMMARY = ("SELECT node, session, name, count(*) AS calls, sum(dur_ns) AS total, "
            "min(dur_ns) AS lo, max(dur_ns) AS hi FROM syscalls GROUP BY ALL ORDER BY name")
 
 
 async def start(cache: Path, home: Path) -> AgentClient:
-    env = {"HOME": str(home), "PATH": os.environ["PATH"], "PYTHONPATH": os.environ["PYTHONPATH"]}
+    env = {"HOME": str(home), "PATH": os.environ["PATH"], "PYTHONPATH": str(ROOT)}
     proc = await LocalAgentProcess.start([sys.executable, "-B", "-m", "fayshell.agent",
                                           "--cache", str(cache)], env)
     return AgentClient("node01", proc)
