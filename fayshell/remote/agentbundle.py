@@ -31,7 +31,7 @@ from fayshell.errors import FayError
 
 #: fayshell's headless core as far as the agent needs it (tests/test_layering.py checks that
 #: the agent imports nothing outside it).
-CORE = ("__init__.py", "errors.py", "host.py", "agent", "ctf", "store", "lttng",
+CORE = ("__init__.py", "errors.py", "host.py", "vocabulary.py", "agent", "ctf", "store", "lttng",
         "remote/__init__.py", "remote/quoting.py")
 
 #: Runtime packages copied from the shell's environment (top-level names in site-packages).
