@@ -15,10 +15,10 @@ from fayshell.render import (
     Formatted,
     fit_widths,
     format_cell,
-    format_value,
     groups,
     is_rigid,
-    render_plain,
+    render_lines,
+    shows_as_list,
     table_shape,
 )
 
@@ -200,31 +200,39 @@ class ConsoleHost:
         if self.color:
             self._show_rich(items)
         else:
-            text = render_plain(items)
-            if text:
-                self.out.write(text + "\n")
+            lines = render_lines(items)
+            if lines:
+                self.out.write("\n".join(lines) + "\n")
         self.out.flush()
 
     def _show_rich(self, items: list[Any]) -> None:
+        """As the plain text frames output (blank lines around tables and lists, lists and
+        hashtables as PowerShell lays them out), with plain record tables drawn by rich."""
         from rich.console import Console
 
         console = Console(file=self.out, force_terminal=True, highlight=False, width=self.width)
         for kind, run in groups(items):
-            if kind == "scalar":
-                for v in run:
-                    console.print(format_value(v), markup=False, highlight=False)
+            if not _rich_drawn(kind, run):
+                for line in render_lines(run if kind != "formatted" else [run[0]]):
+                    console.print(line, markup=False, highlight=False)
                 continue
-            if kind == "formatted":
-                f: Formatted = run[0]
-                columns, rows = f.columns, f.rows
-                if f.kind == "list":
-                    console.print(render_plain([f]), markup=False)
-                    continue
-            else:
-                columns, rows = table_shape(run)
+            f = run[0] if kind == "formatted" else None
+            columns, rows = (f.columns, f.rows) if f is not None else table_shape(run)
             table, width = _rich_table(columns, rows, console.width)
+            console.print()
             # a console of the table's own width: rich would squeeze numbers to fit the terminal
             Console(file=self.out, force_terminal=True, highlight=False, width=width).print(table)
+            console.print()
+
+
+def _rich_drawn(kind: str, run: list[Any]) -> bool:
+    """Whether rich draws this run as a table: plain record tables and Format-Table output
+    (scalars, lists, hashtables and grouped tables print as the plain text does)."""
+    if kind == "formatted":
+        return bool(run[0].kind == "table")
+    if kind in ("scalar", "hashtable") or shows_as_list(run[0]):
+        return False
+    return not isinstance(getattr(type(run[0]), "GROUP_BY", None), str)
 
 
 #: What a rich table adds between two columns: padding on both sides and the divider.

@@ -44,6 +44,8 @@ async def show(db: Path, source: str, width: int) -> tuple[str, list[dict]]:
 async def test_trace_chunk_table_never_splits_numbers(store: Path, width: int) -> None:
     text, records = await show(store, "Get-TraceChunk", width)
     lines = text.splitlines()
+    assert lines[0] == lines[-1] == ""  # a blank line before and after the table
+    lines = lines[1:-1]
     assert len(lines) == 2 + len(records)  # header, rule, one line per chunk: nothing wrapped
     for line, rec in zip(lines[2:], records, strict=True):
         for col in ("bytes", "events", "first_ts", "last_ts", "chunk_no"):
