@@ -12,7 +12,6 @@ from fayshell.errors import FayError, ParseError
 from fayshell.host import NullProgress, ProgressTask
 from fayshell.lang.streams import is_relation
 from fayshell.render import (
-    Formatted,
     fit_widths,
     format_cell,
     groups,
@@ -107,6 +106,8 @@ class ConsoleHost:
     width: int | None = None  # of the terminal; None asks the terminal (tests fix it)
     #: A progress bar appears once its command has run this long (none for quick ones).
     progress_delay_s: float = 1.0
+    #: Records shown but not yet written: the table or list output ended with (see show).
+    open: list[Any] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         if self.color is None:
@@ -190,11 +191,27 @@ class ConsoleHost:
     # ---- output -----------------------------------------------------------------------------
 
     def show(self, output: Any) -> None:
-        """Render one statement's output (a huge relation shows its first rows and a note)."""
+        """Render one statement's output (a huge relation shows its first rows and a note).
+
+        As PowerShell's one Out-Default over a script, the records that end a statement's
+        output stay open (not yet written) while the next statements add records of the same
+        shape: they join the same table or list. :meth:`end_output` writes what is open."""
         items, more = _materialize(output)
         if more:
             self.warning(f"showing the first {RELATION_PREVIEW:,} rows; pipe to Export-Csv, "
                          "Select-Object -Skip or add a LIMIT for the rest")
+        runs = groups(self.open + items)
+        self.open = []
+        if runs and runs[-1][0] not in ("scalar", "formatted"):
+            self.open = runs.pop()[1]
+        self._write([item for _, run in runs for item in run])
+
+    def end_output(self) -> None:
+        """Write the table or list the last statements left open (end of a script or input)."""
+        pending, self.open = self.open, []
+        self._write(pending)
+
+    def _write(self, items: list[Any]) -> None:
         if not items:
             return
         if self.color:

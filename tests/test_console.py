@@ -35,6 +35,7 @@ async def show(db: Path, source: str, width: int) -> tuple[str, list[dict]]:
     state = ShellState(Options(database=str(db)), host)
     interp = Interpreter(state)
     await interp.run(source, "<t>", on_output=host.show)
+    host.end_output()
     records = [r for item in await interp.run(source, "<t>") for r in item.records()]
     await state.aclose()
     return ANSI.sub("", out.getvalue()), records
