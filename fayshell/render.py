@@ -90,6 +90,8 @@ def format_cell(column: str, value: Any) -> str:
             return f"{value & ID_MASK:016x}"
     if isinstance(value, dt.datetime):
         return _short_date(value)
+    if type(value) is float:
+        return _scalar_line(value)  # a double in full, as PowerShell shows it in a table too
     return format_value(value)
 
 
@@ -224,8 +226,10 @@ def _block_lines(kind: str, run: list[Any]) -> list[str]:
                 _framed("list", property_names(item), table_shape([item])[1])[:-1]] + [""]
     group_by = getattr(type(run[0]), "GROUP_BY", None)
     if isinstance(group_by, str):
+        # PowerShell 7: one blank line between a group's last row and the next group's label
         return [line for value, part in _runs_by(run, group_by)
-                for line in ["", f"   {group_by}: {value}"] + _framed("table", *table_shape(part))]
+                for line in ["", f"   {group_by}: {value}", *_framed("table",
+                                                                  *table_shape(part))[:-1]]] + [""]
     return _framed("table", *table_shape(run))
 
 
