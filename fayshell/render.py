@@ -31,6 +31,9 @@ ID_MASK = (1 << 64) - 1
 UNIT_SUFFIXES = ("_ns", "_us", "_ms", "_s")
 #: A [pscustomobject] with this many properties shows as a list (PowerShell's default view).
 LIST_FROM = 5
+#: A collection in a table or list cell shows its first 4 items, then "…"
+#: (PowerShell's $FormatEnumerationLimit default, about_Preference_Variables).
+FORMAT_ENUMERATION_LIMIT = 4
 #: PowerShell's hashtable view: the Name column is 30 characters wide (DotNetTypes.format.ps1xml).
 HASHTABLE_NAME_WIDTH = 30
 
@@ -92,6 +95,9 @@ def format_cell(column: str, value: Any) -> str:
         return _short_date(value)
     if type(value) is float:
         return _scalar_line(value)  # a double in full, as PowerShell shows it in a table too
+    if isinstance(value, (list, tuple)) and len(value) > FORMAT_ENUMERATION_LIMIT:
+        shown = ", ".join(format_value(v) for v in value[:FORMAT_ENUMERATION_LIMIT])
+        return "{" + shown + "…}"
     return format_value(value)
 
 
@@ -230,7 +236,15 @@ def _block_lines(kind: str, run: list[Any]) -> list[str]:
         return [line for value, part in _runs_by(run, group_by)
                 for line in ["", f"   {group_by}: {value}", *_framed("table",
                                                                   *table_shape(part))[:-1]]] + [""]
-    return _framed("table", *table_shape(run))
+    columns, rows = table_shape(run)
+    return _framed("table", columns, rows, view_widths(run[0], columns))
+
+
+def view_widths(item: Any, columns: list[str]) -> list[int] | None:
+    """Fixed column widths of a type's PowerShell table view (``COLUMN_WIDTHS``, 0 = as wide
+    as the values), or None: as wide as the values."""
+    widths = getattr(type(item), "COLUMN_WIDTHS", None)
+    return list(widths) if isinstance(widths, tuple) and len(widths) == len(columns) else None
 
 
 def shows_as_list(item: Any) -> bool:

@@ -193,7 +193,10 @@ def test_script_param_block_binds_command_line_arguments(tmp_path: Path) -> None
      "\nCount             : 3\nAverage           : 2\nSum               : \n"
      "Maximum           : \nMinimum           : \nStandardDeviation : \nProperty          : \n\n"),
     ("'b', 'a', 'b' | Group-Object | Sort-Object Name",
-     "\nCount Name Group\n----- ---- -----\n    1 a    {a}\n    2 b    {b, b}\n\n"),
+     "\nCount Name" + " " * 22 + "Group\n----- ----" + " " * 22 + "-----\n"
+     "    1 a" + " " * 25 + "{a}\n    2 b" + " " * 25 + "{b, b}\n\n"),
+    ("1..10 | Group-Object { $_ % 2 } | Select-Object Count, Group",
+     "\nCount Group\n----- -----\n    5 {2, 4, 6, 8…}\n    5 {1, 3, 5, 7…}\n\n"),
     ("@{one=1}", "\nName" + " " * 27 + "Value\n----" + " " * 27 + "-----\none" + " " * 28 + "1\n\n"),
     ("1; 'two'; $true; $null; 0.1 + 0.2", "1\ntwo\nTrue\n0.3\n"),
 ])

@@ -538,6 +538,8 @@ class GroupInfo:
     Values: list[Any] = field(default_factory=list, repr=False)
 
     TYPE_NAME = "Microsoft.PowerShell.Commands.GroupInfo"
+    #: PowerShell's table view of a group: Count 5 wide, Name 25, Group the rest (0).
+    COLUMN_WIDTHS = (5, 25, 0)
 
 
 @dataclass
