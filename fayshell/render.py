@@ -153,6 +153,8 @@ def groups(items: Iterable[Any]) -> list[tuple[str, list[Any]]]:
             kind = "hashtable"
         elif isinstance(item, PSCustomObject):
             kind = "pscustomobject"
+        elif _is_shell_date(item):
+            kind = "date"  # PowerShell's DateTime view: a block with a blank line around it
         if out and out[-1][0] == kind:
             out[-1][1].append(item)
         else:
@@ -219,7 +221,15 @@ def render_lines(items: Iterable[Any]) -> list[str]:
     return lines
 
 
+def _is_shell_date(value: Any) -> bool:
+    from fayshell.lang.dates import DateTime
+
+    return isinstance(value, DateTime)
+
+
 def _block_lines(kind: str, run: list[Any]) -> list[str]:
+    if kind == "date":
+        return ["", *(format_value(v) for v in run), ""]
     if kind == "formatted":
         f: Formatted = run[0]
         return _framed(f.kind, f.columns, f.rows)

@@ -110,7 +110,9 @@ def test_cells_show_shell_dates_short_enum_names_as_text_and_doubles_in_full() -
     assert lines[1:4] == ["When                 Day                Ratio",
                           "----                 ---                -----",
                           "1/15/2024 1:05:00 PM Monday 0.666666666666667"]
-    assert render_lines([when]) == ["Monday, January 15, 2024 1:05:00 PM"]
+    # a date on its own: PowerShell's DateTime view, a block with a blank line around it
+    assert render_lines([when, when]) == ["", "Monday, January 15, 2024 1:05:00 PM",
+                                          "Monday, January 15, 2024 1:05:00 PM", ""]
 
 
 async def test_measure_object_shows_as_a_list_and_get_member_under_its_type_name(shell) -> None:
