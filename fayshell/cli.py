@@ -124,15 +124,26 @@ async def run_source(state: Any, host: Any, source: str, name: str,
     task = asyncio.ensure_future(state.history.track(source if name.startswith("<") else name, run))
     try:
         await task
+        end_output(host)
         state.wait_for_writes()     # a chunk written in the background fails here, if at all
     except ExitSignal as exc:  # `exit N` in the script
+        end_output(host)
         return exc.code & 0xFF
     except BrokenPipeError:  # output piped into e.g. `head`, which stopped reading
         _silence_stdout()
         return EXIT_OK
     except (Exception, asyncio.CancelledError) as exc:
+        end_output(host)
         return report(exc, host, crash_log or CrashLog())
     return EXIT_OK
+
+
+def end_output(host: Any) -> None:
+    """Write the table the script's last statements left open (a console host keeps one)."""
+    try:
+        getattr(host, "end_output", lambda: None)()
+    except BrokenPipeError:
+        _silence_stdout()
 
 
 def _silence_stdout() -> None:

@@ -12,13 +12,12 @@ from fayshell.errors import FayError, ParseError
 from fayshell.host import NullProgress, ProgressTask
 from fayshell.lang.streams import is_relation
 from fayshell.render import (
-    Formatted,
     fit_widths,
     format_cell,
-    format_value,
     groups,
     is_rigid,
-    render_plain,
+    render_lines,
+    shows_as_list,
     table_shape,
 )
 
@@ -107,6 +106,8 @@ class ConsoleHost:
     width: int | None = None  # of the terminal; None asks the terminal (tests fix it)
     #: A progress bar appears once its command has run this long (none for quick ones).
     progress_delay_s: float = 1.0
+    #: Records shown but not yet written: the table or list output ended with (see show).
+    open: list[Any] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         if self.color is None:
@@ -190,41 +191,65 @@ class ConsoleHost:
     # ---- output -----------------------------------------------------------------------------
 
     def show(self, output: Any) -> None:
-        """Render one statement's output (a huge relation shows its first rows and a note)."""
+        """Render one statement's output (a huge relation shows its first rows and a note).
+
+        As PowerShell's one Out-Default over a script, the records that end a statement's
+        output stay open (not yet written) while the next statements add records of the same
+        shape: they join the same table or list. :meth:`end_output` writes what is open."""
         items, more = _materialize(output)
         if more:
             self.warning(f"showing the first {RELATION_PREVIEW:,} rows; pipe to Export-Csv, "
                          "Select-Object -Skip or add a LIMIT for the rest")
+        runs = groups(self.open + items)
+        self.open = []
+        if runs and runs[-1][0] not in ("scalar", "formatted"):
+            self.open = runs.pop()[1]
+        self._write([item for _, run in runs for item in run])
+
+    def end_output(self) -> None:
+        """Write the table or list the last statements left open (end of a script or input)."""
+        pending, self.open = self.open, []
+        self._write(pending)
+
+    def _write(self, items: list[Any]) -> None:
         if not items:
             return
         if self.color:
             self._show_rich(items)
         else:
-            text = render_plain(items)
-            if text:
-                self.out.write(text + "\n")
+            lines = render_lines(items)
+            if lines:
+                self.out.write("\n".join(lines) + "\n")
         self.out.flush()
 
     def _show_rich(self, items: list[Any]) -> None:
+        """As the plain text frames output (blank lines around tables and lists, lists and
+        hashtables as PowerShell lays them out), with plain record tables drawn by rich."""
         from rich.console import Console
 
         console = Console(file=self.out, force_terminal=True, highlight=False, width=self.width)
         for kind, run in groups(items):
-            if kind == "scalar":
-                for v in run:
-                    console.print(format_value(v), markup=False, highlight=False)
+            if not _rich_drawn(kind, run):
+                for line in render_lines(run if kind != "formatted" else [run[0]]):
+                    console.print(line, markup=False, highlight=False)
                 continue
-            if kind == "formatted":
-                f: Formatted = run[0]
-                columns, rows = f.columns, f.rows
-                if f.kind == "list":
-                    console.print(render_plain([f]), markup=False)
-                    continue
-            else:
-                columns, rows = table_shape(run)
+            f = run[0] if kind == "formatted" else None
+            columns, rows = (f.columns, f.rows) if f is not None else table_shape(run)
             table, width = _rich_table(columns, rows, console.width)
+            console.print()
             # a console of the table's own width: rich would squeeze numbers to fit the terminal
             Console(file=self.out, force_terminal=True, highlight=False, width=width).print(table)
+            console.print()
+
+
+def _rich_drawn(kind: str, run: list[Any]) -> bool:
+    """Whether rich draws this run as a table: plain record tables and Format-Table output
+    (scalars, lists, hashtables and grouped tables print as the plain text does)."""
+    if kind == "formatted":
+        return bool(run[0].kind == "table")
+    if kind in ("scalar", "hashtable", "date") or shows_as_list(run[0]):
+        return False
+    return not isinstance(getattr(type(run[0]), "GROUP_BY", None), str)
 
 
 #: What a rich table adds between two columns: padding on both sides and the divider.

@@ -31,6 +31,11 @@ ID_MASK = (1 << 64) - 1
 UNIT_SUFFIXES = ("_ns", "_us", "_ms", "_s")
 #: A [pscustomobject] with this many properties shows as a list (PowerShell's default view).
 LIST_FROM = 5
+#: A collection in a table or list cell shows its first 4 items, then "…"
+#: (PowerShell's $FormatEnumerationLimit default, about_Preference_Variables).
+FORMAT_ENUMERATION_LIMIT = 4
+#: PowerShell's hashtable view: the Name column is 30 characters wide (DotNetTypes.format.ps1xml).
+HASHTABLE_NAME_WIDTH = 30
 
 
 #: How Format-Table / Format-List output is laid out.
@@ -91,8 +96,21 @@ def format_cell(column: str, value: Any) -> str:
         if column.lower() in ID_COLUMNS:
             return f"{value & ID_MASK:016x}"
     if isinstance(value, dt.datetime):
-        return value.isoformat(sep=" ")
+        return _short_date(value)
+    if type(value) is float:
+        return _scalar_line(value)  # a double in full, as PowerShell shows it in a table too
+    if isinstance(value, (list, tuple)) and len(value) > FORMAT_ENUMERATION_LIMIT:
+        shown = ", ".join(format_value(v) for v in value[:FORMAT_ENUMERATION_LIMIT])
+        return "{" + shown + "…}"
     return format_value(value)
+
+
+def _short_date(value: dt.datetime) -> str:
+    """A shell date (``Get-Date``) in a cell as PowerShell shows it, the short "G" form
+    (``1/15/2024 1:05:00 PM``); a datetime from the store keeps its ISO form and precision."""
+    from fayshell.lang.dates import DateTime, format_date
+
+    return format_date(value, "G") if isinstance(value, DateTime) else value.isoformat(sep=" ")
 
 
 def is_rigid(values: list[Any]) -> bool:
@@ -125,7 +143,10 @@ def table_shape(items: list[Any]) -> tuple[list[str], list[list[Any]]]:
 
 
 def groups(items: Iterable[Any]) -> list[tuple[str, list[Any]]]:
-    """Split output into runs of records with the same columns, scalars and Formatted blocks."""
+    """Split output into runs of records of one shape, scalars and Formatted blocks.
+
+    As PowerShell's Out-Default does, the first [pscustomobject] of a run decides its shape:
+    the ones after it join its table (with its columns) whatever their properties."""
     out: list[tuple[str, list[Any]]] = []
     for item in _flat(items):
         if isinstance(item, Formatted):
@@ -134,6 +155,10 @@ def groups(items: Iterable[Any]) -> list[tuple[str, list[Any]]]:
         kind = "records:" + ",".join(property_names(item)) if is_record(item) else "scalar"
         if isinstance(item, Hashtable):
             kind = "hashtable"
+        elif isinstance(item, PSCustomObject):
+            kind = "pscustomobject"
+        elif _is_shell_date(item):
+            kind = "date"  # PowerShell's DateTime view: a block with a blank line around it
         if out and out[-1][0] == kind:
             out[-1][1].append(item)
         else:
@@ -151,11 +176,17 @@ def _flat(items: Iterable[Any]) -> Iterable[Any]:
             yield item
 
 
-def plain_table(columns: list[str], rows: list[list[Any]]) -> str:
+def plain_table(columns: list[str], rows: list[list[Any]],
+                widths: list[int] | None = None, left: bool = False) -> str:
+    """Header, a rule of dashes under each header (as long as the header, as PowerShell 7
+    draws it), one line per row; numbers right-aligned, text left, $null blank. ``widths``
+    fixes column widths (longer cells end in ``…``); ``left`` aligns every column left."""
     cells = [[_clip(format_cell(c, v)) for c, v in zip(columns, row, strict=True)]
              for row in rows]
-    widths = [max([len(c)] + [len(r[i]) for r in cells]) for i, c in enumerate(columns)]
-    numeric = [all(_is_number(row[i]) for row in rows if row[i] is not None) and
+    natural = [max([len(c)] + [len(r[i]) for r in cells]) for i, c in enumerate(columns)]
+    widths = natural if widths is None else [w or n for w, n in zip(widths, natural, strict=True)]
+    cells = [[_cut(v, w) for v, w in zip(r, widths, strict=True)] for r in cells]
+    numeric = [not left and all(_is_number(row[i]) for row in rows if row[i] is not None) and
                any(row[i] is not None for row in rows) for i in range(len(columns))]
 
     def line(values: list[str]) -> str:
@@ -163,7 +194,7 @@ def plain_table(columns: list[str], rows: list[list[Any]]) -> str:
                                                                          strict=True)]
         return " ".join(parts).rstrip()
 
-    lines = [line(columns), line(["-" * w for w in widths])]
+    lines = [line(columns), line(["-" * len(c) for c in columns])]
     lines.extend(line(r) for r in cells)
     return "\n".join(lines)
 
@@ -177,22 +208,86 @@ def plain_list(columns: list[str], rows: list[list[Any]]) -> str:
 
 
 def render_plain(items: Iterable[Any]) -> str:
-    """Everything a statement wrote, as plain aligned text."""
-    parts: list[str] = []
+    """Everything a statement wrote, as plain aligned text (see :func:`render_lines`)."""
+    return "\n".join(render_lines(items))
+
+
+def render_lines(items: Iterable[Any]) -> list[str]:
+    """Everything a statement wrote, line by line, framed as PowerShell's Out-Default frames
+    it: scalars one per line; a table or list with a blank line before and after it (a list
+    also between its records); a grouped table (Get-Member's) under its ``   TypeName: X``."""
+    lines: list[str] = []
     for kind, run in groups(items):
-        if kind == "formatted":
-            f: Formatted = run[0]
-            parts.append(plain_table(f.columns, f.rows) if f.kind == "table"
-                         else plain_list(f.columns, f.rows))
-        elif kind == "scalar":
-            parts.append("\n".join(_scalar_line(v) for v in run))
+        if kind == "scalar":
+            lines += [_scalar_line(v) for v in run]
         else:
-            columns, rows = table_shape(run)
-            if not columns:
-                continue
-            wide = isinstance(run[0], PSCustomObject) and len(columns) >= LIST_FROM
-            parts.append(plain_list(columns, rows) if wide else plain_table(columns, rows))
-    return "\n\n".join(p for p in parts if p != "" or len(parts) == 1)
+            lines += _block_lines(kind, run)
+    return lines
+
+
+def _is_shell_date(value: Any) -> bool:
+    from fayshell.lang.dates import DateTime
+
+    return isinstance(value, DateTime)
+
+
+def _block_lines(kind: str, run: list[Any]) -> list[str]:
+    if kind == "date":
+        return ["", *(format_value(v) for v in run), ""]
+    if kind == "formatted":
+        f: Formatted = run[0]
+        return _framed(f.kind, f.columns, f.rows)
+    if kind == "hashtable":
+        columns, rows = table_shape(run)
+        return ["", *plain_table(columns, rows, [HASHTABLE_NAME_WIDTH, 0], left=True)
+                .split("\n"), ""]
+    if shows_as_list(run[0]):
+        return [line for item in run for line in
+                _framed("list", property_names(item), table_shape([item])[1])[:-1]] + [""]
+    group_by = getattr(type(run[0]), "GROUP_BY", None)
+    if isinstance(group_by, str):
+        # PowerShell 7: one blank line between a group's last row and the next group's label
+        return [line for value, part in _runs_by(run, group_by)
+                for line in ["", f"   {group_by}: {value}", *_framed("table",
+                                                                  *table_shape(part))[:-1]]] + [""]
+    columns, rows = table_shape(run)
+    return _framed("table", columns, rows, view_widths(run[0], columns))
+
+
+def view_widths(item: Any, columns: list[str]) -> list[int] | None:
+    """Fixed column widths of a type's PowerShell table view (``COLUMN_WIDTHS``, 0 = as wide
+    as the values), or None: as wide as the values."""
+    widths = getattr(type(item), "COLUMN_WIDTHS", None)
+    return list(widths) if isinstance(widths, tuple) and len(widths) == len(columns) else None
+
+
+def shows_as_list(item: Any) -> bool:
+    """PowerShell's default for an object without a format view: five or more properties show
+    as a list (a [pscustomobject], or a record whose type says ``VIEW = "list"``)."""
+    if getattr(type(item), "VIEW", None) == "list":
+        return True
+    return isinstance(item, PSCustomObject) and len(property_names(item)) >= LIST_FROM
+
+
+def _runs_by(run: list[Any], name: str) -> list[tuple[Any, list[Any]]]:
+    """Consecutive records with the same value of property ``name``."""
+    out: list[tuple[Any, list[Any]]] = []
+    for item in run:
+        value = getattr(item, name, None)
+        if out and out[-1][0] == value:
+            out[-1][1].append(item)
+        else:
+            out.append((value, [item]))
+    return out
+
+
+def _framed(shape: str, columns: list[str], rows: list[list[Any]],
+            widths: list[int] | None = None) -> list[str]:
+    """A table or list with the blank line PowerShell writes before and after it."""
+    if not columns:
+        return []
+    text = plain_table(columns, rows, widths) if shape == "table" else plain_list(columns, rows)
+    return ["", *text.split("\n"), ""]
 
 
 def _scalar_line(value: Any) -> str:
@@ -204,13 +299,19 @@ def _scalar_line(value: Any) -> str:
     return format_value(value)
 
 
+def _cut(text: str, width: int) -> str:
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
 def _clip(text: str) -> str:
     text = text.replace("\n", " ")
     return text if len(text) <= MAX_CELL else text[: MAX_CELL - 1] + "…"
 
 
 def _is_number(value: Any) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool)
+    """Numbers right-align; an enum value (a DayOfWeek) is an int that reads as a name: text."""
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and \
+        not hasattr(type(value), "TYPE_NAME")
 
 
 def to_json(items: list[Any], depth: int = 4, compress: bool = False) -> str:

@@ -142,16 +142,24 @@ class Repl:
             loop.add_signal_handler(signal.SIGINT, on_sigint)
         try:
             await self.running
+            self._end_output()
         except asyncio.CancelledError as exc:
             if not cancelled_by_user:
                 raise
+            self._end_output()
             report(exc, self.host, self.crash_log)
         except ExitSignal as exc:
+            self._end_output()
             return exc.code
         except Exception as exc:  # a user's mistake, Ctrl-C in a query, or a bug: never the end
+            self._end_output()
             report(exc, self.host, self.crash_log)
         finally:
             self.running = None
             with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
                 loop.remove_signal_handler(signal.SIGINT)
         return None
+
+    def _end_output(self) -> None:
+        """The input's last table or list, which the console keeps open until the input ends."""
+        getattr(self.host, "end_output", lambda: None)()

@@ -184,3 +184,23 @@ def test_script_param_block_binds_command_line_arguments(tmp_path: Path) -> None
     assert proc.stdout == "hi ann\nhi ann\n", proc.stderr
     proc = fayshell("--db", db, str(script), cwd=tmp_path)
     assert proc.stdout == "hi nobody\n", proc.stderr
+
+
+@pytest.mark.parametrize(("command", "expected"), [
+    ("[pscustomobject]@{Name='a'; Count=10}; [pscustomobject]@{Name='bb'; Count=2}",
+     "\nName Count\n---- -----\na       10\nbb       2\n\n"),
+    ("1, 2, 3 | Measure-Object -Average",
+     "\nCount             : 3\nAverage           : 2\nSum               : \n"
+     "Maximum           : \nMinimum           : \nStandardDeviation : \nProperty          : \n\n"),
+    ("'b', 'a', 'b' | Group-Object | Sort-Object Name",
+     "\nCount Name" + " " * 22 + "Group\n----- ----" + " " * 22 + "-----\n"
+     "    1 a" + " " * 25 + "{a}\n    2 b" + " " * 25 + "{b, b}\n\n"),
+    ("1..10 | Group-Object { $_ % 2 } | Select-Object Count, Group",
+     "\nCount Group\n----- -----\n    5 {2, 4, 6, 8…}\n    5 {1, 3, 5, 7…}\n\n"),
+    ("@{one=1}", "\nName" + " " * 27 + "Value\n----" + " " * 27 + "-----\none" + " " * 28 + "1\n\n"),
+    ("1; 'two'; $true; $null; 0.1 + 0.2", "1\ntwo\nTrue\n0.3\n"),
+])
+def test_default_output_as_powershell_formats_it(command: str, expected: str,
+                                                 tmp_path: Path) -> None:
+    proc = fayshell("-c", command, cwd=tmp_path)
+    assert (proc.stdout, proc.returncode) == (expected, 0), proc.stderr

@@ -7,7 +7,16 @@ import datetime as dt
 
 import pytest
 
-from fayshell.render import fit_widths, format_cell, is_time_column, plain_list, plain_table
+from fayshell.lang.dates import DateTime
+from fayshell.lang.values import Hashtable, PSCustomObject
+from fayshell.render import (
+    fit_widths,
+    format_cell,
+    is_time_column,
+    plain_list,
+    plain_table,
+    render_lines,
+)
 
 NS = 1457113583123456789  # 2016-03-04 17:46:23.123456789 UTC
 
@@ -57,3 +66,64 @@ def test_fit_widths_cuts_text_columns_first() -> None:
     assert fit_widths([10, 30, 12, 20], [True, False, True, False], 80) == [10, 30, 12, 20]
     # numbers alone wider than the room: they stay whole, text shrinks to its floor
     assert fit_widths([30, 30, 30], [True, False, True], 40) == [30, 4, 30]
+
+
+# ---- PowerShell's default output (Out-Default): shapes and framing -------------------------
+
+def ps(**props: object) -> PSCustomObject:
+    return PSCustomObject(props)
+
+
+def test_table_is_framed_by_blank_lines_with_dashes_as_long_as_each_header() -> None:
+    lines = render_lines([ps(Name="alpha", Count=12345, Note=None), ps(Name="b", Count=7,
+                                                                        Note="x")])
+    assert lines == ["", "Name  Count Note", "----  ----- ----", "alpha 12345",
+                     "b         7 x", ""]
+
+
+def test_five_or_more_properties_show_as_a_list_with_blank_lines_between_records() -> None:
+    wide = ps(a=1, bb=2, c=3, d=4, e=None)
+    assert render_lines([wide, wide]) == [
+        "", "a  : 1", "bb : 2", "c  : 3", "d  : 4", "e  : ",
+        "", "a  : 1", "bb : 2", "c  : 3", "d  : 4", "e  : ", ""]
+
+
+def test_later_custom_objects_join_the_first_ones_table_with_its_columns() -> None:
+    lines = render_lines([ps(a=1, b=2), ps(c=3), ps(a=5, b=None, c=9)])
+    assert lines == ["", "a b", "- -", "1 2", "", "5", ""]
+
+
+def test_hashtable_view_has_a_thirty_wide_name_column_and_left_aligned_values() -> None:
+    lines = render_lines([Hashtable({"a": 1, "k" * 40: [1, 2]})])
+    assert lines == ["", "Name" + " " * 27 + "Value", "----" + " " * 27 + "-----",
+                     "a" + " " * 30 + "1", "k" * 29 + "… {1, 2}", ""]
+
+
+def test_scalars_print_one_per_line_between_framed_blocks() -> None:
+    assert render_lines([1, True, ps(a=1), "s"]) == ["1", "True", "", "a", "-", "1", "", "s"]
+    assert render_lines([2 / 3, 1e20]) == ["0.666666666666667", "1E+20"]
+
+
+def test_cells_show_shell_dates_short_enum_names_as_text_and_doubles_in_full() -> None:
+    when = DateTime(2024, 1, 15, 13, 5, 0)
+    lines = render_lines([ps(When=when, Day=when.DayOfWeek, Ratio=2 / 3)])
+    assert lines[1:4] == ["When                 Day                Ratio",
+                          "----                 ---                -----",
+                          "1/15/2024 1:05:00 PM Monday 0.666666666666667"]
+    # a date on its own: PowerShell's DateTime view, a block with a blank line around it
+    assert render_lines([when, when]) == ["", "Monday, January 15, 2024 1:05:00 PM",
+                                          "Monday, January 15, 2024 1:05:00 PM", ""]
+
+
+async def test_measure_object_shows_as_a_list_and_get_member_under_its_type_name(shell) -> None:
+    text = await shell.text("1, 2, 3 | Measure-Object -Sum")
+    assert text.splitlines() == ["", "Count             : 3", "Average           : ",
+                                 "Sum               : 6", "Maximum           : ",
+                                 "Minimum           : ", "StandardDeviation : ",
+                                 "Property          : "]
+    text = await shell.text("'x', 1 | Get-Member -MemberType Method -Name ToString")
+    assert text.splitlines() == [
+        "", "   TypeName: System.String", "", "Name     MemberType Definition",
+        "----     ---------- ----------", "ToString Method     string ToString()",
+        "", "   TypeName: System.Int32", "", "Name     MemberType Definition",
+        "----     ---------- ----------", "ToString Method     string ToString()"]

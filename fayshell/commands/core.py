@@ -538,6 +538,8 @@ class GroupInfo:
     Values: list[Any] = field(default_factory=list, repr=False)
 
     TYPE_NAME = "Microsoft.PowerShell.Commands.GroupInfo"
+    #: PowerShell's table view of a group: Count 5 wide, Name 25, Group the rest (0).
+    COLUMN_WIDTHS = (5, 25, 0)
 
 
 @dataclass
@@ -718,7 +720,8 @@ async def measure_object(ctx: Invocation, *, property: Any = None, sum: bool = F
                           all_stats)
     if _pushdown(ctx, source):
         try:
-            return _sql(ctx, _measure_sql(source, specs, stats)).records()
+            return [GenericMeasureInfo(r) for r in
+                    _sql(ctx, _measure_sql(source, specs, stats)).records()]
         except Untranslatable as why:
             _fallback(ctx, str(why))
     return await _measure_rows(source, specs, stats)
@@ -734,8 +737,15 @@ def _wanted_stats(sum_: bool, avg: bool, mn: bool, mx: bool, sd: bool, pct: list
     return stats + [f"P{p}" for p in pct or []]
 
 
+class GenericMeasureInfo(dict[str, Any]):
+    """Measure-Object's record: a plain record that PowerShell shows as a list (it has seven
+    properties and no format view)."""
+
+    VIEW = "list"
+
+
 def _measure_record(prop: str, count: int, values: dict[str, Any]) -> dict[str, Any]:
-    rec: dict[str, Any] = {"Count": count}
+    rec: dict[str, Any] = GenericMeasureInfo(Count=count)
     rec.update({n: values.get(n) for n in STATS})
     rec["Property"] = prop or None
     rec.update({k: v for k, v in values.items() if k.startswith("P")})

@@ -68,8 +68,16 @@ about_Differences -- where fayshell deliberately differs from PowerShell
   Dates use the en-US culture whatever the machine's locale: shown as "Tuesday, March 5,
     2024 2:30:00 PM", formatted by -Format/ToString() in en-US, and inside strings ("$d")
     as the invariant culture's "03/05/2024 14:30:00", as PowerShell does. A date in a table
-    cell is also shown in the long form (PowerShell: "3/5/2024 2:30:00 PM"), except file
-    times. A DateTime has microsecond precision (.NET: 100 ns ticks).
+    cell shows as PowerShell shows it, "3/5/2024 2:30:00 PM"; a datetime column of the
+    store keeps its ISO form with microseconds. A DateTime has microsecond precision (.NET:
+    100 ns ticks).
+  Output formatting follows PowerShell's Out-Default (blank lines around tables and lists,
+    five or more properties as a list, hashtables as Name/Value) with these differences:
+    store tables show ts columns as UTC datetimes and trace/span ids as hex (about_Tables);
+    a table cell is cut at 60 characters (PowerShell: at the console width); objects
+    without a format view are laid out from their own properties (no .NET default views);
+    every Write-Host line is written at once, before the table the script's last
+    statements are still filling (PowerShell does the same within its 300 ms window).
   Get-Content gives plain strings (no PSPath/ReadCount note properties); Get-ChildItem's
     Mode is d----, ----- or l---- (UnixMode has the permission bits).
   Tab completion also offers the columns of the relation flowing into a cmdlet

@@ -104,6 +104,8 @@ class MemberDefinition:
     TypeName: str = field(default="", repr=False)
 
     TYPE_NAME = "Microsoft.PowerShell.Commands.MemberDefinition"
+    #: Shown as PowerShell shows members: one table per type under ``   TypeName: X``.
+    GROUP_BY = "TypeName"
 
 
 def _m(type_name: str, name: str, kind: str, definition: str) -> MemberDefinition:

@@ -144,6 +144,6 @@ async def test_get_member_names_the_type_and_properties(shell) -> None:
 
 async def test_display_hint_shows_one_part(shell) -> None:
     d = "Get-Date -Date '2024-01-15 13:05'"
-    assert await shell.text(f"{d} -DisplayHint Date") == "Monday, January 15, 2024"
-    assert await shell.text(f"{d} -DisplayHint Time") == "1:05:00 PM"
-    assert await shell.text(d) == "Monday, January 15, 2024 1:05:00 PM"
+    assert await shell.text(f"{d} -DisplayHint Date") == "\nMonday, January 15, 2024\n"
+    assert await shell.text(f"{d} -DisplayHint Time") == "\n1:05:00 PM\n"
+    assert await shell.text(d) == "\nMonday, January 15, 2024 1:05:00 PM\n"

@@ -22,8 +22,10 @@ async def test_get_member_on_a_record_as_powershell_lists_it(shell) -> None:
         "double e=2.5", "bool f=True")
     assert {m.TypeName for m in members} == {"System.Management.Automation.PSCustomObject"}
     text = await shell.text(f"{OBJ} | Get-Member -MemberType NoteProperty -Name [ab]")
-    assert text.splitlines() == ["Name MemberType   Definition", "---- ------------ ----------",
-                                 "a    NoteProperty string a=x", "b    NoteProperty int b=1"]
+    assert text.splitlines() == [
+        "", "   TypeName: System.Management.Automation.PSCustomObject", "",
+        "Name MemberType   Definition", "---- ----------   ----------",
+        "a    NoteProperty string a=x", "b    NoteProperty int b=1"]
 
 
 async def test_get_member_filters_and_one_set_per_type(shell) -> None:
@@ -92,7 +94,7 @@ async def test_new_object(shell) -> None:
 async def test_compare_object_sides_and_order(shell) -> None:
     text = await shell.text("Compare-Object -ReferenceObject 'dog','squirrel','bird' "
                             "-DifferenceObject 'cat','bird','racoon'")
-    assert text.splitlines() == ["InputObject SideIndicator", "----------- -------------",
+    assert text.splitlines() == ["", "InputObject SideIndicator", "----------- -------------",
                                  "cat         =>", "racoon      =>", "dog         <=",
                                  "squirrel    <="]
     out = await shell.run("Compare-Object 1,2,3 2,3,4 -IncludeEqual")

@@ -9,7 +9,7 @@ async def test_out_file_writes_rendered_table_and_appends(shell, tmp_path) -> No
     path = tmp_path / "t.txt"
     await shell.run(f"[pscustomobject]@{{ node = 'web01'; n = 3 }} | Out-File '{path}'")
     await shell.run(f"'tail' | Out-File '{path}' -Append")
-    assert path.read_text().splitlines() == ["node  n", "----- -", "web01 3", "tail"]
+    assert path.read_text().splitlines() == ["", "node  n", "----  -", "web01 3", "", "tail"]
 
 
 async def test_format_table_and_list_shape_output(shell) -> None:
@@ -18,7 +18,7 @@ async def test_format_table_and_list_shape_output(shell) -> None:
     assert table.columns == ["c", "a"] and table.rows == [[3, 1]]
     (lst,) = await shell.run("@{a=1} | fl")
     assert lst.kind == "list" and lst.columns == ["a"]
-    assert await shell.text("@{a=1; bb=2} | Format-List") == "a  : 1\nbb : 2"
+    assert await shell.text("@{a=1; bb=2} | Format-List") == "\na  : 1\nbb : 2\n"
 
 
 async def test_write_host_goes_to_host_not_output(shell) -> None:
@@ -37,14 +37,14 @@ async def test_write_output_and_echo(shell) -> None:
 
 async def test_plain_rendering_aligns_numbers_right(shell) -> None:
     text = await shell.text("[pscustomobject]@{n='a'; v=5}, [pscustomobject]@{n='bbb'; v=12345}")
-    assert text.splitlines() == ["n       v", "--- -----", "a       5", "bbb 12345"]
+    assert text.splitlines() == ["", "n       v", "-       -", "a       5", "bbb 12345"]
 
 
 async def test_out_string_one_string_with_newline_or_lines(shell) -> None:
     assert await shell.run("'a','b' | Out-String") == ["a\nb\n"]
     assert await shell.run("'a','b' | Out-String -NoNewline") == ["a\nb"]
     lines = await shell.run("[pscustomobject]@{node='web01'; n=3} | Out-String -Stream")
-    assert lines == ["node  n", "----- -", "web01 3"]
+    assert lines == ["", "node  n", "----  -", "web01 3", ""]
     assert await shell.run("'abcdef' | Out-String -Stream -Width 3") == ["abc"]
     assert await shell.run("@() | Out-String -Stream") == []
 
@@ -56,4 +56,4 @@ async def test_format_table_wrap_hide_headers_and_autosize(shell) -> None:
     assert lines == ["a b", "- " + "-" * 60, "1 " + "x" * 60, "  " + "x" * 10]
     (table,) = await shell.run("@{a=1; b=2} | Format-Table -Property b -AutoSize")
     assert table.columns == ["b"] and table.rows == [[2]]
-    assert await shell.text("@{a=1; b=2} | Format-List -Property b") == "b : 2"
+    assert await shell.text("@{a=1; b=2} | Format-List -Property b") == "\nb : 2\n"

@@ -134,7 +134,7 @@ async def test_day_of_week_is_a_name_and_a_number(shell) -> None:
 
 async def test_dates_show_long_but_read_invariant_in_strings(shell) -> None:
     await shell.run("$d = Get-Date -Date '2024-01-15 13:05'")
-    assert await shell.text("$d") == "Monday, January 15, 2024 1:05:00 PM"
+    assert await shell.text("$d") == "\nMonday, January 15, 2024 1:05:00 PM\n"
     assert await shell.run('"$d"; [string]$d; $d.ToString()') == \
         ["01/15/2024 13:05:00", "01/15/2024 13:05:00", "1/15/2024 1:05:00 PM"]
     assert format(DateTime(2024, 1, 15, 13, 5), "") == "1/15/2024 1:05:00 PM"

@@ -251,8 +251,9 @@ async def test_lastexitcode_from_invoke_command_on_one_node(shell) -> None:
 
 async def test_hashtables_print_as_name_value_rows(shell) -> None:
     assert await shell.text("@{ a = 1; bb = 'x' }") == \
-        "Name Value\n---- -----\na    1\nbb   x"
-    assert await shell.text("[pscustomobject]@{ a = 1; bb = 'x' }") == "a bb\n- --\n1 x"
+        "\nName" + " " * 27 + "Value\n----" + " " * 27 + "-----\n" \
+        "a" + " " * 30 + "1\nbb" + " " * 29 + "x\n"
+    assert await shell.text("[pscustomobject]@{ a = 1; bb = 'x' }") == "\na bb\n- --\n1 x\n"
     assert await shell.text("1/3; [math]::PI") == "0.333333333333333\n3.14159265358979"
 
 
@@ -386,8 +387,8 @@ async def test_shift_counts_wrap_like_dotnet(shell) -> None:
 
 async def test_wide_custom_objects_print_as_lists(shell) -> None:
     assert await shell.text("[pscustomobject]@{a = 1; b = 2; c = 3; d = 4; e = 5}") == \
-        "a : 1\nb : 2\nc : 3\nd : 4\ne : 5"
-    assert await shell.text("[pscustomobject]@{a = 1; b = 2}") == "a b\n- -\n1 2"
+        "\na : 1\nb : 2\nc : 3\nd : 4\ne : 5\n"
+    assert await shell.text("[pscustomobject]@{a = 1; b = 2}") == "\na b\n- -\n1 2\n"
 
 
 async def test_pipeline_binding_by_property_name(shell) -> None:
