@@ -170,6 +170,8 @@ class TopScreen(Screen[None]):
                 self._range_version = self.feed.version
         finally:
             self._feed_busy = False
+        if self._gone():
+            return
         unchanged = (self.feed.version == self._version_shown
                      and self.current_query() == self.last_query)
         if unchanged:
@@ -210,6 +212,8 @@ class TopScreen(Screen[None]):
             if seq == self._query_seq:  # not when a newer query replaced this one
                 self._query_busy = False
                 self._catch_up()
+        if self._gone():
+            return
         self.error = ""
         self._version_shown = version
         self.queries_done += 1
@@ -223,6 +227,11 @@ class TopScreen(Screen[None]):
         self.show_status()
 
     # -- drawing --------------------------------------------------------------------------
+
+    def _gone(self) -> bool:
+        """Whether the view was taken down while a worker awaited (q, or the app quitting):
+        its widgets are gone and there is nothing left to draw."""
+        return not self.query("#status")
 
     def show_rows(self) -> None:
         fill(self.table, self.columns(), self.rows, key=lambda r: r.key, sort=self.sort,
@@ -294,6 +303,8 @@ class TopScreen(Screen[None]):
         return Text("  ".join(parts), style="dim")
 
     def show_status(self, busy: str = "") -> None:
+        if self._gone():
+            return
         status = self.feed.status
         parts: list[Text] = []
         if busy:
