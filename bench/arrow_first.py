@@ -72,8 +72,10 @@ def wall(cmd: list[str], env: dict[str, str] | None = None) -> tuple[float, str]
 
 def main() -> int:
     if len(sys.argv) != 2:
-        print(f"usage: {sys.argv[0]} KERNEL_TRACE_DIR (e.g. from bench/ingest.py's cache)",
-              file=sys.stderr)
+        print(
+            f"usage: {sys.argv[0]} KERNEL_TRACE_DIR (e.g. from bench/ingest.py's cache)",
+            file=sys.stderr,
+        )
         return 2
     trace = sys.argv[1]
     env = {**os.environ, "PYTHONPATH": str(ROOT)}

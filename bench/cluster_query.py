@@ -29,9 +29,11 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-QUESTION = ("SELECT name, count(*) AS calls, sum(dur_ns) AS total_ns, "
-            "quantile_cont(dur_ns, 0.99) AS p99 FROM syscalls WHERE session = 'bench' "
-            "GROUP BY name ORDER BY total_ns DESC LIMIT 10")
+QUESTION = (
+    "SELECT name, count(*) AS calls, sum(dur_ns) AS total_ns, "
+    "quantile_cont(dur_ns, 0.99) AS p99 FROM syscalls WHERE session = 'bench' "
+    "GROUP BY name ORDER BY total_ns DESC LIMIT 10"
+)
 
 
 def populate(cluster: Any, events: int, chunks: int) -> dict[str, str]:
@@ -42,11 +44,17 @@ def populate(cluster: Any, events: int, chunks: int) -> dict[str, str]:
     gen = Path(tempfile.mkdtemp(prefix="fay-bench-gen-"))
     for k, node in enumerate(cluster.nodes):
         out = node.home / "lttng-traces" / "bench"
-        info = write_trace(gen / node.name, GenSpec(events=events, cpus=4, chunks=chunks,
-                                                    seed=100 + k, keep_truth=False))
+        info = write_trace(
+            gen / node.name,
+            GenSpec(events=events, cpus=4, chunks=chunks, seed=100 + k, keep_truth=False),
+        )
         for i, d in enumerate(info.dirs):
-            dest = out / "archives" / (f"20261124T04{i:02d}00+0000-20261124T04{i + 1:02d}00+0000"
-                                       f"-{i}") / "kernel"
+            dest = (
+                out
+                / "archives"
+                / (f"20261124T04{i:02d}00+0000-20261124T04{i + 1:02d}00+0000-{i}")
+                / "kernel"
+            )
             dest.parent.mkdir(parents=True, exist_ok=True)
             shutil.move(str(d), dest)
         subprocess.run(["chown", "-R", node.user, str(node.home / "lttng-traces")], check=True)
@@ -92,8 +100,10 @@ def main() -> None:
     try:
         t0 = time.perf_counter()
         outputs = populate(cluster, args.events, args.chunks)
-        print(f"{args.nodes} nodes x {args.events} events in {args.chunks} chunks "
-              f"(generated in {time.perf_counter() - t0:.1f}s)")
+        print(
+            f"{args.nodes} nodes x {args.events} events in {args.chunks} chunks "
+            f"(generated in {time.perf_counter() - t0:.1f}s)"
+        )
         shell = shell_on(cluster, work / "shell.duckdb")
         memo = SessionMemo("bench", [n.name for n in cluster.nodes], "normal", outputs)
         shell.state.trace_sessions["bench"] = memo
@@ -102,27 +112,29 @@ def main() -> None:
         loop = asyncio.new_event_loop()
 
         (a_rows, a_bytes), a_wall, a_cpu = measure(
-            lambda: loop.run_until_complete(pull_and_query(shell, work / "pulled")))
+            lambda: loop.run_until_complete(pull_and_query(shell, work / "pulled"))
+        )
         on_node = f"sql -OnNode -Session bench {QUESTION}"
-        _, warm_wall, _ = measure(
-            lambda: loop.run_until_complete(shell.raw(on_node))[0].records())
+        _, warm_wall, _ = measure(lambda: loop.run_until_complete(shell.raw(on_node))[0].records())
         before = bytes_in(hub)
         b_rows, b_wall, b_cpu = measure(
-            lambda: loop.run_until_complete(shell.raw(on_node))[0].records())
+            lambda: loop.run_until_complete(shell.raw(on_node))[0].records()
+        )
         b_bytes = bytes_in(hub) - before
 
         print(f"deploy + first import on the nodes: {warm_wall:.1f}s")
         print(f"{'':28} {'wall s':>9} {'bytes received':>15} {'shell CPU s':>12}")
         print(f"{'(a) pull + import + SQL':28} {a_wall:9.2f} {a_bytes:15,d} {a_cpu:12.2f}")
         print(f"{'(b) -OnNode, agents warm':28} {b_wall:9.2f} {b_bytes:15,d} {b_cpu:12.2f}")
-        print(f"{'ratio (a)/(b)':28} {a_wall / b_wall:9.1f} {a_bytes / max(b_bytes, 1):15.0f} "
-              f"{a_cpu / max(b_cpu, 1e-9):12.1f}")
-        same = [(a["name"], a["calls"], a["total_ns"]) for a in a_rows] == \
-            [(b["name"], b["calls"], b["total_ns"]) for b in b_rows]
-        p99 = max(abs(a["p99"] - b["p99"]) / a["p99"] for a, b in zip(a_rows, b_rows,
-                                                                        strict=True))
-        print(f"same top 10 (calls, totals exact): {same}; p99 max relative difference "
-              f"{p99:.4%}")
+        print(
+            f"{'ratio (a)/(b)':28} {a_wall / b_wall:9.1f} {a_bytes / max(b_bytes, 1):15.0f} "
+            f"{a_cpu / max(b_cpu, 1e-9):12.1f}"
+        )
+        same = [(a["name"], a["calls"], a["total_ns"]) for a in a_rows] == [
+            (b["name"], b["calls"], b["total_ns"]) for b in b_rows
+        ]
+        p99 = max(abs(a["p99"] - b["p99"]) / a["p99"] for a, b in zip(a_rows, b_rows, strict=True))
+        print(f"same top 10 (calls, totals exact): {same}; p99 max relative difference {p99:.4%}")
         for r in b_rows[:3]:
             print(f"  {r['name']:10} {r['calls']:>10,d} {r['total_ns']:>16,d} {r['p99']:>12.0f}")
         hub.close()

@@ -32,8 +32,10 @@ LINES = {
 async def prepare(db: Path, rows: int) -> ShellState:
     state = ShellState(Options(database=str(db)), CaptureHost())
     interp = Interpreter(state)
-    await interp.run(f"sql CREATE TABLE calls AS SELECT range AS dur_ns, 'read' AS name, "
-                     f"range / 1e6 AS dur_ms FROM range({rows})")
+    await interp.run(
+        f"sql CREATE TABLE calls AS SELECT range AS dur_ns, 'read' AS name, "
+        f"range / 1e6 AS dur_ms FROM range({rows})"
+    )
     return state
 
 

@@ -88,8 +88,10 @@ def child(fmt: str, db_path: str, out: str) -> None:
     elif fmt == "duckdb-json":
         db.execute(f"COPY spans TO '{out}' (FORMAT json)")
     else:
-        export(ExportRequest(db.relation("SELECT * FROM spans"), fmt, Path(out)),  # type: ignore[arg-type]
-               NullProgress())
+        export(
+            ExportRequest(db.relation("SELECT * FROM spans"), fmt, Path(out)),  # type: ignore[arg-type]
+            NullProgress(),
+        )
     secs = time.perf_counter() - start
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     size = os.path.getsize(out) if os.path.exists(out) else 0
@@ -99,9 +101,13 @@ def child(fmt: str, db_path: str, out: str) -> None:
 def run_child(fmt: str, db: Path, tmp: Path) -> dict[str, float]:
     out = tmp / f"out-{fmt}{SUFFIX.get(fmt, '')}"
     env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
-    proc = subprocess.run([sys.executable, __file__, "--child", fmt, "--db", str(db),
-                           "--out", str(out)], capture_output=True, text=True, env=env,
-                          check=False)
+    proc = subprocess.run(
+        [sys.executable, __file__, "--child", fmt, "--db", str(db), "--out", str(out)],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=False,
+    )
     if proc.returncode != 0:
         raise SystemExit(f"{fmt}: {proc.stderr.strip()}")
     out.unlink(missing_ok=True)
@@ -111,7 +117,9 @@ def run_child(fmt: str, db: Path, tmp: Path) -> dict[str, float]:
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--spans", type=int, default=1_000_000)
-    ap.add_argument("--db", type=Path, default=Path(tempfile.gettempdir()) / "fay-bench-export.duckdb")
+    ap.add_argument(
+        "--db", type=Path, default=Path(tempfile.gettempdir()) / "fay-bench-export.duckdb"
+    )
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--child")
     ap.add_argument("--out")
@@ -123,16 +131,20 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         base = run_child("baseline", args.db, Path(tmp))
         print(f"{args.spans:,} spans; baseline child (open + count): {base['rss_mb']:.0f} MB RSS")
-        print(f"{'format':12} {'median s':>9} {'spans/s':>10} {'peak RSS MB':>12} "
-              f"{'file MB':>8} {'vs duckdb json':>15}")
+        print(
+            f"{'format':12} {'median s':>9} {'spans/s':>10} {'peak RSS MB':>12} "
+            f"{'file MB':>8} {'vs duckdb json':>15}"
+        )
         ref = None
         for fmt in ("duckdb-json", *FORMATS):
             runs = [run_child(fmt, args.db, Path(tmp)) for _ in range(args.runs)]
             secs = statistics.median(r["seconds"] for r in runs)
             ref = ref or secs
-            print(f"{fmt:12} {secs:9.2f} {args.spans / secs:10,.0f} "
-                  f"{max(r['rss_mb'] for r in runs):12.0f} {runs[0]['bytes'] / 1e6:8.1f} "
-                  f"{secs / ref:14.2f}x")
+            print(
+                f"{fmt:12} {secs:9.2f} {args.spans / secs:10,.0f} "
+                f"{max(r['rss_mb'] for r in runs):12.0f} {runs[0]['bytes'] / 1e6:8.1f} "
+                f"{secs / ref:14.2f}x"
+            )
 
 
 if __name__ == "__main__":

@@ -87,11 +87,17 @@ def bench(count: int, repeat: int) -> dict[str, float]:
         medians = {
             "fayshell cold": statistics.median(asyncio.run(_fay_cold(lc, repeat))),
             "fayshell warm": statistics.median(asyncio.run(_fay_warm(lc, repeat))),
-            f"parallel-ssh -p {count}": statistics.median(_external(
-                ["parallel-ssh", "-p", str(count), "-x", f"-F {cfg}", "-h", str(hosts), "true"],
-                repeat)),
-            "clush -f 64": statistics.median(_external(
-                ["clush", "-f", "64", "-o", f"-F {cfg}", "-w", lc.nodeset, "true"], repeat)),
+            f"parallel-ssh -p {count}": statistics.median(
+                _external(
+                    ["parallel-ssh", "-p", str(count), "-x", f"-F {cfg}", "-h", str(hosts), "true"],
+                    repeat,
+                )
+            ),
+            "clush -f 64": statistics.median(
+                _external(
+                    ["clush", "-f", "64", "-o", f"-F {cfg}", "-w", lc.nodeset, "true"], repeat
+                )
+            ),
         }
     finally:
         lc.close()
@@ -99,8 +105,9 @@ def bench(count: int, repeat: int) -> dict[str, float]:
 
 
 def report(count: int, medians: dict[str, float]) -> None:
-    best_name, best = min(((k, v) for k, v in medians.items() if "fayshell" not in k),
-                          key=lambda kv: kv[1])
+    best_name, best = min(
+        ((k, v) for k, v in medians.items() if "fayshell" not in k), key=lambda kv: kv[1]
+    )
     cold, warm = medians["fayshell cold"], medians["fayshell warm"]
     print(f"\n{count} nodes, `true`, median seconds:")
     for name, value in medians.items():

@@ -28,9 +28,9 @@ from ingest import bt2_counter, ensure_kernel, ensure_ust, trace_size  # noqa: E
 
 QUERIES = {
     "kernel": "SELECT name, count(*) AS calls, sum(dur_ns) AS total_ns FROM syscalls "
-              "GROUP BY ALL ORDER BY 3 DESC LIMIT 10",
+    "GROUP BY ALL ORDER BY 3 DESC LIMIT 10",
     "ust-blkkin": "SELECT name, count(*) AS spans, sum(dur_ns) AS total_ns FROM spans "
-                  "GROUP BY ALL ORDER BY 3 DESC LIMIT 10",
+    "GROUP BY ALL ORDER BY 3 DESC LIMIT 10",
 }
 
 
@@ -50,19 +50,27 @@ def cpu_now(pid: int) -> float:
 
 @dataclass
 class Run:
-    answer: float       # wall seconds until the answer's first row was printed
-    total: float        # wall seconds until the process exited (import written, file closed)
+    answer: float  # wall seconds until the answer's first row was printed
+    total: float  # wall seconds until the process exited (import written, file closed)
     lines: list[str]
-    cpu_answer: float   # CPU seconds of the process when the first row was printed
-    cpu: float          # CPU seconds of the whole process
+    cpu_answer: float  # CPU seconds of the process when the first row was printed
+    cpu: float  # CPU seconds of the whole process
 
 
 def first_answer(trace: Path, query: str, db: Path) -> Run:
     """One fresh fayshell process importing ``trace`` into a new ``db``, then answering."""
     for f in (db, Path(f"{db}.wal")):
         f.unlink(missing_ok=True)
-    cmd = [sys.executable, "-m", "fayshell", "--no-color", "--db", str(db), "-c",
-           f"Import-Trace '{trace}' | Out-Null; sql {query}"]
+    cmd = [
+        sys.executable,
+        "-m",
+        "fayshell",
+        "--no-color",
+        "--db",
+        str(db),
+        "-c",
+        f"Import-Trace '{trace}' | Out-Null; sql {query}",
+    ]
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     start = time.perf_counter()
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
@@ -74,7 +82,7 @@ def first_answer(trace: Path, query: str, db: Path) -> Run:
         line = raw.decode().rstrip("\n")
         lines.append(line)
         if answered is None and len(lines) >= 3 and set(lines[1]) <= {"-", " "} and lines[1]:
-            answered = time.perf_counter() - start      # header, rule, then the first row
+            answered = time.perf_counter() - start  # header, rule, then the first row
             cpu_answer = cpu_now(proc.pid)
     err = proc.stderr.read().decode() if proc.stderr else ""
     _, status, usage = os.wait4(proc.pid, 0)
@@ -95,13 +103,20 @@ def measure(name: str, trace: Path, cache: Path, runs: int) -> None:
     total = statistics.median(g.total for g in got)
     cpu = statistics.median(g.cpu for g in got)
     cpu_answer = statistics.median(g.cpu_answer for g in got)
-    bt2_cpu = statistics.median(cpu_of(["babeltrace2", str(trace), "-c", "sink.utils.counter"])
-                                for _ in range(runs))
+    bt2_cpu = statistics.median(
+        cpu_of(["babeltrace2", str(trace), "-c", "sink.utils.counter"]) for _ in range(runs)
+    )
     print("\n".join(got[-1].lines[:5]))
-    print(f"{name}: babeltrace2 counter {bt2:.2f} s; first answer {answer:.2f} s "
-          f"({bt2 / answer:.2f}x, goal >= 2x); whole import and exit {total:.2f} s", flush=True)
-    print(f"{name}: CPU seconds: babeltrace2 {bt2_cpu:.2f}; fayshell at the first answer "
-          f"{cpu_answer:.2f} ({bt2_cpu / cpu_answer:.2f}x), whole run {cpu:.2f}", flush=True)
+    print(
+        f"{name}: babeltrace2 counter {bt2:.2f} s; first answer {answer:.2f} s "
+        f"({bt2 / answer:.2f}x, goal >= 2x); whole import and exit {total:.2f} s",
+        flush=True,
+    )
+    print(
+        f"{name}: CPU seconds: babeltrace2 {bt2_cpu:.2f}; fayshell at the first answer "
+        f"{cpu_answer:.2f} ({bt2_cpu / cpu_answer:.2f}x), whole run {cpu:.2f}",
+        flush=True,
+    )
 
 
 def main() -> int:

@@ -78,8 +78,12 @@ def run_timed(cmd: list[str], env: dict[str, str] | None = None) -> tuple[float,
     import tempfile
 
     with tempfile.TemporaryFile() as err, tempfile.NamedTemporaryFile("r") as report:
-        proc = subprocess.run([sys.executable, "-I", "-S", "-c", LAUNCHER, report.name, *cmd],
-                              stdout=subprocess.PIPE, stderr=err, env=env)
+        proc = subprocess.run(
+            [sys.executable, "-I", "-S", "-c", LAUNCHER, report.name, *cmd],
+            stdout=subprocess.PIPE,
+            stderr=err,
+            env=env,
+        )
         if proc.returncode:
             err.seek(0)
             raise SystemExit(f"{' '.join(cmd)} failed: {err.read().decode()[-400:]}")
@@ -89,8 +93,9 @@ def run_timed(cmd: list[str], env: dict[str, str] | None = None) -> tuple[float,
 
 def bt2_counter(path: Path, runs: int) -> float:
     """Median wall time of babeltrace2's counting sink (fresh process)."""
-    return statistics.median(run_timed(["babeltrace2", str(path), "-c", "sink.utils.counter"])[0]
-                             for _ in range(runs))
+    return statistics.median(
+        run_timed(["babeltrace2", str(path), "-c", "sink.utils.counter"])[0] for _ in range(runs)
+    )
 
 
 DECODE_SNIPPET = """
@@ -115,8 +120,10 @@ def decode_only(path: Path, runs: int) -> tuple[int, float, float]:
     imports included), and the decoding alone once imported."""
     walls, inner, n = [], [], 0
     for _ in range(runs):
-        wall, _, out = run_timed([sys.executable, "-c", DECODE_SNIPPET, str(path)],
-                                 env={**os.environ, "PYTHONPATH": str(ROOT)})
+        wall, _, out = run_timed(
+            [sys.executable, "-c", DECODE_SNIPPET, str(path)],
+            env={**os.environ, "PYTHONPATH": str(ROOT)},
+        )
         n_s, _t, t_in = out.split()
         n = int(n_s)
         walls.append(wall)
@@ -130,8 +137,10 @@ def import_e2e(path: Path, db: Path, runs: int) -> tuple[float, float]:
     for _ in range(runs):
         for f in (db, Path(str(db) + ".wal")):
             f.unlink(missing_ok=True)
-        wall, r, _ = run_timed([*FAYSHELL, "-c", f"Import-Trace '{path}' -Database '{db}'"],
-                               env={**os.environ, "PYTHONPATH": str(ROOT)})
+        wall, r, _ = run_timed(
+            [*FAYSHELL, "-c", f"Import-Trace '{path}' -Database '{db}'"],
+            env={**os.environ, "PYTHONPATH": str(ROOT)},
+        )
         walls.append(wall)
         rss = max(rss, r)
     return statistics.median(walls), rss
@@ -157,8 +166,12 @@ def duckdb_store_time(imported: Path, scratch: Path) -> float:
 
     src = duckdb.connect(str(imported), read_only=True)
     src.execute("SET enable_progress_bar = false")
-    tables = [t for (t,) in src.execute("SELECT table_name FROM duckdb_tables() "
-                                        "WHERE NOT temporary AND estimated_size > 0").fetchall()]
+    tables = [
+        t
+        for (t,) in src.execute(
+            "SELECT table_name FROM duckdb_tables() WHERE NOT temporary AND estimated_size > 0"
+        ).fetchall()
+    ]
     total = 0.0
     for f in (scratch, Path(str(scratch) + ".wal")):
         f.unlink(missing_ok=True)
@@ -186,8 +199,7 @@ def ensure_kernel(cache: Path, events: int) -> Path:
         from tests.fixtures.ctfgen import GenSpec, write_trace
 
         print(f"generating {events} kernel-layout events into {out}", flush=True)
-        write_trace(out, GenSpec(events=events, cpus=8, packet_size=256 * 1024,
-                                 keep_truth=False))
+        write_trace(out, GenSpec(events=events, cpus=8, packet_size=256 * 1024, keep_truth=False))
     return out
 
 
@@ -230,17 +242,22 @@ def ensure_ust(cache: Path, requests: int, context: tuple[str, ...] = ()) -> Pat
 def big_imports(cache: Path, gib: float) -> None:
     """Peak RSS (and time) of one fresh Import-Trace of a ``gib`` GiB kernel-layout trace
     and of a BlkKin trace of about that size (recorded with context)."""
-    events = int(gib * 2**30 / 22.3)            # ctfgen writes ~22.3 bytes per event
-    requests = int(gib * 2**30 / 1520)          # ~1520 bytes per request with context
-    for name, path in (("kernel", ensure_kernel(cache, events)),
-                       ("ust-ctx", ensure_ust(cache, requests, UST_CONTEXT))):
+    events = int(gib * 2**30 / 22.3)  # ctfgen writes ~22.3 bytes per event
+    requests = int(gib * 2**30 / 1520)  # ~1520 bytes per request with context
+    for name, path in (
+        ("kernel", ensure_kernel(cache, events)),
+        ("ust-ctx", ensure_ust(cache, requests, UST_CONTEXT)),
+    ):
         size = trace_size(path)
         bt2 = bt2_counter(path, 1)
         e2e, rss = import_e2e(path, cache / "big.duckdb", 1)
         (cache / "big.duckdb").unlink(missing_ok=True)
-        print(f"big {name} trace, {size / 2**30:.2f} GiB: babeltrace2 {bt2:.1f} s, "
-              f"Import-Trace {e2e:.1f} s ({bt2 / e2e:.2f}x), peak RSS {rss:.0f} MiB "
-              f"(target <= 1024 MiB)", flush=True)
+        print(
+            f"big {name} trace, {size / 2**30:.2f} GiB: babeltrace2 {bt2:.1f} s, "
+            f"Import-Trace {e2e:.1f} s ({bt2 / e2e:.2f}x), peak RSS {rss:.0f} MiB "
+            f"(target <= 1024 MiB)",
+            flush=True,
+        )
 
 
 def top_syscalls(db_path: Path, rows: int = 10_000_000, runs: int = 5) -> tuple[int, float]:
@@ -261,8 +278,10 @@ def top_syscalls(db_path: Path, rows: int = 10_000_000, runs: int = 5) -> tuple[
         n *= 2
     con.close()
     con = duckdb.connect(str(copy), read_only=True)
-    q = ("SELECT name, sum(dur_ns) AS total, count(*) AS calls FROM syscalls "
-         "GROUP BY name ORDER BY total DESC LIMIT 10")
+    q = (
+        "SELECT name, sum(dur_ns) AS total, count(*) AS calls FROM syscalls "
+        "GROUP BY name ORDER BY total DESC LIMIT 10"
+    )
     con.execute(q).fetchall()
     times = []
     for _ in range(runs):
@@ -276,20 +295,26 @@ def top_syscalls(db_path: Path, rows: int = 10_000_000, runs: int = 5) -> tuple[
 
 def report(rows: list[Row]) -> None:
     print()
-    print(f"{'trace':<12}{'events':>10}{'MiB':>5}{'bt2 s':>7}{'bt2 ev/s':>9}{'dec s':>7}"
-          f"{'dec x':>7}{'in-proc s':>10}{'in-proc x':>10}{'import s':>9}{'e2e x':>7}"
-          f"{'RSS MiB':>8}{'duck s':>7}{'ceil x':>7}")
+    print(
+        f"{'trace':<12}{'events':>10}{'MiB':>5}{'bt2 s':>7}{'bt2 ev/s':>9}{'dec s':>7}"
+        f"{'dec x':>7}{'in-proc s':>10}{'in-proc x':>10}{'import s':>9}{'e2e x':>7}"
+        f"{'RSS MiB':>8}{'duck s':>7}{'ceil x':>7}"
+    )
     for r in rows:
-        print(f"{r.name:<12}{r.events:>10}{r.size / 2**20:>5.0f}{r.bt2_s:>7.2f}"
-              f"{r.events / r.bt2_s / 1e6:>8.2f}M{r.decode_s:>7.2f}{r.bt2_s / r.decode_s:>7.2f}"
-              f"{r.inproc_s:>10.2f}{r.bt2_s / r.inproc_s:>10.2f}"
-              f"{r.e2e_s:>9.2f}{r.bt2_s / r.e2e_s:>7.2f}{r.rss_mb:>8.0f}"
-              f"{r.store_s:>7.2f}{r.bt2_s / r.store_s:>7.2f}")
-    print("x = babeltrace2 counter time / ours. dec: fresh process decoding to Arrow; in-proc: "
-          "the same decoding once imported; e2e: fresh Import-Trace until committed;\n"
-          "duck s: DuckDB alone storing the imported tables from Arrow (ceil x: bt2 / duck s, "
-          "the best e2e ratio possible with this store).\n"
-          "Goals: decode >= 10x; end to end >= 2x (goal 5x); RSS <= 1 GiB for a 2 GB trace.")
+        print(
+            f"{r.name:<12}{r.events:>10}{r.size / 2**20:>5.0f}{r.bt2_s:>7.2f}"
+            f"{r.events / r.bt2_s / 1e6:>8.2f}M{r.decode_s:>7.2f}{r.bt2_s / r.decode_s:>7.2f}"
+            f"{r.inproc_s:>10.2f}{r.bt2_s / r.inproc_s:>10.2f}"
+            f"{r.e2e_s:>9.2f}{r.bt2_s / r.e2e_s:>7.2f}{r.rss_mb:>8.0f}"
+            f"{r.store_s:>7.2f}{r.bt2_s / r.store_s:>7.2f}"
+        )
+    print(
+        "x = babeltrace2 counter time / ours. dec: fresh process decoding to Arrow; in-proc: "
+        "the same decoding once imported; e2e: fresh Import-Trace until committed;\n"
+        "duck s: DuckDB alone storing the imported tables from Arrow (ceil x: bt2 / duck s, "
+        "the best e2e ratio possible with this store).\n"
+        "Goals: decode >= 10x; end to end >= 2x (goal 5x); RSS <= 1 GiB for a 2 GB trace."
+    )
 
 
 def main() -> int:
@@ -301,8 +326,12 @@ def main() -> int:
     ap.add_argument("--ust-requests", type=int, default=180_000)
     ap.add_argument("--skip-ust", action="store_true")
     ap.add_argument("--runs", type=int, default=1)
-    ap.add_argument("--big-gib", type=float, default=0.0,
-                    help="also import traces of this size once (the RSS check: 2)")
+    ap.add_argument(
+        "--big-gib",
+        type=float,
+        default=0.0,
+        help="also import traces of this size once (the RSS check: 2)",
+    )
     a = ap.parse_args()
     if shutil.which("babeltrace2") is None:
         print("babeltrace2 is not installed: nothing to compare with", file=sys.stderr)
@@ -310,17 +339,23 @@ def main() -> int:
     a.cache.mkdir(parents=True, exist_ok=True)
     rows = []
     if not a.skip_ust:
-        rows.append(measure("ust-blkkin", a.ust or ensure_ust(a.cache, a.ust_requests), a.cache,
-                            a.runs))
+        rows.append(
+            measure("ust-blkkin", a.ust or ensure_ust(a.cache, a.ust_requests), a.cache, a.runs)
+        )
         if a.ust is None:
-            rows.append(measure("ust-ctx", ensure_ust(a.cache, a.ust_requests, UST_CONTEXT),
-                                a.cache, a.runs))
+            rows.append(
+                measure(
+                    "ust-ctx", ensure_ust(a.cache, a.ust_requests, UST_CONTEXT), a.cache, a.runs
+                )
+            )
     kernel = a.kernel or ensure_kernel(a.cache, a.kernel_events)
     rows.append(measure("kernel", kernel, a.cache, a.runs))
     report(rows)
     n, secs = top_syscalls(a.cache / "kernel.duckdb")
-    print(f"top syscalls by total time over {n} syscalls rows: {secs * 1000:.1f} ms "
-          f"(target <= 100 ms)")
+    print(
+        f"top syscalls by total time over {n} syscalls rows: {secs * 1000:.1f} ms "
+        f"(target <= 100 ms)"
+    )
     if a.big_gib:
         big_imports(a.cache, a.big_gib)
     return 0

@@ -71,24 +71,31 @@ async def measure(lc: object, markers: int, gap: float, nodes: str) -> list[floa
     sh = shell_on(lc, work / "live.duckdb")  # type: ignore[arg-type]
     try:
         await sh.run(f"New-TraceSession {SESSION} -Node '{nodes}' -Rotate 1s")
-        await sh.run(f"Enable-Tracepoint -Session {SESSION} -Domain python -Name 'fay.*' "
-                     "-Severity Warning")
+        await sh.run(
+            f"Enable-Tracepoint -Session {SESSION} -Domain python -Name 'fay.*' -Severity Warning"
+        )
         await sh.run(f"Start-Trace {SESSION}")
         ctx = show_top_ctx(sh)
         run = prepare(ctx, "logs", SESSION, None, "1s", None, "Warning")
         feed = await open_feed(ctx, run, None)
         assert isinstance(feed, LiveFeed), sh.host.warnings
-        config = TopConfig("logs", run.config.scope, run.config.interval_ns, "Warning",
-                           window="minute")
+        config = TopConfig(
+            "logs", run.config.scope, run.config.interval_ns, "Warning", window="minute"
+        )
         app = TopApp(feed, config, show_timings=False)
         seen: dict[int, int] = {}
         emitted: dict[int, int] = {}
         script = emitter_script()
         try:
             async with app.run_test(size=(200, 50)) as pilot:
-                job = asyncio.ensure_future(run_on(
-                    sh, "node01", [SYSTEM_PYTHON, str(script), str(markers), str(gap)],
-                    timeout=60 + markers * gap))
+                job = asyncio.ensure_future(
+                    run_on(
+                        sh,
+                        "node01",
+                        [SYSTEM_PYTHON, str(script), str(markers), str(gap)],
+                        timeout=60 + markers * gap,
+                    )
+                )
                 deadline = time.monotonic() + 90 + markers * gap
                 while len(seen) < markers and time.monotonic() < deadline:
                     await pilot.pause(0.02)
@@ -98,8 +105,10 @@ async def measure(lc: object, markers: int, gap: float, nodes: str) -> list[floa
                         if m and int(m[1]) not in seen:
                             seen[int(m[1])] = now
                             emitted[int(m[1])] = int(m[2])
-                            print(f"  marker {m[1]}: on screen after "
-                                  f"{(now - int(m[2])) / 1e9:.2f}s", flush=True)
+                            print(
+                                f"  marker {m[1]}: on screen after {(now - int(m[2])) / 1e9:.2f}s",
+                                flush=True,
+                            )
                 sent = (await job)["node01"]["sent"]
                 await pilot.press("q")
         finally:
@@ -133,16 +142,20 @@ def main(argv: list[str] | None = None) -> int:
 
     lc = start_cluster(args.nodes)
     try:
-        print(f"{args.nodes} nodes, rotation 1s, view interval 1s, {args.markers} markers "
-              f"{args.gap}s apart")
+        print(
+            f"{args.nodes} nodes, rotation 1s, view interval 1s, {args.markers} markers "
+            f"{args.gap}s apart"
+        )
         latencies = asyncio.run(measure(lc, args.markers, args.gap, lc.nodeset))
     finally:
         lc.close()
     median = statistics.median(latencies)
     print(json.dumps({"latencies_s": [round(x, 3) for x in latencies]}))
-    print(f"emitted → on screen: median {median:.2f}s, min {min(latencies):.2f}s, "
-          f"max {max(latencies):.2f}s; target ≤ {TARGET_S:.0f}s: ratio {median / TARGET_S:.2f} "
-          f"({'met' if median <= TARGET_S else 'MISSED'})")
+    print(
+        f"emitted → on screen: median {median:.2f}s, min {min(latencies):.2f}s, "
+        f"max {max(latencies):.2f}s; target ≤ {TARGET_S:.0f}s: ratio {median / TARGET_S:.2f} "
+        f"({'met' if median <= TARGET_S else 'MISSED'})"
+    )
     return 0 if median <= TARGET_S else 1
 
 

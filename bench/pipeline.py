@@ -14,14 +14,17 @@ import subprocess
 import sys
 import time
 
-PIPELINE = ("sql SELECT range AS i, range % 7 AS k FROM range({n}) | Where-Object {{ $_.k -eq 3 }} "
-            "| Group-Object k | Select-Object Name, Count")
+PIPELINE = (
+    "sql SELECT range AS i, range % 7 AS k FROM range({n}) | Where-Object {{ $_.k -eq 3 }} "
+    "| Group-Object k | Select-Object Name, Count"
+)
 
 
 def run(fayshell: str, src: str) -> tuple[float, str]:
     start = time.perf_counter()
-    proc = subprocess.run([fayshell, "--db", ":memory:", "-c", src], capture_output=True,
-                          text=True, check=True)
+    proc = subprocess.run(
+        [fayshell, "--db", ":memory:", "-c", src], capture_output=True, text=True, check=True
+    )
     return time.perf_counter() - start, proc.stdout
 
 

@@ -77,20 +77,29 @@ def _fresh(base: Path, name: str) -> Path:
 def _check(label: str, want: dict[str, dict[str, int]], got: dict[str, dict[str, int]]) -> None:
     for node, files in want.items():
         if got.get(node) != files:
-            raise SystemExit(f"{label}: {node} pulled {len(got.get(node, {}))} files, "
-                             f"not the {len(files)} on the node (or sizes differ)")
+            raise SystemExit(
+                f"{label}: {node} pulled {len(got.get(node, {}))} files, "
+                f"not the {len(files)} on the node (or sizes differ)"
+            )
 
 
-async def _fay(lc: Any, dest: Path, archives: dict[str, Path],
-               want: dict[str, dict[str, int]]) -> tuple[float, float]:
+async def _fay(
+    lc: Any, dest: Path, archives: dict[str, Path], want: dict[str, dict[str, int]]
+) -> tuple[float, float]:
     """One Receive-Trace cold (new shell) and one warm (same shell again, new directory)."""
     from fayshell.tracing.records import SessionMemo
     from tests.fixtures.traceshell import shell_on
 
     sh = shell_on(lc, dest / "db.duckdb")
     # The session was destroyed: the shell finds the outputs the way it remembers them.
-    sh.state.globals.set_local("FayTraceSessions", {SESSION: SessionMemo(
-        SESSION, list(want), outputs={n: str(p.parent) for n, p in archives.items()})})
+    sh.state.globals.set_local(
+        "FayTraceSessions",
+        {
+            SESSION: SessionMemo(
+                SESSION, list(want), outputs={n: str(p.parent) for n, p in archives.items()}
+            )
+        },
+    )
     times = []
     try:
         for _ in ("cold", "warm"):
@@ -98,23 +107,36 @@ async def _fay(lc: Any, dest: Path, archives: dict[str, Path],
             start = time.perf_counter()
             await sh.run(f"Receive-Trace {SESSION} -Destination '{out}'")
             times.append(time.perf_counter() - start)
-            got = {n: {f"{c.name}/{k}": v for c in (out / SESSION / n).iterdir()
-                       for k, v in _tree(c).items()} for n in want}
+            got = {
+                n: {
+                    f"{c.name}/{k}": v
+                    for c in (out / SESSION / n).iterdir()
+                    for k, v in _tree(c).items()
+                }
+                for n in want
+            }
             _check("Receive-Trace", want, got)
     finally:
         await sh.state.aclose()
     return times[0], times[1]
 
 
-def _timed(run: Callable[[Path], None], dest: Path, name: str,
-           want: dict[str, dict[str, int]]) -> float:
+def _timed(
+    run: Callable[[Path], None], dest: Path, name: str, want: dict[str, dict[str, int]]
+) -> float:
     out = _fresh(dest, name)
     start = time.perf_counter()
     run(out)
     took = time.perf_counter() - start
     # pslurp names its per-host directories HOST:PORT ("node01:None" without a port).
-    _check(name, want, {n: _tree(next(d for d in (out / n, out / f"{n}:None")
-                                      if d.exists()) / "archives") for n in want})
+    _check(
+        name,
+        want,
+        {
+            n: _tree(next(d for d in (out / n, out / f"{n}:None") if d.exists()) / "archives")
+            for n in want
+        },
+    )
     return took
 
 
@@ -148,8 +170,12 @@ def bench(count: int, requests: int, repeat: int) -> dict[str, float]:
                 _wait([_sh(["scp", "-q", "-r", "-F", cfg, f"{n}:{p}", str(out / n)])])
 
         def rsync(out: Path) -> None:
-            _wait([_sh(["rsync", "-a", "-e", f"ssh -F {cfg}", f"{n}:{p}", str(out / n) + "/"])
-                   for n, p in archives.items()])
+            _wait(
+                [
+                    _sh(["rsync", "-a", "-e", f"ssh -F {cfg}", f"{n}:{p}", str(out / n) + "/"])
+                    for n, p in archives.items()
+                ]
+            )
 
         hosts = lc.root / "hosts"
         hosts.write_text("\n".join(archives) + "\n")
@@ -159,11 +185,31 @@ def bench(count: int, requests: int, repeat: int) -> dict[str, float]:
 
         def slurp(out: Path) -> None:
             # One pslurp for all nodes: the path relative to each node's home (where scp starts).
-            _wait([_sh(["parallel-slurp", "-r", "-p", str(count), "-x", f"-F {cfg}",
-                        "-h", str(hosts), "-L", str(out), remote, "archives"])])
+            _wait(
+                [
+                    _sh(
+                        [
+                            "parallel-slurp",
+                            "-r",
+                            "-p",
+                            str(count),
+                            "-x",
+                            f"-F {cfg}",
+                            "-h",
+                            str(hosts),
+                            "-L",
+                            str(out),
+                            remote,
+                            "archives",
+                        ]
+                    )
+                ]
+            )
 
         tools: dict[str, Callable[[Path], None]] = {
-            "scp -r, node by node": scp, f"rsync -a, {count} in parallel": rsync}
+            "scp -r, node by node": scp,
+            f"rsync -a, {count} in parallel": rsync,
+        }
         if shutil.which("parallel-slurp"):
             tools[f"parallel-slurp -r, {count} at once"] = slurp
         else:

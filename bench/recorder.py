@@ -24,7 +24,7 @@ sys.path.insert(0, str(ROOT))
 
 TARGET_S = 1.0
 SESSION = "benchfr"
-EMITTER = '''\
+EMITTER = """\
 import json, logging, time
 import lttngust  # noqa: F401
 log = logging.getLogger("fire.bench")
@@ -34,7 +34,7 @@ t = time.time_ns()
 log.error("bench firing")
 time.sleep(0.3)
 print(json.dumps({"error_ns": t}))
-'''
+"""
 
 
 async def measure(lc: object, firings: int) -> list[float]:
@@ -51,8 +51,10 @@ async def measure(lc: object, firings: int) -> list[float]:
         await sh.run(f"New-TraceSession {SESSION} -Node '{lc.nodeset}' -Snapshot")  # type: ignore[attr-defined]
         await sh.run(f"Enable-Tracepoint -Session {SESSION} -Domain python")
         await sh.run(f"Start-Trace {SESSION}")
-        await sh.run(f"Register-TraceTrigger {SESSION} -Domain python -Name 'fire.*' "
-                     "-Severity Error -MaxFirings 0")
+        await sh.run(
+            f"Register-TraceTrigger {SESSION} -Domain python -Name 'fire.*' "
+            "-Severity Error -MaxFirings 0"
+        )
         for k in range(firings):
             node = nodes[k % len(nodes)]
             sent = (await run_on(sh, node, [SYSTEM_PYTHON, str(script)]))[node]["error_ns"]
@@ -60,8 +62,11 @@ async def measure(lc: object, firings: int) -> list[float]:
             done_ns = f.time_ns + f.latency_ms * 1e6
             s = (done_ns - sent) / 1e9
             out.append(s)
-            print(f"  firing {k + 1} on {f.node}: event → last snapshot {s * 1000:.0f} ms, "
-                  f"set of {f.nodes} nodes, missed {sorted(f.missed) or 'none'}", flush=True)
+            print(
+                f"  firing {k + 1} on {f.node}: event → last snapshot {s * 1000:.0f} ms, "
+                f"set of {f.nodes} nodes, missed {sorted(f.missed) or 'none'}",
+                flush=True,
+            )
             await asyncio.sleep(1.5)  # separate firings (closer ones join the same set)
         await sh.run(f"Unregister-TraceTrigger {SESSION}")
         await sh.run(f"Remove-TraceSession {SESSION} -Force")
@@ -84,9 +89,11 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         lc.close()
     median = statistics.median(times)
-    print(f"event on one node → last node's snapshot written: median {median * 1000:.0f} ms, "
-          f"max {max(times) * 1000:.0f} ms; target ≤ {TARGET_S:g} s: ratio {median / TARGET_S:.2f} "
-          f"({'met' if median <= TARGET_S else 'MISSED'})")
+    print(
+        f"event on one node → last node's snapshot written: median {median * 1000:.0f} ms, "
+        f"max {max(times) * 1000:.0f} ms; target ≤ {TARGET_S:g} s: ratio {median / TARGET_S:.2f} "
+        f"({'met' if median <= TARGET_S else 'MISSED'})"
+    )
     return 0 if median <= TARGET_S else 1
 
 

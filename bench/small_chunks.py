@@ -44,7 +44,7 @@ class CountingConnection:
     def __init__(self, con: Any) -> None:
         self._con = con
         self.statements = 0
-        self.seconds: dict[str, list[float]] = {}     # statement head -> [calls, seconds]
+        self.seconds: dict[str, list[float]] = {}  # statement head -> [calls, seconds]
 
     def _timed(self, fn: Any, sql: str, *args: Any, **kw: Any) -> Any:
         self.statements += 1
@@ -102,8 +102,12 @@ async def _record(lc: Any, dest: Path, seconds: float, rate: float) -> None:
         await sh.run(f"New-TraceSession {SESSION} -Node '{lc.nodeset}' -Rotate 1s")
         await sh.run(f"Enable-Tracepoint -Session {SESSION} -Domain python -Name 'soak.*'")
         await sh.run(f"Start-Trace {SESSION}")
-        done = await run_on(sh, lc.nodeset, [SYSTEM_PYTHON, str(emitter_script()), str(rate),
-                                             str(seconds)], timeout=seconds + 120)
+        done = await run_on(
+            sh,
+            lc.nodeset,
+            [SYSTEM_PYTHON, str(emitter_script()), str(rate), str(seconds)],
+            timeout=seconds + 120,
+        )
         await sh.run(f"Stop-Trace {SESSION}")
         await sh.run(f"Remove-TraceSession {SESSION} -Force")
         await sh.run(f"Receive-Trace {SESSION} -Destination '{dest}'")
@@ -116,13 +120,17 @@ def generate_ctfgen(dest: Path, count: int, events: int) -> None:
     """``count`` small kernel chunks of ``events`` events each (one trace split in time)."""
     from tests.fixtures.ctfgen import GenSpec, write_trace
 
-    write_trace(dest / SESSION / "node01", GenSpec(events=events * count, cpus=2,
-                                                   chunks=count, packet_size=4096,
-                                                   keep_truth=False))
+    write_trace(
+        dest / SESSION / "node01",
+        GenSpec(events=events * count, cpus=2, chunks=count, packet_size=4096, keep_truth=False),
+    )
 
 
-def import_each(chunks: list[tuple[str, str, Path]], db_path: Path, statements: bool = False,
-                ) -> tuple[list[float], list[float], list[int], int]:
+def import_each(
+    chunks: list[tuple[str, str, Path]],
+    db_path: Path,
+    statements: bool = False,
+) -> tuple[list[float], list[float], list[int], int]:
     """Import every chunk with its own call; per-chunk wall ms, CPU ms, statements; events."""
     from fayshell.store.database import Database
     from fayshell.store.loader import import_trace
@@ -157,8 +165,12 @@ def p90(xs: list[float]) -> float:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--chunks", type=Path, default=DEFAULT_DIR,
-                    help=f"chunk directory (made when empty; default {DEFAULT_DIR})")
+    ap.add_argument(
+        "--chunks",
+        type=Path,
+        default=DEFAULT_DIR,
+        help=f"chunk directory (made when empty; default {DEFAULT_DIR})",
+    )
     ap.add_argument("--source", choices=("cluster", "ctfgen"), default="cluster")
     ap.add_argument("--seconds", type=float, default=40, help="cluster recording length")
     ap.add_argument("--rate", type=float, default=50, help="records a second (cluster)")
@@ -186,8 +198,10 @@ def main(argv: list[str] | None = None) -> int:
         pstats.Stats(str(args.profile)).sort_stats("cumulative").print_stats(30)
     k = min(args.skip, len(walls) - 1)
     walls, cpus, stmts = walls[k:], cpus[k:], stmts[k:]
-    print(f"{len(chunks)} chunks ({events} events, {events / len(chunks):.0f}/chunk) from "
-          f"{args.chunks}; first {k} not counted")
+    print(
+        f"{len(chunks)} chunks ({events} events, {events / len(chunks):.0f}/chunk) from "
+        f"{args.chunks}; first {k} not counted"
+    )
     print(f"wall ms/chunk: median {statistics.median(walls):.1f}, p90 {p90(walls):.1f}")
     print(f"CPU  ms/chunk: median {statistics.median(cpus):.1f}, p90 {p90(cpus):.1f}")
     print(f"SQL statements/chunk: median {statistics.median(stmts):.0f}, max {max(stmts)}")

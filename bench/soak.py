@@ -27,10 +27,12 @@ def report(result: object) -> list[str]:
     from tests.fixtures.soak import SoakResult
 
     assert isinstance(result, SoakResult)
-    lines = [f"{node}: emitted {sent}, stored {result.stored.get(node, 0)}, "
-             f"discarded {result.discarded.get(node, 0)}, "
-             f"duplicates {result.duplicates.get(node, 0)}"
-             for node, sent in sorted(result.emitted.items())]
+    lines = [
+        f"{node}: emitted {sent}, stored {result.stored.get(node, 0)}, "
+        f"discarded {result.discarded.get(node, 0)}, "
+        f"duplicates {result.duplicates.get(node, 0)}"
+        for node, sent in sorted(result.emitted.items())
+    ]
     first, last = result.refresh_quantiles("start"), result.refresh_quantiles("end")
     rss = [s.rss_mib for s in result.samples]
     lines += [
@@ -56,15 +58,19 @@ def main(argv: list[str] | None = None) -> int:
     from tests.fixtures.soak import run_soak
 
     def say(s: object) -> None:
-        print(f"  t={s.t_s:7.0f}s rss={s.rss_mib:6.1f} MiB refresh={s.refresh_ms:6.1f} ms "  # type: ignore[attr-defined]
-              f"events={s.events} db={s.db_bytes >> 20} MiB chunk_files={s.chunk_files}",  # type: ignore[attr-defined]
-              flush=True)
+        print(
+            f"  t={s.t_s:7.0f}s rss={s.rss_mib:6.1f} MiB refresh={s.refresh_ms:6.1f} ms "  # type: ignore[attr-defined]
+            f"events={s.events} db={s.db_bytes >> 20} MiB chunk_files={s.chunk_files}",  # type: ignore[attr-defined]
+            flush=True,
+        )
 
     lc = start_cluster(args.nodes)
     db = Path(tempfile.mkdtemp(prefix="fay-soak-")) / "soak.duckdb"
     try:
-        print(f"{args.nodes} nodes, rotation 1s, {args.rate:g} records/s per node, "
-              f"{args.minutes:g} min")
+        print(
+            f"{args.nodes} nodes, rotation 1s, {args.rate:g} records/s per node, "
+            f"{args.minutes:g} min"
+        )
         result = asyncio.run(run_soak(lc, db, args.minutes * 60, args.rate, args.every, say))
     finally:
         lc.close()

@@ -35,7 +35,9 @@ def main() -> int:
     fay = median_seconds([fayshell, "-c", "Write-Output 1"], opts.runs)
     ratio = fay / bare
     print(f"python3 -c pass            {bare * 1000:8.1f} ms")
-    print(f"python3 -c 'import asyncio' {asyncio_only * 1000:7.1f} ms  ({asyncio_only / bare:.1f}x)")
+    print(
+        f"python3 -c 'import asyncio' {asyncio_only * 1000:7.1f} ms  ({asyncio_only / bare:.1f}x)"
+    )
     print(f"fayshell -c 'Write-Output 1' {fay * 1000:6.1f} ms  ({ratio:.1f}x bare python)")
     print(f"ratio {ratio:.2f} (target <= {TARGET}): {'OK' if ratio <= TARGET else 'OVER TARGET'}")
     return 0 if ratio <= TARGET else 1

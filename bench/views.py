@@ -32,15 +32,57 @@ from fayshell.views.queries import common, syscalls
 TARGET_MS = 100.0
 T0 = 1_700_000_000_000_000_000
 NAMES = (
-    "read", "write", "openat", "close", "futex", "epoll_wait", "mmap", "munmap", "recvfrom",
-    "sendto", "ioctl", "fstat", "lseek", "poll", "select", "accept4", "connect",
-    "clock_nanosleep", "nanosleep", "getpid", "brk", "rt_sigaction", "rt_sigprocmask",
-    "pread64", "pwrite64", "writev", "readv", "fcntl", "getdents64", "newfstatat", "statx",
-    "madvise", "mprotect", "sched_yield", "socket", "bind", "listen", "sendmsg", "recvmsg",
+    "read",
+    "write",
+    "openat",
+    "close",
+    "futex",
+    "epoll_wait",
+    "mmap",
+    "munmap",
+    "recvfrom",
+    "sendto",
+    "ioctl",
+    "fstat",
+    "lseek",
+    "poll",
+    "select",
+    "accept4",
+    "connect",
+    "clock_nanosleep",
+    "nanosleep",
+    "getpid",
+    "brk",
+    "rt_sigaction",
+    "rt_sigprocmask",
+    "pread64",
+    "pwrite64",
+    "writev",
+    "readv",
+    "fcntl",
+    "getdents64",
+    "newfstatat",
+    "statx",
+    "madvise",
+    "mprotect",
+    "sched_yield",
+    "socket",
+    "bind",
+    "listen",
+    "sendmsg",
+    "recvmsg",
     "exit_group",
 )
-PROCS = ("nginx", "postgres", "python3", "java", "redis-server", "sshd", "systemd",
-         "lttng-sessiond")
+PROCS = (
+    "nginx",
+    "postgres",
+    "python3",
+    "java",
+    "redis-server",
+    "sshd",
+    "systemd",
+    "lttng-sessiond",
+)
 
 
 def generate(path: Path, rows: int) -> None:
@@ -157,9 +199,11 @@ async def run(path: Path, runs: int, rows: int) -> None:
     worst_live = await live(db, rows, max(3, runs // 2))
     q = Query(now_ns=feed.now_ns(), window="session")
     approx = (await feed.query(syscalls.syscall_stats, q))[0].approx
-    print(f"worst steady median {worst:.1f} ms = {worst / TARGET_MS:.2f} x the "
-          f"{TARGET_MS:.0f} ms target; worst live median {worst_live:.1f} ms = "
-          f"{worst_live / TARGET_MS:.2f} x; p95 sampled on whole session: {approx}")
+    print(
+        f"worst steady median {worst:.1f} ms = {worst / TARGET_MS:.2f} x the "
+        f"{TARGET_MS:.0f} ms target; worst live median {worst_live:.1f} ms = "
+        f"{worst_live / TARGET_MS:.2f} x; p95 sampled on whole session: {approx}"
+    )
     feed.close()
     db.close()
 

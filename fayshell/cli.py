@@ -18,15 +18,20 @@ from typing import Any
 from fayshell import __version__
 from fayshell.errors_report import CrashLog, ExitCode, report
 
-EXIT_OK, EXIT_FAILED, EXIT_SYNTAX, EXIT_INTERRUPTED = (ExitCode.OK, ExitCode.FAILED,
-                                                       ExitCode.USAGE, ExitCode.INTERRUPTED)
+EXIT_OK, EXIT_FAILED, EXIT_SYNTAX, EXIT_INTERRUPTED = (
+    ExitCode.OK,
+    ExitCode.FAILED,
+    ExitCode.USAGE,
+    ExitCode.INTERRUPTED,
+)
 
 
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="fayshell",
         description="An operator shell for tracing a whole cluster at once.",
-        epilog="fayshell top syscalls|spans|logs|nodes --db FILE  opens a dashboard over a database.")
+        epilog="fayshell top syscalls|spans|logs|nodes --db FILE  opens a dashboard over a database.",
+    )
     p.add_argument("script", nargs="?", help="a .fay script to run ('-' for stdin)")
     p.add_argument("args", nargs=argparse.REMAINDER, help="arguments for the script ($args)")
     p.add_argument("-c", "--command", help="run one command line and exit")
@@ -55,8 +60,13 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_INTERRUPTED
 
 
-def option_problem(database: str | None, inventory: str | None = None,
-                   ssh_config: str | None = None, *, db_must_exist: bool = False) -> str:
+def option_problem(
+    database: str | None,
+    inventory: str | None = None,
+    ssh_config: str | None = None,
+    *,
+    db_must_exist: bool = False,
+) -> str:
     """What is wrong with the file options, as one line ('' when nothing is)."""
     if database is not None and database != ":memory:":
         path = Path(database).expanduser()
@@ -83,8 +93,12 @@ async def _run(opts: argparse.Namespace, crash_log: CrashLog) -> int:
 
     interactive = opts.command is None and opts.script is None and sys.stdin.isatty()
     host = ConsoleHost(color=False if opts.no_color else None, interactive=interactive)
-    options = Options(database=opts.database, inventory=opts.inventory,
-                      ssh_config=opts.ssh_config, interactive=interactive)
+    options = Options(
+        database=opts.database,
+        inventory=opts.inventory,
+        ssh_config=opts.ssh_config,
+        interactive=interactive,
+    )
     state = ShellState(options=options, host=host)
     try:
         if interactive:
@@ -114,8 +128,9 @@ def _source(opts: argparse.Namespace) -> tuple[str | None, str]:
         return None, str(path)
 
 
-async def run_source(state: Any, host: Any, source: str, name: str,
-                     crash_log: CrashLog | None = None) -> int:
+async def run_source(
+    state: Any, host: Any, source: str, name: str, crash_log: CrashLog | None = None
+) -> int:
     """Run a whole script non-interactively; the first error stops it with an exit code."""
     from fayshell.lang.interp import ExitSignal, Interpreter
 
@@ -125,7 +140,7 @@ async def run_source(state: Any, host: Any, source: str, name: str,
     try:
         await task
         end_output(host)
-        state.wait_for_writes()     # a chunk written in the background fails here, if at all
+        state.wait_for_writes()  # a chunk written in the background fails here, if at all
     except ExitSignal as exc:  # `exit N` in the script
         end_output(host)
         return exc.code & 0xFF
@@ -177,8 +192,17 @@ def _top(argv: list[str]) -> int:
         sys.stderr.write("fayshell top: the dashboard views are not installed\n")
         return EXIT_FAILED
     try:
-        return int(asyncio.run(runner(opts.view, opts.database, node=opts.node,
-                                      interval_s=opts.interval, severity=opts.severity)))
+        return int(
+            asyncio.run(
+                runner(
+                    opts.view,
+                    opts.database,
+                    node=opts.node,
+                    interval_s=opts.interval,
+                    severity=opts.severity,
+                )
+            )
+        )
     except KeyboardInterrupt:
         return EXIT_INTERRUPTED
     except Exception as exc:

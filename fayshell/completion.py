@@ -37,25 +37,62 @@ from fayshell.lang.streams import is_relation
 from fayshell.records import is_record, property_names
 from fayshell.state import ShellState
 
-SQL_WORDS = ("SELECT", "FROM", "WHERE", "GROUP BY", "ORDER BY", "LIMIT", "JOIN", "COUNT",
-             "DESC", "HAVING", "quantile_cont", "DISTINCT")
+SQL_WORDS = (
+    "SELECT",
+    "FROM",
+    "WHERE",
+    "GROUP BY",
+    "ORDER BY",
+    "LIMIT",
+    "JOIN",
+    "COUNT",
+    "DESC",
+    "HAVING",
+    "quantile_cont",
+    "DISTINCT",
+)
 WORD_AT_END = re.compile(r"[^\s|;(){}=,]*$")
 #: The type names casts and -is understand (fayshell.lang.ops.convert, interp.is_type).
-TYPE_NAMES = ("int", "long", "double", "decimal", "string", "bool", "array", "hashtable",
-              "ordered", "pscustomobject", "scriptblock", "datetime", "timespan", "object")
+TYPE_NAMES = (
+    "int",
+    "long",
+    "double",
+    "decimal",
+    "string",
+    "bool",
+    "array",
+    "hashtable",
+    "ordered",
+    "pscustomobject",
+    "scriptblock",
+    "datetime",
+    "timespan",
+    "object",
+)
 #: A variable being typed inside a double-quoted string: ``"on $no<Tab>``.
 INTERPOLATED = re.compile(r"\$[A-Za-z0-9_]*$")
 #: The same rule the lexer uses for ``sql`` and the rest of the line.
 SQL_TAIL = re.compile(r"(?i)(\bsql\b)([ \t]+)((?:'[^']*'|\"[^\"]*\"|\|\||[^|\n;])+)")
 READ_ONLY_SQL = re.compile(r"(?is)^\s*(select|with|from|table|values)\b")
-WRITING_SQL = re.compile(r"(?i)\b(insert|update|delete|create|drop|alter|copy|attach|detach|"
-                         r"install|load|pragma|set|call|export|import|checkpoint|vacuum)\b")
+WRITING_SQL = re.compile(
+    r"(?i)\b(insert|update|delete|create|drop|alter|copy|attach|detach|"
+    r"install|load|pragma|set|call|export|import|checkpoint|vacuum)\b"
+)
 #: Parameters whose values are property (column) names.
-PROPERTY_PARAMS = frozenset({"property", "expandproperty", "excludeproperty", "membername",
-                             "filterscript", "process"})
+PROPERTY_PARAMS = frozenset(
+    {"property", "expandproperty", "excludeproperty", "membername", "filterscript", "process"}
+)
 #: Keys of a calculated property (``Select-Object @{Name = ...; Expression = {...}}``).
-HASH_KEYS = ("Name", "Expression", "Label", "Ascending", "Descending", "Width", "Alignment",
-             "FormatString")
+HASH_KEYS = (
+    "Name",
+    "Expression",
+    "Label",
+    "Ascending",
+    "Descending",
+    "Width",
+    "Alignment",
+    "FormatString",
+)
 LOCATION_COMMANDS = frozenset({"Set-Location", "Push-Location"})
 PATH_PARAMS = frozenset({"path", "literalpath", "filepath", "destination"})
 #: Output columns of the object cmdlets that reshape records.
@@ -73,6 +110,7 @@ class Candidate:
 
 
 # ---- where the cursor is ----------------------------------------------------------------------
+
 
 @dataclass(frozen=True)
 class Tok:
@@ -96,8 +134,11 @@ class Element:
 
     def command(self) -> str | None:
         first = self.tokens[0] if self.tokens else None
-        if first is None or first.kind in ("Block", "Name.Variable") or first.kind.startswith(
-                ("Literal", "Punctuation")):
+        if (
+            first is None
+            or first.kind in ("Block", "Name.Variable")
+            or first.kind.startswith(("Literal", "Punctuation"))
+        ):
             return None
         return first.text
 
@@ -119,8 +160,10 @@ class Frame:
 def tokens_of(text: str) -> list[Tok]:
     from fayshell.lang.highlight import FayLexer
 
-    return [Tok(pos, str(tt).removeprefix("Token."), value)
-            for pos, tt, value in FayLexer().get_tokens_unprocessed(text)]
+    return [
+        Tok(pos, str(tt).removeprefix("Token."), value)
+        for pos, tt, value in FayLexer().get_tokens_unprocessed(text)
+    ]
 
 
 def scan(text: str) -> list[Frame]:
@@ -158,9 +201,12 @@ def _feed(stack: list[Frame], frame: Frame, tok: Tok) -> None:
         stack[-1].current.tokens.append(Tok(tok.pos, "Block", value))
     elif kind == "Operator" and value == "=":
         frame.current = Element(tok.end)  # a statement value: `$x = Get-No<Tab>`, `@{k = ...}`
-    elif kind.startswith("Literal.String") and frame.current.tokens and \
-            frame.current.tokens[-1].kind.startswith("Literal.String") and \
-            frame.current.tokens[-1].end == tok.pos:
+    elif (
+        kind.startswith("Literal.String")
+        and frame.current.tokens
+        and frame.current.tokens[-1].kind.startswith("Literal.String")
+        and frame.current.tokens[-1].end == tok.pos
+    ):
         last = frame.current.tokens.pop()
         frame.current.tokens.append(Tok(last.pos, last.kind, last.text + value))
     elif _glues(frame.current.tokens, tok):
@@ -171,8 +217,15 @@ def _feed(stack: list[Frame], frame: Frame, tok: Tok) -> None:
         frame.current.tokens.append(tok)
 
 
-GLUE_KINDS = ("Text", "Operator", "Punctuation", "Literal.Number", "Keyword", "Name.Builtin",
-              "Name")
+GLUE_KINDS = (
+    "Text",
+    "Operator",
+    "Punctuation",
+    "Literal.Number",
+    "Keyword",
+    "Name.Builtin",
+    "Name",
+)
 
 
 def _glues(tokens: list[Tok], tok: Tok) -> bool:
@@ -185,8 +238,12 @@ def _glues(tokens: list[Tok], tok: Tok) -> bool:
     if prev.kind not in GLUE_KINDS or (tok.kind not in GLUE_KINDS and not command_name):
         return False
     before = tokens[-2] if len(tokens) > 1 else None
-    member = prev.text == "." and before is not None and before.end == prev.pos and (
-        before.kind in ("Name.Variable", "Block") or before.kind.startswith("Literal.String"))
+    member = (
+        prev.text == "."
+        and before is not None
+        and before.end == prev.pos
+        and (before.kind in ("Name.Variable", "Block") or before.kind.startswith("Literal.String"))
+    )
     return not member
 
 
@@ -200,6 +257,7 @@ def _open(stack: list[Frame], frame: Frame, tok: Tok) -> None:
 
 
 # ---- the entry point --------------------------------------------------------------------------
+
 
 @dataclass
 class Cursor:
@@ -304,16 +362,23 @@ def _parameter_value(cur: Cursor, spec: Cmdlet) -> list[Candidate]:
 
 def _hash_key_position(text: str, frame: Frame) -> bool:
     """True at the start of a hashtable entry (after ``@{`` or ``;``), not after ``key =``."""
-    before = text[:frame.current.start].rstrip()
-    return before.endswith(("{", ";")) or "\n" in text[frame.current.start - 1:frame.current.start]
+    before = text[: frame.current.start].rstrip()
+    return (
+        before.endswith(("{", ";")) or "\n" in text[frame.current.start - 1 : frame.current.start]
+    )
 
 
 def _member_target(tokens: list[Tok], partial: Tok | None) -> Tok | None:
     """The variable before ``.`` when the cursor is on ``$x.`` or ``$x.na``."""
     if partial is not None and partial.text == ".":
         tail = tokens[-1:] if tokens and tokens[-1].end == partial.pos else []
-    elif partial is not None and len(tokens) >= 2 and tokens[-1].text == "." and \
-            tokens[-1].end == partial.pos and tokens[-2].end == tokens[-1].pos:
+    elif (
+        partial is not None
+        and len(tokens) >= 2
+        and tokens[-1].text == "."
+        and tokens[-1].end == partial.pos
+        and tokens[-2].end == tokens[-1].pos
+    ):
         tail = tokens[-2:-1]
     else:
         return None
@@ -321,6 +386,7 @@ def _member_target(tokens: list[Tok], partial: Tok | None) -> Tok | None:
 
 
 # ---- parameters -------------------------------------------------------------------------------
+
 
 def _all_params(spec: Cmdlet) -> list[Param]:
     return list(spec.params) + [c for c in COMMON if spec.param(c.name) is None]
@@ -330,8 +396,10 @@ def _parameter_candidates(spec: Cmdlet, word: str) -> list[Candidate]:
     names = ["-" + p.name for p in _all_params(spec)]
     aliases = ["-" + a for p in _all_params(spec) for a in p.aliases if len(a) > 2]
     return _matching(names, word, "parameter") + [
-        c for c in _matching(aliases, word, "parameter alias")
-        if c.text.lower() not in (n.lower() for n in names)]
+        c
+        for c in _matching(aliases, word, "parameter alias")
+        if c.text.lower() not in (n.lower() for n in names)
+    ]
 
 
 def _resolve(spec: Cmdlet, typed: str) -> Param | None:
@@ -350,8 +418,9 @@ def _param_for_value(spec: Cmdlet, tokens: list[Tok]) -> Param | None:
         if p is not None and (not p.is_switch or last.text.endswith(":")):
             return p
     positional = _count_positional(spec, tokens[1:])
-    slots = sorted((p for p in spec.params if p.position is not None),
-                   key=lambda p: p.position or 0)
+    slots = sorted(
+        (p for p in spec.params if p.position is not None), key=lambda p: p.position or 0
+    )
     return slots[positional] if positional < len(slots) else None
 
 
@@ -386,13 +455,19 @@ def _value_candidates(context: Context, param: Param, word: str) -> list[Candida
     source = SOURCES.get(param.complete or "")
     if source is None:
         return []
-    kind = "variable" if param.complete == "variables" else \
-        "command" if param.complete == "commands" else "value"
+    kind = (
+        "variable"
+        if param.complete == "variables"
+        else "command"
+        if param.complete == "commands"
+        else "value"
+    )
     return _matching(_safe(source, state), word, kind)
 
 
-def _member_candidates(state: ShellState, text: str, stack: list[Frame], var: Tok,
-                       word: str) -> list[Candidate]:
+def _member_candidates(
+    state: ShellState, text: str, stack: list[Frame], var: Tok, word: str
+) -> list[Candidate]:
     name = var.text[1:].lower()
     if name in ("_", "psitem"):
         columns = upstream_columns(state, text, _block_upstream(state, stack))
@@ -427,6 +502,7 @@ def value_members(value: Any) -> list[str]:
 
 # ---- the relation flowing in ------------------------------------------------------------------
 
+
 def upstream_columns(state: ShellState, text: str, elements: list[Element]) -> list[str]:
     """Column names of what ``elements`` (the pipeline before the cursor's element) produce,
     found without running anything that writes or scans."""
@@ -440,9 +516,8 @@ def upstream_columns(state: ShellState, text: str, elements: list[Element]) -> l
 
 def _source_columns(state: ShellState, text: str, element: Element) -> list[str]:
     if element.sql is not None:
-        sql = text[element.sql[0]:element.sql[1]].strip()
-        if READ_ONLY_SQL.match(sql) and not WRITING_SQL.search(_no_strings(sql)) \
-                and ";" not in sql:
+        sql = text[element.sql[0] : element.sql[1]].strip()
+        if READ_ONLY_SQL.match(sql) and not WRITING_SQL.search(_no_strings(sql)) and ";" not in sql:
             return state.database.columns_of(sql)
         return []
     first = element.tokens[0] if element.tokens else None
@@ -453,7 +528,7 @@ def _source_columns(state: ShellState, text: str, element: Element) -> list[str]
     spec = state.registry.resolve(name) if name else None
     if spec is None or spec.family != "store" or not spec.name.startswith("Get-"):
         return []
-    return _built_relation_columns(state, spec, text[element.start:element.end])
+    return _built_relation_columns(state, spec, text[element.start : element.end])
 
 
 def _no_strings(sql: str) -> str:
@@ -476,9 +551,13 @@ def _built_relation_columns(state: ShellState, spec: Cmdlet, source: str) -> lis
         if value is not None and not isinstance(value, ast.Literal):
             return []
         literal = value.value if isinstance(value, ast.Literal) else None
-        args.append(NamedArg(arg.name, literal) if isinstance(arg, ast.ParamArg)
-                    and value is not None else NamedArg(arg.name) if isinstance(arg, ast.ParamArg)
-                    else literal)
+        args.append(
+            NamedArg(arg.name, literal)
+            if isinstance(arg, ast.ParamArg) and value is not None
+            else NamedArg(arg.name)
+            if isinstance(arg, ast.ParamArg)
+            else literal
+        )
     bound = bind(spec, args)
     result = spec.func(Invocation(state, spec), **bound.values)
     return list(result.columns()) if is_relation(result) else []
@@ -517,6 +596,7 @@ def _selected(element: Element, columns: list[str]) -> list[str]:
 
 # ---- sources ----------------------------------------------------------------------------------
 
+
 def _nodes(state: ShellState) -> list[str]:
     cluster = state.cluster
     names = getattr(cluster, "node_names", None)
@@ -545,8 +625,12 @@ def _sessions(state: ShellState) -> list[str]:
 
 
 SOURCES: dict[str, Callable[[ShellState], list[str]]] = {
-    "nodes": _nodes, "groups": _groups, "tables": _tables, "variables": _variables,
-    "commands": _commands, "sessions": _sessions,
+    "nodes": _nodes,
+    "groups": _groups,
+    "tables": _tables,
+    "variables": _variables,
+    "commands": _commands,
+    "sessions": _sessions,
 }
 
 
@@ -584,7 +668,7 @@ def _files(state: ShellState, current: str) -> list[Candidate]:
         base = base.rstrip("/") + "/"
     out = []
     for path in sorted(glob.glob(glob.escape(base) + "*"))[:200]:
-        shown = typed + path[len(base):] if path.startswith(base) else path
+        shown = typed + path[len(base) :] if path.startswith(base) else path
         shown += "/" if os.path.isdir(path) else ""
         out.append(Candidate(shown, len(current), "file"))
     return out

@@ -34,8 +34,13 @@ class RichProgress:
     def advance(self, amount: float = 1.0) -> None:
         self.progress.advance(self.task, amount)
 
-    def update(self, *, completed: float | None = None, total: float | None = None,
-               description: str | None = None) -> None:
+    def update(
+        self,
+        *,
+        completed: float | None = None,
+        total: float | None = None,
+        description: str | None = None,
+    ) -> None:
         kwargs: dict[str, Any] = {}
         if completed is not None:
             kwargs["completed"] = completed
@@ -72,23 +77,33 @@ class DelayedProgress:
         if self.shown is not None:
             self.shown.advance(amount)
 
-    def update(self, *, completed: float | None = None, total: float | None = None,
-               description: str | None = None) -> None:
+    def update(
+        self,
+        *,
+        completed: float | None = None,
+        total: float | None = None,
+        description: str | None = None,
+    ) -> None:
         self.completed = self.completed if completed is None else completed
         self.total = self.total if total is None else total
         self.description = self.description if description is None else description
         if self.shown is not None:
-            self.shown.update(completed=completed, total=total,
-                              description=None if description is None else _short(description))
+            self.shown.update(
+                completed=completed,
+                total=total,
+                description=None if description is None else _short(description),
+            )
         else:
             self._show()
 
     def _show(self) -> None:
         if self.shown is None and time.monotonic() - self.began >= self.delay_s:
             self.shown = self.start()
-            self.shown.update(completed=self.completed, total=self.total,
-                              description=None if self.description is None
-                              else _short(self.description))
+            self.shown.update(
+                completed=self.completed,
+                total=self.total,
+                description=None if self.description is None else _short(self.description),
+            )
 
     def close(self) -> None:
         if self.shown is not None:
@@ -116,15 +131,17 @@ class ConsoleHost:
     def _err_console(self) -> Any:
         from rich.console import Console
 
-        return Console(file=self.err, force_terminal=bool(self.color), highlight=False,
-                       soft_wrap=True)
+        return Console(
+            file=self.err, force_terminal=bool(self.color), highlight=False, soft_wrap=True
+        )
 
     def write_host(self, text: str, color: str | None = None, newline: bool = True) -> None:
         if self.color and color:
             from rich.console import Console
 
             Console(file=self.out, force_terminal=True, highlight=False, soft_wrap=True).print(
-                text, style=color.lower(), end="\n" if newline else "", markup=False)
+                text, style=color.lower(), end="\n" if newline else "", markup=False
+            )
         else:
             self.out.write(text + ("\n" if newline else ""))
         self.out.flush()
@@ -150,14 +167,18 @@ class ConsoleHost:
         text = exc.with_caret() if isinstance(exc, ParseError) else exc.one_line()
         self._diag("", text, "bold red")
 
-    def progress(self, description: str, total: float | None = None,
-                 unit: str = "") -> ProgressTask:
+    def progress(
+        self, description: str, total: float | None = None, unit: str = ""
+    ) -> ProgressTask:
         """A rich bar on a terminal (bytes with size and speed for ``B``/``bytes``), shown once
         the work takes longer than ``progress_delay_s``; nothing on a non-terminal."""
         if not (self.color and getattr(self.err, "isatty", lambda: False)()):
             return NullProgress()
-        task = DelayedProgress(lambda: self._rich_progress(_short(description), total, unit),
-                               self.progress_delay_s, total=total)
+        task = DelayedProgress(
+            lambda: self._rich_progress(_short(description), total, unit),
+            self.progress_delay_s,
+            total=total,
+        )
         task.update()
         return task
 
@@ -173,8 +194,11 @@ class ConsoleHost:
         )
 
         columns: list[Any] = [TextColumn("{task.description}"), BarColumn()]
-        columns += [DownloadColumn(), TransferSpeedColumn()] if unit in BYTE_UNITS else \
-            [MofNCompleteColumn()]
+        columns += (
+            [DownloadColumn(), TransferSpeedColumn()]
+            if unit in BYTE_UNITS
+            else [MofNCompleteColumn()]
+        )
         columns.append(TimeElapsedColumn())
         prog = Progress(*columns, console=self._err_console(), transient=True)
         prog.start()
@@ -198,8 +222,10 @@ class ConsoleHost:
         shape: they join the same table or list. :meth:`end_output` writes what is open."""
         items, more = _materialize(output)
         if more:
-            self.warning(f"showing the first {RELATION_PREVIEW:,} rows; pipe to Export-Csv, "
-                         "Select-Object -Skip or add a LIMIT for the rest")
+            self.warning(
+                f"showing the first {RELATION_PREVIEW:,} rows; pipe to Export-Csv, "
+                "Select-Object -Skip or add a LIMIT for the rest"
+            )
         runs = groups(self.open + items)
         self.open = []
         if runs and runs[-1][0] not in ("scalar", "formatted"):
@@ -262,16 +288,19 @@ def _rich_table(columns: list[str], rows: list[list[Any]], room: int) -> tuple[A
     Returns the table and the width to print it at."""
     from rich.table import Table
 
-    cells = [[format_cell(c, v).replace("\n", " ") for c, v in zip(columns, r, strict=True)]
-             for r in rows]
+    cells = [
+        [format_cell(c, v).replace("\n", " ") for c, v in zip(columns, r, strict=True)]
+        for r in rows
+    ]
     rigid = [is_rigid([r[i] for r in rows]) for i in range(len(columns))]
     natural = [max([len(c)] + [len(r[i]) for r in cells]) for i, c in enumerate(columns)]
     gaps = COLUMN_GAP * (len(columns) - 1)
     widths = fit_widths(natural, rigid, room - gaps)
     table = Table(show_edge=False, header_style="bold", pad_edge=False)
     for c, w, fixed in zip(columns, widths, rigid, strict=True):
-        table.add_column(c, justify="right" if fixed else "left", width=w, no_wrap=True,
-                         overflow="ellipsis")
+        table.add_column(
+            c, justify="right" if fixed else "left", width=w, no_wrap=True, overflow="ellipsis"
+        )
     for r in cells:
         table.add_row(*r)
     return table, max(room, sum(widths) + gaps)
@@ -294,7 +323,7 @@ def _materialize(output: Any) -> tuple[list[Any], bool]:
     """Output as a list for display; True when a relation had more rows than are shown."""
     items: list[Any] = []
     more = False
-    for item in ([output] if is_relation(output) else output or []):
+    for item in [output] if is_relation(output) else output or []:
         if is_relation(item):
             rows = item.wrap("*", f"LIMIT {RELATION_PREVIEW + 1}").records()
             more = more or len(rows) > RELATION_PREVIEW

@@ -14,8 +14,19 @@ from typing import Final, Literal, get_args
 #: Where something failed on a node: TCP/SSH connect, authentication, host key check, running the
 #: command, a connect/command timeout, an lttng command, a pulled chunk's verification, its
 #: import, the inventory, decoding a trace.
-Stage = Literal["connect", "auth", "hostkey", "command", "timeout", "lttng", "verify", "import",
-                "inventory", "decode", "agent"]
+Stage = Literal[
+    "connect",
+    "auth",
+    "hostkey",
+    "command",
+    "timeout",
+    "lttng",
+    "verify",
+    "import",
+    "inventory",
+    "decode",
+    "agent",
+]
 STAGES: Final[tuple[Stage, ...]] = get_args(Stage)
 CONNECT: Final = "connect"
 AUTH: Final = "auth"

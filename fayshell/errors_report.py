@@ -46,8 +46,9 @@ class ErrorSink(Protocol):
 
 def state_dir() -> Path:
     """``$XDG_STATE_HOME/fayshell`` (default ``~/.local/state/fayshell``)."""
-    base = os.environ.get("XDG_STATE_HOME") or os.path.join(os.path.expanduser("~"), ".local",
-                                                            "state")
+    base = os.environ.get("XDG_STATE_HOME") or os.path.join(
+        os.path.expanduser("~"), ".local", "state"
+    )
     return Path(base) / "fayshell"
 
 

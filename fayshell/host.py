@@ -17,8 +17,13 @@ class ProgressTask(Protocol):
 
     def advance(self, amount: float = 1.0) -> None: ...
 
-    def update(self, *, completed: float | None = None, total: float | None = None,
-               description: str | None = None) -> None: ...
+    def update(
+        self,
+        *,
+        completed: float | None = None,
+        total: float | None = None,
+        description: str | None = None,
+    ) -> None: ...
 
     def close(self) -> None: ...
 
@@ -34,8 +39,9 @@ class Host(Protocol):
 
     def error(self, message: str) -> None: ...
 
-    def progress(self, description: str, total: float | None = None,
-                 unit: str = "") -> ProgressTask: ...
+    def progress(
+        self, description: str, total: float | None = None, unit: str = ""
+    ) -> ProgressTask: ...
 
     def confirm(self, question: str) -> bool: ...
 
@@ -46,8 +52,13 @@ class NullProgress:
     def advance(self, amount: float = 1.0) -> None:
         return None
 
-    def update(self, *, completed: float | None = None, total: float | None = None,
-               description: str | None = None) -> None:
+    def update(
+        self,
+        *,
+        completed: float | None = None,
+        total: float | None = None,
+        description: str | None = None,
+    ) -> None:
         return None
 
     def close(self) -> None:
@@ -80,8 +91,9 @@ class StreamHost:
     def error(self, message: str) -> None:
         self.err.write(f"ERROR: {message}\n")
 
-    def progress(self, description: str, total: float | None = None,
-                 unit: str = "") -> ProgressTask:
+    def progress(
+        self, description: str, total: float | None = None, unit: str = ""
+    ) -> ProgressTask:
         return NullProgress()
 
     def confirm(self, question: str) -> bool:
@@ -110,8 +122,9 @@ class CaptureHost:
     def error(self, message: str) -> None:
         self.errors.append(message)
 
-    def progress(self, description: str, total: float | None = None,
-                 unit: str = "") -> ProgressTask:
+    def progress(
+        self, description: str, total: float | None = None, unit: str = ""
+    ) -> ProgressTask:
         return NullProgress()
 
     def confirm(self, question: str) -> bool:

@@ -77,8 +77,9 @@ def format_value(value: Any) -> str:
 def is_time_column(name: str) -> bool:
     """``ts``, ``ts_entry``, ``first_ts`` ... but not durations like ``ts_ns`` or ``dur_ms``."""
     low = name.lower()
-    return (low == "ts" or low.startswith("ts_") or low.endswith("_ts")) and \
-        not low.endswith(UNIT_SUFFIXES)
+    return (low == "ts" or low.startswith("ts_") or low.endswith("_ts")) and not low.endswith(
+        UNIT_SUFFIXES
+    )
 
 
 def format_epoch_ns(ns: int) -> str:
@@ -176,22 +177,28 @@ def _flat(items: Iterable[Any]) -> Iterable[Any]:
             yield item
 
 
-def plain_table(columns: list[str], rows: list[list[Any]],
-                widths: list[int] | None = None, left: bool = False) -> str:
+def plain_table(
+    columns: list[str], rows: list[list[Any]], widths: list[int] | None = None, left: bool = False
+) -> str:
     """Header, a rule of dashes under each header (as long as the header, as PowerShell 7
     draws it), one line per row; numbers right-aligned, text left, $null blank. ``widths``
     fixes column widths (longer cells end in ``…``); ``left`` aligns every column left."""
-    cells = [[_clip(format_cell(c, v)) for c, v in zip(columns, row, strict=True)]
-             for row in rows]
+    cells = [[_clip(format_cell(c, v)) for c, v in zip(columns, row, strict=True)] for row in rows]
     natural = [max([len(c)] + [len(r[i]) for r in cells]) for i, c in enumerate(columns)]
     widths = natural if widths is None else [w or n for w, n in zip(widths, natural, strict=True)]
     cells = [[_cut(v, w) for v, w in zip(r, widths, strict=True)] for r in cells]
-    numeric = [not left and all(_is_number(row[i]) for row in rows if row[i] is not None) and
-               any(row[i] is not None for row in rows) for i in range(len(columns))]
+    numeric = [
+        not left
+        and all(_is_number(row[i]) for row in rows if row[i] is not None)
+        and any(row[i] is not None for row in rows)
+        for i in range(len(columns))
+    ]
 
     def line(values: list[str]) -> str:
-        parts = [v.rjust(w) if num else v.ljust(w) for v, w, num in zip(values, widths, numeric,
-                                                                         strict=True)]
+        parts = [
+            v.rjust(w) if num else v.ljust(w)
+            for v, w, num in zip(values, widths, numeric, strict=True)
+        ]
         return " ".join(parts).rstrip()
 
     lines = [line(columns), line(["-" * len(c) for c in columns])]
@@ -201,9 +208,12 @@ def plain_table(columns: list[str], rows: list[list[Any]],
 
 def plain_list(columns: list[str], rows: list[list[Any]]) -> str:
     width = max((len(c) for c in columns), default=0)
-    blocks = ["\n".join(f"{c.ljust(width)} : {format_cell(c, v)}" for c, v in zip(columns, row,
-                                                                                 strict=True))
-              for row in rows]
+    blocks = [
+        "\n".join(
+            f"{c.ljust(width)} : {format_cell(c, v)}" for c, v in zip(columns, row, strict=True)
+        )
+        for row in rows
+    ]
     return "\n\n".join(blocks)
 
 
@@ -239,17 +249,25 @@ def _block_lines(kind: str, run: list[Any]) -> list[str]:
         return _framed(f.kind, f.columns, f.rows)
     if kind == "hashtable":
         columns, rows = table_shape(run)
-        return ["", *plain_table(columns, rows, [HASHTABLE_NAME_WIDTH, 0], left=True)
-                .split("\n"), ""]
+        return [
+            "",
+            *plain_table(columns, rows, [HASHTABLE_NAME_WIDTH, 0], left=True).split("\n"),
+            "",
+        ]
     if shows_as_list(run[0]):
-        return [line for item in run for line in
-                _framed("list", property_names(item), table_shape([item])[1])[:-1]] + [""]
+        return [
+            line
+            for item in run
+            for line in _framed("list", property_names(item), table_shape([item])[1])[:-1]
+        ] + [""]
     group_by = getattr(type(run[0]), "GROUP_BY", None)
     if isinstance(group_by, str):
         # PowerShell 7: one blank line between a group's last row and the next group's label
-        return [line for value, part in _runs_by(run, group_by)
-                for line in ["", f"   {group_by}: {value}", *_framed("table",
-                                                                  *table_shape(part))[:-1]]] + [""]
+        return [
+            line
+            for value, part in _runs_by(run, group_by)
+            for line in ["", f"   {group_by}: {value}", *_framed("table", *table_shape(part))[:-1]]
+        ] + [""]
     columns, rows = table_shape(run)
     return _framed("table", columns, rows, view_widths(run[0], columns))
 
@@ -281,8 +299,9 @@ def _runs_by(run: list[Any], name: str) -> list[tuple[Any, list[Any]]]:
     return out
 
 
-def _framed(shape: str, columns: list[str], rows: list[list[Any]],
-            widths: list[int] | None = None) -> list[str]:
+def _framed(
+    shape: str, columns: list[str], rows: list[list[Any]], widths: list[int] | None = None
+) -> list[str]:
     """A table or list with the blank line PowerShell writes before and after it."""
     if not columns:
         return []
@@ -310,8 +329,11 @@ def _clip(text: str) -> str:
 
 def _is_number(value: Any) -> bool:
     """Numbers right-align; an enum value (a DayOfWeek) is an int that reads as a name: text."""
-    return isinstance(value, (int, float)) and not isinstance(value, bool) and \
-        not hasattr(type(value), "TYPE_NAME")
+    return (
+        isinstance(value, (int, float))
+        and not isinstance(value, bool)
+        and not hasattr(type(value), "TYPE_NAME")
+    )
 
 
 def to_json(items: list[Any], depth: int = 4, compress: bool = False) -> str:

@@ -34,8 +34,9 @@ CONTINUATION = ">> "
 
 
 def history_path() -> Path:
-    base = os.environ.get("XDG_STATE_HOME") or os.path.join(os.path.expanduser("~"), ".local",
-                                                            "state")
+    base = os.environ.get("XDG_STATE_HOME") or os.path.join(
+        os.path.expanduser("~"), ".local", "state"
+    )
     return Path(base) / "fayshell" / "history"
 
 
@@ -53,9 +54,16 @@ class FayCompleter(Completer):
 class Repl:
     """One interactive session; ``run`` returns the exit code when the user leaves."""
 
-    def __init__(self, state: ShellState, host: ConsoleHost, *, input: Any = None,
-                 output: Any = None, history: History | None = None,
-                 crash_log: CrashLog | None = None) -> None:
+    def __init__(
+        self,
+        state: ShellState,
+        host: ConsoleHost,
+        *,
+        input: Any = None,
+        output: Any = None,
+        history: History | None = None,
+        crash_log: CrashLog | None = None,
+    ) -> None:
         self.state = state
         self.host = host
         self.crash_log = crash_log or CrashLog()
@@ -69,11 +77,19 @@ class Repl:
             except OSError:
                 history = InMemoryHistory()
         self.session: PromptSession[str] = PromptSession(
-            lexer=PygmentsLexer(FayLexer), completer=FayCompleter(state),
-            complete_while_typing=False, history=history, auto_suggest=AutoSuggestFromHistory(),
-            multiline=True, key_bindings=self._bindings(), bottom_toolbar=self.toolbar,
+            lexer=PygmentsLexer(FayLexer),
+            completer=FayCompleter(state),
+            complete_while_typing=False,
+            history=history,
+            auto_suggest=AutoSuggestFromHistory(),
+            multiline=True,
+            key_bindings=self._bindings(),
+            bottom_toolbar=self.toolbar,
             prompt_continuation=lambda width, line, wrap: CONTINUATION.rjust(width),
-            input=input, output=output, enable_history_search=False)
+            input=input,
+            output=output,
+            enable_history_search=False,
+        )
 
     def _bindings(self) -> KeyBindings:
         kb = KeyBindings()
@@ -128,8 +144,11 @@ class Repl:
     async def execute(self, text: str) -> int | None:
         """Run one input; Ctrl-C cancels it and returns to the prompt. An ``exit N`` -> N."""
         loop = asyncio.get_running_loop()
-        self.running = asyncio.ensure_future(self.state.history.track(
-            text, self.interp.run(text, "<repl>", on_output=self.host.show)))
+        self.running = asyncio.ensure_future(
+            self.state.history.track(
+                text, self.interp.run(text, "<repl>", on_output=self.host.show)
+            )
+        )
         cancelled_by_user = False
 
         def on_sigint() -> None:

@@ -23,7 +23,9 @@ if TYPE_CHECKING:
 
 def default_database_path() -> Path:
     """The embedded default database: ``$XDG_DATA_HOME/fayshell/fayshell.duckdb``."""
-    base = os.environ.get("XDG_DATA_HOME") or os.path.join(os.path.expanduser("~"), ".local", "share")
+    base = os.environ.get("XDG_DATA_HOME") or os.path.join(
+        os.path.expanduser("~"), ".local", "share"
+    )
     return Path(base) / "fayshell" / "fayshell.duckdb"
 
 
@@ -136,9 +138,14 @@ class ShellState:
     _cluster: Cluster | None = None
 
     def __post_init__(self) -> None:
-        for name, value in (("true", True), ("false", False), ("null", None),
-                            ("ErrorActionPreference", "Stop"), ("PWD", PathInfo(self.location, ProviderPath=self.location)),
-                            ("HOME", os.path.expanduser("~"))):
+        for name, value in (
+            ("true", True),
+            ("false", False),
+            ("null", None),
+            ("ErrorActionPreference", "Stop"),
+            ("PWD", PathInfo(self.location, ProviderPath=self.location)),
+            ("HOME", os.path.expanduser("~")),
+        ):
             self.globals.set_local(name, value)
 
     def resolve_path(self, path: str) -> Path:
@@ -222,7 +229,7 @@ class ShellState:
         if self._database is not None:
             db, self._database = self._database, None
             try:
-                db.close()      # waits for a chunk written in the background
+                db.close()  # waits for a chunk written in the background
             except FayError as exc:
                 self.host.error(exc.message)
 

@@ -4,6 +4,12 @@
 directories before any other fixture reads them.
 """
 
-pytest_plugins = ["tests.fixtures.isolation", "tests.fixtures.shell", "tests.fixtures.cluster",
-                  "tests.fixtures.workloads.plugin", "tests.fixtures.traceshell",
-                  "tests.fixtures.store_data", "tests.fixtures.threads"]
+pytest_plugins = [
+    "tests.fixtures.isolation",
+    "tests.fixtures.shell",
+    "tests.fixtures.cluster",
+    "tests.fixtures.workloads.plugin",
+    "tests.fixtures.traceshell",
+    "tests.fixtures.store_data",
+    "tests.fixtures.threads",
+]

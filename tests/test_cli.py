@@ -13,11 +13,22 @@ import pytest
 SCRIPTS = Path(__file__).parent / "scripts"
 
 
-def fayshell(*args: str, stdin: str | None = None, cwd: Path | None = None,
-             env_extra: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+def fayshell(
+    *args: str,
+    stdin: str | None = None,
+    cwd: Path | None = None,
+    env_extra: dict[str, str] | None = None,
+) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "XDG_DATA_HOME": str(cwd or Path.cwd()), **(env_extra or {})}
-    return subprocess.run([sys.executable, "-m", "fayshell", *args], input=stdin, text=True,
-                          capture_output=True, cwd=cwd, env=env, timeout=60)
+    return subprocess.run(
+        [sys.executable, "-m", "fayshell", *args],
+        input=stdin,
+        text=True,
+        capture_output=True,
+        cwd=cwd,
+        env=env,
+        timeout=60,
+    )
 
 
 @pytest.mark.parametrize("script", sorted(SCRIPTS.glob("*.fay")), ids=lambda p: p.stem)
@@ -27,8 +38,9 @@ def test_script_suite_expected_output(script: Path, tmp_path: Path) -> None:
     assert proc.stdout == expected, proc.stderr
     if script.stem.startswith("stops_at_error"):
         assert proc.returncode == 1
-        assert proc.stderr.strip() == (f"{script}:3:1: unknown command 'Frobnicate-Widget'; "
-                                       "'Get-Command' lists the commands")
+        assert proc.stderr.strip() == (
+            f"{script}:3:1: unknown command 'Frobnicate-Widget'; 'Get-Command' lists the commands"
+        )
     else:
         assert proc.returncode == 0 and proc.stderr == ""
 
@@ -40,7 +52,7 @@ def test_dash_c_runs_one_line(tmp_path: Path) -> None:
 
 def test_script_arguments_are_dollar_args(tmp_path: Path) -> None:
     script = tmp_path / "a.fay"
-    script.write_text("\"$($args.Count): $($args[1])\"")
+    script.write_text('"$($args.Count): $($args[1])"')
     proc = fayshell(str(script), "web01", "web02", cwd=tmp_path)
     assert proc.stdout == "2: web02\n"
 
@@ -64,18 +76,23 @@ def test_parse_error_exit_2_with_location_and_caret(tmp_path: Path) -> None:
 def test_unclosed_string_names_where_it_started(tmp_path: Path) -> None:
     proc = fayshell("-c", "Write-Output 'abc", cwd=tmp_path)
     assert proc.returncode == 2
-    assert proc.stderr.splitlines()[0] == \
-        "<command>:1:14: unclosed string (expected a closing \"'\")"
+    assert (
+        proc.stderr.splitlines()[0] == '<command>:1:14: unclosed string (expected a closing "\'")'
+    )
 
 
-@pytest.mark.parametrize("src, code, out", [
-    ("Get-Variable nope; 'went on'", 1, ""),
-    ("Get-Variable nope -ErrorAction Continue; 'went on'", 0, "went on\n"),
-    ("$ErrorActionPreference = 'Continue'; Get-Variable nope; 'went on'", 0, "went on\n"),
-    ("Get-Variable nope -ErrorAction SilentlyContinue; 'went on'", 0, "went on\n"),
-])
-def test_error_action_decides_whether_a_script_goes_on(tmp_path: Path, src: str, code: int,
-                                                       out: str) -> None:
+@pytest.mark.parametrize(
+    "src, code, out",
+    [
+        ("Get-Variable nope; 'went on'", 1, ""),
+        ("Get-Variable nope -ErrorAction Continue; 'went on'", 0, "went on\n"),
+        ("$ErrorActionPreference = 'Continue'; Get-Variable nope; 'went on'", 0, "went on\n"),
+        ("Get-Variable nope -ErrorAction SilentlyContinue; 'went on'", 0, "went on\n"),
+    ],
+)
+def test_error_action_decides_whether_a_script_goes_on(
+    tmp_path: Path, src: str, code: int, out: str
+) -> None:
     proc = fayshell("-c", src, cwd=tmp_path)
     assert (proc.returncode, proc.stdout) == (code, out)
     if "Silently" in src:
@@ -87,8 +104,10 @@ def test_error_action_decides_whether_a_script_goes_on(tmp_path: Path, src: str,
 def test_missing_script_file(tmp_path: Path) -> None:
     proc = fayshell(str(tmp_path / "nope.fay"), cwd=tmp_path)
     assert proc.returncode == 2
-    assert proc.stderr.strip() == f"fayshell: cannot read script {tmp_path / 'nope.fay'}: " \
-                                  "No such file or directory"
+    assert (
+        proc.stderr.strip() == f"fayshell: cannot read script {tmp_path / 'nope.fay'}: "
+        "No such file or directory"
+    )
 
 
 def test_default_database_lives_under_xdg_data(tmp_path: Path) -> None:
@@ -104,26 +123,42 @@ def test_console_script_is_installed() -> None:
 
 
 def test_no_traceback_for_hostile_input(tmp_path: Path) -> None:
-    for src in ["$x = @{ ; rm -rf / }", "Get-Help '; rm -rf /'", "sql '; DROP TABLE x; --",
-                "Select-Object -First 1e400", "$(", "[nosuchtype]5", "'a' -match '('"]:
+    for src in [
+        "$x = @{ ; rm -rf / }",
+        "Get-Help '; rm -rf /'",
+        "sql '; DROP TABLE x; --",
+        "Select-Object -First 1e400",
+        "$(",
+        "[nosuchtype]5",
+        "'a' -match '('",
+    ]:
         proc = fayshell("-c", src, cwd=tmp_path)
         assert proc.returncode in (1, 2), src
         assert "Traceback" not in proc.stderr, src
         assert len(proc.stderr.strip().splitlines()) <= 3, (src, proc.stderr)
 
 
-LONG_QUERY = ("sql SELECT count(*) FROM range(100000000) a, range(100000) b "
-              "WHERE (a.range * b.range) % 7 = 3")
+LONG_QUERY = (
+    "sql SELECT count(*) FROM range(100000000) a, range(100000) b WHERE (a.range * b.range) % 7 = 3"
+)
 
 
 def test_ctrl_c_interrupts_a_long_query_and_leaves_the_database_intact(tmp_path: Path) -> None:
     db = str(tmp_path / "i.duckdb")
-    assert fayshell("--db", db, "-c", "sql CREATE TABLE kept AS SELECT 42 AS v",
-                    cwd=tmp_path).returncode == 0
+    assert (
+        fayshell(
+            "--db", db, "-c", "sql CREATE TABLE kept AS SELECT 42 AS v", cwd=tmp_path
+        ).returncode
+        == 0
+    )
     env = {**os.environ, "XDG_DATA_HOME": str(tmp_path)}
-    proc = subprocess.Popen([sys.executable, "-m", "fayshell", "--db", db, "-c",
-                             f"Write-Output started; {LONG_QUERY}"], env=env, text=True,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "fayshell", "--db", db, "-c", f"Write-Output started; {LONG_QUERY}"],
+        env=env,
+        text=True,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
     assert proc.stdout is not None
     assert proc.stdout.readline() == "started\n"  # the next statement is the query
     proc.send_signal(signal.SIGINT)
@@ -134,40 +169,66 @@ def test_ctrl_c_interrupts_a_long_query_and_leaves_the_database_intact(tmp_path:
     assert (after.returncode, after.stdout.split()[-1]) == (0, "42")
 
 
-@pytest.mark.parametrize(("args", "message"), [
-    (["--db", "{tmp}/no/such/x.duckdb", "-c", "1"],
-     "fayshell: --db {tmp}/no/such/x.duckdb: directory {tmp}/no/such does not exist"),
-    (["--db", "{tmp}", "-c", "1"], "fayshell: --db {tmp}: is a directory, not a database file"),
-    (["--inventory", "{tmp}/inv.toml", "-c", "1"], "fayshell: --inventory {tmp}/inv.toml: no such file"),
-    (["--ssh-config", "{tmp}/cfg", "-c", "1"], "fayshell: --ssh-config {tmp}/cfg: no such file"),
-    (["top", "syscalls", "--db", "{tmp}/none.duckdb"],
-     "fayshell top: --db {tmp}/none.duckdb: no such database file"),
-])
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (
+            ["--db", "{tmp}/no/such/x.duckdb", "-c", "1"],
+            "fayshell: --db {tmp}/no/such/x.duckdb: directory {tmp}/no/such does not exist",
+        ),
+        (["--db", "{tmp}", "-c", "1"], "fayshell: --db {tmp}: is a directory, not a database file"),
+        (
+            ["--inventory", "{tmp}/inv.toml", "-c", "1"],
+            "fayshell: --inventory {tmp}/inv.toml: no such file",
+        ),
+        (
+            ["--ssh-config", "{tmp}/cfg", "-c", "1"],
+            "fayshell: --ssh-config {tmp}/cfg: no such file",
+        ),
+        (
+            ["top", "syscalls", "--db", "{tmp}/none.duckdb"],
+            "fayshell top: --db {tmp}/none.duckdb: no such database file",
+        ),
+    ],
+)
 def test_option_errors_are_one_line_exit_2(tmp_path: Path, args: list[str], message: str) -> None:
     proc = fayshell(*(a.format(tmp=tmp_path) for a in args), cwd=tmp_path)
     assert (proc.returncode, proc.stderr) == (2, message.format(tmp=tmp_path) + "\n")
     assert not (tmp_path / "no").exists()
 
 
-@pytest.mark.parametrize(("args", "message"), [
-    (["--severity", "Bogus"], "fayshell top: unknown severity 'Bogus' (one of Emergency, Alert, "
-                              "Critical, Error, Warning, Notice, Info, Debug)"),
-    (["--node", "web[01-"], "fayshell top: bad node set 'web[01-': missing bracket: \"web[01-\""),
-    (["--interval", "0"], "fayshell top: --interval 0.0: must be more than 0"),
-    (["--interval", "0.01"], "fayshell top: the interval must be at least 100ms"),
-])
-def test_top_option_errors_are_one_line_exit_2(tmp_path: Path, args: list[str],
-                                               message: str) -> None:
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (
+            ["--severity", "Bogus"],
+            "fayshell top: unknown severity 'Bogus' (one of Emergency, Alert, "
+            "Critical, Error, Warning, Notice, Info, Debug)",
+        ),
+        (
+            ["--node", "web[01-"],
+            "fayshell top: bad node set 'web[01-': missing bracket: \"web[01-\"",
+        ),
+        (["--interval", "0"], "fayshell top: --interval 0.0: must be more than 0"),
+        (["--interval", "0.01"], "fayshell top: the interval must be at least 100ms"),
+    ],
+)
+def test_top_option_errors_are_one_line_exit_2(
+    tmp_path: Path, args: list[str], message: str
+) -> None:
     db = str(tmp_path / "t.duckdb")
-    assert fayshell("--db", db, "-c", "sql CREATE TABLE t AS SELECT 1 AS x",
-                    cwd=tmp_path).returncode == 0
+    assert (
+        fayshell("--db", db, "-c", "sql CREATE TABLE t AS SELECT 1 AS x", cwd=tmp_path).returncode
+        == 0
+    )
     proc = fayshell("top", "syscalls", "--db", db, *args, cwd=tmp_path)
     assert (proc.returncode, proc.stderr) == (2, message + "\n")
 
 
 def test_exit_sets_the_process_exit_code(tmp_path: Path) -> None:
-    proc = fayshell("--db", str(tmp_path / "e.duckdb"), "-c", "'before'; exit 7; 'never'",
-                    cwd=tmp_path)
+    proc = fayshell(
+        "--db", str(tmp_path / "e.duckdb"), "-c", "'before'; exit 7; 'never'", cwd=tmp_path
+    )
     assert (proc.returncode, proc.stdout) == (7, "before\n")
     script = tmp_path / "e.fay"
     script.write_text("function bye { 'bye'; exit 4 }\n'a'\nbye\n'b'\n")
@@ -177,8 +238,10 @@ def test_exit_sets_the_process_exit_code(tmp_path: Path) -> None:
 
 def test_script_param_block_binds_command_line_arguments(tmp_path: Path) -> None:
     script = tmp_path / "p.fay"
-    script.write_text("[CmdletBinding()]\nparam([string]$Name = 'nobody', [int]$Times = 1)\n"
-                      "1..$Times | ForEach-Object { \"hi $Name\" }\n")
+    script.write_text(
+        "[CmdletBinding()]\nparam([string]$Name = 'nobody', [int]$Times = 1)\n"
+        '1..$Times | ForEach-Object { "hi $Name" }\n'
+    )
     db = str(tmp_path / "p.duckdb")
     proc = fayshell("--db", db, str(script), "-Name", "ann", "-Times", "2", cwd=tmp_path)
     assert proc.stdout == "hi ann\nhi ann\n", proc.stderr
@@ -186,21 +249,36 @@ def test_script_param_block_binds_command_line_arguments(tmp_path: Path) -> None
     assert proc.stdout == "hi nobody\n", proc.stderr
 
 
-@pytest.mark.parametrize(("command", "expected"), [
-    ("[pscustomobject]@{Name='a'; Count=10}; [pscustomobject]@{Name='bb'; Count=2}",
-     "\nName Count\n---- -----\na       10\nbb       2\n\n"),
-    ("1, 2, 3 | Measure-Object -Average",
-     "\nCount             : 3\nAverage           : 2\nSum               : \n"
-     "Maximum           : \nMinimum           : \nStandardDeviation : \nProperty          : \n\n"),
-    ("'b', 'a', 'b' | Group-Object | Sort-Object Name",
-     "\nCount Name" + " " * 22 + "Group\n----- ----" + " " * 22 + "-----\n"
-     "    1 a" + " " * 25 + "{a}\n    2 b" + " " * 25 + "{b, b}\n\n"),
-    ("1..10 | Group-Object { $_ % 2 } | Select-Object Count, Group",
-     "\nCount Group\n----- -----\n    5 {2, 4, 6, 8…}\n    5 {1, 3, 5, 7…}\n\n"),
-    ("@{one=1}", "\nName" + " " * 27 + "Value\n----" + " " * 27 + "-----\none" + " " * 28 + "1\n\n"),
-    ("1; 'two'; $true; $null; 0.1 + 0.2", "1\ntwo\nTrue\n0.3\n"),
-])
-def test_default_output_as_powershell_formats_it(command: str, expected: str,
-                                                 tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    ("command", "expected"),
+    [
+        (
+            "[pscustomobject]@{Name='a'; Count=10}; [pscustomobject]@{Name='bb'; Count=2}",
+            "\nName Count\n---- -----\na       10\nbb       2\n\n",
+        ),
+        (
+            "1, 2, 3 | Measure-Object -Average",
+            "\nCount             : 3\nAverage           : 2\nSum               : \n"
+            "Maximum           : \nMinimum           : \nStandardDeviation : \nProperty          : \n\n",
+        ),
+        (
+            "'b', 'a', 'b' | Group-Object | Sort-Object Name",
+            "\nCount Name" + " " * 22 + "Group\n----- ----" + " " * 22 + "-----\n"
+            "    1 a" + " " * 25 + "{a}\n    2 b" + " " * 25 + "{b, b}\n\n",
+        ),
+        (
+            "1..10 | Group-Object { $_ % 2 } | Select-Object Count, Group",
+            "\nCount Group\n----- -----\n    5 {2, 4, 6, 8…}\n    5 {1, 3, 5, 7…}\n\n",
+        ),
+        (
+            "@{one=1}",
+            "\nName" + " " * 27 + "Value\n----" + " " * 27 + "-----\none" + " " * 28 + "1\n\n",
+        ),
+        ("1; 'two'; $true; $null; 0.1 + 0.2", "1\ntwo\nTrue\n0.3\n"),
+    ],
+)
+def test_default_output_as_powershell_formats_it(
+    command: str, expected: str, tmp_path: Path
+) -> None:
     proc = fayshell("-c", command, cwd=tmp_path)
     assert (proc.stdout, proc.returncode) == (expected, 0), proc.stderr

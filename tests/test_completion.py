@@ -21,8 +21,10 @@ async def test_parameters_of_the_current_cmdlet(shell) -> None:
 
 
 async def test_parameter_value_choices_and_variables(shell) -> None:
-    assert texts(shell.state, "Get-Help Where-Object -ErrorAction S") == \
-        ["Stop", "SilentlyContinue"]
+    assert texts(shell.state, "Get-Help Where-Object -ErrorAction S") == [
+        "Stop",
+        "SilentlyContinue",
+    ]
     await shell.run("$webNodes = 1")
     assert texts(shell.state, "$webN") == ["$webNodes"]
     assert "Measure-Object" in texts(shell.state, "Get-Help Meas")
@@ -44,37 +46,52 @@ def kinds(state, line: str) -> list[tuple[str, str]]:
 
 
 async def _calls_table(shell) -> None:
-    await shell.run("sql CREATE TABLE calls (node VARCHAR, name VARCHAR, dur_ns BIGINT, "
-                    "dur_ms DOUBLE)")
+    await shell.run(
+        "sql CREATE TABLE calls (node VARCHAR, name VARCHAR, dur_ns BIGINT, dur_ms DOUBLE)"
+    )
     await shell.run("sql INSERT INTO calls VALUES ('n1', 'read', 5, 0.000005)")
 
 
 async def test_columns_of_the_relation_flowing_in(shell) -> None:
     await _calls_table(shell)
-    assert kinds(shell.state, "sql SELECT * FROM calls | Sort-Object dur") == \
-        [("dur_ns", "column"), ("dur_ms", "column")]
-    assert texts(shell.state, "sql SELECT * FROM calls | Sort-Object -Property n") == \
-        ["node", "name"]
-    assert texts(shell.state, "sql SELECT node, dur_ns FROM calls | Select-Object ") == \
-        ["node", "dur_ns"]
-    assert texts(shell.state, "sql SELECT * FROM calls | Select-Object node, name | "
-                              "Sort-Object ") == ["node", "name"]
-    assert texts(shell.state, "sql SELECT * FROM calls | Group-Object node | Sort-Object C") \
-        == ["Count"]
+    assert kinds(shell.state, "sql SELECT * FROM calls | Sort-Object dur") == [
+        ("dur_ns", "column"),
+        ("dur_ms", "column"),
+    ]
+    assert texts(shell.state, "sql SELECT * FROM calls | Sort-Object -Property n") == [
+        "node",
+        "name",
+    ]
+    assert texts(shell.state, "sql SELECT node, dur_ns FROM calls | Select-Object ") == [
+        "node",
+        "dur_ns",
+    ]
+    assert texts(
+        shell.state, "sql SELECT * FROM calls | Select-Object node, name | Sort-Object "
+    ) == ["node", "name"]
+    assert texts(shell.state, "sql SELECT * FROM calls | Group-Object node | Sort-Object C") == [
+        "Count"
+    ]
     await shell.run("$rel = sql SELECT * FROM calls")
     assert texts(shell.state, "$rel | Measure-Object -Property dur") == ["dur_ns", "dur_ms"]
 
 
 async def test_dollar_underscore_members_inside_a_block(shell) -> None:
     await _calls_table(shell)
-    assert kinds(shell.state, "sql SELECT * FROM calls | Where-Object { $_.du") == \
-        [("dur_ns", "column"), ("dur_ms", "column")]
-    assert texts(shell.state, "sql SELECT * FROM calls | Where-Object { $_.") == \
-        ["node", "name", "dur_ns", "dur_ms"]
-    assert texts(shell.state, "sql SELECT * FROM calls | ForEach-Object { $PSItem.na") == \
-        ["name"]
-    assert texts(shell.state, "sql SELECT * FROM calls | Where-Object { $_.dur_ns -gt 1 -and "
-                              "$_.no") == ["node"]
+    assert kinds(shell.state, "sql SELECT * FROM calls | Where-Object { $_.du") == [
+        ("dur_ns", "column"),
+        ("dur_ms", "column"),
+    ]
+    assert texts(shell.state, "sql SELECT * FROM calls | Where-Object { $_.") == [
+        "node",
+        "name",
+        "dur_ns",
+        "dur_ms",
+    ]
+    assert texts(shell.state, "sql SELECT * FROM calls | ForEach-Object { $PSItem.na") == ["name"]
+    assert texts(
+        shell.state, "sql SELECT * FROM calls | Where-Object { $_.dur_ns -gt 1 -and $_.no"
+    ) == ["node"]
 
 
 async def test_columns_never_run_a_writing_statement(shell) -> None:
@@ -93,8 +110,11 @@ async def test_member_names_of_variables(shell) -> None:
 async def test_parameter_aliases_and_values_after_colon(shell) -> None:
     assert kinds(shell.state, "Get-Content -He") == [("-Head", "parameter alias")]
     assert texts(shell.state, "Get-Date -DisplayHint:D") == ["Date", "DateTime"]
-    assert kinds(shell.state, "Get-Date -DisplayHint ") == \
-        [("Date", "value"), ("Time", "value"), ("DateTime", "value")]
+    assert kinds(shell.state, "Get-Date -DisplayHint ") == [
+        ("Date", "value"),
+        ("Time", "value"),
+        ("DateTime", "value"),
+    ]
 
 
 async def test_commands_after_assignment_block_and_hashtable_equals(shell) -> None:
@@ -102,7 +122,7 @@ async def test_commands_after_assignment_block_and_hashtable_equals(shell) -> No
     assert texts(shell.state, "@{ when = Get-Da") == ["Get-Date"]
     assert texts(shell.state, "1..3 | ForEach-Object { $_ } | Sort-O") == ["Sort-Object"]
     assert texts(shell.state, "if ($true) { Get-Loc") == ["Get-Location"]
-    assert texts(shell.state, "Get-Date -Year 2024 -") [:2] == ["-Date", "-UnixTimeSeconds"]
+    assert texts(shell.state, "Get-Date -Year 2024 -")[:2] == ["-Date", "-UnixTimeSeconds"]
 
 
 async def test_files_relative_to_the_shell_location(shell, tmp_path) -> None:
@@ -119,8 +139,7 @@ async def test_calculated_property_keys_and_their_blocks(shell) -> None:
     line = "sql SELECT * FROM calls | Select-Object @{ "
     assert kinds(shell.state, line + "Na") == [("Name", "key")]
     assert texts(shell.state, line + "Name = 'ms'; Ex") == ["Expression"]
-    assert texts(shell.state, line + "Name = 'ms'; Expression = { $_.dur_") == \
-        ["dur_ns", "dur_ms"]
+    assert texts(shell.state, line + "Name = 'ms'; Expression = { $_.dur_") == ["dur_ns", "dur_ms"]
 
 
 async def test_simplified_where_and_foreach_take_columns(shell) -> None:

@@ -79,10 +79,22 @@ async def test_records_of_later_statements_join_the_open_table() -> None:
     src = "[pscustomobject]@{a=1; b='x'}\n[pscustomobject]@{a=333; b='y'}\n"
     assert await plain(src) == "\n  a b\n  - -\n  1 x\n333 y\n\n"
     # a scalar closes the table: the next records start a new one
-    assert await plain(src.replace("\n[", "\n'mid'\n[")) == \
-        "\na b\n- -\n1 x\n\nmid\n\n  a b\n  - -\n333 y\n\n"
-    assert await plain("@{x=1}; @{y=2}") == "\nName" + " " * 27 + "Value\n----" + " " * 27 + \
-        "-----\nx" + " " * 30 + "1\ny" + " " * 30 + "2\n\n"
+    assert (
+        await plain(src.replace("\n[", "\n'mid'\n["))
+        == "\na b\n- -\n1 x\n\nmid\n\n  a b\n  - -\n333 y\n\n"
+    )
+    assert (
+        await plain("@{x=1}; @{y=2}")
+        == "\nName"
+        + " " * 27
+        + "Value\n----"
+        + " " * 27
+        + "-----\nx"
+        + " " * 30
+        + "1\ny"
+        + " " * 30
+        + "2\n\n"
+    )
 
 
 async def test_terminal_output_frames_tables_and_prints_lists_as_plain_text() -> None:

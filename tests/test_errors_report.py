@@ -32,8 +32,11 @@ async def stream_bug(ctx: Any) -> AsyncIterator[int]:
     yield table["stream-missing"]
 
 
-@cmdlet("Test-MissingFile", synopsis="Streams, then opens a file the user named.",
-        params=[Param("Path", str, position=0)])
+@cmdlet(
+    "Test-MissingFile",
+    synopsis="Streams, then opens a file the user named.",
+    params=[Param("Path", str, position=0)],
+)
 async def missing_file(ctx: Any, *, path: str) -> AsyncIterator[str]:
     yield "first"
     yield Path(path).read_text()
@@ -55,13 +58,17 @@ async def run(state: ShellState, host: ConsoleHost, source: str, log: CrashLog) 
 async def test_bug_in_plain_and_streaming_cmdlet_read_the_same(tmp_path: Path) -> None:
     state, host, err = new_state(tmp_path)
     log = CrashLog(tmp_path / "state" / "fayshell" / "internal-errors.log")
-    codes = [await run(state, host, "Test-PlainBug", log),
-             await run(state, host, "Test-StreamBug | ForEach-Object { $_ }", log)]
+    codes = [
+        await run(state, host, "Test-PlainBug", log),
+        await run(state, host, "Test-StreamBug | ForEach-Object { $_ }", log),
+    ]
     await state.aclose()
     lines = err.getvalue().splitlines()
     assert codes == [ExitCode.FAILED, ExitCode.FAILED]
-    assert lines[0] == (f"<t>:1:1: internal error: Test-PlainBug: KeyError: 'plain-missing' "
-                        f"(traceback in {log.path}; please attach it to a bug report)")
+    assert lines[0] == (
+        f"<t>:1:1: internal error: Test-PlainBug: KeyError: 'plain-missing' "
+        f"(traceback in {log.path}; please attach it to a bug report)"
+    )
     assert lines[1] == "<t>:1:1: internal error: Test-StreamBug: KeyError: 'stream-missing'"
     assert len(lines) == 2
     text = log.path.read_text()
@@ -99,7 +106,16 @@ def test_unwritable_log_is_said_on_the_same_line(tmp_path: Path) -> None:
 
 def test_log_lives_under_xdg_state_home(tmp_path: Path) -> None:
     env = {**os.environ, "XDG_STATE_HOME": str(tmp_path)}
-    out = subprocess.run([sys.executable, "-c", "from fayshell.errors_report import CrashLog; "
-                          "print(CrashLog().path)"], env=env, capture_output=True, text=True,
-                         check=True, timeout=60)
+    out = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "from fayshell.errors_report import CrashLog; print(CrashLog().path)",
+        ],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=60,
+    )
     assert out.stdout.strip() == str(tmp_path / "fayshell" / "internal-errors.log")

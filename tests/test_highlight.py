@@ -13,8 +13,11 @@ def test_registered_as_pygments_entry_point() -> None:
 
 
 def test_tokens() -> None:
-    toks = list(FayLexer().get_tokens(
-        "Get-Node -Sev Warning | ? { $_.dur -gt 50ms } # note\nsql SELECT a FROM t"))
+    toks = list(
+        FayLexer().get_tokens(
+            "Get-Node -Sev Warning | ? { $_.dur -gt 50ms } # note\nsql SELECT a FROM t"
+        )
+    )
     kinds = {(str(v), t) for t, v in toks}
     assert ("Get-Node", Name.Builtin) in kinds
     assert ("-Sev", Name.Attribute) in kinds
@@ -26,9 +29,12 @@ def test_tokens() -> None:
 
 
 def test_new_keywords_and_operators() -> None:
-    toks = list(FayLexer().get_tokens(
-        "try { $a ?? 1 } catch { switch ($x) { default { 'x' -creplace 'a' } } }\n"
-        "for ($i = 0; $i -lt 2; $i++) { }\n$h = @'\nraw\n'@\n"))
+    toks = list(
+        FayLexer().get_tokens(
+            "try { $a ?? 1 } catch { switch ($x) { default { 'x' -creplace 'a' } } }\n"
+            "for ($i = 0; $i -lt 2; $i++) { }\n$h = @'\nraw\n'@\n"
+        )
+    )
     kinds = {(str(v), t) for t, v in toks}
     for word in ("try", "catch", "switch", "default", "for"):
         assert (word, Keyword) in kinds

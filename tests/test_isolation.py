@@ -12,7 +12,8 @@ from tests.fixtures.isolation import LAYOUT
 
 
 def test_home_and_xdg_point_at_this_tests_empty_directories(
-        isolated_home: Path, isolated_session_home: Path) -> None:
+    isolated_home: Path, isolated_session_home: Path
+) -> None:
     assert Path.home() == isolated_home != isolated_session_home
     for var, rel in LAYOUT.items():
         path = Path(os.environ[var])
@@ -23,7 +24,8 @@ def test_home_and_xdg_point_at_this_tests_empty_directories(
 def test_fayshell_defaults_come_from_the_isolated_home(isolated_home: Path) -> None:
     (isolated_home / ".ssh").mkdir()
     (isolated_home / ".ssh" / "config").write_text(
-        "Host lab1\n    HostName 10.9.9.9\n    Port 2222\n")
+        "Host lab1\n    HostName 10.9.9.9\n    Port 2222\n"
+    )
     inv = Path(os.environ["XDG_CONFIG_HOME"]) / "fayshell" / "inventory.toml"
     inv.parent.mkdir()
     inv.write_text('[groups]\nlab = ["lab1"]\n')

@@ -7,15 +7,25 @@ import json
 import subprocess
 import sys
 
-CORE = ["fayshell.lang.interp", "fayshell.lang.parser", "fayshell.commands",
-        "fayshell.remote", "fayshell.ctf", "fayshell.store", "fayshell.store.database",
-        "fayshell.render", "fayshell.console", "fayshell.cli"]
+CORE = [
+    "fayshell.lang.interp",
+    "fayshell.lang.parser",
+    "fayshell.commands",
+    "fayshell.remote",
+    "fayshell.ctf",
+    "fayshell.store",
+    "fayshell.store.database",
+    "fayshell.render",
+    "fayshell.console",
+    "fayshell.cli",
+]
 
 
 def imported_after(code: str) -> set[str]:
     probe = code + "\nimport sys, json\nprint(json.dumps(sorted(sys.modules)))"
-    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
-                         check=True, timeout=60)
+    out = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, check=True, timeout=60
+    )
     return set(json.loads(out.stdout.strip().splitlines()[-1]))
 
 
@@ -27,9 +37,11 @@ def test_core_imports_no_ui_toolkit() -> None:
 
 
 def test_plain_run_keeps_heavy_libraries_unloaded() -> None:
-    code = ("import io, contextlib\nfrom fayshell.cli import main\n"
-            "with contextlib.redirect_stdout(io.StringIO()):\n"
-            "    main(['-c', 'Write-Output 1'])")
+    code = (
+        "import io, contextlib\nfrom fayshell.cli import main\n"
+        "with contextlib.redirect_stdout(io.StringIO()):\n"
+        "    main(['-c', 'Write-Output 1'])"
+    )
     mods = imported_after(code)
     heavy = {"duckdb", "textual", "prompt_toolkit", "asyncssh", "rich", "pyarrow", "numpy"}
     assert not {m.split(".")[0] for m in mods} & heavy
@@ -38,13 +50,23 @@ def test_plain_run_keeps_heavy_libraries_unloaded() -> None:
 def test_node_agent_imports_only_the_headless_core() -> None:
     """The agent runs on production nodes from a bundle of the core and duckdb/pyarrow/numpy:
     starting it, opening its store and loading chunks must not need anything else."""
-    code = ("import tempfile, pathlib\n"
-            "from fayshell.agent.server import Agent, AgentSettings\n"
-            "from fayshell.agent.nodestore import NodeStore\n"
-            "import fayshell.store.loader, fayshell.lttng.chunks\n"
-            "d = pathlib.Path(tempfile.mkdtemp())\n"
-            "NodeStore.open(d / 's.duckdb').close()")
+    code = (
+        "import tempfile, pathlib\n"
+        "from fayshell.agent.server import Agent, AgentSettings\n"
+        "from fayshell.agent.nodestore import NodeStore\n"
+        "import fayshell.store.loader, fayshell.lttng.chunks\n"
+        "d = pathlib.Path(tempfile.mkdtemp())\n"
+        "NodeStore.open(d / 's.duckdb').close()"
+    )
     mods = {m.split(".")[0] for m in imported_after(code)}
-    assert not mods & {"textual", "prompt_toolkit", "asyncssh", "rich", "pygments",
-                       "ClusterShell", "cryptography", "hypothesis"}
+    assert not mods & {
+        "textual",
+        "prompt_toolkit",
+        "asyncssh",
+        "rich",
+        "pygments",
+        "ClusterShell",
+        "cryptography",
+        "hypothesis",
+    }
     assert "duckdb" in mods

@@ -21,9 +21,21 @@ from fayshell.render import (
 NS = 1457113583123456789  # 2016-03-04 17:46:23.123456789 UTC
 
 
-@pytest.mark.parametrize(("name", "expected"), [
-    ("ts", True), ("ts_entry", True), ("TS_START", True), ("first_ts", True), ("last_ts", True),
-    ("ts_ns", False), ("dur_ns", False), ("dur_ms", False), ("tsc", False), ("ports", False)])
+@pytest.mark.parametrize(
+    ("name", "expected"),
+    [
+        ("ts", True),
+        ("ts_entry", True),
+        ("TS_START", True),
+        ("first_ts", True),
+        ("last_ts", True),
+        ("ts_ns", False),
+        ("dur_ns", False),
+        ("dur_ms", False),
+        ("tsc", False),
+        ("ports", False),
+    ],
+)
 def test_time_columns_by_name(name: str, expected: bool) -> None:
     assert is_time_column(name) is expected
 
@@ -70,22 +82,35 @@ def test_fit_widths_cuts_text_columns_first() -> None:
 
 # ---- PowerShell's default output (Out-Default): shapes and framing -------------------------
 
+
 def ps(**props: object) -> PSCustomObject:
     return PSCustomObject(props)
 
 
 def test_table_is_framed_by_blank_lines_with_dashes_as_long_as_each_header() -> None:
-    lines = render_lines([ps(Name="alpha", Count=12345, Note=None), ps(Name="b", Count=7,
-                                                                        Note="x")])
-    assert lines == ["", "Name  Count Note", "----  ----- ----", "alpha 12345",
-                     "b         7 x", ""]
+    lines = render_lines(
+        [ps(Name="alpha", Count=12345, Note=None), ps(Name="b", Count=7, Note="x")]
+    )
+    assert lines == ["", "Name  Count Note", "----  ----- ----", "alpha 12345", "b         7 x", ""]
 
 
 def test_five_or_more_properties_show_as_a_list_with_blank_lines_between_records() -> None:
     wide = ps(a=1, bb=2, c=3, d=4, e=None)
     assert render_lines([wide, wide]) == [
-        "", "a  : 1", "bb : 2", "c  : 3", "d  : 4", "e  : ",
-        "", "a  : 1", "bb : 2", "c  : 3", "d  : 4", "e  : ", ""]
+        "",
+        "a  : 1",
+        "bb : 2",
+        "c  : 3",
+        "d  : 4",
+        "e  : ",
+        "",
+        "a  : 1",
+        "bb : 2",
+        "c  : 3",
+        "d  : 4",
+        "e  : ",
+        "",
+    ]
 
 
 def test_later_custom_objects_join_the_first_ones_table_with_its_columns() -> None:
@@ -95,8 +120,14 @@ def test_later_custom_objects_join_the_first_ones_table_with_its_columns() -> No
 
 def test_hashtable_view_has_a_thirty_wide_name_column_and_left_aligned_values() -> None:
     lines = render_lines([Hashtable({"a": 1, "k" * 40: [1, 2]})])
-    assert lines == ["", "Name" + " " * 27 + "Value", "----" + " " * 27 + "-----",
-                     "a" + " " * 30 + "1", "k" * 29 + "… {1, 2}", ""]
+    assert lines == [
+        "",
+        "Name" + " " * 27 + "Value",
+        "----" + " " * 27 + "-----",
+        "a" + " " * 30 + "1",
+        "k" * 29 + "… {1, 2}",
+        "",
+    ]
 
 
 def test_scalars_print_one_per_line_between_framed_blocks() -> None:
@@ -107,23 +138,44 @@ def test_scalars_print_one_per_line_between_framed_blocks() -> None:
 def test_cells_show_shell_dates_short_enum_names_as_text_and_doubles_in_full() -> None:
     when = DateTime(2024, 1, 15, 13, 5, 0)
     lines = render_lines([ps(When=when, Day=when.DayOfWeek, Ratio=2 / 3)])
-    assert lines[1:4] == ["When                 Day                Ratio",
-                          "----                 ---                -----",
-                          "1/15/2024 1:05:00 PM Monday 0.666666666666667"]
+    assert lines[1:4] == [
+        "When                 Day                Ratio",
+        "----                 ---                -----",
+        "1/15/2024 1:05:00 PM Monday 0.666666666666667",
+    ]
     # a date on its own: PowerShell's DateTime view, a block with a blank line around it
-    assert render_lines([when, when]) == ["", "Monday, January 15, 2024 1:05:00 PM",
-                                          "Monday, January 15, 2024 1:05:00 PM", ""]
+    assert render_lines([when, when]) == [
+        "",
+        "Monday, January 15, 2024 1:05:00 PM",
+        "Monday, January 15, 2024 1:05:00 PM",
+        "",
+    ]
 
 
 async def test_measure_object_shows_as_a_list_and_get_member_under_its_type_name(shell) -> None:
     text = await shell.text("1, 2, 3 | Measure-Object -Sum")
-    assert text.splitlines() == ["", "Count             : 3", "Average           : ",
-                                 "Sum               : 6", "Maximum           : ",
-                                 "Minimum           : ", "StandardDeviation : ",
-                                 "Property          : "]
+    assert text.splitlines() == [
+        "",
+        "Count             : 3",
+        "Average           : ",
+        "Sum               : 6",
+        "Maximum           : ",
+        "Minimum           : ",
+        "StandardDeviation : ",
+        "Property          : ",
+    ]
     text = await shell.text("'x', 1 | Get-Member -MemberType Method -Name ToString")
     assert text.splitlines() == [
-        "", "   TypeName: System.String", "", "Name     MemberType Definition",
-        "----     ---------- ----------", "ToString Method     string ToString()",
-        "", "   TypeName: System.Int32", "", "Name     MemberType Definition",
-        "----     ---------- ----------", "ToString Method     string ToString()"]
+        "",
+        "   TypeName: System.String",
+        "",
+        "Name     MemberType Definition",
+        "----     ---------- ----------",
+        "ToString Method     string ToString()",
+        "",
+        "   TypeName: System.Int32",
+        "",
+        "Name     MemberType Definition",
+        "----     ---------- ----------",
+        "ToString Method     string ToString()",
+    ]

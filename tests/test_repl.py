@@ -64,9 +64,16 @@ async def test_trailing_pipe_continues(tmp_path) -> None:
 
 
 async def test_tab_completes_cmdlet_and_parameter(tmp_path) -> None:
-    code, out, err = await run_keys(tmp_path, "Measure-Comm", "\t", " { 1 } | Select-Object "
-                                    "-ExpandP", "\t", " TotalSeconds | ForEach-Object "
-                                    "{ $_ -ge 0 }\r", "\x04", delay=0.3)
+    code, out, err = await run_keys(
+        tmp_path,
+        "Measure-Comm",
+        "\t",
+        " { 1 } | Select-Object -ExpandP",
+        "\t",
+        " TotalSeconds | ForEach-Object { $_ -ge 0 }\r",
+        "\x04",
+        delay=0.3,
+    )
     assert err == ""
     assert out.strip() == "True"
 
@@ -104,8 +111,10 @@ async def test_ctrl_c_cancels_running_command_and_returns_to_prompt(tmp_path) ->
     assert "after" in out.getvalue()
 
 
-@pytest.mark.parametrize("text, expected", [("{", True), ("'abc", True), ("1 |", True),
-                                            ("1 +* 2", False), ("Get-Node", False)])
+@pytest.mark.parametrize(
+    "text, expected",
+    [("{", True), ("'abc", True), ("1 |", True), ("1 +* 2", False), ("Get-Node", False)],
+)
 def test_needs_more(tmp_path, text: str, expected: bool) -> None:
     with create_pipe_input() as pipe:
         repl, _, _ = make_repl(pipe, tmp_path)
@@ -113,17 +122,26 @@ def test_needs_more(tmp_path, text: str, expected: bool) -> None:
 
 
 async def test_tab_completes_columns_of_the_relation_flowing_in(tmp_path) -> None:
-    code, out, err = await run_keys(tmp_path, "sql SELECT 42 AS dur_ns, 1 AS node | "
-                                    "Select-Object -ExpandProperty dur_", "\t", "\r", "\x04",
-                                    delay=0.3)
+    code, out, err = await run_keys(
+        tmp_path,
+        "sql SELECT 42 AS dur_ns, 1 AS node | Select-Object -ExpandProperty dur_",
+        "\t",
+        "\r",
+        "\x04",
+        delay=0.3,
+    )
     assert err == ""
     assert out.strip() == "42"
 
 
 async def test_repl_lines_are_recorded_in_the_history(tmp_path) -> None:
-    code, out, err = await run_keys(tmp_path, "6 * 7\r", "Get-Nope\r",
-                                    "Get-History | ForEach-Object { \"$($_.Id) "
-                                    "$($_.ExecutionStatus) $($_.CommandLine)\" }\r", "\x04")
+    code, out, err = await run_keys(
+        tmp_path,
+        "6 * 7\r",
+        "Get-Nope\r",
+        'Get-History | ForEach-Object { "$($_.Id) $($_.ExecutionStatus) $($_.CommandLine)" }\r',
+        "\x04",
+    )
     assert out.strip().splitlines()[-2:] == ["1 Completed 6 * 7", "2 Failed Get-Nope"]
 
 
@@ -142,12 +160,15 @@ async def test_ctrl_c_interrupts_a_running_duckdb_query(tmp_path) -> None:
         repl, out, err = make_repl(pipe, tmp_path)
         # a UDF the query calls: tells this test the query is running inside DuckDB
         repl.state.database.con.create_function(
-            "started", lambda x: started.set() or x, ["BIGINT"], "BIGINT")
+            "started", lambda x: started.set() or x, ["BIGINT"], "BIGINT"
+        )
         killer = threading.Thread(target=kill_when_started, daemon=True)
         killer.start()
         task = asyncio.ensure_future(repl.run())
-        pipe.send_text("sql SELECT count(*) FROM range(100000000) a, range(100000) b "
-                       "WHERE started(a.range * b.range) % 7 = 3\r")
+        pipe.send_text(
+            "sql SELECT count(*) FROM range(100000000) a, range(100000) b "
+            "WHERE started(a.range * b.range) % 7 = 3\r"
+        )
         for _ in range(1200):  # the cross join runs for hours unless interrupted
             await asyncio.sleep(0.05)
             if "interrupted" in err.getvalue():
@@ -244,9 +265,11 @@ async def test_a_bug_is_an_internal_error_told_once_and_the_session_goes_on(tmp_
         for func in (plain_bug, stream_bug):
             repl.state.registry.add(func.__cmdlet__)
         task = asyncio.ensure_future(repl.run())
-        steps = [("Test-PlainBug", lambda: err.getvalue().count("internal error") == 1),
-                 ("Test-StreamBug | % { $_ }", lambda: err.getvalue().count("internal error") == 2),
-                 ("'still here'", lambda: "still here" in out.getvalue())]
+        steps = [
+            ("Test-PlainBug", lambda: err.getvalue().count("internal error") == 1),
+            ("Test-StreamBug | % { $_ }", lambda: err.getvalue().count("internal error") == 2),
+            ("'still here'", lambda: "still here" in out.getvalue()),
+        ]
         for line, done in steps:
             pipe.send_text(line + "\r")
             for _ in range(200):  # until the REPL has answered this line
@@ -270,6 +293,6 @@ async def test_exit_leaves_the_repl_with_its_code(tmp_path) -> None:
 
 
 async def test_here_string_continues_until_its_closing_line(tmp_path) -> None:
-    code, out, _ = await run_keys(tmp_path, "$h = @\"\r", "a $(1+1)\r", "\"@\r", "$h\r", "\x04")
+    code, out, _ = await run_keys(tmp_path, '$h = @"\r', "a $(1+1)\r", '"@\r', "$h\r", "\x04")
     assert code == 0
     assert out.strip() == "a 2"

@@ -20,13 +20,13 @@ if TYPE_CHECKING:
 #: (parameters: session, since).
 ROLLUP_SQL = {
     "syscalls": "SELECT name, procname, count(*) AS calls, sum(dur_ns) AS total_ns, "
-                "max(dur_ns) AS max_ns FROM syscalls WHERE session = ? AND ts_entry >= ? "
-                "GROUP BY ALL",
+    "max(dur_ns) AS max_ns FROM syscalls WHERE session = ? AND ts_entry >= ? "
+    "GROUP BY ALL",
     "spans": "SELECT service, name, count(*) AS spans, sum(dur_ns) AS total_ns, "
-             "max(dur_ns) AS max_ns, count(*) FILTER (WHERE error) AS errors FROM spans "
-             "WHERE session = ? AND ts_start >= ? GROUP BY ALL",
+    "max(dur_ns) AS max_ns, count(*) FILTER (WHERE error) AS errors FROM spans "
+    "WHERE session = ? AND ts_start >= ? GROUP BY ALL",
     "logs": "SELECT logger, severity, count(*) AS records FROM logs "
-            "WHERE session = ? AND ts >= ? GROUP BY ALL",
+    "WHERE session = ? AND ts >= ? GROUP BY ALL",
 }
 
 
@@ -35,7 +35,7 @@ class NodeStore:
     """The node's DuckDB file, opened once per agent."""
 
     db: Database
-    raw: Any = None          # the connection itself, for interrupt() from the stdin thread
+    raw: Any = None  # the connection itself, for interrupt() from the stdin thread
     #: (root, session, node) -> (listing signature, chunks): an unchanged session directory
     #: is not looked at again (a query asks for an import first, every time).
     seen: dict[tuple[str, str, str], tuple[int, int]] = field(default_factory=dict)
@@ -92,7 +92,7 @@ class NodeStore:
             return self.db.con.execute(sql, [session, since]).to_arrow_table()
 
     def interrupt(self) -> None:
-        self.raw.interrupt()     # any thread, even while the loader's writer holds db.con
+        self.raw.interrupt()  # any thread, even while the loader's writer holds db.con
 
     def close(self) -> None:
         self.db.close()

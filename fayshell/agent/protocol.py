@@ -175,8 +175,9 @@ class Bye(Frame):
 
 
 FRAME_TYPES: dict[int, type[Frame]] = {
-    cls.code: cls for cls in (Hello, Welcome, Import, Imported, Query, Rollup, Result, Error,
-                              Cancel, Bye)}
+    cls.code: cls
+    for cls in (Hello, Welcome, Import, Imported, Query, Rollup, Result, Error, Cancel, Bye)
+}
 
 ROLLUP_KINDS = ("syscalls", "spans", "logs")
 
@@ -195,12 +196,14 @@ def encode(frame: Frame, limits: Limits = DEFAULT_LIMITS) -> bytes:
     body = json.dumps(frame.fields_json(), separators=(",", ":")).encode()
     data = frame.data if isinstance(frame, Result) else b""
     if len(body) > limits.max_json:
-        raise ProtocolError(0, f"{type(frame).__name__} JSON part of {len(body)} bytes "
-                               f"exceeds {limits.max_json}")
+        raise ProtocolError(
+            0, f"{type(frame).__name__} JSON part of {len(body)} bytes exceeds {limits.max_json}"
+        )
     length = JLEN.size + len(body) + len(data)
     if length > limits.max_frame:
-        raise ProtocolError(0, f"{type(frame).__name__} of {length} bytes exceeds "
-                               f"{limits.max_frame}")
+        raise ProtocolError(
+            0, f"{type(frame).__name__} of {length} bytes exceeds {limits.max_frame}"
+        )
     return HEADER.pack(MAGIC, frame.code, length) + JLEN.pack(len(body)) + body + data
 
 
@@ -213,7 +216,7 @@ class FrameDecoder:
     def __init__(self, limits: Limits = DEFAULT_LIMITS) -> None:
         self.limits = limits
         self.buffer = bytearray()
-        self.offset = 0          # stream offset of buffer[0]
+        self.offset = 0  # stream offset of buffer[0]
 
     def feed(self, data: bytes) -> list[Frame]:
         self.buffer += data
@@ -233,7 +236,7 @@ class FrameDecoder:
         end = HEADER.size + length
         if len(self.buffer) < end:
             return None
-        frame = decode_body(code, bytes(self.buffer[HEADER.size:end]), self.offset, self.limits)
+        frame = decode_body(code, bytes(self.buffer[HEADER.size : end]), self.offset, self.limits)
         del self.buffer[:end]
         self.offset += end
         return frame
@@ -247,11 +250,13 @@ def check_header(header: bytes, offset: int, limits: Limits) -> tuple[int, int]:
     if code not in FRAME_TYPES:
         raise ProtocolError(offset, f"unknown frame type {code}")
     if length > limits.max_frame:
-        raise ProtocolError(offset, f"frame of {length} bytes exceeds the limit of "
-                                    f"{limits.max_frame}")
+        raise ProtocolError(
+            offset, f"frame of {length} bytes exceeds the limit of {limits.max_frame}"
+        )
     if length < JLEN.size:
-        raise ProtocolError(offset, f"frame body of {length} bytes is shorter than its "
-                                    "JSON length field")
+        raise ProtocolError(
+            offset, f"frame body of {length} bytes is shorter than its JSON length field"
+        )
     return code, length
 
 
@@ -260,13 +265,16 @@ def decode_body(code: int, body: bytes, offset: int, limits: Limits) -> Frame:
     cls = FRAME_TYPES[code]
     (jlen,) = JLEN.unpack_from(body)
     if jlen > limits.max_json or JLEN.size + jlen > len(body):
-        raise ProtocolError(offset, f"{cls.__name__}: JSON length {jlen} does not fit the frame "
-                                    f"(body {len(body)}, limit {limits.max_json})")
-    data = body[JLEN.size + jlen:]
+        raise ProtocolError(
+            offset,
+            f"{cls.__name__}: JSON length {jlen} does not fit the frame "
+            f"(body {len(body)}, limit {limits.max_json})",
+        )
+    data = body[JLEN.size + jlen :]
     if data and cls is not Result:
         raise ProtocolError(offset, f"{cls.__name__}: {len(data)} unexpected binary bytes")
     try:
-        obj = json.loads(body[JLEN.size: JLEN.size + jlen].decode())
+        obj = json.loads(body[JLEN.size : JLEN.size + jlen].decode())
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise ProtocolError(offset, f"{cls.__name__}: bad JSON: {exc}") from None
     values = check_fields(cls, obj, offset)
@@ -288,8 +296,11 @@ def check_fields(cls: type[Frame], obj: Any, offset: int) -> dict[str, Any]:
         raise ProtocolError(offset, f"{cls.__name__}: {what}")
     for name in want:
         if not _conforms(obj[name], hints[name]):
-            raise ProtocolError(offset, f"{cls.__name__}.{name}: expected {_tname(hints[name])}, "
-                                        f"got {type(obj[name]).__name__}")
+            raise ProtocolError(
+                offset,
+                f"{cls.__name__}.{name}: expected {_tname(hints[name])}, "
+                f"got {type(obj[name]).__name__}",
+            )
     return dict(obj)
 
 

@@ -78,7 +78,7 @@ class Agent:
         except p.ProtocolError as exc:
             self.send_quietly(p.Error(0, "protocol", exc.message))
         except (OSError, ValueError):
-            pass                               # stdin gone: same as end of stream
+            pass  # stdin gone: same as end of stream
         self.cancel(None)
         self.requests.put(None)
 
@@ -122,10 +122,11 @@ class Agent:
             msg = f"request {rid} cancelled" if kind == "cancelled" else exc.one_line()
             self.send_quietly(p.Error(rid, kind, msg))
         except (OSError, ValueError):
-            self.requests.put(None)             # stdout gone: nobody to answer
+            self.requests.put(None)  # stdout gone: nobody to answer
         except Exception as exc:  # noqa: BLE001 - the agent must answer, not die
-            self.send_quietly(p.Error(rid, "internal", f"internal error: "
-                                                       f"{type(exc).__name__}: {exc}"))
+            self.send_quietly(
+                p.Error(rid, "internal", f"internal error: {type(exc).__name__}: {exc}")
+            )
         finally:
             with self.state_lock:
                 self.running = None
@@ -137,7 +138,10 @@ class Agent:
         if self.version is None:
             raise RequestError("hello", f"{type(frame).__name__} before Hello")
         handler: dict[type[p.Frame], Callable[[Any], p.Frame]] = {
-            p.Import: self.do_import, p.Query: self.do_query, p.Rollup: self.do_rollup}
+            p.Import: self.do_import,
+            p.Query: self.do_query,
+            p.Rollup: self.do_rollup,
+        }
         fn = handler.get(type(frame))
         if fn is None:
             raise RequestError("unexpected", f"the agent does not accept {type(frame).__name__}")
@@ -146,12 +150,21 @@ class Agent:
     def hello(self, frame: p.Hello) -> p.Frame:
         version = p.negotiate(frame.versions)
         if version is None:
-            raise RequestError("version", f"no common protocol version: shell speaks "
-                                          f"{frame.versions}, agent {list(p.VERSIONS)}")
+            raise RequestError(
+                "version",
+                f"no common protocol version: shell speaks "
+                f"{frame.versions}, agent {list(p.VERSIONS)}",
+            )
         self.version = version
         self.open_store()
-        return p.Welcome(version, __version__, platform.python_version(), platform.machine(),
-                         os.getpid(), str(self.settings.store))
+        return p.Welcome(
+            version,
+            __version__,
+            platform.python_version(),
+            platform.machine(),
+            os.getpid(),
+            str(self.settings.store),
+        )
 
     def open_store(self) -> None:
         if self.store is None:
@@ -160,10 +173,14 @@ class Agent:
 
     def do_import(self, frame: p.Import) -> p.Frame:
         assert self.store is not None
-        res = self.store.import_session(Path(frame.path), frame.session, frame.node,
-                                        frame.stopped)
-        return p.Imported(frame.id, res.chunks_loaded, res.chunks_skipped, res.events,
-                          [e.one_line() for e in res.errors])
+        res = self.store.import_session(Path(frame.path), frame.session, frame.node, frame.stopped)
+        return p.Imported(
+            frame.id,
+            res.chunks_loaded,
+            res.chunks_skipped,
+            res.events,
+            [e.one_line() for e in res.errors],
+        )
 
     def do_query(self, frame: p.Query) -> p.Frame:
         assert self.store is not None
@@ -199,7 +216,7 @@ def main(argv: list[str] | None = None) -> int:
         print("usage: python -m fayshell.agent [--cache DIR]", file=sys.stderr)
         return 2
     frames = os.fdopen(os.dup(1), "wb")
-    os.dup2(2, 1)                    # nothing else (DuckDB's C++ side included) may write into
-    sys.stdout = sys.stderr          # the frame stream: file descriptor 1 is stderr from now on
+    os.dup2(2, 1)  # nothing else (DuckDB's C++ side included) may write into
+    sys.stdout = sys.stderr  # the frame stream: file descriptor 1 is stderr from now on
     agent = Agent(AgentSettings(cache), sys.stdin.buffer, frames)
     return agent.serve()

@@ -18,8 +18,12 @@ from fayshell.records import get_property, has_property
 
 COMMON = (
     Param("Verbose", bool, help="Show what the command does, e.g. the SQL a pipeline runs."),
-    Param("ErrorAction", str, choices=ERROR_ACTIONS,
-          help="Stop (default in scripts), Continue or SilentlyContinue after a failed item."),
+    Param(
+        "ErrorAction",
+        str,
+        choices=ERROR_ACTIONS,
+        help="Stop (default in scripts), Continue or SilentlyContinue after a failed item.",
+    ),
 )
 NO_VALUE = object()
 
@@ -48,8 +52,11 @@ def resolve_param(spec: Cmdlet, name: str) -> Param:
     for p in candidates:
         if p.name.lower() == low or low in (a.lower() for a in p.aliases):
             return p
-    hits = [p for p in candidates if p.name.lower().startswith(low)
-            or any(a.lower().startswith(low) for a in p.aliases)]
+    hits = [
+        p
+        for p in candidates
+        if p.name.lower().startswith(low) or any(a.lower().startswith(low) for a in p.aliases)
+    ]
     if len(hits) == 1:
         return hits[0]
     if hits:
@@ -81,8 +88,9 @@ def bind(spec: Cmdlet, args: list[Any]) -> Bound:
                 value = args[i]
                 i += 1
             else:
-                raise ParameterError(spec.name, param.name,
-                                     f"missing an argument of type {param.type_name()}")
+                raise ParameterError(
+                    spec.name, param.name, f"missing an argument of type {param.type_name()}"
+                )
         _set(spec, bound, param, value)
     _bind_positional(spec, bound, positional)
     return bound
@@ -100,8 +108,10 @@ def _set(spec: Cmdlet, bound: Bound, param: Param, value: Any) -> None:
 
 
 def _bind_positional(spec: Cmdlet, bound: Bound, positional: list[Any]) -> None:
-    slots = sorted((p for p in spec.params if p.position is not None and not p.rest),
-                   key=lambda p: p.position or 0)
+    slots = sorted(
+        (p for p in spec.params if p.position is not None and not p.rest),
+        key=lambda p: p.position or 0,
+    )
     rest = next((p for p in spec.params if p.rest), None)
     queue = list(positional)
     for p in slots:
@@ -115,9 +125,12 @@ def _bind_positional(spec: Cmdlet, bound: Bound, positional: list[Any]) -> None:
         queue = []
     if queue:
         shown = to_string(queue[0])[:40]
-        raise ParameterError(spec.name, None,
-                             f"unexpected positional argument {shown!r}; "
-                             f"see 'Get-Help {spec.name}' for its parameters")
+        raise ParameterError(
+            spec.name,
+            None,
+            f"unexpected positional argument {shown!r}; "
+            f"see 'Get-Help {spec.name}' for its parameters",
+        )
 
 
 def missing_mandatory(spec: Cmdlet, values: Mapping[str, Any]) -> list[Param]:
@@ -150,19 +163,22 @@ def convert_value(spec: Cmdlet, param: Param, value: Any) -> Any:
     try:
         result = _convert(param.type, value)
     except (OperatorError, ValueError, TypeError) as exc:
-        raise ParameterError(spec.name, param.name,
-                             f"expects {param.type_name()}, got {type_name(value)} "
-                             f"{to_string(value)[:40]!r} ({exc})") from None
+        raise ParameterError(
+            spec.name,
+            param.name,
+            f"expects {param.type_name()}, got {type_name(value)} "
+            f"{to_string(value)[:40]!r} ({exc})",
+        ) from None
     if param.choices and result is not None:
         items = result if isinstance(result, list) else [result]
         for item in items:
             match = [c for c in param.choices if c.lower() == str(item).lower()]
             if not match:
-                raise ParameterError(spec.name, param.name,
-                                     f"{item!r} is not one of {', '.join(param.choices)}")
+                raise ParameterError(
+                    spec.name, param.name, f"{item!r} is not one of {', '.join(param.choices)}"
+                )
         if isinstance(result, list):
-            result = [next(c for c in param.choices if c.lower() == str(i).lower())
-                      for i in result]
+            result = [next(c for c in param.choices if c.lower() == str(i).lower()) for i in result]
         else:
             result = next(c for c in param.choices if c.lower() == str(result).lower())
     return result

@@ -42,15 +42,45 @@ from fayshell.records import has_property, is_record, property_names
 from fayshell.store.relation import quote_ident, quote_literal
 
 INPUT = Param("InputObject", "any", pipeline=BY_VALUE, help="The records to work on.")
-WHERE_OPS = ("EQ", "NE", "GT", "GE", "LT", "LE", "Like", "NotLike", "Match", "NotMatch",
-             "In", "NotIn", "Contains", "NotContains",
-             "CEQ", "CNE", "CGT", "CGE", "CLT", "CLE", "CLike", "CNotLike", "CMatch", "CNotMatch",
-             "CIn", "CNotIn", "CContains", "CNotContains", "Not")
+WHERE_OPS = (
+    "EQ",
+    "NE",
+    "GT",
+    "GE",
+    "LT",
+    "LE",
+    "Like",
+    "NotLike",
+    "Match",
+    "NotMatch",
+    "In",
+    "NotIn",
+    "Contains",
+    "NotContains",
+    "CEQ",
+    "CNE",
+    "CGT",
+    "CGE",
+    "CLT",
+    "CLE",
+    "CLike",
+    "CNotLike",
+    "CMatch",
+    "CNotMatch",
+    "CIn",
+    "CNotIn",
+    "CContains",
+    "CNotContains",
+    "Not",
+)
 PARALLEL_PARAMS = (
-    Param("Parallel", "scriptblock",
-          help="Accepted, and run sequentially in this session: the result is the same as "
-               "PowerShell's (which runs the block in separate runspaces), in input order; "
-               "-Verbose says so. For work on many nodes use Invoke-Command, which fans out."),
+    Param(
+        "Parallel",
+        "scriptblock",
+        help="Accepted, and run sequentially in this session: the result is the same as "
+        "PowerShell's (which runs the block in separate runspaces), in input order; "
+        "-Verbose says so. For work on many nodes use Invoke-Command, which fans out.",
+    ),
     Param("ThrottleLimit", int, help="With -Parallel: accepted, unused (runs sequentially)."),
     Param("TimeoutSeconds", int, help="With -Parallel: accepted, unused."),
 )
@@ -93,15 +123,27 @@ class Comparison:
     aliases=("where", "?"),
     synopsis="Keep the records for which a script block is true.",
     description="Over a relation the test is translated to a SQL WHERE clause; script blocks "
-                "SQL cannot express run row-wise with the same result.",
+    "SQL cannot express run row-wise with the same result.",
     params=[
-        Param("FilterScript", "any", position=0, aliases=("Property",),
-              help="A script block testing $_, or a property name with -EQ/-GT/... and a value "
-                   "(a property alone keeps the objects where it is true)."),
+        Param(
+            "FilterScript",
+            "any",
+            position=0,
+            aliases=("Property",),
+            help="A script block testing $_, or a property name with -EQ/-GT/... and a value "
+            "(a property alone keeps the objects where it is true).",
+        ),
         Param("Value", "any", position=1, help="The value for the simplified comparison form."),
-        *(Param(op, bool, help=f"Simplified form: property -{op.lower()} value."
-                if op != "Not" else "Simplified form: objects whose property is false.")
-          for op in WHERE_OPS),
+        *(
+            Param(
+                op,
+                bool,
+                help=f"Simplified form: property -{op.lower()} value."
+                if op != "Not"
+                else "Simplified form: objects whose property is false.",
+            )
+            for op in WHERE_OPS
+        ),
         *PARALLEL_PARAMS,
         INPUT,
     ],
@@ -112,18 +154,28 @@ class Comparison:
     ],
     stream=True,
 )
-async def where_object(ctx: Invocation, *, filter_script: Any = None, value: Any = None,
-                       input_object: Any = None, parallel: ScriptBlock | None = None,
-                       throttle_limit: int | None = None, timeout_seconds: int | None = None,
-                       **ops: bool) -> Any:
+async def where_object(
+    ctx: Invocation,
+    *,
+    filter_script: Any = None,
+    value: Any = None,
+    input_object: Any = None,
+    parallel: ScriptBlock | None = None,
+    throttle_limit: int | None = None,
+    timeout_seconds: int | None = None,
+    **ops: bool,
+) -> Any:
     if parallel is not None:
         if filter_script is not None:
             raise ParameterError("Where-Object", "Parallel", "cannot be used with a filter")
         ctx.write_verbose("-Parallel runs sequentially in fayshell")
         filter_script = parallel
     if filter_script is None:
-        raise ParameterError("Where-Object", None, "missing mandatory parameter -FilterScript "
-                                                   "(a script block or a property name)")
+        raise ParameterError(
+            "Where-Object",
+            None,
+            "missing mandatory parameter -FilterScript (a script block or a property name)",
+        )
     test = _where_test(filter_script, value, ops)
     source = ctx.input if ctx.input is not None else input_object
     if _pushdown(ctx, source):
@@ -145,13 +197,20 @@ def _where_test(filter_script: Any, value: Any, ops: dict[str, bool]) -> ScriptB
             raise ParameterError("Where-Object", chosen[0], "cannot be used with a script block")
         return filter_script
     if len(chosen) > 1:
-        raise ParameterError("Where-Object", None,
-                             "give a script block, or a property with exactly one of "
-                             "-EQ -NE -GT -GE -LT -LE -Like -Match -In -Contains and a value")
+        raise ParameterError(
+            "Where-Object",
+            None,
+            "give a script block, or a property with exactly one of "
+            "-EQ -NE -GT -GE -LT -LE -Like -Match -In -Contains and a value",
+        )
     op = chosen[0].lower().replace("_", "") if chosen else "true"
     if op in ("not", "true") and value is not None:
-        raise ParameterError("Where-Object", None, f"unexpected value {to_string(value)!r}: "
-                             "give an operator such as -EQ between property and value")
+        raise ParameterError(
+            "Where-Object",
+            None,
+            f"unexpected value {to_string(value)!r}: "
+            "give an operator such as -EQ between property and value",
+        )
     return Comparison(to_string(filter_script), op, value)
 
 
@@ -203,8 +262,12 @@ async def _where_rows(source: Any, test: ScriptBlock | Comparison) -> AsyncItera
     aliases=("select",),
     synopsis="Pick properties (or calculated ones), or the first/last records.",
     params=[
-        Param("Property", "any", position=0,
-              help="Names (wildcards allowed) or @{n='name'; e={ expression }}."),
+        Param(
+            "Property",
+            "any",
+            position=0,
+            help="Names (wildcards allowed) or @{n='name'; e={ expression }}.",
+        ),
         Param("First", int, help="Only the first N records."),
         Param("Last", int, help="Only the last N records."),
         Param("Skip", int, help="Skip N records first (with -Last: skip from the end)."),
@@ -216,20 +279,30 @@ async def _where_rows(source: Any, test: ScriptBlock | Comparison) -> AsyncItera
         INPUT,
     ],
     examples=[
-        ("Get-Syscall | Select-Object name, @{n='ms'; e={ $_.dur_ns / 1e6 }} -First 5",
-         "A calculated column, first five rows."),
+        (
+            "Get-Syscall | Select-Object name, @{n='ms'; e={ $_.dur_ns / 1e6 }} -First 5",
+            "A calculated column, first five rows.",
+        ),
         ("Get-Node | Select-Object -ExpandProperty name", "Just the node names."),
         ("1..10 | Select-Object -Skip 2 -SkipLast 2", "3 to 8."),
         ("'a','b','c' | Select-Object -Index 0,2", "a and c."),
     ],
     stream=True,
 )
-async def select_object(ctx: Invocation, *, property: Any = None, first: int | None = None,
-                        last: int | None = None, skip: int | None = None,
-                        skip_last: int | None = None, index: list[int] | None = None,
-                        unique: bool = False, expand_property: str | None = None,
-                        exclude_property: list[str] | None = None,
-                        input_object: Any = None) -> Any:
+async def select_object(
+    ctx: Invocation,
+    *,
+    property: Any = None,
+    first: int | None = None,
+    last: int | None = None,
+    skip: int | None = None,
+    skip_last: int | None = None,
+    index: list[int] | None = None,
+    unique: bool = False,
+    expand_property: str | None = None,
+    exclude_property: list[str] | None = None,
+    input_object: Any = None,
+) -> Any:
     specs = parse_props("Select-Object", _as_list(property))
     source = ctx.input if ctx.input is not None else input_object
     for name, n in (("First", first), ("Last", last), ("Skip", skip), ("SkipLast", skip_last)):
@@ -240,8 +313,10 @@ async def select_object(ctx: Invocation, *, property: Any = None, first: int | N
         return _window(_positions(rows, index, skip_last or 0), first, last, skip or 0)
     if _pushdown(ctx, source) and last is None:
         try:
-            rel = _sql(ctx, _select_sql(source, specs, first, skip, unique, expand_property,
-                                        exclude_property))
+            rel = _sql(
+                ctx,
+                _select_sql(source, specs, first, skip, unique, expand_property, exclude_property),
+            )
             return rel if expand_property is None else _expand_values(rel)
         except Untranslatable as why:
             _fallback(ctx, str(why))
@@ -255,18 +330,27 @@ def _as_list(value: Any) -> list[Any] | None:
     return value if isinstance(value, list) else [value]
 
 
-def _select_sql(rel: Any, specs: list[PropSpec], first: int | None, skip: int | None,
-                unique: bool, expand: str | None, exclude: list[str] | None) -> Any:
+def _select_sql(
+    rel: Any,
+    specs: list[PropSpec],
+    first: int | None,
+    skip: int | None,
+    unique: bool,
+    expand: str | None,
+    exclude: list[str] | None,
+) -> Any:
     schema = rel.schema()
     if expand is not None:
         if specs:
             raise Untranslatable("-ExpandProperty with -Property adds properties row-wise")
         specs = [PropSpec(expand, expand)]
-    specs = expand_wildcards(specs, list(schema)) if specs else [
-        PropSpec(n, n) for n in schema]
+    specs = expand_wildcards(specs, list(schema)) if specs else [PropSpec(n, n) for n in schema]
     excluded = {e.lower() for e in exclude or []}
-    cols = [f"{sql_of(s, schema)} AS {quote_ident(_label(s, schema))}" for s in specs
-            if s.label.lower() not in excluded]
+    cols = [
+        f"{sql_of(s, schema)} AS {quote_ident(_label(s, schema))}"
+        for s in specs
+        if s.label.lower() not in excluded
+    ]
     if not cols:
         raise Untranslatable("no properties left to select")
     tail = ""
@@ -291,8 +375,9 @@ async def _expand_values(rel: Any) -> AsyncIterator[Any]:
             yield v
 
 
-async def _select_rows(source: Any, specs: list[PropSpec], unique: bool, expand: str | None,
-                       exclude: list[str] | None) -> AsyncGenerator[Any, None]:
+async def _select_rows(
+    source: Any, specs: list[PropSpec], unique: bool, expand: str | None, exclude: list[str] | None
+) -> AsyncGenerator[Any, None]:
     seen: set[str] = set()
     excluded = {e.lower() for e in exclude or []}
     async for item in aiter_items(source):
@@ -304,8 +389,9 @@ async def _select_rows(source: Any, specs: list[PropSpec], unique: bool, expand:
         if specs or excluded:
             names = property_names(item)
             chosen = expand_wildcards(specs, names) if specs else [PropSpec(n, n) for n in names]
-            out: Any = {s.label: await evaluate(item, s) for s in chosen
-                        if s.label.lower() not in excluded}
+            out: Any = {
+                s.label: await evaluate(item, s) for s in chosen if s.label.lower() not in excluded
+            }
         else:
             out = item
         if unique:
@@ -316,8 +402,9 @@ async def _select_rows(source: Any, specs: list[PropSpec], unique: bool, expand:
         yield out
 
 
-async def _positions(rows: AsyncGenerator[Any, None], index: list[int] | None,
-                     skip_last: int) -> AsyncGenerator[Any, None]:
+async def _positions(
+    rows: AsyncGenerator[Any, None], index: list[int] | None, skip_last: int
+) -> AsyncGenerator[Any, None]:
     """-Index (0-based positions) and -SkipLast, which need the whole input."""
     items = [item async for item in rows]
     if skip_last:
@@ -331,14 +418,15 @@ async def _positions(rows: AsyncGenerator[Any, None], index: list[int] | None,
             yield items[pos]
 
 
-async def _window(rows: AsyncGenerator[Any, None], first: int | None, last: int | None,
-                  skip: int) -> AsyncIterator[Any]:
+async def _window(
+    rows: AsyncGenerator[Any, None], first: int | None, last: int | None, skip: int
+) -> AsyncIterator[Any]:
     if last is not None:
         tail: collections.deque[Any] = collections.deque(maxlen=last + skip)
         async for item in rows:
             tail.append(item)
         items = list(tail)
-        for item in items[:len(items) - skip] if skip else items:
+        for item in items[: len(items) - skip] if skip else items:
             yield item
         return
     count = 0
@@ -361,33 +449,52 @@ async def _window(rows: AsyncGenerator[Any, None], first: int | None, last: int 
     aliases=("sort",),
     synopsis="Sort records by one or more properties.",
     description="Strings sort case-insensitively unless -CaseSensitive (then lowercase before "
-                "uppercase, as PowerShell's culture order). -Unique keeps one object per "
-                "distinct sort key (case-insensitively unless -CaseSensitive). Over a relation "
-                "this becomes ORDER BY (and DISTINCT ON); a relation has no input order, so "
-                "-Stable only matters row-wise, where every sort is stable.",
+    "uppercase, as PowerShell's culture order). -Unique keeps one object per "
+    "distinct sort key (case-insensitively unless -CaseSensitive). Over a relation "
+    "this becomes ORDER BY (and DISTINCT ON); a relation has no input order, so "
+    "-Stable only matters row-wise, where every sort is stable.",
     params=[
-        Param("Property", "any", position=0,
-              help="Keys; @{Expression='name'; Descending=$true} sets the direction per key."),
+        Param(
+            "Property",
+            "any",
+            position=0,
+            help="Keys; @{Expression='name'; Descending=$true} sets the direction per key.",
+        ),
         Param("Descending", bool, help="Sort in descending order."),
         Param("Unique", bool, help="One object per distinct key."),
         Param("Top", int, help="Only the first N after sorting."),
         Param("Bottom", int, help="Only the last N after sorting (still in sorted order)."),
-        Param("Stable", bool, help="Keep the input order of equal keys (row-wise sorts always "
-                                   "do)."),
+        Param(
+            "Stable", bool, help="Keep the input order of equal keys (row-wise sorts always do)."
+        ),
         Param("CaseSensitive", bool, help="Compare strings case-sensitively."),
         INPUT,
     ],
-    examples=[("Get-Syscall | Sort-Object dur_ns -Descending | Select-Object -First 10",
-               "The ten slowest system calls."),
-              ("Get-Syscall | Sort-Object dur_ns -Top 10 -Descending", "The same, shorter."),
-              ("Get-Node | Sort-Object @{Expression='rack'; Descending=$true}, name",
-               "Racks descending, names ascending within a rack.")],
+    examples=[
+        (
+            "Get-Syscall | Sort-Object dur_ns -Descending | Select-Object -First 10",
+            "The ten slowest system calls.",
+        ),
+        ("Get-Syscall | Sort-Object dur_ns -Top 10 -Descending", "The same, shorter."),
+        (
+            "Get-Node | Sort-Object @{Expression='rack'; Descending=$true}, name",
+            "Racks descending, names ascending within a rack.",
+        ),
+    ],
     stream=True,
 )
-async def sort_object(ctx: Invocation, *, property: Any = None, descending: bool = False,
-                      unique: bool = False, top: int | None = None, bottom: int | None = None,
-                      stable: bool = False, case_sensitive: bool = False,
-                      input_object: Any = None) -> Any:
+async def sort_object(
+    ctx: Invocation,
+    *,
+    property: Any = None,
+    descending: bool = False,
+    unique: bool = False,
+    top: int | None = None,
+    bottom: int | None = None,
+    stable: bool = False,
+    case_sensitive: bool = False,
+    input_object: Any = None,
+) -> Any:
     specs = parse_props("Sort-Object", _as_list(property))
     if top is not None and bottom is not None:
         raise ParameterError("Sort-Object", "Bottom", "cannot be used with -Top")
@@ -472,9 +579,9 @@ async def _sort_rows(items: list[Any], order: SortOrder) -> list[Any]:
         keyed = unique
     out = [item for _, item in keyed]
     if order.top is not None:
-        return out[:order.top]
+        return out[: order.top]
     if order.bottom is not None:
-        return out[-order.bottom:]
+        return out[-order.bottom :]
     return out
 
 
@@ -557,32 +664,48 @@ class GroupInfoNoElement:
 @cmdlet(
     "Group-Object",
     aliases=("group",),
-    synopsis="Group objects by the values of properties (or by their own value); count each "
-             "group.",
+    synopsis="Group objects by the values of properties (or by their own value); count each group.",
     description="Strings group case-insensitively unless -CaseSensitive, a group is named after "
-                "the first spelling seen, and groups come out sorted by their key values (as "
-                "PowerShell 6.1 and later do). Over a relation this becomes GROUP BY and each "
-                "group carries Count, Name and Values (the key values) but not the member rows "
-                "(Group): use Where-Object for those, or @(...) to group row-wise.",
+    "the first spelling seen, and groups come out sorted by their key values (as "
+    "PowerShell 6.1 and later do). Over a relation this becomes GROUP BY and each "
+    "group carries Count, Name and Values (the key values) but not the member rows "
+    "(Group): use Where-Object for those, or @(...) to group row-wise.",
     params=[
-        Param("Property", "any", position=0,
-              help="The key properties or script blocks; none groups the objects themselves."),
+        Param(
+            "Property",
+            "any",
+            position=0,
+            help="The key properties or script blocks; none groups the objects themselves.",
+        ),
         Param("NoElement", bool, help="Leave the members out of each group."),
         Param("AsHashTable", bool, help="One hashtable: key -> members."),
         Param("AsString", bool, help="With -AsHashTable: keys as strings."),
         Param("CaseSensitive", bool, help="Group strings case-sensitively."),
         INPUT,
     ],
-    examples=[("Get-Syscall | Group-Object name | Sort-Object Count -Descending",
-               "How often each system call was made."),
-              ("'a','b','a' | Group-Object -NoElement", "Count and Name of each value."),
-              ("$byNode = Get-Node | Group-Object rack -AsHashTable -AsString",
-               "A hashtable from rack to its nodes.")],
+    examples=[
+        (
+            "Get-Syscall | Group-Object name | Sort-Object Count -Descending",
+            "How often each system call was made.",
+        ),
+        ("'a','b','a' | Group-Object -NoElement", "Count and Name of each value."),
+        (
+            "$byNode = Get-Node | Group-Object rack -AsHashTable -AsString",
+            "A hashtable from rack to its nodes.",
+        ),
+    ],
     stream=True,
 )
-async def group_object(ctx: Invocation, *, property: Any = None, no_element: bool = False,
-                       as_hash_table: bool = False, as_string: bool = False,
-                       case_sensitive: bool = False, input_object: Any = None) -> Any:
+async def group_object(
+    ctx: Invocation,
+    *,
+    property: Any = None,
+    no_element: bool = False,
+    as_hash_table: bool = False,
+    as_string: bool = False,
+    case_sensitive: bool = False,
+    input_object: Any = None,
+) -> Any:
     specs = parse_props("Group-Object", _as_list(property))
     source = ctx.input if ctx.input is not None else input_object
     if _pushdown(ctx, source) and specs and not as_hash_table:
@@ -614,7 +737,7 @@ def _group_sql(rel: Any, specs: list[PropSpec], case: bool) -> Any:
     schema = rel.schema()
     keys, texts, orders = zip(*(_group_key_sql(s, schema, case) for s in specs), strict=True)
     name = " || ', ' || ".join(texts)
-    select = f"count(*) AS \"Count\", {name} AS \"Name\", [{', '.join(texts)}] AS \"Values\""
+    select = f'count(*) AS "Count", {name} AS "Name", [{", ".join(texts)}] AS "Values"'
     return rel.wrap(select, f"GROUP BY {', '.join(keys)} ORDER BY {', '.join(orders)}")
 
 
@@ -644,8 +767,9 @@ def _sql_kind(spec: PropSpec, schema: dict[str, str]) -> str:
     return "other"
 
 
-async def _group_rows(source: Any, specs: list[PropSpec], no_element: bool,
-                      case: bool) -> list[GroupInfo]:
+async def _group_rows(
+    source: Any, specs: list[PropSpec], no_element: bool, case: bool
+) -> list[GroupInfo]:
     """Groups keyed case-insensitively (unless ``case``); a group shows the first spelling of
     its key, and groups come out ordered by their key values -- the same as the SQL path."""
     groups: dict[tuple[Any, ...], GroupInfo] = {}
@@ -654,14 +778,17 @@ async def _group_rows(source: Any, specs: list[PropSpec], no_element: bool,
         key = tuple(_unique_part(v, case) for v in values)
         group = groups.get(key)
         if group is None:
-            group = groups[key] = GroupInfo(0, ", ".join(to_string(v) for v in values),
-                                            Values=values)
+            group = groups[key] = GroupInfo(
+                0, ", ".join(to_string(v) for v in values), Values=values
+            )
         group.Count += 1
         if not no_element:
             group.Group.append(item)
     if case:
-        return sorted(groups.values(), key=lambda g: [_case_key_at(i, (g.Values, None))
-                                                      for i in range(len(g.Values))])
+        return sorted(
+            groups.values(),
+            key=lambda g: [_case_key_at(i, (g.Values, None)) for i in range(len(g.Values))],
+        )
     return sorted(groups.values(), key=lambda g: [_SortKey(v) for v in g.Values])
 
 
@@ -670,8 +797,13 @@ async def _group_rows(source: Any, specs: list[PropSpec], no_element: bool,
 #: GenericMeasureInfo's properties, in PowerShell's order; percentiles (a fayshell addition)
 #: come after Property.
 STATS = ("Average", "Sum", "Maximum", "Minimum", "StandardDeviation")
-SQL_AGG = {"Sum": "sum({})", "Average": "avg({})", "Minimum": "min({})", "Maximum": "max({})",
-           "StandardDeviation": "stddev_samp({})"}
+SQL_AGG = {
+    "Sum": "sum({})",
+    "Average": "avg({})",
+    "Minimum": "min({})",
+    "Maximum": "max({})",
+    "StandardDeviation": "stddev_samp({})",
+}
 TEXT_STATS = ("Lines", "Words", "Characters")
 
 
@@ -679,17 +811,24 @@ TEXT_STATS = ("Lines", "Words", "Characters")
     "Measure-Object",
     aliases=("measure",),
     synopsis="Count objects; sum, average, minimum, maximum, standard deviation and "
-             "percentiles of numbers; lines, words and characters of text.",
+    "percentiles of numbers; lines, words and characters of text.",
     description="Outputs PowerShell's record: Count, Average, Sum, Maximum, Minimum, "
-                "StandardDeviation (sample), Property -- the statistics not asked for are "
-                "$null -- plus P<n> columns for -Percentile. With -Line/-Word/-Character: "
-                "Lines, Words, Characters, Property. Over a relation the statistics are "
-                "computed by DuckDB and the one-row result is returned as a record.",
+    "StandardDeviation (sample), Property -- the statistics not asked for are "
+    "$null -- plus P<n> columns for -Percentile. With -Line/-Word/-Character: "
+    "Lines, Words, Characters, Property. Over a relation the statistics are "
+    "computed by DuckDB and the one-row result is returned as a record.",
     params=[
-        Param("Property", "any", position=0,
-              help="The properties (or script blocks) to measure; none measures the objects."),
-        Param("Sum", bool), Param("Average", bool), Param("Minimum", bool),
-        Param("Maximum", bool), Param("StandardDeviation", bool),
+        Param(
+            "Property",
+            "any",
+            position=0,
+            help="The properties (or script blocks) to measure; none measures the objects.",
+        ),
+        Param("Sum", bool),
+        Param("Average", bool),
+        Param("Minimum", bool),
+        Param("Maximum", bool),
+        Param("StandardDeviation", bool),
         Param("Percentile", "ints", help="Percentiles to compute, e.g. 50,95,99."),
         Param("AllStats", bool, help="Sum, average, minimum, maximum and standard deviation."),
         Param("Line", bool, help="Count lines of text."),
@@ -698,37 +837,53 @@ TEXT_STATS = ("Lines", "Words", "Characters")
         Param("IgnoreWhiteSpace", bool, help="With -Character: leave white space out."),
         INPUT,
     ],
-    examples=[("Get-Span | Measure-Object dur_ns -Average -Percentile 50,99",
-               "Mean and percentiles of span durations (in DuckDB when the input is a relation)."),
-              ("(1..10 | Measure-Object -Sum).Sum", "55."),
-              ("Get-Content notes.txt | Measure-Object -Line -Word -Character",
-               "Like wc.")],
+    examples=[
+        (
+            "Get-Span | Measure-Object dur_ns -Average -Percentile 50,99",
+            "Mean and percentiles of span durations (in DuckDB when the input is a relation).",
+        ),
+        ("(1..10 | Measure-Object -Sum).Sum", "55."),
+        ("Get-Content notes.txt | Measure-Object -Line -Word -Character", "Like wc."),
+    ],
     stream=True,
 )
-async def measure_object(ctx: Invocation, *, property: Any = None, sum: bool = False,
-                         average: bool = False, minimum: bool = False, maximum: bool = False,
-                         standard_deviation: bool = False, percentile: list[int] | None = None,
-                         all_stats: bool = False, line: bool = False, word: bool = False,
-                         character: bool = False, ignore_white_space: bool = False,
-                         input_object: Any = None) -> Any:
+async def measure_object(
+    ctx: Invocation,
+    *,
+    property: Any = None,
+    sum: bool = False,
+    average: bool = False,
+    minimum: bool = False,
+    maximum: bool = False,
+    standard_deviation: bool = False,
+    percentile: list[int] | None = None,
+    all_stats: bool = False,
+    line: bool = False,
+    word: bool = False,
+    character: bool = False,
+    ignore_white_space: bool = False,
+    input_object: Any = None,
+) -> Any:
     specs = parse_props("Measure-Object", _as_list(property))
     source = ctx.input if ctx.input is not None else input_object
     if line or word or character:
         wanted = [n for n, on in zip(TEXT_STATS, (line, word, character), strict=True) if on]
         return await _measure_text(source, specs, wanted, ignore_white_space)
-    stats = _wanted_stats(sum, average, minimum, maximum, standard_deviation, percentile,
-                          all_stats)
+    stats = _wanted_stats(sum, average, minimum, maximum, standard_deviation, percentile, all_stats)
     if _pushdown(ctx, source):
         try:
-            return [GenericMeasureInfo(r) for r in
-                    _sql(ctx, _measure_sql(source, specs, stats)).records()]
+            return [
+                GenericMeasureInfo(r)
+                for r in _sql(ctx, _measure_sql(source, specs, stats)).records()
+            ]
         except Untranslatable as why:
             _fallback(ctx, str(why))
     return await _measure_rows(source, specs, stats)
 
 
-def _wanted_stats(sum_: bool, avg: bool, mn: bool, mx: bool, sd: bool, pct: list[int] | None,
-                  all_stats: bool) -> list[str]:
+def _wanted_stats(
+    sum_: bool, avg: bool, mn: bool, mx: bool, sd: bool, pct: list[int] | None, all_stats: bool
+) -> list[str]:
     flags = {"Sum": sum_, "Average": avg, "Minimum": mn, "Maximum": mx, "StandardDeviation": sd}
     stats = [n for n in STATS if flags[n] or all_stats]
     for p in pct or []:
@@ -757,8 +912,8 @@ def _measure_sql(rel: Any, specs: list[PropSpec], stats: list[str]) -> Any:
     if not specs:
         if stats:
             raise Untranslatable("statistics need -Property over a relation's columns")
-        nulls = ", ".join(f"NULL AS \"{n}\"" for n in STATS)
-        return rel.wrap(f"count(*) AS \"Count\", {nulls}, NULL AS \"Property\"")
+        nulls = ", ".join(f'NULL AS "{n}"' for n in STATS)
+        return rel.wrap(f'count(*) AS "Count", {nulls}, NULL AS "Property"')
     parts = []
     for spec in specs:
         col = column_of(spec, schema)
@@ -767,13 +922,16 @@ def _measure_sql(rel: Any, specs: list[PropSpec], stats: list[str]) -> Any:
         if col is None:
             raise Untranslatable(f"{spec.label!r} is not a column")
         ident = quote_ident(col)
-        cols = [f"count({ident}) AS \"Count\""]
+        cols = [f'count({ident}) AS "Count"']
         for stat in STATS:
             expr = SQL_AGG[stat].format(ident) if stat in stats else "NULL"
-            cols.append(f"{expr} AS \"{stat}\"")
-        cols.append(f"{quote_literal(spec.label)} AS \"Property\"")
-        cols += [f"quantile_cont({ident}, {int(p[1:]) / 100}) AS \"{p}\""
-                 for p in stats if p.startswith("P")]
+            cols.append(f'{expr} AS "{stat}"')
+        cols.append(f'{quote_literal(spec.label)} AS "Property"')
+        cols += [
+            f'quantile_cont({ident}, {int(p[1:]) / 100}) AS "{p}"'
+            for p in stats
+            if p.startswith("P")
+        ]
         parts.append(f"SELECT {', '.join(cols)} FROM ({rel.sql}) AS _m")
     return type(rel)(rel.db, " UNION ALL ".join(parts))
 
@@ -782,19 +940,33 @@ async def _measure_rows(source: Any, specs: list[PropSpec], stats: list[str]) ->
     items = await collect(source)
     if not specs:
         values = [v for v in items if v is not None]
-        return [_measure_record("", len(values) if stats else len(items),
-                                _stats_of(_measurable(values, stats), stats))]
+        return [
+            _measure_record(
+                "",
+                len(values) if stats else len(items),
+                _stats_of(_measurable(values, stats), stats),
+            )
+        ]
     out = []
     for spec in specs:
-        if isinstance(spec.source, str) and not spec.is_wildcard and items and not any(
+        if (
+            isinstance(spec.source, str)
+            and not spec.is_wildcard
+            and items
+            and not any(
                 has_property(i, spec.source) or prop_value(i, spec.source) is not None
-                for i in items):
-            raise ParameterError("Measure-Object", "Property",
-                                 f"the property {spec.source!r} cannot be found in the input "
-                                 "for any objects")
+                for i in items
+            )
+        ):
+            raise ParameterError(
+                "Measure-Object",
+                "Property",
+                f"the property {spec.source!r} cannot be found in the input for any objects",
+            )
         values = [v for v in [await evaluate(i, spec) for i in items] if v is not None]
-        out.append(_measure_record(spec.label, len(values),
-                                   _stats_of(_measurable(values, stats), stats)))
+        out.append(
+            _measure_record(spec.label, len(values), _stats_of(_measurable(values, stats), stats))
+        )
     return out
 
 
@@ -806,8 +978,9 @@ def _measurable(values: list[Any], stats: list[str]) -> list[Any]:
             out.append(to_number(v))
         except OperatorError:
             if any(s not in ("Minimum", "Maximum") for s in stats):
-                raise ParameterError("Measure-Object", None,
-                                     f"input {to_string(v)[:40]!r} is not a number") from None
+                raise ParameterError(
+                    "Measure-Object", None, f"input {to_string(v)[:40]!r} is not a number"
+                ) from None
             out.append(to_string(v))
     return out
 
@@ -846,8 +1019,9 @@ def quantile(ordered: list[int | float], q: float) -> float:
     return float(ordered[lo] + (ordered[hi] - ordered[lo]) * (pos - lo))
 
 
-async def _measure_text(source: Any, specs: list[PropSpec], wanted: list[str],
-                        ignore_ws: bool) -> list[dict[str, Any]]:
+async def _measure_text(
+    source: Any, specs: list[PropSpec], wanted: list[str], ignore_ws: bool
+) -> list[dict[str, Any]]:
     """TextMeasureInfo: Lines, Words, Characters (only those asked for), Property."""
     items = await collect(source)
     chosen: list[PropSpec | None] = list(specs) or [None]
@@ -896,18 +1070,26 @@ async def invoke_here(block: ScriptBlock, item: Any = UNSET) -> list[Any]:
     "ForEach-Object",
     aliases=("foreach-object", "%"),
     synopsis="Run a script block for each object ($_), or output one property (or call one "
-             "method) of each.",
+    "method) of each.",
     description="The blocks run in the caller's scope, as in PowerShell, so variables set in "
-                "-Begin or -Process are visible afterwards. Several positional blocks mean "
-                "Begin, Process..., End (-RemainingScripts). -Parallel runs its block once per "
-                "object, sequentially, in a child scope each time (PowerShell runs them in "
-                "separate runspaces): the same results, in input order; use Invoke-Command to "
-                "fan work out to nodes.",
+    "-Begin or -Process are visible afterwards. Several positional blocks mean "
+    "Begin, Process..., End (-RemainingScripts). -Parallel runs its block once per "
+    "object, sequentially, in a child scope each time (PowerShell runs them in "
+    "separate runspaces): the same results, in input order; use Invoke-Command to "
+    "fan work out to nodes.",
     params=[
-        Param("Process", "any", position=0,
-              help="A script block run per object, or a property/method name (-MemberName)."),
-        Param("RemainingScripts", "any", rest=True,
-              help="More positional script blocks: Begin Process... End."),
+        Param(
+            "Process",
+            "any",
+            position=0,
+            help="A script block run per object, or a property/method name (-MemberName).",
+        ),
+        Param(
+            "RemainingScripts",
+            "any",
+            rest=True,
+            help="More positional script blocks: Begin Process... End.",
+        ),
         Param("Begin", "scriptblock", help="Run once before the first object."),
         Param("End", "scriptblock", help="Run once after the last object."),
         Param("MemberName", str, help="A property to output, or a method to call, per object."),
@@ -915,18 +1097,28 @@ async def invoke_here(block: ScriptBlock, item: Any = UNSET) -> list[Any]:
         *PARALLEL_PARAMS,
         INPUT,
     ],
-    examples=[("1..5 | ForEach-Object { $_ * 2 }", "Doubles each number."),
-              ("Get-Node | % name", "The name of each node."),
-              ("1..5 | % -Begin { $sum = 0 } -Process { $sum += $_ } -End { $sum }", "15."),
-              ("'a','b' | ForEach-Object ToUpper", "A and B (a method call).")],
+    examples=[
+        ("1..5 | ForEach-Object { $_ * 2 }", "Doubles each number."),
+        ("Get-Node | % name", "The name of each node."),
+        ("1..5 | % -Begin { $sum = 0 } -Process { $sum += $_ } -End { $sum }", "15."),
+        ("'a','b' | ForEach-Object ToUpper", "A and B (a method call)."),
+    ],
     stream=True,
 )
-async def foreach_object(ctx: Invocation, *, process: Any = None,
-                         remaining_scripts: list[Any] | None = None,
-                         begin: ScriptBlock | None = None, end: ScriptBlock | None = None,
-                         member_name: str | None = None, argument_list: Any = None,
-                         parallel: ScriptBlock | None = None, throttle_limit: int | None = None,
-                         timeout_seconds: int | None = None, input_object: Any = None) -> Any:
+async def foreach_object(
+    ctx: Invocation,
+    *,
+    process: Any = None,
+    remaining_scripts: list[Any] | None = None,
+    begin: ScriptBlock | None = None,
+    end: ScriptBlock | None = None,
+    member_name: str | None = None,
+    argument_list: Any = None,
+    parallel: ScriptBlock | None = None,
+    throttle_limit: int | None = None,
+    timeout_seconds: int | None = None,
+    input_object: Any = None,
+) -> Any:
     source = ctx.input if ctx.input is not None else input_object
     if parallel is not None:
         ctx.write_verbose("-Parallel runs sequentially in fayshell")
@@ -934,8 +1126,7 @@ async def foreach_object(ctx: Invocation, *, process: Any = None,
             for out in await parallel.invoke(dollar_under=item):
                 yield out
         return
-    begin, blocks, end = _foreach_blocks(process, remaining_scripts or [], begin, end,
-                                         member_name)
+    begin, blocks, end = _foreach_blocks(process, remaining_scripts or [], begin, end, member_name)
     if begin is not None:
         for out in await invoke_here(begin):
             yield out
@@ -952,14 +1143,20 @@ async def foreach_object(ctx: Invocation, *, process: Any = None,
             yield out
 
 
-def _foreach_blocks(process: Any, rest: list[Any], begin: ScriptBlock | None,
-                    end: ScriptBlock | None, member: str | None) -> tuple[Any, list[Any], Any]:
+def _foreach_blocks(
+    process: Any,
+    rest: list[Any],
+    begin: ScriptBlock | None,
+    end: ScriptBlock | None,
+    member: str | None,
+) -> tuple[Any, list[Any], Any]:
     """Sort positional blocks into Begin, Process blocks and End, as PowerShell does."""
     if member is not None:
         return begin, [member], end
     if process is None:
-        raise ParameterError("ForEach-Object", "Process",
-                             "give a script block, or a property or method name")
+        raise ParameterError(
+            "ForEach-Object", "Process", "give a script block, or a property or method name"
+        )
     if not isinstance(process, ScriptBlock):
         if rest:
             raise ParameterError("ForEach-Object", None, "only one member name can be given")
@@ -980,8 +1177,11 @@ def _member_of(item: Any, name: str, args: Any) -> list[Any]:
     """``ForEach-Object Name``: the property's value, or the result of calling the method."""
     from fayshell.lang.interp import member
 
-    if isinstance(item, str) and name.lower() != "length" and not (
-            args is None and has_property(item, name)):
+    if (
+        isinstance(item, str)
+        and name.lower() != "length"
+        and not (args is None and has_property(item, name))
+    ):
         try:
             return unroll(string_method(item, name, unroll(args)))
         except OperatorError:

@@ -37,8 +37,9 @@ class _Truncated:
 
 def json_value(value: Any, depth: int, cut: _Truncated) -> Any:
     """A JSON-ready copy; objects and arrays deeper than ``depth`` become their string form."""
-    if isinstance(value, Mapping) or (dataclasses.is_dataclass(value)
-                                      and not isinstance(value, type)):
+    if isinstance(value, Mapping) or (
+        dataclasses.is_dataclass(value) and not isinstance(value, type)
+    ):
         fields = _all_fields(value)
         if depth < 0:
             cut.hit = True
@@ -79,20 +80,35 @@ def dump_json(value: Any, compress: bool) -> str:
     "ConvertTo-Json",
     synopsis="Convert objects to JSON: one object, or an array for several.",
     description="Objects nested deeper than -Depth (default 2, as in PowerShell) are written "
-                "as their string form, with a warning.",
-    params=[Param("InputObject", "any", position=0, pipeline=BY_VALUE,
-                  help="The value to convert (an array given here is written as an array)."),
-            Param("Depth", int, default=2, help="How deep nested objects are expanded."),
-            Param("Compress", bool, help="No indentation or spaces."),
-            Param("AsArray", bool, help="Always an array, even for one object."),
-            Param("EnumsAsStrings", bool, help="Accepted for compatibility.")],
-    examples=[("Get-Node | ConvertTo-Json -Compress", "Node records as compact JSON."),
-              ("ConvertTo-Json -InputObject @(1,2) -Compress", "[1,2]")],
+    "as their string form, with a warning.",
+    params=[
+        Param(
+            "InputObject",
+            "any",
+            position=0,
+            pipeline=BY_VALUE,
+            help="The value to convert (an array given here is written as an array).",
+        ),
+        Param("Depth", int, default=2, help="How deep nested objects are expanded."),
+        Param("Compress", bool, help="No indentation or spaces."),
+        Param("AsArray", bool, help="Always an array, even for one object."),
+        Param("EnumsAsStrings", bool, help="Accepted for compatibility."),
+    ],
+    examples=[
+        ("Get-Node | ConvertTo-Json -Compress", "Node records as compact JSON."),
+        ("ConvertTo-Json -InputObject @(1,2) -Compress", "[1,2]"),
+    ],
     stream=True,
 )
-async def convert_to_json(ctx: Invocation, *, input_object: Any = None, depth: int = 2,
-                          compress: bool = False, as_array: bool = False,
-                          enums_as_strings: bool = False) -> Any:
+async def convert_to_json(
+    ctx: Invocation,
+    *,
+    input_object: Any = None,
+    depth: int = 2,
+    compress: bool = False,
+    as_array: bool = False,
+    enums_as_strings: bool = False,
+) -> Any:
     if not 0 <= depth <= 100:
         raise ParameterError("ConvertTo-Json", "Depth", f"{depth} is not within 0..100")
     if ctx.input is not None:
@@ -101,45 +117,66 @@ async def convert_to_json(ctx: Invocation, *, input_object: Any = None, depth: i
             return []
         value: Any = items if len(items) != 1 or as_array else items[0]
     else:
-        value = [input_object] if as_array and not isinstance(input_object, list) \
-            else input_object
+        value = [input_object] if as_array and not isinstance(input_object, list) else input_object
     cut = _Truncated()
     text = dump_json(json_value(value, depth, cut), compress)
     if cut.hit:
-        ctx.write_warning(f"resulting JSON is truncated as serialization has exceeded the set "
-                          f"depth of {depth}")
+        ctx.write_warning(
+            f"resulting JSON is truncated as serialization has exceeded the set depth of {depth}"
+        )
     return [text]
 
 
 @cmdlet(
     "ConvertFrom-Json",
     synopsis="Parse JSON text into objects (JSON objects become records, arrays are "
-             "written out item by item).",
-    params=[Param("InputObject", "any", position=0, pipeline=BY_VALUE,
-                  help="JSON text; several pipeline strings are joined into one document."),
-            Param("AsHashtable", bool, help="Hashtables instead of objects (the same in "
-                                            "fayshell: both are records)."),
-            Param("Depth", int, default=1024, help="Deepest nesting accepted."),
-            Param("NoEnumerate", bool, help="Write a top-level array as one value.")],
-    examples=[("'{\"a\":1,\"b\":[1,2]}' | ConvertFrom-Json", "A record with a and b."),
-              ("Get-Content nodes.json -Raw | ConvertFrom-Json | Select-Object name",
-               "Names from a JSON file.")],
+    "written out item by item).",
+    params=[
+        Param(
+            "InputObject",
+            "any",
+            position=0,
+            pipeline=BY_VALUE,
+            help="JSON text; several pipeline strings are joined into one document.",
+        ),
+        Param(
+            "AsHashtable",
+            bool,
+            help="Hashtables instead of objects (the same in fayshell: both are records).",
+        ),
+        Param("Depth", int, default=1024, help="Deepest nesting accepted."),
+        Param("NoEnumerate", bool, help="Write a top-level array as one value."),
+    ],
+    examples=[
+        ('\'{"a":1,"b":[1,2]}\' | ConvertFrom-Json', "A record with a and b."),
+        (
+            "Get-Content nodes.json -Raw | ConvertFrom-Json | Select-Object name",
+            "Names from a JSON file.",
+        ),
+    ],
     stream=True,
 )
-async def convert_from_json(ctx: Invocation, *, input_object: Any = None,
-                            as_hashtable: bool = False, depth: int = 1024,
-                            no_enumerate: bool = False) -> Any:
+async def convert_from_json(
+    ctx: Invocation,
+    *,
+    input_object: Any = None,
+    as_hashtable: bool = False,
+    depth: int = 1024,
+    no_enumerate: bool = False,
+) -> Any:
     source = ctx.input if ctx.input is not None else input_object
-    lines = [to_string(x) for x in await collect(source)] if not isinstance(source, str) \
-        else [source]
+    lines = (
+        [to_string(x) for x in await collect(source)] if not isinstance(source, str) else [source]
+    )
     text = "\n".join(lines)
     if not text.strip():
         return []
     try:
         value = json.loads(text)
     except json.JSONDecodeError as exc:
-        raise CommandError("ConvertFrom-Json", f"invalid JSON at line {exc.lineno} column "
-                                               f"{exc.colno}: {exc.msg}") from None
+        raise CommandError(
+            "ConvertFrom-Json", f"invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}"
+        ) from None
     if _depth_of(value) > depth:
         raise CommandError("ConvertFrom-Json", f"the JSON is nested deeper than -Depth {depth}")
     if isinstance(value, list) and not no_enumerate:
@@ -219,20 +256,34 @@ def csv_lines(items: Iterable[Any], style: CsvStyle) -> Iterable[str]:
 
 CSV_WRITE_PARAMS = (
     Param("Delimiter", str, default=",", help="Field separator (one character)."),
-    Param("UseQuotes", str, choices=QUOTE_KINDS, default="Always",
-          help="Always (default), AsNeeded (only fields with the delimiter, a quote or a "
-               "newline) or Never."),
+    Param(
+        "UseQuotes",
+        str,
+        choices=QUOTE_KINDS,
+        default="Always",
+        help="Always (default), AsNeeded (only fields with the delimiter, a quote or a "
+        "newline) or Never.",
+    ),
     Param("QuoteFields", "strings", help="Quote only these columns."),
-    Param("NoTypeInformation", bool, help="Accepted for compatibility: no #TYPE line is "
-                                          "written unless -IncludeTypeInformation."),
+    Param(
+        "NoTypeInformation",
+        bool,
+        help="Accepted for compatibility: no #TYPE line is written unless -IncludeTypeInformation.",
+    ),
     Param("IncludeTypeInformation", bool, help="Write a #TYPE line first."),
     Param("NoHeader", bool, help="Leave out the header line."),
     Param("UseCulture", bool, help="Accepted for compatibility (the delimiter stays ',')."),
 )
 
 
-def _style(delimiter: str, use_quotes: str, quote_fields: list[str] | None, no_header: bool,
-           include_type_information: bool, command: str) -> CsvStyle:
+def _style(
+    delimiter: str,
+    use_quotes: str,
+    quote_fields: list[str] | None,
+    no_header: bool,
+    include_type_information: bool,
+    command: str,
+) -> CsvStyle:
     if len(delimiter) != 1:
         raise ParameterError(command, "Delimiter", f"{delimiter!r} is not one character")
     quotes: QuoteKind = next(q for q in QUOTE_KINDS if q == use_quotes)
@@ -244,21 +295,32 @@ def _style(delimiter: str, use_quotes: str, quote_fields: list[str] | None, no_h
     "ConvertTo-Csv",
     synopsis="Convert objects to CSV lines (header first; every field quoted, as PowerShell 7).",
     params=[*CSV_WRITE_PARAMS, Param("InputObject", "any", position=0, pipeline=BY_VALUE)],
-    examples=[("sql SELECT 1 AS a, 2 AS b | ConvertTo-Csv", '"a","b" then "1","2".'),
-              ("Get-Node | ConvertTo-Csv -UseQuotes AsNeeded -Delimiter ';'",
-               "Quotes only where a field needs them.")],
+    examples=[
+        ("sql SELECT 1 AS a, 2 AS b | ConvertTo-Csv", '"a","b" then "1","2".'),
+        (
+            "Get-Node | ConvertTo-Csv -UseQuotes AsNeeded -Delimiter ';'",
+            "Quotes only where a field needs them.",
+        ),
+    ],
     stream=True,
 )
-async def convert_to_csv(ctx: Invocation, *, delimiter: str = ",", use_quotes: str = "Always",
-                         quote_fields: list[str] | None = None,
-                         no_type_information: bool = False,
-                         include_type_information: bool = False, no_header: bool = False,
-                         use_culture: bool = False, input_object: Any = None) -> Any:
-    style = _style(delimiter, use_quotes, quote_fields, no_header, include_type_information,
-                   "ConvertTo-Csv")
+async def convert_to_csv(
+    ctx: Invocation,
+    *,
+    delimiter: str = ",",
+    use_quotes: str = "Always",
+    quote_fields: list[str] | None = None,
+    no_type_information: bool = False,
+    include_type_information: bool = False,
+    no_header: bool = False,
+    use_culture: bool = False,
+    input_object: Any = None,
+) -> Any:
+    style = _style(
+        delimiter, use_quotes, quote_fields, no_header, include_type_information, "ConvertTo-Csv"
+    )
     source = ctx.input if ctx.input is not None else input_object
-    items = await collect(source) if ctx.input is not None or isinstance(source, list) \
-        else [source]
+    items = await collect(source) if ctx.input is not None or isinstance(source, list) else [source]
     return list(csv_lines(items, style))
 
 
@@ -266,25 +328,37 @@ async def convert_to_csv(ctx: Invocation, *, delimiter: str = ",", use_quotes: s
     "Export-Csv",
     synopsis="Write objects to a CSV file, as ConvertTo-Csv writes them.",
     description="A relation is streamed from DuckDB in batches; with -UseQuotes AsNeeded "
-                "DuckDB's COPY writes the file directly.",
-    params=[Param("Path", str, position=0, mandatory=True, aliases=("LiteralPath",),
-                  complete="files"),
-            *CSV_WRITE_PARAMS,
-            Param("Append", bool, help="Add rows to an existing file (no second header)."),
-            Param("Force", bool, help="Accepted for compatibility."),
-            Param("Encoding", str, help="Accepted for compatibility; files are UTF-8."),
-            Param("InputObject", "any", pipeline=BY_VALUE)],
+    "DuckDB's COPY writes the file directly.",
+    params=[
+        Param("Path", str, position=0, mandatory=True, aliases=("LiteralPath",), complete="files"),
+        *CSV_WRITE_PARAMS,
+        Param("Append", bool, help="Add rows to an existing file (no second header)."),
+        Param("Force", bool, help="Accepted for compatibility."),
+        Param("Encoding", str, help="Accepted for compatibility; files are UTF-8."),
+        Param("InputObject", "any", pipeline=BY_VALUE),
+    ],
     examples=[("Get-Syscall | Export-Csv syscalls.csv", "All system calls to a file.")],
     stream=True,
 )
-async def export_csv(ctx: Invocation, *, path: str, delimiter: str = ",",
-                     use_quotes: str = "Always", quote_fields: list[str] | None = None,
-                     no_type_information: bool = False, include_type_information: bool = False,
-                     no_header: bool = False, use_culture: bool = False, append: bool = False,
-                     force: bool = False, encoding: str | None = None,
-                     input_object: Any = None) -> None:
-    style = _style(delimiter, use_quotes, quote_fields, no_header, include_type_information,
-                   "Export-Csv")
+async def export_csv(
+    ctx: Invocation,
+    *,
+    path: str,
+    delimiter: str = ",",
+    use_quotes: str = "Always",
+    quote_fields: list[str] | None = None,
+    no_type_information: bool = False,
+    include_type_information: bool = False,
+    no_header: bool = False,
+    use_culture: bool = False,
+    append: bool = False,
+    force: bool = False,
+    encoding: str | None = None,
+    input_object: Any = None,
+) -> None:
+    style = _style(
+        delimiter, use_quotes, quote_fields, no_header, include_type_information, "Export-Csv"
+    )
     target = ctx.state.resolve_path(path)
     if not target.parent.exists():
         raise CommandError("Export-Csv", f"directory {str(target.parent)!r} does not exist")
@@ -292,8 +366,14 @@ async def export_csv(ctx: Invocation, *, path: str, delimiter: str = ",",
     if exists:
         style = dataclasses.replace(style, header=False, type_info=False)
     source = ctx.input if ctx.input is not None else input_object
-    if is_relation(source) and style.quotes == "AsNeeded" and not append and style.header \
-            and style.quote_fields is None and not style.type_info:
+    if (
+        is_relation(source)
+        and style.quotes == "AsNeeded"
+        and not append
+        and style.header
+        and style.quote_fields is None
+        and not style.type_info
+    ):
         _copy_relation(ctx, source, target, delimiter)
         return None
     try:
@@ -311,19 +391,23 @@ async def _aiter_csv(source: Any, style: CsvStyle) -> Any:
     async for item in aiter_items(source):
         batch.append(item)
         if len(batch) >= 4096:
-            for line in csv_lines(batch, style if first else dataclasses.replace(
-                    style, header=False, type_info=False)):
+            for line in csv_lines(
+                batch, style if first else dataclasses.replace(style, header=False, type_info=False)
+            ):
                 yield line
             first, batch = False, []
     if batch:
-        for line in csv_lines(batch, style if first else dataclasses.replace(
-                style, header=False, type_info=False)):
+        for line in csv_lines(
+            batch, style if first else dataclasses.replace(style, header=False, type_info=False)
+        ):
             yield line
 
 
 def _copy_relation(ctx: Invocation, rel: Any, target: Path, delimiter: str) -> None:
-    sql = (f"COPY ({rel.sql}) TO {quote_literal(str(target))} "
-           f"(HEADER, DELIMITER {quote_literal(delimiter)})")
+    sql = (
+        f"COPY ({rel.sql}) TO {quote_literal(str(target))} "
+        f"(HEADER, DELIMITER {quote_literal(delimiter)})"
+    )
     ctx.write_verbose(sql)
     rel.db.execute(sql)
 
@@ -359,8 +443,9 @@ def _check_header(header: list[str]) -> None:
     seen: set[str] = set()
     for name in header:
         if name and name.lower() in seen:
-            raise CommandError("Import-Csv", f"the member {name!r} is already present "
-                                             "(duplicate header)")
+            raise CommandError(
+                "Import-Csv", f"the member {name!r} is already present (duplicate header)"
+            )
         seen.add(name.lower())
 
 
@@ -375,17 +460,26 @@ CSV_READ_PARAMS = (
     "ConvertFrom-Csv",
     synopsis="Parse CSV lines into records (every value a string).",
     params=[Param("InputObject", "any", position=0, pipeline=BY_VALUE), *CSV_READ_PARAMS],
-    examples=[("'a,b', '1,2' | ConvertFrom-Csv", "One record: a=1, b=2."),
-              ("'x;y' | ConvertFrom-Csv -Delimiter ';' -Header one,two", "one=x, two=y.")],
+    examples=[
+        ("'a,b', '1,2' | ConvertFrom-Csv", "One record: a=1, b=2."),
+        ("'x;y' | ConvertFrom-Csv -Delimiter ';' -Header one,two", "one=x, two=y."),
+    ],
     stream=True,
 )
-async def convert_from_csv(ctx: Invocation, *, input_object: Any = None, delimiter: str = ",",
-                           header: list[str] | None = None, use_culture: bool = False) -> Any:
+async def convert_from_csv(
+    ctx: Invocation,
+    *,
+    input_object: Any = None,
+    delimiter: str = ",",
+    header: list[str] | None = None,
+    use_culture: bool = False,
+) -> Any:
     if len(delimiter) != 1:
         raise ParameterError("ConvertFrom-Csv", "Delimiter", f"{delimiter!r} is not one character")
     source = ctx.input if ctx.input is not None else input_object
-    lines = [to_string(x) for x in await collect(source)] if not isinstance(source, str) \
-        else [source]
+    lines = (
+        [to_string(x) for x in await collect(source)] if not isinstance(source, str) else [source]
+    )
     return parse_csv("\n".join(lines), delimiter, header)
 
 
@@ -393,16 +487,34 @@ async def convert_from_csv(ctx: Invocation, *, input_object: Any = None, delimit
     "Import-Csv",
     aliases=("ipcsv",),
     synopsis="Read a CSV file into records (every value a string).",
-    params=[Param("Path", "strings", position=0, mandatory=True, aliases=("LiteralPath",),
-                  complete="files"),
-            *CSV_READ_PARAMS,
-            Param("Encoding", str, help="Accepted for compatibility; files are read as UTF-8.")],
-    examples=[("Import-Csv nodes.csv | Where-Object { $_.role -eq 'web' }",
-               "Rows of a CSV file, filtered.")],
+    params=[
+        Param(
+            "Path",
+            "strings",
+            position=0,
+            mandatory=True,
+            aliases=("LiteralPath",),
+            complete="files",
+        ),
+        *CSV_READ_PARAMS,
+        Param("Encoding", str, help="Accepted for compatibility; files are read as UTF-8."),
+    ],
+    examples=[
+        (
+            "Import-Csv nodes.csv | Where-Object { $_.role -eq 'web' }",
+            "Rows of a CSV file, filtered.",
+        )
+    ],
 )
-def import_csv(ctx: Invocation, *, path: list[str], delimiter: str = ",",
-               header: list[str] | None = None, use_culture: bool = False,
-               encoding: str | None = None) -> Any:
+def import_csv(
+    ctx: Invocation,
+    *,
+    path: list[str],
+    delimiter: str = ",",
+    header: list[str] | None = None,
+    use_culture: bool = False,
+    encoding: str | None = None,
+) -> Any:
     if len(delimiter) != 1:
         raise ParameterError("Import-Csv", "Delimiter", f"{delimiter!r} is not one character")
     out: list[dict[str, Any]] = []

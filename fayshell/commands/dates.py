@@ -23,12 +23,18 @@ from fayshell.lang.values import Duration
 
 #: Get-Date's component parameters, in the order PowerShell applies them, with their ranges.
 PARTS: tuple[tuple[str, int, int], ...] = (
-    ("Year", 1, 9999), ("Month", 1, 12), ("Day", 1, 31), ("Hour", 0, 23), ("Minute", 0, 59),
-    ("Second", 0, 59), ("Millisecond", 0, 999),
+    ("Year", 1, 9999),
+    ("Month", 1, 12),
+    ("Day", 1, 31),
+    ("Hour", 0, 23),
+    ("Minute", 0, 59),
+    ("Second", 0, 59),
+    ("Millisecond", 0, 999),
 )
 #: -Format names PowerShell expands itself (ISO 8601 basic forms, for file names).
 FILE_FORMATS: dict[str, tuple[str, bool]] = {
-    "filedate": ("yyyyMMdd", False), "filedateuniversal": ("yyyyMMddZ", True),
+    "filedate": ("yyyyMMdd", False),
+    "filedateuniversal": ("yyyyMMddZ", True),
     "filedatetime": ("yyyyMMddTHHmmssffff", False),
     "filedatetimeuniversal": ("yyyyMMddTHHmmssffffZ", True),
 }
@@ -44,11 +50,13 @@ def _date_param(command: str, name: str, value: Any) -> DateTime:
 
 def _check_range(name: str, value: int, low: int, high: int) -> None:
     if value < low:
-        raise ParameterError("Get-Date", name,
-                             f"{value} is less than the minimum allowed range of {low}")
+        raise ParameterError(
+            "Get-Date", name, f"{value} is less than the minimum allowed range of {low}"
+        )
     if value > high:
-        raise ParameterError("Get-Date", name,
-                             f"{value} is greater than the maximum allowed range of {high}")
+        raise ParameterError(
+            "Get-Date", name, f"{value} is greater than the maximum allowed range of {high}"
+        )
 
 
 def _with_parts(dt: DateTime, parts: dict[str, int | None]) -> DateTime:
@@ -59,8 +67,9 @@ def _with_parts(dt: DateTime, parts: dict[str, int | None]) -> DateTime:
             continue
         _check_range(name, value, low, high)
         if name == "Millisecond":
-            dt = DateTime(dt.year, dt.month, dt.day, dt.hour, dt.minute, dt.second,
-                          value * 1000, kind=dt.Kind)
+            dt = DateTime(
+                dt.year, dt.month, dt.day, dt.hour, dt.minute, dt.second, value * 1000, kind=dt.Kind
+            )
         else:
             current = getattr(dt, name)
             method = {"Year": "AddYears", "Month": "AddMonths"}.get(name, f"Add{name}s")
@@ -86,40 +95,87 @@ def _start_date(date: Any, unix_time_seconds: int | None) -> DateTime:
 @cmdlet(
     "Get-Date",
     synopsis="The current date and time, or a date you give, as a DateTime or a formatted string.",
-    params=[Param("Date", "any", position=0, pipeline=BY_VALUE_AND_PROPERTY,
-                  aliases=("LastWriteTime",),
-                  help="The date to use instead of now: a DateTime or a string like '2024-03-05'."),
-            Param("UnixTimeSeconds", int, aliases=("UnixTime",),
-                  help="Seconds since 1970-01-01 00:00:00 UTC (shown as local time)."),
-            Param("Year", int), Param("Month", int), Param("Day", int), Param("Hour", int),
-            Param("Minute", int), Param("Second", int), Param("Millisecond", int),
-            Param("Format", str, help="A .NET format string: 'yyyy-MM-dd HH:mm:ss', 'o', 's', "
-                                      "'u', or FileDate, FileDateTime, ...Universal."),
-            Param("UFormat", str, help="A Unix format string: '%Y-%m-%d %H:%M:%S', '%s', '%V'."),
-            Param("AsUTC", bool, help="Convert to UTC before formatting."),
-            Param("DisplayHint", str, choices=("Date", "Time", "DateTime"),
-                  help="Show only the date or the time part (the value is the same).")],
+    params=[
+        Param(
+            "Date",
+            "any",
+            position=0,
+            pipeline=BY_VALUE_AND_PROPERTY,
+            aliases=("LastWriteTime",),
+            help="The date to use instead of now: a DateTime or a string like '2024-03-05'.",
+        ),
+        Param(
+            "UnixTimeSeconds",
+            int,
+            aliases=("UnixTime",),
+            help="Seconds since 1970-01-01 00:00:00 UTC (shown as local time).",
+        ),
+        Param("Year", int),
+        Param("Month", int),
+        Param("Day", int),
+        Param("Hour", int),
+        Param("Minute", int),
+        Param("Second", int),
+        Param("Millisecond", int),
+        Param(
+            "Format",
+            str,
+            help="A .NET format string: 'yyyy-MM-dd HH:mm:ss', 'o', 's', "
+            "'u', or FileDate, FileDateTime, ...Universal.",
+        ),
+        Param("UFormat", str, help="A Unix format string: '%Y-%m-%d %H:%M:%S', '%s', '%V'."),
+        Param("AsUTC", bool, help="Convert to UTC before formatting."),
+        Param(
+            "DisplayHint",
+            str,
+            choices=("Date", "Time", "DateTime"),
+            help="Show only the date or the time part (the value is the same).",
+        ),
+    ],
     description="Without -Format/-UFormat the output is a DateTime with Year, Month, Day, "
-                "DayOfWeek, DayOfYear, Hour, Minute, Second, Millisecond, Ticks and Kind, and "
-                "methods AddDays(), AddHours(), ToString(fmt), ToUniversalTime()... Subtracting "
-                "two dates gives a duration (TotalSeconds, TotalHours, Days, ...).",
-    examples=[("Get-Date -Format 'yyyy-MM-dd HH:mm:ss'", "Now as a sortable string."),
-              ("Get-Date -UFormat '%Y-%m-%d'", "The same with Unix specifiers."),
-              ("(Get-Date -Year 2024 -Month 3 -Day 5).DayOfWeek", "The weekday of a date."),
-              ("((Get-Date) - (Get-Date '2024-01-01')).TotalDays", "Days since New Year 2024."),
-              ("Get-Date -UnixTimeSeconds 0 -AsUTC -Format o", "The Unix epoch, round-trip.")],
+    "DayOfWeek, DayOfYear, Hour, Minute, Second, Millisecond, Ticks and Kind, and "
+    "methods AddDays(), AddHours(), ToString(fmt), ToUniversalTime()... Subtracting "
+    "two dates gives a duration (TotalSeconds, TotalHours, Days, ...).",
+    examples=[
+        ("Get-Date -Format 'yyyy-MM-dd HH:mm:ss'", "Now as a sortable string."),
+        ("Get-Date -UFormat '%Y-%m-%d'", "The same with Unix specifiers."),
+        ("(Get-Date -Year 2024 -Month 3 -Day 5).DayOfWeek", "The weekday of a date."),
+        ("((Get-Date) - (Get-Date '2024-01-01')).TotalDays", "Days since New Year 2024."),
+        ("Get-Date -UnixTimeSeconds 0 -AsUTC -Format o", "The Unix epoch, round-trip."),
+    ],
 )
-def get_date(ctx: Invocation, *, date: Any = None, unix_time_seconds: int | None = None,
-             year: int | None = None, month: int | None = None, day: int | None = None,
-             hour: int | None = None, minute: int | None = None, second: int | None = None,
-             millisecond: int | None = None, format: str | None = None,
-             uformat: str | None = None, as_utc: bool = False,
-             display_hint: str | None = None) -> Any:
+def get_date(
+    ctx: Invocation,
+    *,
+    date: Any = None,
+    unix_time_seconds: int | None = None,
+    year: int | None = None,
+    month: int | None = None,
+    day: int | None = None,
+    hour: int | None = None,
+    minute: int | None = None,
+    second: int | None = None,
+    millisecond: int | None = None,
+    format: str | None = None,
+    uformat: str | None = None,
+    as_utc: bool = False,
+    display_hint: str | None = None,
+) -> Any:
     if format is not None and uformat is not None:
         raise ParameterError("Get-Date", "UFormat", "cannot be used together with -Format")
     dt = _start_date(date, unix_time_seconds)
-    dt = _with_parts(dt, {"Year": year, "Month": month, "Day": day, "Hour": hour,
-                          "Minute": minute, "Second": second, "Millisecond": millisecond})
+    dt = _with_parts(
+        dt,
+        {
+            "Year": year,
+            "Month": month,
+            "Day": day,
+            "Hour": hour,
+            "Minute": minute,
+            "Second": second,
+            "Millisecond": millisecond,
+        },
+    )
     if as_utc:
         dt = dt.to_utc()
     try:
@@ -150,36 +206,67 @@ def _format(dt: DateTime, fmt: str) -> str:
 
 
 def _span_part(name: str, value: Any) -> Duration:
-    units = {"Days": 86_400e9, "Hours": 3_600e9, "Minutes": 60e9, "Seconds": 1e9,
-             "Milliseconds": 1e6}
+    units = {
+        "Days": 86_400e9,
+        "Hours": 3_600e9,
+        "Minutes": 60e9,
+        "Seconds": 1e9,
+        "Milliseconds": 1e6,
+    }
     return Duration(round(float(value) * units[name]))
 
 
 @cmdlet(
     "New-TimeSpan",
     synopsis="A duration: between two dates, or from days, hours, minutes and seconds.",
-    params=[Param("Start", "any", position=0, aliases=("LastWriteTime",),
-                  pipeline=BY_PROPERTY, help="The start date (default now)."),
-            Param("End", "any", position=1, help="The end date (default now)."),
-            Param("Days", float), Param("Hours", float), Param("Minutes", float),
-            Param("Seconds", float), Param("Milliseconds", float)],
+    params=[
+        Param(
+            "Start",
+            "any",
+            position=0,
+            aliases=("LastWriteTime",),
+            pipeline=BY_PROPERTY,
+            help="The start date (default now).",
+        ),
+        Param("End", "any", position=1, help="The end date (default now)."),
+        Param("Days", float),
+        Param("Hours", float),
+        Param("Minutes", float),
+        Param("Seconds", float),
+        Param("Milliseconds", float),
+    ],
     description="fayshell's TimeSpan is a duration value (prints as 90m, 2s); it has "
-                "TotalSeconds, TotalMinutes, TotalHours, TotalDays, Days, Hours, Minutes, "
-                "Seconds and Milliseconds like .NET's.",
-    examples=[("New-TimeSpan -Hours 1 -Minutes 30", "A 90-minute duration."),
-              ("(New-TimeSpan -Start '2024-01-01' -End '2024-03-01').Days", "60 days.")],
+    "TotalSeconds, TotalMinutes, TotalHours, TotalDays, Days, Hours, Minutes, "
+    "Seconds and Milliseconds like .NET's.",
+    examples=[
+        ("New-TimeSpan -Hours 1 -Minutes 30", "A 90-minute duration."),
+        ("(New-TimeSpan -Start '2024-01-01' -End '2024-03-01').Days", "60 days."),
+    ],
 )
-def new_time_span(ctx: Invocation, *, start: Any = None, end: Any = None,
-                  days: float | None = None, hours: float | None = None,
-                  minutes: float | None = None, seconds: float | None = None,
-                  milliseconds: float | None = None) -> Duration:
-    parts = {"Days": days, "Hours": hours, "Minutes": minutes, "Seconds": seconds,
-             "Milliseconds": milliseconds}
+def new_time_span(
+    ctx: Invocation,
+    *,
+    start: Any = None,
+    end: Any = None,
+    days: float | None = None,
+    hours: float | None = None,
+    minutes: float | None = None,
+    seconds: float | None = None,
+    milliseconds: float | None = None,
+) -> Duration:
+    parts = {
+        "Days": days,
+        "Hours": hours,
+        "Minutes": minutes,
+        "Seconds": seconds,
+        "Milliseconds": milliseconds,
+    }
     given = {k: v for k, v in parts.items() if v is not None}
     if given:
         if start is not None or end is not None:
-            raise ParameterError("New-TimeSpan", next(iter(given)),
-                                 "cannot be used together with -Start or -End")
+            raise ParameterError(
+                "New-TimeSpan", next(iter(given)), "cannot be used together with -Start or -End"
+            )
         return Duration(sum(int(_span_part(k, v)) for k, v in given.items()))
     begin = DateTime.local_now() if start is None else _date_param("New-TimeSpan", "Start", start)
     finish = DateTime.local_now() if end is None else _date_param("New-TimeSpan", "End", end)

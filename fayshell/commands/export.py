@@ -22,41 +22,71 @@ FORMAT_CHOICES = ("parquet", "zipkin", "chrome")
 @cmdlet(
     "Export-Trace",
     synopsis="Write spans, system calls or any relation to Parquet, Zipkin v2 JSON or Chrome "
-             "Trace Event JSON.",
+    "Trace Event JSON.",
     description="The input is the pipeline (a relation from Get-Span, Get-Syscall, sql ..., or "
-                "records) or -Table NAME. parquet: any relation, written by DuckDB's COPY "
-                "(-PartitionBy node writes PATH/node=NAME/*.parquet). zipkin: spans as the "
-                "list of spans Zipkin's and Jaeger's POST /api/v2/spans accept (ids as 16 hex "
-                "digits, times in microseconds). chrome: spans (a process per service and "
-                "node, a thread per trace) or system calls (a process per pid, a thread per "
-                "tid) as complete events for the Perfetto UI and chrome://tracing. JSON is "
-                "streamed in batches with bounded memory and written under a temporary name "
-                "until complete.",
-    params=[Param("Path", str, mandatory=True, position=0, complete="files",
-                  help="The file to write (a directory with -PartitionBy)."),
-            Param("Format", str, mandatory=True, choices=FORMAT_CHOICES),
-            Param("Table", str, complete="tables",
-                  help="A table or view of the store to export (instead of pipeline input)."),
-            Param("PartitionBy", "strings", help="Parquet only: one directory per value."),
-            Param("InputObject", "any", pipeline=BY_VALUE, help="Records or a relation.")],
-    examples=[("Get-Span | Export-Trace -Format zipkin -Path spans.json",
-               "Spans for Zipkin or Jaeger (POST the file to /api/v2/spans)."),
-              ("Get-Syscall -Node web01 | Export-Trace -Format chrome -Path web01.json",
-               "One node's system calls as a timeline for ui.perfetto.dev."),
-              ("Export-Trace -Table syscalls -Format parquet -Path calls -PartitionBy node",
-               "Every system call, one Parquet directory per node.")],
+    "records) or -Table NAME. parquet: any relation, written by DuckDB's COPY "
+    "(-PartitionBy node writes PATH/node=NAME/*.parquet). zipkin: spans as the "
+    "list of spans Zipkin's and Jaeger's POST /api/v2/spans accept (ids as 16 hex "
+    "digits, times in microseconds). chrome: spans (a process per service and "
+    "node, a thread per trace) or system calls (a process per pid, a thread per "
+    "tid) as complete events for the Perfetto UI and chrome://tracing. JSON is "
+    "streamed in batches with bounded memory and written under a temporary name "
+    "until complete.",
+    params=[
+        Param(
+            "Path",
+            str,
+            mandatory=True,
+            position=0,
+            complete="files",
+            help="The file to write (a directory with -PartitionBy).",
+        ),
+        Param("Format", str, mandatory=True, choices=FORMAT_CHOICES),
+        Param(
+            "Table",
+            str,
+            complete="tables",
+            help="A table or view of the store to export (instead of pipeline input).",
+        ),
+        Param("PartitionBy", "strings", help="Parquet only: one directory per value."),
+        Param("InputObject", "any", pipeline=BY_VALUE, help="Records or a relation."),
+    ],
+    examples=[
+        (
+            "Get-Span | Export-Trace -Format zipkin -Path spans.json",
+            "Spans for Zipkin or Jaeger (POST the file to /api/v2/spans).",
+        ),
+        (
+            "Get-Syscall -Node web01 | Export-Trace -Format chrome -Path web01.json",
+            "One node's system calls as a timeline for ui.perfetto.dev.",
+        ),
+        (
+            "Export-Trace -Table syscalls -Format parquet -Path calls -PartitionBy node",
+            "Every system call, one Parquet directory per node.",
+        ),
+    ],
     stream=True,
 )
-async def export_trace(ctx: Invocation, *, format: str, path: str, table: str | None = None,
-                       partition_by: list[str] | None = None, input_object: Any = None,
-                       ) -> list[ExportSummary]:
+async def export_trace(
+    ctx: Invocation,
+    *,
+    format: str,
+    path: str,
+    table: str | None = None,
+    partition_by: list[str] | None = None,
+    input_object: Any = None,
+) -> list[ExportSummary]:
     from fayshell.errors import StoreError
     from fayshell.store.export import ExportRequest
 
     fmt = format.lower()
     with _source(ctx, table, await _records(ctx, table)) as rel:
-        req = ExportRequest(rel, fmt, Path(path).expanduser().absolute(),  # type: ignore[arg-type]
-                            tuple(partition_by or ()))
+        req = ExportRequest(
+            rel,
+            fmt,  # type: ignore[arg-type]
+            Path(path).expanduser().absolute(),
+            tuple(partition_by or ()),
+        )
         task = ctx.progress(f"Export-Trace {fmt} {path}", None)
         try:
             summary = await _run(req, task)

@@ -37,20 +37,47 @@ from fayshell.state import PathInfo, ShellState
 
 PATH_PIPE: Pipeline = BY_VALUE_AND_PROPERTY
 ENCODINGS: dict[str, tuple[str, bytes]] = {
-    "utf8": ("utf-8", b""), "utf8nobom": ("utf-8", b""), "utf8bom": ("utf-8", b"\xef\xbb\xbf"),
-    "ascii": ("ascii", b""), "ansi": ("latin-1", b""), "oem": ("latin-1", b""),
-    "latin1": ("latin-1", b""), "unicode": ("utf-16-le", b"\xff\xfe"),
-    "bigendianunicode": ("utf-16-be", b"\xfe\xff"), "utf32": ("utf-32-le", b"\xff\xfe\x00\x00"),
-    "bigendianutf32": ("utf-32-be", b"\x00\x00\xfe\xff"), "utf7": ("utf-7", b""),
+    "utf8": ("utf-8", b""),
+    "utf8nobom": ("utf-8", b""),
+    "utf8bom": ("utf-8", b"\xef\xbb\xbf"),
+    "ascii": ("ascii", b""),
+    "ansi": ("latin-1", b""),
+    "oem": ("latin-1", b""),
+    "latin1": ("latin-1", b""),
+    "unicode": ("utf-16-le", b"\xff\xfe"),
+    "bigendianunicode": ("utf-16-be", b"\xfe\xff"),
+    "utf32": ("utf-32-le", b"\xff\xfe\x00\x00"),
+    "bigendianutf32": ("utf-32-be", b"\x00\x00\xfe\xff"),
+    "utf7": ("utf-7", b""),
 }
 BOMS: tuple[tuple[bytes, str], ...] = (
-    (b"\xef\xbb\xbf", "utf-8"), (b"\xff\xfe\x00\x00", "utf-32-le"),
-    (b"\x00\x00\xfe\xff", "utf-32-be"), (b"\xff\xfe", "utf-16-le"), (b"\xfe\xff", "utf-16-be"),
+    (b"\xef\xbb\xbf", "utf-8"),
+    (b"\xff\xfe\x00\x00", "utf-32-le"),
+    (b"\x00\x00\xfe\xff", "utf-32-be"),
+    (b"\xff\xfe", "utf-16-le"),
+    (b"\xfe\xff", "utf-16-be"),
 )
-ENCODING_PARAM = Param("Encoding", str, choices=tuple(
-    ("UTF8", "UTF8NoBOM", "UTF8BOM", "ASCII", "Ansi", "OEM", "Latin1", "Unicode",
-     "BigEndianUnicode", "UTF32", "BigEndianUTF32", "UTF7")),
-    help="The text encoding (default UTF8 without a byte order mark).")
+ENCODING_PARAM = Param(
+    "Encoding",
+    str,
+    choices=tuple(
+        (
+            "UTF8",
+            "UTF8NoBOM",
+            "UTF8BOM",
+            "ASCII",
+            "Ansi",
+            "OEM",
+            "Latin1",
+            "Unicode",
+            "BigEndianUnicode",
+            "UTF32",
+            "BigEndianUTF32",
+            "UTF7",
+        )
+    ),
+    help="The text encoding (default UTF8 without a byte order mark).",
+)
 WILDCARD = set("*?[")
 
 
@@ -59,6 +86,7 @@ class Refused(Exception):
 
 
 # ---- records ----------------------------------------------------------------------------------
+
 
 @dataclass(frozen=True)
 class FileItem:
@@ -91,11 +119,20 @@ def file_item(path: Path) -> FileItem:
     name = path.name or str(path)
     suffix = "" if is_dir and not path.suffix else path.suffix
     return FileItem(
-        Mode=mode, LastWriteTime=_local(st.st_mtime), Length=None if is_dir else st.st_size,
-        Name=name, FullName=str(path), Extension=suffix,
+        Mode=mode,
+        LastWriteTime=_local(st.st_mtime),
+        Length=None if is_dir else st.st_size,
+        Name=name,
+        FullName=str(path),
+        Extension=suffix,
         BaseName=name[: len(name) - len(suffix)] if suffix else name,
-        DirectoryName=str(path.parent), PSIsContainer=is_dir, UnixMode=stat.filemode(st.st_mode),
-        CreationTime=_local(st.st_ctime), LastAccessTime=_local(st.st_atime), PSPath=str(path))
+        DirectoryName=str(path.parent),
+        PSIsContainer=is_dir,
+        UnixMode=stat.filemode(st.st_mode),
+        CreationTime=_local(st.st_ctime),
+        LastAccessTime=_local(st.st_atime),
+        PSPath=str(path),
+    )
 
 
 def _local(timestamp: float) -> DateTime:
@@ -103,6 +140,7 @@ def _local(timestamp: float) -> DateTime:
 
 
 # ---- shared helpers ---------------------------------------------------------------------------
+
 
 def has_wildcard(path: str) -> bool:
     return any(ch in WILDCARD for ch in path)
@@ -125,7 +163,9 @@ def os_failure(ctx: Invocation, path: Path | str, exc: OSError) -> None:
     ctx.write_error(ErrorRecord(str(path), "", reason))
 
 
-def targets(ctx: Invocation, path: list[str] | None, literal_path: list[str] | None) -> Iterator[Path]:
+def targets(
+    ctx: Invocation, path: list[str] | None, literal_path: list[str] | None
+) -> Iterator[Path]:
     """Every existing path named by -Path (wildcards) or -LiteralPath; missing ones reported."""
     for text, literal in [(p, False) for p in path or []] + [(p, True) for p in literal_path or []]:
         found = expand(ctx.state, text, literal)
@@ -143,11 +183,11 @@ def read_text(path: Path, encoding: str | None) -> str:
     if encoding is None:
         for bom, codec in BOMS:
             if data.startswith(bom):
-                return data[len(bom):].decode(codec, errors="replace")
+                return data[len(bom) :].decode(codec, errors="replace")
         return data.decode("utf-8", errors="replace")
     codec, bom = _codec(encoding)
     if bom and data.startswith(bom):
-        data = data[len(bom):]
+        data = data[len(bom) :]
     return data.decode(codec, errors="replace")
 
 
@@ -166,6 +206,7 @@ def split_lines(text: str) -> list[str]:
 
 # ---- paths ------------------------------------------------------------------------------------
 
+
 def _join(base: str, child: str) -> str:
     base, child = base.replace("\\", "/"), child.replace("\\", "/")
     if not child:
@@ -178,19 +219,40 @@ def _join(base: str, child: str) -> str:
 @cmdlet(
     "Join-Path",
     synopsis="Join a path and child paths into one path (the path need not exist).",
-    params=[Param("Path", "strings", position=0, mandatory=True, pipeline=PATH_PIPE,
-                  aliases=("PSPath",), help="One or more parent paths; one result each."),
-            Param("ChildPath", str, position=1, help="The path to add to each parent."),
-            Param("AdditionalChildPath", "strings", position=2, rest=True,
-                  help="More path parts, joined in order."),
-            Param("Resolve", bool, help="Return the resolved full path(s); an error if missing.")],
-    examples=[("Join-Path /var/log app.log", "/var/log/app.log"),
-              ("Join-Path -Path a,b -ChildPath c", "a/c and b/c."),
-              ("Join-Path traces node01 kernel", "traces/node01/kernel.")],
+    params=[
+        Param(
+            "Path",
+            "strings",
+            position=0,
+            mandatory=True,
+            pipeline=PATH_PIPE,
+            aliases=("PSPath",),
+            help="One or more parent paths; one result each.",
+        ),
+        Param("ChildPath", str, position=1, help="The path to add to each parent."),
+        Param(
+            "AdditionalChildPath",
+            "strings",
+            position=2,
+            rest=True,
+            help="More path parts, joined in order.",
+        ),
+        Param("Resolve", bool, help="Return the resolved full path(s); an error if missing."),
+    ],
+    examples=[
+        ("Join-Path /var/log app.log", "/var/log/app.log"),
+        ("Join-Path -Path a,b -ChildPath c", "a/c and b/c."),
+        ("Join-Path traces node01 kernel", "traces/node01/kernel."),
+    ],
 )
-def join_path(ctx: Invocation, *, path: list[str], child_path: str | None = None,
-              additional_child_path: list[str] | None = None,
-              resolve: bool = False) -> list[Any]:
+def join_path(
+    ctx: Invocation,
+    *,
+    path: list[str],
+    child_path: str | None = None,
+    additional_child_path: list[str] | None = None,
+    resolve: bool = False,
+) -> list[Any]:
     out: list[Any] = []
     for base in path:
         joined = base
@@ -231,28 +293,52 @@ def _leaf(path: str) -> str:
 @cmdlet(
     "Split-Path",
     synopsis="A part of a path: its parent (default), leaf, base name, extension or drive.",
-    params=[Param("Path", "strings", position=0, mandatory=True, pipeline=PATH_PIPE,
-                  aliases=("PSPath",)),
-            Param("Parent", bool, help="The parent container (the default)."),
-            Param("Leaf", bool, help="The last element."),
-            Param("LeafBase", bool, help="The last element without its extension."),
-            Param("Extension", bool, help="The extension of the last element, with its dot."),
-            Param("Qualifier", bool, help="The drive, e.g. 'Env:'."),
-            Param("NoQualifier", bool, help="The path without its drive."),
-            Param("IsAbsolute", bool, help="True when the path is absolute."),
-            Param("Resolve", bool, help="Resolve wildcards and relative paths first.")],
-    examples=[("Split-Path /var/log/app.log", "/var/log"),
-              ("Split-Path /var/log/app.log -Leaf", "app.log"),
-              ("Split-Path app.tar.gz -LeafBase", "app.tar"),
-              ("Split-Path app.tar.gz -Extension", ".gz")],
+    params=[
+        Param(
+            "Path", "strings", position=0, mandatory=True, pipeline=PATH_PIPE, aliases=("PSPath",)
+        ),
+        Param("Parent", bool, help="The parent container (the default)."),
+        Param("Leaf", bool, help="The last element."),
+        Param("LeafBase", bool, help="The last element without its extension."),
+        Param("Extension", bool, help="The extension of the last element, with its dot."),
+        Param("Qualifier", bool, help="The drive, e.g. 'Env:'."),
+        Param("NoQualifier", bool, help="The path without its drive."),
+        Param("IsAbsolute", bool, help="True when the path is absolute."),
+        Param("Resolve", bool, help="Resolve wildcards and relative paths first."),
+    ],
+    examples=[
+        ("Split-Path /var/log/app.log", "/var/log"),
+        ("Split-Path /var/log/app.log -Leaf", "app.log"),
+        ("Split-Path app.tar.gz -LeafBase", "app.tar"),
+        ("Split-Path app.tar.gz -Extension", ".gz"),
+    ],
 )
-def split_path(ctx: Invocation, *, path: list[str], parent: bool = False, leaf: bool = False,
-               leaf_base: bool = False, extension: bool = False, qualifier: bool = False,
-               no_qualifier: bool = False, is_absolute: bool = False,
-               resolve: bool = False) -> list[Any]:
-    chosen = [n for n, on in (("Leaf", leaf), ("LeafBase", leaf_base), ("Extension", extension),
-                              ("Qualifier", qualifier), ("NoQualifier", no_qualifier),
-                              ("IsAbsolute", is_absolute), ("Parent", parent)) if on]
+def split_path(
+    ctx: Invocation,
+    *,
+    path: list[str],
+    parent: bool = False,
+    leaf: bool = False,
+    leaf_base: bool = False,
+    extension: bool = False,
+    qualifier: bool = False,
+    no_qualifier: bool = False,
+    is_absolute: bool = False,
+    resolve: bool = False,
+) -> list[Any]:
+    chosen = [
+        n
+        for n, on in (
+            ("Leaf", leaf),
+            ("LeafBase", leaf_base),
+            ("Extension", extension),
+            ("Qualifier", qualifier),
+            ("NoQualifier", no_qualifier),
+            ("IsAbsolute", is_absolute),
+            ("Parent", parent),
+        )
+        if on
+    ]
     if len(chosen) > 1:
         raise ParameterError("Split-Path", chosen[1], f"cannot be used together with -{chosen[0]}")
     mode = chosen[0] if chosen else "Parent"
@@ -264,8 +350,9 @@ def _split_one(path: str, mode: str) -> Any:
     drive, rest = _qualifier(path)
     if mode == "Qualifier":
         if not drive:
-            raise CommandError("Split-Path", f"the path {path!r} has no qualifier (a drive "
-                                             "such as 'Env:')")
+            raise CommandError(
+                "Split-Path", f"the path {path!r} has no qualifier (a drive such as 'Env:')"
+            )
         return drive
     if mode == "NoQualifier":
         return rest
@@ -285,18 +372,31 @@ def _split_one(path: str, mode: str) -> Any:
 @cmdlet(
     "Test-Path",
     synopsis="True when the path exists (wildcards: when anything matches).",
-    params=[Param("Path", "strings", position=0, pipeline=PATH_PIPE, aliases=("FullName",)),
-            Param("LiteralPath", "strings", aliases=("PSPath", "LP")),
-            Param("PathType", str, choices=("Any", "Container", "Leaf"),
-                  help="Container: a directory; Leaf: anything else (a file)."),
-            Param("IsValid", bool, help="Only check that the path is well formed.")],
-    examples=[("Test-Path ~/.ssh/config", "Is there an SSH config?"),
-              ("Test-Path traces -PathType Container", "Is traces a directory?"),
-              ("Test-Path *.duckdb", "Is there any database here?")],
+    params=[
+        Param("Path", "strings", position=0, pipeline=PATH_PIPE, aliases=("FullName",)),
+        Param("LiteralPath", "strings", aliases=("PSPath", "LP")),
+        Param(
+            "PathType",
+            str,
+            choices=("Any", "Container", "Leaf"),
+            help="Container: a directory; Leaf: anything else (a file).",
+        ),
+        Param("IsValid", bool, help="Only check that the path is well formed."),
+    ],
+    examples=[
+        ("Test-Path ~/.ssh/config", "Is there an SSH config?"),
+        ("Test-Path traces -PathType Container", "Is traces a directory?"),
+        ("Test-Path *.duckdb", "Is there any database here?"),
+    ],
 )
-def test_path(ctx: Invocation, *, path: list[str] | None = None,
-              literal_path: list[str] | None = None, path_type: str = "Any",
-              is_valid: bool = False) -> list[bool]:
+def test_path(
+    ctx: Invocation,
+    *,
+    path: list[str] | None = None,
+    literal_path: list[str] | None = None,
+    path_type: str = "Any",
+    is_valid: bool = False,
+) -> list[bool]:
     if path is None and literal_path is None:
         raise ParameterError("Test-Path", "Path", "missing mandatory parameter -Path")
     items = [(p, False) for p in path or []] + [(p, True) for p in literal_path or []]
@@ -319,14 +419,23 @@ def _test_one(state: ShellState, text: str, literal: bool, path_type: str, valid
 @cmdlet(
     "Resolve-Path",
     synopsis="The full path(s) a path names, wildcards expanded; an error when nothing exists.",
-    params=[Param("Path", "strings", position=0, pipeline=PATH_PIPE, aliases=("FullName",)),
-            Param("LiteralPath", "strings", aliases=("PSPath", "LP")),
-            Param("Relative", bool, help="Relative to the current location, as ./name.")],
-    examples=[("Resolve-Path ~/traces/*", "Every entry of ~/traces, as full paths."),
-              ("Resolve-Path ../data -Relative", "The path relative to here.")],
+    params=[
+        Param("Path", "strings", position=0, pipeline=PATH_PIPE, aliases=("FullName",)),
+        Param("LiteralPath", "strings", aliases=("PSPath", "LP")),
+        Param("Relative", bool, help="Relative to the current location, as ./name."),
+    ],
+    examples=[
+        ("Resolve-Path ~/traces/*", "Every entry of ~/traces, as full paths."),
+        ("Resolve-Path ../data -Relative", "The path relative to here."),
+    ],
 )
-def resolve_path(ctx: Invocation, *, path: list[str] | None = None,
-                 literal_path: list[str] | None = None, relative: bool = False) -> list[Any]:
+def resolve_path(
+    ctx: Invocation,
+    *,
+    path: list[str] | None = None,
+    literal_path: list[str] | None = None,
+    relative: bool = False,
+) -> list[Any]:
     out: list[Any] = []
     for found in targets(ctx, path or ([] if literal_path else ["."]), literal_path):
         if relative:
@@ -339,34 +448,50 @@ def resolve_path(ctx: Invocation, *, path: list[str] | None = None,
 
 # ---- contents ---------------------------------------------------------------------------------
 
+
 @cmdlet(
     "Get-Content",
     aliases=("gc", "cat", "type"),
     synopsis="The lines of a file (strings), or its whole text with -Raw.",
-    params=[Param("Path", "strings", position=0, pipeline=PATH_PIPE, aliases=("FullName",)),
-            Param("LiteralPath", "strings", aliases=("PSPath", "LP")),
-            Param("TotalCount", int, aliases=("Head", "First"), help="Only the first N lines."),
-            Param("Tail", int, aliases=("Last",), help="Only the last N lines."),
-            Param("Raw", bool, help="The whole file as one string, newlines kept."),
-            Param("Delimiter", str, help="Split at this string instead of at newlines "
-                                         "(each piece keeps its delimiter)."),
-            ENCODING_PARAM],
-    examples=[("Get-Content notes.txt", "Every line."),
-              ("Get-Content app.log -Tail 20", "The last 20 lines."),
-              ("Get-Content nodes.txt -TotalCount 1", "The first line."),
-              ("(Get-Content config.json -Raw) | ConvertFrom-Json", "A whole file as one string.")],
+    params=[
+        Param("Path", "strings", position=0, pipeline=PATH_PIPE, aliases=("FullName",)),
+        Param("LiteralPath", "strings", aliases=("PSPath", "LP")),
+        Param("TotalCount", int, aliases=("Head", "First"), help="Only the first N lines."),
+        Param("Tail", int, aliases=("Last",), help="Only the last N lines."),
+        Param("Raw", bool, help="The whole file as one string, newlines kept."),
+        Param(
+            "Delimiter",
+            str,
+            help="Split at this string instead of at newlines (each piece keeps its delimiter).",
+        ),
+        ENCODING_PARAM,
+    ],
+    examples=[
+        ("Get-Content notes.txt", "Every line."),
+        ("Get-Content app.log -Tail 20", "The last 20 lines."),
+        ("Get-Content nodes.txt -TotalCount 1", "The first line."),
+        ("(Get-Content config.json -Raw) | ConvertFrom-Json", "A whole file as one string."),
+    ],
 )
-def get_content(ctx: Invocation, *, path: list[str] | None = None,
-                literal_path: list[str] | None = None, total_count: int | None = None,
-                tail: int | None = None, raw: bool = False, delimiter: str | None = None,
-                encoding: str | None = None) -> list[str]:
+def get_content(
+    ctx: Invocation,
+    *,
+    path: list[str] | None = None,
+    literal_path: list[str] | None = None,
+    total_count: int | None = None,
+    tail: int | None = None,
+    raw: bool = False,
+    delimiter: str | None = None,
+    encoding: str | None = None,
+) -> list[str]:
     if path is None and literal_path is None:
         raise ParameterError("Get-Content", "Path", "missing mandatory parameter -Path")
     out: list[str] = []
     for found in targets(ctx, path, literal_path):
         if found.is_dir():
-            ctx.write_error(ErrorRecord(str(found), "", "is a directory, not a file "
-                                                        "(Get-ChildItem lists it)"))
+            ctx.write_error(
+                ErrorRecord(str(found), "", "is a directory, not a file (Get-ChildItem lists it)")
+            )
             continue
         try:
             text = read_text(found, encoding)
@@ -377,8 +502,9 @@ def get_content(ctx: Invocation, *, path: list[str] | None = None,
     return out
 
 
-def _pieces(text: str, raw: bool, delimiter: str | None, head: int | None,
-            tail: int | None) -> list[str]:
+def _pieces(
+    text: str, raw: bool, delimiter: str | None, head: int | None, tail: int | None
+) -> list[str]:
     if raw:
         return [text] if text else []
     if delimiter:
@@ -390,32 +516,46 @@ def _pieces(text: str, raw: bool, delimiter: str | None, head: int | None,
     if head is not None and head >= 0:
         lines = lines[:head]
     if tail is not None and tail >= 0:
-        lines = lines[len(lines) - tail:] if tail else []
+        lines = lines[len(lines) - tail :] if tail else []
     return lines
 
 
 CONTENT_PARAMS = [
     Param("Path", "strings", position=0, aliases=("FullName",)),
     Param("LiteralPath", "strings", aliases=("PSPath", "LP")),
-    Param("Value", "any", position=1, pipeline=BY_VALUE, help="What to write; arrays one per line."),
+    Param(
+        "Value", "any", position=1, pipeline=BY_VALUE, help="What to write; arrays one per line."
+    ),
     Param("NoNewline", bool, help="No newline after each value (values run together)."),
     Param("PassThru", bool, help="Also output what was written."),
     ENCODING_PARAM,
 ]
 
 
-async def _write_content(ctx: Invocation, path: list[str] | None, literal: list[str] | None,
-                         value: Any, no_newline: bool, encoding: str | None,
-                         append: bool) -> list[str]:
+async def _write_content(
+    ctx: Invocation,
+    path: list[str] | None,
+    literal: list[str] | None,
+    value: Any,
+    no_newline: bool,
+    encoding: str | None,
+    append: bool,
+) -> list[str]:
     if path is None and literal is None:
         raise ParameterError(ctx.name, "Path", "missing mandatory parameter -Path")
-    items = await collect(ctx.input) if value is None and ctx.input is not None else \
-        ([] if value is None else value if isinstance(value, list) else [value])
+    items = (
+        await collect(ctx.input)
+        if value is None and ctx.input is not None
+        else ([] if value is None else value if isinstance(value, list) else [value])
+    )
     texts = [to_string(v) for v in items]
     body = "".join(texts) if no_newline else "".join(t + "\n" for t in texts)
     for text, is_literal in [(p, False) for p in path or []] + [(p, True) for p in literal or []]:
-        found = expand(ctx.state, text, is_literal) if has_wildcard(text) and not is_literal \
+        found = (
+            expand(ctx.state, text, is_literal)
+            if has_wildcard(text) and not is_literal
             else [ctx.state.resolve_path(text)]
+        )
         for target in found:
             try:
                 write_text(target, body, encoding, append)
@@ -429,15 +569,23 @@ async def _write_content(ctx: Invocation, path: list[str] | None, literal: list[
     aliases=("sc",),
     synopsis="Write values to a file, replacing what it held (one value per line).",
     params=CONTENT_PARAMS,
-    examples=[("Set-Content nodes.txt -Value web01, web02", "Two lines."),
-              ("'hello' | Set-Content greeting.txt", "From the pipeline."),
-              ("Set-Content flag -Value 1 -NoNewline", "No trailing newline.")],
+    examples=[
+        ("Set-Content nodes.txt -Value web01, web02", "Two lines."),
+        ("'hello' | Set-Content greeting.txt", "From the pipeline."),
+        ("Set-Content flag -Value 1 -NoNewline", "No trailing newline."),
+    ],
     stream=True,
 )
-async def set_content(ctx: Invocation, *, path: list[str] | None = None,
-                      literal_path: list[str] | None = None, value: Any = None,
-                      no_newline: bool = False, pass_thru: bool = False,
-                      encoding: str | None = None) -> list[str]:
+async def set_content(
+    ctx: Invocation,
+    *,
+    path: list[str] | None = None,
+    literal_path: list[str] | None = None,
+    value: Any = None,
+    no_newline: bool = False,
+    pass_thru: bool = False,
+    encoding: str | None = None,
+) -> list[str]:
     texts = await _write_content(ctx, path, literal_path, value, no_newline, encoding, False)
     return texts if pass_thru else []
 
@@ -447,14 +595,24 @@ async def set_content(ctx: Invocation, *, path: list[str] | None = None,
     aliases=("ac",),
     synopsis="Append values to a file (one value per line), creating it when missing.",
     params=CONTENT_PARAMS,
-    examples=[("Add-Content incident.log -Value \"$(Get-Date -Format s) restarted web02\"",
-               "Append a timestamped line.")],
+    examples=[
+        (
+            'Add-Content incident.log -Value "$(Get-Date -Format s) restarted web02"',
+            "Append a timestamped line.",
+        )
+    ],
     stream=True,
 )
-async def add_content(ctx: Invocation, *, path: list[str] | None = None,
-                      literal_path: list[str] | None = None, value: Any = None,
-                      no_newline: bool = False, pass_thru: bool = False,
-                      encoding: str | None = None) -> list[str]:
+async def add_content(
+    ctx: Invocation,
+    *,
+    path: list[str] | None = None,
+    literal_path: list[str] | None = None,
+    value: Any = None,
+    no_newline: bool = False,
+    pass_thru: bool = False,
+    encoding: str | None = None,
+) -> list[str]:
     texts = await _write_content(ctx, path, literal_path, value, no_newline, encoding, True)
     return texts if pass_thru else []
 
@@ -462,24 +620,37 @@ async def add_content(ctx: Invocation, *, path: list[str] | None = None,
 @cmdlet(
     "Out-File",
     synopsis="Write the output, as it would be shown, to a file.",
-    params=[Param("FilePath", str, position=0, mandatory=True, aliases=("Path",),
-                  complete="files"),
-            Param("Append", bool, help="Add to the end of the file."),
-            Param("NoNewline", bool, help="No newline at the end; values run together."),
-            Param("NoClobber", bool, help="Refuse to overwrite an existing file."),
-            ENCODING_PARAM,
-            Param("InputObject", "any", pipeline=BY_VALUE, help="What to write.")],
-    examples=[("Get-Node | Out-File nodes.txt", "The node table as text."),
-              ("Get-Date -Format s | Out-File -Append runs.log", "Append one line.")],
+    params=[
+        Param("FilePath", str, position=0, mandatory=True, aliases=("Path",), complete="files"),
+        Param("Append", bool, help="Add to the end of the file."),
+        Param("NoNewline", bool, help="No newline at the end; values run together."),
+        Param("NoClobber", bool, help="Refuse to overwrite an existing file."),
+        ENCODING_PARAM,
+        Param("InputObject", "any", pipeline=BY_VALUE, help="What to write."),
+    ],
+    examples=[
+        ("Get-Node | Out-File nodes.txt", "The node table as text."),
+        ("Get-Date -Format s | Out-File -Append runs.log", "Append one line."),
+    ],
     stream=True,
 )
-async def out_file(ctx: Invocation, *, file_path: str, append: bool = False,
-                   no_newline: bool = False, no_clobber: bool = False,
-                   encoding: str | None = None, input_object: Any = None) -> None:
+async def out_file(
+    ctx: Invocation,
+    *,
+    file_path: str,
+    append: bool = False,
+    no_newline: bool = False,
+    no_clobber: bool = False,
+    encoding: str | None = None,
+    input_object: Any = None,
+) -> None:
     from fayshell.render import format_value, render_plain
 
-    items = await collect(ctx.input) if ctx.input is not None else \
-        ([] if input_object is None else [input_object])
+    items = (
+        await collect(ctx.input)
+        if ctx.input is not None
+        else ([] if input_object is None else [input_object])
+    )
     if no_newline:
         text = "".join(format_value(v) for v in items)
     else:
@@ -496,22 +667,43 @@ async def out_file(ctx: Invocation, *, file_path: str, append: bool = False,
 
 # ---- items ------------------------------------------------------------------------------------
 
+
 @cmdlet(
     "New-Item",
     aliases=("ni",),
     synopsis="Create a file or a directory.",
-    params=[Param("Path", "strings", position=0, help="Where to create it (default here)."),
-            Param("Name", str, help="The name of the new item, inside -Path."),
-            Param("ItemType", str, choices=("File", "Directory"), aliases=("Type",),
-                  help="File (default) or Directory."),
-            Param("Value", "any", pipeline=BY_VALUE, help="The new file's text."),
-            Param("Force", bool, help="Overwrite a file, or return an existing directory; "
-                                      "missing parent directories are created.")],
-    examples=[("New-Item -ItemType Directory traces/node01", "A directory (and its parents)."),
-              ("New-Item notes.txt -Value 'first line'", "A file with text in it.")],
+    params=[
+        Param("Path", "strings", position=0, help="Where to create it (default here)."),
+        Param("Name", str, help="The name of the new item, inside -Path."),
+        Param(
+            "ItemType",
+            str,
+            choices=("File", "Directory"),
+            aliases=("Type",),
+            help="File (default) or Directory.",
+        ),
+        Param("Value", "any", pipeline=BY_VALUE, help="The new file's text."),
+        Param(
+            "Force",
+            bool,
+            help="Overwrite a file, or return an existing directory; "
+            "missing parent directories are created.",
+        ),
+    ],
+    examples=[
+        ("New-Item -ItemType Directory traces/node01", "A directory (and its parents)."),
+        ("New-Item notes.txt -Value 'first line'", "A file with text in it."),
+    ],
 )
-def new_item(ctx: Invocation, *, path: list[str] | None = None, name: str | None = None,
-             item_type: str = "File", value: Any = None, force: bool = False) -> list[FileItem]:
+def new_item(
+    ctx: Invocation,
+    *,
+    path: list[str] | None = None,
+    name: str | None = None,
+    item_type: str = "File",
+    value: Any = None,
+    force: bool = False,
+) -> list[FileItem]:
     if not path and not name:
         raise ParameterError("New-Item", "Path", "missing mandatory parameter -Path or -Name")
     out = []
@@ -534,8 +726,7 @@ def new_item(ctx: Invocation, *, path: list[str] | None = None, name: str | None
 
 def _new_directory(target: Path, force: bool) -> None:
     if target.exists() and not force:
-        raise Refused("an item with this name already exists (-Force "
-                                       "returns it)")
+        raise Refused("an item with this name already exists (-Force returns it)")
     if target.exists() and not target.is_dir():
         raise Refused("a file with this name already exists")
     target.mkdir(parents=True, exist_ok=True)
@@ -549,8 +740,7 @@ def _new_file(target: Path, value: Any, force: bool) -> None:
     if force:
         target.parent.mkdir(parents=True, exist_ok=True)
     elif not target.parent.is_dir():
-        raise Refused(f"the directory {str(target.parent)!r} does not exist "
-                                       "(-Force creates it)")
+        raise Refused(f"the directory {str(target.parent)!r} does not exist (-Force creates it)")
     target.write_text("" if value is None else to_string(value), encoding="utf-8")
 
 
@@ -558,9 +748,10 @@ def _new_file(target: Path, value: Any, force: bool) -> None:
     "New-TemporaryFile",
     synopsis="Create an empty temporary file and return it.",
     description="The file is made in the system's temporary directory ($env:TMPDIR or /tmp) "
-                "and is not deleted automatically.",
-    examples=[("$t = New-TemporaryFile; 'x' | Set-Content $t; Remove-Item $t",
-               "Use a scratch file.")],
+    "and is not deleted automatically.",
+    examples=[
+        ("$t = New-TemporaryFile; 'x' | Set-Content $t; Remove-Item $t", "Use a scratch file.")
+    ],
 )
 def new_temporary_file(ctx: Invocation) -> FileItem:
     import tempfile
@@ -574,18 +765,30 @@ def new_temporary_file(ctx: Invocation) -> FileItem:
     "Remove-Item",
     aliases=("rm", "del", "erase", "rd", "rmdir", "ri"),
     synopsis="Delete files and directories (a directory with contents needs -Recurse).",
-    params=[Param("Path", "strings", position=0, pipeline=PATH_PIPE, aliases=("FullName",)),
-            Param("LiteralPath", "strings", aliases=("PSPath", "LP")),
-            Param("Recurse", bool, help="Delete directories with everything in them."),
-            Param("Force", bool, help="Accepted for compatibility (hidden and read-only files "
-                                      "are deleted anyway).")],
-    examples=[("Remove-Item old.duckdb", "Delete a file."),
-              ("Remove-Item traces -Recurse", "Delete a directory tree."),
-              ("Remove-Item *.tmp", "Delete every match.")],
+    params=[
+        Param("Path", "strings", position=0, pipeline=PATH_PIPE, aliases=("FullName",)),
+        Param("LiteralPath", "strings", aliases=("PSPath", "LP")),
+        Param("Recurse", bool, help="Delete directories with everything in them."),
+        Param(
+            "Force",
+            bool,
+            help="Accepted for compatibility (hidden and read-only files are deleted anyway).",
+        ),
+    ],
+    examples=[
+        ("Remove-Item old.duckdb", "Delete a file."),
+        ("Remove-Item traces -Recurse", "Delete a directory tree."),
+        ("Remove-Item *.tmp", "Delete every match."),
+    ],
 )
-def remove_item(ctx: Invocation, *, path: list[str] | None = None,
-                literal_path: list[str] | None = None, recurse: bool = False,
-                force: bool = False) -> None:
+def remove_item(
+    ctx: Invocation,
+    *,
+    path: list[str] | None = None,
+    literal_path: list[str] | None = None,
+    recurse: bool = False,
+    force: bool = False,
+) -> None:
     if path is None and literal_path is None:
         raise ParameterError("Remove-Item", "Path", "missing mandatory parameter -Path")
     for found in targets(ctx, path, literal_path):
@@ -600,8 +803,7 @@ def remove_item(ctx: Invocation, *, path: list[str] | None = None,
 def _remove(target: Path, recurse: bool) -> None:
     if target.is_dir() and not target.is_symlink():
         if any(target.iterdir()) and not recurse:
-            raise Refused("the directory is not empty; add -Recurse to "
-                                              "delete it with its contents")
+            raise Refused("the directory is not empty; add -Recurse to delete it with its contents")
         shutil.rmtree(target)
     else:
         target.unlink()
@@ -616,18 +818,29 @@ def _destination(ctx: Invocation, source: Path, destination: str) -> Path:
     "Copy-Item",
     aliases=("cp", "copy", "cpi"),
     synopsis="Copy files, or directories with -Recurse.",
-    params=[Param("Path", "strings", position=0, pipeline=PATH_PIPE, aliases=("FullName",)),
-            Param("Destination", str, position=1, mandatory=True),
-            Param("LiteralPath", "strings", aliases=("PSPath", "LP")),
-            Param("Recurse", bool, help="Copy directories with their contents."),
-            Param("Force", bool, help="Overwrite read-only files."),
-            Param("PassThru", bool, help="Output the copies.")],
-    examples=[("Copy-Item incident.duckdb backup.duckdb", "Copy a file."),
-              ("Copy-Item traces /srv/keep -Recurse", "Copy a directory tree into /srv/keep.")],
+    params=[
+        Param("Path", "strings", position=0, pipeline=PATH_PIPE, aliases=("FullName",)),
+        Param("Destination", str, position=1, mandatory=True),
+        Param("LiteralPath", "strings", aliases=("PSPath", "LP")),
+        Param("Recurse", bool, help="Copy directories with their contents."),
+        Param("Force", bool, help="Overwrite read-only files."),
+        Param("PassThru", bool, help="Output the copies."),
+    ],
+    examples=[
+        ("Copy-Item incident.duckdb backup.duckdb", "Copy a file."),
+        ("Copy-Item traces /srv/keep -Recurse", "Copy a directory tree into /srv/keep."),
+    ],
 )
-def copy_item(ctx: Invocation, *, destination: str, path: list[str] | None = None,
-              literal_path: list[str] | None = None, recurse: bool = False, force: bool = False,
-              pass_thru: bool = False) -> list[FileItem]:
+def copy_item(
+    ctx: Invocation,
+    *,
+    destination: str,
+    path: list[str] | None = None,
+    literal_path: list[str] | None = None,
+    recurse: bool = False,
+    force: bool = False,
+    pass_thru: bool = False,
+) -> list[FileItem]:
     out = []
     for found in targets(ctx, path, literal_path):
         dest = _destination(ctx, found, destination)
@@ -651,23 +864,34 @@ def copy_item(ctx: Invocation, *, destination: str, path: list[str] | None = Non
     "Move-Item",
     aliases=("mv", "move", "mi"),
     synopsis="Move or rename files and directories.",
-    params=[Param("Path", "strings", position=0, pipeline=PATH_PIPE, aliases=("FullName",)),
-            Param("Destination", str, position=1, mandatory=True),
-            Param("LiteralPath", "strings", aliases=("PSPath", "LP")),
-            Param("Force", bool, help="Replace an existing file at the destination."),
-            Param("PassThru", bool, help="Output the moved items.")],
-    examples=[("Move-Item run.duckdb incident-42.duckdb", "Rename a file."),
-              ("Move-Item *.log archive", "Move every log into the archive directory.")],
+    params=[
+        Param("Path", "strings", position=0, pipeline=PATH_PIPE, aliases=("FullName",)),
+        Param("Destination", str, position=1, mandatory=True),
+        Param("LiteralPath", "strings", aliases=("PSPath", "LP")),
+        Param("Force", bool, help="Replace an existing file at the destination."),
+        Param("PassThru", bool, help="Output the moved items."),
+    ],
+    examples=[
+        ("Move-Item run.duckdb incident-42.duckdb", "Rename a file."),
+        ("Move-Item *.log archive", "Move every log into the archive directory."),
+    ],
 )
-def move_item(ctx: Invocation, *, destination: str, path: list[str] | None = None,
-              literal_path: list[str] | None = None, force: bool = False,
-              pass_thru: bool = False) -> list[FileItem]:
+def move_item(
+    ctx: Invocation,
+    *,
+    destination: str,
+    path: list[str] | None = None,
+    literal_path: list[str] | None = None,
+    force: bool = False,
+    pass_thru: bool = False,
+) -> list[FileItem]:
     out = []
     for found in targets(ctx, path, literal_path):
         dest = _destination(ctx, found, destination)
         if os.path.lexists(dest) and not force:
-            ctx.write_error(ErrorRecord(str(found), "", f"{dest} already exists "
-                                                        "(-Force replaces it)"))
+            ctx.write_error(
+                ErrorRecord(str(found), "", f"{dest} already exists (-Force replaces it)")
+            )
             continue
         try:
             shutil.move(found, dest)
@@ -683,17 +907,22 @@ def move_item(ctx: Invocation, *, destination: str, path: list[str] | None = Non
     "Get-Item",
     aliases=("gi",),
     synopsis="The file or directory at a path (not its contents).",
-    params=[Param("Path", "strings", position=0, pipeline=PATH_PIPE, aliases=("FullName",)),
-            Param("LiteralPath", "strings", aliases=("PSPath", "LP"))],
+    params=[
+        Param("Path", "strings", position=0, pipeline=PATH_PIPE, aliases=("FullName",)),
+        Param("LiteralPath", "strings", aliases=("PSPath", "LP")),
+    ],
     examples=[("(Get-Item incident.duckdb).Length", "The size of a file in bytes.")],
 )
-def get_item(ctx: Invocation, *, path: list[str] | None = None,
-             literal_path: list[str] | None = None) -> list[FileItem]:
-    return [file_item(p) for p in targets(ctx, path or ([] if literal_path else ["."]),
-                                          literal_path)]
+def get_item(
+    ctx: Invocation, *, path: list[str] | None = None, literal_path: list[str] | None = None
+) -> list[FileItem]:
+    return [
+        file_item(p) for p in targets(ctx, path or ([] if literal_path else ["."]), literal_path)
+    ]
 
 
 # ---- Get-ChildItem ----------------------------------------------------------------------------
+
 
 @dataclass(frozen=True)
 class Listing:
@@ -744,32 +973,53 @@ def _walk(directory: Path, listing: Listing, depth: int | None) -> Iterator[Path
     "Get-ChildItem",
     aliases=("ls", "dir", "gci"),
     synopsis="The files and directories in a directory (or its whole tree with -Recurse).",
-    params=[Param("Path", "strings", position=0, pipeline=PATH_PIPE, aliases=("FullName",),
-                  help="Directories or files to list, wildcards allowed (default here)."),
-            Param("Filter", str, position=1, help="A wildcard the names must match."),
-            Param("LiteralPath", "strings", aliases=("PSPath", "LP")),
-            Param("Include", "strings", help="Only names matching one of these wildcards."),
-            Param("Exclude", "strings", help="Leave out names matching these wildcards."),
-            Param("Recurse", bool, aliases=("s",), help="Everything below, too."),
-            Param("Depth", int, help="How many levels below to go (implies -Recurse)."),
-            Param("File", bool, help="Only files."), Param("Directory", bool, aliases=("ad",),
-                                                          help="Only directories."),
-            Param("Force", bool, help="Include hidden (dot) files."),
-            Param("Name", bool, help="Only the names (relative paths with -Recurse).")],
+    params=[
+        Param(
+            "Path",
+            "strings",
+            position=0,
+            pipeline=PATH_PIPE,
+            aliases=("FullName",),
+            help="Directories or files to list, wildcards allowed (default here).",
+        ),
+        Param("Filter", str, position=1, help="A wildcard the names must match."),
+        Param("LiteralPath", "strings", aliases=("PSPath", "LP")),
+        Param("Include", "strings", help="Only names matching one of these wildcards."),
+        Param("Exclude", "strings", help="Leave out names matching these wildcards."),
+        Param("Recurse", bool, aliases=("s",), help="Everything below, too."),
+        Param("Depth", int, help="How many levels below to go (implies -Recurse)."),
+        Param("File", bool, help="Only files."),
+        Param("Directory", bool, aliases=("ad",), help="Only directories."),
+        Param("Force", bool, help="Include hidden (dot) files."),
+        Param("Name", bool, help="Only the names (relative paths with -Recurse)."),
+    ],
     description="Records with Mode, LastWriteTime, Length and Name shown, and FullName, "
-                "Extension, BaseName, DirectoryName, PSIsContainer, UnixMode one property away.",
-    examples=[("Get-ChildItem", "What is here."),
-              ("ls traces -Recurse -Filter *.idx", "Every index file below traces."),
-              ("Get-ChildItem -File | Sort-Object Length -Descending | Select-Object -First 5",
-               "The five biggest files here."),
-              ("dir -Directory -Name", "Only the names of the directories.")],
+    "Extension, BaseName, DirectoryName, PSIsContainer, UnixMode one property away.",
+    examples=[
+        ("Get-ChildItem", "What is here."),
+        ("ls traces -Recurse -Filter *.idx", "Every index file below traces."),
+        (
+            "Get-ChildItem -File | Sort-Object Length -Descending | Select-Object -First 5",
+            "The five biggest files here.",
+        ),
+        ("dir -Directory -Name", "Only the names of the directories."),
+    ],
 )
-def get_child_item(ctx: Invocation, *, path: list[str] | None = None,
-                   filter: str | None = None, literal_path: list[str] | None = None,
-                   include: list[str] | None = None, exclude: list[str] | None = None,
-                   recurse: bool = False, depth: int | None = None, file: bool = False,
-                   directory: bool = False, force: bool = False,
-                   name: bool = False) -> list[Any]:
+def get_child_item(
+    ctx: Invocation,
+    *,
+    path: list[str] | None = None,
+    filter: str | None = None,
+    literal_path: list[str] | None = None,
+    include: list[str] | None = None,
+    exclude: list[str] | None = None,
+    recurse: bool = False,
+    depth: int | None = None,
+    file: bool = False,
+    directory: bool = False,
+    force: bool = False,
+    name: bool = False,
+) -> list[Any]:
     listing = Listing(filter, include or [], exclude or [], file, directory, force)
     walk_depth = depth if depth is not None else (None if recurse else 0)
     paths = path or ([] if literal_path else ["."])

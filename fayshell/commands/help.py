@@ -114,17 +114,30 @@ class AliasInfo:
     "Get-Command",
     aliases=("gcm",),
     synopsis="List the commands: cmdlets, and functions defined in this session.",
-    params=[Param("Name", "strings", position=0, complete="commands",
-                  help="Names or wildcard patterns."),
-            Param("Verb", str), Param("Noun", str)],
-    examples=[("Get-Command -Noun Trace*", "Every command about traces."),
-              ("Get-Command *-Object", "The pipeline cmdlets.")],
+    params=[
+        Param(
+            "Name", "strings", position=0, complete="commands", help="Names or wildcard patterns."
+        ),
+        Param("Verb", str),
+        Param("Noun", str),
+    ],
+    examples=[
+        ("Get-Command -Noun Trace*", "Every command about traces."),
+        ("Get-Command *-Object", "The pipeline cmdlets."),
+    ],
 )
-def get_command(ctx: Invocation, *, name: list[str] | None = None, verb: str | None = None,
-                noun: str | None = None) -> list[CommandInfo]:
+def get_command(
+    ctx: Invocation,
+    *,
+    name: list[str] | None = None,
+    verb: str | None = None,
+    noun: str | None = None,
+) -> list[CommandInfo]:
     out = [CommandInfo(c.name, "Cmdlet", c.family, c.synopsis) for c in ctx.state.registry]
-    out += [CommandInfo(f.node.name, "Function", "function", "user function")
-            for f in ctx.state.functions.values()]
+    out += [
+        CommandInfo(f.node.name, "Function", "function", "user function")
+        for f in ctx.state.functions.values()
+    ]
     if name:
         out = [c for c in out if any(wildcard_match(c.Name, n) for n in name)]
         if not out and not any(ch in n for n in name for ch in "*?["):
@@ -155,15 +168,25 @@ def get_alias(ctx: Invocation, *, name: list[str] | None = None) -> list[AliasIn
     "Get-Help",
     aliases=("help", "man"),
     synopsis="Show how to use a command, with examples; or an about_ topic.",
-    params=[Param("Name", str, position=0, complete="commands"),
-            Param("Examples", bool, help="Only the examples."),
-            Param("Full", bool, help="Everything, with each parameter described."),
-            Param("Parameter", str, help="Describe one parameter.")],
-    examples=[("Get-Help Where-Object -Examples", "Examples of Where-Object."),
-              ("Get-Help about_Tables", "The tables of the trace database.")],
+    params=[
+        Param("Name", str, position=0, complete="commands"),
+        Param("Examples", bool, help="Only the examples."),
+        Param("Full", bool, help="Everything, with each parameter described."),
+        Param("Parameter", str, help="Describe one parameter."),
+    ],
+    examples=[
+        ("Get-Help Where-Object -Examples", "Examples of Where-Object."),
+        ("Get-Help about_Tables", "The tables of the trace database."),
+    ],
 )
-def get_help(ctx: Invocation, *, name: str | None = None, examples: bool = False,
-             full: bool = False, parameter: str | None = None) -> str:
+def get_help(
+    ctx: Invocation,
+    *,
+    name: str | None = None,
+    examples: bool = False,
+    full: bool = False,
+    parameter: str | None = None,
+) -> str:
     if not name:
         return _overview(ctx)
     if name.lower().startswith("about_"):
@@ -184,8 +207,11 @@ def get_help(ctx: Invocation, *, name: str | None = None, examples: bool = False
 
 
 def _overview(ctx: Invocation) -> str:
-    lines = ["fayshell commands (Get-Help NAME for one, Get-Help about_Language for syntax, "
-             "about_Differences for how fayshell differs from PowerShell):", ""]
+    lines = [
+        "fayshell commands (Get-Help NAME for one, Get-Help about_Language for syntax, "
+        "about_Differences for how fayshell differs from PowerShell):",
+        "",
+    ]
     width = max(len(c.name) for c in ctx.state.registry)
     lines += [f"  {c.name.ljust(width)}  {c.synopsis}" for c in ctx.state.registry]
     return "\n".join(lines)
@@ -196,12 +222,17 @@ ABOUT_TOPICS = ("about_Language", "about_Tables", "about_Differences")
 
 
 def _about(name: str) -> str:
-    topics = {"about_language": lambda: ABOUT_LANGUAGE, "about_tables": _about_tables,
-              "about_differences": lambda: ABOUT_DIFFERENCES}
+    topics = {
+        "about_language": lambda: ABOUT_LANGUAGE,
+        "about_tables": _about_tables,
+        "about_differences": lambda: ABOUT_DIFFERENCES,
+    }
     topic = topics.get(name.lower())
     if topic is None:
-        raise CommandError("Get-Help", f"no help topic {name!r}; topics: about_Language, "
-                                       "about_Tables, about_Differences")
+        raise CommandError(
+            "Get-Help",
+            f"no help topic {name!r}; topics: about_Language, about_Tables, about_Differences",
+        )
     return topic()
 
 
@@ -214,8 +245,11 @@ def _about_tables() -> str:
 
 
 def _summary(spec: Cmdlet) -> str:
-    lines = [f"NAME\n    {spec.name}", f"\nSYNOPSIS\n    {spec.synopsis}",
-             f"\nSYNTAX\n    {spec.syntax()}"]
+    lines = [
+        f"NAME\n    {spec.name}",
+        f"\nSYNOPSIS\n    {spec.synopsis}",
+        f"\nSYNTAX\n    {spec.syntax()}",
+    ]
     if spec.description:
         lines.append(f"\nDESCRIPTION\n    {spec.description}")
     if spec.aliases:

@@ -31,17 +31,22 @@ def clear_host(ctx: Invocation) -> None:
     "Get-History",
     aliases=("history", "h", "ghy"),
     synopsis="The commands run in this session, oldest first.",
-    params=[Param("Id", "ints", position=0, help="Only the entries with these ids."),
-            Param("Count", int, position=1, help="Only the last N entries.")],
+    params=[
+        Param("Id", "ints", position=0, help="Only the entries with these ids."),
+        Param("Count", int, position=1, help="Only the last N entries."),
+    ],
     description="Each entry has Id, CommandLine, Duration, ExecutionStatus (Completed, Failed, "
-                "Stopped), StartExecutionTime and EndExecutionTime. An input is recorded when "
-                "it ends, so a line does not see itself.",
-    examples=[("Get-History -Count 5", "The last five commands."),
-              ("h | Where-Object ExecutionStatus -eq Failed", "What failed."),
-              ("(Get-History)[-1].Duration", "How long the last command took.")],
+    "Stopped), StartExecutionTime and EndExecutionTime. An input is recorded when "
+    "it ends, so a line does not see itself.",
+    examples=[
+        ("Get-History -Count 5", "The last five commands."),
+        ("h | Where-Object ExecutionStatus -eq Failed", "What failed."),
+        ("(Get-History)[-1].Duration", "How long the last command took."),
+    ],
 )
-def get_history(ctx: Invocation, *, id: list[int] | None = None,
-                count: int | None = None) -> list[HistoryInfo]:
+def get_history(
+    ctx: Invocation, *, id: list[int] | None = None, count: int | None = None
+) -> list[HistoryInfo]:
     history = ctx.state.history
     if id:
         entries = [e for e in (history.get(i) for i in id) if e is not None]
@@ -52,7 +57,7 @@ def get_history(ctx: Invocation, *, id: list[int] | None = None,
     if count is not None:
         if count < 0:
             raise ParameterError("Get-History", "Count", "must be 0 or more")
-        entries = entries[len(entries) - count:] if count else []
+        entries = entries[len(entries) - count :] if count else []
     return entries
 
 
@@ -60,10 +65,20 @@ def get_history(ctx: Invocation, *, id: list[int] | None = None,
     "Invoke-History",
     aliases=("r", "ihy"),
     synopsis="Run a command from the history again (the last one by default).",
-    params=[Param("Id", "any", position=0, pipeline=BY_PROPERTY,
-                  help="The entry's id, or the start of its command line.")],
-    examples=[("r", "Run the last command again."), ("r 3", "Run history entry 3 again."),
-              ("r Get-Sp", "The last command that started with Get-Sp.")],
+    params=[
+        Param(
+            "Id",
+            "any",
+            position=0,
+            pipeline=BY_PROPERTY,
+            help="The entry's id, or the start of its command line.",
+        )
+    ],
+    examples=[
+        ("r", "Run the last command again."),
+        ("r 3", "Run history entry 3 again."),
+        ("r Get-Sp", "The last command that started with Get-Sp."),
+    ],
 )
 async def invoke_history(ctx: Invocation, *, id: Any = None) -> list[Any]:
     from fayshell.lang.interp import Interpreter
@@ -82,8 +97,10 @@ def _find_entry(ctx: Invocation, key: Any) -> HistoryInfo:
     if isinstance(key, int) or str(key).isdigit():
         found = ctx.state.history.get(int(key))
     else:
-        found = next((e for e in reversed(entries)
-                      if e.CommandLine.lower().startswith(str(key).lower())), None)
+        found = next(
+            (e for e in reversed(entries) if e.CommandLine.lower().startswith(str(key).lower())),
+            None,
+        )
     if found is None:
         raise CommandError("Invoke-History", f"no history entry matches {key!r}")
     return found
@@ -105,20 +122,39 @@ def clear_history(ctx: Invocation, *, count: int | None = None) -> None:
     "Start-Sleep",
     aliases=("sleep",),
     synopsis="Wait for a while (Ctrl-C interrupts it).",
-    params=[Param("Seconds", "any", position=0, aliases=("s",),
-                  help="Seconds (fractions allowed) or a duration such as 500ms."),
-            Param("Milliseconds", int, aliases=("ms",)),
-            Param("Duration", "duration", aliases=("ts",), help="A duration such as 1.5s.")],
-    examples=[("Start-Sleep 2", "Two seconds."), ("Start-Sleep -Milliseconds 250", "A quarter."),
-              ("sleep -Duration 1m", "A minute.")],
+    params=[
+        Param(
+            "Seconds",
+            "any",
+            position=0,
+            aliases=("s",),
+            help="Seconds (fractions allowed) or a duration such as 500ms.",
+        ),
+        Param("Milliseconds", int, aliases=("ms",)),
+        Param("Duration", "duration", aliases=("ts",), help="A duration such as 1.5s."),
+    ],
+    examples=[
+        ("Start-Sleep 2", "Two seconds."),
+        ("Start-Sleep -Milliseconds 250", "A quarter."),
+        ("sleep -Duration 1m", "A minute."),
+    ],
 )
-async def start_sleep(ctx: Invocation, *, seconds: Any = None, milliseconds: int | None = None,
-                      duration: Duration | None = None) -> None:
-    given = [n for n, v in (("Seconds", seconds), ("Milliseconds", milliseconds),
-                            ("Duration", duration)) if v is not None]
+async def start_sleep(
+    ctx: Invocation,
+    *,
+    seconds: Any = None,
+    milliseconds: int | None = None,
+    duration: Duration | None = None,
+) -> None:
+    given = [
+        n
+        for n, v in (("Seconds", seconds), ("Milliseconds", milliseconds), ("Duration", duration))
+        if v is not None
+    ]
     if len(given) != 1:
-        raise ParameterError("Start-Sleep", None, "give exactly one of -Seconds, "
-                                                  "-Milliseconds or -Duration")
+        raise ParameterError(
+            "Start-Sleep", None, "give exactly one of -Seconds, -Milliseconds or -Duration"
+        )
     wait = _seconds(seconds, milliseconds, duration)
     if wait < 0:
         raise ParameterError("Start-Sleep", given[0], "cannot be negative")
@@ -135,8 +171,9 @@ def _seconds(seconds: Any, milliseconds: int | None, duration: Duration | None) 
     if isinstance(seconds, Duration):
         return int(seconds) / 1e9
     if isinstance(seconds, Size):
-        raise ParameterError("Start-Sleep", "Duration", f"expects duration (2s) or seconds, "
-                                                        f"got size {seconds}")
+        raise ParameterError(
+            "Start-Sleep", "Duration", f"expects duration (2s) or seconds, got size {seconds}"
+        )
     try:
         return float(to_number(seconds))
     except OperatorError as exc:

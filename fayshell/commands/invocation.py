@@ -63,7 +63,9 @@ class Invocation:
         if self.error_action not in ("SilentlyContinue", "Ignore"):
             self.state.host.error(f"{self.name}: {record}")
 
-    def progress(self, description: str, total: float | None = None, unit: str = "") -> ProgressTask:
+    def progress(
+        self, description: str, total: float | None = None, unit: str = ""
+    ) -> ProgressTask:
         return self.state.host.progress(description, total, unit)
 
     def fail(self, message: str) -> CommandError:

@@ -15,10 +15,20 @@ from fayshell.lang.ops import to_string
     "Invoke-Expression",
     aliases=("iex",),
     synopsis="Run a string as fayshell code, in the caller's scope; its output is the output.",
-    params=[Param("Command", "any", position=0, mandatory=True, pipeline="value",
-                  help="The code to run (a string).")],
-    examples=[("Invoke-Expression '1 + 2'", "Outputs 3."),
-              ("$cmd = 'Get-Node'; iex $cmd", "Runs the command named in a variable.")],
+    params=[
+        Param(
+            "Command",
+            "any",
+            position=0,
+            mandatory=True,
+            pipeline="value",
+            help="The code to run (a string).",
+        )
+    ],
+    examples=[
+        ("Invoke-Expression '1 + 2'", "Outputs 3."),
+        ("$cmd = 'Get-Node'; iex $cmd", "Runs the command named in a variable."),
+    ],
 )
 async def invoke_expression(ctx: Invocation, *, command: Any) -> list[Any]:
     interp = ctx.state.interpreter
@@ -30,20 +40,33 @@ async def invoke_expression(ctx: Invocation, *, command: Any) -> list[Any]:
 @cmdlet(
     "Write-Error",
     synopsis="Write an error: it stops the statement under -ErrorAction Stop (the default), "
-             "else it is shown and the script goes on.",
+    "else it is shown and the script goes on.",
     description="A non-terminating error, as in PowerShell: it is shown and the script goes on, "
-                "unless -ErrorAction Stop is given or the script set $ErrorActionPreference "
-                "(then try/catch catches it).",
-    params=[Param("Message", "any", position=0, mandatory=True, pipeline="value",
-                  help="The error text."),
-            Param("ErrorAction", str, aliases=("ea",),
-                  choices=ERROR_ACTIONS,
-                  help="Stop makes it a terminating error.")],
-    examples=[("Write-Error 'skipped'", "Shown; the script goes on."),
-              ("Write-Error 'disk full' -ErrorAction Stop", "An error a try/catch can catch.")],
+    "unless -ErrorAction Stop is given or the script set $ErrorActionPreference "
+    "(then try/catch catches it).",
+    params=[
+        Param(
+            "Message", "any", position=0, mandatory=True, pipeline="value", help="The error text."
+        ),
+        Param(
+            "ErrorAction",
+            str,
+            aliases=("ea",),
+            choices=ERROR_ACTIONS,
+            help="Stop makes it a terminating error.",
+        ),
+    ],
+    examples=[
+        ("Write-Error 'skipped'", "Shown; the script goes on."),
+        ("Write-Error 'disk full' -ErrorAction Stop", "An error a try/catch can catch."),
+    ],
 )
-def write_error(ctx: Invocation, *, message: Any, error_action: ErrorAction | None = None,
-                ) -> None:
+def write_error(
+    ctx: Invocation,
+    *,
+    message: Any,
+    error_action: ErrorAction | None = None,
+) -> None:
     text = to_string(message)
     interp = ctx.state.interpreter
     redirected = interp is not None and interp.error_override is not None

@@ -46,11 +46,17 @@ def change_location(ctx: Invocation, target: str) -> bool:
 
 def _step(ctx: Invocation, back: bool) -> None:
     state = ctx.state
-    source, other = ((state.location_back, state.location_forward) if back
-                     else (state.location_forward, state.location_back))
+    source, other = (
+        (state.location_back, state.location_forward)
+        if back
+        else (state.location_forward, state.location_back)
+    )
     if not source:
-        raise CommandError(ctx.name, "there is no location history to go "
-                                     + ("back to ('cd -')" if back else "forward to ('cd +')"))
+        raise CommandError(
+            ctx.name,
+            "there is no location history to go "
+            + ("back to ('cd -')" if back else "forward to ('cd +')"),
+        )
     other.append(state.location)
     state.set_location(source.pop())
 
@@ -63,20 +69,31 @@ def _location(state: ShellState) -> PathInfo:
     "Set-Location",
     aliases=("cd", "chdir", "sl"),
     synopsis="Change the shell's current directory ('cd -' goes back, 'cd ~' home).",
-    params=[Param("Path", "any", position=0, pipeline=PATH_PIPE, aliases=("FullName",),
-                  help="The directory; '-' the previous one, '+' the next one, none: home."),
-            Param("LiteralPath", str, aliases=("PSPath", "LP")),
-            Param("PassThru", bool, help="Output the new location.")],
+    params=[
+        Param(
+            "Path",
+            "any",
+            position=0,
+            pipeline=PATH_PIPE,
+            aliases=("FullName",),
+            help="The directory; '-' the previous one, '+' the next one, none: home.",
+        ),
+        Param("LiteralPath", str, aliases=("PSPath", "LP")),
+        Param("PassThru", bool, help="Output the new location."),
+    ],
     description="Relative paths in every command (Import-Trace, Get-Content, ...) resolve "
-                "against this location. It is the shell's own, like PowerShell's; commands run "
-                "by DuckDB itself ('sql ... read_csv(...)') see it as their file search path.",
-    examples=[("cd /srv/traces", "Go to a directory."), ("cd -", "Back to where you were."),
-              ("Set-Location ~ -PassThru", "Home, and show it.")],
+    "against this location. It is the shell's own, like PowerShell's; commands run "
+    "by DuckDB itself ('sql ... read_csv(...)') see it as their file search path.",
+    examples=[
+        ("cd /srv/traces", "Go to a directory."),
+        ("cd -", "Back to where you were."),
+        ("Set-Location ~ -PassThru", "Home, and show it."),
+    ],
 )
-def set_location(ctx: Invocation, *, path: Any = None, literal_path: str | None = None,
-                 pass_thru: bool = False) -> list[PathInfo]:
-    text = literal_path if literal_path is not None else \
-        ("~" if path is None else to_string(path))
+def set_location(
+    ctx: Invocation, *, path: Any = None, literal_path: str | None = None, pass_thru: bool = False
+) -> list[PathInfo]:
+    text = literal_path if literal_path is not None else ("~" if path is None else to_string(path))
     if literal_path is None and text in ("-", "+"):
         _step(ctx, text == "-")
     elif not change_location(ctx, text):
@@ -102,16 +119,18 @@ def get_location(ctx: Invocation, *, stack: bool = False) -> list[PathInfo]:
     "Push-Location",
     aliases=("pushd",),
     synopsis="Save the current directory on a stack, then change to another one.",
-    params=[Param("Path", "any", position=0, pipeline=PATH_PIPE, aliases=("FullName",)),
-            Param("LiteralPath", str, aliases=("PSPath", "LP")),
-            Param("PassThru", bool, help="Output the new location.")],
+    params=[
+        Param("Path", "any", position=0, pipeline=PATH_PIPE, aliases=("FullName",)),
+        Param("LiteralPath", str, aliases=("PSPath", "LP")),
+        Param("PassThru", bool, help="Output the new location."),
+    ],
     examples=[("pushd /tmp; Get-ChildItem; popd", "Look elsewhere and come back.")],
 )
-def push_location(ctx: Invocation, *, path: Any = None, literal_path: str | None = None,
-                  pass_thru: bool = False) -> list[PathInfo]:
+def push_location(
+    ctx: Invocation, *, path: Any = None, literal_path: str | None = None, pass_thru: bool = False
+) -> list[PathInfo]:
     here = ctx.state.location
-    target = literal_path if literal_path is not None else None if path is None else \
-        to_string(path)
+    target = literal_path if literal_path is not None else None if path is None else to_string(path)
     if target is not None and not change_location(ctx, target):
         return []
     ctx.state.location_stack.append(here)

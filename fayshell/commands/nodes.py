@@ -47,12 +47,15 @@ class NodeInfo:
 def _info(ctx: Invocation, spec: Any) -> NodeInfo:
     cluster = ctx.state.cluster
     return NodeInfo(
-        node=spec.name, host="" if spec.local else spec.host,
+        node=spec.name,
+        host="" if spec.local else spec.host,
         port=None if spec.local else spec.port,
         user="" if spec.local else spec.user,
-        groups=",".join(cluster.inventory.groups_of(spec.name)), source=spec.source,
+        groups=",".join(cluster.inventory.groups_of(spec.name)),
+        source=spec.source,
         via=spec.jump.address if spec.jump else "",
-        connected=cluster.pool.cached(spec) is not None)
+        connected=cluster.pool.cached(spec) is not None,
+    )
 
 
 def _names(ctx: Invocation, name: Any) -> list[str]:
@@ -66,8 +69,13 @@ def _names(ctx: Invocation, name: Any) -> list[str]:
     "Get-Node",
     synopsis="List nodes and how they are reached (inventory + ssh_config).",
     params=[
-        Param("Name", "any", position=0, complete="nodes",
-              help="Node set; names outside the inventory resolve through ssh_config."),
+        Param(
+            "Name",
+            "any",
+            position=0,
+            complete="nodes",
+            help="Node set; names outside the inventory resolve through ssh_config.",
+        ),
         Param("Group", str, complete="groups", help="Only the nodes of this group."),
     ],
     examples=[
@@ -75,8 +83,12 @@ def _names(ctx: Invocation, name: Any) -> list[str]:
         ("Get-Node -Group db", "The nodes of the @db group."),
     ],
 )
-async def get_node(ctx: Invocation, *, name: Any = None, group: str | None = None,
-                   ) -> AsyncIterator[NodeInfo]:
+async def get_node(
+    ctx: Invocation,
+    *,
+    name: Any = None,
+    group: str | None = None,
+) -> AsyncIterator[NodeInfo]:
     cluster = ctx.state.cluster
     names = _names(ctx, name) if name is not None else None
     if group is not None:
@@ -99,22 +111,40 @@ async def get_node(ctx: Invocation, *, name: Any = None, group: str | None = Non
         Param("Group", "strings", complete="groups", help="Groups the nodes join."),
         Param("Save", bool, help="Write the inventory file too."),
     ],
-    examples=[("Add-Node 'web[01-04]' -Group web -User trace -Save",
-               "Four nodes in @web, reached as user trace, saved to the inventory.")],
+    examples=[
+        (
+            "Add-Node 'web[01-04]' -Group web -User trace -Save",
+            "Four nodes in @web, reached as user trace, saved to the inventory.",
+        )
+    ],
 )
-async def add_node(ctx: Invocation, *, name: str, host_name: str | None = None,
-                   port: int | None = None, user: str | None = None,
-                   identity_file: str | None = None, proxy_jump: str | None = None,
-                   group: list[str] | None = None, save: bool = False) -> AsyncIterator[NodeInfo]:
+async def add_node(
+    ctx: Invocation,
+    *,
+    name: str,
+    host_name: str | None = None,
+    port: int | None = None,
+    user: str | None = None,
+    identity_file: str | None = None,
+    proxy_jump: str | None = None,
+    group: list[str] | None = None,
+    save: bool = False,
+) -> AsyncIterator[NodeInfo]:
     cluster = ctx.state.cluster
     names = _names(ctx, name)
     if host_name is not None and len(names) > 1:
         raise ctx.fail("-HostName needs a single node")
     try:
         for n in names:
-            cluster.inventory.add_node(n, host=host_name, port=port, user=user,
-                                       identity_file=identity_file, proxy_jump=proxy_jump,
-                                       groups=group or [])
+            cluster.inventory.add_node(
+                n,
+                host=host_name,
+                port=port,
+                user=user,
+                identity_file=identity_file,
+                proxy_jump=proxy_jump,
+                groups=group or [],
+            )
         if save:
             ctx.write_verbose(f"inventory saved to {cluster.inventory.save()}")
     except (FayError, OSError) as exc:
@@ -127,12 +157,22 @@ async def add_node(ctx: Invocation, *, name: str, host_name: str | None = None,
     "Remove-Node",
     synopsis="Remove nodes from the session's inventory (and with -Save, from the file).",
     params=[
-        Param("Name", "any", position=0, mandatory=True, complete="nodes", aliases=("Node",),
-              pipeline="value", help="Node set, or Get-Node records piped in."),
+        Param(
+            "Name",
+            "any",
+            position=0,
+            mandatory=True,
+            complete="nodes",
+            aliases=("Node",),
+            pipeline="value",
+            help="Node set, or Get-Node records piped in.",
+        ),
         Param("Save", bool, help="Write the inventory file too."),
     ],
-    examples=[("Remove-Node web03 -Save", "Forget web03 and save the inventory."),
-              ("Get-Node -Group canary | Remove-Node", "Forget every node of @canary.")],
+    examples=[
+        ("Remove-Node web03 -Save", "Forget web03 and save the inventory."),
+        ("Get-Node -Group canary | Remove-Node", "Forget every node of @canary."),
+    ],
 )
 async def remove_node(ctx: Invocation, *, name: Any, save: bool = False) -> None:
     cluster = ctx.state.cluster
@@ -186,29 +226,51 @@ async def _check(t: Any, limit: float | None, hub: Any) -> NodeCheck:
     "Test-Node",
     synopsis="Check nodes for tracing: reachable, round trip, kernel, LTTng, sessiond, agents.",
     description="One readiness record per node. An unreachable node is a record with "
-                "reachable=False and the reason in 'error' (not an error of the command). "
-                "'agent' tells whether the fayshell node agent (for -OnNode queries) is "
-                "installed and current, 'agent_python' the node Python it runs on.",
-    params=[dataclasses.replace(NODE_PARAM, position=0), TIMEOUT_PARAM, CONNECT_TIMEOUT_PARAM,
-            ACCEPT_PARAM, THROTTLE_PARAM],
-    examples=[("Test-Node @web | Where-Object { -not $_.sessiond }",
-               "Web nodes whose lttng-sessiond is not running.")],
+    "reachable=False and the reason in 'error' (not an error of the command). "
+    "'agent' tells whether the fayshell node agent (for -OnNode queries) is "
+    "installed and current, 'agent_python' the node Python it runs on.",
+    params=[
+        dataclasses.replace(NODE_PARAM, position=0),
+        TIMEOUT_PARAM,
+        CONNECT_TIMEOUT_PARAM,
+        ACCEPT_PARAM,
+        THROTTLE_PARAM,
+    ],
+    examples=[
+        (
+            "Test-Node @web | Where-Object { -not $_.sessiond }",
+            "Web nodes whose lttng-sessiond is not running.",
+        )
+    ],
     stream=True,
 )
-async def test_node(ctx: Invocation, *, node: Any = None, timeout: int | None = None,
-                    connect_timeout: int | None = None, accept_new_host_key: bool = False,
-                    throttle_limit: int | None = None) -> AsyncIterator[NodeReadiness]:
+async def test_node(
+    ctx: Invocation,
+    *,
+    node: Any = None,
+    timeout: int | None = None,
+    connect_timeout: int | None = None,
+    accept_new_host_key: bool = False,
+    throttle_limit: int | None = None,
+) -> AsyncIterator[NodeReadiness]:
     cluster = ctx.state.cluster
     specs = node_specs(ctx, node)
     throttle(ctx, throttle_limit)
     limit = seconds(timeout)
-    task = (ctx.progress(f"Test-Node on {cluster.fold(s.name for s in specs)}", len(specs),
-                         "nodes") if len(specs) >= PROGRESS_MIN_NODES else None)
+    task = (
+        ctx.progress(f"Test-Node on {cluster.fold(s.name for s in specs)}", len(specs), "nodes")
+        if len(specs) >= PROGRESS_MIN_NODES
+        else None
+    )
     try:
         hub = agent_hub(ctx.state)
-        async for rec in cluster.map(specs, lambda t: _check(t, limit, hub), timeout=limit,
-                                     connect_timeout=seconds(connect_timeout),
-                                     accept_new_host_key=accept_new_host_key):
+        async for rec in cluster.map(
+            specs,
+            lambda t: _check(t, limit, hub),
+            timeout=limit,
+            connect_timeout=seconds(connect_timeout),
+            accept_new_host_key=accept_new_host_key,
+        ):
             if task is not None:
                 task.advance()
             if isinstance(rec, NodeError):

@@ -21,23 +21,45 @@ from fayshell.lang.values import Duration, ScriptBlock, Size
 from fayshell.records import get_property, is_record, property_names
 
 PSCUSTOMOBJECT = "System.Management.Automation.PSCustomObject"
-MEMBER_TYPES = ("AliasProperty", "CodeProperty", "Property", "NoteProperty", "ScriptProperty",
-                "Properties", "PropertySet", "Method", "CodeMethod", "ScriptMethod", "Methods",
-                "ParameterizedProperty", "MemberSet", "Event", "Dynamic", "All")
+MEMBER_TYPES = (
+    "AliasProperty",
+    "CodeProperty",
+    "Property",
+    "NoteProperty",
+    "ScriptProperty",
+    "Properties",
+    "PropertySet",
+    "Method",
+    "CodeMethod",
+    "ScriptMethod",
+    "Methods",
+    "ParameterizedProperty",
+    "MemberSet",
+    "Event",
+    "Dynamic",
+    "All",
+)
 PROPERTY_KINDS = ("AliasProperty", "CodeProperty", "Property", "NoteProperty", "ScriptProperty")
-OBJECT_METHODS = (("Equals", "bool Equals(System.Object obj)"),
-                  ("GetHashCode", "int GetHashCode()"), ("GetType", "type GetType()"),
-                  ("ToString", "string ToString()"))
-STRING_METHODS = (("Contains", "bool Contains(string value)"),
-                  ("EndsWith", "bool EndsWith(string value)"),
-                  ("IndexOf", "int IndexOf(string value)"),
-                  ("Replace", "string Replace(string oldValue, string newValue)"),
-                  ("Split", "string[] Split(string separator)"),
-                  ("StartsWith", "bool StartsWith(string value)"),
-                  ("Substring", "string Substring(int startIndex, int length)"),
-                  ("ToLower", "string ToLower()"), ("ToUpper", "string ToUpper()"),
-                  ("Trim", "string Trim()"), ("TrimEnd", "string TrimEnd()"),
-                  ("TrimStart", "string TrimStart()"))
+OBJECT_METHODS = (
+    ("Equals", "bool Equals(System.Object obj)"),
+    ("GetHashCode", "int GetHashCode()"),
+    ("GetType", "type GetType()"),
+    ("ToString", "string ToString()"),
+)
+STRING_METHODS = (
+    ("Contains", "bool Contains(string value)"),
+    ("EndsWith", "bool EndsWith(string value)"),
+    ("IndexOf", "int IndexOf(string value)"),
+    ("Replace", "string Replace(string oldValue, string newValue)"),
+    ("Split", "string[] Split(string separator)"),
+    ("StartsWith", "bool StartsWith(string value)"),
+    ("Substring", "string Substring(int startIndex, int length)"),
+    ("ToLower", "string ToLower()"),
+    ("ToUpper", "string ToUpper()"),
+    ("Trim", "string Trim()"),
+    ("TrimEnd", "string TrimEnd()"),
+    ("TrimStart", "string TrimStart()"),
+)
 
 
 # ---- type names ----------------------------------------------------------------------------
@@ -54,7 +76,7 @@ def short_type(value: Any) -> str:
     if isinstance(value, Size):
         return "size"
     if isinstance(value, int):
-        return "int" if -2**31 <= value < 2**31 else "long"
+        return "int" if -(2**31) <= value < 2**31 else "long"
     names = {float: "double", str: "string", list: "Object[]", tuple: "Object[]"}
     if type(value) in names:
         return names[type(value)]
@@ -69,9 +91,15 @@ def full_type(value: Any) -> str:
     """The full type name Get-Member's TypeName shows."""
     if isinstance(value, Mapping):
         return PSCUSTOMOBJECT
-    full = {"bool": "System.Boolean", "int": "System.Int32", "long": "System.Int64",
-            "double": "System.Double", "string": "System.String", "Object[]": "System.Object[]",
-            "scriptblock": "System.Management.Automation.ScriptBlock"}
+    full = {
+        "bool": "System.Boolean",
+        "int": "System.Int32",
+        "long": "System.Int64",
+        "double": "System.Double",
+        "string": "System.String",
+        "Object[]": "System.Object[]",
+        "scriptblock": "System.Management.Automation.ScriptBlock",
+    }
     named = getattr(type(value), "TYPE_NAME", None)  # e.g. MatchInfo, GroupInfo
     if isinstance(named, str):
         return named
@@ -117,19 +145,28 @@ def members_of(value: Any) -> list[MemberDefinition]:
     tname = full_type(value)
     out = [_m(tname, n, "Method", d) for n, d in OBJECT_METHODS]
     if isinstance(value, Mapping):
-        out += [_m(tname, str(k), "NoteProperty",
-                                 f"{short_type(v)} {k}={value_text(v)}")
-                for k, v in value.items()]
+        out += [
+            _m(tname, str(k), "NoteProperty", f"{short_type(v)} {k}={value_text(v)}")
+            for k, v in value.items()
+        ]
     elif dataclasses.is_dataclass(value) and not isinstance(value, type):
-        out += [_m(tname, f.name, "Property",
-                   f"{short_type(getattr(value, f.name))} {f.name} {{get;set;}}")
-                for f in dataclasses.fields(value)]
+        out += [
+            _m(
+                tname,
+                f.name,
+                "Property",
+                f"{short_type(getattr(value, f.name))} {f.name} {{get;set;}}",
+            )
+            for f in dataclasses.fields(value)
+        ]
     elif isinstance(value, str):
         out += [_m(tname, "Length", "Property", "int Length {get;}")]
         out += [_m(tname, n, "Method", d) for n, d in STRING_METHODS]
     elif isinstance(value, (list, tuple)):
-        out += [_m(tname, "Count", "Property", "int Count {get;}"),
-                _m(tname, "Length", "Property", "int Length {get;}")]
+        out += [
+            _m(tname, "Count", "Property", "int Count {get;}"),
+            _m(tname, "Length", "Property", "int Length {get;}"),
+        ]
     else:
         out += _object_members(value, tname)
     return sorted(out, key=lambda m: (m.MemberType.lower(), m.Name.lower()))
@@ -142,15 +179,18 @@ def _object_members(value: Any, tname: str) -> list[MemberDefinition]:
     names = getattr(value, "MEMBERS", None)
     if names is None:
         names = [a for a in getattr(value, "__dict__", {}) if not a.startswith("_")]
-    return [_m(tname, n, "Property",
-                             f"{short_type(getattr(value, n, None))} {n} {{get;}}")
-            for n in names]
+    return [
+        _m(tname, n, "Property", f"{short_type(getattr(value, n, None))} {n} {{get;}}")
+        for n in names
+    ]
 
 
 def relation_members(schema: Mapping[str, str]) -> list[MemberDefinition]:
     """The columns of a relation as properties typed with their DuckDB types."""
-    return sorted((_m("fayshell.Row", name, "Property", f"{kind} {name}")
-                   for name, kind in schema.items()), key=lambda m: m.Name.lower())
+    return sorted(
+        (_m("fayshell.Row", name, "Property", f"{kind} {name}") for name, kind in schema.items()),
+        key=lambda m: m.Name.lower(),
+    )
 
 
 def _member_filter(kinds: list[str] | None, names: list[str] | None) -> Any:
@@ -158,8 +198,13 @@ def _member_filter(kinds: list[str] | None, names: list[str] | None) -> Any:
     for k in kinds or ["All"]:
         if k == "All":
             return lambda m: _name_ok(m, names)
-        wanted.update(PROPERTY_KINDS if k == "Properties" else
-                      ("Method", "CodeMethod", "ScriptMethod") if k == "Methods" else (k,))
+        wanted.update(
+            PROPERTY_KINDS
+            if k == "Properties"
+            else ("Method", "CodeMethod", "ScriptMethod")
+            if k == "Methods"
+            else (k,)
+        )
     return lambda m: m.MemberType in wanted and _name_ok(m, names)
 
 
@@ -171,25 +216,39 @@ def _name_ok(member: MemberDefinition, names: list[str] | None) -> bool:
     "Get-Member",
     aliases=("gm",),
     synopsis="The properties and methods of the objects in the pipeline (for a relation: its "
-             "columns and their DuckDB types).",
+    "columns and their DuckDB types).",
     description="One set of members per distinct type, sorted by member type then name as "
-                "PowerShell sorts them. A relation is described from its schema, without "
-                "running the query.",
+    "PowerShell sorts them. A relation is described from its schema, without "
+    "running the query.",
     params=[
         Param("Name", "strings", position=0, help="Only members whose name matches (wildcards)."),
-        Param("MemberType", "strings", aliases=("Type",), choices=MEMBER_TYPES,
-              help="Only these kinds: Property, NoteProperty, Method, Properties, ..."),
+        Param(
+            "MemberType",
+            "strings",
+            aliases=("Type",),
+            choices=MEMBER_TYPES,
+            help="Only these kinds: Property, NoteProperty, Method, Properties, ...",
+        ),
         Param("InputObject", "any", pipeline=BY_VALUE, help="The objects to describe."),
         Param("Force", bool, help="Accepted for compatibility."),
     ],
-    examples=[("Get-Syscall | Get-Member", "The columns of the syscalls relation and their types."),
-              ("[pscustomobject]@{a=1} | Get-Member -MemberType NoteProperty",
-               "The note properties of a custom object.")],
+    examples=[
+        ("Get-Syscall | Get-Member", "The columns of the syscalls relation and their types."),
+        (
+            "[pscustomobject]@{a=1} | Get-Member -MemberType NoteProperty",
+            "The note properties of a custom object.",
+        ),
+    ],
     stream=True,
 )
-async def get_member(ctx: Invocation, *, name: list[str] | None = None,
-                     member_type: list[str] | None = None, input_object: Any = None,
-                     force: bool = False) -> list[MemberDefinition]:
+async def get_member(
+    ctx: Invocation,
+    *,
+    name: list[str] | None = None,
+    member_type: list[str] | None = None,
+    input_object: Any = None,
+    force: bool = False,
+) -> list[MemberDefinition]:
     source = ctx.input if ctx.input is not None else input_object
     keep = _member_filter(member_type, name)
     if is_relation(source):
@@ -201,8 +260,11 @@ async def get_member(ctx: Invocation, *, name: list[str] | None = None,
     seen: set[str] = set()
     for item in items:
         members = members_of(item)
-        key = members[0].TypeName if not isinstance(item, Mapping) else \
-            members[0].TypeName + "\0" + "\0".join(map(str, item))
+        key = (
+            members[0].TypeName
+            if not isinstance(item, Mapping)
+            else members[0].TypeName + "\0" + "\0".join(map(str, item))
+        )
         if key not in seen:
             seen.add(key)
             out += [m for m in members if keep(m)]
@@ -216,11 +278,15 @@ async def get_member(ctx: Invocation, *, name: list[str] | None = None,
     "Add-Member",
     synopsis="Add a property (NoteProperty or AliasProperty) to an object.",
     description="Dicts and [pscustomobject] records get the property in place, so the "
-                "variable that holds them sees it; -PassThru also writes the object out. "
-                "ScriptProperty and methods are not supported.",
+    "variable that holds them sees it; -PassThru also writes the object out. "
+    "ScriptProperty and methods are not supported.",
     params=[
-        Param("MemberType", "any", position=0,
-              help="NoteProperty or AliasProperty (or, positionally, a NotePropertyName)."),
+        Param(
+            "MemberType",
+            "any",
+            position=0,
+            help="NoteProperty or AliasProperty (or, positionally, a NotePropertyName).",
+        ),
         Param("Name", "any", position=1, help="The new member's name."),
         Param("Value", "any", position=2, help="Its value (AliasProperty: the target name)."),
         Param("NotePropertyName", str, help="Name of a note property to add."),
@@ -229,22 +295,40 @@ async def get_member(ctx: Invocation, *, name: list[str] | None = None,
         Param("PassThru", bool, help="Write the object to the pipeline."),
         Param("Force", bool, help="Overwrite a member that already exists."),
         Param("TypeName", str, help="Accepted for compatibility."),
-        Param("InputObject", "any", pipeline=BY_VALUE, mandatory=True,
-              help="The object to add to."),
+        Param(
+            "InputObject", "any", pipeline=BY_VALUE, mandatory=True, help="The object to add to."
+        ),
     ],
-    examples=[("$o = [pscustomobject]@{a=1}; $o | Add-Member -NotePropertyName b "
-               "-NotePropertyValue 2; $o", "Adds b=2 to $o."),
-              ("$o | Add-Member -MemberType NoteProperty -Name c -Value 3 -PassThru",
-               "Adds c and writes the object out."),
-              ("$o | Add-Member -NotePropertyMembers @{x=1; y=2}", "Two properties at once.")],
+    examples=[
+        (
+            "$o = [pscustomobject]@{a=1}; $o | Add-Member -NotePropertyName b "
+            "-NotePropertyValue 2; $o",
+            "Adds b=2 to $o.",
+        ),
+        (
+            "$o | Add-Member -MemberType NoteProperty -Name c -Value 3 -PassThru",
+            "Adds c and writes the object out.",
+        ),
+        ("$o | Add-Member -NotePropertyMembers @{x=1; y=2}", "Two properties at once."),
+    ],
 )
-def add_member(ctx: Invocation, *, input_object: Any, member_type: Any = None,
-               name: Any = None, value: Any = None, note_property_name: str | None = None,
-               note_property_value: Any = None,
-               note_property_members: dict[str, Any] | None = None, pass_thru: bool = False,
-               force: bool = False, type_name: str | None = None) -> Any:
-    additions = _additions(member_type, name, value, note_property_name, note_property_value,
-                           note_property_members)
+def add_member(
+    ctx: Invocation,
+    *,
+    input_object: Any,
+    member_type: Any = None,
+    name: Any = None,
+    value: Any = None,
+    note_property_name: str | None = None,
+    note_property_value: Any = None,
+    note_property_members: dict[str, Any] | None = None,
+    pass_thru: bool = False,
+    force: bool = False,
+    type_name: str | None = None,
+) -> Any:
+    additions = _additions(
+        member_type, name, value, note_property_name, note_property_value, note_property_members
+    )
     target = input_object
     for key, (kind, val) in additions.items():
         if kind == "AliasProperty":
@@ -253,8 +337,14 @@ def add_member(ctx: Invocation, *, input_object: Any, member_type: Any = None,
     return [target] if pass_thru else None
 
 
-def _additions(member_type: Any, name: Any, value: Any, np_name: str | None, np_value: Any,
-               np_members: dict[str, Any] | None) -> dict[str, tuple[str, Any]]:
+def _additions(
+    member_type: Any,
+    name: Any,
+    value: Any,
+    np_name: str | None,
+    np_value: Any,
+    np_members: dict[str, Any] | None,
+) -> dict[str, tuple[str, Any]]:
     if np_members is not None or isinstance(member_type, Mapping):
         table = np_members if np_members is not None else dict(member_type)
         return {str(k): ("NoteProperty", v) for k, v in table.items()}
@@ -264,72 +354,119 @@ def _additions(member_type: Any, name: Any, value: Any, np_name: str | None, np_
     known = {k.lower(): k for k in MEMBER_TYPES}
     if kind.lower() not in known:
         if member_type is None or value is not None:
-            raise ParameterError("Add-Member", "MemberType",
-                                 "give -NotePropertyName/-NotePropertyValue, "
-                                 "-NotePropertyMembers, or -MemberType NoteProperty -Name -Value")
+            raise ParameterError(
+                "Add-Member",
+                "MemberType",
+                "give -NotePropertyName/-NotePropertyValue, "
+                "-NotePropertyMembers, or -MemberType NoteProperty -Name -Value",
+            )
         return {kind: ("NoteProperty", name)}  # Add-Member name value
     kind = known[kind.lower()]
     if kind not in ("NoteProperty", "AliasProperty"):
-        raise ParameterError("Add-Member", "MemberType",
-                             f"{kind} members are not supported; use NoteProperty")
+        raise ParameterError(
+            "Add-Member", "MemberType", f"{kind} members are not supported; use NoteProperty"
+        )
     if name is None:
         raise ParameterError("Add-Member", "Name", "a member name is needed")
     return {to_string(name): (kind, value)}
 
 
 def _set_member(target: Any, key: str, value: Any, force: bool) -> None:
-    exists = key.lower() in (n.lower() for n in property_names(target)) if is_record(target) \
-        else False
+    exists = (
+        key.lower() in (n.lower() for n in property_names(target)) if is_record(target) else False
+    )
     if exists and not force:
-        raise CommandError("Add-Member", f"cannot add a member with the name {key!r} because a "
-                                         "member with that name already exists; use -Force to "
-                                         "overwrite it")
+        raise CommandError(
+            "Add-Member",
+            f"cannot add a member with the name {key!r} because a "
+            "member with that name already exists; use -Force to "
+            "overwrite it",
+        )
     if isinstance(target, dict):
         old = next((k for k in target if str(k).lower() == key.lower()), key)
         target[old] = value
         return
     if target is None or isinstance(target, (str, int, float, bool, list, tuple)):
-        raise CommandError("Add-Member", f"cannot add a member to a {short_type(target)}; "
-                                         "use [pscustomobject]@{...}")
+        raise CommandError(
+            "Add-Member",
+            f"cannot add a member to a {short_type(target)}; use [pscustomobject]@{{...}}",
+        )
     try:
         setattr(target, key, value)
     except (AttributeError, TypeError, dataclasses.FrozenInstanceError):
-        raise CommandError("Add-Member", f"cannot add members to a {type(target).__name__} "
-                                         "record; Select-Object *, @{n=...; e={...}} makes a "
-                                         "copy with the new property") from None
+        raise CommandError(
+            "Add-Member",
+            f"cannot add members to a {type(target).__name__} "
+            "record; Select-Object *, @{n=...; e={...}} makes a "
+            "copy with the new property",
+        ) from None
 
 
 # ---- New-Object ----------------------------------------------------------------------------
 
-RECORD_TYPES = ("psobject", "pscustomobject", "system.management.automation.psobject",
-                "system.management.automation.pscustomobject", "hashtable",
-                "system.collections.hashtable", "object", "system.object")
+RECORD_TYPES = (
+    "psobject",
+    "pscustomobject",
+    "system.management.automation.psobject",
+    "system.management.automation.pscustomobject",
+    "hashtable",
+    "system.collections.hashtable",
+    "object",
+    "system.object",
+)
 LIST_TYPES = ("system.collections.arraylist", "collections.arraylist", "arraylist")
 
 
 @cmdlet(
     "New-Object",
     synopsis="Make a new object: a PSObject with properties, a hashtable or an ArrayList.",
-    params=[Param("TypeName", str, position=0, mandatory=True,
-                  help="PSObject, PSCustomObject, Hashtable, System.Collections.ArrayList "
-                       "or System.Collections.Generic.List[T]."),
-            Param("ArgumentList", "any", position=1, aliases=("Args",),
-                  help="Initial items for a list type."),
-            Param("Property", "hashtable", help="Properties of the new object.")],
-    examples=[("New-Object PSObject -Property @{name='web01'; cpu=4}",
-               "The same as [pscustomobject]@{name='web01'; cpu=4}.")],
+    params=[
+        Param(
+            "TypeName",
+            str,
+            position=0,
+            mandatory=True,
+            help="PSObject, PSCustomObject, Hashtable, System.Collections.ArrayList "
+            "or System.Collections.Generic.List[T].",
+        ),
+        Param(
+            "ArgumentList",
+            "any",
+            position=1,
+            aliases=("Args",),
+            help="Initial items for a list type.",
+        ),
+        Param("Property", "hashtable", help="Properties of the new object."),
+    ],
+    examples=[
+        (
+            "New-Object PSObject -Property @{name='web01'; cpu=4}",
+            "The same as [pscustomobject]@{name='web01'; cpu=4}.",
+        )
+    ],
 )
-def new_object(ctx: Invocation, *, type_name: str, argument_list: Any = None,
-               property: dict[str, Any] | None = None) -> Any:
+def new_object(
+    ctx: Invocation,
+    *,
+    type_name: str,
+    argument_list: Any = None,
+    property: dict[str, Any] | None = None,
+) -> Any:
     low = type_name.lower()
     if low in RECORD_TYPES:
         return [dict(property or {})]
     if low in LIST_TYPES or low.startswith(("system.collections.generic.list[", "list[")):
-        items = argument_list if isinstance(argument_list, list) else (
-            [] if argument_list is None else [argument_list])
+        items = (
+            argument_list
+            if isinstance(argument_list, list)
+            else ([] if argument_list is None else [argument_list])
+        )
         return [[*items]]
-    raise CommandError("New-Object", f"type [{type_name}] is not available in fayshell; "
-                                     "New-Object makes PSObject, Hashtable and ArrayList")
+    raise CommandError(
+        "New-Object",
+        f"type [{type_name}] is not available in fayshell; "
+        "New-Object makes PSObject, Hashtable and ArrayList",
+    )
 
 
 # ---- Compare-Object ------------------------------------------------------------------------
@@ -339,10 +476,10 @@ def new_object(ctx: Invocation, *, type_name: str, argument_list: Any = None,
     "Compare-Object",
     aliases=("compare",),
     synopsis="Compare two sets of objects: which are only in the reference (<=), only in the "
-             "difference (=>), or in both (==).",
+    "difference (=>), or in both (==).",
     description="Strings compare case-insensitively unless -CaseSensitive. Output order as "
-                "PowerShell's: the equal items (-IncludeEqual), then those only in the "
-                "difference set, then those only in the reference set.",
+    "PowerShell's: the equal items (-IncludeEqual), then those only in the "
+    "difference set, then those only in the reference set.",
     params=[
         Param("ReferenceObject", "any", position=0, mandatory=True),
         Param("DifferenceObject", "any", position=1, pipeline=BY_VALUE),
@@ -353,16 +490,27 @@ def new_object(ctx: Invocation, *, type_name: str, argument_list: Any = None,
         Param("CaseSensitive", bool),
         Param("SyncWindow", int, help="Accepted for compatibility; the whole sets are compared."),
     ],
-    examples=[("Compare-Object 'a','b','c' 'b','c','d'", "d => and a <=."),
-              ("Compare-Object $before $after -Property node -IncludeEqual",
-               "Nodes in both lists, and those only in one.")],
+    examples=[
+        ("Compare-Object 'a','b','c' 'b','c','d'", "d => and a <=."),
+        (
+            "Compare-Object $before $after -Property node -IncludeEqual",
+            "Nodes in both lists, and those only in one.",
+        ),
+    ],
     stream=True,
 )
-async def compare_object(ctx: Invocation, *, reference_object: Any,
-                         difference_object: Any = None, property: Any = None,
-                         include_equal: bool = False, exclude_different: bool = False,
-                         pass_thru: bool = False, case_sensitive: bool = False,
-                         sync_window: int | None = None) -> list[Any]:
+async def compare_object(
+    ctx: Invocation,
+    *,
+    reference_object: Any,
+    difference_object: Any = None,
+    property: Any = None,
+    include_equal: bool = False,
+    exclude_different: bool = False,
+    pass_thru: bool = False,
+    case_sensitive: bool = False,
+    sync_window: int | None = None,
+) -> list[Any]:
     if reference_object is None:
         raise ParameterError("Compare-Object", "ReferenceObject", "is $null")
     diff_src = ctx.input if ctx.input is not None else difference_object
@@ -370,8 +518,11 @@ async def compare_object(ctx: Invocation, *, reference_object: Any,
         raise ParameterError("Compare-Object", "DifferenceObject", "is $null")
     ref = await _as_items(reference_object)
     diff = await _as_items(diff_src)
-    props = [to_string(p) for p in (property if isinstance(property, list) else [property])] \
-        if property is not None else []
+    props = (
+        [to_string(p) for p in (property if isinstance(property, list) else [property])]
+        if property is not None
+        else []
+    )
     pairs = _match(ref, diff, props, case_sensitive)
     include_equal = include_equal or exclude_different
     out: list[Any] = []
@@ -387,8 +538,7 @@ async def _as_items(value: Any) -> list[Any]:
     return list(value) if isinstance(value, (list, tuple)) else [value]
 
 
-def _match(ref: list[Any], diff: list[Any], props: list[str],
-           case: bool) -> list[tuple[str, Any]]:
+def _match(ref: list[Any], diff: list[Any], props: list[str], case: bool) -> list[tuple[str, Any]]:
     """PowerShell's algorithm with an unlimited sync window: each difference object is tried
     against the reference object at the same position, then against the backlogs of unmatched
     objects; a match is reported as the reference object. Unmatched objects come last:
@@ -417,8 +567,9 @@ def _match(ref: list[Any], diff: list[Any], props: list[str],
 _NONE = object()
 
 
-def _take(backlog: list[Any], item: Any, props: list[str], case: bool,
-          out: list[tuple[str, Any]] | None) -> bool:
+def _take(
+    backlog: list[Any], item: Any, props: list[str], case: bool, out: list[tuple[str, Any]] | None
+) -> bool:
     """Remove the first backlog entry equal to ``item``; report it as a match when ``out``."""
     for i, entry in enumerate(backlog):
         if _same(entry, item, props, case):
@@ -459,17 +610,27 @@ def _compare_result(item: Any, side: str, props: list[str], pass_thru: bool) -> 
     aliases=("gu",),
     synopsis="Drop adjacent duplicates from sorted input (compare case-sensitively).",
     description="As in PowerShell, only neighbours are compared, so sort first "
-                "(Sort-Object | Get-Unique); Sort-Object -Unique does both.",
-    params=[Param("AsString", bool, help="Compare the objects as strings."),
-            Param("OnType", bool, help="Keep one object of each type."),
-            Param("CaseInsensitive", bool, help="Compare strings ignoring case."),
-            Param("InputObject", "any", pipeline=BY_VALUE)],
-    examples=[("1,1,2,3,3 | Get-Unique", "1 2 3."),
-              ("'b','a','B','a' | Sort-Object | Get-Unique", "a B b (case-sensitive).")],
+    "(Sort-Object | Get-Unique); Sort-Object -Unique does both.",
+    params=[
+        Param("AsString", bool, help="Compare the objects as strings."),
+        Param("OnType", bool, help="Keep one object of each type."),
+        Param("CaseInsensitive", bool, help="Compare strings ignoring case."),
+        Param("InputObject", "any", pipeline=BY_VALUE),
+    ],
+    examples=[
+        ("1,1,2,3,3 | Get-Unique", "1 2 3."),
+        ("'b','a','B','a' | Sort-Object | Get-Unique", "a B b (case-sensitive)."),
+    ],
     stream=True,
 )
-async def get_unique(ctx: Invocation, *, as_string: bool = False, on_type: bool = False,
-                     case_insensitive: bool = False, input_object: Any = None) -> list[Any]:
+async def get_unique(
+    ctx: Invocation,
+    *,
+    as_string: bool = False,
+    on_type: bool = False,
+    case_insensitive: bool = False,
+    input_object: Any = None,
+) -> list[Any]:
     items = await collect(ctx.input if ctx.input is not None else input_object)
     out: list[Any] = []
     for item in items:
@@ -500,22 +661,36 @@ def _same_as_last(last: Any, item: Any, as_string: bool, on_type: bool, fold: bo
     aliases=("tee",),
     synopsis="Pass the input on and also save it in a variable or a file.",
     description="-Variable stores the input the way an assignment does ($null, one item or an "
-                "array) in the session's global scope; -FilePath writes it as it would be "
-                "shown.",
-    params=[Param("FilePath", str, position=0, aliases=("Path",), complete="files"),
-            Param("Variable", str, complete="variables", help="Variable name, without $."),
-            Param("Append", bool, help="Add to the end of the file."),
-            Param("Encoding", str, help="Accepted for compatibility; files are UTF-8."),
-            Param("InputObject", "any", pipeline=BY_VALUE)],
-    examples=[("Get-Node | Tee-Object -Variable nodes | Select-Object name",
-               "Shows the names and keeps the full records in $nodes."),
-              ("Get-Syscall | Tee-Object -FilePath calls.txt | Measure-Object",
-               "Saves the table to a file and counts it.")],
+    "array) in the session's global scope; -FilePath writes it as it would be "
+    "shown.",
+    params=[
+        Param("FilePath", str, position=0, aliases=("Path",), complete="files"),
+        Param("Variable", str, complete="variables", help="Variable name, without $."),
+        Param("Append", bool, help="Add to the end of the file."),
+        Param("Encoding", str, help="Accepted for compatibility; files are UTF-8."),
+        Param("InputObject", "any", pipeline=BY_VALUE),
+    ],
+    examples=[
+        (
+            "Get-Node | Tee-Object -Variable nodes | Select-Object name",
+            "Shows the names and keeps the full records in $nodes.",
+        ),
+        (
+            "Get-Syscall | Tee-Object -FilePath calls.txt | Measure-Object",
+            "Saves the table to a file and counts it.",
+        ),
+    ],
     stream=True,
 )
-async def tee_object(ctx: Invocation, *, file_path: str | None = None,
-                     variable: str | None = None, append: bool = False,
-                     encoding: str | None = None, input_object: Any = None) -> list[Any]:
+async def tee_object(
+    ctx: Invocation,
+    *,
+    file_path: str | None = None,
+    variable: str | None = None,
+    append: bool = False,
+    encoding: str | None = None,
+    input_object: Any = None,
+) -> list[Any]:
     if (file_path is None) == (variable is None):
         raise ParameterError("Tee-Object", None, "give one of -FilePath or -Variable")
     items = await collect(ctx.input if ctx.input is not None else input_object)
@@ -526,8 +701,9 @@ async def tee_object(ctx: Invocation, *, file_path: str | None = None,
 
         text = render_plain(items)
         try:
-            with ctx.state.resolve_path(str(file_path)).open("a" if append else "w",
-                                                             encoding="utf-8") as fh:
+            with ctx.state.resolve_path(str(file_path)).open(
+                "a" if append else "w", encoding="utf-8"
+            ) as fh:
                 fh.write(text + ("\n" if text else ""))
         except OSError as exc:
             raise CommandError("Tee-Object", f"{file_path}: {exc.strerror}") from None

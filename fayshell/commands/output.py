@@ -19,8 +19,10 @@ INPUT = Param("InputObject", "any", pipeline=BY_VALUE, help="The records to outp
 
 async def _shape(ctx: Invocation, property: Any, kind: FormatKind) -> Formatted:
     items = await collect(ctx.input)
-    specs = parse_props(f"Format-{kind.title()}", property if isinstance(property, list)
-                        else ([property] if property is not None else None))
+    specs = parse_props(
+        f"Format-{kind.title()}",
+        property if isinstance(property, list) else ([property] if property is not None else None),
+    )
     names = property_names(items[0]) if items else []
     specs = expand_wildcards(specs, names) if specs else [PropSpec(n, n) for n in names]
     if not specs and items:
@@ -34,23 +36,41 @@ async def _shape(ctx: Invocation, property: Any, kind: FormatKind) -> Formatted:
     aliases=("ft",),
     synopsis="Show records as a table with chosen (or calculated) columns.",
     description="Columns are always as wide as their content (what -AutoSize asks for), up to "
-                f"{MAX_CELL} characters, where a longer value is cut with an ellipsis unless "
-                "-Wrap. With -Wrap or -HideTableHeaders the table is written as lines of text.",
-    params=[Param("Property", "any", position=0,
-                  help="Columns to show: names (wildcards) or @{n='label'; e={ ... }}."),
-            Param("AutoSize", bool, help="Accepted: columns are always sized to their content."),
-            Param("Wrap", bool, help=f"Wrap values longer than {MAX_CELL} characters onto more "
-                                     "lines instead of cutting them."),
-            Param("HideTableHeaders", bool, help="Leave out the header and its underline."),
-            INPUT],
-    examples=[("Get-Node | Format-Table name, host", "Two columns only."),
-              ("Get-TraceChunk | Format-Table path, events -Wrap", "Long paths wrapped."),
-              ("Get-Node | ft name -HideTableHeaders", "Just the names, as text.")],
+    f"{MAX_CELL} characters, where a longer value is cut with an ellipsis unless "
+    "-Wrap. With -Wrap or -HideTableHeaders the table is written as lines of text.",
+    params=[
+        Param(
+            "Property",
+            "any",
+            position=0,
+            help="Columns to show: names (wildcards) or @{n='label'; e={ ... }}.",
+        ),
+        Param("AutoSize", bool, help="Accepted: columns are always sized to their content."),
+        Param(
+            "Wrap",
+            bool,
+            help=f"Wrap values longer than {MAX_CELL} characters onto more "
+            "lines instead of cutting them.",
+        ),
+        Param("HideTableHeaders", bool, help="Leave out the header and its underline."),
+        INPUT,
+    ],
+    examples=[
+        ("Get-Node | Format-Table name, host", "Two columns only."),
+        ("Get-TraceChunk | Format-Table path, events -Wrap", "Long paths wrapped."),
+        ("Get-Node | ft name -HideTableHeaders", "Just the names, as text."),
+    ],
     stream=True,
 )
-async def format_table(ctx: Invocation, *, property: Any = None, auto_size: bool = False,
-                       wrap: bool = False, hide_table_headers: bool = False,
-                       input_object: Any = None) -> Any:
+async def format_table(
+    ctx: Invocation,
+    *,
+    property: Any = None,
+    auto_size: bool = False,
+    wrap: bool = False,
+    hide_table_headers: bool = False,
+    input_object: Any = None,
+) -> Any:
     shaped = await _shape(ctx, property, "table")
     if not (wrap or hide_table_headers):
         return [shaped]
@@ -60,14 +80,23 @@ async def format_table(ctx: Invocation, *, property: Any = None, auto_size: bool
 def text_table(columns: list[str], rows: list[list[Any]], wrap: bool, header: bool) -> list[str]:
     """A table as lines: numbers right-aligned, long values wrapped or cut."""
     cells = [[_cell_lines(format_value(v), wrap) for v in row] for row in rows]
-    widths = [max([len(c)] + [len(part) for r in cells for part in r[i]])
-              for i, c in enumerate(columns)]
-    numeric = [all(isinstance(r[i], (int, float)) and not isinstance(r[i], bool)
-                   for r in rows if r[i] is not None) for i in range(len(columns))]
+    widths = [
+        max([len(c)] + [len(part) for r in cells for part in r[i]]) for i, c in enumerate(columns)
+    ]
+    numeric = [
+        all(
+            isinstance(r[i], (int, float)) and not isinstance(r[i], bool)
+            for r in rows
+            if r[i] is not None
+        )
+        for i in range(len(columns))
+    ]
 
     def line(values: list[str]) -> str:
-        return " ".join(v.rjust(w) if num else v.ljust(w)
-                        for v, w, num in zip(values, widths, numeric, strict=True)).rstrip()
+        return " ".join(
+            v.rjust(w) if num else v.ljust(w)
+            for v, w, num in zip(values, widths, numeric, strict=True)
+        ).rstrip()
 
     out = [line(columns), line(["-" * w for w in widths])] if header else []
     for row in cells:
@@ -79,10 +108,10 @@ def text_table(columns: list[str], rows: list[list[Any]], wrap: bool, header: bo
 def _cell_lines(text: str, wrap: bool) -> list[str]:
     if not wrap:
         flat = text.replace("\n", " ")
-        return [flat if len(flat) <= MAX_CELL else flat[:MAX_CELL - 1] + "…"]
+        return [flat if len(flat) <= MAX_CELL else flat[: MAX_CELL - 1] + "…"]
     parts: list[str] = []
     for piece in text.split("\n") or [""]:
-        parts += [piece[i:i + MAX_CELL] for i in range(0, len(piece), MAX_CELL)] or [""]
+        parts += [piece[i : i + MAX_CELL] for i in range(0, len(piece), MAX_CELL)] or [""]
     return parts
 
 
@@ -101,20 +130,32 @@ async def format_list(ctx: Invocation, *, property: Any = None, input_object: An
 @cmdlet(
     "Out-String",
     synopsis="The output as text, as it would be shown: one string (ending in a newline, as "
-             "PowerShell's), or one string per line with -Stream.",
-    params=[Param("Stream", bool, help="One string per line instead of one string."),
-            Param("Width", int, help="Cut lines longer than this many characters."),
-            Param("NoNewline", bool, help="No newline at the end of the string."),
-            Param("InputObject", "any", position=0, pipeline=BY_VALUE,
-                  help="The objects to render.")],
-    examples=[("$t = Get-Node | Out-String", "Keep the node table as text."),
-              ("Get-Node | Out-String -Stream | Select-String web", "Table lines with 'web'.")],
+    "PowerShell's), or one string per line with -Stream.",
+    params=[
+        Param("Stream", bool, help="One string per line instead of one string."),
+        Param("Width", int, help="Cut lines longer than this many characters."),
+        Param("NoNewline", bool, help="No newline at the end of the string."),
+        Param("InputObject", "any", position=0, pipeline=BY_VALUE, help="The objects to render."),
+    ],
+    examples=[
+        ("$t = Get-Node | Out-String", "Keep the node table as text."),
+        ("Get-Node | Out-String -Stream | Select-String web", "Table lines with 'web'."),
+    ],
     stream=True,
 )
-async def out_string(ctx: Invocation, *, stream: bool = False, width: int | None = None,
-                     no_newline: bool = False, input_object: Any = None) -> Any:
-    items = await collect(ctx.input) if ctx.input is not None else (
-        [] if input_object is None else [input_object])
+async def out_string(
+    ctx: Invocation,
+    *,
+    stream: bool = False,
+    width: int | None = None,
+    no_newline: bool = False,
+    input_object: Any = None,
+) -> Any:
+    items = (
+        await collect(ctx.input)
+        if ctx.input is not None
+        else ([] if input_object is None else [input_object])
+    )
     lines = render_plain(items).split("\n") if items else []
     if width is not None:
         if width < 1:
@@ -158,13 +199,19 @@ def write_output(ctx: Invocation, *, input_object: Any = None) -> Any:
 @cmdlet(
     "Write-Host",
     synopsis="Show text to the person at the console (not part of the output).",
-    params=[Param("Object", "any", position=0, rest=True),
-            Param("ForegroundColor", str, help="A color name, e.g. red, green, yellow."),
-            Param("NoNewline", bool)],
+    params=[
+        Param("Object", "any", position=0, rest=True),
+        Param("ForegroundColor", str, help="A color name, e.g. red, green, yellow."),
+        Param("NoNewline", bool),
+    ],
     examples=[("Write-Host 'trace started' -ForegroundColor green", "A green note.")],
 )
-def write_host(ctx: Invocation, *, object: Any = None, foreground_color: str | None = None,
-               no_newline: bool = False) -> None:
-    text = " ".join(to_string(v) for v in object) if isinstance(object, list) else \
-        to_string(object)
+def write_host(
+    ctx: Invocation,
+    *,
+    object: Any = None,
+    foreground_color: str | None = None,
+    no_newline: bool = False,
+) -> None:
+    text = " ".join(to_string(v) for v in object) if isinstance(object, list) else to_string(object)
     ctx.state.host.write_host(text, foreground_color, not no_newline)

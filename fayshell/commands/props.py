@@ -54,11 +54,15 @@ def _calculated(command: str, table: Mapping[str, Any]) -> PropSpec:
     low = {str(k).lower(): v for k, v in table.items()}
     expr = next((low[k] for k in EXPR_KEYS if k in low), None)
     if expr is None:
-        raise ParameterError(command, "Property",
-                             "a calculated property needs an Expression (e) entry")
+        raise ParameterError(
+            command, "Property", "a calculated property needs an Expression (e) entry"
+        )
     name = next((low[k] for k in NAME_KEYS if k in low), None)
-    label = to_string(name) if name is not None else (
-        expr if isinstance(expr, str) else expr.text.strip())
+    label = (
+        to_string(name)
+        if name is not None
+        else (expr if isinstance(expr, str) else expr.text.strip())
+    )
     desc: bool | None = None
     if "descending" in low:
         desc = truthy(low["descending"])
@@ -92,8 +96,7 @@ def expand_wildcards(specs: list[PropSpec], names: list[str]) -> list[PropSpec]:
     for spec in specs:
         if spec.is_wildcard and isinstance(spec.source, str):
             pattern = spec.source
-            out.extend(PropSpec(n, n, spec.descending) for n in names
-                       if wildcard_match(n, pattern))
+            out.extend(PropSpec(n, n, spec.descending) for n in names if wildcard_match(n, pattern))
         else:
             out.append(spec)
     return out

@@ -54,12 +54,18 @@ def watches(ctx: Invocation) -> dict[str, TriggerWatch]:
         "After -MaxFirings firings (default 1; 0 = no limit) the triggers are removed. The "
         "watch lives in this shell: a script that ends stops it (the node-side triggers stay "
         "until Unregister-TraceTrigger). Save-TraceSnapshot names its snapshots 'manual' while "
-        "a watch runs, so they are not taken for firings."),
+        "a watch runs, so they are not taken for firings."
+    ),
     params=[
         SESSION_ONLY,
         Param("Domain", str, mandatory=True, choices=DOMAINS, help="Where the event comes from."),
-        Param("Name", str, mandatory=True, position=1,
-              help="Event (tracepoint or logger) name pattern, * globs."),
+        Param(
+            "Name",
+            str,
+            mandatory=True,
+            position=1,
+            help="Event (tracepoint or logger) name pattern, * globs.",
+        ),
         Param("Severity", str, choices=SEVERITIES, help="This severity and more severe."),
         Param("Exact", bool, help="Only exactly -Severity."),
         Param("Filter", str, help="LTTng filter expression on the event's fields."),
@@ -69,21 +75,36 @@ def watches(ctx: Invocation) -> dict[str, TriggerWatch]:
         NODE_PARAM,
     ],
     examples=[
-        ("Register-TraceTrigger flight -Domain python -Name 'storage.*' -Severity Error",
-         "the first storage error anywhere snapshots every node"),
-        ("Register-TraceTrigger flight -Domain user -Name 'zipkin:timestamp' "
-         "-Filter 'event == \"timeout\"' -MaxFirings 3", "up to three firings"),
+        (
+            "Register-TraceTrigger flight -Domain python -Name 'storage.*' -Severity Error",
+            "the first storage error anywhere snapshots every node",
+        ),
+        (
+            "Register-TraceTrigger flight -Domain user -Name 'zipkin:timestamp' "
+            "-Filter 'event == \"timeout\"' -MaxFirings 3",
+            "up to three firings",
+        ),
     ],
 )
-async def register_trace_trigger(ctx: Invocation, *, session: str, domain: str, name: str,
-                                 severity: str | None = None, exact: bool = False,
-                                 filter: str | None = None, count: int = 1,
-                                 max_firings: int = 1, label: str | None = None,
-                                 node: Any = None) -> AsyncIterator[TraceResult]:
+async def register_trace_trigger(
+    ctx: Invocation,
+    *,
+    session: str,
+    domain: str,
+    name: str,
+    severity: str | None = None,
+    exact: bool = False,
+    filter: str | None = None,
+    count: int = 1,
+    max_firings: int = 1,
+    label: str | None = None,
+    node: Any = None,
+) -> AsyncIterator[TraceResult]:
     from fayshell.lttng.triggers import TriggerSpec
 
-    spec = TriggerSpec(session, label or _next_label(ctx, session), domain, name, severity,
-                       exact, filter, count)
+    spec = TriggerSpec(
+        session, label or _next_label(ctx, session), domain, name, severity, exact, filter, count
+    )
     if spec.base_name in watches(ctx):
         raise ctx.fail(f"a trigger {spec.base_name} is already watched; pick another -Label")
     outputs: dict[str, str] = {}
@@ -108,18 +129,27 @@ async def _add(t: Transport, spec: TriggerSpec, outputs: dict[str, str]) -> Trac
 
     out = await output_dir(t, spec.session)
     if out.mode != "snapshot":
-        raise RemoteError(t.node, LTTNG, f"session {spec.session!r} is not in snapshot mode "
-                                         f"(create it with New-TraceSession -Snapshot)")
+        raise RemoteError(
+            t.node,
+            LTTNG,
+            f"session {spec.session!r} is not in snapshot mode "
+            f"(create it with New-TraceSession -Snapshot)",
+        )
     reqs = trigger_requests(spec)
     for req in reqs:
         await run_request(t, req)
     outputs[t.node] = out.path
-    return TraceResult(t.node, spec.session, "trigger added",
-                       f"{spec.base_name}: {len(reqs)} rule(s) → snapshot-session")
+    return TraceResult(
+        t.node,
+        spec.session,
+        "trigger added",
+        f"{spec.base_name}: {len(reqs)} rule(s) → snapshot-session",
+    )
 
 
-async def _watch(ctx: Invocation, spec: TriggerSpec, outputs: dict[str, str],
-                 max_firings: int) -> None:
+async def _watch(
+    ctx: Invocation, spec: TriggerSpec, outputs: dict[str, str], max_firings: int
+) -> None:
     from fayshell.tracing.recorder import TriggerWatch, WatchSettings
 
     specs = [s for s in ctx.state.cluster.resolve(sorted(outputs))]
@@ -128,14 +158,21 @@ async def _watch(ctx: Invocation, spec: TriggerSpec, outputs: dict[str, str],
     async def finished(w: TriggerWatch) -> None:
         await _remove_everywhere(ctx, w.spec.session, w.spec.base_name, specs)
 
-    watch = TriggerWatch(cluster, spec, specs, outputs,
-                         WatchSettings(max_firings=max(0, max_firings)), on_done=finished)
+    watch = TriggerWatch(
+        cluster,
+        spec,
+        specs,
+        outputs,
+        WatchSettings(max_firings=max(0, max_firings)),
+        on_done=finished,
+    )
     await watch.start()
     watches(ctx)[spec.base_name] = watch
 
 
-async def _remove_everywhere(ctx: Invocation, session: str, prefix: str,
-                             specs: list[Any]) -> list[TraceResult]:
+async def _remove_everywhere(
+    ctx: Invocation, session: str, prefix: str, specs: list[Any]
+) -> list[TraceResult]:
     """Remove this shell's triggers named ``prefix``… on ``specs``; what was removed."""
     from fayshell.remote.results import NodeError
 
@@ -173,12 +210,16 @@ async def _remove(t: Transport, session: str, prefix: str) -> list[TraceResult]:
 @cmdlet(
     "Unregister-TraceTrigger",
     synopsis="Remove a session's flight-recorder triggers from every node.",
-    params=[SESSION_ONLY, Param("Label", str, help="Only this trigger (default: all of the "
-                                                   "session's)."), NODE_PARAM],
+    params=[
+        SESSION_ONLY,
+        Param("Label", str, help="Only this trigger (default: all of the session's)."),
+        NODE_PARAM,
+    ],
     examples=[("Unregister-TraceTrigger flight", "disarm every trigger of the session")],
 )
-async def unregister_trace_trigger(ctx: Invocation, *, session: str, label: str | None = None,
-                                   node: Any = None) -> AsyncIterator[TraceResult]:
+async def unregister_trace_trigger(
+    ctx: Invocation, *, session: str, label: str | None = None, node: Any = None
+) -> AsyncIterator[TraceResult]:
     from fayshell.lttng.triggers import PREFIX, trigger_name
 
     prefix = f"{PREFIX}{session}" + (f"-{label}" if label else "")
@@ -195,16 +236,24 @@ async def unregister_trace_trigger(ctx: Invocation, *, session: str, label: str 
 @cmdlet(
     "Get-TraceTrigger",
     synopsis="List the flight-recorder triggers on the nodes.",
-    params=[Param("Session", str, position=0, complete="sessions",
-                  help="Only this session's triggers."), NODE_PARAM],
+    params=[
+        Param(
+            "Session", str, position=0, complete="sessions", help="Only this session's triggers."
+        ),
+        NODE_PARAM,
+    ],
     examples=[("Get-TraceTrigger flight", "the session's triggers on every node")],
 )
-async def get_trace_trigger(ctx: Invocation, *, session: str | None = None,
-                            node: Any = None) -> AsyncIterator[TriggerRecord]:
+async def get_trace_trigger(
+    ctx: Invocation, *, session: str | None = None, node: Any = None
+) -> AsyncIterator[TriggerRecord]:
     from fayshell.commands.remote import node_specs
 
-    specs = node_specs(ctx, node) if node is not None or session is None \
+    specs = (
+        node_specs(ctx, node)
+        if node is not None or session is None
         else _targets(ctx, session, None)
+    )
     async for recs in _fan(ctx, specs, lambda t: _listed(ctx, t, session)):
         for r in recs:
             yield r
@@ -218,34 +267,58 @@ async def _listed(ctx: Invocation, t: Transport, session: str | None) -> list[Tr
     for trig in parse_triggers((await run_request(t, ListTriggers())).stdout):
         if session is not None and trig.session != session:
             continue
-        base = next((k for k in watches(ctx) if trig.name == k or trig.name.startswith(k + "-")),
-                    None)
+        base = next(
+            (k for k in watches(ctx) if trig.name == k or trig.name.startswith(k + "-")), None
+        )
         w = watches(ctx).get(base) if base else None
-        out.append(TriggerRecord(t.node, trig.name, trig.session, trig.rule, trig.errors,
-                                 w is not None and not w.done.is_set(),
-                                 len(w.firings) if w else 0))
+        out.append(
+            TriggerRecord(
+                t.node,
+                trig.name,
+                trig.session,
+                trig.rule,
+                trig.errors,
+                w is not None and not w.done.is_set(),
+                len(w.firings) if w else 0,
+            )
+        )
     return out
 
 
 @cmdlet(
     "Wait-TraceTrigger",
     synopsis="Wait for a flight-recorder trigger to fire; the firing and its snapshot set.",
-    description=("Returns the oldest firing not yet returned (one that happened before the "
-                 "call counts), or nothing with a warning when -Timeout passes first."),
-    params=[SESSION_ONLY, Param("Label", str, help="Only this trigger."),
-            Param("Timeout", "duration", help=f"How long to wait (default {DEFAULT_WAIT_S:g}s).")],
-    examples=[("$f = Wait-TraceTrigger flight -Timeout 5m; Receive-Trace flight -Import",
-               "wait for the first firing, then pull and import every node's snapshot")],
+    description=(
+        "Returns the oldest firing not yet returned (one that happened before the "
+        "call counts), or nothing with a warning when -Timeout passes first."
+    ),
+    params=[
+        SESSION_ONLY,
+        Param("Label", str, help="Only this trigger."),
+        Param("Timeout", "duration", help=f"How long to wait (default {DEFAULT_WAIT_S:g}s)."),
+    ],
+    examples=[
+        (
+            "$f = Wait-TraceTrigger flight -Timeout 5m; Receive-Trace flight -Import",
+            "wait for the first firing, then pull and import every node's snapshot",
+        )
+    ],
 )
-async def wait_trace_trigger(ctx: Invocation, *, session: str, label: str | None = None,
-                             timeout: Any = None) -> AsyncIterator[Firing]:
+async def wait_trace_trigger(
+    ctx: Invocation, *, session: str, label: str | None = None, timeout: Any = None
+) -> AsyncIterator[Firing]:
     import asyncio
 
-    mine = [w for w in watches(ctx).values() if w.spec.session == session
-            and (label is None or w.spec.label == label)]
+    mine = [
+        w
+        for w in watches(ctx).values()
+        if w.spec.session == session and (label is None or w.spec.label == label)
+    ]
     if not mine:
-        raise ctx.fail(f"no trigger of session {session!r} is watched by this shell "
-                       "(Register-TraceTrigger first)")
+        raise ctx.fail(
+            f"no trigger of session {session!r} is watched by this shell "
+            "(Register-TraceTrigger first)"
+        )
     limit = seconds(timeout) if timeout is not None else DEFAULT_WAIT_S
     waits = [asyncio.ensure_future(w.next_firing(limit)) for w in mine]
     try:

@@ -24,8 +24,9 @@ from typing import Any, Final, Literal, TypeVar, get_args
 F = TypeVar("F", bound=Callable[..., Any])
 
 #: :attr:`Param.type` as a converter name (else one of :data:`PY_TYPES`).
-ParamKind = Literal["any", "strings", "ints", "scriptblock", "hashtable", "duration", "size",
-                    "dursize"]
+ParamKind = Literal[
+    "any", "strings", "ints", "scriptblock", "hashtable", "duration", "size", "dursize"
+]
 PARAM_KINDS: Final[tuple[ParamKind, ...]] = get_args(ParamKind)
 PY_TYPES: Final = (str, int, float, bool, object)
 #: :attr:`Param.pipeline`: how (if at all) the parameter binds pipeline input.
@@ -69,14 +70,22 @@ class Param:
 
     def __post_init__(self) -> None:
         known = self.type in PY_TYPES if isinstance(self.type, type) else self.type in PARAM_KINDS
-        checks = [(known, "type", self.type, [t.__name__ for t in PY_TYPES] + list(PARAM_KINDS)),
-                  (self.pipeline in PIPELINES, "pipeline", self.pipeline, PIPELINES),
-                  (self.complete is None or self.complete in COMPLETIONS, "complete",
-                   self.complete, COMPLETIONS)]
+        checks = [
+            (known, "type", self.type, [t.__name__ for t in PY_TYPES] + list(PARAM_KINDS)),
+            (self.pipeline in PIPELINES, "pipeline", self.pipeline, PIPELINES),
+            (
+                self.complete is None or self.complete in COMPLETIONS,
+                "complete",
+                self.complete,
+                COMPLETIONS,
+            ),
+        ]
         for ok, what, value, allowed in checks:
             if not ok:
-                raise ValueError(f"parameter -{self.name}: {what} {value!r} is not one of "
-                                 f"{', '.join(map(repr, allowed))}")
+                raise ValueError(
+                    f"parameter -{self.name}: {what} {value!r} is not one of "
+                    f"{', '.join(map(repr, allowed))}"
+                )
 
     @property
     def is_switch(self) -> bool:

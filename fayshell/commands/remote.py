@@ -21,16 +21,26 @@ if TYPE_CHECKING:
 #: Show a progress bar from this many nodes on.
 PROGRESS_MIN_NODES = 8
 
-NODE_PARAM = Param("Node", "any", complete="nodes", aliases=("ComputerName",),
-                   help="Node set (web[01-16], @group, a,b!c), names, or Get-Node records; "
-                        "default: every inventory node, else localhost.")
+NODE_PARAM = Param(
+    "Node",
+    "any",
+    complete="nodes",
+    aliases=("ComputerName",),
+    help="Node set (web[01-16], @group, a,b!c), names, or Get-Node records; "
+    "default: every inventory node, else localhost.",
+)
 TIMEOUT_PARAM = Param("Timeout", "duration", help="Per-node command time limit.")
-CONNECT_TIMEOUT_PARAM = Param("ConnectTimeout", "duration",
-                              help="Per-node SSH handshake time limit (default 10s).")
-THROTTLE_PARAM = Param("ThrottleLimit", int,
-                       help="Most SSH handshakes at once (default 64; sshd's MaxStartups).")
-ACCEPT_PARAM = Param("AcceptNewHostKey", bool,
-                     help="Trust and record host keys not yet in known_hosts (never a changed one).")
+CONNECT_TIMEOUT_PARAM = Param(
+    "ConnectTimeout", "duration", help="Per-node SSH handshake time limit (default 10s)."
+)
+THROTTLE_PARAM = Param(
+    "ThrottleLimit", int, help="Most SSH handshakes at once (default 64; sshd's MaxStartups)."
+)
+ACCEPT_PARAM = Param(
+    "AcceptNewHostKey",
+    bool,
+    help="Trust and record host keys not yet in known_hosts (never a changed one).",
+)
 
 
 def seconds(value: int | None) -> float | None:
@@ -67,8 +77,11 @@ async def script_commands(ctx: Invocation, block: Any, specs: list[NodeSpec]) ->
     command line; several values are an argv, each element quoted."""
     commands: dict[str, Any] = {}
     for spec in specs:
-        out = [v for v in _flatten(await block.invoke(spec.name, dollar_under=spec.name))
-               if v is not None]
+        out = [
+            v
+            for v in _flatten(await block.invoke(spec.name, dollar_under=spec.name))
+            if v is not None
+        ]
         if not out:
             raise ctx.fail(f"the script block produced no command for {spec.name}")
         commands[spec.name] = str(out[0]) if len(out) == 1 else [str(v) for v in out]
@@ -89,8 +102,10 @@ def fold_results(results: list[CommandResult]) -> list[GatheredResult]:
     groups: dict[tuple[int, str, str], list[str]] = {}
     for r in results:
         groups.setdefault((r.exit_status, r.stdout, r.stderr), []).append(r.node)
-    out = [GatheredResult(fold(nodes), len(nodes), status, stdout, stderr)
-           for (status, stdout, stderr), nodes in groups.items()]
+    out = [
+        GatheredResult(fold(nodes), len(nodes), status, stdout, stderr)
+        for (status, stdout, stderr), nodes in groups.items()
+    ]
     return sorted(out, key=lambda g: (-g.count, g.nodes))
 
 
@@ -99,18 +114,22 @@ def fold_results(results: list[CommandResult]) -> list[GatheredResult]:
     aliases=("icm",),
     synopsis="Run a command on many nodes at once; one result per node.",
     description="Runs concurrently on every node over persistent SSH connections (localhost "
-                "runs locally). -Command is a shell command line run as typed (an array is an "
-                "argv whose elements are quoted); -ScriptBlock "
-                "computes it per node ($_ is the node name; several values form an argv whose "
-                "elements are quoted). A non-zero exit status is a result; unreachable nodes "
-                "are errors.",
+    "runs locally). -Command is a shell command line run as typed (an array is an "
+    "argv whose elements are quoted); -ScriptBlock "
+    "computes it per node ($_ is the node name; several values form an argv whose "
+    "elements are quoted). A non-zero exit status is a result; unreachable nodes "
+    "are errors.",
     params=[
         NODE_PARAM,
         Param("Command", "any", position=0, help="The remote command line (or a script block)."),
         Param("ScriptBlock", "scriptblock", help="A block producing the command, per node."),
         Param("Gather", bool, help="Fold identical outputs into node sets (like clush -b)."),
-        Param("Stream", bool, help="Show output lines as they arrive, prefixed by node "
-                                   "(written to the host; no records are output)."),
+        Param(
+            "Stream",
+            bool,
+            help="Show output lines as they arrive, prefixed by node "
+            "(written to the host; no records are output).",
+        ),
         TIMEOUT_PARAM,
         CONNECT_TIMEOUT_PARAM,
         ACCEPT_PARAM,
@@ -118,20 +137,35 @@ def fold_results(results: list[CommandResult]) -> list[GatheredResult]:
         Param("InputText", str, help="Text sent to the command's standard input."),
     ],
     examples=[
-        ("Invoke-Command -Node 'web[01-16]' -Command 'uname -r' -Gather",
-         "Kernel releases across the web nodes, identical answers folded together."),
-        ("Invoke-Command -Node @db -ScriptBlock { 'du', '-sh', \"/var/log/$_\" }",
-         "An argv computed per node; every element is quoted for the remote shell."),
-        ("Get-Node -Group web | Invoke-Command 'lttng list' -Timeout 5s",
-         "Nodes from the pipeline, 5 s limit per node."),
+        (
+            "Invoke-Command -Node 'web[01-16]' -Command 'uname -r' -Gather",
+            "Kernel releases across the web nodes, identical answers folded together.",
+        ),
+        (
+            "Invoke-Command -Node @db -ScriptBlock { 'du', '-sh', \"/var/log/$_\" }",
+            "An argv computed per node; every element is quoted for the remote shell.",
+        ),
+        (
+            "Get-Node -Group web | Invoke-Command 'lttng list' -Timeout 5s",
+            "Nodes from the pipeline, 5 s limit per node.",
+        ),
     ],
     stream=True,
 )
-async def invoke_command(ctx: Invocation, *, node: Any = None, command: Any = None,
-                         script_block: Any = None, gather: bool = False, stream: bool = False,
-                         timeout: int | None = None, connect_timeout: int | None = None,
-                         accept_new_host_key: bool = False, throttle_limit: int | None = None,
-                         input_text: str | None = None) -> AsyncIterator[Any]:
+async def invoke_command(
+    ctx: Invocation,
+    *,
+    node: Any = None,
+    command: Any = None,
+    script_block: Any = None,
+    gather: bool = False,
+    stream: bool = False,
+    timeout: int | None = None,
+    connect_timeout: int | None = None,
+    accept_new_host_key: bool = False,
+    throttle_limit: int | None = None,
+    input_text: str | None = None,
+) -> AsyncIterator[Any]:
     from fayshell.lang.values import ScriptBlock
 
     if isinstance(command, ScriptBlock):
@@ -140,14 +174,25 @@ async def invoke_command(ctx: Invocation, *, node: Any = None, command: Any = No
         raise ctx.fail("give exactly one of -Command or -ScriptBlock")
     specs = node_specs(ctx, node)
     throttle(ctx, throttle_limit)
-    cmd: Any = (await script_commands(ctx, script_block, specs) if script_block is not None
-                else command if isinstance(command, list) else str(command))
+    cmd: Any = (
+        await script_commands(ctx, script_block, specs)
+        if script_block is not None
+        else command
+        if isinstance(command, list)
+        else str(command)
+    )
     cluster = ctx.state.cluster
-    kw: dict[str, Any] = dict(timeout=seconds(timeout), connect_timeout=seconds(connect_timeout),
-                              accept_new_host_key=accept_new_host_key)
+    kw: dict[str, Any] = dict(
+        timeout=seconds(timeout),
+        connect_timeout=seconds(connect_timeout),
+        accept_new_host_key=accept_new_host_key,
+    )
     try:
-        records = (cluster.stream(specs, cmd, **kw) if stream
-                   else cluster.run(specs, cmd, input=input_text, **kw))
+        records = (
+            cluster.stream(specs, cmd, **kw)
+            if stream
+            else cluster.run(specs, cmd, input=input_text, **kw)
+        )
     except FayError as exc:
         raise ctx.fail(exc.message) from None
     collected: list[CommandResult] = []
@@ -176,15 +221,17 @@ def _sig(rec: CommandResult) -> str:
     return f" (signal {rec.signal})" if rec.signal else ""
 
 
-async def _with_progress(ctx: Invocation, cluster: Cluster, specs: list[NodeSpec],
-                         records: AsyncIterator[Any]) -> AsyncIterator[Any]:
+async def _with_progress(
+    ctx: Invocation, cluster: Cluster, specs: list[NodeSpec], records: AsyncIterator[Any]
+) -> AsyncIterator[Any]:
     """Pass records through, advancing a progress bar per finished node on larger fan-outs."""
     from contextlib import aclosing
 
     task = None
     if len(specs) >= PROGRESS_MIN_NODES:
-        task = ctx.progress(f"{ctx.name} on {cluster.fold(s.name for s in specs)}",
-                            total=len(specs), unit="nodes")
+        task = ctx.progress(
+            f"{ctx.name} on {cluster.fold(s.name for s in specs)}", total=len(specs), unit="nodes"
+        )
     try:
         async with aclosing(records) as recs:  # type: ignore[type-var]
             async for rec in recs:

@@ -9,8 +9,19 @@ from fayshell.commands.invocation import Invocation
 from fayshell.commands.registry import Param, cmdlet
 from fayshell.errors import SqlError
 
-QUERY_WORDS = ("select", "with", "from", "values", "table", "describe", "show", "summarize",
-               "pivot", "unpivot", "explain")
+QUERY_WORDS = (
+    "select",
+    "with",
+    "from",
+    "values",
+    "table",
+    "describe",
+    "show",
+    "summarize",
+    "pivot",
+    "unpivot",
+    "explain",
+)
 
 
 @dataclass(frozen=True)
@@ -68,28 +79,53 @@ class OnNodeOptions:
     aliases=("sql",),
     synopsis="Run SQL on the session's DuckDB database; a query returns a relation.",
     description="'sql' takes the rest of the line as raw SQL (up to a lone '|'), so a query can "
-                "feed the pipeline cmdlets, which then extend the same DuckDB query. Statements "
-                "that are not queries (CREATE, INSERT, ...) run at once and output nothing.",
-    params=[Param("Query", str, position=0, mandatory=True, help="The SQL text."),
-            Param("Database", str, complete="files",
-                  help="Run on this DuckDB file instead of the session's."),
-            Param("OnNode", bool, help="Run on every node's agent over its own store and merge "
-                                       "the partial results here (needs -Session)."),
-            Param("Session", str, complete="sessions", help="With -OnNode: the session."),
-            Param("Node", "strings", complete="nodes", help="With -OnNode: only these nodes."),
-            Param("ExactPercentile", bool, help="With -OnNode: exact percentiles.")],
-    examples=[("sql SELECT name, count(*) FROM syscalls GROUP BY ALL ORDER BY 2 DESC",
-               "Counts per system call."),
-              ("sql SELECT range AS i, range % 7 AS k FROM range(10000000) | "
-               "Where-Object { $_.k -eq 3 } | Group-Object k | Select-Object Name, Count",
-               "The whole pipeline runs as one DuckDB query (add -Verbose to a cmdlet to see it)."),
-             ("sql -OnNode -Session incident SELECT name, count(*) FROM syscalls GROUP BY name",
-              "Counted on every node of the session, merged here (-Verbose shows both SQLs).")],
+    "feed the pipeline cmdlets, which then extend the same DuckDB query. Statements "
+    "that are not queries (CREATE, INSERT, ...) run at once and output nothing.",
+    params=[
+        Param("Query", str, position=0, mandatory=True, help="The SQL text."),
+        Param(
+            "Database",
+            str,
+            complete="files",
+            help="Run on this DuckDB file instead of the session's.",
+        ),
+        Param(
+            "OnNode",
+            bool,
+            help="Run on every node's agent over its own store and merge "
+            "the partial results here (needs -Session).",
+        ),
+        Param("Session", str, complete="sessions", help="With -OnNode: the session."),
+        Param("Node", "strings", complete="nodes", help="With -OnNode: only these nodes."),
+        Param("ExactPercentile", bool, help="With -OnNode: exact percentiles."),
+    ],
+    examples=[
+        (
+            "sql SELECT name, count(*) FROM syscalls GROUP BY ALL ORDER BY 2 DESC",
+            "Counts per system call.",
+        ),
+        (
+            "sql SELECT range AS i, range % 7 AS k FROM range(10000000) | "
+            "Where-Object { $_.k -eq 3 } | Group-Object k | Select-Object Name, Count",
+            "The whole pipeline runs as one DuckDB query (add -Verbose to a cmdlet to see it).",
+        ),
+        (
+            "sql -OnNode -Session incident SELECT name, count(*) FROM syscalls GROUP BY name",
+            "Counted on every node of the session, merged here (-Verbose shows both SQLs).",
+        ),
+    ],
     raw_tail=True,
 )
-def invoke_sql(ctx: Invocation, *, query: str, database: str | None = None,
-               on_node: bool = False, session: str | None = None,
-               node: list[str] | None = None, exact_percentile: bool = False) -> Any:
+def invoke_sql(
+    ctx: Invocation,
+    *,
+    query: str,
+    database: str | None = None,
+    on_node: bool = False,
+    session: str | None = None,
+    node: list[str] | None = None,
+    exact_percentile: bool = False,
+) -> Any:
     opts = OnNodeOptions(on_node, session, node, exact_percentile)
     text = opts.take_leading(query.strip().rstrip(";").strip())
     if not text:

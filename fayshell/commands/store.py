@@ -20,13 +20,23 @@ if TYPE_CHECKING:
 
 
 _NODE = Param("Node", "strings", help="Only these nodes (wildcards allowed).", complete="nodes")
-_SESSION = Param("Session", "strings", help="Only these sessions (wildcards allowed).",
-                 complete="sessions")
-_ON_NODE = (Param("OnNode", bool, help="Run on every node's agent over the node's own store "
-                                       "(needs -Session NAME; -Node narrows). Only partial "
-                                       "results cross the network (-Verbose shows the SQL)."),
-            Param("ExactPercentile", bool, help="With -OnNode: exact percentiles (nodes send "
-                                                "values) instead of histograms within 1%."))
+_SESSION = Param(
+    "Session", "strings", help="Only these sessions (wildcards allowed).", complete="sessions"
+)
+_ON_NODE = (
+    Param(
+        "OnNode",
+        bool,
+        help="Run on every node's agent over the node's own store "
+        "(needs -Session NAME; -Node narrows). Only partial "
+        "results cross the network (-Verbose shows the SQL).",
+    ),
+    Param(
+        "ExactPercentile",
+        bool,
+        help="With -OnNode: exact percentiles (nodes send values) instead of histograms within 1%.",
+    ),
+)
 
 
 @dataclass(frozen=True)
@@ -82,8 +92,9 @@ def _relation(ctx: Invocation, sql: str) -> Relation:
 # ---- -OnNode -------------------------------------------------------------------------------
 
 
-def on_node_relation(ctx: Invocation, sql: str, session: list[str] | str | None,
-                     node: list[str] | None, exact: bool) -> Relation:
+def on_node_relation(
+    ctx: Invocation, sql: str, session: list[str] | str | None, node: list[str] | None, exact: bool
+) -> Relation:
     """A relation over the stores of the session's nodes (see fayshell.remote.agentquery)."""
     from fayshell.lang.plansplit import SplitOptions
     from fayshell.remote.agentquery import NodeDatabase
@@ -93,10 +104,15 @@ def on_node_relation(ctx: Invocation, sql: str, session: list[str] | str | None,
     name = _one_session(ctx, session)
     memo = memos(ctx.state).get(name)
     nodes = ctx.state.cluster.names(node if node else (memo.nodes if memo else None))
-    db = NodeDatabase.scratch(hub=agent_hub(ctx.state), session=name, nodes=nodes,
-                              remembered=dict(memo.outputs) if memo else {},
-                              split_options=SplitOptions(exact_quantiles=exact),
-                              verbose=ctx.write_verbose, warn=ctx.write_warning)
+    db = NodeDatabase.scratch(
+        hub=agent_hub(ctx.state),
+        session=name,
+        nodes=nodes,
+        remembered=dict(memo.outputs) if memo else {},
+        split_options=SplitOptions(exact_quantiles=exact),
+        verbose=ctx.write_verbose,
+        warn=ctx.write_warning,
+    )
     ctx.write_verbose(f"on {ctx.state.cluster.fold(nodes)}: {sql}")
     return NodeRelation(db, sql)
 
@@ -145,45 +161,71 @@ def _close_hub(key: int) -> None:
     "Import-Trace",
     synopsis="Load CTF trace chunks (LTTng) into the DuckDB store.",
     description="PATH is a trace directory, an LTTng session output, or a tree laid out "
-                "DIR/<session>/<node>/<chunk>/ (as Receive-Trace writes it). Each chunk is "
-                "loaded once: importing it again is a no-op. Damaged stream files are reported "
-                "as errors naming the file and byte offset; the events before the damage are "
-                "kept. A chunk's rows can be queried as soon as it is decoded: it is written to "
-                "the file in the background (the shell waits for that before it exits; an "
-                "interrupted write imports the chunk again next time). See Get-Help about_Tables "
-                "for the tables.",
-    params=[Param("Path", "strings", mandatory=True, position=0, complete="files",
-                  help="Trace directories or trees of chunks."),
-            Param("Node", str, help="Node name (default: from the tree layout or the trace's "
-                                    "hostname)."),
-            Param("Session", str, help="Session name (default: from the layout or the trace)."),
-            Param("Database", str, complete="files",
-                  help="Load into this DuckDB file instead of the session's.")],
-    examples=[("Import-Trace ./lttng-traces/incident-20250101", "Load one LTTng session."),
-              ("Import-Trace ./pulled -Database incident.duckdb",
-               "Load every pulled chunk into incident.duckdb.")],
+    "DIR/<session>/<node>/<chunk>/ (as Receive-Trace writes it). Each chunk is "
+    "loaded once: importing it again is a no-op. Damaged stream files are reported "
+    "as errors naming the file and byte offset; the events before the damage are "
+    "kept. A chunk's rows can be queried as soon as it is decoded: it is written to "
+    "the file in the background (the shell waits for that before it exits; an "
+    "interrupted write imports the chunk again next time). See Get-Help about_Tables "
+    "for the tables.",
+    params=[
+        Param(
+            "Path",
+            "strings",
+            mandatory=True,
+            position=0,
+            complete="files",
+            help="Trace directories or trees of chunks.",
+        ),
+        Param(
+            "Node", str, help="Node name (default: from the tree layout or the trace's hostname)."
+        ),
+        Param("Session", str, help="Session name (default: from the layout or the trace)."),
+        Param(
+            "Database",
+            str,
+            complete="files",
+            help="Load into this DuckDB file instead of the session's.",
+        ),
+    ],
+    examples=[
+        ("Import-Trace ./lttng-traces/incident-20250101", "Load one LTTng session."),
+        (
+            "Import-Trace ./pulled -Database incident.duckdb",
+            "Load every pulled chunk into incident.duckdb.",
+        ),
+    ],
 )
-def import_trace_cmd(ctx: Invocation, *, path: list[str], node: str | None = None,
-                     session: str | None = None, database: str | None = None
-                     ) -> list[ImportSummary]:
+def import_trace_cmd(
+    ctx: Invocation,
+    *,
+    path: list[str],
+    node: str | None = None,
+    session: str | None = None,
+    database: str | None = None,
+) -> list[ImportSummary]:
     from fayshell.errors import FayError, Interrupted, TraceFormatError
     from fayshell.store.database import Database
     from fayshell.store.loader import import_trace
     from fayshell.store.settings import ANSWER_FIRST
 
     own = database is not None and database != ctx.state.database_label
-    db = Database.open(str(ctx.state.resolve_path(database))) if own and database \
+    db = (
+        Database.open(str(ctx.state.resolve_path(database)))
+        if own and database
         else ctx.state.database
+    )
     out: list[ImportSummary] = []
     try:
         for p in path:
             full = str(ctx.state.resolve_path(p))  # relative to the shell's location
             task = ctx.progress(f"Import-Trace {p}", _size(full), "B")
             try:
-                res = import_trace(db, full, node=node, session=session, progress=task,
-                                   settings=ANSWER_FIRST)
+                res = import_trace(
+                    db, full, node=node, session=session, progress=task, settings=ANSWER_FIRST
+                )
             except Interrupted:
-                raise                   # Ctrl-C: exit 130, the chunk imports again next time
+                raise  # Ctrl-C: exit 130, the chunk imports again next time
             except FayError as exc:
                 raise ctx.fail(exc.message) from None
             finally:
@@ -191,8 +233,17 @@ def import_trace_cmd(ctx: Invocation, *, path: list[str], node: str | None = Non
             for err in res.errors:
                 target = err.path if isinstance(err, TraceFormatError) else p
                 ctx.write_error(ErrorRecord(target, "decode", err.message))
-            out.append(ImportSummary(p, res.chunks_loaded, res.chunks_skipped, res.events,
-                                     res.discarded, res.lost_packets, len(res.errors)))
+            out.append(
+                ImportSummary(
+                    p,
+                    res.chunks_loaded,
+                    res.chunks_skipped,
+                    res.events,
+                    res.discarded,
+                    res.lost_packets,
+                    len(res.errors),
+                )
+            )
     finally:
         if own:
             db.close()
@@ -207,8 +258,9 @@ def _size(path: str) -> float | None:
     if not root.exists():
         return None
     try:
-        return float(sum(f.stat().st_size for f in root.rglob("*")
-                         if f.is_file() and f.name != "metadata"))
+        return float(
+            sum(f.stat().st_size for f in root.rglob("*") if f.is_file() and f.name != "metadata")
+        )
     except OSError:
         return None
 
@@ -216,123 +268,251 @@ def _size(path: str) -> float | None:
 @cmdlet(
     "Get-Event",
     synopsis="Events of the store (common columns), optionally by name, node or session.",
-    params=[Param("Name", "strings", position=0, help="Event names (wildcards allowed)."),
-            _NODE, _SESSION,
-            Param("Chunk", str, help="Only events of this chunk id."), *_ON_NODE],
-    examples=[("Get-Event sched_switch | Measure-Object", "How many context switches."),
-              ("Get-Event 'zipkin:*' -Node web01 | Select-Object -First 5", "BlkKin events.")],
+    params=[
+        Param("Name", "strings", position=0, help="Event names (wildcards allowed)."),
+        _NODE,
+        _SESSION,
+        Param("Chunk", str, help="Only events of this chunk id."),
+        *_ON_NODE,
+    ],
+    examples=[
+        ("Get-Event sched_switch | Measure-Object", "How many context switches."),
+        ("Get-Event 'zipkin:*' -Node web01 | Select-Object -First 5", "BlkKin events."),
+    ],
 )
-def get_event(ctx: Invocation, *, name: list[str] | None = None, node: list[str] | None = None,
-              session: list[str] | None = None, chunk: str | None = None,
-              on_node: bool = False, exact_percentile: bool = False) -> Relation:
+def get_event(
+    ctx: Invocation,
+    *,
+    name: list[str] | None = None,
+    node: list[str] | None = None,
+    session: list[str] | None = None,
+    chunk: str | None = None,
+    on_node: bool = False,
+    exact_percentile: bool = False,
+) -> Relation:
     cond = _match("name", name)
     if on_node:
-        return on_node_relation(ctx, "SELECT * FROM events" + _where(
-            cond, _match("session", session),
-            f"chunk_id = {quote_literal(chunk)}" if chunk else None) + " ORDER BY ts, node, eid",
-            session, node, exact_percentile)
-    return _relation(ctx, "SELECT * FROM events" + _where(
-        cond, _match("node", node), _match("session", session),
-        f"chunk_id = {quote_literal(chunk)}" if chunk else None) + " ORDER BY ts, node, eid")
+        return on_node_relation(
+            ctx,
+            "SELECT * FROM events"
+            + _where(
+                cond,
+                _match("session", session),
+                f"chunk_id = {quote_literal(chunk)}" if chunk else None,
+            )
+            + " ORDER BY ts, node, eid",
+            session,
+            node,
+            exact_percentile,
+        )
+    return _relation(
+        ctx,
+        "SELECT * FROM events"
+        + _where(
+            cond,
+            _match("node", node),
+            _match("session", session),
+            f"chunk_id = {quote_literal(chunk)}" if chunk else None,
+        )
+        + " ORDER BY ts, node, eid",
+    )
 
 
 @cmdlet(
     "Get-Syscall",
     synopsis="System calls (entry/exit pairs) with their duration, per thread.",
-    params=[Param("Name", "strings", position=0, help="System call names, e.g. read, open*."),
-            _NODE, _SESSION,
-            Param("ProcessId", int, aliases=("Pid",), help="Only this process."),
-            Param("ThreadId", int, aliases=("Tid",), help="Only this thread."),
-            Param("MinDuration", "duration", help="Only calls lasting at least this long."),
-            *_ON_NODE],
-    examples=[("Get-Syscall read -MinDuration 1ms | Sort-Object dur_ns -Descending",
-               "Slow reads, slowest first."),
-              ("Get-Syscall | Group-Object name | Sort-Object Count -Descending",
-               "The most frequent system calls."),
-              ("Get-Syscall -OnNode -Session incident | Group-Object name",
-               "Counted on every node, merged here: only the counts cross the network.")],
+    params=[
+        Param("Name", "strings", position=0, help="System call names, e.g. read, open*."),
+        _NODE,
+        _SESSION,
+        Param("ProcessId", int, aliases=("Pid",), help="Only this process."),
+        Param("ThreadId", int, aliases=("Tid",), help="Only this thread."),
+        Param("MinDuration", "duration", help="Only calls lasting at least this long."),
+        *_ON_NODE,
+    ],
+    examples=[
+        (
+            "Get-Syscall read -MinDuration 1ms | Sort-Object dur_ns -Descending",
+            "Slow reads, slowest first.",
+        ),
+        (
+            "Get-Syscall | Group-Object name | Sort-Object Count -Descending",
+            "The most frequent system calls.",
+        ),
+        (
+            "Get-Syscall -OnNode -Session incident | Group-Object name",
+            "Counted on every node, merged here: only the counts cross the network.",
+        ),
+    ],
 )
-def get_syscall(ctx: Invocation, *, name: list[str] | None = None,
-                node: list[str] | None = None, session: list[str] | None = None,
-                process_id: int | None = None, thread_id: int | None = None,
-                min_duration: Any = None, on_node: bool = False,
-                exact_percentile: bool = False) -> Relation:
+def get_syscall(
+    ctx: Invocation,
+    *,
+    name: list[str] | None = None,
+    node: list[str] | None = None,
+    session: list[str] | None = None,
+    process_id: int | None = None,
+    thread_id: int | None = None,
+    min_duration: Any = None,
+    on_node: bool = False,
+    exact_percentile: bool = False,
+) -> Relation:
     if on_node:
-        return on_node_relation(ctx, "SELECT *, dur_ns / 1e6 AS dur_ms FROM syscalls" + _where(
-            _match("name", name), _match("session", session),
+        return on_node_relation(
+            ctx,
+            "SELECT *, dur_ns / 1e6 AS dur_ms FROM syscalls"
+            + _where(
+                _match("name", name),
+                _match("session", session),
+                f"pid = {int(process_id)}" if process_id is not None else None,
+                f"tid = {int(thread_id)}" if thread_id is not None else None,
+                f"dur_ns >= {int(min_duration)}" if min_duration is not None else None,
+            ),
+            session,
+            node,
+            exact_percentile,
+        )
+    return _relation(
+        ctx,
+        "SELECT *, dur_ns / 1e6 AS dur_ms FROM syscalls"
+        + _where(
+            _match("name", name),
+            _match("node", node),
+            _match("session", session),
             f"pid = {int(process_id)}" if process_id is not None else None,
             f"tid = {int(thread_id)}" if thread_id is not None else None,
-            f"dur_ns >= {int(min_duration)}" if min_duration is not None else None),
-            session, node, exact_percentile)
-    return _relation(ctx, "SELECT *, dur_ns / 1e6 AS dur_ms FROM syscalls" + _where(
-        _match("name", name), _match("node", node), _match("session", session),
-        f"pid = {int(process_id)}" if process_id is not None else None,
-        f"tid = {int(thread_id)}" if thread_id is not None else None,
-        f"dur_ns >= {int(min_duration)}" if min_duration is not None else None))
+            f"dur_ns >= {int(min_duration)}" if min_duration is not None else None,
+        ),
+    )
 
 
 @cmdlet(
     "Get-Span",
     synopsis="BlkKin/Zipkin spans with durations, annotations and key/values.",
-    params=[Param("Service", "strings", help="Service names (wildcards allowed)."),
-            Param("Name", "strings", position=0, help="Span (trace) names."),
-            _NODE, _SESSION,
-            Param("TraceId", int, help="Only spans of this trace."),
-            Param("MinDuration", "duration", help="Only spans lasting at least this long."),
-            Param("ErrorOnly", bool, help="Only spans with an 'error' key/value."),
-            Param("Estimate", bool, help="Counts per node, service and name scaled by the "
-                                         "1/N sampling rate (Enable-Tracepoint -SampleEvery) "
-                                         "the spans were recorded at."), *_ON_NODE],
-    examples=[("Get-Span -Service vlmcd | Where-Object { $_.dur_ms -gt 50 }",
-               "Slow spans of one service."),
-              ("Get-Span -TraceId 42 | Sort-Object ts_start", "One trace, in order."),
-              ("Get-Span -Estimate", "Kept and estimated spans and traces under sampling.")],
+    params=[
+        Param("Service", "strings", help="Service names (wildcards allowed)."),
+        Param("Name", "strings", position=0, help="Span (trace) names."),
+        _NODE,
+        _SESSION,
+        Param("TraceId", int, help="Only spans of this trace."),
+        Param("MinDuration", "duration", help="Only spans lasting at least this long."),
+        Param("ErrorOnly", bool, help="Only spans with an 'error' key/value."),
+        Param(
+            "Estimate",
+            bool,
+            help="Counts per node, service and name scaled by the "
+            "1/N sampling rate (Enable-Tracepoint -SampleEvery) "
+            "the spans were recorded at.",
+        ),
+        *_ON_NODE,
+    ],
+    examples=[
+        (
+            "Get-Span -Service vlmcd | Where-Object { $_.dur_ms -gt 50 }",
+            "Slow spans of one service.",
+        ),
+        ("Get-Span -TraceId 42 | Sort-Object ts_start", "One trace, in order."),
+        ("Get-Span -Estimate", "Kept and estimated spans and traces under sampling."),
+    ],
 )
-def get_span(ctx: Invocation, *, service: list[str] | None = None, name: list[str] | None = None,
-             node: list[str] | None = None, session: list[str] | None = None,
-             trace_id: int | None = None, min_duration: Any = None,
-             error_only: bool = False, estimate: bool = False, on_node: bool = False,
-             exact_percentile: bool = False) -> Relation:
+def get_span(
+    ctx: Invocation,
+    *,
+    service: list[str] | None = None,
+    name: list[str] | None = None,
+    node: list[str] | None = None,
+    session: list[str] | None = None,
+    trace_id: int | None = None,
+    min_duration: Any = None,
+    error_only: bool = False,
+    estimate: bool = False,
+    on_node: bool = False,
+    exact_percentile: bool = False,
+) -> Relation:
     if estimate:
         from fayshell.store.sampling import ensure_sampling, estimate_sql
 
         if on_node:
             raise ctx.fail("-Estimate works on the shell's database, not with -OnNode")
         ensure_sampling(_store(ctx))
-        return _relation(ctx, estimate_sql(get_span(
-            ctx, service=service, name=name, node=node, session=session, trace_id=trace_id,
-            min_duration=min_duration, error_only=error_only).sql))
-    conds = (f"trace_id = {int(trace_id)}" if trace_id is not None else None,
-             f"dur_ns >= {int(min_duration)}" if min_duration is not None else None,
-             "error" if error_only else None)
+        return _relation(
+            ctx,
+            estimate_sql(
+                get_span(
+                    ctx,
+                    service=service,
+                    name=name,
+                    node=node,
+                    session=session,
+                    trace_id=trace_id,
+                    min_duration=min_duration,
+                    error_only=error_only,
+                ).sql
+            ),
+        )
+    conds = (
+        f"trace_id = {int(trace_id)}" if trace_id is not None else None,
+        f"dur_ns >= {int(min_duration)}" if min_duration is not None else None,
+        "error" if error_only else None,
+    )
     if on_node:
-        return on_node_relation(ctx, "SELECT *, dur_ns / 1e6 AS dur_ms FROM spans" + _where(
-            _match("service", service), _match("name", name), _match("session", session),
-            *conds), session, node, exact_percentile)
-    return _relation(ctx, "SELECT *, dur_ns / 1e6 AS dur_ms FROM spans" + _where(
-        _match("service", service), _match("name", name), _match("node", node),
-        _match("session", session), *conds))
+        return on_node_relation(
+            ctx,
+            "SELECT *, dur_ns / 1e6 AS dur_ms FROM spans"
+            + _where(
+                _match("service", service), _match("name", name), _match("session", session), *conds
+            ),
+            session,
+            node,
+            exact_percentile,
+        )
+    return _relation(
+        ctx,
+        "SELECT *, dur_ns / 1e6 AS dur_ms FROM spans"
+        + _where(
+            _match("service", service),
+            _match("name", name),
+            _match("node", node),
+            _match("session", session),
+            *conds,
+        ),
+    )
 
 
 @cmdlet(
     "Get-Log",
     synopsis="Log records (python/JUL/log4j agents and UST events with log levels).",
-    params=[Param("Severity", str, choices=SEVERITIES,
-                  help="This severity and more severe ones."),
-            Param("Exact", bool, help="With -Severity: only that severity."),
-            Param("Logger", "strings", position=0, help="Logger names (wildcards allowed)."),
-            Param("Domain", "strings", help="python, jul, log4j or ust."),
-            Param("Message", str, help="Only messages containing this text (wildcards allowed)."),
-            _NODE, _SESSION, *_ON_NODE],
-    examples=[("Get-Log -Severity Warning", "Warnings and worse."),
-              ("Get-Log 'storage.*' -Severity Error -Exact | Group-Object node",
-               "Errors of the storage loggers per node.")],
+    params=[
+        Param("Severity", str, choices=SEVERITIES, help="This severity and more severe ones."),
+        Param("Exact", bool, help="With -Severity: only that severity."),
+        Param("Logger", "strings", position=0, help="Logger names (wildcards allowed)."),
+        Param("Domain", "strings", help="python, jul, log4j or ust."),
+        Param("Message", str, help="Only messages containing this text (wildcards allowed)."),
+        _NODE,
+        _SESSION,
+        *_ON_NODE,
+    ],
+    examples=[
+        ("Get-Log -Severity Warning", "Warnings and worse."),
+        (
+            "Get-Log 'storage.*' -Severity Error -Exact | Group-Object node",
+            "Errors of the storage loggers per node.",
+        ),
+    ],
 )
-def get_log(ctx: Invocation, *, severity: str | None = None, exact: bool = False,
-            logger: list[str] | None = None, domain: list[str] | None = None,
-            message: str | None = None, node: list[str] | None = None,
-            session: list[str] | None = None, on_node: bool = False,
-            exact_percentile: bool = False) -> Relation:
+def get_log(
+    ctx: Invocation,
+    *,
+    severity: str | None = None,
+    exact: bool = False,
+    logger: list[str] | None = None,
+    domain: list[str] | None = None,
+    message: str | None = None,
+    node: list[str] | None = None,
+    session: list[str] | None = None,
+    on_node: bool = False,
+    exact_percentile: bool = False,
+) -> Relation:
     sev = None
     if severity is not None:
         word = next(w for w in SEVERITIES if w.lower() == severity.lower())
@@ -344,22 +524,46 @@ def get_log(ctx: Invocation, *, severity: str | None = None, exact: bool = False
     if message is not None:
         msg = _match("msg", message if any(c in message for c in "*?") else f"*{message}*")
     if on_node:
-        return on_node_relation(ctx, "SELECT * FROM logs" + _where(
-            sev, _match("logger", logger), _match("domain", domain), msg,
-            _match("session", session)), session, node, exact_percentile)
-    return _relation(ctx, "SELECT * FROM logs" + _where(
-        sev, _match("logger", logger), _match("domain", domain), msg, _match("node", node),
-        _match("session", session)))
+        return on_node_relation(
+            ctx,
+            "SELECT * FROM logs"
+            + _where(
+                sev,
+                _match("logger", logger),
+                _match("domain", domain),
+                msg,
+                _match("session", session),
+            ),
+            session,
+            node,
+            exact_percentile,
+        )
+    return _relation(
+        ctx,
+        "SELECT * FROM logs"
+        + _where(
+            sev,
+            _match("logger", logger),
+            _match("domain", domain),
+            msg,
+            _match("node", node),
+            _match("session", session),
+        ),
+    )
 
 
 @cmdlet(
     "Get-TraceChunk",
     synopsis="The trace chunks loaded in the store, with event and loss counts.",
     params=[_NODE, _SESSION],
-    examples=[("Get-TraceChunk | Sort-Object first_ts", "What was loaded, oldest first."),
-              ("Get-TraceChunk | Where-Object { $_.discarded -gt 0 }", "Chunks with losses.")],
+    examples=[
+        ("Get-TraceChunk | Sort-Object first_ts", "What was loaded, oldest first."),
+        ("Get-TraceChunk | Where-Object { $_.discarded -gt 0 }", "Chunks with losses."),
+    ],
 )
-def get_trace_chunk(ctx: Invocation, *, node: list[str] | None = None,
-                    session: list[str] | None = None) -> Relation:
-    return _relation(ctx, "SELECT * FROM chunks" + _where(
-        _match("node", node), _match("session", session)))
+def get_trace_chunk(
+    ctx: Invocation, *, node: list[str] | None = None, session: list[str] | None = None
+) -> Relation:
+    return _relation(
+        ctx, "SELECT * FROM chunks" + _where(_match("node", node), _match("session", session))
+    )

@@ -25,16 +25,19 @@ NAMED_GROUP = re.compile(r"\(\?<([A-Za-z_]\w*)>")
 
 def dotnet_format(fmt: str, *args: Any) -> str:
     """``'{0:N2}'``, ``'{0,-8}'``, ``'[{0}]'``: .NET composite formatting for one value list."""
+
     def item(m: re.Match[str]) -> str:
         if m.group(0) in ("{{", "}}"):
             return m.group(0)[0]
         index = int(m.group(1))
         if index >= len(args):
-            raise ParameterError("Join-String", "FormatString",
-                                 f"{{{index}}} refers past the {len(args)} value(s)")
+            raise ParameterError(
+                "Join-String", "FormatString", f"{{{index}}} refers past the {len(args)} value(s)"
+            )
         text = _format_one(args[index], m.group(3) or "")
         width = int(m.group(2) or 0)
         return text.rjust(width) if width > 0 else text.ljust(-width)
+
     return FORMAT_ITEM.sub(item, fmt)
 
 
@@ -67,10 +70,18 @@ def _format_one(value: Any, spec: str) -> str:
     "Join-String",
     synopsis="Join the pipeline's objects (or one property of each) into one string.",
     params=[
-        Param("Property", "any", position=0,
-              help="A property name or script block to join instead of the objects."),
-        Param("Separator", str, position=1,
-              help="Put between the items (default: $OFS, or nothing when it is not set)."),
+        Param(
+            "Property",
+            "any",
+            position=0,
+            help="A property name or script block to join instead of the objects.",
+        ),
+        Param(
+            "Separator",
+            str,
+            position=1,
+            help="Put between the items (default: $OFS, or nothing when it is not set).",
+        ),
         Param("OutputPrefix", str, default="", aliases=("op",), help="Put before the result."),
         Param("OutputSuffix", str, default="", aliases=("os",), help="Put after the result."),
         Param("SingleQuote", bool, help="Wrap each item in '...'."),
@@ -79,17 +90,26 @@ def _format_one(value: Any, spec: str) -> str:
         Param("UseCulture", bool, help="Accepted for compatibility."),
         Param("InputObject", "any", pipeline=BY_VALUE),
     ],
-    examples=[("1..3 | Join-String -Separator ', '", "'1, 2, 3'."),
-              ("Get-Node | Join-String name -Separator ',' -SingleQuote",
-               "'web01','web02' ..."),
-              ("1.5, 2 | Join-String -FormatString '{0:N2}' -Separator ' '", "'1.50 2.00'.")],
+    examples=[
+        ("1..3 | Join-String -Separator ', '", "'1, 2, 3'."),
+        ("Get-Node | Join-String name -Separator ',' -SingleQuote", "'web01','web02' ..."),
+        ("1.5, 2 | Join-String -FormatString '{0:N2}' -Separator ' '", "'1.50 2.00'."),
+    ],
     stream=True,
 )
-async def join_string(ctx: Invocation, *, property: Any = None, separator: str | None = None,
-                      output_prefix: str = "", output_suffix: str = "",
-                      single_quote: bool = False, double_quote: bool = False,
-                      format_string: str | None = None, use_culture: bool = False,
-                      input_object: Any = None) -> list[str]:
+async def join_string(
+    ctx: Invocation,
+    *,
+    property: Any = None,
+    separator: str | None = None,
+    output_prefix: str = "",
+    output_suffix: str = "",
+    single_quote: bool = False,
+    double_quote: bool = False,
+    format_string: str | None = None,
+    use_culture: bool = False,
+    input_object: Any = None,
+) -> list[str]:
     specs = parse_props("Join-String", [property] if property is not None else None)
     if separator is None:
         separator = to_string(ctx.state.globals.lookup("OFS")[1])
@@ -121,9 +141,14 @@ class RegexMatch:
         self.Index = m.start() if m else index
         self.Length = len(self.Value)
         self.Success = True
-        self.Groups = [GroupValue(str(i), m.group(i) or "", m.start(i)) for i in
-                       range((m.re.groups if m else 0) + 1)] if m else [
-            GroupValue("0", value, index)]
+        self.Groups = (
+            [
+                GroupValue(str(i), m.group(i) or "", m.start(i))
+                for i in range((m.re.groups if m else 0) + 1)
+            ]
+            if m
+            else [GroupValue("0", value, index)]
+        )
         if m:
             for name, num in m.re.groupindex.items():
                 self.Groups[num].Name = name
@@ -153,12 +178,27 @@ class GroupValue:
 class MatchInfo:
     """A line Select-String found; shows as the line (with ``path:number:`` for files)."""
 
-    MEMBERS = ("IgnoreCase", "LineNumber", "Line", "Filename", "Path", "Pattern", "Context",
-               "Matches")
+    MEMBERS = (
+        "IgnoreCase",
+        "LineNumber",
+        "Line",
+        "Filename",
+        "Path",
+        "Pattern",
+        "Context",
+        "Matches",
+    )
     TYPE_NAME = "Microsoft.PowerShell.Commands.MatchInfo"
 
-    def __init__(self, line: str, number: int, path: str, pattern: str, ignore_case: bool,
-                 matches: list[RegexMatch]) -> None:
+    def __init__(
+        self,
+        line: str,
+        number: int,
+        path: str,
+        pattern: str,
+        ignore_case: bool,
+        matches: list[RegexMatch],
+    ) -> None:
         self.Line, self.LineNumber, self.Path, self.Pattern = line, number, path, pattern
         self.IgnoreCase, self.Matches = ignore_case, matches
         self.Filename = Path(path).name if path != "InputStream" else "InputStream"
@@ -170,8 +210,7 @@ class MatchInfo:
         if self.Path == "InputStream":
             return ""
         cwd = self.base
-        shown = os.path.relpath(self.Path, cwd) if self.Path.startswith(cwd + os.sep) \
-            else self.Path
+        shown = os.path.relpath(self.Path, cwd) if self.Path.startswith(cwd + os.sep) else self.Path
         return f"{shown}:{number}:"
 
     def __str__(self) -> str:
@@ -211,8 +250,9 @@ def _compile(patterns: list[str], simple: bool, case: bool) -> list[re.Pattern[s
         try:
             out.append(re.compile(re.escape(p) if simple else dotnet_regex(p), flags))
         except re.error as exc:
-            raise ParameterError("Select-String", "Pattern",
-                                 f"invalid regular expression {p!r}: {exc}") from None
+            raise ParameterError(
+                "Select-String", "Pattern", f"invalid regular expression {p!r}: {exc}"
+            ) from None
     return out
 
 
@@ -221,13 +261,24 @@ def _compile(patterns: list[str], simple: bool, case: bool) -> list[re.Pattern[s
     aliases=("sls",),
     synopsis="Find lines matching a regular expression in strings or files (like grep).",
     description="Outputs MatchInfo objects (Line, LineNumber, Matches, Path, Filename, "
-                "Pattern, Context) that show as the matching line, prefixed with "
-                "path:number: for files. Non-string input is matched as its string form.",
+    "Pattern, Context) that show as the matching line, prefixed with "
+    "path:number: for files. Non-string input is matched as its string form.",
     params=[
-        Param("Pattern", "strings", position=0, mandatory=True,
-              help="Regular expressions (or text with -SimpleMatch); a line matching any is kept."),
-        Param("Path", "strings", position=1, aliases=("LiteralPath",), complete="files",
-              help="Files to search (wildcards allowed)."),
+        Param(
+            "Pattern",
+            "strings",
+            position=0,
+            mandatory=True,
+            help="Regular expressions (or text with -SimpleMatch); a line matching any is kept.",
+        ),
+        Param(
+            "Path",
+            "strings",
+            position=1,
+            aliases=("LiteralPath",),
+            complete="files",
+            help="Files to search (wildcards allowed).",
+        ),
         Param("Encoding", str, help="Accepted for compatibility; files are read as UTF-8."),
         Param("SimpleMatch", bool, help="Match the pattern literally."),
         Param("CaseSensitive", bool),
@@ -239,28 +290,55 @@ def _compile(patterns: list[str], simple: bool, case: bool) -> list[re.Pattern[s
         Param("List", bool, help="Only the first match of each input file."),
         Param("InputObject", "any", pipeline=BY_VALUE),
     ],
-    examples=[("Get-Content app.log | Select-String 'error|fail'", "Lines with error or fail."),
-              ("Select-String -Path *.log -Pattern timeout -Context 1",
-               "Matches in files, one line around each."),
-              ("'a1b22' | Select-String '\\d+' -AllMatches | % { $_.Matches.Value }",
-               "Every number: 1 and 22.")],
+    examples=[
+        ("Get-Content app.log | Select-String 'error|fail'", "Lines with error or fail."),
+        (
+            "Select-String -Path *.log -Pattern timeout -Context 1",
+            "Matches in files, one line around each.",
+        ),
+        (
+            "'a1b22' | Select-String '\\d+' -AllMatches | % { $_.Matches.Value }",
+            "Every number: 1 and 22.",
+        ),
+    ],
     stream=True,
 )
-async def select_string(ctx: Invocation, *, pattern: list[str], path: list[str] | None = None,
-                        simple_match: bool = False, case_sensitive: bool = False,
-                        not_match: bool = False, all_matches: bool = False,
-                        context: list[int] | None = None, quiet: bool = False, raw: bool = False,
-                        list: bool = False, encoding: str | None = None,
-                        input_object: Any = None) -> Any:
+async def select_string(
+    ctx: Invocation,
+    *,
+    pattern: list[str],
+    path: list[str] | None = None,
+    simple_match: bool = False,
+    case_sensitive: bool = False,
+    not_match: bool = False,
+    all_matches: bool = False,
+    context: list[int] | None = None,
+    quiet: bool = False,
+    raw: bool = False,
+    list: bool = False,
+    encoding: str | None = None,
+    input_object: Any = None,
+) -> Any:
     regexes = _compile(pattern, simple_match, case_sensitive)
     before, after = _context(context)
-    sources = _file_sources(ctx, path) if path else [
-        ("InputStream", [i if isinstance(i, str) else value_text(i) for i in
-                         await collect(ctx.input if ctx.input is not None else input_object)])]
+    sources = (
+        _file_sources(ctx, path)
+        if path
+        else [
+            (
+                "InputStream",
+                [
+                    i if isinstance(i, str) else value_text(i)
+                    for i in await collect(ctx.input if ctx.input is not None else input_object)
+                ],
+            )
+        ]
+    )
     found: builtins.list[MatchInfo] = []
     for name, lines in sources:
-        for info in _scan(lines, name, regexes, pattern, not_match, all_matches, before, after,
-                          case_sensitive):
+        for info in _scan(
+            lines, name, regexes, pattern, not_match, all_matches, before, after, case_sensitive
+        ):
             info.base = ctx.state.location
             found.append(info)
             if list:
@@ -296,13 +374,20 @@ def _file_sources(ctx: Invocation, paths: list[str]) -> list[tuple[str, list[str
     return out
 
 
-def _scan(lines: list[str], name: str, regexes: list[re.Pattern[str]], patterns: list[str],
-          not_match: bool, all_matches: bool, before: int, after: int,
-          case: bool) -> list[MatchInfo]:
+def _scan(
+    lines: list[str],
+    name: str,
+    regexes: list[re.Pattern[str]],
+    patterns: list[str],
+    not_match: bool,
+    all_matches: bool,
+    before: int,
+    after: int,
+    case: bool,
+) -> list[MatchInfo]:
     out = []
     for i, line in enumerate(lines):
-        hit = next(((r, p) for r, p in zip(regexes, patterns, strict=True) if r.search(line)),
-                   None)
+        hit = next(((r, p) for r, p in zip(regexes, patterns, strict=True) if r.search(line)), None)
         if (hit is None) != not_match:
             continue
         matches: list[RegexMatch] = []
@@ -311,6 +396,6 @@ def _scan(lines: list[str], name: str, regexes: list[re.Pattern[str]], patterns:
             matches = [RegexMatch(m) for m in ms if m is not None]
         info = MatchInfo(line, i + 1, name, hit[1] if hit else patterns[0], not case, matches)
         if before or after:
-            info.Context = Context(lines[max(0, i - before):i], lines[i + 1:i + 1 + after])
+            info.Context = Context(lines[max(0, i - before) : i], lines[i + 1 : i + 1 + after])
         out.append(info)
     return out

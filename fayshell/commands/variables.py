@@ -40,14 +40,23 @@ class TimeSpan:
     "Get-Variable",
     aliases=("gv",),
     synopsis="List variables, or those whose names match a pattern.",
-    params=[Param("Name", "strings", position=0, complete="variables"),
-            Param("ValueOnly", bool, help="Output only the values."),
-            Param("Scope", str, help="Global, Script, Local (default) or a number of scopes up.")],
-    examples=[("Get-Variable web*", "Variables whose name starts with web."),
-              ("Get-Variable x -Scope Global -ValueOnly", "The global $x, not a local one.")],
+    params=[
+        Param("Name", "strings", position=0, complete="variables"),
+        Param("ValueOnly", bool, help="Output only the values."),
+        Param("Scope", str, help="Global, Script, Local (default) or a number of scopes up."),
+    ],
+    examples=[
+        ("Get-Variable web*", "Variables whose name starts with web."),
+        ("Get-Variable x -Scope Global -ValueOnly", "The global $x, not a local one."),
+    ],
 )
-def get_variable(ctx: Invocation, *, name: list[str] | None = None,
-                 value_only: bool = False, scope: str | None = None) -> Any:
+def get_variable(
+    ctx: Invocation,
+    *,
+    name: list[str] | None = None,
+    value_only: bool = False,
+    scope: str | None = None,
+) -> Any:
     where = _scope(ctx, scope)
     out = []
     for var, value in where.items():
@@ -76,16 +85,25 @@ def _scope(ctx: Invocation, scope: str | None) -> Scope:
     "Set-Variable",
     aliases=("set",),
     synopsis="Set a variable by name (same as $name = value).",
-    params=[Param("Name", str, position=0, mandatory=True, complete="variables",
-                  pipeline="property"),
-            Param("Value", "any", position=1, pipeline="property,value"),
-            Param("Scope", str, help="Global, Script, Local (default) or a number of scopes up."),
-            Param("PassThru", bool, help="Output the variable.")],
-    examples=[("Set-Variable limit 50", "Same as $limit = 50."),
-              ("Set-Variable n 1 -Scope Global", "Same as $global:n = 1.")],
+    params=[
+        Param("Name", str, position=0, mandatory=True, complete="variables", pipeline="property"),
+        Param("Value", "any", position=1, pipeline="property,value"),
+        Param("Scope", str, help="Global, Script, Local (default) or a number of scopes up."),
+        Param("PassThru", bool, help="Output the variable."),
+    ],
+    examples=[
+        ("Set-Variable limit 50", "Same as $limit = 50."),
+        ("Set-Variable n 1 -Scope Global", "Same as $global:n = 1."),
+    ],
 )
-def set_variable(ctx: Invocation, *, name: str, value: Any = None, scope: str | None = None,
-                 pass_thru: bool = False) -> Any:
+def set_variable(
+    ctx: Invocation,
+    *,
+    name: str,
+    value: Any = None,
+    scope: str | None = None,
+    pass_thru: bool = False,
+) -> Any:
     if name.lower() in ("true", "false", "null"):
         raise CommandError("Set-Variable", f"cannot overwrite the constant ${name}")
     if scope is None and ctx.state.interpreter is None:
@@ -99,15 +117,24 @@ def set_variable(ctx: Invocation, *, name: str, value: Any = None, scope: str | 
     "New-Variable",
     aliases=("nv",),
     synopsis="Create a variable; an error if it already exists in that scope.",
-    params=[Param("Name", str, position=0, mandatory=True),
-            Param("Value", "any", position=1),
-            Param("Scope", str, help="Global, Script, Local (default) or a number of scopes up."),
-            Param("Force", bool, help="Overwrite an existing variable."),
-            Param("PassThru", bool, help="Output the variable.")],
+    params=[
+        Param("Name", str, position=0, mandatory=True),
+        Param("Value", "any", position=1),
+        Param("Scope", str, help="Global, Script, Local (default) or a number of scopes up."),
+        Param("Force", bool, help="Overwrite an existing variable."),
+        Param("PassThru", bool, help="Output the variable."),
+    ],
     examples=[("New-Variable limit 50", "Same as $limit = 50, unless $limit exists.")],
 )
-def new_variable(ctx: Invocation, *, name: str, value: Any = None, scope: str | None = None,
-                 force: bool = False, pass_thru: bool = False) -> Any:
+def new_variable(
+    ctx: Invocation,
+    *,
+    name: str,
+    value: Any = None,
+    scope: str | None = None,
+    force: bool = False,
+    pass_thru: bool = False,
+) -> Any:
     where = _scope(ctx, scope)
     if name.lower() in where.vars and not force:
         raise CommandError("New-Variable", f"a variable named {name!r} already exists")
@@ -121,8 +148,10 @@ def new_variable(ctx: Invocation, *, name: str, value: Any = None, scope: str | 
     "Clear-Variable",
     aliases=("clv",),
     synopsis="Set variables to $null (they keep existing).",
-    params=[Param("Name", "strings", position=0, mandatory=True, complete="variables"),
-            Param("Scope", str, help="Global, Script, Local (default) or a number of scopes up.")],
+    params=[
+        Param("Name", "strings", position=0, mandatory=True, complete="variables"),
+        Param("Scope", str, help="Global, Script, Local (default) or a number of scopes up."),
+    ],
     examples=[("Clear-Variable total", "Same as $total = $null.")],
 )
 def clear_variable(ctx: Invocation, *, name: list[str], scope: str | None = None) -> None:

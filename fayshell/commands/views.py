@@ -49,16 +49,27 @@ def interval_ns(value: Any) -> int:
     raise ValueError(f"not a duration: {value!r} (like 1s or 500ms)")
 
 
-def prepare(ctx: Invocation, view: str, session: str | None, node: Any, interval: Any,
-            database: str | None, severity: str | None) -> TopRun:
+def prepare(
+    ctx: Invocation,
+    view: str,
+    session: str | None,
+    node: Any,
+    interval: Any,
+    database: str | None,
+    severity: str | None,
+) -> TopRun:
     """Check the parameters and open what the view needs, without starting textual."""
     from fayshell.views.launch import TopConfig
     from fayshell.views.model import Scope
     from fayshell.views.scope import expand_nodes
 
     try:
-        config = TopConfig(view.lower(), Scope(session, expand_nodes(node)),
-                           interval_ns(interval), severity or "Warning")
+        config = TopConfig(
+            view.lower(),
+            Scope(session, expand_nodes(node)),
+            interval_ns(interval),
+            severity or "Warning",
+        )
     except ValueError as exc:
         raise ctx.fail(str(exc)) from None
     if database:
@@ -75,16 +86,27 @@ def prepare(ctx: Invocation, view: str, session: str | None, node: Any, interval
 @cmdlet(
     "Show-Top",
     synopsis="Top-style live view of hot syscalls, span latencies, logs or odd nodes; q returns "
-             "here.",
+    "here.",
     params=[
-        Param("View", str, mandatory=True, position=0, choices=VIEWS,
-              help="syscalls, spans, logs, or nodes (Compare-Node's scores, live)"),
+        Param(
+            "View",
+            str,
+            mandatory=True,
+            position=0,
+            choices=VIEWS,
+            help="syscalls, spans, logs, or nodes (Compare-Node's scores, live)",
+        ),
         Param("Session", str, complete="sessions", help="only this trace session"),
         Param("Node", "strings", complete="nodes", help="only these nodes (a node set)"),
         Param("Interval", "duration", help="refresh period and rate interval (default 1s)"),
         Param("Database", str, complete="files", help="another DuckDB file (post-mortem)"),
-        Param("Severity", str, choices=SEVERITIES, default="Warning",
-              help="logs view: this severity and more severe"),
+        Param(
+            "Severity",
+            str,
+            choices=SEVERITIES,
+            default="Warning",
+            help="logs view: this severity and more severe",
+        ),
     ],
     description=(
         "Keys: p pause, w window (last interval / last minute / whole session), g grouping, "
@@ -93,16 +115,23 @@ def prepare(ctx: Invocation, view: str, session: str | None, node: Any, interval
         "-Node nodes), the view is live: every interval it rotates, pulls and imports the new "
         "chunks (kept next to the database in X.chunks/, their files deleted once imported) and 'now' is the wall clock; q leaves "
         "the session tracing. Offline data: the view opens on its own data's whole time range "
-        "('now' is where that data ends) and rates are over the data's time."),
+        "('now' is where that data ends) and rates are over the data's time."
+    ),
     examples=[
         ("Show-Top syscalls -Session incident", "hot system calls across the cluster"),
         ("Show-Top spans -Node 'web[01-04]' -Interval 2s", "span latencies of four nodes"),
         ("Show-Top logs -Severity Error -Database incident.duckdb", "errors, post-mortem"),
     ],
 )
-async def show_top(ctx: Invocation, view: str, session: str | None = None, node: Any = None,
-                   interval: Any = None, database: str | None = None,
-                   severity: str | None = "Warning") -> None:
+async def show_top(
+    ctx: Invocation,
+    view: str,
+    session: str | None = None,
+    node: Any = None,
+    interval: Any = None,
+    database: str | None = None,
+    severity: str | None = "Warning",
+) -> None:
     """Run the view on the shell's event loop until the user presses q."""
     if not (sys.stdin.isatty() and sys.stdout.isatty()):
         raise ctx.fail("needs an interactive terminal (use Get-Span, sql … in scripts)")
@@ -112,8 +141,9 @@ async def show_top(ctx: Invocation, view: str, session: str | None = None, node:
 
     try:
         feed = await open_feed(ctx, run, node)
-        feed.alerts = lambda: firing_banners(ctx.state.trace_triggers.values(),
-                                             run.config.scope.session)
+        feed.alerts = lambda: firing_banners(
+            ctx.state.trace_triggers.values(), run.config.scope.session
+        )
         try:
             await run_view(feed, run.config)
         finally:
@@ -127,8 +157,9 @@ def firing_banners(watches: Any, session: str | None) -> list[str]:
     """One line per flight-recorder trigger of ``session`` (any, if None) that has fired."""
     from fayshell.tracing.recorder import banner
 
-    return [banner(w) for w in watches
-            if w.firings and (session is None or w.spec.session == session)]
+    return [
+        banner(w) for w in watches if w.firings and (session is None or w.spec.session == session)
+    ]
 
 
 async def open_feed(ctx: Invocation, run: TopRun, node: Any) -> Feed:
@@ -142,8 +173,10 @@ async def open_feed(ctx: Invocation, run: TopRun, node: Any) -> Feed:
         return OfflineFeed(run.db)
     candidates, outputs, timer_ns = live_candidates(ctx, session, node)
     if not candidates:
-        ctx.write_warning(f"session {session!r} was not created by this shell: showing the "
-                          "database (name its nodes with -Node to follow it live)")
+        ctx.write_warning(
+            f"session {session!r} was not created by this shell: showing the "
+            "database (name its nodes with -Node to follow it live)"
+        )
         return OfflineFeed(run.db)
     specs = await sessions_on(ctx.state.cluster, session, candidates)
     if not specs:
@@ -154,12 +187,17 @@ async def open_feed(ctx: Invocation, run: TopRun, node: Any) -> Feed:
     # a session rotating by itself at least as often as the view refreshes needs no `lttng
     # rotate` per refresh (each costs the node 0.6-0.8 s and doubles the chunks to import)
     timer = timer_ns if timer_ns is not None and timer_ns <= run.config.interval_ns else 0
-    return LiveFeed(run.db, pump=LivePump(ctx.state.cluster, target, run.db, times,
-                                          rotate=not timer, timer_ns=timer))
+    return LiveFeed(
+        run.db,
+        pump=LivePump(ctx.state.cluster, target, run.db, times, rotate=not timer, timer_ns=timer),
+    )
 
 
-def live_candidates(ctx: Invocation, session: str, node: Any,
-                    ) -> tuple[list[NodeSpec], dict[str, str], int | None]:
+def live_candidates(
+    ctx: Invocation,
+    session: str,
+    node: Any,
+) -> tuple[list[NodeSpec], dict[str, str], int | None]:
     """``-Node``, else the live nodes of a session this shell created; their outputs, and
     the session's own rotation period when the shell created it with one."""
     from fayshell.commands.remote import node_specs

@@ -20,9 +20,9 @@ if TYPE_CHECKING:
 class RawBatch:
     """Decoded events of some packets: common columns, and per class its rows and payload."""
 
-    ts: pa.Array                      # uint64 clock values
-    cls: pa.Array                     # int32 global class index
-    context: dict[str, pa.Array]      # stream event context columns
+    ts: pa.Array  # uint64 clock values
+    cls: pa.Array  # int32 global class index
+    context: dict[str, pa.Array]  # stream event context columns
     payload: dict[int, tuple[pa.Array, dict[str, pa.Array]]]  # class -> (row index, columns)
 
     def __len__(self) -> int:
@@ -61,9 +61,11 @@ def arrow_columns(columns: list[P.Column], values: list[Any]) -> dict[str, pa.Ar
             for n in vals:
                 offsets.append(offsets[-1] + (n or 0))
             mask = pa.array([v is None for v in vals]) if col.nullable else None
-            arr = pa.ListArray.from_arrays(pa.array(offsets, pa.int32()),
-                                           pa.array(values[col.child], arrow_type(child)),
-                                           mask=mask)
+            arr = pa.ListArray.from_arrays(
+                pa.array(offsets, pa.int32()),
+                pa.array(values[col.child], arrow_type(child)),
+                mask=mask,
+            )
             out[col.name] = arr
         else:
             out[col.name] = pa.array(vals, arrow_type(col))
@@ -155,10 +157,16 @@ class PyEventDecoder:
         payload = {}
         for eid, (rows, vals) in self.payload.items():
             prog = self.code.classes[eid]
-            payload[self.class_of_id[eid]] = (pa.array(rows, pa.int64()),
-                                             arrow_columns(prog.columns, vals.cols))
-        batch = RawBatch(pa.array(self.ts, pa.uint64()), pa.array(self.cls, pa.int32()),
-                         arrow_columns(self.code.context.columns, self.ctx.cols), payload)
+            payload[self.class_of_id[eid]] = (
+                pa.array(rows, pa.int64()),
+                arrow_columns(prog.columns, vals.cols),
+            )
+        batch = RawBatch(
+            pa.array(self.ts, pa.uint64()),
+            pa.array(self.cls, pa.int32()),
+            arrow_columns(self.code.context.columns, self.ctx.cols),
+            payload,
+        )
         self._reset()
         return batch
 
@@ -179,8 +187,9 @@ def read_struct(prog: P.Program, buf: bytes, pos: int, end: int) -> tuple[dict[s
     return out, pos
 
 
-def make_decoder(code: P.StreamPrograms, class_of_id: dict[int, int],
-                 prefer_c: bool = True) -> EventDecoder:
+def make_decoder(
+    code: P.StreamPrograms, class_of_id: dict[int, int], prefer_c: bool = True
+) -> EventDecoder:
     """The C decoder when the extension is built (and allowed), else the Python one.
     ``FAYSHELL_PYTHON_DECODER=1`` in the environment forces the Python reference."""
     import os

@@ -43,10 +43,12 @@ class CEventDecoder:
         if ids and (ids[-1] >= MAX_IDS or ids[0] < 0):
             raise ImportError("event ids too large for the C decoder")
         flat: list[int] = []
-        self.columns: list[tuple[int, P.Column]] = []   # (table, column)
+        self.columns: list[tuple[int, P.Column]] = []  # (table, column)
         pcs: dict[str, int] = {}
-        programs: list[tuple[str, int, P.Program]] = [("header", 0, code.header),
-                                                      ("context", 0, code.context)]
+        programs: list[tuple[str, int, P.Program]] = [
+            ("header", 0, code.header),
+            ("context", 0, code.context),
+        ]
         self.table_of: dict[int, int] = {}
         for n, eid in enumerate(ids):
             self.table_of[eid] = n + 1
@@ -74,15 +76,30 @@ class CEventDecoder:
         specs = []
         child_of = getattr(self, "_child_of", {})
         for i, (table, col) in enumerate(self.columns):
-            specs.extend([col.kind, col.width, int(col.nullable), table, int(col.is_child),
-                          child_of.get(i, -1)])
+            specs.extend(
+                [
+                    col.kind,
+                    col.width,
+                    int(col.nullable),
+                    table,
+                    int(col.is_child),
+                    child_of.get(i, -1),
+                ]
+            )
         self.code = code
         self.class_of_id = class_of_id
         self.ntables = len(ids) + 1
-        self.dec = Decoder(np.array(flat, np.int64).tobytes(), pcs["header"], pcs["context"],
-                           class_pc.tobytes(), class_table.tobytes(), class_global.tobytes(),
-                           np.array(specs, np.int64).tobytes(), self.ntables,
-                           max(code.nregs, 1))
+        self.dec = Decoder(
+            np.array(flat, np.int64).tobytes(),
+            pcs["header"],
+            pcs["context"],
+            class_pc.tobytes(),
+            class_table.tobytes(),
+            class_global.tobytes(),
+            np.array(specs, np.int64).tobytes(),
+            self.ntables,
+            max(code.nregs, 1),
+        )
         self.eid_of_table = {t: eid for eid, t in self.table_of.items()}
         self.child_of = child_of
 
@@ -117,10 +134,12 @@ class CEventDecoder:
             g = self.class_of_id[eid]
             if g not in payload and table_rows[table]:
                 payload[g] = (self._rows(table_rows[table]), {})
-        return RawBatch(pa.Array.from_buffers(pa.uint64(), len(ts) // 8, [None, pa.py_buffer(ts)]),
-                        pa.Array.from_buffers(pa.int32(), len(cls) // 4,
-                                              [None, pa.py_buffer(cls)]),
-                        ctx, payload)
+        return RawBatch(
+            pa.Array.from_buffers(pa.uint64(), len(ts) // 8, [None, pa.py_buffer(ts)]),
+            pa.Array.from_buffers(pa.int32(), len(cls) // 4, [None, pa.py_buffer(cls)]),
+            ctx,
+            payload,
+        )
 
     @staticmethod
     def _rows(raw: bytes) -> Any:
@@ -140,11 +159,13 @@ class CEventDecoder:
             if not v.all():
                 vbuf = pa.py_buffer(np.packbits(v, bitorder="little").tobytes())
         if col.kind == P.K_STR:
-            return pa.Array.from_buffers(pa.string(), n, [vbuf, pa.py_buffer(offs),
-                                                          pa.py_buffer(data)])
+            return pa.Array.from_buffers(
+                pa.string(), n, [vbuf, pa.py_buffer(offs), pa.py_buffer(data)]
+            )
         if col.kind == P.K_LIST:
             child_idx = self.child_of[i]
             child = self._array(child_idx, cols)
-            return pa.Array.from_buffers(pa.list_(child.type), n,
-                                         [vbuf, pa.py_buffer(offs)], children=[child])
+            return pa.Array.from_buffers(
+                pa.list_(child.type), n, [vbuf, pa.py_buffer(offs)], children=[child]
+            )
         return pa.Array.from_buffers(arrow_type(col), n, [vbuf, pa.py_buffer(data)])

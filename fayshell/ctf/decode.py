@@ -47,7 +47,7 @@ class EventBatch:
 
     stream_id: int
     path: Path
-    common: pa.Table                       # ts (ns), cls, cpu, stream context columns
+    common: pa.Table  # ts (ns), cls, cpu, stream context columns
     payload: dict[int, pa.Table] = field(default_factory=dict)  # class -> row + payload
 
     def __len__(self) -> int:
@@ -95,8 +95,9 @@ class _Released:
 class StreamReader:
     """Packets of one stream file, decoded in batches."""
 
-    def __init__(self, trace: Trace, path: Path, prefer_c: bool = True,
-                 batch_rows: int = BATCH_ROWS) -> None:
+    def __init__(
+        self, trace: Trace, path: Path, prefer_c: bool = True, batch_rows: int = BATCH_ROWS
+    ) -> None:
         self.trace = trace
         self.path = path
         self.prefer_c = prefer_c
@@ -128,8 +129,7 @@ class StreamReader:
         clock = 0
         done = _Released(data)
         while off < size:
-            hdr, pos = self._struct(self.trace.packet_header, data, off, off, size,
-                                    "packet header")
+            hdr, pos = self._struct(self.trace.packet_header, data, off, off, size, "packet header")
             self._check_header(hdr, off)
             sid = int(hdr.get("stream_id") or 0)
             sc = self.trace.streams.get(sid)
@@ -143,14 +143,21 @@ class StreamReader:
             psize = int(ctx.get("packet_size") or (size - off))
             content = int(ctx.get("content_size") or psize)
             if psize <= 0 or psize % 8 or content > psize or off + content < pos:
-                raise self.fail(off // 8, f"bad packet sizes: content {content}, packet {psize} bits")
+                raise self.fail(
+                    off // 8, f"bad packet sizes: content {content}, packet {psize} bits"
+                )
             if off + psize > size:
-                raise self.fail(off // 8, f"truncated packet: {psize // 8} bytes declared, "
-                                          f"{(size - off) // 8} in the file")
+                raise self.fail(
+                    off // 8,
+                    f"truncated packet: {psize // 8} bytes declared, "
+                    f"{(size - off) // 8} in the file",
+                )
             self._count_losses(ctx)
             if self.decoder is None:
                 self.decoder = make_decoder(sc.events, sc.class_of_id, self.prefer_c)
-            clock = int(ctx.get("timestamp_begin", clock) or 0) if "timestamp_begin" in ctx else clock
+            clock = (
+                int(ctx.get("timestamp_begin", clock) or 0) if "timestamp_begin" in ctx else clock
+            )
             res = self.decoder.packet(data, pos, off + content, clock)
             clock = res.clock
             cpu = ctx.get("cpu_id")
@@ -164,14 +171,16 @@ class StreamReader:
                 yield self._flush()
                 done.upto(off // 8)
 
-    def _struct(self, prog: Any, data: Any, off: int, pos: int, size: int, what: str
-                ) -> tuple[dict[str, Any], int]:
+    def _struct(
+        self, prog: Any, data: Any, off: int, pos: int, size: int, what: str
+    ) -> tuple[dict[str, Any], int]:
         """A packet header/context; damage is reported at the packet's first byte."""
         try:
             return read_struct(prog, data, pos, size)
         except DecodeError as exc:
-            raise self.fail(off // 8, f"truncated {what} ({exc.message}, "
-                                      f"{size // 8 - off // 8} bytes left)") from None
+            raise self.fail(
+                off // 8, f"truncated {what} ({exc.message}, {size // 8 - off // 8} bytes left)"
+            ) from None
 
     def _check_header(self, hdr: dict[str, Any], off: int) -> None:
         magic = hdr.get("magic")
@@ -204,8 +213,9 @@ class StreamReader:
         return batch
 
 
-def to_event_batch(trace: Trace, stats: StreamStats, raw: RawBatch, packets: list[_Packet],
-                   path: Path) -> EventBatch:
+def to_event_batch(
+    trace: Trace, stats: StreamStats, raw: RawBatch, packets: list[_Packet], path: Path
+) -> EventBatch:
     """Arrow tables with ns timestamps and the cpu column rebuilt from packet counts."""
     import numpy as np
     import pyarrow as pa
@@ -223,15 +233,21 @@ def to_event_batch(trace: Trace, stats: StreamStats, raw: RawBatch, packets: lis
         stats.first_ts = first if stats.first_ts is None else min(stats.first_ts, first)
         stats.last_ts = last if stats.last_ts is None else max(stats.last_ts, last)
     stats.events += n
-    cols: dict[str, pa.Array] = {"ts": pa.array(ts), "cls": raw.cls,
-                                 "cpu": pa.array(cpus, mask=cpus < 0)}
+    cols: dict[str, pa.Array] = {
+        "ts": pa.array(ts),
+        "cls": raw.cls,
+        "cpu": pa.array(cpus, mask=cpus < 0),
+    }
     cols.update(raw.context)
     common = pa.table(cols)
-    payload = {cls: pa.table({"row": rows, **arrays}) for cls, (rows, arrays) in raw.payload.items()}
+    payload = {
+        cls: pa.table({"row": rows, **arrays}) for cls, (rows, arrays) in raw.payload.items()
+    }
     return EventBatch(stats.stream_id, path, common, payload)
 
 
-def stream_readers(trace: Trace, prefer_c: bool = True, batch_rows: int = BATCH_ROWS
-                   ) -> list[StreamReader]:
+def stream_readers(
+    trace: Trace, prefer_c: bool = True, batch_rows: int = BATCH_ROWS
+) -> list[StreamReader]:
     """One reader per stream file; iterate ``reader.batches()``, then read ``reader.stats``."""
     return [StreamReader(trace, path, prefer_c, batch_rows) for path in trace.files]

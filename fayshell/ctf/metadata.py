@@ -41,8 +41,9 @@ def text_of(path: Path, data: bytes) -> str:
         return _unpack(path, data, "<")
     if len(data) >= 4 and struct.unpack(">I", data[:4])[0] == METADATA_MAGIC:
         return _unpack(path, data, ">")
-    if not data.lstrip().startswith((b"/* CTF", b"typealias", b"trace", b"/*", b"//", b"env",
-                                     b"clock")):
+    if not data.lstrip().startswith(
+        (b"/* CTF", b"typealias", b"trace", b"/*", b"//", b"env", b"clock")
+    ):
         raise TraceFormatError(str(path), 0, "not CTF metadata (no magic, no TSDL text)")
     return _decode(path, data, 0)
 
@@ -53,7 +54,9 @@ def _decode(path: Path, data: bytes, offset: int) -> str:
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise TraceFormatError(str(path), offset + exc.start, "metadata is not UTF-8 text") from None
+        raise TraceFormatError(
+            str(path), offset + exc.start, "metadata is not UTF-8 text"
+        ) from None
 
 
 def _unpack(path: Path, data: bytes, bo: str) -> str:
@@ -62,7 +65,7 @@ def _unpack(path: Path, data: bytes, bo: str) -> str:
     while off < len(data):
         if len(data) - off < _HEADER:
             raise TraceFormatError(str(path), off, "truncated metadata packet header")
-        magic, = struct.unpack_from(bo + "I", data, off)
+        (magic,) = struct.unpack_from(bo + "I", data, off)
         if magic != METADATA_MAGIC:
             raise TraceFormatError(str(path), off, f"bad metadata packet magic {magic:#x}")
         content, size = struct.unpack_from(bo + "II", data, off + 24)
@@ -73,7 +76,7 @@ def _unpack(path: Path, data: bytes, bo: str) -> str:
             raise TraceFormatError(str(path), off, f"bad metadata packet sizes {content}/{size}")
         if off + size // 8 > len(data):
             raise TraceFormatError(str(path), off, "truncated metadata packet")
-        parts.append(_decode(path, data[off + _HEADER: off + content // 8], off + _HEADER))
+        parts.append(_decode(path, data[off + _HEADER : off + content // 8], off + _HEADER))
         off += size // 8
     return "".join(parts)
 

@@ -24,8 +24,9 @@ def default_workers() -> int:
     return max(1, min(4, os.cpu_count() or 1))
 
 
-def parallel_batches(readers: list[StreamReader], workers: int | None = None,
-                     depth: int = 2) -> Iterator[tuple[StreamReader, EventBatch]]:
+def parallel_batches(
+    readers: list[StreamReader], workers: int | None = None, depth: int = 2
+) -> Iterator[tuple[StreamReader, EventBatch]]:
     """Batches of all readers, decoded by ``workers`` threads; at most ``depth`` per worker wait."""
     n = min(workers or default_workers(), len(readers))
     if n <= 1:

@@ -27,20 +27,20 @@ from fayshell.ctf.types import (
 WIDTH = 6
 
 # opcodes ----------------------------------------------------------------------------------
-ALIGN = 1     # a=bits
-INT = 2       # a=size b=signed c=big_endian d=column e=register f=(unused)
-CLOCK = 3     # a=size b=big_endian : update the stream clock from a mapped timestamp field
-FLOAT = 4     # a=size b=big_endian c=column
-STRING = 5    # a=column
-TEXTARR = 6   # a=bytes b=column
-TEXTSEQ = 7   # a=register b=column
-LIST = 8      # a=column b=static count c=register(-1 static) d=body length (instructions)
-VARIANT = 9   # a=register b=number of CASE rows that follow
-CASE = 10     # a=low b=high c=target pc
-JUMP = 11     # a=target pc
-END = 12      # end of program
+ALIGN = 1  # a=bits
+INT = 2  # a=size b=signed c=big_endian d=column e=register f=(unused)
+CLOCK = 3  # a=size b=big_endian : update the stream clock from a mapped timestamp field
+FLOAT = 4  # a=size b=big_endian c=column
+STRING = 5  # a=column
+TEXTARR = 6  # a=bytes b=column
+TEXTSEQ = 7  # a=register b=column
+LIST = 8  # a=column b=static count c=register(-1 static) d=body length (instructions)
+VARIANT = 9  # a=register b=number of CASE rows that follow
+CASE = 10  # a=low b=high c=target pc
+JUMP = 11  # a=target pc
+END = 12  # end of program
 
-REG_ID = 0    # register holding the event id decoded from the event header
+REG_ID = 0  # register holding the event id decoded from the event header
 
 # column kinds -----------------------------------------------------------------------------
 K_INT = 0
@@ -144,10 +144,16 @@ class Compiler:
 
     def lookup(self, path: str) -> _Slot:
         parts = path.split(".")
-        for prefix in ("stream.event.header", "stream.event.context", "event.context",
-                       "event.fields", "stream.packet.context", "trace.packet.header"):
+        for prefix in (
+            "stream.event.header",
+            "stream.event.context",
+            "event.context",
+            "event.fields",
+            "stream.packet.context",
+            "trace.packet.header",
+        ):
             if path.startswith(prefix + "."):
-                rest = path[len(prefix) + 1:]
+                rest = path[len(prefix) + 1 :]
                 scope = self.roots.get(prefix, {})
                 if rest in scope:
                     return scope[rest]
@@ -205,8 +211,16 @@ class Compiler:
                 return self.emit(CLOCK, it.size, int(it.big_endian), -1, -1, -1)
             reg = REG_ID if raw in ("id", "_id") else -1
             return self.emit(INT, it.size, int(it.signed), int(it.big_endian), -1, reg)
-        col = self.column(Column(name, K_INT, int_width(it.size), it.signed,
-                                 enum=t if isinstance(t, EnumType) else None, base=it.base))
+        col = self.column(
+            Column(
+                name,
+                K_INT,
+                int_width(it.size),
+                it.signed,
+                enum=t if isinstance(t, EnumType) else None,
+                base=it.base,
+            )
+        )
         return self.emit(INT, it.size, int(it.signed), int(it.big_endian), col, -1)
 
     def scalar(self, name: str, t: CtfType) -> None:
@@ -247,13 +261,21 @@ class Compiler:
         if isinstance(el, (IntType, EnumType)):
             it = el.container if isinstance(el, EnumType) else el
             self.align(it.align)
-            ccol = -1 if hidden else self.column(
-                Column(name + "[]", K_INT, int_width(it.size), it.signed, is_child=True))
+            ccol = (
+                -1
+                if hidden
+                else self.column(
+                    Column(name + "[]", K_INT, int_width(it.size), it.signed, is_child=True)
+                )
+            )
             self.emit(INT, it.size, int(it.signed), int(it.big_endian), ccol, -1)
         elif isinstance(el, FloatType):
             self.align(el.align)
-            ccol = -1 if hidden else self.column(Column(name + "[]", K_FLOAT, el.size // 8,
-                                                        is_child=True))
+            ccol = (
+                -1
+                if hidden
+                else self.column(Column(name + "[]", K_FLOAT, el.size // 8, is_child=True))
+            )
             self.emit(FLOAT, el.size, int(el.big_endian), ccol)
         else:
             ccol = -1 if hidden else self.column(Column(name + "[]", K_STR, is_child=True))
@@ -308,9 +330,11 @@ class StreamPrograms:
     nregs: int
 
 
-def compile_stream(header: StructType | None, context: StructType | None,
-                   classes: dict[int, tuple[StructType | None, StructType | None]]
-                   ) -> StreamPrograms:
+def compile_stream(
+    header: StructType | None,
+    context: StructType | None,
+    classes: dict[int, tuple[StructType | None, StructType | None]],
+) -> StreamPrograms:
     """Compile a stream's event header, stream event context and every event class."""
     regs = [1]
     hc = Compiler(regs, clock_fields=True)

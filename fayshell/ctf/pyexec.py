@@ -18,19 +18,22 @@ class DecodeError(Exception):
         self.message = message
 
 
-_FLOAT = {(32, 0): struct.Struct("<f"), (32, 1): struct.Struct(">f"),
-          (64, 0): struct.Struct("<d"), (64, 1): struct.Struct(">d")}
+_FLOAT = {
+    (32, 0): struct.Struct("<f"),
+    (32, 1): struct.Struct(">f"),
+    (64, 0): struct.Struct("<d"),
+    (64, 1): struct.Struct(">d"),
+}
 
 
-def read_bits(buf: bytes | memoryview, pos: int, size: int, signed: int, be: int,
-              end: int) -> int:
+def read_bits(buf: bytes | memoryview, pos: int, size: int, signed: int, be: int, end: int) -> int:
     """An integer of ``size`` bits at bit ``pos`` (CTF bit numbering for the byte order)."""
     if pos + size > end:
         raise DecodeError(pos, f"{size}-bit integer runs past the packet content")
     start = pos >> 3
     shift = pos & 7
     if shift == 0 and size & 7 == 0:
-        v = int.from_bytes(buf[start:start + (size >> 3)], "big" if be else "little")
+        v = int.from_bytes(buf[start : start + (size >> 3)], "big" if be else "little")
     else:
         stop = (pos + size + 7) >> 3
         word = int.from_bytes(buf[start:stop], "big" if be else "little")
@@ -66,8 +69,14 @@ class ExecState:
     regs: list[int] = field(default_factory=list)
 
 
-def run(code: list[list[int]], out: ColumnValues | None, buf: bytes | memoryview, pos: int,
-        end: int, st: ExecState) -> int:
+def run(
+    code: list[list[int]],
+    out: ColumnValues | None,
+    buf: bytes | memoryview,
+    pos: int,
+    end: int,
+    st: ExecState,
+) -> int:
     """Execute ``code`` from bit ``pos``; returns the bit position after it."""
     pc = 0
     regs = st.regs
@@ -106,7 +115,7 @@ def run(code: list[list[int]], out: ColumnValues | None, buf: bytes | memoryview
                 raise DecodeError(pos, "text array is not byte aligned")
             if n < 0 or pos + n * 8 > end:
                 raise DecodeError(pos, f"text of {n} bytes runs past the packet content")
-            text = bytes(buf[pos >> 3:(pos >> 3) + n])
+            text = bytes(buf[pos >> 3 : (pos >> 3) + n])
             pos += n * 8
             if b >= 0:
                 cols[b].append(utf8(text.split(b"\0", 1)[0]))
@@ -114,7 +123,7 @@ def run(code: list[list[int]], out: ColumnValues | None, buf: bytes | memoryview
             n = regs[c] if c >= 0 else b
             if n < 0 or n > (end - pos) + 1:
                 raise DecodeError(pos, f"sequence length {n} exceeds the packet content")
-            body = code[pc + 1: pc + 1 + d] + [[P.END, 0, 0, 0, 0, 0]]
+            body = code[pc + 1 : pc + 1 + d] + [[P.END, 0, 0, 0, 0, 0]]
             for _ in range(n):
                 pos = run(body, out, buf, pos, end, st)
             if a >= 0:
@@ -147,7 +156,7 @@ def _string(buf: bytes | memoryview, pos: int, end: int, col: list[Any] | None) 
     if nul < 0:
         raise DecodeError(pos, "string runs past the packet content")
     if col is not None:
-        col.append(utf8(bytes(buf[start:start + nul])))
+        col.append(utf8(bytes(buf[start : start + nul])))
     return (start + nul + 1) * 8
 
 

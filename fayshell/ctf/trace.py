@@ -92,14 +92,19 @@ def open_trace(path: str | Path) -> Trace:
             ids[eid] = len(classes)
             classes.append(ev)
             per[eid] = (ev.context, ev.fields)
-        progs = _compile(root, f"stream {sid}", partial(
-            P.compile_stream, sc.event_header, sc.event_context, per))
-        pctx = _compile(root, f"stream {sid} packet context",
-                        partial(_struct_program, sc.packet_context))
+        progs = _compile(
+            root, f"stream {sid}", partial(P.compile_stream, sc.event_header, sc.event_context, per)
+        )
+        pctx = _compile(
+            root, f"stream {sid} packet context", partial(_struct_program, sc.packet_context)
+        )
         streams[sid] = StreamCode(sid, pctx, progs, ids)
     header = _compile(root, "packet header", partial(_struct_program, meta.packet_header))
-    files = sorted(p for p in root.iterdir()
-                   if p.is_file() and p.name != "metadata" and not p.name.startswith("."))
+    files = sorted(
+        p
+        for p in root.iterdir()
+        if p.is_file() and p.name != "metadata" and not p.name.startswith(".")
+    )
     return Trace(root, meta, classes, header, streams, files)
 
 

@@ -38,14 +38,17 @@ class TsdlError(Exception):
         self.line = line
 
 
-_TOKEN = re.compile(r"""
+_TOKEN = re.compile(
+    r"""
     (?P<ws>\s+|/\*.*?\*/|//[^\n]*)
   | (?P<str>"(?:[^"\\]|\\.)*")
   | (?P<chr>'(?:[^'\\]|\\.)*')
   | (?P<num>0[xX][0-9a-fA-F]+[uUlL]*|\d+[uUlL]*)
   | (?P<id>[A-Za-z_][A-Za-z0-9_]*)
   | (?P<op>:=|\.\.\.|->|[{}\[\]();,=:<>.+\-*])
-""", re.VERBOSE | re.DOTALL)
+""",
+    re.VERBOSE | re.DOTALL,
+)
 
 
 @dataclass(frozen=True)
@@ -87,7 +90,11 @@ def parse_int(text: str) -> int:
 
 def _unquote(s: str) -> str:
     body = s[1:-1]
-    return body.encode("latin-1", "backslashreplace").decode("unicode_escape") if "\\" in body else body
+    return (
+        body.encode("latin-1", "backslashreplace").decode("unicode_escape")
+        if "\\" in body
+        else body
+    )
 
 
 _NATIVE_BO = re.compile(r"trace\s*\{[^}]*?byte_order\s*=\s*(\w+)", re.DOTALL)
@@ -158,7 +165,10 @@ class Parser:
 
     def top_decl(self) -> None:
         t = self.tok.text
-        if t in ("trace", "env", "clock", "stream", "event", "callsite") and self.peek().text == "{":
+        if (
+            t in ("trace", "env", "clock", "stream", "event", "callsite")
+            and self.peek().text == "{"
+        ):
             self.next()
             attrs = self.block()
             getattr(self, f"on_{t}")(attrs)
@@ -249,18 +259,23 @@ class Parser:
     def on_clock(self, a: dict[str, object]) -> None:
         name = str(a.get("name", "clock"))
         self.meta.clocks[name] = Clock(
-            name=name, freq=int(a.get("freq", 1_000_000_000)),  # type: ignore[call-overload]
+            name=name,
+            freq=int(a.get("freq", 1_000_000_000)),  # type: ignore[call-overload]
             offset_s=int(a.get("offset_s", 0)),  # type: ignore[call-overload]
             offset=int(a.get("offset", 0)),  # type: ignore[call-overload]
-            uuid=str(a["uuid"]) if "uuid" in a else None)
+            uuid=str(a["uuid"]) if "uuid" in a else None,
+        )
         if self.meta.clocks[name].freq <= 0:
             raise TsdlError(0, f"clock {name} has frequency {self.meta.clocks[name].freq}")
 
     def on_stream(self, a: dict[str, object]) -> None:
         sid = int(a.get("id", 0))  # type: ignore[call-overload]
         s = StreamClass(sid)
-        for key, attr in (("packet.context", "packet_context"), ("event.header", "event_header"),
-                          ("event.context", "event_context")):
+        for key, attr in (
+            ("packet.context", "packet_context"),
+            ("event.header", "event_header"),
+            ("event.context", "event_context"),
+        ):
             if key in a:
                 setattr(s, attr, self.as_struct(a[key], f"stream {key}"))
         if sid in self.meta.streams:
@@ -268,8 +283,11 @@ class Parser:
         self.meta.streams[sid] = s
 
     def on_event(self, a: dict[str, object]) -> None:
-        ev = EventClass(name=str(a.get("name", "")), id=int(a.get("id", 0)),  # type: ignore[call-overload]
-                        stream_id=int(a.get("stream_id", 0)))  # type: ignore[call-overload]
+        ev = EventClass(
+            name=str(a.get("name", "")),
+            id=int(a.get("id", 0)),  # type: ignore[call-overload]
+            stream_id=int(a.get("stream_id", 0)),  # type: ignore[call-overload]
+        )
         if "loglevel" in a:
             ev.loglevel = int(a["loglevel"])  # type: ignore[call-overload]
         if "context" in a:
@@ -354,24 +372,52 @@ class Parser:
             raise self.error(f"integer align {align!r} is not a power of two")
         signed = a.get("signed", False)
         base = a.get("base", 10)
-        base = {"decimal": 10, "dec": 10, "d": 10, "i": 10, "u": 10, "hexadecimal": 16, "hex": 16,
-                "x": 16, "X": 16, "p": 16, "octal": 8, "oct": 8, "o": 8, "binary": 2, "b": 2
-                }.get(base, base) if isinstance(base, str) else base
+        base = (
+            {
+                "decimal": 10,
+                "dec": 10,
+                "d": 10,
+                "i": 10,
+                "u": 10,
+                "hexadecimal": 16,
+                "hex": 16,
+                "x": 16,
+                "X": 16,
+                "p": 16,
+                "octal": 8,
+                "oct": 8,
+                "o": 8,
+                "binary": 2,
+                "b": 2,
+            }.get(base, base)
+            if isinstance(base, str)
+            else base
+        )
         clock = None
         m = a.get("map")
         if isinstance(m, str) and m.startswith("clock."):
             clock = m.split(".")[1]
-        return IntType(size=size, align=align, signed=signed in (1, True, "true", "TRUE"),
-                       big_endian=self.byte_order(a), base=int(base),  # type: ignore[call-overload]
-                       encoding=str(a.get("encoding", "none")), clock=clock)
+        return IntType(
+            size=size,
+            align=align,
+            signed=signed in (1, True, "true", "TRUE"),
+            big_endian=self.byte_order(a),
+            base=int(base),  # type: ignore[call-overload]
+            encoding=str(a.get("encoding", "none")),
+            clock=clock,
+        )
 
     def floating(self, a: dict[str, object]) -> FloatType:
         exp, mant = a.get("exp_dig"), a.get("mant_dig")
         if (exp, mant) not in ((8, 24), (11, 53)):
             raise self.error(f"floating point exp_dig={exp} mant_dig={mant} is not supported")
         align = a.get("align", 8)
-        return FloatType(int(exp), int(mant), int(align),  # type: ignore[call-overload]
-                         self.byte_order(a))
+        return FloatType(
+            int(exp),  # type: ignore[call-overload]
+            int(mant),  # type: ignore[call-overload]
+            int(align),  # type: ignore[call-overload]
+            self.byte_order(a),
+        )
 
     def struct(self) -> StructType:
         self.expect("struct")

@@ -127,8 +127,16 @@ class SequenceType:
         return type_align(self.element)
 
 
-CtfType = (IntType | FloatType | StringType | EnumType | StructType | VariantType | ArrayType
-           | SequenceType)
+CtfType = (
+    IntType
+    | FloatType
+    | StringType
+    | EnumType
+    | StructType
+    | VariantType
+    | ArrayType
+    | SequenceType
+)
 
 
 def type_align(t: CtfType) -> int:

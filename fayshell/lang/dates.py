@@ -21,20 +21,44 @@ from fayshell.lang.values import Duration
 
 Kind = Literal["Local", "Utc", "Unspecified"]
 DAYS = ("Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday")
-MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August",
-          "September", "October", "November", "December")
+MONTHS = (
+    "January",
+    "February",
+    "March",
+    "April",
+    "May",
+    "June",
+    "July",
+    "August",
+    "September",
+    "October",
+    "November",
+    "December",
+)
 EPOCH = datetime(1970, 1, 1)
 TICKS_EPOCH = datetime(1, 1, 1)
 NS_PER_TICK = 100
 #: Standard format strings of the en-US culture, as custom patterns.
 STANDARD: dict[str, str] = {
-    "d": "M/d/yyyy", "D": "dddd, MMMM d, yyyy", "f": "dddd, MMMM d, yyyy h:mm tt",
-    "F": "dddd, MMMM d, yyyy h:mm:ss tt", "g": "M/d/yyyy h:mm tt", "G": "M/d/yyyy h:mm:ss tt",
-    "m": "MMMM d", "M": "MMMM d", "o": "yyyy'-'MM'-'dd'T'HH':'mm':'ss'.'fffffffK",
-    "O": "yyyy'-'MM'-'dd'T'HH':'mm':'ss'.'fffffffK", "r": "ddd, dd MMM yyyy HH':'mm':'ss 'GMT'",
-    "R": "ddd, dd MMM yyyy HH':'mm':'ss 'GMT'", "s": "yyyy'-'MM'-'dd'T'HH':'mm':'ss",
-    "t": "h:mm tt", "T": "h:mm:ss tt", "u": "yyyy'-'MM'-'dd HH':'mm':'ss'Z'",
-    "U": "dddd, MMMM d, yyyy h:mm:ss tt", "y": "MMMM yyyy", "Y": "MMMM yyyy",
+    "d": "M/d/yyyy",
+    "D": "dddd, MMMM d, yyyy",
+    "f": "dddd, MMMM d, yyyy h:mm tt",
+    "F": "dddd, MMMM d, yyyy h:mm:ss tt",
+    "g": "M/d/yyyy h:mm tt",
+    "G": "M/d/yyyy h:mm:ss tt",
+    "m": "MMMM d",
+    "M": "MMMM d",
+    "o": "yyyy'-'MM'-'dd'T'HH':'mm':'ss'.'fffffffK",
+    "O": "yyyy'-'MM'-'dd'T'HH':'mm':'ss'.'fffffffK",
+    "r": "ddd, dd MMM yyyy HH':'mm':'ss 'GMT'",
+    "R": "ddd, dd MMM yyyy HH':'mm':'ss 'GMT'",
+    "s": "yyyy'-'MM'-'dd'T'HH':'mm':'ss",
+    "t": "h:mm tt",
+    "T": "h:mm:ss tt",
+    "u": "yyyy'-'MM'-'dd HH':'mm':'ss'Z'",
+    "U": "dddd, MMMM d, yyyy h:mm:ss tt",
+    "y": "MMMM yyyy",
+    "Y": "MMMM yyyy",
 }
 #: How PowerShell turns a DateTime into a string ("$d", [string]$d): the invariant culture.
 INVARIANT = "MM/dd/yyyy HH:mm:ss"
@@ -78,8 +102,22 @@ class DateTime(datetime):
     DISPLAY = "F"
     #: What Get-Member shows: the .NET type name and the properties.
     TYPE_NAME = "System.DateTime"
-    MEMBERS = ("Date", "Day", "DayOfWeek", "DayOfYear", "Hour", "Kind", "Microsecond",
-               "Millisecond", "Minute", "Month", "Second", "Ticks", "TimeOfDay", "Year")
+    MEMBERS = (
+        "Date",
+        "Day",
+        "DayOfWeek",
+        "DayOfYear",
+        "Hour",
+        "Kind",
+        "Microsecond",
+        "Millisecond",
+        "Minute",
+        "Month",
+        "Second",
+        "Ticks",
+        "TimeOfDay",
+        "Year",
+    )
 
     def __new__(cls, *args: Any, kind: Kind = "Unspecified", **kwargs: Any) -> DateTime:
         self = super().__new__(cls, *args, **kwargs)
@@ -96,8 +134,16 @@ class DateTime(datetime):
                 value, kind = value.astimezone().replace(tzinfo=None), "Local"
         if kind is None:
             kind = value._kind if isinstance(value, DateTime) else "Unspecified"
-        return cls(value.year, value.month, value.day, value.hour, value.minute, value.second,
-                   value.microsecond, kind=kind)
+        return cls(
+            value.year,
+            value.month,
+            value.day,
+            value.hour,
+            value.minute,
+            value.second,
+            value.microsecond,
+            kind=kind,
+        )
 
     @classmethod
     def local_now(cls) -> DateTime:
@@ -127,8 +173,9 @@ class DateTime(datetime):
         return (delta.days * 86_400 + delta.seconds) * 10_000_000 + delta.microseconds * 10
 
     def naive(self) -> datetime:
-        return datetime(self.year, self.month, self.day, self.hour, self.minute, self.second,
-                        self.microsecond)
+        return datetime(
+            self.year, self.month, self.day, self.hour, self.minute, self.second, self.microsecond
+        )
 
     def shifted(self, delta: timedelta) -> DateTime:
         try:
@@ -185,8 +232,9 @@ def _rebuild(ticks: int, kind: Kind) -> DateTime:
 
 
 def duration_of(delta: timedelta) -> Duration:
-    return Duration((delta.days * 86_400 + delta.seconds) * 1_000_000_000
-                    + delta.microseconds * 1_000)
+    return Duration(
+        (delta.days * 86_400 + delta.seconds) * 1_000_000_000 + delta.microseconds * 1_000
+    )
 
 
 def _timedelta(value: Any) -> timedelta:
@@ -196,6 +244,7 @@ def _timedelta(value: Any) -> timedelta:
 
 
 # ---- formatting -------------------------------------------------------------------------------
+
 
 def _fraction(dt: DateTime, n: int, trim: bool) -> str:
     digits = f"{dt.microsecond:06d}0"[:n]
@@ -241,8 +290,9 @@ FIELDS: dict[str, Callable[[DateTime, int], str]] = {
     "M": lambda dt, n: _number(dt.month, n) if n <= 2 else _name(MONTHS, dt.month - 1, n),
     "s": lambda dt, n: _number(dt.second, n),
     "t": lambda dt, n: ("AM" if dt.hour < 12 else "PM")[: 1 if n == 1 else 2],
-    "y": lambda dt, n: (str(dt.year % 100) if n == 1 else f"{dt.year % 100:02d}") if n <= 2
-    else f"{dt.year:0{n}d}",
+    "y": lambda dt, n: (
+        (str(dt.year % 100) if n == 1 else f"{dt.year % 100:02d}") if n <= 2 else f"{dt.year:0{n}d}"
+    ),
     "z": lambda dt, n: _offset(dt, n),
 }
 MAX_RUN = {"f": 7, "F": 7}
@@ -253,7 +303,9 @@ def format_date(value: datetime, fmt: str) -> str:
     dt = value if isinstance(value, DateTime) else DateTime.of(value)
     if len(fmt) == 1:
         if fmt not in STANDARD:
-            raise DateError(f"{fmt!r} is not a standard date format (d D f F g G m o r s t T u U y)")
+            raise DateError(
+                f"{fmt!r} is not a standard date format (d D f F g G m o r s t T u U y)"
+            )
         if fmt == "U":
             dt = dt.to_utc()
         fmt = STANDARD[fmt]
@@ -269,10 +321,10 @@ def _custom(dt: DateTime, fmt: str) -> str:
             end = fmt.find(ch, i + 1)
             if end < 0:
                 raise DateError(f"unclosed quote in date format {fmt!r}")
-            out.append(fmt[i + 1:end])
+            out.append(fmt[i + 1 : end])
             i = end + 1
         elif ch == "\\":
-            out.append(fmt[i + 1:i + 2])
+            out.append(fmt[i + 1 : i + 2])
             i += 2
         elif ch == "%":
             i += 1
@@ -302,24 +354,44 @@ def _week_u(dt: DateTime) -> str:
 
 
 UFORMAT: dict[str, Callable[[DateTime], str]] = {
-    "A": lambda d: _custom(d, "dddd"), "a": lambda d: _custom(d, "ddd"),
-    "B": lambda d: _custom(d, "MMMM"), "b": lambda d: _custom(d, "MMM"),
-    "h": lambda d: _custom(d, "MMM"), "C": lambda d: str(d.year // 100),
-    "c": lambda d: _custom(d, "ddd dd MMM yyyy HH:mm:ss"), "D": lambda d: _custom(d, "MM/dd/yy"),
-    "d": lambda d: _custom(d, "dd"), "e": lambda d: f"{d.day:2d}",
-    "F": lambda d: _custom(d, "yyyy-MM-dd"), "G": lambda d: f"{d.isocalendar()[0]:04d}",
-    "g": lambda d: f"{d.isocalendar()[0] % 100:02d}", "H": lambda d: _custom(d, "HH"),
-    "I": lambda d: _custom(d, "hh"), "j": lambda d: f"{d.DayOfYear:03d}",
-    "k": lambda d: f"{d.hour:2d}", "l": lambda d: f"{_hour12(d):2d}",
-    "M": lambda d: _custom(d, "mm"), "m": lambda d: _custom(d, "MM"), "n": lambda d: "\n",
-    "p": lambda d: _custom(d, "tt"), "R": lambda d: _custom(d, "HH:mm"),
-    "r": lambda d: _custom(d, "hh:mm:ss tt"), "S": lambda d: _custom(d, "ss"),
-    "s": _unix_seconds, "T": lambda d: _custom(d, "HH:mm:ss"), "t": lambda d: "\t",
-    "U": _week_u, "u": lambda d: str(d.isoweekday()),
-    "V": lambda d: f"{d.isocalendar()[1]:02d}", "W": lambda d: str(d.DayOfYear // 7),
-    "w": lambda d: str(d.isoweekday() % 7), "X": lambda d: _custom(d, "HH:mm:ss"),
-    "x": lambda d: _custom(d, "MM/dd/yy"), "Y": lambda d: _custom(d, "yyyy"),
-    "y": lambda d: _custom(d, "yy"), "Z": lambda d: _offset(d, 2),
+    "A": lambda d: _custom(d, "dddd"),
+    "a": lambda d: _custom(d, "ddd"),
+    "B": lambda d: _custom(d, "MMMM"),
+    "b": lambda d: _custom(d, "MMM"),
+    "h": lambda d: _custom(d, "MMM"),
+    "C": lambda d: str(d.year // 100),
+    "c": lambda d: _custom(d, "ddd dd MMM yyyy HH:mm:ss"),
+    "D": lambda d: _custom(d, "MM/dd/yy"),
+    "d": lambda d: _custom(d, "dd"),
+    "e": lambda d: f"{d.day:2d}",
+    "F": lambda d: _custom(d, "yyyy-MM-dd"),
+    "G": lambda d: f"{d.isocalendar()[0]:04d}",
+    "g": lambda d: f"{d.isocalendar()[0] % 100:02d}",
+    "H": lambda d: _custom(d, "HH"),
+    "I": lambda d: _custom(d, "hh"),
+    "j": lambda d: f"{d.DayOfYear:03d}",
+    "k": lambda d: f"{d.hour:2d}",
+    "l": lambda d: f"{_hour12(d):2d}",
+    "M": lambda d: _custom(d, "mm"),
+    "m": lambda d: _custom(d, "MM"),
+    "n": lambda d: "\n",
+    "p": lambda d: _custom(d, "tt"),
+    "R": lambda d: _custom(d, "HH:mm"),
+    "r": lambda d: _custom(d, "hh:mm:ss tt"),
+    "S": lambda d: _custom(d, "ss"),
+    "s": _unix_seconds,
+    "T": lambda d: _custom(d, "HH:mm:ss"),
+    "t": lambda d: "\t",
+    "U": _week_u,
+    "u": lambda d: str(d.isoweekday()),
+    "V": lambda d: f"{d.isocalendar()[1]:02d}",
+    "W": lambda d: str(d.DayOfYear // 7),
+    "w": lambda d: str(d.isoweekday() % 7),
+    "X": lambda d: _custom(d, "HH:mm:ss"),
+    "x": lambda d: _custom(d, "MM/dd/yy"),
+    "Y": lambda d: _custom(d, "yyyy"),
+    "y": lambda d: _custom(d, "yy"),
+    "Z": lambda d: _offset(d, 2),
 }
 
 
@@ -342,11 +414,27 @@ def uformat(value: datetime, fmt: str) -> str:
 # ---- parsing ----------------------------------------------------------------------------------
 
 PATTERNS = (
-    "%m/%d/%Y", "%m/%d/%Y %H:%M", "%m/%d/%Y %H:%M:%S", "%m/%d/%Y %I:%M %p",
-    "%m/%d/%Y %I:%M:%S %p", "%Y/%m/%d", "%Y/%m/%d %H:%M:%S", "%Y-%m-%d %I:%M %p",
-    "%Y-%m-%d %I:%M:%S %p", "%B %d, %Y", "%B %d %Y", "%b %d, %Y", "%b %d %Y", "%d %B %Y",
-    "%d %b %Y", "%A, %B %d, %Y", "%A, %B %d, %Y %I:%M:%S %p", "%A, %B %d, %Y %I:%M %p",
-    "%B %d, %Y %I:%M:%S %p", "%B %d, %Y %H:%M:%S", "%a, %d %b %Y %H:%M:%S GMT",
+    "%m/%d/%Y",
+    "%m/%d/%Y %H:%M",
+    "%m/%d/%Y %H:%M:%S",
+    "%m/%d/%Y %I:%M %p",
+    "%m/%d/%Y %I:%M:%S %p",
+    "%Y/%m/%d",
+    "%Y/%m/%d %H:%M:%S",
+    "%Y-%m-%d %I:%M %p",
+    "%Y-%m-%d %I:%M:%S %p",
+    "%B %d, %Y",
+    "%B %d %Y",
+    "%b %d, %Y",
+    "%b %d %Y",
+    "%d %B %Y",
+    "%d %b %Y",
+    "%A, %B %d, %Y",
+    "%A, %B %d, %Y %I:%M:%S %p",
+    "%A, %B %d, %Y %I:%M %p",
+    "%B %d, %Y %I:%M:%S %p",
+    "%B %d, %Y %H:%M:%S",
+    "%a, %d %b %Y %H:%M:%S GMT",
 )
 TIME_ONLY = ("%H:%M", "%H:%M:%S", "%I:%M %p", "%I:%M:%S %p")
 
@@ -377,8 +465,10 @@ def parse_date(text: str) -> DateTime:
         except ValueError:
             continue
         return DateTime.of(datetime.combine(date.today(), t.time()))
-    raise DateError(f"cannot convert {text!r} to a date (e.g. '2024-03-05 14:30:00', "
-                    "'03/05/2024', 'March 5, 2024')")
+    raise DateError(
+        f"cannot convert {text!r} to a date (e.g. '2024-03-05 14:30:00', "
+        "'03/05/2024', 'March 5, 2024')"
+    )
 
 
 def to_datetime(value: Any) -> DateTime:
@@ -398,6 +488,7 @@ def to_datetime(value: Any) -> DateTime:
 
 # ---- arithmetic and methods -------------------------------------------------------------------
 
+
 def date_arithmetic(op: str, left: Any, right: Any) -> Any:
     """``date - date`` is a Duration; ``date + duration`` and ``date - duration`` are dates."""
     if not isinstance(left, datetime):
@@ -408,8 +499,10 @@ def date_arithmetic(op: str, left: Any, right: Any) -> Any:
     if op in "+-" and isinstance(right, Duration):
         delta = _timedelta(right)
         return dt.shifted(delta if op == "+" else -delta)
-    raise DateError(f"cannot apply '{op}' to a date and {type(right).__name__} "
-                    "(add or subtract a duration such as 2h, or subtract a date)")
+    raise DateError(
+        f"cannot apply '{op}' to a date and {type(right).__name__} "
+        "(add or subtract a duration such as 2h, or subtract a date)"
+    )
 
 
 def _add_months(dt: DateTime, months: Any) -> DateTime:
@@ -418,8 +511,16 @@ def _add_months(dt: DateTime, months: Any) -> DateTime:
     if not 1 <= year <= 9999:
         raise DateError("the result is outside the range of dates (years 1 to 9999)")
     last = calendar.monthrange(year, month + 1)[1]
-    return DateTime(year, month + 1, min(dt.day, last), dt.hour, dt.minute, dt.second,
-                    dt.microsecond, kind=dt.Kind)
+    return DateTime(
+        year,
+        month + 1,
+        min(dt.day, last),
+        dt.hour,
+        dt.minute,
+        dt.second,
+        dt.microsecond,
+        kind=dt.Kind,
+    )
 
 
 def _compare(dt: DateTime, other: Any) -> int:
@@ -433,19 +534,26 @@ def _units(unit_us: float) -> Callable[[DateTime, Any], DateTime]:
 
 
 DATE_METHODS: dict[str, Callable[..., Any]] = {
-    "adddays": _units(86_400e6), "addhours": _units(3_600e6), "addminutes": _units(60e6),
-    "addseconds": _units(1e6), "addmilliseconds": _units(1e3), "addmicroseconds": _units(1),
-    "addticks": _units(0.1), "addmonths": _add_months,
+    "adddays": _units(86_400e6),
+    "addhours": _units(3_600e6),
+    "addminutes": _units(60e6),
+    "addseconds": _units(1e6),
+    "addmilliseconds": _units(1e3),
+    "addmicroseconds": _units(1),
+    "addticks": _units(0.1),
+    "addmonths": _add_months,
     "addyears": lambda dt, n: _add_months(dt, int(n) * 12),
     "add": lambda dt, d: dt.shifted(_timedelta(d)),
     "subtract": lambda dt, x: date_arithmetic("-", dt, x),
     "tostring": lambda dt, fmt=None, *_: dt.format(None if fmt is None else str(fmt)),
-    "touniversaltime": DateTime.to_utc, "tolocaltime": DateTime.to_local,
+    "touniversaltime": DateTime.to_utc,
+    "tolocaltime": DateTime.to_local,
     "toshortdatestring": lambda dt: format_date(dt, "d"),
     "tolongdatestring": lambda dt: format_date(dt, "D"),
     "toshorttimestring": lambda dt: format_date(dt, "t"),
     "tolongtimestring": lambda dt: format_date(dt, "T"),
-    "compareto": _compare, "equals": lambda dt, other: _compare(dt, other) == 0,
+    "compareto": _compare,
+    "equals": lambda dt, other: _compare(dt, other) == 0,
     "isdaylightsavingtime": lambda dt: bool(dt.naive().astimezone().dst()),
 }
 DURATION_METHODS: dict[str, Callable[..., Any]] = {
@@ -471,8 +579,10 @@ def call_method(obj: Any, name: str, args: list[Any]) -> Any:
     try:
         return method(target, *args)
     except TypeError:
-        raise DateError(f"{type(obj).__name__}.{name}() does not take "
-                        f"{len(args)} argument{'s' if len(args) != 1 else ''}") from None
+        raise DateError(
+            f"{type(obj).__name__}.{name}() does not take "
+            f"{len(args)} argument{'s' if len(args) != 1 else ''}"
+        ) from None
 
 
 # ---- time spans and static members ------------------------------------------------------------
@@ -484,24 +594,38 @@ def parse_timespan(text: str) -> Duration:
     """``[timespan]'1.02:03:04.5'``: .NET's constant format ``[-][d.]hh:mm[:ss[.fffffff]]``."""
     m = TIMESPAN.match(text)
     if not m:
-        raise DateError(f"cannot convert {text!r} to a duration (e.g. '01:30:00' or "
-                        "'1.02:03:04')")
+        raise DateError(f"cannot convert {text!r} to a duration (e.g. '01:30:00' or '1.02:03:04')")
     sign, days, hours, minutes, seconds, fraction = m.groups()
     if int(hours) > 23 or int(minutes) > 59 or int(seconds or 0) > 59:
         raise DateError(f"cannot convert {text!r} to a duration (a field is out of range)")
-    ticks = (((int(days or 0) * 24 + int(hours)) * 60 + int(minutes)) * 60
-             + int(seconds or 0)) * 10_000_000 + int((fraction or "0").ljust(7, "0"))
+    ticks = (
+        ((int(days or 0) * 24 + int(hours)) * 60 + int(minutes)) * 60 + int(seconds or 0)
+    ) * 10_000_000 + int((fraction or "0").ljust(7, "0"))
     return Duration(-ticks * 100 if sign else ticks * 100)
 
 
 EXACT_FIELDS: dict[str, str] = {
-    "yyyy": r"(?P<year>\d{4})", "yy": r"(?P<yy>\d{2})", "MMMM": r"(?P<monthname>[A-Za-z]+)",
-    "MMM": r"(?P<mon>[A-Za-z]{3})", "MM": r"(?P<month>\d{2})", "M": r"(?P<month>\d{1,2})",
-    "dddd": r"[A-Za-z]+", "ddd": r"[A-Za-z]{3}", "dd": r"(?P<day>\d{2})",
-    "d": r"(?P<day>\d{1,2})", "HH": r"(?P<hour>\d{2})", "H": r"(?P<hour>\d{1,2})",
-    "hh": r"(?P<hour12>\d{2})", "h": r"(?P<hour12>\d{1,2})", "mm": r"(?P<minute>\d{2})",
-    "m": r"(?P<minute>\d{1,2})", "ss": r"(?P<second>\d{2})", "s": r"(?P<second>\d{1,2})",
-    "tt": r"(?P<ampm>[AaPp][Mm])", "fff": r"(?P<ms>\d{3})", "ffffff": r"(?P<us>\d{6})",
+    "yyyy": r"(?P<year>\d{4})",
+    "yy": r"(?P<yy>\d{2})",
+    "MMMM": r"(?P<monthname>[A-Za-z]+)",
+    "MMM": r"(?P<mon>[A-Za-z]{3})",
+    "MM": r"(?P<month>\d{2})",
+    "M": r"(?P<month>\d{1,2})",
+    "dddd": r"[A-Za-z]+",
+    "ddd": r"[A-Za-z]{3}",
+    "dd": r"(?P<day>\d{2})",
+    "d": r"(?P<day>\d{1,2})",
+    "HH": r"(?P<hour>\d{2})",
+    "H": r"(?P<hour>\d{1,2})",
+    "hh": r"(?P<hour12>\d{2})",
+    "h": r"(?P<hour12>\d{1,2})",
+    "mm": r"(?P<minute>\d{2})",
+    "m": r"(?P<minute>\d{1,2})",
+    "ss": r"(?P<second>\d{2})",
+    "s": r"(?P<second>\d{1,2})",
+    "tt": r"(?P<ampm>[AaPp][Mm])",
+    "fff": r"(?P<ms>\d{3})",
+    "ffffff": r"(?P<us>\d{6})",
 }
 
 
@@ -512,11 +636,12 @@ def _exact_pattern(fmt: str) -> re.Pattern[str]:
         if fmt[i] in "'\"":
             end = fmt.find(fmt[i], i + 1)
             end = len(fmt) if end < 0 else end
-            out.append(re.escape(fmt[i + 1:end]))
+            out.append(re.escape(fmt[i + 1 : end]))
             i = end + 1
             continue
-        field = next((f for f in sorted(EXACT_FIELDS, key=len, reverse=True)
-                      if fmt.startswith(f, i)), None)
+        field = next(
+            (f for f in sorted(EXACT_FIELDS, key=len, reverse=True) if fmt.startswith(f, i)), None
+        )
         out.append(EXACT_FIELDS[field] if field else re.escape(fmt[i]))
         i += len(field) if field else 1
     return re.compile("".join(out) + "$", re.IGNORECASE)
@@ -534,8 +659,15 @@ def parse_exact(text: str, fmt: str, *_: Any) -> DateTime:
         hour = int(g["hour12"]) % 12 + (12 if g.get("ampm", "").upper() == "PM" else 0)
     micro = int(g.get("us", 0)) or int(g.get("ms", 0)) * 1000
     year = int(g["year"]) if "year" in g else 2000 + int(g.get("yy", 0))
-    return DateTime(year, month, int(g.get("day", 1)), hour, int(g.get("minute", 0)),
-                    int(g.get("second", 0)), micro)
+    return DateTime(
+        year,
+        month,
+        int(g.get("day", 1)),
+        hour,
+        int(g.get("minute", 0)),
+        int(g.get("second", 0)),
+        micro,
+    )
 
 
 def _month_number(name: str) -> int:
@@ -556,25 +688,39 @@ def _days_in_month(year: Any, month: Any) -> int:
 #: ``[datetime]::Name`` and ``[timespan]::Name``: properties (no arguments) and methods.
 STATICS: dict[str, dict[str, Callable[..., Any]]] = {
     "datetime": {
-        "now": DateTime.local_now, "today": lambda: DateTime.local_now().Date,
+        "now": DateTime.local_now,
+        "today": lambda: DateTime.local_now().Date,
         "utcnow": lambda: DateTime.local_now().to_utc(),
         "unixepoch": lambda: DateTime(1970, 1, 1, kind="Utc"),
-        "minvalue": lambda: DateTime(1, 1, 1), "maxvalue": lambda: DateTime.from_ticks(
-            3155378975999999999),
-        "parse": lambda text, *_: parse_date(str(text)), "parseexact": parse_exact,
+        "minvalue": lambda: DateTime(1, 1, 1),
+        "maxvalue": lambda: DateTime.from_ticks(3155378975999999999),
+        "parse": lambda text, *_: parse_date(str(text)),
+        "parseexact": parse_exact,
         "new": lambda *parts: DateTime(*(int(p) for p in parts)),
-        "daysinmonth": _days_in_month, "isleapyear": lambda y: calendar.isleap(int(y)),
+        "daysinmonth": _days_in_month,
+        "isleapyear": lambda y: calendar.isleap(int(y)),
     },
     "timespan": {
-        "zero": lambda: Duration(0), "parse": lambda text: parse_timespan(str(text)),
-        "fromdays": _from(86_400e9), "fromhours": _from(3_600e9), "fromminutes": _from(60e9),
-        "fromseconds": _from(1e9), "frommilliseconds": _from(1e6), "fromticks": _from(100),
-        "new": lambda *parts: parse_timespan(":".join(str(int(p)) for p in parts))
-        if len(parts) == 3 else Duration(int(parts[0]) * 100),
+        "zero": lambda: Duration(0),
+        "parse": lambda text: parse_timespan(str(text)),
+        "fromdays": _from(86_400e9),
+        "fromhours": _from(3_600e9),
+        "fromminutes": _from(60e9),
+        "fromseconds": _from(1e9),
+        "frommilliseconds": _from(1e6),
+        "fromticks": _from(100),
+        "new": lambda *parts: (
+            parse_timespan(":".join(str(int(p)) for p in parts))
+            if len(parts) == 3
+            else Duration(int(parts[0]) * 100)
+        ),
     },
 }
-TYPE_ALIASES = {"system.datetime": "datetime", "system.timespan": "timespan",
-                "duration": "timespan"}
+TYPE_ALIASES = {
+    "system.datetime": "datetime",
+    "system.timespan": "timespan",
+    "duration": "timespan",
+}
 
 
 def static_member(type_name: str, name: str, args: list[Any] | None = None) -> Any:

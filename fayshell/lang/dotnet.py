@@ -111,17 +111,39 @@ def _custom_number(value: Any, spec: str) -> str:
 
 
 DATE_TOKENS = (
-    ("yyyy", "%Y"), ("yy", "%y"), ("MMMM", "%B"), ("MMM", "%b"), ("MM", "%m"),
-    ("dddd", "%A"), ("ddd", "%a"), ("dd", "%d"), ("HH", "%H"), ("hh", "%I"), ("mm", "%M"),
-    ("ss", "%S"), ("tt", "%p"), ("M", "%-m"), ("d", "%-d"), ("H", "%-H"), ("h", "%-I"),
-    ("m", "%-M"), ("s", "%-S"),
+    ("yyyy", "%Y"),
+    ("yy", "%y"),
+    ("MMMM", "%B"),
+    ("MMM", "%b"),
+    ("MM", "%m"),
+    ("dddd", "%A"),
+    ("ddd", "%a"),
+    ("dd", "%d"),
+    ("HH", "%H"),
+    ("hh", "%I"),
+    ("mm", "%M"),
+    ("ss", "%S"),
+    ("tt", "%p"),
+    ("M", "%-m"),
+    ("d", "%-d"),
+    ("H", "%-H"),
+    ("h", "%-I"),
+    ("m", "%-M"),
+    ("s", "%-S"),
 )
 
 
 def format_date(value: dt.datetime, spec: str) -> str:
     """.NET custom date format (``yyyy-MM-dd HH:mm:ss.fff``) via strftime."""
-    standard = {"d": "%m/%d/%Y", "D": "%A, %B %d, %Y", "t": "%H:%M", "T": "%H:%M:%S",
-                "s": "%Y-%m-%dT%H:%M:%S", "u": "%Y-%m-%d %H:%M:%SZ", "o": "%Y-%m-%dT%H:%M:%S.%f"}
+    standard = {
+        "d": "%m/%d/%Y",
+        "D": "%A, %B %d, %Y",
+        "t": "%H:%M",
+        "T": "%H:%M:%S",
+        "s": "%Y-%m-%dT%H:%M:%S",
+        "u": "%Y-%m-%d %H:%M:%SZ",
+        "o": "%Y-%m-%dT%H:%M:%S.%f",
+    }
     if spec in standard:
         return value.strftime(standard[spec])
     out: list[str] = []
@@ -138,7 +160,7 @@ def format_date(value: dt.datetime, spec: str) -> str:
                 i += len(token)
                 break
         else:
-            out.append(spec[i] if spec[i] != "\\" else spec[i + 1: i + 2])
+            out.append(spec[i] if spec[i] != "\\" else spec[i + 1 : i + 2])
             i += 2 if spec[i] == "\\" else 1
     return "".join(out)
 
@@ -153,11 +175,17 @@ def format_timespan(ns: int, spec: str) -> str:
     seconds, frac = divmod(rest, 10_000_000)
     fraction = f"{frac:07d}"
     if spec in ("c", "t", "T"):
-        return (f"{sign}{days}." if days else sign) + \
-            f"{hours:02d}:{minutes:02d}:{seconds:02d}" + (f".{fraction}" if frac else "")
+        return (
+            (f"{sign}{days}." if days else sign)
+            + f"{hours:02d}:{minutes:02d}:{seconds:02d}"
+            + (f".{fraction}" if frac else "")
+        )
     if spec == "g":
-        return (f"{sign}{days}:" if days else sign) + \
-            f"{hours}:{minutes:02d}:{seconds:02d}" + (f".{fraction.rstrip('0')}" if frac else "")
+        return (
+            (f"{sign}{days}:" if days else sign)
+            + f"{hours}:{minutes:02d}:{seconds:02d}"
+            + (f".{fraction.rstrip('0')}" if frac else "")
+        )
     if spec == "G":
         return f"{sign}{days}:{hours:02d}:{minutes:02d}:{seconds:02d}.{fraction}"
     values = {"d": days, "h": hours, "m": minutes, "s": seconds}
@@ -172,12 +200,12 @@ def format_timespan(ns: int, spec: str) -> str:
             digits = fraction[:run]
             out.append(digits.rstrip("0") if ch == "F" else digits)
         elif ch == "\\":
-            out.append(spec[i + 1:i + 2])
+            out.append(spec[i + 1 : i + 2])
             run = 2
         elif ch in "'\"":
             end = spec.find(ch, i + 1)
             end = len(spec) if end < 0 else end
-            out.append(spec[i + 1:end])
+            out.append(spec[i + 1 : end])
             run = end - i + 1
         else:
             out.append(ch)
@@ -210,7 +238,7 @@ def composite_format(fmt: str, args: list[Any], to_string: Callable[[Any], str])
     i = 0
     while i < len(fmt):
         ch = fmt[i]
-        if ch in "{}" and fmt[i + 1:i + 2] == ch:
+        if ch in "{}" and fmt[i + 1 : i + 2] == ch:
             out.append(ch)
             i += 2
             continue
@@ -225,8 +253,9 @@ def composite_format(fmt: str, args: list[Any], to_string: Callable[[Any], str])
             raise DotNetError(f"format string {fmt!r}: bad format item at {i}")
         index = int(m.group(1))
         if index >= len(args):
-            raise DotNetError(f"format string {fmt!r}: index {index} but only {len(args)} "
-                              "argument(s)")
+            raise DotNetError(
+                f"format string {fmt!r}: index {index} but only {len(args)} argument(s)"
+            )
         text = format_item(args[index], m.group(3) or "", to_string)
         width = int(m.group(2) or 0)
         out.append(text.rjust(width) if width >= 0 else text.ljust(-width))
@@ -309,16 +338,29 @@ def _round(x: Any, digits: Any = 0, *_: Any) -> Any:
 
 
 MATH: dict[str, Any] = {
-    "pi": math.pi, "e": math.e,
-    "round": _round, "floor": lambda x: float(math.floor(float(x))),
-    "ceiling": lambda x: float(math.ceil(float(x))), "abs": abs,
-    "max": max, "min": min, "pow": lambda a, b: float(a) ** float(b),
+    "pi": math.pi,
+    "e": math.e,
+    "round": _round,
+    "floor": lambda x: float(math.floor(float(x))),
+    "ceiling": lambda x: float(math.ceil(float(x))),
+    "abs": abs,
+    "max": max,
+    "min": min,
+    "pow": lambda a, b: float(a) ** float(b),
     "sqrt": lambda x: math.sqrt(x) if x >= 0 else math.nan,
     "log": lambda x, b=math.e: _log(float(x), float(b)),
-    "log10": lambda x: _log(float(x), 10.0), "log2": lambda x: _log(float(x), 2.0),
-    "exp": lambda x: math.exp(float(x)), "sin": math.sin, "cos": math.cos, "tan": math.tan,
-    "truncate": lambda x: float(math.trunc(float(x))), "sign": lambda x: (x > 0) - (x < 0),
-    "atan": math.atan, "atan2": math.atan2, "asin": math.asin, "acos": math.acos,
+    "log10": lambda x: _log(float(x), 10.0),
+    "log2": lambda x: _log(float(x), 2.0),
+    "exp": lambda x: math.exp(float(x)),
+    "sin": math.sin,
+    "cos": math.cos,
+    "tan": math.tan,
+    "truncate": lambda x: float(math.trunc(float(x))),
+    "sign": lambda x: (x > 0) - (x < 0),
+    "atan": math.atan,
+    "atan2": math.atan2,
+    "asin": math.asin,
+    "acos": math.acos,
 }
 
 LIMITS: dict[str, dict[str, Any]] = {
@@ -329,17 +371,31 @@ LIMITS: dict[str, dict[str, Any]] = {
     "byte": {"maxvalue": 255, "minvalue": 0},
     "int16": {"maxvalue": 2**15 - 1, "minvalue": -(2**15)},
     "uint32": {"maxvalue": 2**32 - 1, "minvalue": 0},
-    "double": {"maxvalue": 1.7976931348623157e308, "minvalue": -1.7976931348623157e308,
-               "epsilon": 5e-324, "nan": math.nan, "positiveinfinity": math.inf,
-               "negativeinfinity": -math.inf},
+    "double": {
+        "maxvalue": 1.7976931348623157e308,
+        "minvalue": -1.7976931348623157e308,
+        "epsilon": 5e-324,
+        "nan": math.nan,
+        "positiveinfinity": math.inf,
+        "negativeinfinity": -math.inf,
+    },
     "string": {"empty": ""},
     "environment": {"newline": "\n"},
 }
 
 
 #: Enum types whose values scripts pass by name ([ConsoleColor]::Red -> 'Red').
-ENUMS = frozenset({"consolecolor", "dayofweek", "management.automation.actionpreference",
-                   "actionpreference", "io.fileattributes", "datetimekind", "stringcomparison"})
+ENUMS = frozenset(
+    {
+        "consolecolor",
+        "dayofweek",
+        "management.automation.actionpreference",
+        "actionpreference",
+        "io.fileattributes",
+        "datetimekind",
+        "stringcomparison",
+    }
+)
 
 
 def short_type(name: str) -> str:
@@ -348,8 +404,15 @@ def short_type(name: str) -> str:
     return low[7:] if low.startswith("system.") else low
 
 
-TYPE_NAMES: dict[type, str] = {bool: "Boolean", int: "Int32", float: "Double", str: "String",
-                               list: "Object[]", dict: "Hashtable", dt.datetime: "DateTime"}
+TYPE_NAMES: dict[type, str] = {
+    bool: "Boolean",
+    int: "Int32",
+    float: "Double",
+    str: "String",
+    list: "Object[]",
+    dict: "Hashtable",
+    dt.datetime: "DateTime",
+}
 
 
 def type_name_of(value: Any) -> str:

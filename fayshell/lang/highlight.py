@@ -24,8 +24,9 @@ from pygments.token import (
 
 from fayshell.lang.parser import CASE_PREFIXED, COMPARISON_OPS, KEYWORDS, LOGICAL_OPS, NAMED_BLOCKS
 
-OPERATOR_WORDS = tuple("-" + op for op in LOGICAL_OPS + COMPARISON_OPS + CASE_PREFIXED
-                       + ("not", "f", "bnot"))
+OPERATOR_WORDS = tuple(
+    "-" + op for op in LOGICAL_OPS + COMPARISON_OPS + CASE_PREFIXED + ("not", "f", "bnot")
+)
 
 
 class FayLexer(RegexLexer):
@@ -38,8 +39,10 @@ class FayLexer(RegexLexer):
 
     tokens: ClassVar[dict[str, list]] = {
         "root": [
-            (r"(?i)(\bsql\b)([ \t]+)((?:'[^']*'|\"[^\"]*\"|\|\||[^|\n;])+)",
-             bygroups(Name.Builtin, Whitespace, using(SqlLexer))),
+            (
+                r"(?i)(\bsql\b)([ \t]+)((?:'[^']*'|\"[^\"]*\"|\|\||[^|\n;])+)",
+                bygroups(Name.Builtin, Whitespace, using(SqlLexer)),
+            ),
             (r"<#", Comment.Multiline, "blockcomment"),
             (r"#.*$", Comment.Single),
             (r"\s+", Whitespace),
@@ -48,8 +51,14 @@ class FayLexer(RegexLexer):
             (r"\$\{[^}]*\}|\$[A-Za-z0-9_?^]+(?::[A-Za-z0-9_]+)?", Name.Variable),
             (r"@\"\s*\n(?:.*\n)*?\"@", String.Double),
             (r"@'\s*\n(?:.*\n)*?'@", String.Single),
-            (words(tuple(sorted(KEYWORDS)) + NAMED_BLOCKS + ("default",), prefix=r"(?i)\b",
-                   suffix=r"\b"), Keyword),
+            (
+                words(
+                    tuple(sorted(KEYWORDS)) + NAMED_BLOCKS + ("default",),
+                    prefix=r"(?i)\b",
+                    suffix=r"\b",
+                ),
+                Keyword,
+            ),
             (r"\?\?=?|&&|\|\||\+\+|--(?=\$)|::", Operator),
             (words(OPERATOR_WORDS, prefix=r"(?i)", suffix=r"\b"), Operator.Word),
             (r"-[A-Za-z_][A-Za-z0-9_]*:?", Name.Attribute),
@@ -72,5 +81,3 @@ class FayLexer(RegexLexer):
             (r"[^#]+|#", Comment.Multiline),
         ],
     }
-
-

@@ -118,8 +118,12 @@ class ExitSignal(Exception):  # noqa: N818 - control flow
 class ThrownError(RuntimeFayError):
     """``throw value``: carries the thrown value and the exception type it names."""
 
-    def __init__(self, message: str, value: Any = None,
-                 type_name: str = "System.Management.Automation.RuntimeException") -> None:
+    def __init__(
+        self,
+        message: str,
+        value: Any = None,
+        type_name: str = "System.Management.Automation.RuntimeException",
+    ) -> None:
         super().__init__(message)
         self.value = value
         self.type_name = type_name
@@ -209,8 +213,9 @@ class Interpreter:
         reg = self.state.registry
         return frozenset(a.lower() for c in reg if c.raw_tail for a in c.aliases)
 
-    async def run(self, source: str, file: str = "<input>",
-                  on_output: OutputCallback | None = None) -> list[Any]:
+    async def run(
+        self, source: str, file: str = "<input>", on_output: OutputCallback | None = None
+    ) -> list[Any]:
         """Parse and run ``source``; each statement's output goes to ``on_output``.
 
         Without a callback, all output is returned as one list (used by tests and `-c`).
@@ -218,8 +223,9 @@ class Interpreter:
         script = self.parse(source, file)
         return await self.run_script(script, on_output)
 
-    async def run_script(self, script: ast.Script,
-                         on_output: OutputCallback | None = None) -> list[Any]:
+    async def run_script(
+        self, script: ast.Script, on_output: OutputCallback | None = None
+    ) -> list[Any]:
         saved = self.origin
         self.origin = Origin(script.file, script.source.split("\n"))
         if not script.file.startswith("<"):
@@ -229,9 +235,13 @@ class Interpreter:
         if script.params:  # the script's param(): bound from its command-line arguments
             found, given = self.state.globals.lookup("args")
             try:
-                await self.bind_params(script.params, command_line_args(
-                    given if found and isinstance(given, list) else []), self.state.globals,
-                    script.file, None)
+                await self.bind_params(
+                    script.params,
+                    command_line_args(given if found and isinstance(given, list) else []),
+                    self.state.globals,
+                    script.file,
+                    None,
+                )
             except RuntimeFayError:
                 self.origin = saved
                 raise
@@ -265,8 +275,9 @@ class Interpreter:
             self.origin = saved
         return gathered
 
-    async def statement_with_partial(self, stmt: ast.Node, on_output: OutputCallback | None,
-                                     gathered: list[Any]) -> Any:
+    async def statement_with_partial(
+        self, stmt: ast.Node, on_output: OutputCallback | None, gathered: list[Any]
+    ) -> Any:
         """A top-level statement; on an error, what it wrote before failing is shown first."""
         saved = self.direct, self.flush_to, self.state.host
         self.direct = not isinstance(stmt, (ast.Assign, ast.IncDec))
@@ -306,8 +317,7 @@ class Interpreter:
             self.direct = saved
 
     @staticmethod
-    async def emit(items: list[Any], on_output: OutputCallback | None,
-                   gathered: list[Any]) -> None:
+    async def emit(items: list[Any], on_output: OutputCallback | None, gathered: list[Any]) -> None:
         if not items:
             return
         if on_output is None:
@@ -326,9 +336,14 @@ class Interpreter:
             count = len(inv.errors)
             what = {e.target for e in inv.errors if e.target}
             targets = f" ({', '.join(sorted(what))})" if what else ""
-            raise self.located(CommandError(
-                inv.name, f"{count} failure{'s' if count != 1 else ''}{targets}; "
-                          "use -ErrorAction Continue to go on"), stmt)
+            raise self.located(
+                CommandError(
+                    inv.name,
+                    f"{count} failure{'s' if count != 1 else ''}{targets}; "
+                    "use -ErrorAction Continue to go on",
+                ),
+                stmt,
+            )
 
     async def statement_output(self, stmt: ast.Node, scope: Scope) -> Any:
         """Run one statement; its output as a list, or a Relation when it stayed in DuckDB."""
@@ -423,8 +438,9 @@ class Interpreter:
             self.trap_cache[id(body)] = known
         return known[1]
 
-    async def trapped(self, stmt: ast.Node, scope: Scope, traps: list[ast.Trap],
-                      out: list[Any]) -> None:
+    async def trapped(
+        self, stmt: ast.Node, scope: Scope, traps: list[ast.Trap], out: list[Any]
+    ) -> None:
         """Run a statement under ``trap``: a matching trap runs, then the block goes on."""
         if isinstance(stmt, ast.Trap):
             return
@@ -458,13 +474,17 @@ class Interpreter:
             if isinstance(exc.value, ErrorRecordValue):
                 record = exc.value
             else:
-                exception = exc.value if isinstance(exc.value, ExceptionValue) else \
-                    ExceptionValue(exc.message, exc.type_name, exc)
+                exception = (
+                    exc.value
+                    if isinstance(exc.value, ExceptionValue)
+                    else ExceptionValue(exc.message, exc.type_name, exc)
+                )
                 target = None if isinstance(exc.value, (str, ExceptionValue)) else exc.value
                 record = ErrorRecordValue(exception, target, str(exc.span or ""))
         else:
-            record = ErrorRecordValue(ExceptionValue(exc.message, dotnet_type_of(exc), exc),
-                                      None, str(exc.span or ""))
+            record = ErrorRecordValue(
+                ExceptionValue(exc.message, dotnet_type_of(exc), exc), None, str(exc.span or "")
+            )
         found, errors = self.state.globals.lookup("Error")
         if not found or not isinstance(errors, list):
             errors = []
@@ -522,8 +542,9 @@ class Interpreter:
 
     async def exec_switch(self, node: ast.Switch, scope: Scope) -> Any:
         value = await self.value_of(node.value, scope)
-        items = value.records() if is_relation(value) else (
-            [None] if value is None else unroll(value))
+        items = (
+            value.records() if is_relation(value) else ([None] if value is None else unroll(value))
+        )
         if "file" in node.flags:  # switch -File path: one item per line of the file
             items = read_lines(self.state, to_string(value))
         out: list[Any] = []
@@ -560,8 +581,9 @@ class Interpreter:
                 if clause.pattern is None:
                     out.extend(await self.block(clause.body, scope))
 
-    async def switch_matches(self, flags: frozenset[str], pattern_node: ast.Node, item: Any,
-                             scope: Scope) -> bool:
+    async def switch_matches(
+        self, flags: frozenset[str], pattern_node: ast.Node, item: Any, scope: Scope
+    ) -> bool:
         pattern = await self.eval(pattern_node, scope)
         case = "casesensitive" in flags
         if isinstance(pattern, ScriptBlock):
@@ -635,8 +657,9 @@ class Interpreter:
         try:
             code = 0 if value is None else int(to_number(value))
         except OperatorError:
-            raise self.located(RuntimeFayError(
-                f"exit needs a number, got {to_string(value)!r}"), node) from None
+            raise self.located(
+                RuntimeFayError(f"exit needs a number, got {to_string(value)!r}"), node
+            ) from None
         raise ExitSignal(code)
 
     async def exec_chain(self, node: ast.Chain, scope: Scope) -> Any:
@@ -668,17 +691,25 @@ class Interpreter:
     async def exec_redirected(self, node: ast.Redirected, scope: Scope) -> Any:
         async def produce() -> Any:
             return unroll(await self.eval(node.expr, scope))
+
         return await self.redirected(node.redirects, produce, scope)
 
-    async def redirected(self, redirects: list[tuple[str, str, ast.Node | None]],
-                         produce: Callable[[], Awaitable[Any]], scope: Scope) -> list[Any]:
+    async def redirected(
+        self,
+        redirects: list[tuple[str, str, ast.Node | None]],
+        produce: Callable[[], Awaitable[Any]],
+        scope: Scope,
+    ) -> list[Any]:
         """Run ``produce`` with its output and error streams sent where ``redirects`` say."""
         with self.as_value():
             return await self.redirected_items(redirects, produce, scope)
 
-    async def redirected_items(self, redirects: list[tuple[str, str, ast.Node | None]],
-                               produce: Callable[[], Awaitable[Any]],
-                               scope: Scope) -> list[Any]:
+    async def redirected_items(
+        self,
+        redirects: list[tuple[str, str, ast.Node | None]],
+        produce: Callable[[], Awaitable[Any]],
+        scope: Scope,
+    ) -> list[Any]:
         takes_errors = any(stream in ("2", "*") for stream, _, _ in redirects)
         saved, before = self.error_override, len(self.failed)
         if takes_errors:
@@ -693,14 +724,24 @@ class Interpreter:
         finally:
             self.error_override = saved
         if takes_errors:
-            errors += [ErrorRecordValue(ExceptionValue(str(e))) for inv in self.failed[before:]
-                       for e in inv.errors]
+            errors += [
+                ErrorRecordValue(ExceptionValue(str(e)))
+                for inv in self.failed[before:]
+                for e in inv.errors
+            ]
         for stream, op, target in redirects:
             items = await self.apply_redirect(stream, op, target, items, errors, scope)
         return items
 
-    async def apply_redirect(self, stream: str, op: str, target: ast.Node | None,
-                             items: list[Any], errors: list[Any], scope: Scope) -> list[Any]:
+    async def apply_redirect(
+        self,
+        stream: str,
+        op: str,
+        target: ast.Node | None,
+        items: list[Any],
+        errors: list[Any],
+        scope: Scope,
+    ) -> list[Any]:
         if op == ">&":
             return items + errors if stream in ("2", "*") else items
         if stream not in ("1", "2", "*"):
@@ -711,8 +752,9 @@ class Interpreter:
             write_text(self.state, to_string(dest), written, append=op == ">>")
         return [] if stream != "2" else items
 
-    async def loop_body(self, body: list[ast.Node], scope: Scope, out: list[Any],
-                        label: str | None = None) -> bool:
+    async def loop_body(
+        self, body: list[ast.Node], scope: Scope, out: list[Any], label: str | None = None
+    ) -> bool:
         """One iteration's output appended to ``out``; False when the body said ``break``."""
         try:
             out.extend(await self.block(body, scope))
@@ -749,8 +791,9 @@ class Interpreter:
         if isinstance(value, ExceptionValue):
             raise self.located(ThrownError(value.Message, value, value.TypeName), node)
         if isinstance(value, ErrorRecordValue):
-            raise self.located(ThrownError(value.Exception.Message, value,
-                                           value.Exception.TypeName), node)
+            raise self.located(
+                ThrownError(value.Exception.Message, value, value.Exception.TypeName), node
+            )
         raise self.located(ThrownError(to_string(value) or "ScriptHalted", value), node)
 
     async def assign(self, node: ast.Assign, scope: Scope) -> Any:
@@ -779,8 +822,11 @@ class Interpreter:
             items = value.records() if is_relation(value) else unroll(value)
             last = len(target.items) - 1
             for i, sub in enumerate(target.items):
-                part = items[i] if i < last and i < len(items) else (
-                    single_or_list(items[last:]) if i == last else None)
+                part = (
+                    items[i]
+                    if i < last and i < len(items)
+                    else (single_or_list(items[last:]) if i == last else None)
+                )
                 await self.store(sub, part, scope, node)
             return
         if isinstance(target, ast.VarRef):
@@ -799,8 +845,9 @@ class Interpreter:
             if isinstance(obj, dict):
                 obj[_dict_key(obj, target.name)] = value
             else:
-                raise self.located(RuntimeFayError(
-                    f"cannot set property {target.name} on this value"), node)
+                raise self.located(
+                    RuntimeFayError(f"cannot set property {target.name} on this value"), node
+                )
         else:
             raise self.located(RuntimeFayError("cannot assign to this expression"), node)
 
@@ -861,8 +908,12 @@ class Interpreter:
                 value = await self.eval(element, scope)
                 stream = value if is_relation(value) else unroll(value)
             else:
-                raise self.located(RuntimeFayError(
-                    "expressions are only allowed as the first element of a pipeline"), element)
+                raise self.located(
+                    RuntimeFayError(
+                        "expressions are only allowed as the first element of a pipeline"
+                    ),
+                    element,
+                )
         return stream
 
     def lookup_command(self, name: str) -> Cmdlet | FunctionInfo:
@@ -875,8 +926,11 @@ class Interpreter:
         names = self.state.registry.names() + [f.node.name for f in self.state.functions.values()]
         lowered = {n.lower(): n for n in names}
         close = difflib.get_close_matches(name.lower(), list(lowered), n=1, cutoff=0.6)
-        hint = f"; did you mean {lowered[close[0]]}?" if close else \
-            "; 'Get-Command' lists the commands"
+        hint = (
+            f"; did you mean {lowered[close[0]]}?"
+            if close
+            else "; 'Get-Command' lists the commands"
+        )
         raise CommandNotFound(f"unknown command {name!r}{hint}")
 
     async def eval_args(self, node: ast.Command, scope: Scope) -> list[Any]:
@@ -907,8 +961,10 @@ class Interpreter:
     async def invoke(self, node: ast.Command, scope: Scope, input_stream: Any) -> Any:
         """Run one command of a pipeline; returns its output stream."""
         if node.redirects:
+
             async def produce() -> Any:
                 return await self.invoke_plain(node, scope, input_stream)
+
             return await self.redirected(node.redirects, produce, scope)
         return await self.invoke_plain(node, scope, input_stream)
 
@@ -957,9 +1013,17 @@ class Interpreter:
         dot = node.name == "."
         if isinstance(callee, ScriptBlock):
             run_scope = scope if dot else Scope(callee.scope, isolated=True)
-            return as_stream(await self.run_callable(
-                callee.node.params, callee.node.body, callee.node.named, run_scope, args,
-                input_stream, "scriptblock"))
+            return as_stream(
+                await self.run_callable(
+                    callee.node.params,
+                    callee.node.body,
+                    callee.node.named,
+                    run_scope,
+                    args,
+                    input_stream,
+                    "scriptblock",
+                )
+            )
         if isinstance(callee, FunctionInfo):
             return await self.call_function(callee, args, input_stream)
         name = to_string(callee)
@@ -978,14 +1042,16 @@ class Interpreter:
 
     async def run_file(self, path: str, scope: Scope, args: list[Any]) -> Any:
         """Run a .fay script file in ``scope`` (dot-sourcing passes the caller's scope)."""
-        path = os.path.join(getattr(self.state, "location", "") or os.getcwd(),
-                            os.path.expanduser(path))
+        path = os.path.join(
+            getattr(self.state, "location", "") or os.getcwd(), os.path.expanduser(path)
+        )
         try:
             with open(path, encoding="utf-8") as f:
                 source = f.read()
         except (OSError, UnicodeDecodeError) as exc:
-            raise RuntimeFayError(f"cannot read script {path}: "
-                                  f"{getattr(exc, 'strerror', None) or exc}") from None
+            raise RuntimeFayError(
+                f"cannot read script {path}: {getattr(exc, 'strerror', None) or exc}"
+            ) from None
         script = self.parse(source, path)
         saved = self.origin
         self.origin = Origin(path, source.split("\n"))
@@ -999,12 +1065,17 @@ class Interpreter:
         finally:
             self.origin = saved
 
-    async def call_cmdlet(self, spec: Cmdlet, args: list[Any], input_stream: Any,
-                          node: ast.Node) -> Any:
+    async def call_cmdlet(
+        self, spec: Cmdlet, args: list[Any], input_stream: Any, node: ast.Node
+    ) -> Any:
         bound = bind(spec, args)
-        ctx = Invocation(self.state, spec, input_stream, verbose=bound.verbose,
-                         error_action=self.error_override or bound.error_action
-                         or self.state.error_action)
+        ctx = Invocation(
+            self.state,
+            spec,
+            input_stream,
+            verbose=bound.verbose,
+            error_action=self.error_override or bound.error_action or self.state.error_action,
+        )
         self.failed.append(ctx)
         pipeline_params = [p for p in spec.params if p.pipeline and p.pyname not in bound.values]
         if spec.stream or input_stream is None or not pipeline_params:
@@ -1013,8 +1084,9 @@ class Interpreter:
             self.check_mandatory(spec, bound.values)
             ctx.input = input_stream if spec.stream else None
             with self.as_value():  # what a cmdlet's script blocks write is the cmdlet's business
-                result = await self.guard(spec, functools.partial(
-                    self.call_func, spec, ctx, bound.values))
+                result = await self.guard(
+                    spec, functools.partial(self.call_func, spec, ctx, bound.values)
+                )
             return self.inside_cmdlet(result) if hasattr(result, "__aiter__") else result
         return self.inside_cmdlet(self.per_record(spec, ctx, bound.values, input_stream, node))
 
@@ -1056,15 +1128,22 @@ class Interpreter:
             names = ", ".join("-" + p.name for p in missing)
             raise ParameterError(spec.name, None, f"missing mandatory parameter {names}")
 
-    async def per_record(self, spec: Cmdlet, ctx: Invocation, values: dict[str, Any],
-                         input_stream: Any, node: ast.Node) -> AsyncIterator[Any]:
+    async def per_record(
+        self,
+        spec: Cmdlet,
+        ctx: Invocation,
+        values: dict[str, Any],
+        input_stream: Any,
+        node: ast.Node,
+    ) -> AsyncIterator[Any]:
         """Call a cmdlet once per input record, binding the record to its pipeline parameters."""
         try:
             async for item in aiter_items(input_stream):
                 call_values = {**values, **pipeline_binding(spec, values, item)}
                 self.check_mandatory(spec, call_values)
-                out = await self.guard(spec, functools.partial(
-                    self.call_func, spec, ctx, call_values))
+                out = await self.guard(
+                    spec, functools.partial(self.call_func, spec, ctx, call_values)
+                )
                 async for produced in aiter_items(out):
                     yield produced
         except RuntimeFayError as exc:
@@ -1073,19 +1152,36 @@ class Interpreter:
     async def call_function(self, func: FunctionInfo, args: list[Any], input_stream: Any) -> Any:
         saved, self.origin = self.origin, func.origin
         try:
-            return as_stream(await self.run_callable(
-                func.node.params, func.node.body, func.node.named, Scope(func.scope, True), args,
-                input_stream, func.node.name, func.spec))
+            return as_stream(
+                await self.run_callable(
+                    func.node.params,
+                    func.node.body,
+                    func.node.named,
+                    Scope(func.scope, True),
+                    args,
+                    input_stream,
+                    func.node.name,
+                    func.spec,
+                )
+            )
         except RecursionError:
-            raise RuntimeFayError(f"{func.node.name}: the script failed due to call depth "
-                                  "overflow") from None
+            raise RuntimeFayError(
+                f"{func.node.name}: the script failed due to call depth overflow"
+            ) from None
         finally:
             self.origin = saved
 
-    async def run_callable(self, params: list[ast.ParamDecl], body: list[ast.Node],
-                           named: dict[str, list[ast.Node]] | None, scope: Scope,
-                           args: list[Any], input_stream: Any, name: str,
-                           spec: Cmdlet | None = None) -> list[Any]:
+    async def run_callable(
+        self,
+        params: list[ast.ParamDecl],
+        body: list[ast.Node],
+        named: dict[str, list[ast.Node]] | None,
+        scope: Scope,
+        args: list[Any],
+        input_stream: Any,
+        name: str,
+        spec: Cmdlet | None = None,
+    ) -> list[Any]:
         """A function or script block: bind ``param()``, then body or begin/process/end."""
         bound = await self.bind_params(params, args, scope, name, input_stream, spec)
         if bound.verbose:  # f -Verbose: Write-Verbose inside shows its notes
@@ -1095,20 +1191,33 @@ class Interpreter:
             return await self.body_output(body, scope)
         return await self.named_output(named, params, scope, input_stream)
 
-    async def bind_params(self, params: list[ast.ParamDecl], args: list[Any], scope: Scope,
-                          name: str, input_stream: Any, spec: Cmdlet | None = None) -> Any:
+    async def bind_params(
+        self,
+        params: list[ast.ParamDecl],
+        args: list[Any],
+        scope: Scope,
+        name: str,
+        input_stream: Any,
+        spec: Cmdlet | None = None,
+    ) -> Any:
         """Bind arguments to a ``param()`` block: each parameter a local of ``scope``."""
         spec = spec or callable_spec(name, params)
         bound = bind(spec, args)
-        scope.set_local("PSBoundParameters", Hashtable(
-            (decl.name, bound.values[p.pyname]) for decl in params
-            if (p := spec.param(decl.name)) is not None and p.pyname in bound.values))
+        scope.set_local(
+            "PSBoundParameters",
+            Hashtable(
+                (decl.name, bound.values[p.pyname])
+                for decl in params
+                if (p := spec.param(decl.name)) is not None and p.pyname in bound.values
+            ),
+        )
         for decl in params:
             p = spec.param(decl.name)
             if p is not None and p.pyname in bound.values:
                 value = bound.values[p.pyname]
-            elif decl.mandatory and not ((decl.from_pipeline or decl.by_property)
-                                         and input_stream is not None):
+            elif decl.mandatory and not (
+                (decl.from_pipeline or decl.by_property) and input_stream is not None
+            ):
                 raise ParameterError(name, decl.name, "missing mandatory parameter")
             else:
                 value = None if decl.default is None else await self.eval(decl.default, scope)
@@ -1122,15 +1231,26 @@ class Interpreter:
         except ReturnSignal as ret:
             return ret.output
 
-    async def named_output(self, named: dict[str, list[ast.Node]], params: list[ast.ParamDecl],
-                           scope: Scope, input_stream: Any) -> list[Any]:
+    async def named_output(
+        self,
+        named: dict[str, list[ast.Node]],
+        params: list[ast.ParamDecl],
+        scope: Scope,
+        input_stream: Any,
+    ) -> list[Any]:
         """begin once, process once per input item (``$_`` bound), end once."""
         out: list[Any] = []
         with self.collecting(out):
             return await self.named_into(named, params, scope, input_stream, out)
 
-    async def named_into(self, named: dict[str, list[ast.Node]], params: list[ast.ParamDecl],
-                         scope: Scope, input_stream: Any, out: list[Any]) -> list[Any]:
+    async def named_into(
+        self,
+        named: dict[str, list[ast.Node]],
+        params: list[ast.ParamDecl],
+        scope: Scope,
+        input_stream: Any,
+        out: list[Any],
+    ) -> list[Any]:
         out += await self.body_output(named.get("begin", []), scope)
         process = named.get("process")
         if process is not None:
@@ -1141,9 +1261,11 @@ class Interpreter:
                 async for item in aiter_items(input_stream):
                     scope.set_local("_", item)
                     for decl in piped:
-                        value = item if decl.from_pipeline and not (
-                            decl.by_property and is_record(item)) \
+                        value = (
+                            item
+                            if decl.from_pipeline and not (decl.by_property and is_record(item))
                             else get_property(item, decl.name)
+                        )
                         scope.set_local(decl.name, value)
                     out += await self.body_output(process, scope)
         elif input_stream is not None:
@@ -1151,8 +1273,9 @@ class Interpreter:
         out += await self.body_output(named.get("end", []), scope)
         return out
 
-    async def invoke_block(self, block: ScriptBlock, args: list[Any], dollar_under: Any,
-                           input_items: Any) -> list[Any]:
+    async def invoke_block(
+        self, block: ScriptBlock, args: list[Any], dollar_under: Any, input_items: Any
+    ) -> list[Any]:
         """Run a script block in a child of the scope it was written in."""
         if not self.direct:
             return await self.block_in_scope(block, args, dollar_under, input_items)
@@ -1162,21 +1285,29 @@ class Interpreter:
         finally:
             self.direct = True
 
-    async def block_in_scope(self, block: ScriptBlock, args: list[Any], dollar_under: Any,
-                             input_items: Any) -> list[Any]:
+    async def block_in_scope(
+        self, block: ScriptBlock, args: list[Any], dollar_under: Any, input_items: Any
+    ) -> list[Any]:
         scope = Scope(block.scope)
         if dollar_under is not UNSET:
             scope.set_local("_", dollar_under)
         if block.node.named is not None or (args and any(isinstance(a, NamedArg) for a in args)):
-            return await self.run_callable(block.params, block.node.body, block.node.named,
-                                           scope, args, input_items, "scriptblock")
+            return await self.run_callable(
+                block.params,
+                block.node.body,
+                block.node.named,
+                scope,
+                args,
+                input_items,
+                "scriptblock",
+            )
         for i, decl in enumerate(block.params):
             if i < len(args):
                 value = args[i]
             else:
                 value = None if decl.default is None else await self.eval(decl.default, scope)
             scope.set_local(decl.name, value)
-        scope.set_local("args", args[len(block.params):] if args else [])
+        scope.set_local("args", args[len(block.params) :] if args else [])
         if input_items is not None:
             scope.set_local("input", input_items)
         body = block.node.body
@@ -1254,8 +1385,11 @@ class Interpreter:
 
     async def eval_static(self, node: ast.StaticMember, scope: Scope) -> Any:
         args = None if node.args is None else [await self.eval(a, scope) for a in node.args]
-        if dotnet.short_type(node.type) in ("scriptblock", "management.automation.scriptblock") \
-                and node.name.lower() == "create" and args:
+        if (
+            dotnet.short_type(node.type) in ("scriptblock", "management.automation.scriptblock")
+            and node.name.lower() == "create"
+            and args
+        ):
             return self.script_block_of(to_string(args[0]), scope)
         return static_member(node.type, node.name, args)
 
@@ -1314,12 +1448,16 @@ class Interpreter:
             return number_to_string(obj, args)
         if low in ("equals", "compareto") and len(args) == 1:
             eq = compare("eq", obj, args[0])
-            return eq if low == "equals" else (0 if eq else (-1 if compare("lt", obj, args[0]) else 1))
-        raise OperatorError(f"{type_name_of(obj)} has no method {node.name}() "
-                            f"(with {len(args)} arguments)")
+            return (
+                eq if low == "equals" else (0 if eq else (-1 if compare("lt", obj, args[0]) else 1))
+            )
+        raise OperatorError(
+            f"{type_name_of(obj)} has no method {node.name}() (with {len(args)} arguments)"
+        )
 
-    async def collection_method(self, obj: list[Any] | dict[Any, Any], low: str,
-                                args: list[Any]) -> tuple[bool, Any]:
+    async def collection_method(
+        self, obj: list[Any] | dict[Any, Any], low: str, args: list[Any]
+    ) -> tuple[bool, Any]:
         """Array and hashtable methods: Contains, IndexOf, Add, Remove, ContainsKey, Where ..."""
         if isinstance(obj, dict):
             key = _dict_key(obj, args[0]) if args else None
@@ -1328,27 +1466,33 @@ class Interpreter:
                 "containsvalue": lambda: any(compare("eq", v, args[0]) for v in obj.values()),
                 "add": lambda: obj.__setitem__(key, args[1]) if key not in obj else _dup(key),
                 "remove": lambda: obj.pop(key, None) and None,
-                "clear": obj.clear, "clone": lambda: type(obj)(obj),
+                "clear": obj.clear,
+                "clone": lambda: type(obj)(obj),
                 "getenumerator": lambda: [DictionaryEntry(k, v) for k, v in obj.items()],
             }
         else:
             table = {
                 "contains": lambda: compare("contains", obj, args[0]),
-                "indexof": lambda: next((i for i, v in enumerate(obj)
-                                         if compare("eq", v, args[0])), -1),
-                "add": lambda: obj.append(args[0]), "clear": obj.clear,
+                "indexof": lambda: next(
+                    (i for i, v in enumerate(obj) if compare("eq", v, args[0])), -1
+                ),
+                "add": lambda: obj.append(args[0]),
+                "clear": obj.clear,
                 "remove": lambda: _remove_first(obj, args[0]),
                 "removeat": lambda: obj.pop(int(to_number(args[0]))) and None,
                 "insert": lambda: obj.insert(int(to_number(args[0])), args[1]),
-                "clone": lambda: list(obj), "toarray": lambda: list(obj),
-                "reverse": obj.reverse, "sort": lambda: obj.sort(key=_sort_key),
+                "clone": lambda: list(obj),
+                "toarray": lambda: list(obj),
+                "reverse": obj.reverse,
+                "sort": lambda: obj.sort(key=_sort_key),
             }
         if low in table:
             try:
                 return True, table[low]()
             except (IndexError, TypeError, ValueError) as exc:
-                raise OperatorError(f"{low}({len(args)} arguments): {exc or 'bad arguments'}") \
-                    from None
+                raise OperatorError(
+                    f"{low}({len(args)} arguments): {exc or 'bad arguments'}"
+                ) from None
         if low in ("where", "foreach") and isinstance(obj, list) and args:
             block = args[0]
             out: list[Any] = []
@@ -1387,8 +1531,12 @@ class Interpreter:
         right = await self.eval(node.right, scope)
         if op not in REGEX_OPS:
             return binary_op(op, left, right)
-        if op in ("replace", "ireplace", "creplace") and isinstance(right, list) and \
-                len(right) == 2 and isinstance(right[1], ScriptBlock):
+        if (
+            op in ("replace", "ireplace", "creplace")
+            and isinstance(right, list)
+            and len(right) == 2
+            and isinstance(right[1], ScriptBlock)
+        ):
             return await self.replace_with_block(left, right[0], right[1], op == "creplace")
         if op in ("match", "imatch", "cmatch") and not isinstance(left, (list, tuple)):
             m = dotnet.regex(to_string(right), op == "cmatch").search(to_string(left))
@@ -1397,17 +1545,22 @@ class Interpreter:
             return m is not None
         return binary_op(op, left, right)
 
-    async def replace_with_block(self, left: Any, pattern: Any, block: ScriptBlock,
-                                 case: bool) -> Any:
+    async def replace_with_block(
+        self, left: Any, pattern: Any, block: ScriptBlock, case: bool
+    ) -> Any:
         """``-replace pattern, { $_.Value ... }``: each match replaced by the block's output."""
         rx = dotnet.regex(to_string(pattern), case)
 
         async def one(text: str) -> str:
             out, pos = [], 0
             for m in rx.finditer(text):
-                match = MatchInfo(m.group(0), m.start(), len(m.group(0)),
-                                  [MatchGroup(g or "") for g in (m.group(0), *m.groups())])
-                out.append(text[pos:m.start()])
+                match = MatchInfo(
+                    m.group(0),
+                    m.start(),
+                    len(m.group(0)),
+                    [MatchGroup(g or "") for g in (m.group(0), *m.groups())],
+                )
+                out.append(text[pos : m.start()])
                 out.append(to_string(single_or_list(await block.invoke(dollar_under=match))))
                 pos = m.end()
             return "".join(out) + text[pos:]
@@ -1499,8 +1652,9 @@ class FlushingHost:
         self.interp.flush()
         self.host.error(message)
 
-    def progress(self, description: str, total: float | None = None,
-                 unit: str = "") -> ProgressTask:
+    def progress(
+        self, description: str, total: float | None = None, unit: str = ""
+    ) -> ProgressTask:
         return self.host.progress(description, total, unit)
 
     def confirm(self, question: str) -> bool:
@@ -1515,6 +1669,7 @@ def _sync_output(on_output: OutputCallback) -> Callable[[list[Any]], None]:
         res = on_output(items)
         if inspect.isawaitable(res):
             asyncio.ensure_future(res)
+
     return show
 
 
@@ -1523,13 +1678,21 @@ def automatic_variables() -> dict[str, Any]:
     from fayshell import __version__
 
     return {
-        "?": True, "Error": [], "HOME": os.path.expanduser("~"), "PID": os.getpid(),
-        "IsLinux": sys.platform.startswith("linux"), "IsMacOS": sys.platform == "darwin",
-        "IsWindows": sys.platform == "win32", "IsCoreCLR": True,
-        "PSVersionTable": Hashtable(PSVersion="7.4", PSEdition="Core",
-                                    FayshellVersion=__version__, Platform=sys.platform),
-        "PSEdition": "Core", "VerbosePreference": "SilentlyContinue",
-        "DebugPreference": "SilentlyContinue", "WarningPreference": "Continue",
+        "?": True,
+        "Error": [],
+        "HOME": os.path.expanduser("~"),
+        "PID": os.getpid(),
+        "IsLinux": sys.platform.startswith("linux"),
+        "IsMacOS": sys.platform == "darwin",
+        "IsWindows": sys.platform == "win32",
+        "IsCoreCLR": True,
+        "PSVersionTable": Hashtable(
+            PSVersion="7.4", PSEdition="Core", FayshellVersion=__version__, Platform=sys.platform
+        ),
+        "PSEdition": "Core",
+        "VerbosePreference": "SilentlyContinue",
+        "DebugPreference": "SilentlyContinue",
+        "WarningPreference": "Continue",
     }
 
 
@@ -1548,20 +1711,40 @@ def command_line_args(words: list[Any]) -> list[Any]:
 def callable_spec(name: str, params: list[ast.ParamDecl]) -> Cmdlet:
     """A binder declaration for a function's or script block's ``param()``."""
     declared = tuple(
-        Param(p.name, _param_type(p.type), position=i, default=p.default,
-              pipeline="value" if p.from_pipeline else "")
-        for i, p in enumerate(params) if _param_type(p.type) is not bool
+        Param(
+            p.name,
+            _param_type(p.type),
+            position=i,
+            default=p.default,
+            pipeline="value" if p.from_pipeline else "",
+        )
+        for i, p in enumerate(params)
+        if _param_type(p.type) is not bool
     ) + tuple(Param(p.name, bool) for p in params if _param_type(p.type) is bool)
     rest = (Param("args", "any", rest=True),)
-    return Cmdlet(name=name, func=_no_func, synopsis=f"function {name}",
-                  params=declared + rest, family="function")
+    return Cmdlet(
+        name=name,
+        func=_no_func,
+        synopsis=f"function {name}",
+        params=declared + rest,
+        family="function",
+    )
 
 
 def _param_type(declared: str | None) -> Any:
-    return {"int": int, "long": int, "double": float, "float": float, "string": str,
-            "switch": bool, "bool": bool, "scriptblock": "scriptblock",
-            "hashtable": "hashtable", "string[]": "strings", "int[]": "ints"}.get(
-        (declared or "").lower(), "any")
+    return {
+        "int": int,
+        "long": int,
+        "double": float,
+        "float": float,
+        "string": str,
+        "switch": bool,
+        "bool": bool,
+        "scriptblock": "scriptblock",
+        "hashtable": "hashtable",
+        "string[]": "strings",
+        "int[]": "ints",
+    }.get((declared or "").lower(), "any")
 
 
 def _dict_key(d: dict[str, Any], key: Any) -> str:
@@ -1663,15 +1846,22 @@ def binary_op(op: str, left: Any, right: Any) -> Any:
 MAX_RANGE = 50_000_000
 
 BITWISE: dict[str, Callable[[int, int], int]] = {
-    "band": lambda a, b: a & b, "bor": lambda a, b: a | b, "bxor": lambda a, b: a ^ b,
-    "shl": lambda a, b: a << (b & 63), "shr": lambda a, b: a >> (b & 63),
+    "band": lambda a, b: a & b,
+    "bor": lambda a, b: a | b,
+    "bxor": lambda a, b: a ^ b,
+    "shl": lambda a, b: a << (b & 63),
+    "shr": lambda a, b: a >> (b & 63),
 }
 
 
 def range_values(left: Any, right: Any) -> list[Any]:
     """``1..5``, ``5..1`` and character ranges ``'a'..'e'``."""
-    if isinstance(left, str) and isinstance(right, str) and len(left) == 1 == len(right) \
-            and not (left.isdigit() and right.isdigit()):
+    if (
+        isinstance(left, str)
+        and isinstance(right, str)
+        and len(left) == 1 == len(right)
+        and not (left.isdigit() and right.isdigit())
+    ):
         a, b = ord(left), ord(right)
         step = 1 if a <= b else -1
         return [chr(c) for c in range(a, b + step, step)]
@@ -1689,8 +1879,9 @@ def split_op(left: Any, right: Any, case: bool) -> list[str]:
     options = to_string(parts[2]).lower() if len(parts) > 2 else ""
     if "simplematch" in options:
         pattern = re.escape(pattern)
-    flags = (re.MULTILINE if "multiline" in options else 0) | \
-        (re.DOTALL if "singleline" in options else 0)
+    flags = (re.MULTILINE if "multiline" in options else 0) | (
+        re.DOTALL if "singleline" in options else 0
+    )
     rx = dotnet.regex(pattern, case and "ignorecase" not in options, flags)
     out: list[str] = []
     for item in unroll(left):
@@ -1714,13 +1905,29 @@ def replace_op(left: Any, right: Any, case: bool) -> Any:
 
 
 TYPE_CHECKS: dict[str, tuple[type, ...]] = {
-    "int": (int,), "int32": (int,), "long": (int,), "int64": (int,), "double": (float,),
-    "float": (float,), "single": (float,), "decimal": (float,), "string": (str,),
-    "bool": (bool,), "boolean": (bool,), "array": (list, tuple), "object[]": (list, tuple),
-    "hashtable": (dict,), "collections.hashtable": (dict,), "scriptblock": (ScriptBlock,),
-    "pscustomobject": (dict,), "valuetype": (int, float, bool), "char": (str,),
-    "datetime": (datetime.datetime,), "timespan": (Duration,),
-    "exception": (ExceptionValue,), "management.automation.errorrecord": (ErrorRecordValue,),
+    "int": (int,),
+    "int32": (int,),
+    "long": (int,),
+    "int64": (int,),
+    "double": (float,),
+    "float": (float,),
+    "single": (float,),
+    "decimal": (float,),
+    "string": (str,),
+    "bool": (bool,),
+    "boolean": (bool,),
+    "array": (list, tuple),
+    "object[]": (list, tuple),
+    "hashtable": (dict,),
+    "collections.hashtable": (dict,),
+    "scriptblock": (ScriptBlock,),
+    "pscustomobject": (dict,),
+    "valuetype": (int, float, bool),
+    "char": (str,),
+    "datetime": (datetime.datetime,),
+    "timespan": (Duration,),
+    "exception": (ExceptionValue,),
+    "management.automation.errorrecord": (ErrorRecordValue,),
     "errorrecord": (ErrorRecordValue,),
 }
 
@@ -1748,12 +1955,20 @@ def static_member(type_name: str, name: str, args: list[Any] | None) -> Any:
     if dated is not NOT_HANDLED:
         return dated
     t, low = dotnet.short_type(type_name), name.lower()
-    if low == "new" and args is not None and (
-            t in ("collections.arraylist", "array", "object[]") or
-            t.startswith("collections.generic.list")):
+    if (
+        low == "new"
+        and args is not None
+        and (
+            t in ("collections.arraylist", "array", "object[]")
+            or t.startswith("collections.generic.list")
+        )
+    ):
         return list(unroll(args[0])) if args and isinstance(args[0], list) else []
-    if low == "new" and args is not None and t in ("hashtable", "collections.hashtable",
-                                                     "collections.specialized.ordereddictionary"):
+    if (
+        low == "new"
+        and args is not None
+        and t in ("hashtable", "collections.hashtable", "collections.specialized.ordereddictionary")
+    ):
         return Hashtable()
     if low == "new" and args is not None and ("exception" in t or t.endswith("errorrecord")):
         message = to_string(args[0]) if args else f"Exception of type '{type_name}' was thrown."
@@ -1774,14 +1989,16 @@ def static_member(type_name: str, name: str, args: list[Any] | None) -> Any:
         handled, value = _static_call(t, low, args)
         if handled:
             return value
-    raise OperatorError(f"[{type_name}] has no static member {name}"
-                        + ("()" if args is not None else ""))
+    raise OperatorError(
+        f"[{type_name}] has no static member {name}" + ("()" if args is not None else "")
+    )
 
 
 def _full_type_name(type_name: str) -> str:
     if "." in type_name:
-        return type_name if not type_name.lower().startswith("system.") else \
-            "System." + type_name[7:]
+        return (
+            type_name if not type_name.lower().startswith("system.") else "System." + type_name[7:]
+        )
     return "System." + type_name
 
 
@@ -1793,39 +2010,62 @@ def _static_call(t: str, low: str, args: list[Any]) -> tuple[bool, Any]:
         ("string", "join"): lambda: text[0].join(to_string(v) for a in args[1:] for v in unroll(a)),
         ("string", "concat"): lambda: "".join(text),
         ("string", "format"): lambda: dotnet.composite_format(
-            text[0], args[1] if len(args) == 2 and isinstance(args[1], list) else args[1:],
-            to_string),
+            text[0],
+            args[1] if len(args) == 2 and isinstance(args[1], list) else args[1:],
+            to_string,
+        ),
         ("string", "compare"): lambda: (text[0] > text[1]) - (text[0] < text[1]),
-        ("int", "parse"): lambda: int(text[0]), ("int32", "parse"): lambda: int(text[0]),
+        ("int", "parse"): lambda: int(text[0]),
+        ("int32", "parse"): lambda: int(text[0]),
         ("double", "parse"): lambda: float(text[0]),
-        ("convert", "toint32"): lambda: int(text[0], int(to_number(args[1])))
-        if len(args) > 1 else convert(args[0], "int"),
-        ("convert", "tostring"): lambda: _to_base(int(to_number(args[0])), int(to_number(args[1])))
-        if len(args) > 1 else to_string(args[0]),
+        ("convert", "toint32"): lambda: (
+            int(text[0], int(to_number(args[1]))) if len(args) > 1 else convert(args[0], "int")
+        ),
+        ("convert", "tostring"): lambda: (
+            _to_base(int(to_number(args[0])), int(to_number(args[1])))
+            if len(args) > 1
+            else to_string(args[0])
+        ),
         ("convert", "toboolean"): lambda: convert(args[0], "bool"),
         ("convert", "todouble"): lambda: convert(args[0], "double"),
         ("regex", "escape"): lambda: re.escape(text[0]),
         ("regex", "ismatch"): lambda: dotnet.regex(text[1], True).search(text[0]) is not None,
         ("regex", "replace"): lambda: dotnet.regex(text[1], True).sub(
-            dotnet.replacement(text[2]), text[0]),
+            dotnet.replacement(text[2]), text[0]
+        ),
         ("regex", "split"): lambda: dotnet.regex(text[1], True).split(text[0]),
-        ("regex", "matches"): lambda: [MatchInfo(m.group(0), m.start(), len(m.group(0)),
-                                                 [MatchGroup(g or "") for g in
-                                                  (m.group(0), *m.groups())])
-                                       for m in dotnet.regex(text[1], True).finditer(text[0])],
+        ("regex", "matches"): lambda: [
+            MatchInfo(
+                m.group(0),
+                m.start(),
+                len(m.group(0)),
+                [MatchGroup(g or "") for g in (m.group(0), *m.groups())],
+            )
+            for m in dotnet.regex(text[1], True).finditer(text[0])
+        ],
         ("regex", "match"): lambda: next(
-            (MatchInfo(m.group(0), m.start(), len(m.group(0)),
-                       [MatchGroup(g or "") for g in (m.group(0), *m.groups())], True)
-             for m in [dotnet.regex(text[1], True).search(text[0])] if m is not None),
-            MatchInfo("", 0, 0, [], False)),
+            (
+                MatchInfo(
+                    m.group(0),
+                    m.start(),
+                    len(m.group(0)),
+                    [MatchGroup(g or "") for g in (m.group(0), *m.groups())],
+                    True,
+                )
+                for m in [dotnet.regex(text[1], True).search(text[0])]
+                if m is not None
+            ),
+            MatchInfo("", 0, 0, [], False),
+        ),
         ("char", "isdigit"): lambda: text[0].isdigit(),
         ("char", "isletter"): lambda: text[0].isalpha(),
         ("char", "isupper"): lambda: text[0].isupper(),
         ("char", "islower"): lambda: text[0].islower(),
         ("char", "iswhitespace"): lambda: text[0].isspace(),
         ("array", "reverse"): lambda: args[0].reverse() if isinstance(args[0], list) else None,
-        ("array", "indexof"): lambda: next((i for i, v in enumerate(unroll(args[0]))
-                                            if compare("eq", v, args[1])), -1),
+        ("array", "indexof"): lambda: next(
+            (i for i, v in enumerate(unroll(args[0])) if compare("eq", v, args[1])), -1
+        ),
     }
     fn = calls.get((t, low))
     if fn is None:
@@ -1864,19 +2104,24 @@ def _sort_key(value: Any) -> tuple[int, Any]:
 
 #: Catch types by their .NET names (without ``System.``) -> fayshell error classes.
 CATCH_TYPES: dict[str, tuple[type[BaseException], ...]] = {
-    "exception": (Exception,), "systemexception": (Exception,),
-    "management.automation.runtimeexception": (Exception,), "runtimeexception": (Exception,),
+    "exception": (Exception,),
+    "systemexception": (Exception,),
+    "management.automation.runtimeexception": (Exception,),
+    "runtimeexception": (Exception,),
     "management.automation.commandnotfoundexception": (CommandNotFound,),
     "commandnotfoundexception": (CommandNotFound,),
     "management.automation.parameterbindingexception": (ParameterError,),
     "parameterbindingexception": (ParameterError,),
     "argumentexception": (ParameterError,),
-    "dividebyzeroexception": (DivideByZero,), "arithmeticexception": (DivideByZero,),
+    "dividebyzeroexception": (DivideByZero,),
+    "arithmeticexception": (DivideByZero,),
     "management.automation.psinvalidcastexception": (CastError,),
-    "invalidcastexception": (CastError,), "psinvalidcastexception": (CastError,),
+    "invalidcastexception": (CastError,),
+    "psinvalidcastexception": (CastError,),
     "formatexception": (CastError,),
     "management.automation.itemnotfoundexception": (CommandError,),
-    "io.ioexception": (CommandError,), "io.filenotfoundexception": (CommandError,),
+    "io.ioexception": (CommandError,),
+    "io.filenotfoundexception": (CommandError,),
     "invalidoperationexception": (RuntimeFayError,),
 }
 
@@ -1889,9 +2134,17 @@ def error_matches(exc: RuntimeFayError, types: list[str]) -> bool:
         low = dotnet.short_type(name)
         if isinstance(exc, ThrownError):
             thrown = dotnet.short_type(exc.type_name)
-            if thrown == low or thrown.rsplit(".", 1)[-1] == low.rsplit(".", 1)[-1] or \
-                    low in ("exception", "systemexception", "runtimeexception",
-                            "management.automation.runtimeexception"):
+            if (
+                thrown == low
+                or thrown.rsplit(".", 1)[-1] == low.rsplit(".", 1)[-1]
+                or low
+                in (
+                    "exception",
+                    "systemexception",
+                    "runtimeexception",
+                    "management.automation.runtimeexception",
+                )
+            ):
                 return True
             continue
         classes = CATCH_TYPES.get(low)
@@ -1906,8 +2159,11 @@ def dotnet_type_of(exc: RuntimeFayError) -> str:
     """The .NET exception type name a PowerShell user would see for a fayshell error."""
     cause = exc.cause or exc
     for name, classes in CATCH_TYPES.items():
-        if name.startswith(("management.", "io.")) or name in ("exception", "systemexception",
-                                                               "runtimeexception"):
+        if name.startswith(("management.", "io.")) or name in (
+            "exception",
+            "systemexception",
+            "runtimeexception",
+        ):
             continue
         if classes != (Exception,) and isinstance(cause, classes):
             return "System." + name[0].upper() + name[1:].replace("exception", "Exception")
@@ -1936,8 +2192,9 @@ def read_lines(state: ShellState, path: str) -> list[str]:
         with open(full, encoding="utf-8") as f:
             return f.read().splitlines()
     except (OSError, UnicodeDecodeError) as exc:
-        raise RuntimeFayError(f"switch -File: cannot read {path}: "
-                              f"{getattr(exc, 'strerror', None) or exc}") from None
+        raise RuntimeFayError(
+            f"switch -File: cannot read {path}: {getattr(exc, 'strerror', None) or exc}"
+        ) from None
 
 
 def write_text(state: ShellState, path: str, items: list[Any], append: bool) -> None:
@@ -1960,8 +2217,17 @@ REGEX_OPS = frozenset({"replace", "ireplace", "creplace", "match", "imatch", "cm
 SPECIAL_NAMES = frozenset({"null", "true", "false", "psitem", "erroractionpreference"})
 NOTHING = contextlib.nullcontext()
 
-STATEMENT_VALUES = (ast.If, ast.Foreach, ast.While, ast.For, ast.DoLoop, ast.Switch, ast.Try,
-                    ast.Chain, ast.Redirected)
+STATEMENT_VALUES = (
+    ast.If,
+    ast.Foreach,
+    ast.While,
+    ast.For,
+    ast.DoLoop,
+    ast.Switch,
+    ast.Try,
+    ast.Chain,
+    ast.Redirected,
+)
 
 STATEMENTS: dict[type, Callable[[Interpreter, Any, Scope], Awaitable[Any]]] = {
     ast.For: Interpreter.exec_for,

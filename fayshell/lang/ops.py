@@ -108,8 +108,14 @@ def to_string(value: Any) -> str:
 def type_name(value: Any) -> str:
     if value is None:
         return "$null"
-    return {bool: "bool", int: "int", float: "double", str: "string", list: "array",
-            dict: "hashtable"}.get(type(value), type(value).__name__)
+    return {
+        bool: "bool",
+        int: "int",
+        float: "double",
+        str: "string",
+        list: "array",
+        dict: "hashtable",
+    }.get(type(value), type(value).__name__)
 
 
 def coerce_like(left: Any, right: Any) -> Any:
@@ -195,7 +201,8 @@ def _order(op: str, left: Any, right: Any) -> bool:
             return bool(left <= right)
     except TypeError:
         raise OperatorError(
-            f"cannot compare {type_name(left)} with {type_name(right)} using -{op}") from None
+            f"cannot compare {type_name(left)} with {type_name(right)} using -{op}"
+        ) from None
     raise OperatorError(f"unknown operator -{op}")
 
 
@@ -269,16 +276,24 @@ def convert(value: Any, target: str) -> Any:
     simple = CONVERSIONS.get(t)
     if simple is not None:
         return simple(value)
-    if t in ("array", "object[]", "psobject[]", "collections.arraylist",
-             "collections.generic.list[object]"):
-        return list(value) if isinstance(value, (list, tuple)) else ([] if value is None else [value])
+    if t in (
+        "array",
+        "object[]",
+        "psobject[]",
+        "collections.arraylist",
+        "collections.generic.list[object]",
+    ):
+        return (
+            list(value) if isinstance(value, (list, tuple)) else ([] if value is None else [value])
+        )
     if t in ("hashtable", "ordered", "collections.hashtable"):
         if isinstance(value, Mapping):
             return Hashtable(value)
         raise CastError(f"cannot convert {type_name(value)} to {target}")
     if t in ("pscustomobject", "psobject", "object"):
-        return PSCustomObject(value) if isinstance(value, Mapping) and t == "pscustomobject" \
-            else value
+        return (
+            PSCustomObject(value) if isinstance(value, Mapping) and t == "pscustomobject" else value
+        )
     raise OperatorError(f"unknown type [{target}]")
 
 
@@ -290,8 +305,10 @@ def _to_int(value: Any) -> int:
     except CastError:
         if not isinstance(value, str):
             raise
-        raise CastError(f'Cannot convert value "{value}" to type "System.Int32". '
-                        'Error: "Input string was not in a correct format."') from None
+        raise CastError(
+            f'Cannot convert value "{value}" to type "System.Int32". '
+            'Error: "Input string was not in a correct format."'
+        ) from None
     if isinstance(n, float):
         if n != n or n in (float("inf"), float("-inf")):
             raise CastError(f"cannot convert {value} to an integer")
@@ -302,8 +319,10 @@ def _to_int(value: Any) -> int:
 def _to_char(value: Any) -> str:
     if isinstance(value, str):
         if len(value) != 1:
-            raise CastError(f'Cannot convert value "{value}" to type "System.Char". '
-                            'Error: "String must be exactly one character long."')
+            raise CastError(
+                f'Cannot convert value "{value}" to type "System.Char". '
+                'Error: "String must be exactly one character long."'
+            )
         return Char(value)
     return Char(chr(int(to_number(value))))
 
@@ -325,8 +344,10 @@ def _to_bool(value: Any) -> bool:
 
 
 CONVERSIONS: dict[str, Callable[[Any], Any]] = {
-    **dict.fromkeys(("int", "long", "int32", "int64", "int16", "uint32", "uint64", "short",
-                     "byte", "sbyte"), _to_int),
+    **dict.fromkeys(
+        ("int", "long", "int32", "int64", "int16", "uint32", "uint64", "short", "byte", "sbyte"),
+        _to_int,
+    ),
     **dict.fromkeys(("double", "float", "decimal", "single"), lambda v: float(to_number(v))),
     "string": lambda v: to_string(v),
     **dict.fromkeys(("bool", "boolean", "switch"), _to_bool),
@@ -365,7 +386,7 @@ def _substring(s: str, a: list[Any]) -> str:
         length = int(to_number(a[1]))
         if length < 0 or start + length > len(s):
             raise ValueError("Index and length must refer to a location within the string")
-        return s[start:start + length]
+        return s[start : start + length]
     return s[start:]
 
 
@@ -373,8 +394,11 @@ def _split(s: str, t: list[str], a: list[Any]) -> list[str]:
     """.NET ``Split``: on each separator string (PowerShell 7 binds a string as one separator)."""
     options = {x.lower() for x in t if x.lower() in ("removeemptyentries", "trimentries", "none")}
     counts = [int(v) for v in a if isinstance(v, int) and not isinstance(v, bool)]
-    seps = [x for x, v in zip(t, a, strict=True)
-            if x.lower() not in options and not (isinstance(v, int) and not isinstance(v, bool))]
+    seps = [
+        x
+        for x, v in zip(t, a, strict=True)
+        if x.lower() not in options and not (isinstance(v, int) and not isinstance(v, bool))
+    ]
     seps = [c for sep in seps for c in (list(sep) if isinstance(a[0], list) else [sep])]
     pattern = "|".join(re.escape(x) for x in seps if x) or r"\s"
     parts = re.split(pattern, s, maxsplit=max(counts[0] - 1, 0) if counts else 0)
@@ -396,22 +420,32 @@ STRING_METHODS: dict[tuple[str, int], Callable[[str, list[str], list[Any]], Any]
     ("tostring", 0): lambda s, t, a: s,
     ("split", -1): _split,
     ("replace", 2): lambda s, t, a: s.replace(t[0], t[1]),
-    ("startswith", -1): lambda s, t, a: s.lower().startswith(t[0].lower())
-    if len(t) > 1 and "ignorecase" in t[1].lower() else s.startswith(t[0]),
-    ("endswith", -1): lambda s, t, a: s.lower().endswith(t[0].lower())
-    if len(t) > 1 and "ignorecase" in t[1].lower() else s.endswith(t[0]),
-    ("contains", -1): lambda s, t, a: t[0].lower() in s.lower()
-    if len(t) > 1 and "ignorecase" in t[1].lower() else t[0] in s,
+    ("startswith", -1): lambda s, t, a: (
+        s.lower().startswith(t[0].lower())
+        if len(t) > 1 and "ignorecase" in t[1].lower()
+        else s.startswith(t[0])
+    ),
+    ("endswith", -1): lambda s, t, a: (
+        s.lower().endswith(t[0].lower())
+        if len(t) > 1 and "ignorecase" in t[1].lower()
+        else s.endswith(t[0])
+    ),
+    ("contains", -1): lambda s, t, a: (
+        t[0].lower() in s.lower() if len(t) > 1 and "ignorecase" in t[1].lower() else t[0] in s
+    ),
     ("substring", -1): lambda s, t, a: _substring(s, a),
     ("indexof", -1): lambda s, t, a: s.find(t[0], int(to_number(a[1])) if len(a) > 1 else 0),
     ("lastindexof", 1): lambda s, t, a: s.rfind(t[0]),
     ("padleft", -1): lambda s, t, a: s.rjust(int(to_number(a[0])), t[1] if len(t) > 1 else " "),
     ("padright", -1): lambda s, t, a: s.ljust(int(to_number(a[0])), t[1] if len(t) > 1 else " "),
-    ("insert", 2): lambda s, t, a: s[:int(to_number(a[0]))] + t[1] + s[int(to_number(a[0])):],
-    ("remove", -1): lambda s, t, a: s[:int(to_number(a[0]))] + (
-        s[int(to_number(a[0])) + int(to_number(a[1])):] if len(a) > 1 else ""),
-    ("equals", -1): lambda s, t, a: s.lower() == t[0].lower()
-    if len(t) > 1 and "ignorecase" in t[1].lower() else s == t[0],
+    ("insert", 2): lambda s, t, a: s[: int(to_number(a[0]))] + t[1] + s[int(to_number(a[0])) :],
+    ("remove", -1): lambda s, t, a: (
+        s[: int(to_number(a[0]))]
+        + (s[int(to_number(a[0])) + int(to_number(a[1])) :] if len(a) > 1 else "")
+    ),
+    ("equals", -1): lambda s, t, a: (
+        s.lower() == t[0].lower() if len(t) > 1 and "ignorecase" in t[1].lower() else s == t[0]
+    ),
     ("compareto", 1): lambda s, t, a: (s > t[0]) - (s < t[0]),
     ("tochararray", 0): lambda s, t, a: [Char(c) for c in s],
     ("getenumerator", 0): lambda s, t, a: list(s),

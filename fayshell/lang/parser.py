@@ -18,17 +18,68 @@ from fayshell.lang.values import parse_unit_number
 
 T = TypeVar("T")
 
-KEYWORDS = frozenset({"if", "elseif", "else", "foreach", "while", "function", "return",
-                      "break", "continue", "throw", "param", "in", "for", "do", "until",
-                      "switch", "try", "catch", "finally", "trap", "exit", "filter"})
+KEYWORDS = frozenset(
+    {
+        "if",
+        "elseif",
+        "else",
+        "foreach",
+        "while",
+        "function",
+        "return",
+        "break",
+        "continue",
+        "throw",
+        "param",
+        "in",
+        "for",
+        "do",
+        "until",
+        "switch",
+        "try",
+        "catch",
+        "finally",
+        "trap",
+        "exit",
+        "filter",
+    }
+)
 #: Keywords that start a statement with its own parser (the rest are handled inline).
-STATEMENT_KEYWORDS = ("if", "foreach", "while", "function", "filter", "for", "do", "switch",
-                      "try", "trap")
+STATEMENT_KEYWORDS = (
+    "if",
+    "foreach",
+    "while",
+    "function",
+    "filter",
+    "for",
+    "do",
+    "switch",
+    "try",
+    "trap",
+)
 NAMED_BLOCKS = ("begin", "process", "end", "dynamicparam")
 LOGICAL_OPS = ("and", "or", "xor")
 COMPARISON_OPS = (
-    "eq", "ne", "gt", "ge", "lt", "le", "like", "notlike", "match", "notmatch",
-    "in", "notin", "contains", "notcontains", "replace", "split", "join", "is", "isnot", "as",
+    "eq",
+    "ne",
+    "gt",
+    "ge",
+    "lt",
+    "le",
+    "like",
+    "notlike",
+    "match",
+    "notmatch",
+    "in",
+    "notin",
+    "contains",
+    "notcontains",
+    "replace",
+    "split",
+    "join",
+    "is",
+    "isnot",
+    "as",
 )
 CASE_PREFIXED = tuple(p + op for p in ("c", "i") for op in COMPARISON_OPS[:16])
 ASSIGN_OPS = ("??=", "+=", "-=", "*=", "/=", "%=", "=")
@@ -41,7 +92,8 @@ CAST_OPERAND = re.compile(r"[$(@'\"\[{0-9]|[-+][0-9.$(]")
 
 NUMBER = re.compile(
     r"(?i)(?:0x(?P<hex>[0-9a-f]+)|(?P<num>\d+(?:\.\d+)?)"
-    r"(?:(?P<unit>ns|us|ms|s|m|h|kb|mb|gb|tb)|(?P<exp>e[+-]?\d+))?)(?![\w])")
+    r"(?:(?P<unit>ns|us|ms|s|m|h|kb|mb|gb|tb)|(?P<exp>e[+-]?\d+))?)(?![\w])"
+)
 IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 DASH_WORD = re.compile(r"-([A-Za-z][A-Za-z0-9_]*)")
 VAR_NAME = re.compile(r"[A-Za-z0-9_?^]+(?::[A-Za-z0-9_]+)?")
@@ -61,8 +113,9 @@ class Loc(TypedDict):
 class Parser:
     """One parse of one source text. Use :func:`parse` instead of this class directly."""
 
-    def __init__(self, src: str, file: str = "<input>",
-                 raw_commands: frozenset[str] = frozenset()) -> None:
+    def __init__(
+        self, src: str, file: str = "<input>", raw_commands: frozenset[str] = frozenset()
+    ) -> None:
         self.src = src
         self.file = file
         self.pos = 0
@@ -86,7 +139,7 @@ class Parser:
         line, col = self.location(pos)
         start = self.line_starts[line - 1]
         end = self.src.find("\n", start)
-        text = self.src[start: end if end >= 0 else len(self.src)]
+        text = self.src[start : end if end >= 0 else len(self.src)]
         return SourceSpan(self.file, line, col, text)
 
     def error(self, message: str, expected: str = "", pos: int | None = None) -> ParseError:
@@ -153,8 +206,9 @@ class Parser:
         """The keyword starting here (followed by a non-word char), lower-cased, or ''."""
         w = self.word_at().lower()
         end = self.pos + len(w)
-        if w in KEYWORDS and (end >= len(self.src) or self.src[end] not in "-_.\\/"
-                              and not self.src[end].isalnum()):
+        if w in KEYWORDS and (
+            end >= len(self.src) or self.src[end] not in "-_.\\/" and not self.src[end].isalnum()
+        ):
             return w
         return ""
 
@@ -214,8 +268,9 @@ class Parser:
             out.append(self.statement())
             self.skip_ws()
             if not (self.eof() or self.peek() in "\n;" or (end and self.peek() == end)):
-                raise self.error(f"unexpected {self.describe_here()}",
-                                 "end of statement (newline or ';')")
+                raise self.error(
+                    f"unexpected {self.describe_here()}", "end of statement (newline or ';')"
+                )
 
     def statement(self) -> ast.Node:
         start = self.pos
@@ -230,11 +285,16 @@ class Parser:
             return loop
         kw = self.keyword_at()
         handlers: dict[str, Callable[[int], ast.Node]] = {
-            "if": self.if_statement, "foreach": self.foreach_statement,
-            "while": self.while_statement, "function": self.function_statement,
-            "filter": self.function_statement, "for": self.for_statement,
-            "do": self.do_statement, "switch": self.switch_statement,
-            "try": self.try_statement, "trap": self.trap_statement,
+            "if": self.if_statement,
+            "foreach": self.foreach_statement,
+            "while": self.while_statement,
+            "function": self.function_statement,
+            "filter": self.function_statement,
+            "for": self.for_statement,
+            "do": self.do_statement,
+            "switch": self.switch_statement,
+            "try": self.try_statement,
+            "trap": self.trap_statement,
         }
         if kw in handlers:
             self.pos += len(kw)
@@ -271,7 +331,7 @@ class Parser:
         while True:
             save = self.pos
             self.skip_ws()
-            op = self.src[self.pos:self.pos + 2]
+            op = self.src[self.pos : self.pos + 2]
             if op not in ("&&", "||"):
                 self.pos = save
                 return left
@@ -434,8 +494,10 @@ class Parser:
                 break
             flag = next((f for f in self.SWITCH_FLAGS if f.startswith(m.group(1).lower())), "")
             if not flag:
-                raise self.error(f"unknown switch option -{m.group(1)}",
-                                 "-Regex, -Wildcard, -Exact or -CaseSensitive")
+                raise self.error(
+                    f"unknown switch option -{m.group(1)}",
+                    "-Regex, -Wildcard, -Exact or -CaseSensitive",
+                )
             flags.add(flag)
             self.pos = m.end()
         if "file" in flags:  # switch -File path { ... }
@@ -462,7 +524,10 @@ class Parser:
     def switch_clause(self) -> ast.SwitchClause:
         cstart = self.pos
         pattern: ast.Node | None
-        if self.word_at().lower() == "default" and not self.src[self.pos + 7:self.pos + 8].isalnum():
+        if (
+            self.word_at().lower() == "default"
+            and not self.src[self.pos + 7 : self.pos + 8].isalnum()
+        ):
             self.pos += 7
             pattern = None
         elif self.peek() == "{":
@@ -523,12 +588,11 @@ class Parser:
         self.skip_ws(newlines=True)
         body_start = self.pos
         lit = self.script_block()
-        text = self.src[body_start + 1: self.pos - 1]
+        text = self.src[body_start + 1 : self.pos - 1]
         named = lit.named
-        if named is None and self.src[start:start + 6].lower() == "filter":
+        if named is None and self.src[start : start + 6].lower() == "filter":
             named = {"process": lit.body}
-        return ast.FunctionDef(name, params or lit.params, lit.body, text, named,
-                               **self.at(start))
+        return ast.FunctionDef(name, params or lit.params, lit.body, text, named, **self.at(start))
 
     def param_list(self) -> list[ast.ParamDecl]:
         """``( [type]$a = default, $b )`` -- after ``param`` or a function name."""
@@ -564,10 +628,17 @@ class Parser:
                     default = self.expression()
                 finally:
                     self.no_comma -= 1
-            out.append(ast.ParamDecl(var.name, ptype, default, "mandatory" in flags,
-                                     "valuefrompipeline" in flags,
-                                     "valuefrompipelinebypropertyname" in flags,
-                                     **self.at(pstart)))
+            out.append(
+                ast.ParamDecl(
+                    var.name,
+                    ptype,
+                    default,
+                    "mandatory" in flags,
+                    "valuefrompipeline" in flags,
+                    "valuefrompipelinebypropertyname" in flags,
+                    **self.at(pstart),
+                )
+            )
             self.skip_ws(newlines=True)
             if self.peek() == ",":
                 self.pos += 1
@@ -605,7 +676,11 @@ class Parser:
             callee = self.postfix(self.primary()) if self.peek() in "$({\"'@" else self.arg_atom()
             args, redirects = self.command_args()
             return ast.Command(ch, args, callee=callee, redirects=redirects, **self.at(start))
-        if ch.isalpha() or ch == "_" or (ch in "?%" and (self.peek(1) in " \t\n{" or self.peek(1) == EOF_MARK)):
+        if (
+            ch.isalpha()
+            or ch == "_"
+            or (ch in "?%" and (self.peek(1) in " \t\n{" or self.peek(1) == EOF_MARK))
+        ):
             return self.command()
         if ch == EOF_MARK or ch in "|;)}":
             raise self.error(f"unexpected {self.describe_here()}", "a command or expression")
@@ -710,7 +785,7 @@ class Parser:
             self.pos += 1
         if depth > 0:
             raise self.incomplete("missing closing ')' in SQL", "')'", start)
-        return src[start:self.pos].strip()
+        return src[start : self.pos].strip()
 
     def param_arg(self) -> ast.ParamArg:
         start = self.pos
@@ -753,7 +828,7 @@ class Parser:
         end = self.pos
         while end < len(self.src) and self.src[end] not in BAREWORD_STOP:
             end += 1
-        word = self.src[self.pos:end]
+        word = self.src[self.pos : end]
         self.pos = end
         number = self.number_value(word)
         if number is not None:
@@ -891,7 +966,7 @@ class Parser:
             self.skip_ws()
             return ast.Unary("-" + word, self.unary(), **self.at(start))
         if self.src.startswith(("++", "--"), self.pos) and self.peek(2) == "$":
-            op = self.src[self.pos:self.pos + 2]
+            op = self.src[self.pos : self.pos + 2]
             self.pos += 2
             return ast.IncDec(op, self.postfix(self.variable()), True, **self.at(start))
         if ch in "-+" and self.peek(1) in "$([":
@@ -906,10 +981,12 @@ class Parser:
                 self.pos += 2
                 name = self.word_at()
                 if not name:
-                    raise self.error(f"unexpected {self.describe_here()}", "a member name after '::'")
+                    raise self.error(
+                        f"unexpected {self.describe_here()}", "a member name after '::'"
+                    )
                 self.pos += len(name)
                 args = self.call_args() if self.peek() == "(" else None
-                written = self.src[start + 1:self.src.index("::", start)].strip()[:-1].strip()
+                written = self.src[start + 1 : self.src.index("::", start)].strip()[:-1].strip()
                 return self.postfix(ast.StaticMember(written, name, args, **self.at(start)))
             save = self.pos
             self.skip_ws()
@@ -929,7 +1006,7 @@ class Parser:
             i += 1
         if depth:
             raise self.incomplete("missing closing ']'", "']'", start)
-        name = self.src[self.pos:i - 1].strip()
+        name = self.src[self.pos : i - 1].strip()
         self.pos = i
         return name.lower()
 
@@ -937,7 +1014,11 @@ class Parser:
         while True:
             ch = self.peek()
             start = self.pos
-            if ch == "." and self.peek(1) != "." and (self.peek(1).isalpha() or self.peek(1) == "_"):
+            if (
+                ch == "."
+                and self.peek(1) != "."
+                and (self.peek(1).isalpha() or self.peek(1) == "_")
+            ):
                 self.pos += 1
                 name = self.word_at()
                 self.pos += len(name)
@@ -945,11 +1026,13 @@ class Parser:
                     node = ast.MethodCall(node, name, self.call_args(), **self.at(start))
                 else:
                     node = ast.Member(node, name, **self.at(start))
-            elif (self.src.startswith(("++", "--"), self.pos)
-                  and isinstance(node, (ast.VarRef, ast.Member, ast.Index))):
+            elif self.src.startswith(("++", "--"), self.pos) and isinstance(
+                node, (ast.VarRef, ast.Member, ast.Index)
+            ):
                 self.pos += 2
-                return ast.IncDec(self.src[start:start + 2], node, False,
-                                  line=node.line, col=node.col)
+                return ast.IncDec(
+                    self.src[start : start + 2], node, False, line=node.line, col=node.col
+                )
             elif ch == "[":
                 self.pos += 1
                 self.skip_ws(newlines=True)
@@ -1052,13 +1135,14 @@ class Parser:
             end = self.src.find("}", self.pos)
             if end < 0:
                 raise self.incomplete("missing closing '}'", "'}'", start)
-            name = self.src[self.pos + 1:end]
+            name = self.src[self.pos + 1 : end]
             self.pos = end + 1
             return ast.VarRef(name, **self.at(start))
         m = VAR_NAME.match(self.src, self.pos)
         if not m:
-            raise self.error("'$' is not followed by a variable name", "a variable name",
-                             pos=self.pos)
+            raise self.error(
+                "'$' is not followed by a variable name", "a variable name", pos=self.pos
+            )
         self.pos = m.end()
         return ast.VarRef(m.group(0), **self.at(start))
 
@@ -1118,7 +1202,7 @@ class Parser:
         if self.eof():
             raise self.incomplete("missing closing '}'", "'}'", start)
         self.pos += 1
-        text = self.src[start + 1:self.pos - 1]
+        text = self.src[start + 1 : self.pos - 1]
         return ast.ScriptBlockLit(params, body, text, named, **self.at(start))
 
     def named_block_word(self) -> str:
@@ -1129,7 +1213,7 @@ class Parser:
         i = self.pos + len(word)
         while i < len(self.src) and self.src[i] in " \t\r\n":
             i += 1
-        return word if self.src[i:i + 1] == "{" else ""
+        return word if self.src[i : i + 1] == "{" else ""
 
     def named_blocks(self, start: int) -> dict[str, list[ast.Node]] | None:
         """A body written as ``begin { } process { } end { }``, or None for a plain body."""
@@ -1145,8 +1229,9 @@ class Parser:
                 return named
             word = self.named_block_word()
             if not word:
-                raise self.error(f"unexpected {self.describe_here()}",
-                                 "begin, process or end block")
+                raise self.error(
+                    f"unexpected {self.describe_here()}", "begin, process or end block"
+                )
             self.pos += len(word)
             named[word] = self.block()
 
@@ -1163,8 +1248,8 @@ class Parser:
         while True:
             end = src.find("'", self.pos)
             if end < 0:
-                raise self.incomplete("unclosed string", "a closing \"'\"", start)
-            out.append(src[self.pos:end])
+                raise self.incomplete("unclosed string", 'a closing "\'"', start)
+            out.append(src[self.pos : end])
             self.pos = end + 1
             if self.peek() == "'":
                 out.append("'")
@@ -1179,8 +1264,9 @@ class Parser:
         self.pos += 2
         self.skip_ws()
         if self.peek() not in ("\n", EOF_MARK):
-            raise self.error("a here-string's opening quote must end its line",
-                             "a newline after @" + quote)
+            raise self.error(
+                "a here-string's opening quote must end its line", "a newline after @" + quote
+            )
         body_start = self.pos + 1
         end_m = re.compile(r"\r?\n" + quote + "@").search(self.src, self.pos)
         empty = self.src.startswith(quote + "@", body_start)
@@ -1196,8 +1282,18 @@ class Parser:
         self.pos = after
         return node
 
-    ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "0": "\0", "a": "\a", "e": "\x1b",
-               "`": "`", '"': '"', "$": "$", "'": "'"}
+    ESCAPES = {
+        "n": "\n",
+        "t": "\t",
+        "r": "\r",
+        "0": "\0",
+        "a": "\a",
+        "e": "\x1b",
+        "`": "`",
+        '"': '"',
+        "$": "$",
+        "'": "'",
+    }
 
     def double_quoted(self) -> ast.Node:
         start = self.pos
@@ -1231,8 +1327,9 @@ class Parser:
                 buf.append(self.ESCAPES.get(src[self.pos + 1], src[self.pos + 1]))
                 self.pos += 2
                 continue
-            if ch == "$" and (self.peek(1) == "(" or self.peek(1) == "{"
-                              or VAR_NAME.match(src, self.pos + 1)):
+            if ch == "$" and (
+                self.peek(1) == "(" or self.peek(1) == "{" or VAR_NAME.match(src, self.pos + 1)
+            ):
                 if buf:
                     parts.append("".join(buf))
                     buf = []
@@ -1256,7 +1353,7 @@ def attribute_flags(text: str) -> set[str]:
     """``Parameter(Mandatory, ValueFromPipeline=$true)`` -> {"mandatory", "valuefrompipeline"}."""
     if not text.startswith("parameter"):
         return set()
-    inner = text[text.find("(") + 1:text.rfind(")")]
+    inner = text[text.find("(") + 1 : text.rfind(")")]
     flags = set()
     for part in inner.split(","):
         name, _, value = part.partition("=")
@@ -1279,8 +1376,9 @@ def number_from_match(m: re.Match[str]) -> object:
     return int(digits)
 
 
-def parse(src: str, file: str = "<input>",
-          raw_commands: frozenset[str] = frozenset({"sql"})) -> ast.Script:
+def parse(
+    src: str, file: str = "<input>", raw_commands: frozenset[str] = frozenset({"sql"})
+) -> ast.Script:
     """Parse a whole script. Raises ParseError (IncompleteInput when more input could fix it)."""
     parser = Parser(src, file, raw_commands)
     try:

@@ -36,12 +36,24 @@ from fayshell.errors import FayError
 PART = "fay_part"
 
 #: Aggregates merged by applying another aggregate to the partial column.
-REMERGE = {"count_star": "count", "count": "count", "sum": "sum", "min": "min", "max": "max",
-           "bool_and": "bool_and", "bool_or": "bool_or", "any_value": "any_value",
-           "first": "first", "arbitrary": "first",     # some node's first (as unordered)
-           "avg": "avg", "mean": "avg", "quantile_cont": "quantile_cont",
-           "median": "quantile_cont", "quantile_disc": "quantile_disc",
-           "quantile": "quantile_disc"}
+REMERGE = {
+    "count_star": "count",
+    "count": "count",
+    "sum": "sum",
+    "min": "min",
+    "max": "max",
+    "bool_and": "bool_and",
+    "bool_or": "bool_or",
+    "any_value": "any_value",
+    "first": "first",
+    "arbitrary": "first",  # some node's first (as unordered)
+    "avg": "avg",
+    "mean": "avg",
+    "quantile_cont": "quantile_cont",
+    "median": "quantile_cont",
+    "quantile_disc": "quantile_disc",
+    "quantile": "quantile_disc",
+}
 QUANTILES = ("quantile_cont", "quantile_disc")
 
 
@@ -99,8 +111,10 @@ class Splitter:
     options: SplitOptions = field(default_factory=SplitOptions)
 
     def __post_init__(self) -> None:
-        rows = self.con.execute("SELECT DISTINCT function_name FROM duckdb_functions() "
-                                "WHERE function_type = 'aggregate'").fetchall()
+        rows = self.con.execute(
+            "SELECT DISTINCT function_name FROM duckdb_functions() "
+            "WHERE function_type = 'aggregate'"
+        ).fetchall()
         self.aggregates = {r[0] for r in rows} | {"count_star"}
         self.parts: list[str] = []
         self.approx: list[str] = []
@@ -120,19 +134,20 @@ class Splitter:
 
     def render(self, node: dict[str, Any]) -> str:
         doc = {"error": False, "statements": [{"node": node, "named_param_map": []}]}
-        text: str = self.con.execute("SELECT json_deserialize_sql(?)", [json.dumps(doc)]
-                                     ).fetchall()[0][0]
+        text: str = self.con.execute(
+            "SELECT json_deserialize_sql(?)", [json.dumps(doc)]
+        ).fetchall()[0][0]
         return text
 
     def expr_sql(self, expr: dict[str, Any]) -> str:
         holder = self.parse("SELECT 1")
         holder["select_list"] = [dict(expr, alias="")]
-        return self.render(holder)[len("SELECT "):]
+        return self.render(holder)[len("SELECT ") :]
 
     def from_sql(self, table: dict[str, Any]) -> str:
         holder = self.parse("SELECT * FROM fay_x")
         holder["from_table"] = table
-        return self.render(holder)[len("SELECT * FROM "):]
+        return self.render(holder)[len("SELECT * FROM ") :]
 
     # ---- the split ----
 
@@ -179,15 +194,16 @@ class Splitter:
 
     def source(self, table: dict[str, Any]) -> Local | Merged:
         kind = table["type"]
-        if kind in ("BASE_TABLE", "EMPTY", "TABLE_FUNCTION"):      # evaluated on each node
+        if kind in ("BASE_TABLE", "EMPTY", "TABLE_FUNCTION"):  # evaluated on each node
             holder = self.parse("SELECT * FROM fay_x")
             holder["from_table"] = table
             return Local(holder)
         if kind == "SUBQUERY":
             return self.walk(table["subquery"]["node"])
         if kind == "JOIN":
-            raise Unsplittable("a join is not split (on the shell it could pair rows of "
-                               "different nodes)")
+            raise Unsplittable(
+                "a join is not split (on the shell it could pair rows of different nodes)"
+            )
         raise Unsplittable(f"{kind.lower().replace('_', ' ')} in FROM is not split")
 
     def subquery(self, node: dict[str, Any], like: dict[str, Any]) -> dict[str, Any]:
@@ -251,8 +267,9 @@ class Splitter:
         unknown = set(mods) - {"ORDER_MODIFIER", "LIMIT_MODIFIER", "DISTINCT_MODIFIER"}
         if unknown:
             raise Unsplittable(f"{sorted(unknown)[0]} is not split")
-        order, limit, distinct = (mods.get(k) for k in ("ORDER_MODIFIER", "LIMIT_MODIFIER",
-                                                        "DISTINCT_MODIFIER"))
+        order, limit, distinct = (
+            mods.get(k) for k in ("ORDER_MODIFIER", "LIMIT_MODIFIER", "DISTINCT_MODIFIER")
+        )
         if distinct is not None:
             return self.distinct(node, src, distinct)
         base = dict(node, from_table=self.subquery(src.node, node["from_table"]), modifiers=[])
@@ -265,13 +282,26 @@ class Splitter:
                 return Local(base)
             if is_star(node):
                 return Local(base, src.order)
-            merged = self.to_merged(src)            # a projection of ordered rows: order at
-            return Merged(dict(node, from_table=self.subquery(merged.merge,  # the shell
-                                                              node["from_table"])))
+            merged = self.to_merged(src)  # a projection of ordered rows: order at
+            return Merged(
+                dict(
+                    node,
+                    from_table=self.subquery(
+                        merged.merge,  # the shell
+                        node["from_table"],
+                    ),
+                )
+            )
         return self.top_n(node, src, order, limit, base)
 
-    def top_n(self, node: dict[str, Any], src: Local, order: dict[str, Any] | None,
-              limit: dict[str, Any], base: dict[str, Any]) -> Merged:
+    def top_n(
+        self,
+        node: dict[str, Any],
+        src: Local,
+        order: dict[str, Any] | None,
+        limit: dict[str, Any],
+        base: dict[str, Any],
+    ) -> Merged:
         n, skip = const_int(limit.get("limit")), const_int(limit.get("offset"), 0)
         if n is None or skip is None:
             raise Unsplittable("LIMIT/OFFSET must be constant integers to be split")
@@ -280,22 +310,24 @@ class Splitter:
         if order is not None or src.order is None:
             part = dict(base, modifiers=[m for m in (order, keep) if m])
             ordered = f" ORDER BY {self.order_sql(order)}" if order else ""
-            return Merged(self.parse(f"SELECT * FROM {self.add_part(self.render(part))}"
-                                     f"{ordered}{tail}"))
-        rows = dict(base, select_list=self.parse("SELECT *")["select_list"],
-                    modifiers=[src.order, keep])
+            return Merged(
+                self.parse(f"SELECT * FROM {self.add_part(self.render(part))}{ordered}{tail}")
+            )
+        rows = dict(
+            base, select_list=self.parse("SELECT *")["select_list"], modifiers=[src.order, keep]
+        )
         name = self.add_part(self.render(rows))
         inner = self.parse(f"SELECT * FROM {name} ORDER BY {self.order_sql(src.order)}")
-        outer = dict(node, from_table=self.subquery(inner, node["from_table"]),
-                     where_clause=None)
+        outer = dict(node, from_table=self.subquery(inner, node["from_table"]), where_clause=None)
         outer["modifiers"] = [self.parse(f"SELECT 1{tail}")["modifiers"][0]]
         return Merged(outer)
 
     def distinct(self, node: dict[str, Any], src: Local, distinct: dict[str, Any]) -> Merged:
         if distinct.get("distinct_on_targets"):
             raise Unsplittable("DISTINCT ON is not split")
-        part = dict(node, from_table=self.subquery(src.node, node["from_table"]),
-                    modifiers=[distinct])
+        part = dict(
+            node, from_table=self.subquery(src.node, node["from_table"]), modifiers=[distinct]
+        )
         name = self.add_part(self.render(part))
         rest = [m for m in node["modifiers"] if m["type"] != "DISTINCT_MODIFIER"]
         merge = self.parse(f"SELECT DISTINCT * FROM {name}")
@@ -309,9 +341,13 @@ class Splitter:
         names = {(e.get("alias") or col_name(e) or "").lower() for e in node["select_list"]}
         for o in order["orders"]:
             for ref in walk_json(o["expression"]):
-                if ref.get("class") == "COLUMN_REF" and ref["column_names"][-1].lower() not in names:
-                    raise Unsplittable(f"ORDER BY {ref['column_names'][-1]!r}, which is not "
-                                       "selected, is not split")
+                if (
+                    ref.get("class") == "COLUMN_REF"
+                    and ref["column_names"][-1].lower() not in names
+                ):
+                    raise Unsplittable(
+                        f"ORDER BY {ref['column_names'][-1]!r}, which is not selected, is not split"
+                    )
 
     # ---- aggregates ----
 
@@ -335,8 +371,7 @@ class Splitter:
         keys = []
         for g in node.get("group_expressions") or []:
             pos = const_int(g)
-            keys.append(strip_alias(sel[pos - 1]) if pos is not None and 0 < pos <= len(sel)
-                        else g)
+            keys.append(strip_alias(sel[pos - 1]) if pos is not None and 0 < pos <= len(sel) else g)
         return keys
 
 
@@ -353,13 +388,14 @@ class AggSplit:
     def build(self) -> Merged:
         keys = [f"fay_k{i}" for i in range(len(self.groups))]
         partials: list[str] = []
-        merged: dict[str, str] = {}          # canon(call) -> merge SQL over the partials
+        merged: dict[str, str] = {}  # canon(call) -> merge SQL over the partials
         joins: list[str] = []
         for i, call in enumerate(self.calls):
             merged[canon(call)] = self.partial(i, call, partials, joins, keys)
         part = self.add_node_part(keys, partials)
-        inner = [f"_a.{k}" for k in keys] + [f"{m} AS fay_m{j}"
-                                              for j, m in enumerate(merged.values())]
+        inner = [f"_a.{k}" for k in keys] + [
+            f"{m} AS fay_m{j}" for j, m in enumerate(merged.values())
+        ]
         group = f" GROUP BY {', '.join(f'_a.{k}' for k in keys)}" if keys else ""
         inner_sql = f"SELECT {', '.join(inner) or 'NULL'} FROM {part} AS _a{''.join(joins)}{group}"
         slots = {c: f"fay_m{j}" for j, c in enumerate(merged)}
@@ -378,15 +414,20 @@ class AggSplit:
         gk = [self.sp.expr_sql(g) for g in self.groups]
         cols = [f"{g} AS {k}" for g, k in zip(gk, keys, strict=True)] + partials
         group = f" GROUP BY {', '.join(gk)}" if gk else ""
-        return self.sp.add_part(f"SELECT {', '.join(cols) or 'count(*) AS fay_rows'} FROM "
-                                f"{self.from_sql()}{self.where_sql()}{group}")
+        return self.sp.add_part(
+            f"SELECT {', '.join(cols) or 'count(*) AS fay_rows'} FROM "
+            f"{self.from_sql()}{self.where_sql()}{group}"
+        )
 
-    def partial(self, i: int, call: dict[str, Any], partials: list[str], joins: list[str],
-                keys: list[str]) -> str:
+    def partial(
+        self, i: int, call: dict[str, Any], partials: list[str], joins: list[str], keys: list[str]
+    ) -> str:
         name = call["function_name"]
         if name not in REMERGE:
-            raise Unsplittable(f"the aggregate {name}() is not split (count, sum, min, max, "
-                               "avg, bool_and, bool_or, first, any_value and percentiles are)")
+            raise Unsplittable(
+                f"the aggregate {name}() is not split (count, sum, min, max, "
+                "avg, bool_and, bool_or, first, any_value and percentiles are)"
+            )
         if call.get("distinct"):
             raise Unsplittable(f"{name}(DISTINCT …) is not split")
         if call.get("order_bys", {}).get("orders"):
@@ -412,23 +453,30 @@ class AggSplit:
     def quantile(self, i: int, call: dict[str, Any], joins: list[str], keys: list[str]) -> str:
         args = [a["expression"] for a in call["arguments"]]
         disc = REMERGE[call["function_name"]] == "quantile_disc"
-        q = 0.5 if call["function_name"] == "median" else const_float(args[1] if len(args) > 1
-                                                                      else None)
+        q = (
+            0.5
+            if call["function_name"] == "median"
+            else const_float(args[1] if len(args) > 1 else None)
+        )
         if q is None or not 0 <= q <= 1:
-            raise Unsplittable(f"{call['function_name']}() needs one constant fraction in 0..1 "
-                               "to be split")
+            raise Unsplittable(
+                f"{call['function_name']}() needs one constant fraction in 0..1 to be split"
+            )
         x = self.sp.expr_sql(args[0])
         value = x if self.sp.options.exact_quantiles else self.bucket(x)
         if not self.sp.options.exact_quantiles:
-            self.sp.approx.append(f"{self.sp.expr_sql(call)}: log-bucketed histogram, relative "
-                                  f"error <= {self.sp.options.alpha:.2%}")
+            self.sp.approx.append(
+                f"{self.sp.expr_sql(call)}: log-bucketed histogram, relative "
+                f"error <= {self.sp.options.alpha:.2%}"
+            )
         gk = [self.sp.expr_sql(g) for g in self.groups]
         cols = [f"{g} AS {k}" for g, k in zip(gk, keys, strict=True)]
         filt = call.get("filter")
         cond = f"({x}) IS NOT NULL" + (f" AND ({self.sp.expr_sql(filt)})" if filt else "")
         part = self.sp.add_part(
             f"SELECT {', '.join([*cols, f'{value} AS fay_v', 'count(*) AS fay_n'])} FROM "
-            f"{self.from_sql()}{self.where_sql(cond)} GROUP BY {', '.join([*gk, value])}")
+            f"{self.from_sql()}{self.where_sql(cond)} GROUP BY {', '.join([*gk, value])}"
+        )
         alias = f"_q{i}"
         on = " AND ".join(f"_a.{k} IS NOT DISTINCT FROM {alias}.{k}" for k in keys) or "TRUE"
         joins.append(f" LEFT JOIN ({weighted_quantile(part, keys, q, disc)}) AS {alias} ON {on}")
@@ -436,11 +484,14 @@ class AggSplit:
 
     def bucket(self, x: str) -> str:
         g = repr(self.sp.options.gamma)
-        return (f"CASE WHEN ({x}) = 0 THEN 0.0 ELSE sign({x}) * (2 * pow({g}, ceil(ln(abs({x})) "
-                f"/ ln({g}))) / ({g} + 1)) END")
+        return (
+            f"CASE WHEN ({x}) = 0 THEN 0.0 ELSE sign({x}) * (2 * pow({g}, ceil(ln(abs({x})) "
+            f"/ ln({g}))) / ({g} + 1)) END"
+        )
 
-    def outer(self, inner: dict[str, Any], keys: list[str],
-              slots: dict[str, str]) -> dict[str, Any]:
+    def outer(
+        self, inner: dict[str, Any], keys: list[str], slots: dict[str, str]
+    ) -> dict[str, Any]:
         """The original SELECT over the merged rows: group expressions and aggregate calls
         replaced by the merged columns; HAVING becomes WHERE."""
         gmap = {canon(g): k for g, k in zip(self.groups, keys, strict=True)}
@@ -473,17 +524,21 @@ def weighted_quantile(part: str, keys: list[str], q: float, disc: bool) -> str:
     ceil(N·q)−1 (0-based)."""
     part_by = f"PARTITION BY {', '.join(keys)} " if keys else ""
     ks = "".join(f"{k}, " for k in keys)
-    rows = (f"SELECT {ks}fay_v, sum(fay_n) OVER ({part_by}ORDER BY fay_v ROWS UNBOUNDED "
-            f"PRECEDING) AS fay_cum, sum(fay_n) OVER ({part_by.strip()}) AS fay_total FROM "
-            f"(SELECT {ks}fay_v, sum(fay_n) AS fay_n FROM {part} GROUP BY ALL) AS _h")
+    rows = (
+        f"SELECT {ks}fay_v, sum(fay_n) OVER ({part_by}ORDER BY fay_v ROWS UNBOUNDED "
+        f"PRECEDING) AS fay_cum, sum(fay_n) OVER ({part_by.strip()}) AS fay_total FROM "
+        f"(SELECT {ks}fay_v, sum(fay_n) AS fay_n FROM {part} GROUP BY ALL) AS _h"
+    )
     if disc:
         rank = f"greatest(ceil(fay_total * {q!r}) - 1, 0)"
         value = f"min(fay_v) FILTER (WHERE fay_cum > {rank})"
     else:
         pos = f"(CAST(fay_total - 1 AS DOUBLE) * {q!r})"
         lo = f"CAST(min(fay_v) FILTER (WHERE fay_cum > floor({pos})) AS DOUBLE)"
-        hi = (f"CAST(min(fay_v) FILTER (WHERE fay_cum > least(floor({pos}) + 1, fay_total - 1)) "
-              "AS DOUBLE)")
+        hi = (
+            f"CAST(min(fay_v) FILTER (WHERE fay_cum > least(floor({pos}) + 1, fay_total - 1)) "
+            "AS DOUBLE)"
+        )
         frac = f"any_value({pos} - floor({pos}))"
         value = f"{lo} + ({hi} - {lo}) * {frac}"
     group = f" GROUP BY {', '.join(keys)}" if keys else ""
@@ -509,20 +564,30 @@ def walk_json(e: Any) -> list[dict[str, Any]]:
 
 def canon(e: Any) -> str:
     """An expression's identity: its JSON without source positions and aliases."""
+
     def clean(v: Any) -> Any:
         if isinstance(v, dict):
-            return {k: clean(x) for k, x in v.items()
-                    if k not in ("query_location", "query_location_length", "alias")}
+            return {
+                k: clean(x)
+                for k, x in v.items()
+                if k not in ("query_location", "query_location_length", "alias")
+            }
         if isinstance(v, list):
             return [clean(x) for x in v]
         return v
+
     return json.dumps(clean(e), sort_keys=True)
 
 
 def column_ref(name: str, alias: str = "") -> dict[str, Any]:
-    return {"class": "COLUMN_REF", "type": "COLUMN_REF", "alias": alias,
-            "query_location": 18446744073709551615, "query_location_length": 0,
-            "column_names": [name]}
+    return {
+        "class": "COLUMN_REF",
+        "type": "COLUMN_REF",
+        "alias": alias,
+        "query_location": 18446744073709551615,
+        "query_location_length": 0,
+        "column_names": [name],
+    }
 
 
 def col_name(e: dict[str, Any]) -> str | None:
@@ -542,8 +607,13 @@ def strip_alias(e: dict[str, Any]) -> dict[str, Any]:
 
 def is_star(node: dict[str, Any]) -> bool:
     sel = node["select_list"]
-    return len(sel) == 1 and sel[0].get("class") == "STAR" and not sel[0].get("exclude_list") \
-        and not sel[0].get("replace_list") and not sel[0].get("expr")
+    return (
+        len(sel) == 1
+        and sel[0].get("class") == "STAR"
+        and not sel[0].get("exclude_list")
+        and not sel[0].get("replace_list")
+        and not sel[0].get("expr")
+    )
 
 
 def const_int(e: dict[str, Any] | None, default: int | None = None) -> int | None:

@@ -146,9 +146,24 @@ class Translator:
         if op in ARITH:
             return self.arithmetic(node)
         case = op[0] == "c" and op[1:] in CMP | {"like": 0, "notlike": 0, "match": 0, "notmatch": 0}
-        base = op[1:] if op[0] in "ci" and len(op) > 2 and op[1:] in (
-            *CMP, "like", "notlike", "match", "notmatch", "in", "notin", "contains",
-            "notcontains") else op
+        base = (
+            op[1:]
+            if op[0] in "ci"
+            and len(op) > 2
+            and op[1:]
+            in (
+                *CMP,
+                "like",
+                "notlike",
+                "match",
+                "notmatch",
+                "in",
+                "notin",
+                "contains",
+                "notcontains",
+            )
+            else op
+        )
         if base in CMP:
             return self.comparison(base, self.expr(node.left), self.expr(node.right), case)
         if base in ("like", "notlike", "match", "notmatch"):
@@ -183,7 +198,10 @@ class Translator:
         if left.kind == "string" and right.kind == "number":
             right = Sql(f"CAST({right.text} AS VARCHAR)", "string")
         if left.kind == "string" and right.kind == "string" and not case:
-            left, right = Sql(f"lower({left.text})", "string"), Sql(f"lower({right.text})", "string")
+            left, right = (
+                Sql(f"lower({left.text})", "string"),
+                Sql(f"lower({right.text})", "string"),
+            )
         if left.kind == "bool" and right.kind != "bool":
             raise Untranslatable("comparison of a boolean with a non-boolean")
         text = f"({left.text} {CMP[op]} {right.text})"

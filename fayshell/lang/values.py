@@ -12,8 +12,12 @@ if TYPE_CHECKING:
     from fayshell.state import Scope
 
 DURATION_UNITS: dict[str, int] = {
-    "ns": 1, "us": 1_000, "ms": 1_000_000, "s": 1_000_000_000,
-    "m": 60_000_000_000, "h": 3_600_000_000_000,
+    "ns": 1,
+    "us": 1_000,
+    "ms": 1_000_000,
+    "s": 1_000_000_000,
+    "m": 60_000_000_000,
+    "h": 3_600_000_000_000,
 }
 SIZE_UNITS: dict[str, int] = {"kb": 1 << 10, "mb": 1 << 20, "gb": 1 << 30, "tb": 1 << 40}
 
@@ -137,8 +141,12 @@ class TypeInfo:
 class ExceptionValue:
     """``$_.Exception`` in a catch block: the message and the .NET-style type name."""
 
-    def __init__(self, message: str, type_name: str = "System.Management.Automation.RuntimeException",
-                 inner: BaseException | None = None) -> None:
+    def __init__(
+        self,
+        message: str,
+        type_name: str = "System.Management.Automation.RuntimeException",
+        inner: BaseException | None = None,
+    ) -> None:
         self.Message = message
         self.TypeName = type_name
         self.InnerException = None
@@ -154,8 +162,9 @@ class ExceptionValue:
 class ErrorRecordValue:
     """``$_`` in catch/trap and items of ``$Error``: prints as its message, like PowerShell."""
 
-    def __init__(self, exception: ExceptionValue, target: Any = None, where: str = "",
-                 error_id: str = "") -> None:
+    def __init__(
+        self, exception: ExceptionValue, target: Any = None, where: str = "", error_id: str = ""
+    ) -> None:
         self.Exception = exception
         self.TargetObject = target
         self.FullyQualifiedErrorId = error_id or exception.Message

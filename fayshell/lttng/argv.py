@@ -247,8 +247,11 @@ class EnableEvent(Request):
         pats = self.patterns or ()
         if self.domain != "user" or not pats or not all(p.startswith("zipkin:") for p in pats):
             raise ParameterError(
-                self.CMDLET, "SampleEvery", "sampling keeps whole BlkKin traces by trace_id: "
-                "use it with -Domain user -Name 'zipkin:*' (events of the zipkin provider)")
+                self.CMDLET,
+                "SampleEvery",
+                "sampling keeps whole BlkKin traces by trace_id: "
+                "use it with -Domain user -Name 'zipkin:*' (events of the zipkin provider)",
+            )
 
     @property
     def full_filter(self) -> str | None:

@@ -134,9 +134,12 @@ class _Parser:
         while self.peek().kind == "op" and self.peek().text in _BINARY_LEVELS[level]:
             tok = self.take()
             if tok.text in _NO_BYTECODE:
-                raise self.fail(tok.col, f"LTTng 2.13 filters have no binary {tok.text!r} "
-                                         "(comparisons, && || !, and bitwise & | ^ << >> ~ only; "
-                                         "x % 16 == 0 is (x & 15) == 0)")
+                raise self.fail(
+                    tok.col,
+                    f"LTTng 2.13 filters have no binary {tok.text!r} "
+                    "(comparisons, && || !, and bitwise & | ^ << >> ~ only; "
+                    "x % 16 == 0 is (x & 15) == 0)",
+                )
             self.binary(level + 1)
 
     def unary(self) -> None:
@@ -181,17 +184,26 @@ def filter_expression(expr: str, command: str = "lttng", parameter: str = "Filte
     return expr
 
 
-def sample_filter(every: int, command: str = "lttng", parameter: str = "SampleEvery",
-                  field: str = TRACE_ID_FIELD) -> str:
+def sample_filter(
+    every: int, command: str = "lttng", parameter: str = "SampleEvery", field: str = TRACE_ID_FIELD
+) -> str:
     """The condition keeping 1 trace in ``every`` (a power of two): ``(trace_id & (N-1)) == 0``.
 
     LTTng evaluates it in the traced process, so dropped requests cost no buffer space, and
     every event of a kept trace passes (they all carry the same trace id). The sets nest: a
     trace kept at 1/16 is also kept at 1/4, so several such rules keep the smallest N.
     """
-    if isinstance(every, bool) or not isinstance(every, int) or every < 2 \
-            or not is_power_of_two(every) or every > 1 << 32:
-        raise ParameterError(command, parameter,
-                             f"{every!r} must be a power of two from 2 to 2^32 (LTTng filters "
-                             "have no %, so 1/N sampling masks the trace id's low bits)")
+    if (
+        isinstance(every, bool)
+        or not isinstance(every, int)
+        or every < 2
+        or not is_power_of_two(every)
+        or every > 1 << 32
+    ):
+        raise ParameterError(
+            command,
+            parameter,
+            f"{every!r} must be a power of two from 2 to 2^32 (LTTng filters "
+            "have no %, so 1/N sampling masks the trace id's low bits)",
+        )
     return f"({field} & {every - 1}) == 0"

@@ -252,7 +252,9 @@ def _channel(elem: ET.Element, domain: str) -> ChannelInfo:
         tracefile_count=_int(attrs, "tracefile_count"),
         discarded_events=_int(attrs, "discarded_events"),
         lost_packets=_int(attrs, "lost_packets"),
-        events=_in_order(_event(e, domain, name) for e in _children(_child(elem, "events"), "event")),
+        events=_in_order(
+            _event(e, domain, name) for e in _children(_child(elem, "events"), "event")
+        ),
     )
 
 
@@ -264,9 +266,12 @@ def _domain(elem: ET.Element) -> DomainInfo:
         buffer_type=_BUFFER_NAMES.get(
             _text(elem, "buffer_type"), _text(elem, "buffer_type").lower()
         ),
-        channels=tuple(sorted((_channel(c, name) for c in _children(_child(elem, "channels"),
-                                                                    "channel")),
-                              key=lambda c: c.name)),
+        channels=tuple(
+            sorted(
+                (_channel(c, name) for c in _children(_child(elem, "channels"), "channel")),
+                key=lambda c: c.name,
+            )
+        ),
         events=_in_order(_event(e, name, None) for e in _children(_child(elem, "events"), "event")),
     )
 
@@ -282,8 +287,19 @@ def _in_order(events: Iterable[EventInfo]) -> tuple[EventInfo, ...]:
     LTTng lists channels and event rules in the order of its hash tables, whose seed is the
     daemon's start time (``lttng_ht_seed = time(NULL)``): two nodes list the same session in
     different orders. Sorted here (channels by name), equal sessions compare equal."""
-    return tuple(sorted(events, key=lambda e: (e.name, e.type, e.loglevel_type, e.loglevel or "",
-                                               e.filter or "", e.exclusions)))
+    return tuple(
+        sorted(
+            events,
+            key=lambda e: (
+                e.name,
+                e.type,
+                e.loglevel_type,
+                e.loglevel or "",
+                e.filter or "",
+                e.exclusions,
+            ),
+        )
+    )
 
 
 def _session(elem: ET.Element) -> SessionInfo:
@@ -298,8 +314,11 @@ def _session(elem: ET.Element) -> SessionInfo:
         live_timer_us=_int(elem, "live_timer_interval"),
         rotation_timer_us=None if periodic is None else _int(periodic, "time_us"),
         rotation_size_bytes=None if size is None else _int(size, "bytes"),
-        domains=tuple(sorted((_domain(d) for d in _children(_child(elem, "domains"), "domain")),
-                             key=_domain_rank)),
+        domains=tuple(
+            sorted(
+                (_domain(d) for d in _children(_child(elem, "domains"), "domain")), key=_domain_rank
+            )
+        ),
     )
 
 

@@ -203,8 +203,9 @@ def severity_sql(domain: str, level: str) -> str:
     ``level`` (what ``logs.severity`` stores), built from the same level tables."""
     levels = _levels(domain, "severity_sql", "Level")
     if normalize_domain(domain) == "user":  # lower is more severe; 7-14 are all Debug
-        whens = [f"WHEN {level} <= {lv.value} THEN '{lv.word}'" for lv in levels
-                 if lv.word != "Debug"]
+        whens = [
+            f"WHEN {level} <= {lv.value} THEN '{lv.word}'" for lv in levels if lv.word != "Debug"
+        ]
     else:  # higher is more severe; custom numbers take the standard level at or below them
         whens = [f"WHEN {level} >= {lv.value} THEN '{lv.word}'" for lv in levels]
     return f"CASE {' '.join(whens)} ELSE 'Debug' END"

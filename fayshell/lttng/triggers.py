@@ -51,14 +51,22 @@ class AddTrigger(Request):
     every: int = 1
 
     def args(self) -> list[str]:
-        out = ["add-trigger", f"--name={self.name}", "--condition=event-rule-matches",
-               f"--type={RULE_TYPES[self.domain]}", f"--name={self.pattern}"]
+        out = [
+            "add-trigger",
+            f"--name={self.name}",
+            "--condition=event-rule-matches",
+            f"--type={RULE_TYPES[self.domain]}",
+            f"--name={self.pattern}",
+        ]
         if self.level is not None:
             out.append(f"--log-level={self.level}{'..' if self.at_least else ''}")
         if self.filter is not None:
             out.append(f"--filter={self.filter}")
-        return out + ["--action=snapshot-session", self.session,
-                      f"--rate-policy=every:{self.every}"]
+        return out + [
+            "--action=snapshot-session",
+            self.session,
+            f"--rate-policy=every:{self.every}",
+        ]
 
 
 @dataclass(frozen=True)
@@ -121,9 +129,11 @@ class TriggerSpec:
 def trigger_requests(spec: TriggerSpec) -> list[AddTrigger]:
     """The `add-trigger` requests that implement ``spec`` (several for an agent-domain
     threshold: see the module docstring)."""
+
     def one(name: str, level: str | None, at_least: bool) -> AddTrigger:
-        return AddTrigger(name, spec.session, spec.domain, spec.pattern, level, at_least,
-                          spec.filter, spec.every)
+        return AddTrigger(
+            name, spec.session, spec.domain, spec.pattern, level, at_least, spec.filter, spec.every
+        )
 
     if spec.severity is None:
         return [one(spec.base_name, None, False)]

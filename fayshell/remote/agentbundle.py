@@ -31,20 +31,57 @@ from fayshell.errors import FayError
 
 #: fayshell's headless core as far as the agent needs it (tests/test_layering.py checks that
 #: the agent imports nothing outside it).
-CORE = ("__init__.py", "errors.py", "host.py", "vocabulary.py", "agent", "ctf", "store", "lttng",
-        "remote/__init__.py", "remote/quoting.py")
+CORE = (
+    "__init__.py",
+    "errors.py",
+    "host.py",
+    "vocabulary.py",
+    "agent",
+    "ctf",
+    "store",
+    "lttng",
+    "remote/__init__.py",
+    "remote/quoting.py",
+)
 
 #: Runtime packages copied from the shell's environment (top-level names in site-packages).
-RUNTIME = ("duckdb", "_duckdb*.so", "pyarrow", "pyarrow.libs", "numpy", "numpy.libs",
-           "duckdb-*.dist-info", "pyarrow-*.dist-info", "numpy-*.dist-info")
+RUNTIME = (
+    "duckdb",
+    "_duckdb*.so",
+    "pyarrow",
+    "pyarrow.libs",
+    "numpy",
+    "numpy.libs",
+    "duckdb-*.dist-info",
+    "pyarrow-*.dist-info",
+    "numpy-*.dist-info",
+)
 
 #: Files of those packages the agent never loads.
-EXCLUDE = ("*/__pycache__/*", "*.pyc", "pyarrow/include/*", "*/tests/*", "pyarrow/src/*",
-           "numpy/*/tests/*", "numpy/_core/include/*", "*.pyx", "*.pxd", "*.pxi", "*.h",
-           "pyarrow/*flight*", "pyarrow/_s3fs*", "pyarrow/libarrow_s3*", "pyarrow/_gcsfs*",
-           "pyarrow/_azurefs*", "pyarrow/_hdfs*", "pyarrow/*orc*", "pyarrow/_pyarrow_cpp_tests*",
-           "pyarrow/*parquet_encryption*", "pyarrow/libarrow_python.so",
-           "pyarrow/libarrow_python.so.*.*")
+EXCLUDE = (
+    "*/__pycache__/*",
+    "*.pyc",
+    "pyarrow/include/*",
+    "*/tests/*",
+    "pyarrow/src/*",
+    "numpy/*/tests/*",
+    "numpy/_core/include/*",
+    "*.pyx",
+    "*.pxd",
+    "*.pxi",
+    "*.h",
+    "pyarrow/*flight*",
+    "pyarrow/_s3fs*",
+    "pyarrow/libarrow_s3*",
+    "pyarrow/_gcsfs*",
+    "pyarrow/_azurefs*",
+    "pyarrow/_hdfs*",
+    "pyarrow/*orc*",
+    "pyarrow/_pyarrow_cpp_tests*",
+    "pyarrow/*parquet_encryption*",
+    "pyarrow/libarrow_python.so",
+    "pyarrow/libarrow_python.so.*.*",
+)
 
 ENTRY = '''"""fayshell node agent (generated): run from this bundle only, never the system's packages."""
 import os
@@ -91,8 +128,10 @@ class Bundle:
             if meta.get("fayshell") == __version__ and (root / f"{meta['digest']}.tar").is_file():
                 found.append((info.stat().st_mtime, meta))
         if not found:
-            raise BundleError(f"no agent bundle under {root} (run scripts/bootstrap.sh, or "
-                              f"python -m fayshell.remote.agentbundle build {root})")
+            raise BundleError(
+                f"no agent bundle under {root} (run scripts/bootstrap.sh, or "
+                f"python -m fayshell.remote.agentbundle build {root})"
+            )
         meta = max(found, key=lambda m: m[0])[1]
         return cls(root, meta["digest"], meta["abi"], meta["arch"], meta["fayshell"])
 
@@ -171,9 +210,12 @@ def build(root: Path) -> Bundle:
     digest = digest_of(text)
     (work / "MANIFEST").write_text(text)
     bundle = Bundle(root, digest, sys.implementation.cache_tag, platform.machine(), __version__)
-    (work / "BUNDLE.json").write_text(json.dumps(
-        {"digest": digest, "abi": bundle.abi, "arch": bundle.arch, "fayshell": __version__}))
-    for old in root.iterdir():                    # bundles of earlier builds
+    (work / "BUNDLE.json").write_text(
+        json.dumps(
+            {"digest": digest, "abi": bundle.abi, "arch": bundle.arch, "fayshell": __version__}
+        )
+    )
+    for old in root.iterdir():  # bundles of earlier builds
         if old.name.split(".")[0] not in (digest, "") and old.name != ".work":
             shutil.rmtree(old) if old.is_dir() else old.unlink()
     if bundle.path.exists() and bundle.tar.exists():
@@ -196,8 +238,10 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     bundle = build(Path(args[1]) if len(args) == 2 else default_root())
     size = bundle.tar.stat().st_size
-    print(f"agent bundle {bundle.digest} for {bundle.abi}/{bundle.arch}: {bundle.tar} "
-          f"({size / 1e6:.1f} MB)")
+    print(
+        f"agent bundle {bundle.digest} for {bundle.abi}/{bundle.arch}: {bundle.tar} "
+        f"({size / 1e6:.1f} MB)"
+    )
     return 0
 
 

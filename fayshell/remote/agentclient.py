@@ -62,7 +62,7 @@ class AgentClient:
         self.waiting: dict[int, asyncio.Future[p.Frame]] = {}
         self.reader = asyncio.get_running_loop().create_task(self._read_loop())
         self.dead: AgentError | None = None
-        self.bytes_in = 0          # bytes received from the agent (frames), for measurements
+        self.bytes_in = 0  # bytes received from the agent (frames), for measurements
 
     async def hello(self) -> p.Welcome:
         frame = await self._ask(0, p.Hello(list(p.VERSIONS), __version__))
@@ -83,8 +83,9 @@ class AgentClient:
         rid = next(self.ids)
         frame = await self._ask(rid, p.Import(rid, path, session, self.node, stopped))
         if not isinstance(frame, p.Imported):
-            raise AgentError(self.node, "protocol", f"expected Imported, got "
-                                                    f"{type(frame).__name__}")
+            raise AgentError(
+                self.node, "protocol", f"expected Imported, got {type(frame).__name__}"
+            )
         return frame
 
     def _result(self, frame: p.Frame) -> p.Result:
@@ -102,7 +103,7 @@ class AgentClient:
             answer = await fut
         except asyncio.CancelledError:
             with contextlib.suppress(Exception):
-                await self._send(p.Cancel(rid))      # stop it on the node too
+                await self._send(p.Cancel(rid))  # stop it on the node too
             raise
         finally:
             self.waiting.pop(rid, None)
@@ -167,8 +168,13 @@ class LocalAgentProcess:
     @classmethod
     async def start(cls, argv: list[str], env: dict[str, str] | None = None) -> LocalAgentProcess:
         proc = await asyncio.create_subprocess_exec(
-            *argv, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.PIPE, env=env, start_new_session=True)
+            *argv,
+            stdin=asyncio.subprocess.PIPE,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE,
+            env=env,
+            start_new_session=True,
+        )
         return cls(proc)
 
     async def _collect_err(self) -> None:
@@ -237,7 +243,7 @@ class SSHAgentProcess:
         try:
             await asyncio.wait_for(self.proc.wait_closed(), timeout)
         except TimeoutError:
-            self.proc.close()          # closing the channel ends stdin: the agent exits
+            self.proc.close()  # closing the channel ends stdin: the agent exits
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self.proc.wait_closed(), timeout)
         with contextlib.suppress(asyncio.CancelledError, Exception):

@@ -30,7 +30,7 @@ from fayshell.remote.agentclient import (
 )
 from fayshell.remote.quoting import quote_argv
 
-PROBE = r'''
+PROBE = r"""
 import hashlib, json, os, platform, sys
 root, digest = os.path.join(os.path.expanduser("~"), sys.argv[1]), sys.argv[2]
 out = {"python": platform.python_version(), "abi": sys.implementation.cache_tag,
@@ -60,9 +60,9 @@ if os.path.isfile(man):
         if h.hexdigest() != want:
             out["state"], out["detail"] = "tampered", rel + ": content differs"
 print(json.dumps(out))
-'''
+"""
 
-INSTALL = r'''
+INSTALL = r"""
 import os, shutil, sys, tarfile
 home = os.path.expanduser("~")
 root, digest, tar = (os.path.join(home, sys.argv[1]), sys.argv[2],
@@ -79,7 +79,7 @@ with tarfile.open(tar) as tf:
     tf.extractall(part)
 os.rename(part, os.path.join(root, digest))
 os.remove(tar)
-'''
+"""
 
 
 @dataclass(frozen=True)
@@ -87,8 +87,8 @@ class AgentSettings:
     """How the shell finds Python on nodes and where the agent lives there."""
 
     python: str = "python3"
-    root: str = ".cache/fayshell/agent"      # relative to the SSH user's home
-    timeout: float = 120.0                   # probe/install commands
+    root: str = ".cache/fayshell/agent"  # relative to the SSH user's home
+    timeout: float = 120.0  # probe/install commands
 
     def bundle_dir(self, bundle: Bundle) -> str:
         return f"{self.root}/{bundle.digest}"
@@ -109,7 +109,7 @@ class Probe:
     python: str
     abi: str
     arch: str
-    state: str          # ok, missing, tampered
+    state: str  # ok, missing, tampered
     detail: str
     others: list[str]
 
@@ -121,7 +121,7 @@ class AgentInstall:
     node: str
     python: str
     digest: str
-    action: str          # reused, installed, replaced
+    action: str  # reused, installed, replaced
 
 
 async def probe(transport: Any, bundle: Bundle, settings: AgentSettings) -> Probe:
@@ -133,18 +133,28 @@ async def probe(transport: Any, bundle: Bundle, settings: AgentSettings) -> Prob
         why = (res.stderr.strip().splitlines() or [f"exit status {res.exit_status}"])[-1]
         missing = res.exit_status == 127 or "not found" in why or "No such file" in why
         what = "not found" if missing else "did not run"
-        raise AgentUnavailable(node, f"no usable Python: {settings.python!r} {what} on the "
-                                     f"node ({why}); the agent needs Python "
-                                     f"{bundle.abi}/{bundle.arch}")
+        raise AgentUnavailable(
+            node,
+            f"no usable Python: {settings.python!r} {what} on the "
+            f"node ({why}); the agent needs Python "
+            f"{bundle.abi}/{bundle.arch}",
+        )
     try:
         got = json.loads(res.stdout.strip().splitlines()[-1])
-        return Probe(node, got["python"], got["abi"], got["arch"], got["state"], got["detail"],
-                     list(got["others"]))
+        return Probe(
+            node,
+            got["python"],
+            got["abi"],
+            got["arch"],
+            got["state"],
+            got["detail"],
+            list(got["others"]),
+        )
     except (ValueError, KeyError, TypeError):
         raise AgentUnavailable(node, f"the agent probe answered {res.stdout[:80]!r}") from None
 
 
-STATUS = r'''
+STATUS = r"""
 import json, os, platform, sys
 root = os.path.join(os.path.expanduser("~"), sys.argv[1])
 found = []
@@ -158,17 +168,17 @@ if os.path.isdir(root):
             found.append([name, "?"])
 print(json.dumps({"python": platform.python_version(), "abi": sys.implementation.cache_tag,
                   "arch": platform.machine(), "bundles": found}))
-'''
+"""
 
 
 @dataclass(frozen=True)
 class AgentStatus:
     """What Test-Node says about a node's agent: its Python and the bundles installed."""
 
-    python: str          # "" when the configured interpreter does not run
+    python: str  # "" when the configured interpreter does not run
     abi: str
     arch: str
-    bundles: list[tuple[str, str]]      # (digest, fayshell version)
+    bundles: list[tuple[str, str]]  # (digest, fayshell version)
     error: str = ""
 
 
@@ -181,58 +191,69 @@ async def status(transport: Any, settings: AgentSettings) -> AgentStatus:
         return AgentStatus("", "", "", [], f"no usable Python ({settings.python!r}: {why})")
     try:
         got = json.loads(res.stdout.strip().splitlines()[-1])
-        return AgentStatus(got["python"], got["abi"], got["arch"],
-                           [(d, v) for d, v in got["bundles"]])
+        return AgentStatus(
+            got["python"], got["abi"], got["arch"], [(d, v) for d, v in got["bundles"]]
+        )
     except (ValueError, KeyError, TypeError):
-        return AgentStatus("", "", "", [], f"the agent status probe answered "
-                                           f"{res.stdout[:80]!r}")
+        return AgentStatus("", "", "", [], f"the agent status probe answered {res.stdout[:80]!r}")
 
 
-async def ensure_installed(transport: Any, bundle: Bundle,
-                           settings: AgentSettings) -> AgentInstall:
+async def ensure_installed(transport: Any, bundle: Bundle, settings: AgentSettings) -> AgentInstall:
     """Probe, install or replace the bundle when needed, and verify it."""
     node = transport.node
     found = await probe(transport, bundle, settings)
     if (found.abi, found.arch) != (bundle.abi, bundle.arch):
-        raise AgentUnavailable(node, f"no usable Python: {settings.python!r} is Python "
-                                     f"{found.python} ({found.abi}/{found.arch}); the agent "
-                                     f"bundle is for {bundle.abi}/{bundle.arch}")
+        raise AgentUnavailable(
+            node,
+            f"no usable Python: {settings.python!r} is Python "
+            f"{found.python} ({found.abi}/{found.arch}); the agent "
+            f"bundle is for {bundle.abi}/{bundle.arch}",
+        )
     if found.state == "ok" and not found.others:
         return AgentInstall(node, found.python, bundle.digest, "reused")
     if found.state != "ok":
         await _upload(transport, bundle, settings)
     else:
-        await _run_checked(transport, [settings.python, "-I", "-B", "-c", _CLEAN,
-                                       settings.root, bundle.digest], settings, "clean up")
+        await _run_checked(
+            transport,
+            [settings.python, "-I", "-B", "-c", _CLEAN, settings.root, bundle.digest],
+            settings,
+            "clean up",
+        )
     again = await probe(transport, bundle, settings)
     if again.state != "ok":
-        raise AgentUnavailable(node, f"the agent bundle is still damaged after install: "
-                                     f"{again.detail}")
+        raise AgentUnavailable(
+            node, f"the agent bundle is still damaged after install: {again.detail}"
+        )
     action = "installed" if found.state == "missing" and not found.others else "replaced"
     return AgentInstall(node, found.python, bundle.digest, action)
 
 
-_CLEAN = r'''
+_CLEAN = r"""
 import os, shutil, sys
 root, digest = os.path.join(os.path.expanduser("~"), sys.argv[1]), sys.argv[2]
 for name in os.listdir(root):
     path = os.path.join(root, name)
     if name != digest:
         shutil.rmtree(path) if os.path.isdir(path) else os.remove(path)
-'''
+"""
 
 
 async def _upload(transport: Any, bundle: Bundle, settings: AgentSettings) -> None:
     tar = f"{settings.root}/{bundle.digest}.tar"
     files = await transport.files()
     await _put(files, str(bundle.tar), tar, settings.root)
-    await _run_checked(transport, [settings.python, "-I", "-B", "-c", INSTALL, settings.root,
-                                   bundle.digest, tar], settings, "install")
+    await _run_checked(
+        transport,
+        [settings.python, "-I", "-B", "-c", INSTALL, settings.root, bundle.digest, tar],
+        settings,
+        "install",
+    )
 
 
 async def _put(files: Any, local: str, remote: str, root: str) -> None:
     sftp = getattr(files, "sftp", None)
-    if sftp is None:                           # the local node: plain file copies
+    if sftp is None:  # the local node: plain file copies
         import os
         import shutil
 
@@ -244,8 +265,7 @@ async def _put(files: Any, local: str, remote: str, root: str) -> None:
     await sftp.put(local, remote)
 
 
-async def _run_checked(transport: Any, argv: list[str], settings: AgentSettings,
-                       what: str) -> None:
+async def _run_checked(transport: Any, argv: list[str], settings: AgentSettings, what: str) -> None:
     res = await transport.run(quote_argv(argv), timeout=settings.timeout)
     if res.exit_status != 0:
         why = (res.stderr.strip().splitlines() or [f"exit status {res.exit_status}"])[-1]
@@ -263,8 +283,9 @@ async def start(transport: Any, bundle: Bundle, settings: AgentSettings) -> Agen
     if conn is None:
         import os
 
-        proc: Any = await LocalAgentProcess.start(["/bin/sh", "-c", "cd && " + quote_argv(argv)],
-                                                  dict(os.environ))
+        proc: Any = await LocalAgentProcess.start(
+            ["/bin/sh", "-c", "cd && " + quote_argv(argv)], dict(os.environ)
+        )
     else:
         proc = SSHAgentProcess(await conn.create_process(quote_argv(argv), encoding=None))
     client = AgentClient(transport.node, proc)

@@ -85,8 +85,9 @@ class AgentHub:
         with self.lock:
             if self.loop is None:
                 loop = asyncio.new_event_loop()
-                self.thread = threading.Thread(target=loop.run_forever, name="fay-agents",
-                                               daemon=True)
+                self.thread = threading.Thread(
+                    target=loop.run_forever, name="fay-agents", daemon=True
+                )
                 self.thread.start()
                 self.loop = loop
             return self.loop
@@ -143,7 +144,7 @@ class AgentHub:
         if client is not None:
             self.clients.pop(node, None)
             await client.close(timeout=2.0)
-        if node in self.unavailable:                 # found out once per hub: no re-probing
+        if node in self.unavailable:  # found out once per hub: no re-probing
             raise AgentUnavailable(node, self.unavailable[node])
         bundle = Bundle.load(self.settings.bundle_root)
         t = await self._cluster().connect(node)
@@ -158,13 +159,15 @@ class AgentHub:
         self.clients[node] = client
         return client
 
-    async def run_parts(self, nodes: list[str], session: str, remembered: dict[str, str],
-                        node_sql: tuple[str, ...]) -> NodeAnswers:
+    async def run_parts(
+        self, nodes: list[str], session: str, remembered: dict[str, str], node_sql: tuple[str, ...]
+    ) -> NodeAnswers:
         """Import the session's new chunks on every node, then run each node query there."""
         answers = NodeAnswers([[] for _ in node_sql])
         results = await asyncio.gather(
-            *(self._on_node(n, session, remembered.get(n, ""), node_sql, answers)
-              for n in nodes), return_exceptions=True)
+            *(self._on_node(n, session, remembered.get(n, ""), node_sql, answers) for n in nodes),
+            return_exceptions=True,
+        )
         for node, res in zip(nodes, results, strict=True):
             if isinstance(res, BaseException):
                 if isinstance(res, asyncio.CancelledError):
@@ -175,8 +178,14 @@ class AgentHub:
                 answers.tables[i].append(table)
         return answers
 
-    async def _on_node(self, node: str, session: str, remembered: str,
-                       node_sql: tuple[str, ...], answers: NodeAnswers) -> list[Any]:
+    async def _on_node(
+        self,
+        node: str,
+        session: str,
+        remembered: str,
+        node_sql: tuple[str, ...],
+        answers: NodeAnswers,
+    ) -> list[Any]:
         try:
             async with asyncio.timeout(self.settings.node_timeout):
                 return await self._agent_parts(node, session, remembered, node_sql)
@@ -187,20 +196,22 @@ class AgentHub:
             answers.pulled[node] = exc.one_line()
         except TimeoutError:
             await self._drop(node)
-            raise RemoteError(node, "timeout", f"no answer within "
-                                               f"{self.settings.node_timeout:g}s") from None
+            raise RemoteError(
+                node, "timeout", f"no answer within {self.settings.node_timeout:g}s"
+            ) from None
         async with asyncio.timeout(self.settings.node_timeout):
             return await self._pulled_parts(node, session, remembered, node_sql)
 
-    async def _agent_parts(self, node: str, session: str, remembered: str,
-                           node_sql: tuple[str, ...]) -> list[Any]:
+    async def _agent_parts(
+        self, node: str, session: str, remembered: str, node_sql: tuple[str, ...]
+    ) -> list[Any]:
         from fayshell.tracing.sessions import output_dir
 
         client = await self.client(node)
         out = self.outputs.get((node, session))
         if out is None:
             out = await output_dir(await self._cluster().connect(node), session, remembered)
-            if out.stopped:                          # a stopped session's output stays put
+            if out.stopped:  # a stopped session's output stays put
                 self.outputs[(node, session)] = out
         await client.import_session(out.path, session, out.stopped)
         return [(await client.query(sql)).table() for sql in node_sql]
@@ -210,8 +221,9 @@ class AgentHub:
         if client is not None:
             await client.close(timeout=2.0)
 
-    async def _pulled_parts(self, node: str, session: str, remembered: str,
-                            node_sql: tuple[str, ...]) -> list[Any]:
+    async def _pulled_parts(
+        self, node: str, session: str, remembered: str, node_sql: tuple[str, ...]
+    ) -> list[Any]:
         """Pull the node's finished chunks (once each) and answer from a local node store."""
         from fayshell.agent.nodestore import NodeStore
         from fayshell.tracing.receive import ByteProgress, chunk_listing, pull_chunk
@@ -250,5 +262,5 @@ def _bundle_missing(exc: FayError) -> bool:
 def _reason(node: str, exc: BaseException) -> str:
     if isinstance(exc, FayError):
         text = exc.one_line()
-        return text[len(node) + 2:] if text.startswith(f"{node}: ") else text
+        return text[len(node) + 2 :] if text.startswith(f"{node}: ") else text
     return f"internal error: {type(exc).__name__}: {exc}"

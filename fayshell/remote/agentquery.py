@@ -36,10 +36,19 @@ def _quiet(_: str) -> None:
 class NodeDatabase(Database):
     """Empty copies of the store's tables plus what an ``-OnNode`` query needs to run."""
 
-    def __init__(self, path: str, con: Any, *, hub: AgentHub | None = None, session: str = "",
-                 nodes: list[str] | None = None, remembered: dict[str, str] | None = None,
-                 split_options: SplitOptions | None = None, verbose: Say = _quiet,
-                 warn: Say = _quiet) -> None:
+    def __init__(
+        self,
+        path: str,
+        con: Any,
+        *,
+        hub: AgentHub | None = None,
+        session: str = "",
+        nodes: list[str] | None = None,
+        remembered: dict[str, str] | None = None,
+        split_options: SplitOptions | None = None,
+        verbose: Say = _quiet,
+        warn: Say = _quiet,
+    ) -> None:
         super().__init__(path, con)
         self.hub = hub
         self.session = session
@@ -76,8 +85,11 @@ class NodeDatabase(Database):
         con = duckdb.connect()
         try:
             schema = self.schema_of(m.group(1))
-            con.execute("CREATE TABLE fay_out (" + ", ".join(
-                f"{quote_ident(n)} {t}" for n, t in schema.items()) + ")").fetchall()
+            con.execute(
+                "CREATE TABLE fay_out ("
+                + ", ".join(f"{quote_ident(n)} {t}" for n, t in schema.items())
+                + ")"
+            ).fetchall()
             if rows:
                 marks = ", ".join("?" for _ in names)
                 con.executemany(f"INSERT INTO fay_out VALUES ({marks})", rows)
@@ -89,13 +101,14 @@ class NodeDatabase(Database):
 
     def run(self, sql: str) -> tuple[list[str], list[tuple[Any, ...]]]:
         """Split, run on the nodes, merge: column names and rows."""
-        schema = self.schema_of(sql)          # also validates the query, as on one database
+        schema = self.schema_of(sql)  # also validates the query, as on one database
         plan = Splitter(self.con, self.split_options).split(sql)
         for line in plan.describe():
             self.verbose(line)
         assert self.hub is not None
-        answers = self.hub.call(self.hub.run_parts(self.nodes, self.session, self.remembered,
-                                                   plan.node_sql))
+        answers = self.hub.call(
+            self.hub.run_parts(self.nodes, self.session, self.remembered, plan.node_sql)
+        )
         self.report(answers)
         return merge(self, plan.node_sql, plan.merge_sql, answers, schema)
 
@@ -107,8 +120,13 @@ class NodeDatabase(Database):
             self.warn(f"{node}: missing from the result: {why}")
 
 
-def merge(db: NodeDatabase, node_sql: tuple[str, ...], merge_sql: str, answers: NodeAnswers,
-          schema: dict[str, str]) -> tuple[list[str], list[tuple[Any, ...]]]:
+def merge(
+    db: NodeDatabase,
+    node_sql: tuple[str, ...],
+    merge_sql: str,
+    answers: NodeAnswers,
+    schema: dict[str, str],
+) -> tuple[list[str], list[tuple[Any, ...]]]:
     """Load each part's answers into a fresh DuckDB (tables typed as the query is typed on the
     scratch database, never running it here) and run the merge there."""
     import duckdb
@@ -117,13 +135,14 @@ def merge(db: NodeDatabase, node_sql: tuple[str, ...], merge_sql: str, answers: 
     try:
         for i, sql in enumerate(node_sql):
             load_part(con, f"{PART}{i}", db.schema_of(sql), answers.tables[i])
-        cols = [f"CAST(#{k + 1} AS {t}) AS {quote_ident(n)}"
-                for k, (n, t) in enumerate(schema.items())]
+        cols = [
+            f"CAST(#{k + 1} AS {t}) AS {quote_ident(n)}" for k, (n, t) in enumerate(schema.items())
+        ]
         try:
             rel = con.sql(f"SELECT {', '.join(cols)} FROM ({merge_sql}) AS _f")
             return list(rel.columns), rel.fetchall()
         except duckdb.Error:
-            rel = con.sql(merge_sql)           # a type the cast cannot take: as merged
+            rel = con.sql(merge_sql)  # a type the cast cannot take: as merged
             return list(rel.columns), rel.fetchall()
     except duckdb.Error as exc:
         raise sql_error(exc) from None
@@ -140,8 +159,9 @@ def load_part(con: Any, name: str, schema: dict[str, str], tables: list[Any]) ->
     for k, table in enumerate(tables):
         view = f"{name}_node{k}"
         con.register(view, table)
-        for col, typ in con.execute(f"SELECT column_name, column_type FROM (DESCRIBE {view})"
-                                    ).fetchall():
+        for col, typ in con.execute(
+            f"SELECT column_name, column_type FROM (DESCRIBE {view})"
+        ).fetchall():
             if col.lower() not in have:
                 con.execute(f"ALTER TABLE {name} ADD COLUMN {quote_ident(col)} {typ}").fetchall()
                 have.add(col.lower())

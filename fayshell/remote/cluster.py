@@ -65,8 +65,9 @@ _DONE = object()
 class Cluster:
     """See the module docstring. ``pool.connects`` counts SSH handshakes per node."""
 
-    def __init__(self, inventory: Inventory, settings: PoolSettings | None = None,
-                 host: Host | None = None) -> None:
+    def __init__(
+        self, inventory: Inventory, settings: PoolSettings | None = None, host: Host | None = None
+    ) -> None:
         self.inventory = inventory
         self.pool = ConnectionPool(settings)
         self.host = host
@@ -125,15 +126,21 @@ class Cluster:
 
     # -- one node ----------------------------------------------------------------------------
 
-    async def connect(self, node: str | NodeSpec, *, accept_new_host_key: bool = False,
-                      connect_timeout: float | None = None) -> Transport:
+    async def connect(
+        self,
+        node: str | NodeSpec,
+        *,
+        accept_new_host_key: bool = False,
+        connect_timeout: float | None = None,
+    ) -> Transport:
         """The node's (persistent) transport; raises RemoteError when it cannot be reached."""
         specs = self.resolve(node)
         if len(specs) != 1:
             raise InventoryError(f"one node expected, {node!r} names {len(specs)}")
         spec = specs[0]
-        return await self.pool.get(spec, accept_new_host_key=accept_new_host_key,
-                                   connect_timeout=connect_timeout)
+        return await self.pool.get(
+            spec, accept_new_host_key=accept_new_host_key, connect_timeout=connect_timeout
+        )
 
     async def files(self, node: str | NodeSpec) -> FileAccess:
         """File access (SFTP) on one node, over its pooled connection."""
@@ -141,9 +148,16 @@ class Cluster:
 
     # -- fan-out -----------------------------------------------------------------------------
 
-    def run(self, nodes: NodesArg, command: Commands, *, timeout: float | None = None,
-            input: str | None = None, accept_new_host_key: bool = False,
-            connect_timeout: float | None = None) -> AsyncIterator[CommandResult | NodeError]:
+    def run(
+        self,
+        nodes: NodesArg,
+        command: Commands,
+        *,
+        timeout: float | None = None,
+        input: str | None = None,
+        accept_new_host_key: bool = False,
+        connect_timeout: float | None = None,
+    ) -> AsyncIterator[CommandResult | NodeError]:
         """Run ``command`` on every node; yields one record per node as each finishes.
 
         ``command``: argv list (quoted), str (a command line as typed), or a mapping from
@@ -153,14 +167,21 @@ class Cluster:
         cmds = _command_lines(command, [s.name for s in specs])
 
         async def one(spec: NodeSpec, emit: Emit) -> CommandResult:
-            return await self._run_on(spec, cmds[spec.name], timeout, input,
-                                      accept_new_host_key, connect_timeout, None)
+            return await self._run_on(
+                spec, cmds[spec.name], timeout, input, accept_new_host_key, connect_timeout, None
+            )
 
         return self._fan_out(specs, one)
 
-    def stream(self, nodes: NodesArg, command: Commands, *, timeout: float | None = None,
-               accept_new_host_key: bool = False, connect_timeout: float | None = None,
-               ) -> AsyncIterator[OutputLine | CommandResult | NodeError]:
+    def stream(
+        self,
+        nodes: NodesArg,
+        command: Commands,
+        *,
+        timeout: float | None = None,
+        accept_new_host_key: bool = False,
+        connect_timeout: float | None = None,
+    ) -> AsyncIterator[OutputLine | CommandResult | NodeError]:
         """Like :meth:`run`, but also yields each output line (:class:`OutputLine`) as it
         arrives; each node still ends with its CommandResult or NodeError."""
         specs = self.resolve(nodes)
@@ -170,39 +191,58 @@ class Cluster:
             def on_line(stream: str, line: str) -> None:
                 emit(OutputLine(spec.name, stream, line))
 
-            return await self._run_on(spec, cmds[spec.name], timeout, None,
-                                      accept_new_host_key, connect_timeout, on_line)
+            return await self._run_on(
+                spec, cmds[spec.name], timeout, None, accept_new_host_key, connect_timeout, on_line
+            )
 
         return self._fan_out(specs, one)
 
-    async def run_all(self, nodes: NodesArg, command: Command, **kw: Any,
-                      ) -> list[CommandResult | NodeError]:
+    async def run_all(
+        self,
+        nodes: NodesArg,
+        command: Command,
+        **kw: Any,
+    ) -> list[CommandResult | NodeError]:
         """:meth:`run`, collected and sorted by node name."""
         return sorted([r async for r in self.run(nodes, command, **kw)], key=lambda r: r.node)
 
-    def map(self, nodes: NodesArg, fn: Callable[[Transport], Awaitable[T]], *,
-            timeout: float | None = None, accept_new_host_key: bool = False,
-            connect_timeout: float | None = None) -> AsyncIterator[NodeOutcome | NodeError]:
+    def map(
+        self,
+        nodes: NodesArg,
+        fn: Callable[[Transport], Awaitable[T]],
+        *,
+        timeout: float | None = None,
+        accept_new_host_key: bool = False,
+        connect_timeout: float | None = None,
+    ) -> AsyncIterator[NodeOutcome | NodeError]:
         """Run ``await fn(transport)`` for every node concurrently (connecting as needed);
         yields a NodeOutcome with its return value, or a NodeError (a RemoteError raised by
         ``fn`` keeps its stage; ``timeout`` covers ``fn`` only, not the handshake)."""
 
         async def one(spec: NodeSpec, emit: Emit) -> NodeOutcome:
-            transport = await self.pool.get(spec, accept_new_host_key=accept_new_host_key,
-                                            connect_timeout=connect_timeout)
+            transport = await self.pool.get(
+                spec, accept_new_host_key=accept_new_host_key, connect_timeout=connect_timeout
+            )
             start = time.perf_counter()
             try:
                 async with asyncio.timeout(timeout):
                     value = await fn(transport)
             except TimeoutError:
-                raise RemoteError(spec.name, TIMEOUT, f"did not finish within {timeout:g}s") \
-                    from None
+                raise RemoteError(
+                    spec.name, TIMEOUT, f"did not finish within {timeout:g}s"
+                ) from None
             return NodeOutcome(spec.name, value, round((time.perf_counter() - start) * 1e3, 3))
 
         return self._fan_out(self.resolve(nodes), one)
 
-    def pull(self, nodes: NodesArg, remote: str, local_dir: str, *, timeout: float | None = None,
-             ) -> AsyncIterator[NodeOutcome | NodeError]:
+    def pull(
+        self,
+        nodes: NodesArg,
+        remote: str,
+        local_dir: str,
+        *,
+        timeout: float | None = None,
+    ) -> AsyncIterator[NodeOutcome | NodeError]:
         """Copy ``remote`` (a file or directory, recursively) from every node into
         ``local_dir/<node>/``; each NodeOutcome's value is that local directory."""
         import os
@@ -219,14 +259,22 @@ class Cluster:
 
         return self.map(nodes, one, timeout=timeout)
 
-    async def _run_on(self, spec: NodeSpec, cmd: str, timeout: float | None, input: str | None,
-                      accept_new: bool, connect_timeout: float | None,
-                      on_line: Any) -> CommandResult:
+    async def _run_on(
+        self,
+        spec: NodeSpec,
+        cmd: str,
+        timeout: float | None,
+        input: str | None,
+        accept_new: bool,
+        connect_timeout: float | None,
+        on_line: Any,
+    ) -> CommandResult:
         """Run on one node; a connection found dead before the command started is reopened
         once (the command cannot have run, so retrying is safe)."""
         for attempt in (1, 2):
-            transport = await self.pool.get(spec, accept_new_host_key=accept_new,
-                                            connect_timeout=connect_timeout)
+            transport = await self.pool.get(
+                spec, accept_new_host_key=accept_new, connect_timeout=connect_timeout
+            )
             try:
                 return await transport.run(cmd, timeout=timeout, input=input, on_line=on_line)
             except StaleConnection as exc:
@@ -235,8 +283,9 @@ class Cluster:
                     raise RemoteError(spec.name, COMMAND, f"connection lost: {exc}") from None
         raise AssertionError("unreachable")
 
-    async def _fan_out(self, specs: list[NodeSpec],
-                       worker: Callable[[NodeSpec, Emit], Awaitable[Any]]) -> AsyncIterator[Any]:
+    async def _fan_out(
+        self, specs: list[NodeSpec], worker: Callable[[NodeSpec, Emit], Awaitable[Any]]
+    ) -> AsyncIterator[Any]:
         queue: asyncio.Queue[Any] = asyncio.Queue()
 
         async def one(spec: NodeSpec) -> None:

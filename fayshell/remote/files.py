@@ -78,8 +78,9 @@ class SFTPFiles:
             raise _fail(self.node, op, path, exc) from None
 
     async def get(self, remote: str | Sequence[str], local: str, *, recurse: bool = False) -> None:
-        await self._call("get", remote, self.sftp.get(remote, local, recurse=recurse,
-                                                      preserve=True))
+        await self._call(
+            "get", remote, self.sftp.get(remote, local, recurse=recurse, preserve=True)
+        )
 
     async def listdir(self, path: str) -> list[str]:
         names = await self._call("listdir", path, self.sftp.listdir(path))
@@ -89,8 +90,9 @@ class SFTPFiles:
         attrs = await self._call("stat", path, self.sftp.stat(path))
         import stat as st
 
-        return RemoteStat(path, attrs.size or 0, float(attrs.mtime or 0),
-                          st.S_ISDIR(attrs.permissions or 0))
+        return RemoteStat(
+            path, attrs.size or 0, float(attrs.mtime or 0), st.S_ISDIR(attrs.permissions or 0)
+        )
 
     async def exists(self, path: str) -> bool:
         return bool(await self._call("exists", path, self.sftp.exists(path)))

@@ -68,13 +68,15 @@ class HostKeyChecker:
                 f"HOST KEY CHANGED for {self.spec.name} ({where}): server offered {offered}, "
                 f"known_hosts has {known}. Refusing to connect: this may be a man-in-the-middle "
                 f"attack. If the change is expected, remove the old entry with "
-                f"ssh-keygen -R '{where}' -f {files[0]} and connect again")
+                f"ssh-keygen -R '{where}' -f {files[0]} and connect again"
+            )
             return False
         if not self.accept_new:
             self.problem = (
                 f"unknown host key for {self.spec.name} ({where}), fingerprint {offered}; it is "
                 f"not in {self.record_file()}. Verify the fingerprint, then accept it with "
-                f"-AcceptNewHostKey (records it in {self.record_file()})")
+                f"-AcceptNewHostKey (records it in {self.record_file()})"
+            )
             return False
         self._record(where, key)
         return True

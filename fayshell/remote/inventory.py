@@ -64,8 +64,7 @@ class NodeSpec:
     @property
     def key(self) -> tuple[Any, ...]:
         """Identity of the connection this spec opens (nodes sharing a bastion share it)."""
-        return (self.local, self.user, self.host, self.port,
-                self.jump.key if self.jump else None)
+        return (self.local, self.user, self.host, self.port, self.jump.key if self.jump else None)
 
     @property
     def address(self) -> str:
@@ -91,8 +90,18 @@ def _expand(path: str) -> str:
 class SSHConfig:
     """OpenSSH client config files, read once, looked up per host name (see sshconfig.py)."""
 
-    OPTIONS = ("Hostname", "Port", "User", "IdentityFile", "IdentitiesOnly", "UserKnownHostsFile",
-               "GlobalKnownHostsFile", "ProxyJump", "ConnectTimeout", "ServerAliveInterval")
+    OPTIONS = (
+        "Hostname",
+        "Port",
+        "User",
+        "IdentityFile",
+        "IdentitiesOnly",
+        "UserKnownHostsFile",
+        "GlobalKnownHostsFile",
+        "ProxyJump",
+        "ConnectTimeout",
+        "ServerAliveInterval",
+    )
 
     def __init__(self, paths: list[str]) -> None:
         self.paths = [p for p in paths if os.path.exists(p)]
@@ -125,8 +134,12 @@ class SSHConfig:
         found: dict[str, None] = {}
         for key, args, _, _ in self._file.tokens:
             if key == "host":
-                found.update((a, None) for arg in args for a in arg.split(",")
-                             if not any(c in a for c in "*?!"))
+                found.update(
+                    (a, None)
+                    for arg in args
+                    for a in arg.split(",")
+                    if not any(c in a for c in "*?!")
+                )
         return list(found)
 
     def _asyncssh_lookup(self, name: str) -> dict[str, Any]:
@@ -134,8 +147,9 @@ class SSHConfig:
         from asyncssh.config import SSHClientConfig
 
         try:
-            cfg = SSHClientConfig.load(None, self.paths, False, False, False,
-                                       getpass.getuser(), (), name, ())
+            cfg = SSHClientConfig.load(
+                None, self.paths, False, False, False, getpass.getuser(), (), name, ()
+            )
         except (OSError, ValueError) as exc:
             raise InventoryError(f"ssh config {', '.join(self.paths)}: {exc}") from None
         return {k: cfg.get(k) for k in self.OPTIONS if cfg.get(k) is not None}
@@ -243,8 +257,15 @@ class Inventory:
 
     def save(self, path: str | None = None) -> str:
         """Write the inventory to ``path`` (default: the file it was loaded from, else XDG)."""
-        target = path or self.path or str(Path(os.environ.get("XDG_CONFIG_HOME") or
-                                                _expand("~/.config")) / "fayshell" / "inventory.toml")
+        target = (
+            path
+            or self.path
+            or str(
+                Path(os.environ.get("XDG_CONFIG_HOME") or _expand("~/.config"))
+                / "fayshell"
+                / "inventory.toml"
+            )
+        )
         Path(target).parent.mkdir(parents=True, exist_ok=True)
         tmp = f"{target}.tmp"
         Path(tmp).write_text(self.to_toml())
@@ -258,8 +279,9 @@ class Inventory:
         """Group name -> node-set expression (``all`` = every inventory node unless defined)."""
         exprs = {g: ",".join(m) for g, m in self.groups.items()}
         if "all" not in exprs:
-            exprs["all"] = ",".join(list(self.nodes) + [",".join(m) for m in self.groups.values()
-                                                        if m])
+            exprs["all"] = ",".join(
+                list(self.nodes) + [",".join(m) for m in self.groups.values() if m]
+            )
         return exprs
 
     def expand_group(self, group: str) -> list[str]:
@@ -311,13 +333,24 @@ class Inventory:
             host=str(entry.get("host") or cfg.get("Hostname") or d.get("host") or name),
             port=int(entry.get("port") or cfg.get("Port") or d.get("port") or 22),
             user=str(entry.get("user") or cfg.get("User") or d.get("user") or getpass.getuser()),
-            identity_files=tuple(_expand(p) for p in (
-                _as_tuple(entry.get("identity_file")) or _as_tuple(cfg.get("IdentityFile"))
-                or _as_tuple(d.get("identity_file")))),
+            identity_files=tuple(
+                _expand(p)
+                for p in (
+                    _as_tuple(entry.get("identity_file"))
+                    or _as_tuple(cfg.get("IdentityFile"))
+                    or _as_tuple(d.get("identity_file"))
+                )
+            ),
             identities_only=bool(cfg.get("IdentitiesOnly", False)),
-            known_hosts=tuple(_expand(p) for p in (
-                _as_tuple(entry.get("known_hosts")) or _as_tuple(cfg.get("UserKnownHostsFile"))
-                or _as_tuple(d.get("known_hosts")) or DEFAULT_KNOWN_HOSTS)),
+            known_hosts=tuple(
+                _expand(p)
+                for p in (
+                    _as_tuple(entry.get("known_hosts"))
+                    or _as_tuple(cfg.get("UserKnownHostsFile"))
+                    or _as_tuple(d.get("known_hosts"))
+                    or DEFAULT_KNOWN_HOSTS
+                )
+            ),
             global_known_hosts=_as_tuple(cfg.get("GlobalKnownHostsFile"))
             or DEFAULT_GLOBAL_KNOWN_HOSTS,
             connect_timeout=cfg.get("ConnectTimeout"),
@@ -337,8 +370,9 @@ class Inventory:
             if host == target:
                 raise InventoryError(f"{target}: ProxyJump loops back to itself")
             spec = self.resolve(host) if prev is None else replace(self.resolve(host), jump=prev)
-            spec = replace(spec, user=user or spec.user, port=port or spec.port,
-                           name=f"{host}(jump)")
+            spec = replace(
+                spec, user=user or spec.user, port=port or spec.port, name=f"{host}(jump)"
+            )
             prev = spec
         assert prev is not None
         return prev

@@ -67,8 +67,13 @@ class ConnectionPool:
         t = self._transports.get(spec.key)
         return t if t is not None and not t.is_closed() else None
 
-    async def get(self, spec: NodeSpec, *, accept_new_host_key: bool = False,
-                  connect_timeout: float | None = None) -> Transport:
+    async def get(
+        self,
+        spec: NodeSpec,
+        *,
+        accept_new_host_key: bool = False,
+        connect_timeout: float | None = None,
+    ) -> Transport:
         """The node's transport, connecting (once, even for concurrent callers) if needed.
 
         ``connect_timeout`` (seconds) overrides ssh_config's ConnectTimeout and the default."""
@@ -104,8 +109,9 @@ class ConnectionPool:
         transports, self._transports = list(self._transports.values()), {}
         await asyncio.gather(*(t.close() for t in transports), return_exceptions=True)
 
-    async def _open(self, spec: NodeSpec, accept_new: bool,
-                    connect_timeout: float | None) -> Transport:
+    async def _open(
+        self, spec: NodeSpec, accept_new: bool, connect_timeout: float | None
+    ) -> Transport:
         if spec.local:
             local = self._transports[spec.key] = LocalTransport(spec.name)
             return local
@@ -124,17 +130,20 @@ class ConnectionPool:
         """The connection to ``spec``'s ProxyJump host (pooled too); its failure is the node's."""
         assert spec.jump is not None
         try:
-            jump = await self.get(spec.jump, accept_new_host_key=accept_new,
-                                  connect_timeout=connect_timeout)
+            jump = await self.get(
+                spec.jump, accept_new_host_key=accept_new, connect_timeout=connect_timeout
+            )
         except RemoteError as exc:
             detail = exc.message.removeprefix(f"{exc.node}: {exc.stage}: ")
-            raise RemoteError(spec.name, exc.stage, f"jump host {spec.jump.address}: {detail}") \
-                from None
+            raise RemoteError(
+                spec.name, exc.stage, f"jump host {spec.jump.address}: {detail}"
+            ) from None
         assert isinstance(jump, SSHTransport)
         return jump.connection
 
-    async def _handshake(self, spec: NodeSpec, tunnel: Any, accept_new: bool,
-                         connect_timeout: float | None) -> Transport:
+    async def _handshake(
+        self, spec: NodeSpec, tunnel: Any, accept_new: bool, connect_timeout: float | None
+    ) -> Transport:
         import asyncssh
 
         checker = HostKeyChecker(spec, accept_new=accept_new)
@@ -142,8 +151,7 @@ class ConnectionPool:
         timeout = connect_timeout or spec.connect_timeout or self.settings.connect_timeout
 
         class Client(asyncssh.SSHClient):
-            def validate_host_public_key(self, host: str, addr: str, port: int,
-                                         key: Any) -> bool:
+            def validate_host_public_key(self, host: str, addr: str, port: int, key: Any) -> bool:
                 return checker.validate(host, addr, port, key)
 
             def connection_lost(self, exc: Exception | None) -> None:
@@ -152,8 +160,9 @@ class ConnectionPool:
 
         try:
             async with asyncio.timeout(timeout):
-                conn = await asyncssh.connect(**self._connect_args(spec, tunnel, checker),
-                                              client_factory=Client)
+                conn = await asyncssh.connect(
+                    **self._connect_args(spec, tunnel, checker), client_factory=Client
+                )
         except BaseException as exc:
             raise self._classify(spec, exc, checker, timeout) from None
         self.connects[spec.name] += 1
@@ -164,10 +173,18 @@ class ConnectionPool:
     def _connect_args(self, spec: NodeSpec, tunnel: Any, checker: HostKeyChecker) -> dict[str, Any]:
         keys = [p for p in spec.identity_files if os.path.exists(p)]
         args: dict[str, Any] = dict(
-            host=spec.host, port=spec.port, username=spec.user, tunnel=tunnel, config=[],
-            known_hosts=checker.known_hosts_arg(), password_auth=False, kbdint_auth=False,
+            host=spec.host,
+            port=spec.port,
+            username=spec.user,
+            tunnel=tunnel,
+            config=[],
+            known_hosts=checker.known_hosts_arg(),
+            password_auth=False,
+            kbdint_auth=False,
             keepalive_interval=spec.keepalive_interval or self.settings.keepalive_interval,
-            keepalive_count_max=self.settings.keepalive_count_max, login_timeout=None)
+            keepalive_count_max=self.settings.keepalive_count_max,
+            login_timeout=None,
+        )
         if keys or spec.identity_files:
             args["client_keys"] = keys or None
         if spec.identities_only:
@@ -175,8 +192,9 @@ class ConnectionPool:
         return args
 
     @staticmethod
-    def _classify(spec: NodeSpec, exc: BaseException, checker: HostKeyChecker,
-                  timeout: float) -> BaseException:
+    def _classify(
+        spec: NodeSpec, exc: BaseException, checker: HostKeyChecker, timeout: float
+    ) -> BaseException:
         """Turn whatever connecting raised into a staged, secret-free RemoteError."""
         import asyncssh
 
@@ -184,23 +202,37 @@ class ConnectionPool:
         if isinstance(exc, RemoteError | asyncio.CancelledError | KeyboardInterrupt):
             return exc
         if isinstance(exc, TimeoutError):
-            return RemoteError(spec.name, TIMEOUT, f"no SSH session with {where} within "
-                                                   f"{timeout:g}s")
+            return RemoteError(
+                spec.name, TIMEOUT, f"no SSH session with {where} within {timeout:g}s"
+            )
         if isinstance(exc, asyncssh.HostKeyNotVerifiable):
-            return RemoteError(spec.name, HOSTKEY, checker.problem or
-                               f"host key of {where} not verifiable: {exc.reason}")
+            return RemoteError(
+                spec.name,
+                HOSTKEY,
+                checker.problem or f"host key of {where} not verifiable: {exc.reason}",
+            )
         if isinstance(exc, asyncssh.PermissionDenied):
-            return RemoteError(spec.name, AUTH, f"permission denied for {where} (publickey; "
-                                                f"keys tried: {_key_note(spec)})")
+            return RemoteError(
+                spec.name,
+                AUTH,
+                f"permission denied for {where} (publickey; keys tried: {_key_note(spec)})",
+            )
         if isinstance(exc, asyncssh.KeyImportError | asyncssh.KeyEncryptionError):
-            return RemoteError(spec.name, AUTH, f"cannot use the private key for {where}: "
-                                                f"encrypted or unreadable ({type(exc).__name__}); "
-                                                f"load it into ssh-agent")
+            return RemoteError(
+                spec.name,
+                AUTH,
+                f"cannot use the private key for {where}: "
+                f"encrypted or unreadable ({type(exc).__name__}); "
+                f"load it into ssh-agent",
+            )
         if isinstance(exc, asyncssh.DisconnectError):
             return RemoteError(spec.name, CONNECT, f"{where}: {exc.reason}")
         if isinstance(exc, socket.gaierror):
-            return RemoteError(spec.name, CONNECT, f"cannot resolve host name {spec.host!r} "
-                                                   f"(not in the inventory or ssh_config?)")
+            return RemoteError(
+                spec.name,
+                CONNECT,
+                f"cannot resolve host name {spec.host!r} (not in the inventory or ssh_config?)",
+            )
         if isinstance(exc, OSError):
             why = os.strerror(exc.errno) if exc.errno else (exc.strerror or str(exc))
             return RemoteError(spec.name, CONNECT, f"{where}: {why}")

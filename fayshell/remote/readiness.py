@@ -54,10 +54,16 @@ def parse_probe(node: str, rtt_ms: float, stdout: str) -> NodeReadiness:
         parts = version.split()
         version = next((p for p in parts if p[:1].isdigit()), version)
     return NodeReadiness(
-        node=node, reachable=True, rtt_ms=rtt_ms, hostname=values.get("hostname", ""),
-        kernel=values.get("kernel", ""), lttng_version=version,
-        sessiond=values.get("sessiond") == "1", kernel_tracer=values.get("kernel_tracer") == "1",
-        python_agent=values.get("python_agent") == "1")
+        node=node,
+        reachable=True,
+        rtt_ms=rtt_ms,
+        hostname=values.get("hostname", ""),
+        kernel=values.get("kernel", ""),
+        lttng_version=version,
+        sessiond=values.get("sessiond") == "1",
+        kernel_tracer=values.get("kernel_tracer") == "1",
+        python_agent=values.get("python_agent") == "1",
+    )
 
 
 async def probe(transport: Transport, timeout: float | None = None) -> NodeReadiness:

@@ -13,8 +13,20 @@ from typing import Any
 
 from fayshell.errors import AUTH, COMMAND, CONNECT, HOSTKEY, STAGES, TIMEOUT, Stage
 
-__all__ = ["AUTH", "COMMAND", "CONNECT", "HOSTKEY", "STAGES", "TIMEOUT", "CommandResult",
-           "GatheredResult", "NodeError", "NodeOutcome", "OutputLine", "Stage"]
+__all__ = [
+    "AUTH",
+    "COMMAND",
+    "CONNECT",
+    "HOSTKEY",
+    "STAGES",
+    "TIMEOUT",
+    "CommandResult",
+    "GatheredResult",
+    "NodeError",
+    "NodeOutcome",
+    "OutputLine",
+    "Stage",
+]
 
 
 @dataclass(frozen=True)

@@ -135,16 +135,24 @@ def _expand_tokens(name: str, opts: dict[str, Any]) -> dict[str, Any]:
     if "Hostname" in opts:
         opts["Hostname"] = host
     local = socket.gethostname()
-    tokens = {"%": "%", "d": os.path.expanduser("~"), "h": host, "n": name,
-              "p": str(opts.get("Port", 22)), "r": str(opts.get("User", getpass.getuser())),
-              "u": getpass.getuser(), "i": str(os.getuid()), "l": local,
-              "L": local.split(".")[0]}
+    tokens = {
+        "%": "%",
+        "d": os.path.expanduser("~"),
+        "h": host,
+        "n": name,
+        "p": str(opts.get("Port", 22)),
+        "r": str(opts.get("User", getpass.getuser())),
+        "u": getpass.getuser(),
+        "i": str(os.getuid()),
+        "l": local,
+        "L": local.split(".")[0],
+    }
 
     def expand(value: str) -> str:
         out, i = [], 0
         while i < len(value):
             if value[i] == "%" and i + 1 < len(value):
-                out.append(tokens.get(value[i + 1], value[i:i + 2]))
+                out.append(tokens.get(value[i + 1], value[i : i + 2]))
                 i += 2
             else:
                 out.append(value[i])

@@ -34,8 +34,14 @@ class Transport(Protocol):
 
     node: str
 
-    async def run(self, command: str, *, timeout: float | None = None,
-                  input: str | None = None, on_line: LineCallback | None = None) -> CommandResult:
+    async def run(
+        self,
+        command: str,
+        *,
+        timeout: float | None = None,
+        input: str | None = None,
+        on_line: LineCallback | None = None,
+    ) -> CommandResult:
         """Run ``command`` (an already-quoted shell command line) to completion."""
         ...
 
@@ -98,8 +104,14 @@ class SSHTransport:
     def is_closed(self) -> bool:
         return self._closed or self.connection.is_closed()
 
-    async def run(self, command: str, *, timeout: float | None = None,
-                  input: str | None = None, on_line: LineCallback | None = None) -> CommandResult:
+    async def run(
+        self,
+        command: str,
+        *,
+        timeout: float | None = None,
+        input: str | None = None,
+        on_line: LineCallback | None = None,
+    ) -> CommandResult:
         async with self._channels:
             return await self._run(command, timeout, input, on_line)
 
@@ -113,21 +125,26 @@ class SSHTransport:
         for delay in (*self.OPEN_RETRIES, None):
             try:
                 return await self.connection.create_process(
-                    command, encoding="utf-8", errors="replace",
-                    stdin=asyncssh.DEVNULL if input is None else asyncssh.PIPE)
+                    command,
+                    encoding="utf-8",
+                    errors="replace",
+                    stdin=asyncssh.DEVNULL if input is None else asyncssh.PIPE,
+                )
             except asyncssh.ChannelOpenError as exc:
                 if self.is_closed():
                     raise StaleConnection(exc.reason) from exc
                 if delay is None:
-                    raise RemoteError(self.node, COMMAND,
-                                      f"sshd refused a session: {exc.reason}") from None
+                    raise RemoteError(
+                        self.node, COMMAND, f"sshd refused a session: {exc.reason}"
+                    ) from None
                 await asyncio.sleep(delay)
             except (asyncssh.DisconnectError, ConnectionError, BrokenPipeError) as exc:
                 raise StaleConnection(str(exc)) from exc
         raise AssertionError("unreachable")
 
-    async def _run(self, command: str, timeout: float | None, input: str | None,
-                   on_line: LineCallback | None) -> CommandResult:
+    async def _run(
+        self, command: str, timeout: float | None, input: str | None, on_line: LineCallback | None
+    ) -> CommandResult:
         start = time.perf_counter()
         proc = await self._open_process(command, input)
         try:
@@ -140,9 +157,15 @@ class SSHTransport:
                 done = await _with_timeout(self.node, proc.wait(), timeout)
                 out, err = [done.stdout or ""], [done.stderr or ""]
             else:
-                await _with_timeout(self.node, asyncio.gather(
-                    _pump(proc.stdout, "stdout", on_line, out),
-                    _pump(proc.stderr, "stderr", on_line, err), proc.wait()), timeout)
+                await _with_timeout(
+                    self.node,
+                    asyncio.gather(
+                        _pump(proc.stdout, "stdout", on_line, out),
+                        _pump(proc.stderr, "stderr", on_line, err),
+                        proc.wait(),
+                    ),
+                    timeout,
+                )
         finally:
             if proc.exit_status is None and proc.exit_signal is None:
                 await _stop_remote(proc)
@@ -150,8 +173,9 @@ class SSHTransport:
 
     def _result(self, proc: Any, out: str, err: str, start: float) -> CommandResult:
         if proc.exit_signal is not None:
-            return CommandResult(self.node, -1, out, err, _elapsed_ms(start),
-                                 signal=str(proc.exit_signal[0]))
+            return CommandResult(
+                self.node, -1, out, err, _elapsed_ms(start), signal=str(proc.exit_signal[0])
+            )
         if proc.exit_status is None:
             why = "connection lost" if self.is_closed() else "channel closed"
             raise RemoteError(self.node, COMMAND, f"{why} before the command finished")
@@ -206,14 +230,25 @@ class LocalTransport:
     def is_closed(self) -> bool:
         return False
 
-    async def run(self, command: str, *, timeout: float | None = None,
-                  input: str | None = None, on_line: LineCallback | None = None) -> CommandResult:
+    async def run(
+        self,
+        command: str,
+        *,
+        timeout: float | None = None,
+        input: str | None = None,
+        on_line: LineCallback | None = None,
+    ) -> CommandResult:
         PIPE = asyncio.subprocess.PIPE
         start = time.perf_counter()
         proc = await asyncio.create_subprocess_exec(
-            "/bin/sh", "-c", command, stdout=PIPE, stderr=PIPE,
+            "/bin/sh",
+            "-c",
+            command,
+            stdout=PIPE,
+            stderr=PIPE,
             stdin=asyncio.subprocess.DEVNULL if input is None else PIPE,
-            start_new_session=True)
+            start_new_session=True,
+        )
         try:
             out, err = await _with_timeout(self.node, self._collect(proc, input, on_line), timeout)
         finally:
@@ -227,8 +262,9 @@ class LocalTransport:
             sig, status = signal.Signals(-status).name.removeprefix("SIG"), -1
         return CommandResult(self.node, status, out, err, _elapsed_ms(start), signal=sig)
 
-    async def _collect(self, proc: asyncio.subprocess.Process, input: str | None,
-                       on_line: LineCallback | None) -> tuple[str, str]:
+    async def _collect(
+        self, proc: asyncio.subprocess.Process, input: str | None, on_line: LineCallback | None
+    ) -> tuple[str, str]:
         if on_line is None:
             out_b, err_b = await proc.communicate(input.encode() if input is not None else None)
             return out_b.decode(errors="replace"), err_b.decode(errors="replace")
@@ -237,8 +273,10 @@ class LocalTransport:
             proc.stdin.close()
         out: list[str] = []
         err: list[str] = []
-        await asyncio.gather(_pump(_decoded(proc.stdout), "stdout", on_line, out),
-                             _pump(_decoded(proc.stderr), "stderr", on_line, err))
+        await asyncio.gather(
+            _pump(_decoded(proc.stdout), "stdout", on_line, out),
+            _pump(_decoded(proc.stderr), "stderr", on_line, err),
+        )
         await proc.wait()
         return "".join(out), "".join(err)
 

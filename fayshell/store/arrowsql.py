@@ -10,9 +10,18 @@ if TYPE_CHECKING:
     import pyarrow as pa
 
 _SIMPLE = {
-    "int8": "TINYINT", "int16": "SMALLINT", "int32": "INTEGER", "int64": "BIGINT",
-    "uint8": "UTINYINT", "uint16": "USMALLINT", "uint32": "UINTEGER", "uint64": "UBIGINT",
-    "float": "FLOAT", "double": "DOUBLE", "string": "VARCHAR", "large_string": "VARCHAR",
+    "int8": "TINYINT",
+    "int16": "SMALLINT",
+    "int32": "INTEGER",
+    "int64": "BIGINT",
+    "uint8": "UTINYINT",
+    "uint16": "USMALLINT",
+    "uint32": "UINTEGER",
+    "uint64": "UBIGINT",
+    "float": "FLOAT",
+    "double": "DOUBLE",
+    "string": "VARCHAR",
+    "large_string": "VARCHAR",
     "bool": "BOOLEAN",
 }
 
@@ -33,9 +42,11 @@ def duck_type(t: pa.DataType) -> str:
 
 def as_bigint(expr: str) -> str:
     """An integer expression as BIGINT, 64-bit unsigned values wrapped to two's complement."""
-    return (f"CAST(CASE WHEN CAST({expr} AS HUGEINT) >= 9223372036854775808 "
-            f"THEN CAST({expr} AS HUGEINT) - 18446744073709551616 "
-            f"ELSE CAST({expr} AS HUGEINT) END AS BIGINT)")
+    return (
+        f"CAST(CASE WHEN CAST({expr} AS HUGEINT) >= 9223372036854775808 "
+        f"THEN CAST({expr} AS HUGEINT) - 18446744073709551616 "
+        f"ELSE CAST({expr} AS HUGEINT) END AS BIGINT)"
+    )
 
 
 def q(name: str) -> str:

@@ -25,8 +25,18 @@ def sql_error(exc: Exception) -> SqlError:
 
 
 #: First words of statements that only read (anything else may change what the store knows).
-_READ_ONLY = ("select", "with", "from", "values", "table", "describe", "show", "summarize",
-              "explain", "(")
+_READ_ONLY = (
+    "select",
+    "with",
+    "from",
+    "values",
+    "table",
+    "describe",
+    "show",
+    "summarize",
+    "explain",
+    "(",
+)
 
 
 def _may_change_schema(sql: str) -> bool:
@@ -58,8 +68,9 @@ def interruptible(con: Any, work: Callable[[], T]) -> T:
             raise Interrupted()
         return gate.run(work)
     finally:
-        signal.signal(signal.SIGINT, previous if previous is not None else
-                      signal.default_int_handler)
+        signal.signal(
+            signal.SIGINT, previous if previous is not None else signal.default_int_handler
+        )
 
 
 def _plain(work: Callable[[], T]) -> T:
@@ -151,8 +162,10 @@ class Database:
         """The connection, for the thread allowed to use it now."""
         borrower = self._borrower
         if borrower is not None and borrower is not threading.current_thread():
-            raise ConnectionLent(f"the database connection is lent to thread {borrower.name!r}; "
-                                 f"{threading.current_thread().name!r} must wait for it")
+            raise ConnectionLent(
+                f"the database connection is lent to thread {borrower.name!r}; "
+                f"{threading.current_thread().name!r} must wait for it"
+            )
         return self._con
 
     @property
@@ -242,18 +255,20 @@ class Database:
         rows = self.execute(
             "SELECT table_name FROM information_schema.tables "
             "WHERE table_schema = 'main' AND table_catalog = current_database() "
-            "ORDER BY table_name")
+            "ORDER BY table_name"
+        )
         return [r[0] for r in rows]
 
     def table_columns(self) -> dict[str, list[str]]:
         """Every table and view with its columns, for completion after ``sql``."""
-        rows = self.execute(      # information_schema.columns, without its joins
+        rows = self.execute(  # information_schema.columns, without its joins
             "SELECT table_name, column_name FROM duckdb_columns() WHERE schema_name = 'main' "
-            "AND database_name <> 'system' ORDER BY table_name, column_index")
+            "AND database_name <> 'system' ORDER BY table_name, column_index"
+        )
         out: dict[str, list[str]] = {}
         for table, column in rows:
             cols = out.setdefault(table, [])
-            if column not in cols:      # a table and the temporary view of a pending chunk
+            if column not in cols:  # a table and the temporary view of a pending chunk
                 cols.append(column)
         return out
 

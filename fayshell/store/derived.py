@@ -76,15 +76,17 @@ def derive_chunk(db: Database, info: ChunkInfo, settings: LoadSettings) -> None:
     info.columns = {t: {c.lower() for c in cols.get(t, [])} for t in info.tables.values()}
     update_threads(db, info)
     derive_syscalls(db, info)
-    db.execute("UPDATE syscalls_mark SET next_rowid = NULL")    # the chunk's rows now count
+    db.execute("UPDATE syscalls_mark SET next_rowid = NULL")  # the chunk's rows now count
     derive_spans(db, info, settings)
     derive_logs(db, info)
 
 
 def update_threads(db: Database, info: ChunkInfo) -> None:
     """tid -> pid/procname facts from statedump and fork events."""
-    sources = (("lttng_statedump_process_state", "tid", "pid", "name"),
-               ("sched_process_fork", "child_tid", "child_pid", "child_comm"))
+    sources = (
+        ("lttng_statedump_process_state", "tid", "pid", "name"),
+        ("sched_process_fork", "child_tid", "child_pid", "child_comm"),
+    )
     for event, tid, pid, comm in sources:
         t = info.tables.get(event)
         if t is None or not {tid, pid} <= info.columns[t]:
@@ -92,7 +94,8 @@ def update_threads(db: Database, info: ChunkInfo) -> None:
         db.execute(
             f"INSERT INTO threads SELECT ?, ?, p.{q(tid)}, p.{q(pid)}, {info.col(t, comm)}, e.ts "
             f"FROM event_rows e JOIN {q(t)} p USING (eid) WHERE {info.where}",
-            [info.node, info.session])
+            [info.node, info.session],
+        )
 
 
 def _syscall_classes(info: ChunkInfo) -> list[tuple[str, int, str]]:
@@ -121,23 +124,32 @@ def derive_syscalls(db: Database, info: ChunkInfo) -> None:
     names = ", ".join(f"({_lit(n)}, {k}, {_lit(s)})" for n, k, s in classes)
     if "sched_switch" in info.tables:
         names += ", ('sched_switch', 0, NULL)"
-    exits = [f"SELECT eid, CAST(ret AS BIGINT) AS ret FROM {q(info.tables[n])} "
-             f"WHERE eid BETWEEN {info.eid_lo} AND {info.eid_hi}"
-             for n, k, _ in classes if k == 2 and "ret" in info.columns[info.tables[n]]]
-    ret_join = (f"LEFT JOIN ({' UNION ALL '.join(exits)}) r ON r.eid = e.eid" if exits
-                else "LEFT JOIN (SELECT NULL::BIGINT AS eid, NULL::BIGINT AS ret) r ON false")
+    exits = [
+        f"SELECT eid, CAST(ret AS BIGINT) AS ret FROM {q(info.tables[n])} "
+        f"WHERE eid BETWEEN {info.eid_lo} AND {info.eid_hi}"
+        for n, k, _ in classes
+        if k == 2 and "ret" in info.columns[info.tables[n]]
+    ]
+    ret_join = (
+        f"LEFT JOIN ({' UNION ALL '.join(exits)}) r ON r.eid = e.eid"
+        if exits
+        else "LEFT JOIN (SELECT NULL::BIGINT AS eid, NULL::BIGINT AS ret) r ON false"
+    )
     sw = info.tables.get("sched_switch")
-    sw_join = (f"LEFT JOIN {q(sw)} s ON s.eid = e.eid" if sw else
-               "LEFT JOIN (SELECT NULL::BIGINT AS eid, NULL::BIGINT AS next_tid, "
-               "NULL::VARCHAR AS next_comm) s ON false")
+    sw_join = (
+        f"LEFT JOIN {q(sw)} s ON s.eid = e.eid"
+        if sw
+        else "LEFT JOIN (SELECT NULL::BIGINT AS eid, NULL::BIGINT AS next_tid, "
+        "NULL::VARCHAR AS next_comm) s ON false"
+    )
     db.execute("DROP TABLE IF EXISTS fay_k")
     db.execute(f"""
         CREATE TEMP TABLE fay_k AS
         SELECT e.eid, e.cpu, e.ts, c.kind, c.sysname, r.ret,
                CAST(s.next_tid AS BIGINT) AS next_tid, CAST(s.next_comm AS VARCHAR) AS next_comm,
-               CAST({info.ctx('tid', 'vtid')} AS BIGINT) AS ctx_tid,
-               CAST({info.ctx('pid', 'vpid')} AS BIGINT) AS ctx_pid,
-               CAST({info.ctx('procname')} AS VARCHAR) AS ctx_procname
+               CAST({info.ctx("tid", "vtid")} AS BIGINT) AS ctx_tid,
+               CAST({info.ctx("pid", "vpid")} AS BIGINT) AS ctx_pid,
+               CAST({info.ctx("procname")} AS VARCHAR) AS ctx_procname
         FROM events e
         JOIN (VALUES {names}) c(name, kind, sysname) ON c.name = e.name
         {sw_join} {ret_join}
@@ -147,14 +159,20 @@ def derive_syscalls(db: Database, info: ChunkInfo) -> None:
     db.execute(_INSERT_SQL, params)
     db.execute("DELETE FROM pending_syscalls WHERE node = ? AND session = ?", params)
     db.execute(_PENDING_SQL, params)
-    db.execute("""
+    db.execute(
+        """
         INSERT INTO cpu_state
         SELECT ?, ?, cpu, arg_max(next_tid, ts), arg_max(next_comm, ts), max(ts)
-        FROM fay_k WHERE kind = 0 GROUP BY cpu""", params)
-    db.execute("""
+        FROM fay_k WHERE kind = 0 GROUP BY cpu""",
+        params,
+    )
+    db.execute(
+        """
         DELETE FROM cpu_state c WHERE node = ? AND session = ? AND ts < (
             SELECT max(ts) FROM cpu_state d
-            WHERE d.node = c.node AND d.session = c.session AND d.cpu = c.cpu)""", params)
+            WHERE d.node = c.node AND d.session = c.session AND d.cpu = c.cpu)""",
+        params,
+    )
     db.execute("DROP TABLE IF EXISTS fay_k")
     db.execute("DROP TABLE IF EXISTS fay_paired")
 
@@ -163,45 +181,58 @@ def staged_syscalls(db: Database, info: ChunkInfo, staged: StagedOutcome) -> Non
     """Finish the pairing staged by fayshell.store.kernel: local pairs that need ``threads``
     for their procname, pairs across runs, open entries, and pids learnt late in the chunk."""
     params = [info.node, info.session]
-    db.execute(_THREADS_CTE + """
+    db.execute(
+        _THREADS_CTE
+        + """
         INSERT INTO syscalls
         SELECT $1, $2, p.cpu, p.tid, th.pid, coalesce(p.procname, th.procname), p.name,
                p.ts_entry, p.ts_exit, p.dur_ns, p.ret
-        FROM fay_pairs p LEFT JOIN th ON th.tid = p.tid""", params)
+        FROM fay_pairs p LEFT JOIN th ON th.tid = p.tid""",
+        params,
+    )
     db.execute(_PAIR_RUNS_SQL)
     db.con.register("fay_names", _id_table(staged.names))
     db.con.register("fay_comms", _id_table(staged.comms))
     try:
-        db.execute(_THREADS_CTE + """
+        db.execute(
+            _THREADS_CTE
+            + """
             INSERT INTO syscalls
             SELECT $1, $2, p.p_cpu, p.tid, coalesce(p.p_pid, th.pid),
                    coalesce(c.value, th.procname), n.value, p.p_ts, p.hts, p.hts - p.p_ts,
                    p.hret
             FROM fay_paired p LEFT JOIN th ON th.tid = p.tid
             LEFT JOIN fay_names n ON n.id = p.p_name LEFT JOIN fay_comms c ON c.id = p.p_procname
-            WHERE p.hkind = 2 AND p.p_kind = 1""", params)
+            WHERE p.hkind = 2 AND p.p_kind = 1""",
+            params,
+        )
         db.execute("DELETE FROM pending_syscalls WHERE node = ? AND session = ?", params)
-        db.execute("""
+        db.execute(
+            """
             INSERT INTO pending_syscalls
             SELECT ?, ?, p.cpu, p.tid, p.pid, c.value, n.value, p.tts
             FROM fay_paired p JOIN fay_names n ON n.id = p.tname
             LEFT JOIN fay_comms c ON c.id = p.tprocname
             WHERE p.n_kind IS NULL AND p.tkind = 1 AND n.value NOT IN ('exit', 'exit_group')""",
-                   params)
+            params,
+        )
     finally:
         db.con.unregister("fay_names")
         db.con.unregister("fay_comms")
     if staged.stale_tids:
-        db.execute("""
+        db.execute(
+            """
             UPDATE syscalls s SET pid = th.pid
             FROM (SELECT tid, arg_max(pid, ts) AS pid FROM threads
                   WHERE node = $1 AND session = $2 GROUP BY tid) th
             WHERE s.tid = th.tid AND list_contains($3, s.tid) AND s.node = $1
               AND s.session = $2 AND s.rowid >= $4""",
-                   [*params, staged.stale_tids, staged.rowid_lo])
+            [*params, staged.stale_tids, staged.rowid_lo],
+        )
     for cpu, tid, comm in staged.cpu_end:
-        db.execute("DELETE FROM cpu_state WHERE node = ? AND session = ? AND cpu = ?",
-                   [*params, cpu])
+        db.execute(
+            "DELETE FROM cpu_state WHERE node = ? AND session = ? AND cpu = ?", [*params, cpu]
+        )
         db.execute("INSERT INTO cpu_state VALUES (?, ?, ?, ?, ?, NULL)", [*params, cpu, tid, comm])
     drop_staged(db)
 
@@ -221,8 +252,9 @@ def drop_staged(db: Database) -> None:
 def mark_syscalls(db: Database) -> int:
     """Mark where the syscalls rows of the load starting now begin (its rows are written before
     the chunk commits: an interrupted load leaves them behind) and return that rowid."""
-    db.execute("UPDATE syscalls_mark SET next_rowid = (SELECT coalesce(max(rowid) + 1, 0) "
-               "FROM syscalls)")
+    db.execute(
+        "UPDATE syscalls_mark SET next_rowid = (SELECT coalesce(max(rowid) + 1, 0) FROM syscalls)"
+    )
     return int(db.execute("SELECT max(next_rowid) FROM syscalls_mark")[0][0])
 
 
@@ -242,15 +274,17 @@ SELECT * FROM (
     FROM {runs} WINDOW w AS (PARTITION BY coalesce(tid, -1 - cpu) ORDER BY hts, heid))
 WHERE (hkind = 2 AND p_kind = 1) OR (n_kind IS NULL AND tkind = 1)"""
 _PAIR_RUNS_SQL = "CREATE OR REPLACE TEMP TABLE fay_paired AS" + PAIR_RUNS_SELECT.format(
-    runs="fay_runs")
+    runs="fay_runs"
+)
 
 
 def _id_table(values: list[str]) -> pa.Table:
     """(id, value) rows of a list of names: the numbers fay_runs stores instead."""
     import pyarrow as pa
 
-    return pa.table({"id": pa.array(range(len(values)), pa.int32()),
-                     "value": pa.array(values, pa.string())})
+    return pa.table(
+        {"id": pa.array(range(len(values)), pa.int32()), "value": pa.array(values, pa.string())}
+    )
 
 
 _THREADS_CTE = """
@@ -313,12 +347,15 @@ def derive_spans(db: Database, info: ChunkInfo, settings: LoadSettings) -> None:
     present = [n for n in ZIPKIN if n in info.tables]
     if not present:
         return
-    db.execute("""
+    db.execute(
+        """
         CREATE OR REPLACE TEMP TABLE fay_sk AS
         SELECT s.trace_id, s.span_id FROM spans s
         SEMI JOIN (SELECT trace_id, span_id FROM spans WHERE session = $1 AND chunk_no = $2) n
             ON n.trace_id = s.trace_id AND n.span_id = s.span_id
-        WHERE s.session = $1 GROUP BY ALL HAVING count(*) > 1""", [info.session, info.chunk_no])
+        WHERE s.session = $1 GROUP BY ALL HAVING count(*) > 1""",
+        [info.session, info.chunk_no],
+    )
     if db.execute("SELECT count(*) FROM fay_sk")[0][0]:
         parts = " UNION ALL ".join(_zipkin_part(db, info.tables[n], n) for n in present)
         _span_rows_of_keys(db, info, parts)
@@ -330,16 +367,22 @@ def derive_spans(db: Database, info: ChunkInfo, settings: LoadSettings) -> None:
 def _span_rows_of_keys(db: Database, info: ChunkInfo, parts: str) -> None:
     """fay_zp: every row (all chunks of the session) of the spans keyed in fay_sk, whose
     spans rows are deleted."""
-    db.execute("DELETE FROM spans s USING fay_sk k WHERE s.session = ? "
-               "AND s.trace_id = k.trace_id AND s.span_id = k.span_id", [info.session])
-    db.execute(f"""
+    db.execute(
+        "DELETE FROM spans s USING fay_sk k WHERE s.session = ? "
+        "AND s.trace_id = k.trace_id AND s.span_id = k.span_id",
+        [info.session],
+    )
+    db.execute(
+        f"""
         CREATE OR REPLACE TEMP TABLE fay_zp AS
         SELECT c.node, e.ts, p.* EXCLUDE (eid)
         FROM ({parts}) p
         JOIN fay_sk k ON k.trace_id = p.trace_id AND k.span_id = p.span_id
         JOIN event_rows e ON e.eid = p.eid
         JOIN chunks c ON c.chunk_no = e.chunk_no
-        WHERE c.session = ?""", [info.session])
+        WHERE c.session = ?""",
+        [info.session],
+    )
 
 
 def _insert_spans(db: Database, session: str, chunk_no: int, settings: LoadSettings) -> None:
@@ -348,39 +391,47 @@ def _insert_spans(db: Database, session: str, chunk_no: int, settings: LoadSetti
     from fayshell.store.spans import build_spans
 
     total = db.execute("SELECT count(*) FROM fay_zp")[0][0]
-    parts = max(1, -(-total // settings.span_rows))     # bounded memory: span_rows at a time
+    parts = max(1, -(-total // settings.span_rows))  # bounded memory: span_rows at a time
     writer = FlushWriter(db)
     built: pa.Table | None = None
     try:
         for part in range(parts):
             where = f"WHERE hash(trace_id, span_id) % {parts} = {part}" if parts > 1 else ""
             rows = db.con.sql(f"SELECT * FROM fay_zp {where}").to_arrow_table()
-            if built is not None:    # insert the previous part while this one is grouped
+            if built is not None:  # insert the previous part while this one is grouped
                 writer.submit(partial(_insert_span_table, session, chunk_no, built))
             built = build_spans(rows, settings.prefer_c) if rows.num_rows else None
             del rows
-            writer.wait()           # the connection is the writer's until its insert is done
+            writer.wait()  # the connection is the writer's until its insert is done
         if built is not None:
             _insert_span_table(session, chunk_no, built, db.con)
     finally:
         writer.drain()
 
 
-def _insert_span_table(session: str, chunk_no: int, spans: pa.Table,
-                       con: duckdb.DuckDBPyConnection) -> None:
+def _insert_span_table(
+    session: str, chunk_no: int, spans: pa.Table, con: duckdb.DuckDBPyConnection
+) -> None:
     """INSERT one Arrow table of spans (may run on the writer thread, with its connection)."""
     Insert("spans", spans, "? AS session, ? AS chunk_no, *", [session, chunk_no]).run(con)
 
 
 def _zipkin_part(db: Database, table: str, event: str) -> str:
     """One zipkin payload table as (eid, ids as BIGINT, endpoint, value, key)."""
-    types = dict(db.execute("SELECT column_name, data_type FROM duckdb_columns() "
-                            "WHERE schema_name = 'main' AND table_name = ?", [table]))
+    types = dict(
+        db.execute(
+            "SELECT column_name, data_type FROM duckdb_columns() "
+            "WHERE schema_name = 'main' AND table_name = ?",
+            [table],
+        )
+    )
 
     def big(col: str) -> str:
         if col not in types:
             return "NULL::BIGINT"
-        return as_bigint(f"p.{q(col)}") if types[col] == "UBIGINT" else f"CAST(p.{q(col)} AS BIGINT)"
+        return (
+            as_bigint(f"p.{q(col)}") if types[col] == "UBIGINT" else f"CAST(p.{q(col)} AS BIGINT)"
+        )
 
     def text(col: str) -> str:
         return f"CAST(p.{q(col)} AS VARCHAR)" if col in types else "NULL::VARCHAR"
@@ -390,10 +441,12 @@ def _zipkin_part(db: Database, table: str, event: str) -> str:
     else:
         value, key = text("val"), text("key")
     port = f"CAST(p.{q('port_no')} AS INTEGER)" if "port_no" in types else "NULL::INTEGER"
-    return (f"SELECT p.eid, {big('trace_id')} AS trace_id, {big('span_id')} AS span_id, "
-            f"{big('parent_span_id')} AS parent, {text('service_name')} AS service_name, "
-            f"{text('ip')} AS ip, {port} AS port_no, {text('trace_name')} AS trace_name, "
-            f"{value} AS value, {key} AS key FROM {q(table)} p")
+    return (
+        f"SELECT p.eid, {big('trace_id')} AS trace_id, {big('span_id')} AS span_id, "
+        f"{big('parent_span_id')} AS parent, {text('service_name')} AS service_name, "
+        f"{text('ip')} AS ip, {port} AS port_no, {text('trace_name')} AS trace_name, "
+        f"{value} AS value, {key} AS key FROM {q(table)} p"
+    )
 
 
 def derive_logs(db: Database, info: ChunkInfo) -> None:
@@ -409,29 +462,38 @@ def derive_logs(db: Database, info: ChunkInfo) -> None:
         func = info.col(t, "funcName", "method_name")
         line = info.col(t, "lineno", "line_number")
         thread = info.col(t, "threadName", "thread_name", "int_threadid", "thread")
-        db.execute(f"""
-            INSERT INTO logs SELECT ?, ?, e.ts, ?, {info.col(t, 'logger_name')},
-                CAST({level} AS INTEGER), {sev}, {info.col(t, 'msg')}, {func},
+        db.execute(
+            f"""
+            INSERT INTO logs SELECT ?, ?, e.ts, ?, {info.col(t, "logger_name")},
+                CAST({level} AS INTEGER), {sev}, {info.col(t, "msg")}, {func},
                 CAST({line} AS INTEGER), CAST({thread} AS VARCHAR), CAST({pid} AS BIGINT),
                 {procname}
             FROM event_rows e JOIN {q(t)} p USING (eid) WHERE {info.where}""",
-                   [info.node, info.session, domain])
+            [info.node, info.session, domain],
+        )
     _ust_logs(db, info, pid, procname)
 
 
 def _ust_logs(db: Database, info: ChunkInfo, pid: str, procname: str) -> None:
-    rows = db.execute("SELECT name, loglevel, table_name FROM event_classes "
-                      "WHERE domain = 'ust' AND loglevel < ?", [DEBUG_LINE])
+    rows = db.execute(
+        "SELECT name, loglevel, table_name FROM event_classes "
+        "WHERE domain = 'ust' AND loglevel < ?",
+        [DEBUG_LINE],
+    )
     for name, level, t in rows:
         if name not in info.class_names or name in AGENTS or name.startswith("zipkin:"):
             continue
         strings = db.execute(
             "SELECT column_name FROM information_schema.columns WHERE table_name = ? "
-            "AND data_type = 'VARCHAR' ORDER BY ordinal_position LIMIT 1", [t])
+            "AND data_type = 'VARCHAR' ORDER BY ordinal_position LIMIT 1",
+            [t],
+        )
         msg = f"p.{q(strings[0][0])}" if strings else "NULL"
         sev = severity_sql("user", str(int(level)))
-        db.execute(f"""
+        db.execute(
+            f"""
             INSERT INTO logs SELECT ?, ?, e.ts, 'ust', ?, {int(level)}, {sev}, {msg}, NULL,
                 NULL, NULL, CAST({pid} AS BIGINT), {procname}
             FROM event_rows e JOIN {q(t)} p USING (eid) WHERE {info.where}""",
-                   [info.node, info.session, name])
+            [info.node, info.session, name],
+        )

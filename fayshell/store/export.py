@@ -102,8 +102,15 @@ def export(req: ExportRequest, progress: ProgressTask) -> ExportSummary:
         kind = _kind(req, columns)
         builder = _zipkin if req.format == "zipkin" else _chrome
         rows, events = _write_json(req, builder(req.rel, columns, kind), progress)
-    return ExportSummary(str(req.path), req.format, kind, rows, events, _size(req.path),
-                         round(time.perf_counter() - start, 3))
+    return ExportSummary(
+        str(req.path),
+        req.format,
+        kind,
+        rows,
+        events,
+        _size(req.path),
+        round(time.perf_counter() - start, 3),
+    )
 
 
 def _size(path: Path) -> int:
@@ -149,8 +156,10 @@ def _parquet(req: ExportRequest, progress: ProgressTask) -> int:
             raise ExportError(f"-PartitionBy {col}: the input has no column {col!r}")
     opts = ["FORMAT parquet"]
     if req.partition_by:
-        opts += ["PARTITION_BY (" + ", ".join(q(c) for c in req.partition_by) + ")",
-                 "OVERWRITE_OR_IGNORE true"]
+        opts += [
+            "PARTITION_BY (" + ", ".join(q(c) for c in req.partition_by) + ")",
+            "OVERWRITE_OR_IGNORE true",
+        ]
     sql = f"COPY ({req.rel.sql}) TO {quote_literal(str(req.path))} ({', '.join(opts)})"
     progress.update(total=100.0)
     return _with_progress(req, sql, progress)
@@ -180,8 +189,10 @@ def _with_progress(req: ExportRequest, sql: str, progress: ProgressTask) -> int:
             result["error"] = exc
 
     with db.lock:
-        old = con.execute("SELECT current_setting('enable_progress_bar'), "
-                          "current_setting('enable_progress_bar_print')").fetchall()[0]
+        old = con.execute(
+            "SELECT current_setting('enable_progress_bar'), "
+            "current_setting('enable_progress_bar_print')"
+        ).fetchall()[0]
         con.execute("SET enable_progress_bar = true")
         con.execute("SET enable_progress_bar_print = false")
         try:
@@ -224,8 +235,9 @@ class JsonPlan:
     cleanup: tuple[str, ...] = ()
 
 
-def _write_json(req: ExportRequest, plan_of: Callable[[Database], JsonPlan],
-                progress: ProgressTask) -> tuple[int, int]:
+def _write_json(
+    req: ExportRequest, plan_of: Callable[[Database], JsonPlan], progress: ProgressTask
+) -> tuple[int, int]:
     """Write a JSON plan to ``req.path`` (through a temporary name); (input rows, values)."""
     db = req.rel.db
     tmp = req.path.with_name(f".{req.path.name}.part")
@@ -250,8 +262,9 @@ def _write_json(req: ExportRequest, plan_of: Callable[[Database], JsonPlan],
 SEPARATOR = ",\n"
 
 
-def _stream(db: Database, plan: JsonPlan, tmp: Path, req: ExportRequest,
-            progress: ProgressTask) -> int:
+def _stream(
+    db: Database, plan: JsonPlan, tmp: Path, req: ExportRequest, progress: ProgressTask
+) -> int:
     """Head, every part's values separated by commas, tail; the bar follows the last part.
 
     DuckDB puts the separator before every value, so a batch is written straight from its
@@ -299,7 +312,7 @@ def _bytes(column: Any, skip: int) -> memoryview:
     _, offsets_buf, data = column.buffers()
     offsets = np.frombuffer(offsets_buf, np.int64 if wide else np.int32)
     first, last = int(offsets[column.offset]), int(offsets[column.offset + len(column)])
-    return memoryview(data)[first + skip:last]
+    return memoryview(data)[first + skip : last]
 
 
 def _col(columns: dict[str, str], name: str, default: str = "NULL") -> str:
@@ -325,10 +338,13 @@ def _object(entries: list[tuple[str, str]]) -> str:
 def _zipkin(rel: Relation, columns: dict[str, str], kind: str) -> Callable[[Database], JsonPlan]:
     ann = _col(columns, "annotations")
     values = ann if "annotations" in columns else "NULL"
-    kind_sql = (f"CASE WHEN list_contains(list_transform({values}, lambda a: a.value), 'cs') "
-                "THEN '\"CLIENT\"' WHEN list_contains(list_transform("
-                f"{values}, lambda a: a.value), 'sr') THEN '\"SERVER\"' END"
-                if "annotations" in columns else "NULL")
+    kind_sql = (
+        f"CASE WHEN list_contains(list_transform({values}, lambda a: a.value), 'cs') "
+        "THEN '\"CLIENT\"' WHEN list_contains(list_transform("
+        f"{values}, lambda a: a.value), 'sr') THEN '\"SERVER\"' END"
+        if "annotations" in columns
+        else "NULL"
+    )
     parent = _col(columns, "parent_span_id")
     entries = [
         ("traceId", f"to_json({_hex(q('trace_id'))})"),
@@ -342,36 +358,44 @@ def _zipkin(rel: Relation, columns: dict[str, str], kind: str) -> Callable[[Data
         ("annotations", _annotations(columns)),
         ("tags", _tags(columns)),
     ]
-    body = (f"SELECT {_object(entries)} FROM ({rel.sql}) AS _r "
-            f"WHERE {q('trace_id')} IS NOT NULL AND {q('span_id')} IS NOT NULL")
+    body = (
+        f"SELECT {_object(entries)} FROM ({rel.sql}) AS _r "
+        f"WHERE {q('trace_id')} IS NOT NULL AND {q('span_id')} IS NOT NULL"
+    )
     return lambda db: JsonPlan("[\n", "\n]\n", f"SELECT count(*) FROM ({body})", (body,))
 
 
 def _endpoint(columns: dict[str, str]) -> str:
     ip, port = _col(columns, "ip"), _col(columns, "port")
-    return _object([
-        ("serviceName", f"to_json({_col(columns, 'service')})"),
-        ("ipv4", f"CASE WHEN regexp_full_match({ip}, '[0-9]{{1,3}}(\\.[0-9]{{1,3}}){{3}}') "
-                 f"THEN to_json({ip}) END"),
-        ("ipv6", f"CASE WHEN contains({ip}, ':') THEN to_json({ip}) END"),
-        ("port", f"CASE WHEN {port} > 0 THEN to_json({port}) END"),
-    ])
+    return _object(
+        [
+            ("serviceName", f"to_json({_col(columns, 'service')})"),
+            (
+                "ipv4",
+                f"CASE WHEN regexp_full_match({ip}, '[0-9]{{1,3}}(\\.[0-9]{{1,3}}){{3}}') "
+                f"THEN to_json({ip}) END",
+            ),
+            ("ipv6", f"CASE WHEN contains({ip}, ':') THEN to_json({ip}) END"),
+            ("port", f"CASE WHEN {port} > 0 THEN to_json({port}) END"),
+        ]
+    )
 
 
 def _annotations(columns: dict[str, str]) -> str:
     if "annotations" not in columns:
         return "NULL"
-    conv = ("list_transform(\"annotations\", lambda a: "
-            "{'timestamp': a.ts // 1000, 'value': a.value})")
+    conv = (
+        "list_transform(\"annotations\", lambda a: {'timestamp': a.ts // 1000, 'value': a.value})"
+    )
     # uniqueItems: drop an annotation equal (at the microsecond) to an earlier one, keep order
     uniq = f"list_filter({conv}, lambda x, i: i = 1 OR NOT list_contains(({conv})[1:i - 1], x))"
-    return f"CASE WHEN len(\"annotations\") > 0 THEN to_json({uniq}) END"
+    return f'CASE WHEN len("annotations") > 0 THEN to_json({uniq}) END'
 
 
 def _tags(columns: dict[str, str]) -> str:
     if "keyvals" not in columns:
         return "NULL"
-    return "CASE WHEN cardinality(\"keyvals\") > 0 THEN to_json(\"keyvals\") END"
+    return 'CASE WHEN cardinality("keyvals") > 0 THEN to_json("keyvals") END'
 
 
 # ---- Chrome Trace Event Format ----------------------------------------------------------------
@@ -379,8 +403,10 @@ def _tags(columns: dict[str, str]) -> str:
 
 def _us(expr: str) -> str:
     """Nanoseconds as a JSON number of microseconds with three decimals (exact)."""
-    return (f"CASE WHEN ({expr}) < 0 THEN '-' ELSE '' END || "
-            f"printf('%d.%03d', abs({expr}) // 1000, abs({expr}) % 1000)")
+    return (
+        f"CASE WHEN ({expr}) < 0 THEN '-' ELSE '' END || "
+        f"printf('%d.%03d', abs({expr}) // 1000, abs({expr}) % 1000)"
+    )
 
 
 def _chrome(rel: Relation, columns: dict[str, str], kind: str) -> Callable[[Database], JsonPlan]:
@@ -402,8 +428,10 @@ def _chrome_head(db: Database, rel_sql: str, ts: str) -> tuple[str, int]:
 
 def _meta(name: str, pid: str, tid: str, value: str) -> str:
     """A metadata event (process_name, thread_name): ph M with args.name."""
-    return (f"to_json({{'ph': 'M', 'name': '{name}', 'pid': {pid}, 'tid': {tid}, "
-            f"'args': {{'name': {value}}}}})")
+    return (
+        f"to_json({{'ph': 'M', 'name': '{name}', 'pid': {pid}, 'tid': {tid}, "
+        f"'args': {{'name': {value}}}}})"
+    )
 
 
 @dataclass(frozen=True)
@@ -419,10 +447,12 @@ class _Complete:
     args: str
 
     def json(self) -> str:
-        return (f"'{{\"ph\":\"X\",\"name\":' || to_json(coalesce({self.name}, '')) || "
-                f"',\"cat\":\"{self.cat}\",\"ts\":' || {self.ts} || ',\"dur\":' || {self.dur} || "
-                f"',\"pid\":' || {self.pid} || ',\"tid\":' || {self.tid} || "
-                f"',\"args\":' || {self.args} || '}}'")
+        return (
+            f'\'{{"ph":"X","name":\' || to_json(coalesce({self.name}, \'\')) || '
+            f'\',"cat":"{self.cat}","ts":\' || {self.ts} || \',"dur":\' || {self.dur} || '
+            f"',\"pid\":' || {self.pid} || ',\"tid\":' || {self.tid} || "
+            f"',\"args\":' || {self.args} || '}}'"
+        )
 
 
 def _chrome_spans(db: Database, rel: Relation, columns: dict[str, str]) -> JsonPlan:
@@ -431,8 +461,10 @@ def _chrome_spans(db: Database, rel: Relation, columns: dict[str, str]) -> JsonP
     head, base = _chrome_head(db, rel.sql, "ts_start")
     procs, traces = _temp_names("procs", "traces")
     node, service = _col(columns, "node", "''"), _col(columns, "service", "''")
-    src = (f"(SELECT *, coalesce({node}, '') AS _node, coalesce({service}, '') AS _service "
-           f"FROM ({rel.sql}) AS _r0 WHERE ts_start IS NOT NULL AND dur_ns IS NOT NULL)")
+    src = (
+        f"(SELECT *, coalesce({node}, '') AS _node, coalesce({service}, '') AS _service "
+        f"FROM ({rel.sql}) AS _r0 WHERE ts_start IS NOT NULL AND dur_ns IS NOT NULL)"
+    )
     prepare = (
         f"CREATE TEMP TABLE {procs} AS SELECT _node, _service, row_number() OVER "
         f"(ORDER BY _node, _service) AS pid FROM (SELECT DISTINCT _node, _service FROM {src})",
@@ -441,16 +473,26 @@ def _chrome_spans(db: Database, rel: Relation, columns: dict[str, str]) -> JsonP
     )
     joined = f"{src} AS s JOIN {procs} p USING (_node, _service) JOIN {traces} t USING (trace_id)"
     parent = "s.parent_span_id" if "parent_span_id" in columns else "0"
-    args = _object([
-        ("trace_id", f"to_json({_hex('s.trace_id')})"),
-        ("span_id", f"to_json({_hex('s.span_id')})"),
-        ("parent_span_id", f"to_json({_hex(f'coalesce({parent}, 0)')})"),
-        ("node", "to_json(s._node)"), ("service", "to_json(s._service)"),
-        ("annotations", "to_json(s.annotations)" if "annotations" in columns else "NULL"),
-        ("keyvals", "to_json(s.keyvals)" if "keyvals" in columns else "NULL"),
-    ])
-    event = _Complete("s.name" if "name" in columns else "'span'", "span",
-                      _us(f"s.ts_start - {base}"), _us("s.dur_ns"), "p.pid", "t.tid", args)
+    args = _object(
+        [
+            ("trace_id", f"to_json({_hex('s.trace_id')})"),
+            ("span_id", f"to_json({_hex('s.span_id')})"),
+            ("parent_span_id", f"to_json({_hex(f'coalesce({parent}, 0)')})"),
+            ("node", "to_json(s._node)"),
+            ("service", "to_json(s._service)"),
+            ("annotations", "to_json(s.annotations)" if "annotations" in columns else "NULL"),
+            ("keyvals", "to_json(s.keyvals)" if "keyvals" in columns else "NULL"),
+        ]
+    )
+    event = _Complete(
+        "s.name" if "name" in columns else "'span'",
+        "span",
+        _us(f"s.ts_start - {base}"),
+        _us("s.dur_ns"),
+        "p.pid",
+        "t.tid",
+        args,
+    )
     proc_name = _meta("process_name", "pid", "0", "trim(_service || ' ' || _node)")
     thread_name = _meta("thread_name", "p.pid", "t.tid", "'trace ' || " + _hex("t.trace_id"))
     parts = (
@@ -459,8 +501,14 @@ def _chrome_spans(db: Database, rel: Relation, columns: dict[str, str]) -> JsonP
         f"JOIN {procs} p USING (_node, _service) JOIN {traces} t USING (trace_id)",
         f"SELECT {event.json()} FROM {joined}",
     )
-    return JsonPlan(head, "\n]}\n", f"SELECT count(*) FROM {src}", parts, prepare,
-                    (f"DROP TABLE IF EXISTS {procs}", f"DROP TABLE IF EXISTS {traces}"))
+    return JsonPlan(
+        head,
+        "\n]}\n",
+        f"SELECT count(*) FROM {src}",
+        parts,
+        prepare,
+        (f"DROP TABLE IF EXISTS {procs}", f"DROP TABLE IF EXISTS {traces}"),
+    )
 
 
 def _chrome_syscalls(db: Database, rel: Relation, columns: dict[str, str]) -> JsonPlan:
@@ -469,18 +517,28 @@ def _chrome_syscalls(db: Database, rel: Relation, columns: dict[str, str]) -> Js
     (procs,) = _temp_names("procs")
     node, pid = _col(columns, "node", "''"), _col(columns, "pid", "-1")
     procname = _col(columns, "procname", "''")
-    src = (f"(SELECT *, coalesce({node}, '') AS _node, coalesce({pid}, -1) AS _pid, "
-           f"coalesce({procname}, '') AS _procname, coalesce(tid, -1) AS _tid "
-           f"FROM ({rel.sql}) AS _r0 WHERE ts_entry IS NOT NULL AND dur_ns IS NOT NULL)")
-    prepare = (f"CREATE TEMP TABLE {procs} AS SELECT _node, _pid, max(_procname) AS procname, "
-               f"row_number() OVER (ORDER BY _node, _pid) AS cpid FROM {src} GROUP BY _node, _pid",)
+    src = (
+        f"(SELECT *, coalesce({node}, '') AS _node, coalesce({pid}, -1) AS _pid, "
+        f"coalesce({procname}, '') AS _procname, coalesce(tid, -1) AS _tid "
+        f"FROM ({rel.sql}) AS _r0 WHERE ts_entry IS NOT NULL AND dur_ns IS NOT NULL)"
+    )
+    prepare = (
+        f"CREATE TEMP TABLE {procs} AS SELECT _node, _pid, max(_procname) AS procname, "
+        f"row_number() OVER (ORDER BY _node, _pid) AS cpid FROM {src} GROUP BY _node, _pid",
+    )
     joined = f"{src} AS s JOIN {procs} p USING (_node, _pid)"
-    args = _object([("node", "to_json(s._node)"), ("pid", "to_json(s._pid)"),
-                    ("tid", "to_json(s._tid)"),
-                    ("cpu", "to_json(s.cpu)" if "cpu" in columns else "NULL"),
-                    ("ret", "to_json(s.ret)" if "ret" in columns else "NULL")])
-    event = _Complete("s.name", "syscall", _us(f"s.ts_entry - {base}"), _us("s.dur_ns"),
-                      "p.cpid", "s._tid", args)
+    args = _object(
+        [
+            ("node", "to_json(s._node)"),
+            ("pid", "to_json(s._pid)"),
+            ("tid", "to_json(s._tid)"),
+            ("cpu", "to_json(s.cpu)" if "cpu" in columns else "NULL"),
+            ("ret", "to_json(s.ret)" if "ret" in columns else "NULL"),
+        ]
+    )
+    event = _Complete(
+        "s.name", "syscall", _us(f"s.ts_entry - {base}"), _us("s.dur_ns"), "p.cpid", "s._tid", args
+    )
     proc_name = _meta("process_name", "cpid", "0", "trim(procname || ' ' || _pid || ' ' || _node)")
     thread_name = _meta("thread_name", "p.cpid", "d._tid", "d.procname || ' ' || d._tid")
     parts = (
@@ -489,5 +547,11 @@ def _chrome_syscalls(db: Database, rel: Relation, columns: dict[str, str]) -> Js
         f"FROM {src} GROUP BY ALL) AS d JOIN {procs} p USING (_node, _pid)",
         f"SELECT {event.json()} FROM {joined}",
     )
-    return JsonPlan(head, "\n]}\n", f"SELECT count(*) FROM {src}", parts, prepare,
-                    (f"DROP TABLE IF EXISTS {procs}",))
+    return JsonPlan(
+        head,
+        "\n]}\n",
+        f"SELECT count(*) FROM {src}",
+        parts,
+        prepare,
+        (f"DROP TABLE IF EXISTS {procs}",),
+    )

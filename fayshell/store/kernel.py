@@ -84,8 +84,10 @@ class Carry:
 
 
 #: Thread facts (tid -> pid) of a chunk: event name -> (tid field, pid field), as update_threads.
-FACT_EVENTS = {"lttng_statedump_process_state": ("tid", "pid"),
-               "sched_process_fork": ("child_tid", "child_pid")}
+FACT_EVENTS = {
+    "lttng_statedump_process_state": ("tid", "pid"),
+    "sched_process_fork": ("child_tid", "child_pid"),
+}
 
 
 @dataclass
@@ -100,12 +102,12 @@ class ThreadFact:
 class StagedOutcome:
     """What the stager leaves to the chunk's final transaction (see derived.staged_syscalls)."""
 
-    ok: bool                    # stream-local pairing held: the staged rows are right
-    rowid_lo: int               # syscalls rows at or past this rowid were written by this chunk
+    ok: bool  # stream-local pairing held: the staged rows are right
+    rowid_lo: int  # syscalls rows at or past this rowid were written by this chunk
     cpu_end: list[tuple[int, int | None, str | None]]
-    stale_tids: list[int]       # tids written with a pid that is not their final one
-    names: list[str] = field(default_factory=list)   # fay_runs.tname ids
-    comms: list[str] = field(default_factory=list)   # fay_runs.tprocname ids
+    stale_tids: list[int]  # tids written with a pid that is not their final one
+    names: list[str] = field(default_factory=list)  # fay_runs.tname ids
+    comms: list[str] = field(default_factory=list)  # fay_runs.tprocname ids
 
 
 @dataclass
@@ -114,7 +116,7 @@ class SyscallStager:
     must come from ``threads``) and ``fay_runs`` rows (undecided run ends), all Arrow."""
 
     classes: list[EventClass]
-    compiled: bool = True       # the compiled pair_scan when built (False: numpy)
+    compiled: bool = True  # the compiled pair_scan when built (False: numpy)
     start: dict[int, tuple[int | None, str | None]] = field(default_factory=dict)
     carry: dict[str, Carry] = field(default_factory=dict)
     facts: dict[int, ThreadFact] = field(default_factory=dict)
@@ -134,12 +136,19 @@ class SyscallStager:
         self.kind = np.array(kinds or [0], dtype=np.int8)
         self.sysid = np.array(sysid or [-1], dtype=np.int32)
         self.switch_cls = [i for i, k in enumerate(kinds) if k == SWITCH]
-        self.fact_cls = {i: FACT_EVENTS[ev.name] for i, ev in enumerate(self.classes)
-                         if ev.name in FACT_EVENTS}
+        self.fact_cls = {
+            i: FACT_EVENTS[ev.name] for i, ev in enumerate(self.classes) if ev.name in FACT_EVENTS
+        }
         self.relevant = any(k in (ENTRY, EXIT) for k in kinds)
 
-    def add(self, stream: str, common: pa.Table, payload: dict[int, pa.Table], eid0: int,
-            tid_col: str | None) -> None:
+    def add(
+        self,
+        stream: str,
+        common: pa.Table,
+        payload: dict[int, pa.Table],
+        eid0: int,
+        tid_col: str | None,
+    ) -> None:
         """Stage one batch of one stream (rows in stream order, eids from ``eid0``)."""
         import numpy as np
 
@@ -164,14 +173,26 @@ class SyscallStager:
         for to, keep in ((self.direct, ~nameless), (self.pairs, nameless)):
             e, x = scan.entries[keep], scan.exits[keep]
             if len(e):
-                to.append(self._rows(cpu[e], tid[e], comm, e, self.sysid[cls[e]], ts[e], ts[x],
-                                     ret[x]))
+                to.append(
+                    self._rows(cpu[e], tid[e], comm, e, self.sysid[cls[e]], ts[e], ts[x], ret[x])
+                )
                 if to is self.direct:
                     self.direct_tid.append(tid[e])
         h, tl = scan.heads, scan.tails
-        self.runs.append(self._runs(tid[h], cpu[h], self.kind[cls[h]], ts[h], eid0 + h, ret[h],
-                                    self.kind[cls[tl]], ts[tl], self.sysid[cls[tl]],
-                                    comm.ids(tl, self.comms)))
+        self.runs.append(
+            self._runs(
+                tid[h],
+                cpu[h],
+                self.kind[cls[h]],
+                ts[h],
+                eid0 + h,
+                ret[h],
+                self.kind[cls[tl]],
+                ts[tl],
+                self.sysid[cls[tl]],
+                comm.ids(tl, self.comms),
+            )
+        )
 
     def _carry(self, stream: str, cpu: np.ndarray) -> Carry:
         """The stream's carried state; a stream without a CPU of its own stops the fast path."""
@@ -179,8 +200,9 @@ class SyscallStager:
         if carry is None:
             carry = self.carry[stream] = Carry()
             carry.cpu = int(cpu[0]) if len(cpu) and cpu[0] == cpu[0] else None
-            carry.tid, carry.comm = self.start.get(carry.cpu if carry.cpu is not None else -1,
-                                                   (None, None))
+            carry.tid, carry.comm = self.start.get(
+                carry.cpu if carry.cpu is not None else -1, (None, None)
+            )
             others = [c.cpu for c in self.carry.values() if c is not carry]
             if carry.cpu is None or carry.cpu in others:
                 self.ok = False
@@ -190,20 +212,26 @@ class SyscallStager:
         """Keep the latest pid of each tid from statedump and fork events (tiny)."""
         for c, (tcol, pcol) in self.fact_cls.items():
             t = payload.get(c)
-            if t is None or not t.num_rows or tcol not in t.column_names \
-                    or pcol not in t.column_names:
+            if (
+                t is None
+                or not t.num_rows
+                or tcol not in t.column_names
+                or pcol not in t.column_names
+            ):
                 continue
             at = ts[t.column("row").to_numpy()].tolist()
-            for when, tid, pid in zip(at, t.column(tcol).to_pylist(), t.column(pcol).to_pylist(),
-                                      strict=True):
+            for when, tid, pid in zip(
+                at, t.column(tcol).to_pylist(), t.column(pcol).to_pylist(), strict=True
+            ):
                 if tid is None or pid is None:
                     continue
                 old = self.facts.get(tid)
                 if old is None or when >= old.ts:
                     self.facts[tid] = ThreadFact(when, pid)
 
-    def _running(self, n: int, payload: dict[int, pa.Table],
-                 carry: Carry) -> tuple[np.ndarray, _Names, np.ndarray]:
+    def _running(
+        self, n: int, payload: dict[int, pa.Table], carry: Carry
+    ) -> tuple[np.ndarray, _Names, np.ndarray]:
         """Thread id and name running at each row, and the run number (switches so far)."""
         import numpy as np
         import pyarrow as pa
@@ -225,7 +253,7 @@ class SyscallStager:
             rows, tids, comms = rows[order], tids[order], comms.take(pa.array(order))
         swpos = np.zeros(n, np.int64)
         swpos[rows] = 1
-        last = np.cumsum(swpos) - 1          # index of the last switch at or before each row
+        last = np.cumsum(swpos) - 1  # index of the last switch at or before each row
         start_tid = -1 if carry.tid is None else carry.tid
         tid = tids[np.maximum(last, 0)] if len(tids) else np.full(n, start_tid, np.int64)
         if len(tids):
@@ -242,41 +270,79 @@ class SyscallStager:
         ret = np.zeros(n, np.int64)
         for c, t in payload.items():
             if self.kind[c] == EXIT and "ret" in t.column_names and t.num_rows:
-                ret[t.column("row").to_numpy()] = t.column("ret").to_numpy(
-                    zero_copy_only=False).astype(np.int64)
+                ret[t.column("row").to_numpy()] = (
+                    t.column("ret").to_numpy(zero_copy_only=False).astype(np.int64)
+                )
         return ret
 
     def _names(self, ids: np.ndarray) -> pa.Array:
         import pyarrow as pa
 
-        return pa.DictionaryArray.from_arrays(pa.array(ids, pa.int32()),
-                                              pa.array(self.names.values or [""], pa.string()))
+        return pa.DictionaryArray.from_arrays(
+            pa.array(ids, pa.int32()), pa.array(self.names.values or [""], pa.string())
+        )
 
-    def _rows(self, cpu: np.ndarray, tid: np.ndarray, comm: _Names, at: np.ndarray,
-              sysid: np.ndarray, t0: np.ndarray, t1: np.ndarray, ret: np.ndarray) -> pa.Table:
+    def _rows(
+        self,
+        cpu: np.ndarray,
+        tid: np.ndarray,
+        comm: _Names,
+        at: np.ndarray,
+        sysid: np.ndarray,
+        t0: np.ndarray,
+        t1: np.ndarray,
+        ret: np.ndarray,
+    ) -> pa.Table:
         import pyarrow as pa
 
-        return pa.table({"cpu": pa.array(cpu, pa.int32()), "tid": _tid(tid),
-                         "procname": comm.at(at), "name": self._names(sysid),
-                         "ts_entry": pa.array(t0), "ts_exit": pa.array(t1),
-                         "dur_ns": pa.array(t1 - t0), "ret": pa.array(ret)})
+        return pa.table(
+            {
+                "cpu": pa.array(cpu, pa.int32()),
+                "tid": _tid(tid),
+                "procname": comm.at(at),
+                "name": self._names(sysid),
+                "ts_entry": pa.array(t0),
+                "ts_exit": pa.array(t1),
+                "dur_ns": pa.array(t1 - t0),
+                "ret": pa.array(ret),
+            }
+        )
 
     @staticmethod
-    def _runs(tid: np.ndarray, cpu: np.ndarray, hkind: np.ndarray, hts: np.ndarray,
-              heid: np.ndarray, hret: np.ndarray, tkind: np.ndarray, tts: np.ndarray,
-              tname: np.ndarray, tprocname: pa.Array) -> pa.Table:
+    def _runs(
+        tid: np.ndarray,
+        cpu: np.ndarray,
+        hkind: np.ndarray,
+        hts: np.ndarray,
+        heid: np.ndarray,
+        hret: np.ndarray,
+        tkind: np.ndarray,
+        tts: np.ndarray,
+        tname: np.ndarray,
+        tprocname: pa.Array,
+    ) -> pa.Table:
         """One row per run: its head (first syscall) and tail (last syscall); names as ids
         (``names``, ``comms``) so that SQL orders and pairs them on numbers alone."""
         import pyarrow as pa
 
-        return pa.table({"tid": _tid(tid), "cpu": pa.array(cpu, pa.int32()),
-                         "hkind": pa.array(hkind, pa.int8()), "hts": pa.array(hts),
-                         "heid": pa.array(heid), "hret": pa.array(hret),
-                         "tkind": pa.array(tkind, pa.int8()), "tts": pa.array(tts),
-                         "tname": pa.array(tname, pa.int32()), "tprocname": tprocname})
+        return pa.table(
+            {
+                "tid": _tid(tid),
+                "cpu": pa.array(cpu, pa.int32()),
+                "hkind": pa.array(hkind, pa.int8()),
+                "hts": pa.array(hts),
+                "heid": pa.array(heid),
+                "hret": pa.array(hret),
+                "tkind": pa.array(tkind, pa.int8()),
+                "tts": pa.array(tts),
+                "tname": pa.array(tname, pa.int32()),
+                "tprocname": tprocname,
+            }
+        )
 
-    def carry_pending(self, rows: list[tuple[int | None, int | None, int | None, str | None,
-                                             str, int]]) -> None:
+    def carry_pending(
+        self, rows: list[tuple[int | None, int | None, int | None, str | None, str, int]]
+    ) -> None:
         """Open entries of earlier chunks (cpu, tid, pid, procname, name, ts) as run rows."""
         import numpy as np
         import pyarrow as pa
@@ -286,27 +352,36 @@ class SyscallStager:
         cpu, tid, pid, procname, name, ts = (list(c) for c in zip(*rows, strict=True))
         ts_a = pa.array(ts, pa.int64())
         one = pa.array(np.full(len(rows), ENTRY, np.int8))
-        self.runs.append(pa.table({
-            "tid": pa.array(tid, pa.int64()), "cpu": pa.array(cpu, pa.int32()), "hkind": one,
-            "hts": ts_a, "heid": pa.array(np.full(len(rows), -1, np.int64)),
-            "hret": pa.nulls(len(rows), pa.int64()), "tkind": one, "tts": ts_a,
-            "tname": pa.array([self.names.id(n) for n in name], pa.int32()),
-            "tprocname": pa.array([self.comms.id(c) for c in procname], pa.int32()),
-            "pid": pa.array(pid, pa.int64())}))
+        self.runs.append(
+            pa.table(
+                {
+                    "tid": pa.array(tid, pa.int64()),
+                    "cpu": pa.array(cpu, pa.int32()),
+                    "hkind": one,
+                    "hts": ts_a,
+                    "heid": pa.array(np.full(len(rows), -1, np.int64)),
+                    "hret": pa.nulls(len(rows), pa.int64()),
+                    "tkind": one,
+                    "tts": ts_a,
+                    "tname": pa.array([self.names.id(n) for n in name], pa.int32()),
+                    "tprocname": pa.array([self.comms.id(c) for c in procname], pa.int32()),
+                    "pid": pa.array(pid, pa.int64()),
+                }
+            )
+        )
 
     def take(self, node: str, session: str) -> list[Insert]:
         """The inserts of what was staged since the last call (and forget it)."""
         import pyarrow as pa
 
         out: list[Insert] = []
-        rows = self.resolved()      # the loader's RowGroupHold sizes the actual appends
+        rows = self.resolved()  # the loader's RowGroupHold sizes the actual appends
         if rows is not None:
             out.append(Insert("syscalls", rows, "? AS node, ? AS session, *", [node, session]))
         if self.pairs:
             out.append(Insert("fay_pairs", pa.concat_tables(self.pairs)))
         if self.runs:
-            out.append(Insert("fay_runs", pa.concat_tables(self.runs,
-                                                                 promote_options="default")))
+            out.append(Insert("fay_runs", pa.concat_tables(self.runs, promote_options="default")))
         self.pairs, self.runs = [], []
         return out
 
@@ -334,7 +409,7 @@ class SyscallStager:
         pos = np.minimum(np.searchsorted(keys, tid), max(len(keys) - 1, 0))
         hit = (keys[pos] == tid) & (tid >= 0) if len(keys) else np.zeros(len(tid), bool)
         pid = vals[pos] if len(keys) else np.zeros(len(tid), np.int64)
-        if len(keys):       # which tids got which pid: remembered, to fix them at the end
+        if len(keys):  # which tids got which pid: remembered, to fix them at the end
             used = np.flatnonzero(np.bincount(pos[hit], minlength=len(keys)))
             for t, v in zip(keys[used].tolist(), vals[used].tolist(), strict=True):
                 self.written.setdefault(t, set()).add(v)
@@ -344,15 +419,27 @@ class SyscallStager:
 
     def outcome(self, ok: bool) -> StagedOutcome:
         """The chunk's end: whether the staged rows hold, and what the last SQL must fix."""
-        stale = [t for t, pids in self.written.items()
-                 if pids != {self.facts[t].pid if t in self.facts else None}]
-        return StagedOutcome(ok and self.ok, self.rowid_lo, self.end_state(), sorted(stale),
-                             list(self.names.values), list(self.comms.values))
+        stale = [
+            t
+            for t, pids in self.written.items()
+            if pids != {self.facts[t].pid if t in self.facts else None}
+        ]
+        return StagedOutcome(
+            ok and self.ok,
+            self.rowid_lo,
+            self.end_state(),
+            sorted(stale),
+            list(self.names.values),
+            list(self.comms.values),
+        )
 
     def end_state(self) -> list[tuple[int, int | None, str | None]]:
         """(cpu, tid, comm) running at the end of each stream (for the next chunk)."""
-        return [(c.cpu, c.tid, c.comm) for c in self.carry.values()
-                if c.cpu is not None and c.tid is not None]
+        return [
+            (c.cpu, c.tid, c.comm)
+            for c in self.carry.values()
+            if c.cpu is not None and c.tid is not None
+        ]
 
 
 @dataclass
@@ -366,8 +453,9 @@ class Scan:
     tails: np.ndarray
 
 
-def scan_batch(cls: np.ndarray, kinds: np.ndarray, tid: np.ndarray, run: np.ndarray,
-               use_c: bool = True) -> Scan:
+def scan_batch(
+    cls: np.ndarray, kinds: np.ndarray, tid: np.ndarray, run: np.ndarray, use_c: bool = True
+) -> Scan:
     """Pairs and run ends of a batch: with the compiled pair_scan when built, else numpy."""
     import numpy as np
 
@@ -377,10 +465,12 @@ def scan_batch(cls: np.ndarray, kinds: np.ndarray, tid: np.ndarray, run: np.ndar
         except ImportError:
             pass
         else:
-            parts = pair_scan(np.ascontiguousarray(cls, np.int32),
-                              np.ascontiguousarray(kinds, np.int8),
-                              np.ascontiguousarray(tid, np.int64),
-                              np.ascontiguousarray(run, np.int64))
+            parts = pair_scan(
+                np.ascontiguousarray(cls, np.int32),
+                np.ascontiguousarray(kinds, np.int8),
+                np.ascontiguousarray(tid, np.int64),
+                np.ascontiguousarray(run, np.int64),
+            )
             e, x, h, t = (np.frombuffer(b, np.int64) for b in parts)
             return Scan(e, x, h, t)
     return _scan_numpy(cls, kinds, tid, run)
@@ -413,8 +503,7 @@ class _Names:
     def at(self, rows: np.ndarray) -> pa.Array:
         import pyarrow as pa
 
-        return pa.DictionaryArray.from_arrays(pa.array(self.index[rows], pa.int32()),
-                                              self.values)
+        return pa.DictionaryArray.from_arrays(pa.array(self.index[rows], pa.int32()), self.values)
 
     def ids(self, rows: np.ndarray, interned: Interned) -> pa.Array:
         """The names of ``rows`` as ``interned`` numbers."""

@@ -78,7 +78,7 @@ class ChunkLoad:
     session: str
     eid_lo: int
     chunk_no: int
-    class_ids: np.ndarray          # store class id (event_names) of each trace class index
+    class_ids: np.ndarray  # store class id (event_names) of each trace class index
     eid_next: int = 0
     seen: set[int] = field(default_factory=set)
     context_names: dict[str, str] = field(default_factory=dict)
@@ -87,8 +87,8 @@ class ChunkLoad:
     spans: SpanStager | None = None
     writer: FlushWriter
     hold: RowGroupHold
-    unchecked: int = 0          # bytes appended since the last checkpoint
-    flushes: int = 0            # flushes handed to the writer
+    unchecked: int = 0  # bytes appended since the last checkpoint
+    flushes: int = 0  # flushes handed to the writer
     last_flush: list[Insert] = field(default_factory=list)  # see _flush
     answer_first: bool = False  # the chunk is kept in memory and written in the background
     held: Staged | None = None  # what answer_first kept (nothing of it flushed yet)
@@ -99,9 +99,14 @@ class ChunkLoad:
         return {self.trace.classes[i].name for i in self.seen}
 
 
-def import_trace(db: Database, path: str | Path, node: str | None = None,
-                 session: str | None = None, progress: ProgressTask | None = None,
-                 settings: LoadSettings = DEFAULT_SETTINGS) -> ImportResult:
+def import_trace(
+    db: Database,
+    path: str | Path,
+    node: str | None = None,
+    session: str | None = None,
+    progress: ProgressTask | None = None,
+    settings: LoadSettings = DEFAULT_SETTINGS,
+) -> ImportResult:
     """Load every chunk under ``path`` into ``db``; damaged streams are reported, not fatal."""
     ensure_schema(db)
     root = Path(path).expanduser()
@@ -114,8 +119,9 @@ def import_settings(db: Database, settings: LoadSettings) -> Iterator[None]:
     """Bounded memory and no insertion-order bookkeeping for the duration of an import."""
     names = ("memory_limit", "preserve_insertion_order")
     keep = db.execute("SELECT " + ", ".join(f"current_setting('{n}')" for n in names))[0]
-    db.execute(f"SET memory_limit = {_lit(settings.memory_limit)}; "
-               "SET preserve_insertion_order = false")
+    db.execute(
+        f"SET memory_limit = {_lit(settings.memory_limit)}; SET preserve_insertion_order = false"
+    )
     try:
         yield
     finally:
@@ -128,8 +134,14 @@ def _lit(value: object) -> str:
     return quote_literal(str(value))
 
 
-def _import_all(db: Database, root: Path, node: str | None, session: str | None,
-                progress: ProgressTask | None, settings: LoadSettings) -> ImportResult:
+def _import_all(
+    db: Database,
+    root: Path,
+    node: str | None,
+    session: str | None,
+    progress: ProgressTask | None,
+    settings: LoadSettings,
+) -> ImportResult:
     result = ImportResult()
     try:
         dirs = find_traces(root)
@@ -139,8 +151,11 @@ def _import_all(db: Database, root: Path, node: str | None, session: str | None,
     if not dirs:
         result.errors.append(TraceFormatError(str(root), None, "no CTF trace (metadata) found"))
     for k, tdir in enumerate(dirs, 1):
-        shown = None if progress is None else ChunkProgress(progress, f"chunk {k}/{len(dirs)} "
-                                                                      f"{tdir.name}")
+        shown = (
+            None
+            if progress is None
+            else ChunkProgress(progress, f"chunk {k}/{len(dirs)} {tdir.name}")
+        )
         try:
             result.merge(load_chunk(db, tdir, root, node, session, shown, settings))
         except TraceFormatError as exc:
@@ -162,8 +177,13 @@ class ChunkProgress:
     def advance(self, amount: float = 1.0) -> None:
         self.task.advance(amount)
 
-    def update(self, *, completed: float | None = None, total: float | None = None,
-               description: str | None = None) -> None:
+    def update(
+        self,
+        *,
+        completed: float | None = None,
+        total: float | None = None,
+        description: str | None = None,
+    ) -> None:
         self.task.update(completed=completed, total=total, description=description)
 
     def close(self) -> None:
@@ -194,11 +214,12 @@ def remove_orphans(db: Database) -> None:
         return
     with transaction(db.con):
         db.execute("DELETE FROM event_rows WHERE eid >= ?", [nxt])
-        db.execute("DELETE FROM spans WHERE chunk_no > (SELECT coalesce(max(chunk_no), 0) "
-                   "FROM chunks)")
+        db.execute(
+            "DELETE FROM spans WHERE chunk_no > (SELECT coalesce(max(chunk_no), 0) FROM chunks)"
+        )
         for (t,) in db.execute("SELECT DISTINCT table_name FROM event_classes"):
             db.execute(f"DELETE FROM {q(t)} WHERE eid >= ?", [nxt])
-        derived.remove_syscall_orphans(db)   # written with the same flushes as the events
+        derived.remove_syscall_orphans(db)  # written with the same flushes as the events
 
 
 @contextmanager
@@ -246,9 +267,15 @@ def chunk_digest(trace: Trace) -> str:
     return h.hexdigest()[:20]
 
 
-def load_chunk(db: Database, tdir: Path, root: Path, node: str | None, session: str | None,
-               progress: ProgressTask | None,
-               settings: LoadSettings = DEFAULT_SETTINGS) -> ImportResult:
+def load_chunk(
+    db: Database,
+    tdir: Path,
+    root: Path,
+    node: str | None,
+    session: str | None,
+    progress: ProgressTask | None,
+    settings: LoadSettings = DEFAULT_SETTINGS,
+) -> ImportResult:
     """Load one trace directory (one chunk). Events go in committed batches (bounded memory);
     the chunk counts, with its derived rows, only in the final transaction."""
     result = ImportResult()
@@ -257,7 +284,7 @@ def load_chunk(db: Database, tdir: Path, root: Path, node: str | None, session: 
     node = node or lay_node or trace.hostname or "localhost"
     session = session or lay_session or str(trace.meta.env.get("trace_name") or root.name)
     cid = chunk_digest(trace)
-    with settled(db):       # chunk numbers, eids and carried state follow the previous chunk
+    with settled(db):  # chunk numbers, eids and carried state follow the previous chunk
         state = StoreState.read(db, cid)
         if state.loaded:
             result.chunks_skipped = 1
@@ -273,17 +300,23 @@ def load_chunk(db: Database, tdir: Path, root: Path, node: str | None, session: 
             if load.held is not None:
                 _flush_held(db, load)
             info = derived.ChunkInfo(
-                node=node, session=session, chunk_id=cid, eid_lo=load.eid_lo,
-                eid_hi=load.eid_next - 1, class_names=load.class_names,
-                context=dict(load.context_names), chunk_no=load.chunk_no,
-                staged=None if load.stager is None else load.stager.outcome(_fast_ok(load.stager)))
+                node=node,
+                session=session,
+                chunk_id=cid,
+                eid_lo=load.eid_lo,
+                eid_hi=load.eid_next - 1,
+                class_names=load.class_names,
+                context=dict(load.context_names),
+                chunk_no=load.chunk_no,
+                staged=None if load.stager is None else load.stager.outcome(_fast_ok(load.stager)),
+            )
             with transaction(db.con):
                 for job in load.last_flush:  # a chunk of one flush: its rows, in this transaction
                     job.run(db.con)
-                _finish(db, load, tdir)      # first: the events view takes node/session from it
+                _finish(db, load, tdir)  # first: the events view takes node/session from it
                 derived.derive_chunk(db, info, settings)
         except BaseException as exc:
-            db.catalog = None                # read it again: what failed may have changed it
+            db.catalog = None  # read it again: what failed may have changed it
             remove_orphans(db)
             if isinstance(exc, FayError) and not isinstance(exc, Interrupted):
                 raise StoreError(f"{tdir}: {exc.message}") from None
@@ -335,7 +368,9 @@ class StoreState:
             "SELECT * FROM (SELECT count(*) FILTER (WHERE chunk_id = ?), "
             "coalesce(max(chunk_no), 0) + 1 FROM chunks), (SELECT max(next_eid) FROM store_state), "
             "(SELECT max(eid) FROM event_rows), (SELECT count(*) FROM event_names), "
-            "(SELECT count(*) FROM event_classes)", [chunk_id])[0]
+            "(SELECT count(*) FROM event_classes)",
+            [chunk_id],
+        )[0]
         return cls(bool(loaded), nxt, top is not None and top >= nxt, chunk_no, names, classes)
 
 
@@ -353,8 +388,11 @@ class Catalog:
     def of(cls, db: Database, state: StoreState) -> Catalog:
         """The database's catalog: the one kept on ``db`` when still current, else read."""
         kept = db.catalog
-        if (isinstance(kept, Catalog) and len(kept.names) == state.names
-                and len(kept.tables) == state.classes):
+        if (
+            isinstance(kept, Catalog)
+            and len(kept.names) == state.names
+            and len(kept.tables) == state.classes
+        ):
             return kept
         db.catalog = None
         db.catalog = catalog = cls.read(db)
@@ -365,23 +403,42 @@ class Catalog:
         names = dict(db.execute("SELECT name, class_id FROM event_names"))
         rows = db.execute("SELECT name, domain, table_name FROM event_classes")
         cols: dict[str, set[str]] = {}
-        for t, c in db.execute("SELECT table_name, column_name FROM duckdb_columns() "
-                               "WHERE schema_name = 'main'"):
+        for t, c in db.execute(
+            "SELECT table_name, column_name FROM duckdb_columns() WHERE schema_name = 'main'"
+        ):
             cols.setdefault(t, set()).add(c.lower())
         return cls(names, {(n, d): t for n, d, t in rows}, cols)
 
 
-def _load(db: Database, trace: Trace, cid: str, node: str, session: str,
-          progress: ProgressTask | None, settings: LoadSettings, state: StoreState) -> ChunkLoad:
+def _load(
+    db: Database,
+    trace: Trace,
+    cid: str,
+    node: str,
+    session: str,
+    progress: ProgressTask | None,
+    settings: LoadSettings,
+    state: StoreState,
+) -> ChunkLoad:
     base = state.next_eid
     catalog = Catalog.of(db, state)
     ids = class_ids(db, trace, catalog)
-    load = ChunkLoad(settings=settings, trace=trace, chunk_id=cid, node=node, session=session,
-                     eid_lo=base, chunk_no=state.chunk_no, class_ids=ids,
-                     eid_next=base, writer=FlushWriter(db), hold=RowGroupHold(settings),
-                     stager=_stager(db, trace, node, session, settings),
-                     spans=SpanStager.for_classes([ev.name for ev in trace.classes]),
-                     catalog=catalog)
+    load = ChunkLoad(
+        settings=settings,
+        trace=trace,
+        chunk_id=cid,
+        node=node,
+        session=session,
+        eid_lo=base,
+        chunk_no=state.chunk_no,
+        class_ids=ids,
+        eid_next=base,
+        writer=FlushWriter(db),
+        hold=RowGroupHold(settings),
+        stager=_stager(db, trace, node, session, settings),
+        spans=SpanStager.for_classes([ev.name for ev in trace.classes]),
+        catalog=catalog,
+    )
     load.answer_first = settings.answer_first and _answerable(trace, load.stager)
     staged = Staged()
     readers = stream_readers(trace, settings.prefer_c, settings.batch_rows)
@@ -397,7 +454,7 @@ def _load(db: Database, trace: Trace, cid: str, node: str, session: str,
                     progress.decoded(load.eid_next - load.eid_lo)
             if staged.rows >= settings.flush_rows or staged.bytes >= settings.flush_bytes:
                 if load.answer_first and staged.bytes < settings.pending_bytes:
-                    continue        # kept whole for answer_first
+                    continue  # kept whole for answer_first
                 load.answer_first = False
                 _flush(db, load, staged, catalog)
                 staged = Staged()
@@ -407,7 +464,7 @@ def _load(db: Database, trace: Trace, cid: str, node: str, session: str,
             _flush(db, load, staged, catalog, final=True)
         load.writer.wait()
     finally:
-        load.writer.drain()     # never leave a write running when an error propagates
+        load.writer.drain()  # never leave a write running when an error propagates
     for reader in readers:
         load.stats.append(reader.stats)
         if progress is not None:
@@ -427,13 +484,14 @@ def class_ids(db: Database, trace: Trace, catalog: Catalog) -> np.ndarray:
             top += 1
             known[ev.name] = top
             new.append((top, ev.name))
-    if new:     # a failure here drops the cached catalog (load_chunk)
+    if new:  # a failure here drops the cached catalog (load_chunk)
         db.con.executemany("INSERT INTO event_names VALUES (?, ?)", new)
     return np.array([known[ev.name] for ev in trace.classes] or [0], dtype=np.int32)
 
 
-def _stage(db: Database, load: ChunkLoad, batch: EventBatch, staged: Staged,
-           catalog: Catalog) -> None:
+def _stage(
+    db: Database, load: ChunkLoad, batch: EventBatch, staged: Staged, catalog: Catalog
+) -> None:
     """Give a batch its eids, names and context columns; keep it for the next flush."""
     import numpy as np
     import pyarrow as pa
@@ -446,13 +504,15 @@ def _stage(db: Database, load: ChunkLoad, batch: EventBatch, staged: Staged,
     common = batch.common
     cols: dict[str, Any] = {
         "stream_id": pa.array(np.full(n, batch.stream_id, dtype=np.int32)),
-        "cpu": common.column("cpu"), "ts": common.column("ts"),
+        "cpu": common.column("cpu"),
+        "ts": common.column("ts"),
         "class_id": pa.array(load.class_ids[common.column("cls").to_numpy()]),
         "eid": pa.array(np.arange(base, base + n, dtype=np.int64)),
     }
     for cname in common.column_names[3:]:
-        cols[_context_column(db, load, cname, common.schema.field(cname).type, catalog)] = \
+        cols[_context_column(db, load, cname, common.schema.field(cname).type, catalog)] = (
             common.column(cname)
+        )
     staged.events.append(pa.table(cols))
     staged.rows += n
     staged.bytes += batch.common.nbytes + sum(t.nbytes for t in batch.payload.values())
@@ -471,8 +531,9 @@ def _stage(db: Database, load: ChunkLoad, batch: EventBatch, staged: Staged,
         staged.payload.setdefault(cls, []).append(rest.add_column(0, "eid", eid))
 
 
-def _flush(db: Database, load: ChunkLoad, staged: Staged, catalog: Catalog,
-           final: bool = False) -> None:
+def _flush(
+    db: Database, load: ChunkLoad, staged: Staged, catalog: Catalog, final: bool = False
+) -> None:
     """Insert the staged events and payloads, one statement per table, and commit (a long
     transaction would hold every appended row in memory). The inserts run in the background
     (``load.writer``) while the next batches are decoded; tables are created here, first.
@@ -484,8 +545,14 @@ def _flush(db: Database, load: ChunkLoad, staged: Staged, catalog: Catalog,
     for ins in _flush_jobs(db, load, staged, catalog):
         load.hold.add(ins)
     if spans is not None:
-        load.hold.add(Insert("spans", spans, "? AS node, ? AS session, ? AS chunk_no, *",
-                             [load.node, load.session, load.chunk_no]))
+        load.hold.add(
+            Insert(
+                "spans",
+                spans,
+                "? AS node, ? AS session, ? AS chunk_no, *",
+                [load.node, load.session, load.chunk_no],
+            )
+        )
     jobs = load.hold.take(final)
     if final and not load.flushes:
         # the whole chunk in one flush (a small chunk): written by the chunk's own transaction,
@@ -530,29 +597,42 @@ def _flush_jobs(db: Database, load: ChunkLoad, staged: Staged, catalog: Catalog)
     return jobs
 
 
-def _stager(db: Database, trace: Trace, node: str, session: str,
-            settings: LoadSettings) -> SyscallStager | None:
+def _stager(
+    db: Database, trace: Trace, node: str, session: str, settings: LoadSettings
+) -> SyscallStager | None:
     """A syscall stager (and its temp tables) when the trace has syscall events."""
     st = SyscallStager(trace.classes, compiled=settings.prefer_c)
     if not st.relevant or not settings.fast_syscalls:
         return None
     params = [node, session]
-    rows = db.execute("SELECT cpu, tid, procname FROM cpu_state WHERE node = ? AND session = ?",
-                      params)
+    rows = db.execute(
+        "SELECT cpu, tid, procname FROM cpu_state WHERE node = ? AND session = ?", params
+    )
     st.start = {cpu: (tid, comm) for cpu, tid, comm in rows}
-    rows = db.execute("SELECT tid, max(ts), arg_max(pid, ts) FROM threads WHERE node = ? "
-                      "AND session = ? AND tid IS NOT NULL AND pid IS NOT NULL GROUP BY tid",
-                      params)
+    rows = db.execute(
+        "SELECT tid, max(ts), arg_max(pid, ts) FROM threads WHERE node = ? "
+        "AND session = ? AND tid IS NOT NULL AND pid IS NOT NULL GROUP BY tid",
+        params,
+    )
     st.facts = {tid: ThreadFact(ts, pid) for tid, ts, pid in rows}
     st.rowid_lo = derived.mark_syscalls(db)
-    st.carry_pending(db.execute("SELECT cpu, tid, pid, procname, name, ts FROM pending_syscalls "
-                                "WHERE node = ? AND session = ?", params))
-    db.execute("CREATE OR REPLACE TEMP TABLE fay_pairs (cpu INTEGER, tid BIGINT, "
-               "procname VARCHAR, name VARCHAR, ts_entry BIGINT, ts_exit BIGINT, dur_ns BIGINT, "
-               "ret BIGINT)")
-    db.execute("CREATE OR REPLACE TEMP TABLE fay_runs (tid BIGINT, cpu INTEGER, hkind TINYINT, "
-               "hts BIGINT, heid BIGINT, hret BIGINT, tkind TINYINT, tts BIGINT, tname INTEGER, "
-               "tprocname INTEGER, pid BIGINT)")
+    st.carry_pending(
+        db.execute(
+            "SELECT cpu, tid, pid, procname, name, ts FROM pending_syscalls "
+            "WHERE node = ? AND session = ?",
+            params,
+        )
+    )
+    db.execute(
+        "CREATE OR REPLACE TEMP TABLE fay_pairs (cpu INTEGER, tid BIGINT, "
+        "procname VARCHAR, name VARCHAR, ts_entry BIGINT, ts_exit BIGINT, dur_ns BIGINT, "
+        "ret BIGINT)"
+    )
+    db.execute(
+        "CREATE OR REPLACE TEMP TABLE fay_runs (tid BIGINT, cpu INTEGER, hkind TINYINT, "
+        "hts BIGINT, heid BIGINT, hret BIGINT, tkind TINYINT, tts BIGINT, tname INTEGER, "
+        "tprocname INTEGER, pid BIGINT)"
+    )
     return st
 
 
@@ -562,25 +642,28 @@ def _fast_ok(st: SyscallStager) -> bool:
     return None not in cpus and len(set(cpus)) == len(cpus)
 
 
-def _context_column(db: Database, load: ChunkLoad, name: str, atype: pa.DataType,
-                    catalog: Catalog) -> str:
+def _context_column(
+    db: Database, load: ChunkLoad, name: str, atype: pa.DataType, catalog: Catalog
+) -> str:
     """The event_rows column of a stream context field, added (with the view) when new."""
     taken = name in EVENT_BASE_COLUMNS or name in EVENT_ROW_COLUMNS
     col = f"ctx_{name}" if taken else name
     if name not in load.context_names:
         have = catalog.columns.setdefault("event_rows", set())
         if col.lower() not in have:
-            load.writer.wait()      # the connection is the background writer's until then
-            db.execute(f"ALTER TABLE event_rows ADD COLUMN IF NOT EXISTS {q(col)} "
-                       f"{duck_type(atype)}")
+            load.writer.wait()  # the connection is the background writer's until then
+            db.execute(
+                f"ALTER TABLE event_rows ADD COLUMN IF NOT EXISTS {q(col)} {duck_type(atype)}"
+            )
             refresh_events_view(db)
             have.add(col.lower())
         load.context_names[name] = col
     return col
 
 
-def _payload_table(db: Database, load: ChunkLoad, cls: int, table: pa.Table,
-                   catalog: Catalog) -> str:
+def _payload_table(
+    db: Database, load: ChunkLoad, cls: int, table: pa.Table, catalog: Catalog
+) -> str:
     """The payload table of a class, created or widened to hold ``table``'s columns."""
     ev = load.trace.classes[cls]
     key = (ev.name, load.trace.domain)
@@ -592,8 +675,10 @@ def _payload_table(db: Database, load: ChunkLoad, cls: int, table: pa.Table,
         while tname in taken:
             tname = f"{want}_{n}"
             n += 1
-        db.execute("INSERT INTO event_classes VALUES (?, ?, ?, ?)",
-                   [ev.name, load.trace.domain, ev.loglevel, tname])
+        db.execute(
+            "INSERT INTO event_classes VALUES (?, ?, ?, ?)",
+            [ev.name, load.trace.domain, ev.loglevel, tname],
+        )
         catalog.tables[key] = tname
     have = catalog.columns.get(tname)
     if have is None:
@@ -601,8 +686,9 @@ def _payload_table(db: Database, load: ChunkLoad, cls: int, table: pa.Table,
         have = catalog.columns[tname] = {"eid"}
     for f in table.schema:
         if f.name.lower() not in have:
-            db.execute(f"ALTER TABLE {q(tname)} ADD COLUMN IF NOT EXISTS {q(f.name)} "
-                       f"{duck_type(f.type)}")
+            db.execute(
+                f"ALTER TABLE {q(tname)} ADD COLUMN IF NOT EXISTS {q(f.name)} {duck_type(f.type)}"
+            )
             have.add(f.name.lower())
     return tname
 
@@ -616,15 +702,27 @@ def _finish(db: Database, load: ChunkLoad, tdir: Path) -> None:
         "INSERT INTO chunks (chunk_id, node, session, path, bytes, events, discarded, "
         "lost_packets, first_ts, last_ts, loaded_at, domain, errors, chunk_no) "
         "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, current_timestamp::TIMESTAMP, ?, ?, ?)",
-        [load.chunk_id, load.node, load.session, str(tdir), size,
-         sum(s.events for s in stats), sum(s.discarded for s in stats),
-         sum(s.lost_packets for s in stats), min(firsts) if firsts else None,
-         max(lasts) if lasts else None, load.trace.domain,
-         sum(1 for s in stats if s.error is not None), load.chunk_no])
+        [
+            load.chunk_id,
+            load.node,
+            load.session,
+            str(tdir),
+            size,
+            sum(s.events for s in stats),
+            sum(s.discarded for s in stats),
+            sum(s.lost_packets for s in stats),
+            min(firsts) if firsts else None,
+            max(lasts) if lasts else None,
+            load.trace.domain,
+            sum(1 for s in stats if s.error is not None),
+            load.chunk_no,
+        ],
+    )
     db.execute("UPDATE store_state SET next_eid = ?", [load.eid_next])
 
 
 # --- answer_first: the chunk kept in memory, queryable at once, written in the background ---
+
 
 def _answerable(trace: Trace, stager: SyscallStager | None) -> bool:
     """Whether every table the chunk feeds can be derived in Arrow (derive_arrow): not yet
@@ -633,8 +731,11 @@ def _answerable(trace: Trace, stager: SyscallStager | None) -> bool:
     if any(n in derived.AGENTS for n in names):
         return False
     if trace.domain == "ust" and any(
-            ev.loglevel is not None and ev.loglevel < derived.DEBUG_LINE
-            and not ev.name.startswith("zipkin:") for ev in trace.classes):
+        ev.loglevel is not None
+        and ev.loglevel < derived.DEBUG_LINE
+        and not ev.name.startswith("zipkin:")
+        for ev in trace.classes
+    ):
         return False
     return stager is not None or not any(ENTRY_RE.match(n) or EXIT_RE.match(n) for n in names)
 
@@ -658,7 +759,7 @@ def _publish(db: Database, load: ChunkLoad, tdir: Path) -> bool:
     if st is not None:
         if not (st.ok and _fast_ok(st)):
             return False
-        direct = st.resolved()          # before outcome(): it records the pids it used
+        direct = st.resolved()  # before outcome(): it records the pids it used
         outcome = st.outcome(True)
     chunk = _pending_chunk(db, load, tdir, direct, outcome)
     derived.drop_staged(db)
@@ -666,17 +767,27 @@ def _publish(db: Database, load: ChunkLoad, tdir: Path) -> bool:
     return True
 
 
-def _pending_chunk(db: Database, load: ChunkLoad, tdir: Path, direct: pa.Table | None,
-                   outcome: StagedOutcome | None) -> PendingChunk:
+def _pending_chunk(
+    db: Database,
+    load: ChunkLoad,
+    tdir: Path,
+    direct: pa.Table | None,
+    outcome: StagedOutcome | None,
+) -> PendingChunk:
     import pyarrow as pa
 
     from fayshell.store import derive_arrow as da
 
     held, catalog = load.held, load.catalog
     assert held is not None and catalog is not None
-    c = da.ArrowChunk(db=db, dbname=db.execute("SELECT current_database()")[0][0],
-                      node=load.node, session=load.session, chunk_no=load.chunk_no,
-                      eid_lo=load.eid_lo)
+    c = da.ArrowChunk(
+        db=db,
+        dbname=db.execute("SELECT current_database()")[0][0],
+        node=load.node,
+        session=load.session,
+        chunk_no=load.chunk_no,
+        eid_lo=load.eid_lo,
+    )
     out = PendingChunk(load.chunk_id)
     by_name: dict[str, pa.Table] = {}
     for cls, tables in held.payload.items():
@@ -685,20 +796,29 @@ def _pending_chunk(db: Database, load: ChunkLoad, tdir: Path, direct: pa.Table |
         by_name[load.trace.classes[cls].name] = table
     if held.events:
         events = pa.concat_tables(held.events, promote_options="permissive")
-        out.add("event_rows", events.add_column(
-            0, "chunk_no", da.constant(load.chunk_no, events.num_rows, pa.int32())))
+        out.add(
+            "event_rows",
+            events.add_column(
+                0, "chunk_no", da.constant(load.chunk_no, events.num_rows, pa.int32())
+            ),
+        )
         threads = da.threads_rows(c, events.column("ts").to_numpy(), by_name)
         out.add("threads", threads)
         if load.stager is not None and outcome is not None:
             da.add_syscalls(c, out, load.stager, direct, outcome, threads)
         rows = load.spans.take() if load.spans is not None else None
         if rows is not None:
-            zipkin = {n: t for (n, dom), t in catalog.tables.items()
-                      if dom == load.trace.domain and n in load.class_names}
+            zipkin = {
+                n: t
+                for (n, dom), t in catalog.tables.items()
+                if dom == load.trace.domain and n in load.class_names
+            }
             da.add_spans(c, out, rows, zipkin, load.settings.prefer_c)
     out.add("chunks", _chunk_row(load, tdir))
-    out.finish = [("UPDATE store_state SET next_eid = ?", [load.eid_next]),
-                  ("UPDATE syscalls_mark SET next_rowid = NULL", [])]
+    out.finish = [
+        ("UPDATE store_state SET next_eid = ?", [load.eid_next]),
+        ("UPDATE syscalls_mark SET next_rowid = NULL", []),
+    ]
     return out
 
 
@@ -713,15 +833,19 @@ def _chunk_row(load: ChunkLoad, tdir: Path) -> pa.Table:
     lasts = [s.last_ts for s in stats if s.last_ts is not None]
     now = datetime.datetime.now(datetime.UTC).replace(tzinfo=None)
     row: dict[str, tuple[Any, pa.DataType]] = {
-        "chunk_id": (load.chunk_id, pa.string()), "node": (load.node, pa.string()),
-        "session": (load.session, pa.string()), "path": (str(tdir), pa.string()),
+        "chunk_id": (load.chunk_id, pa.string()),
+        "node": (load.node, pa.string()),
+        "session": (load.session, pa.string()),
+        "path": (str(tdir), pa.string()),
         "bytes": (sum(f.stat().st_size for f in load.trace.files), pa.int64()),
         "events": (sum(s.events for s in stats), pa.int64()),
         "discarded": (sum(s.discarded for s in stats), pa.int64()),
         "lost_packets": (sum(s.lost_packets for s in stats), pa.int64()),
         "first_ts": (min(firsts) if firsts else None, pa.int64()),
         "last_ts": (max(lasts) if lasts else None, pa.int64()),
-        "loaded_at": (now, pa.timestamp("us")), "domain": (load.trace.domain, pa.string()),
+        "loaded_at": (now, pa.timestamp("us")),
+        "domain": (load.trace.domain, pa.string()),
         "errors": (sum(1 for s in stats if s.error is not None), pa.int32()),
-        "chunk_no": (load.chunk_no, pa.int32())}
+        "chunk_no": (load.chunk_no, pa.int32()),
+    }
     return pa.table({k: pa.array([v], t) for k, (v, t) in row.items()})

@@ -14,8 +14,10 @@ if TYPE_CHECKING:
 
 def events_table_to_rows(db: Database) -> None:
     """Move the rows of a wide ``events`` table into event_rows and drop the table."""
-    cols = db.execute("SELECT column_name, data_type FROM duckdb_columns() "
-                      "WHERE schema_name = 'main' AND table_name = 'events' ORDER BY column_index")
+    cols = db.execute(
+        "SELECT column_name, data_type FROM duckdb_columns() "
+        "WHERE schema_name = 'main' AND table_name = 'events' ORDER BY column_index"
+    )
     extra = [(c, t) for c, t in cols if c not in EVENT_BASE_COLUMNS]
     for c, t in extra:
         db.execute(f"ALTER TABLE event_rows ADD COLUMN IF NOT EXISTS {q(c)} {t}")
@@ -39,8 +41,8 @@ def events_table_to_rows(db: Database) -> None:
     sel = ", ".join(f"e.{q(c)}" for c, _ in extra)
     db.execute(f"""
         INSERT INTO event_rows (chunk_no, stream_id, cpu, ts, class_id, eid
-                                {', ' + names if extra else ''})
-        SELECT c.chunk_no, e.stream_id, e.cpu, e.ts, n.class_id, e.eid {', ' + sel if extra else ''}
+                                {", " + names if extra else ""})
+        SELECT c.chunk_no, e.stream_id, e.cpu, e.ts, n.class_id, e.eid {", " + sel if extra else ""}
         FROM events e LEFT JOIN chunks c ON c.chunk_id = e.chunk_id
         JOIN event_names n ON n.name = e.name""")
     db.execute("DROP TABLE events")

@@ -70,7 +70,7 @@ class PendingWrites:
         self._db = db
         self._thread: threading.Thread | None = None
         self._error: BaseException | None = None
-        self._names: list[str] = []       # registered Arrow and temporary views to drop
+        self._names: list[str] = []  # registered Arrow and temporary views to drop
         self._serial = 0
 
     @property
@@ -81,33 +81,40 @@ class PendingWrites:
         """Show ``chunk`` on the user's connection and start writing it (caller holds
         ``db.lock``, no write is pending)."""
         if self._thread is not None:
-            raise RuntimeError("a chunk is already pending")   # load_chunk waits first
+            raise RuntimeError("a chunk is already pending")  # load_chunk waits first
         con = self._db.con
         dbname = con.execute("SELECT current_database()").fetchall()[0][0]
         self._serial += 1
         for table in chunk.tables:
             self._show(con, dbname, table, chunk)
         writer = con.cursor()
-        thread = threading.Thread(target=self._write, args=(writer, dbname, chunk, before_commit),
-                                  name="store-pending", daemon=True)
+        thread = threading.Thread(
+            target=self._write,
+            args=(writer, dbname, chunk, before_commit),
+            name="store-pending",
+            daemon=True,
+        )
         self._thread = thread
         thread.start()
 
-    def _show(self, con: duckdb.DuckDBPyConnection, dbname: str, table: str,
-              chunk: PendingChunk) -> None:
+    def _show(
+        self, con: duckdb.DuckDBPyConnection, dbname: str, table: str, chunk: PendingChunk
+    ) -> None:
         """The temporary view ``table``: stored rows minus removals, plus pending rows."""
         stored = f"{q(dbname)}.main.{q(table)}"
         conds = []
         for i, rem in enumerate(r for r in chunk.removals if r.table == table):
             keys = self._register(con, f"fay_pk_{self._serial}_{table}_{i}", rem.keys)
             conds.append(rem.where.replace("{keys}", q(keys) if keys else ""))
-        parts = [f"SELECT x.* FROM {stored} x"
-                 + (f" WHERE NOT ({' OR '.join(conds)})" if conds else "")]
+        parts = [
+            f"SELECT x.* FROM {stored} x" + (f" WHERE NOT ({' OR '.join(conds)})" if conds else "")
+        ]
         for i, rows in enumerate(chunk.adds.get(table, [])):
             name = self._register(con, f"fay_pa_{self._serial}_{table}_{i}", rows)
             parts.append(f"SELECT * FROM {q(name)}")
-        con.execute(f"CREATE OR REPLACE TEMP VIEW {q(table)} AS "
-                    + " UNION ALL BY NAME ".join(parts))
+        con.execute(
+            f"CREATE OR REPLACE TEMP VIEW {q(table)} AS " + " UNION ALL BY NAME ".join(parts)
+        )
         self._names.append("view:" + table)
 
     def _register(self, con: duckdb.DuckDBPyConnection, name: str, rows: pa.Table | None) -> str:
@@ -117,8 +124,13 @@ class PendingWrites:
         self._names.append(name)
         return name
 
-    def _write(self, con: duckdb.DuckDBPyConnection, dbname: str, chunk: PendingChunk,
-               before_commit: BeforeCommit | None) -> None:
+    def _write(
+        self,
+        con: duckdb.DuckDBPyConnection,
+        dbname: str,
+        chunk: PendingChunk,
+        before_commit: BeforeCommit | None,
+    ) -> None:
         try:
             con.execute("BEGIN TRANSACTION")
             write_chunk(con, dbname, chunk)
@@ -127,10 +139,10 @@ class PendingWrites:
             with self._db.lock:
                 con.execute("COMMIT")
                 self._hide()
-        except BaseException as exc:   # re-raised by wait() in the caller's thread
+        except BaseException as exc:  # re-raised by wait() in the caller's thread
             self._error = exc
             with self._db.lock:
-                with suppress(Exception):       # the transaction may already be gone
+                with suppress(Exception):  # the transaction may already be gone
                     con.execute("ROLLBACK")
                 self._hide()
         finally:
@@ -157,8 +169,10 @@ class PendingWrites:
         if err is not None:
             if isinstance(err, KeyboardInterrupt | SystemExit):
                 raise err
-            raise StoreError(f"writing the imported chunk failed (it will be imported again "
-                             f"next time): {str(err).splitlines()[0] if str(err) else err!r}")
+            raise StoreError(
+                f"writing the imported chunk failed (it will be imported again "
+                f"next time): {str(err).splitlines()[0] if str(err) else err!r}"
+            )
 
 
 def write_chunk(con: duckdb.DuckDBPyConnection, dbname: str, chunk: PendingChunk) -> None:

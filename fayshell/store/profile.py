@@ -57,12 +57,12 @@ class Window:
 #: Stand-ins for a table the database does not have (yet): no rows, the columns used.
 EMPTY = {
     "syscalls": "(SELECT NULL::VARCHAR AS node, NULL::VARCHAR AS session, NULL::VARCHAR AS name, "
-                "NULL::BIGINT AS dur_ns, NULL::BIGINT AS ts_entry WHERE false)",
+    "NULL::BIGINT AS dur_ns, NULL::BIGINT AS ts_entry WHERE false)",
     "spans": "(SELECT NULL::VARCHAR AS node, NULL::VARCHAR AS session, NULL::VARCHAR AS service, "
-             "NULL::BIGINT AS dur_ns, NULL::BOOLEAN AS error, NULL::BIGINT AS ts_start "
-             "WHERE false)",
+    "NULL::BIGINT AS dur_ns, NULL::BOOLEAN AS error, NULL::BIGINT AS ts_start "
+    "WHERE false)",
     "logs": "(SELECT NULL::VARCHAR AS node, NULL::VARCHAR AS session, NULL::VARCHAR AS severity, "
-            "NULL::BIGINT AS ts WHERE false)",
+    "NULL::BIGINT AS ts WHERE false)",
 }
 
 
@@ -87,11 +87,13 @@ def _where(q: ProfileQuery, ts: str) -> str:
 
 def _human(value: str, unit: str) -> str:
     """SQL text showing a feature value: a percentage, or a duration with its unit."""
-    return (f"CASE WHEN {unit} = 'share' THEN printf('%.1f%%', {value} * 100) "
-            f"WHEN {value} >= 1e9 THEN printf('%.2fs', {value} / 1e9) "
-            f"WHEN {value} >= 1e6 THEN printf('%.2fms', {value} / 1e6) "
-            f"WHEN {value} >= 1e3 THEN printf('%.1fus', {value} / 1e3) "
-            f"ELSE printf('%.0fns', {value}) END")
+    return (
+        f"CASE WHEN {unit} = 'share' THEN printf('%.1f%%', {value} * 100) "
+        f"WHEN {value} >= 1e9 THEN printf('%.2fs', {value} / 1e9) "
+        f"WHEN {value} >= 1e6 THEN printf('%.2fms', {value} / 1e6) "
+        f"WHEN {value} >= 1e3 THEN printf('%.1fus', {value} / 1e3) "
+        f"ELSE printf('%.0fns', {value}) END"
+    )
 
 
 def features_sql(q: ProfileQuery) -> str:
@@ -101,13 +103,13 @@ def features_sql(q: ProfileQuery) -> str:
     return f"""
       sc AS (SELECT node, name, count(*) AS n, quantile_cont(dur_ns, 0.5) AS p50,
                     quantile_cont(dur_ns, 0.90) AS p90
-             FROM {q.source('syscalls')} {_where(q, 'ts_entry')} AND dur_ns IS NOT NULL GROUP BY ALL),
+             FROM {q.source("syscalls")} {_where(q, "ts_entry")} AND dur_ns IS NOT NULL GROUP BY ALL),
       sp AS (SELECT node, coalesce(service, '?') AS service, count(*) AS n,
                     quantile_cont(dur_ns, 0.5) AS p50, quantile_cont(dur_ns, 0.90) AS p90,
                     avg(coalesce(error, false)::INTEGER) AS err
-             FROM {q.source('spans')} {_where(q, 'ts_start')} AND dur_ns IS NOT NULL GROUP BY ALL),
+             FROM {q.source("spans")} {_where(q, "ts_start")} AND dur_ns IS NOT NULL GROUP BY ALL),
       lg AS (SELECT node, coalesce(severity, '?') AS severity, count(*) AS n
-             FROM {q.source('logs')} {_where(q, 'ts')} GROUP BY ALL),
+             FROM {q.source("logs")} {_where(q, "ts")} GROUP BY ALL),
       feat AS (
         SELECT node, 'syscalls' AS family, 'share' AS unit, 'syscall ' || name || ' share'
                AS feature, n / sum(n) OVER (PARTITION BY node) AS value FROM sc
@@ -144,8 +146,8 @@ def compare_sql(q: ProfileQuery) -> str:
       scored AS (SELECT *, abs(l - lmed) / greatest(1.4826 * mad, {SPREAD_FLOOR}) AS z
                  FROM spread WHERE nodes >= 2)
       SELECT node, round(sum(z), 2) AS score,
-             list(feature || ' ' || {_human('value', 'unit')} || ' vs median '
-                  || {_human('med', 'unit')} || printf(' (z %.1f)', z)
+             list(feature || ' ' || {_human("value", "unit")} || ' vs median '
+                  || {_human("med", "unit")} || printf(' (z %.1f)', z)
                   ORDER BY z DESC)[1:{int(q.top)}] AS features,
              count(*) AS compared
       FROM scored GROUP BY node ORDER BY score DESC, node"""
@@ -153,6 +155,8 @@ def compare_sql(q: ProfileQuery) -> str:
 
 def newest_sql(node_cond: str) -> str:
     """The newest timestamp of the store's syscalls, spans and logs (the "now" of -Last)."""
-    return (f"SELECT max(t) FROM (SELECT max(ts_exit) AS t FROM syscalls WHERE {node_cond} "
-            f"UNION ALL SELECT max(ts_end) FROM spans WHERE {node_cond} "
-            f"UNION ALL SELECT max(ts) FROM logs WHERE {node_cond})")
+    return (
+        f"SELECT max(t) FROM (SELECT max(ts_exit) AS t FROM syscalls WHERE {node_cond} "
+        f"UNION ALL SELECT max(ts_end) FROM spans WHERE {node_cond} "
+        f"UNION ALL SELECT max(ts) FROM logs WHERE {node_cond})"
+    )

@@ -16,22 +16,34 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from fayshell.store.database import Database
 
-SCHEMA = ("CREATE TABLE IF NOT EXISTS span_sampling (session VARCHAR, node VARCHAR, "
-          "sample_every BIGINT, filter VARCHAR, since_ns BIGINT)")
+SCHEMA = (
+    "CREATE TABLE IF NOT EXISTS span_sampling (session VARCHAR, node VARCHAR, "
+    "sample_every BIGINT, filter VARCHAR, since_ns BIGINT)"
+)
 
 
-def record_sampling(db: Database, session: str, nodes: list[str], every: int, filter: str,
-                    since_ns: int | None = None) -> None:
+def record_sampling(
+    db: Database,
+    session: str,
+    nodes: list[str],
+    every: int,
+    filter: str,
+    since_ns: int | None = None,
+) -> None:
     """Remember that ``nodes`` of ``session`` keep 1 trace in ``every`` from now on."""
     at = time.time_ns() if since_ns is None else since_ns
     with db.lock:
         db.execute(SCHEMA)
         for node in nodes:
-            prev = db.execute("SELECT min(sample_every) FROM span_sampling WHERE session = ? "
-                              "AND node = ?", [session, node])[0][0]
+            prev = db.execute(
+                "SELECT min(sample_every) FROM span_sampling WHERE session = ? AND node = ?",
+                [session, node],
+            )[0][0]
             rate = every if prev is None else min(int(prev), every)
-            db.execute("INSERT INTO span_sampling VALUES (?, ?, ?, ?, ?)",
-                       [session, node, rate, filter, at])
+            db.execute(
+                "INSERT INTO span_sampling VALUES (?, ?, ?, ?, ?)",
+                [session, node, rate, filter, at],
+            )
 
 
 def ensure_sampling(db: Database) -> None:

@@ -100,8 +100,8 @@ EXAMPLES
 def ensure_schema(db: Database) -> None:
     """Create the store's fixed tables (and the ``events`` view) if they do not exist yet:
     once per database connection (``db.schema_ready``; ``db.schema_changed()`` asks again)."""
-    if db.schema_ready or db.has_pending:   # (pending: the names of the tables a chunk
-        return                              # feeds are temporary views until it is written)
+    if db.schema_ready or db.has_pending:  # (pending: the names of the tables a chunk
+        return  # feeds are temporary views until it is written)
     with db.lock:
         db.execute(SCHEMA)
         if not db.execute("SELECT count(*) FROM store_state")[0][0]:
@@ -109,8 +109,10 @@ def ensure_schema(db: Database) -> None:
         if not db.execute("SELECT count(*) FROM syscalls_mark")[0][0]:
             # set while a load runs: its syscalls rows start at this rowid (derived.py)
             db.execute("INSERT INTO syscalls_mark VALUES (NULL)")
-        kind = db.execute("SELECT table_type FROM information_schema.tables "
-                          "WHERE table_schema = 'main' AND table_name = 'events'")
+        kind = db.execute(
+            "SELECT table_type FROM information_schema.tables "
+            "WHERE table_schema = 'main' AND table_name = 'events'"
+        )
         if kind and kind[0][0] == "BASE TABLE":
             from fayshell.store.migrate import events_table_to_rows
 
@@ -122,8 +124,10 @@ def ensure_schema(db: Database) -> None:
 
 def context_columns(db: Database) -> list[str]:
     """The stream context columns of ``event_rows``, in table order."""
-    rows = db.execute("SELECT column_name FROM duckdb_columns() WHERE schema_name = 'main' "
-                      "AND table_name = 'event_rows' ORDER BY column_index")
+    rows = db.execute(
+        "SELECT column_name FROM duckdb_columns() WHERE schema_name = 'main' "
+        "AND table_name = 'event_rows' ORDER BY column_index"
+    )
     return [r[0] for r in rows if r[0] not in EVENT_ROW_COLUMNS]
 
 
@@ -132,10 +136,12 @@ def refresh_events_view(db: Database) -> None:
     from fayshell.store.arrowsql import q
 
     extra = "".join(f", r.{q(c)}" for c in context_columns(db))
-    db.execute("CREATE OR REPLACE VIEW events AS SELECT c.node, c.session, c.chunk_id, "
-               f"r.stream_id, r.cpu, r.ts, n.name, r.eid{extra} FROM event_rows r "
-               "JOIN event_names n ON n.class_id = r.class_id "
-               "LEFT JOIN chunks c ON c.chunk_no = r.chunk_no")
+    db.execute(
+        "CREATE OR REPLACE VIEW events AS SELECT c.node, c.session, c.chunk_id, "
+        f"r.stream_id, r.cpu, r.ts, n.name, r.eid{extra} FROM event_rows r "
+        "JOIN event_names n ON n.class_id = r.class_id "
+        "LEFT JOIN chunks c ON c.chunk_no = r.chunk_no"
+    )
 
 
 def payload_table_name(event_name: str) -> str:

@@ -38,23 +38,29 @@ def build_spans(rows: pa.Table, compiled: bool = True) -> pa.Table:
     value = _Codes.of(rows.column("value"), order)
     t0, t1 = _bounds(ts, ann, starts)
     first = pa.array(order[starts])
-    out: dict[str, Any] = {"node": rows.column("node").take(first)} \
-        if "node" in rows.column_names else {}
-    out |= {"trace_id": tid[starts], "span_id": sid[starts],
-            "parent_span_id": rows.column("parent").take(first),
-            "service": rows.column("service_name").take(first),
-            "ip": rows.column("ip").take(first), "port": rows.column("port_no").take(first),
-            "name": rows.column("trace_name").take(first), "ts_start": t0, "ts_end": t1,
-            "dur_ns": t1 - t0,
-            "client_dur_ns": _between(starts, ts, ann & value.eq("cs"), ann & value.eq("cr")),
-            "server_dur_ns": _between(starts, ts, ann & value.eq("sr"), ann & value.eq("ss")),
-            "annotations": _annotations(g, ts, ann, value, len(starts))}
+    out: dict[str, Any] = (
+        {"node": rows.column("node").take(first)} if "node" in rows.column_names else {}
+    )
+    out |= {
+        "trace_id": tid[starts],
+        "span_id": sid[starts],
+        "parent_span_id": rows.column("parent").take(first),
+        "service": rows.column("service_name").take(first),
+        "ip": rows.column("ip").take(first),
+        "port": rows.column("port_no").take(first),
+        "name": rows.column("trace_name").take(first),
+        "ts_start": t0,
+        "ts_end": t1,
+        "dur_ns": t1 - t0,
+        "client_dur_ns": _between(starts, ts, ann & value.eq("cs"), ann & value.eq("cr")),
+        "server_dur_ns": _between(starts, ts, ann & value.eq("sr"), ann & value.eq("ss")),
+        "annotations": _annotations(g, ts, ann, value, len(starts)),
+    }
     out["keyvals"], out["error"] = _keyvals(rows, g, ts, is_kv, order, value, len(starts))
     return pa.table(out)
 
 
-def _span_order(tid: np.ndarray, sid: np.ndarray, ts: np.ndarray,
-                use_c: bool = True) -> np.ndarray:
+def _span_order(tid: np.ndarray, sid: np.ndarray, ts: np.ndarray, use_c: bool = True) -> np.ndarray:
     """Row order grouping each (trace_id, span_id), groups by their first time, rows of a
     group in time order: one hashing pass of fayshell.store._algos when built, else numpy."""
     import numpy as np
@@ -66,14 +72,17 @@ def _span_order(tid: np.ndarray, sid: np.ndarray, ts: np.ndarray,
         except ImportError:
             pass
         else:
-            grouped = span_order(np.ascontiguousarray(tid[by_ts], np.int64),
-                                 np.ascontiguousarray(sid[by_ts], np.int64))
+            grouped = span_order(
+                np.ascontiguousarray(tid[by_ts], np.int64),
+                np.ascontiguousarray(sid[by_ts], np.int64),
+            )
             return by_ts[np.frombuffer(grouped, np.int64)]
     return _span_order_numpy(tid, sid, ts, by_ts)
 
 
-def _span_order_numpy(tid: np.ndarray, sid: np.ndarray, ts: np.ndarray,
-                      by_ts: np.ndarray) -> np.ndarray:
+def _span_order_numpy(
+    tid: np.ndarray, sid: np.ndarray, ts: np.ndarray, by_ts: np.ndarray
+) -> np.ndarray:
     """_span_order without the C extension: a hash of the ids numbered by first appearance in
     time, checked for collisions (then an exact three-key sort)."""
     import numpy as np
@@ -157,21 +166,28 @@ def _between(starts: np.ndarray, ts: np.ndarray, begin: np.ndarray, end: np.ndar
     return pa.array(np.where(ok, hi - np.where(ok, lo, 0), 0), pa.int64(), mask=~ok)
 
 
-def _annotations(g: np.ndarray, ts: np.ndarray, ann: np.ndarray, value: _Codes,
-                 groups: int) -> pa.Array:
+def _annotations(
+    g: np.ndarray, ts: np.ndarray, ann: np.ndarray, value: _Codes, groups: int
+) -> pa.Array:
     """LIST(STRUCT(ts, value)) of each span's annotations in time order."""
     import numpy as np
     import pyarrow as pa
 
     idx = np.flatnonzero(ann)
     offsets = np.searchsorted(g[idx], np.arange(groups + 1)).astype(np.int32)
-    items = pa.StructArray.from_arrays([pa.array(ts[idx]), value.take(idx)],
-                                       names=["ts", "value"])
+    items = pa.StructArray.from_arrays([pa.array(ts[idx]), value.take(idx)], names=["ts", "value"])
     return pa.ListArray.from_arrays(pa.array(offsets), items)
 
 
-def _keyvals(t: pa.Table, g: np.ndarray, ts: np.ndarray, is_kv: np.ndarray, order: np.ndarray,
-             value: _Codes, groups: int) -> tuple[pa.Array, np.ndarray]:
+def _keyvals(
+    t: pa.Table,
+    g: np.ndarray,
+    ts: np.ndarray,
+    is_kv: np.ndarray,
+    order: np.ndarray,
+    value: _Codes,
+    groups: int,
+) -> tuple[pa.Array, np.ndarray]:
     """MAP(key, value) per span (the latest value of a repeated key) and the error flag."""
     import numpy as np
     import pyarrow as pa
@@ -181,7 +197,7 @@ def _keyvals(t: pa.Table, g: np.ndarray, ts: np.ndarray, is_kv: np.ndarray, orde
     kg, kc, kts = g[idx], key.codes[idx], ts[idx]
     by = np.lexsort((kts, kc, kg))
     idx, kg, kc = idx[by], kg[by], kc[by]
-    last = np.ones(len(idx), bool)          # the latest row of each (span, key)
+    last = np.ones(len(idx), bool)  # the latest row of each (span, key)
     last[:-1] = (kg[1:] != kg[:-1]) | (kc[1:] != kc[:-1])
     idx, kg = idx[last], kg[last]
     offsets = np.searchsorted(kg, np.arange(groups + 1)).astype(np.int32)
@@ -194,8 +210,18 @@ def _keyvals(t: pa.Table, g: np.ndarray, ts: np.ndarray, is_kv: np.ndarray, orde
 ZIPKIN_ANNOTATION = "zipkin:timestamp"
 ZIPKIN_KEYVALS = ("zipkin:keyval_string", "zipkin:keyval_integer")
 #: Columns of a span row set (what build_spans reads), in order.
-ROW_COLUMNS = ("ts", "trace_id", "span_id", "parent", "service_name", "ip", "port_no",
-               "trace_name", "value", "key")
+ROW_COLUMNS = (
+    "ts",
+    "trace_id",
+    "span_id",
+    "parent",
+    "service_name",
+    "ip",
+    "port_no",
+    "trace_name",
+    "value",
+    "key",
+)
 
 
 @dataclass
@@ -203,7 +229,7 @@ class SpanStager:
     """Collects the BlkKin rows of decoded batches and groups them into spans at each flush,
     so spans are built from memory instead of being read back from the database."""
 
-    classes: dict[int, str]                 # trace class index -> zipkin event name
+    classes: dict[int, str]  # trace class index -> zipkin event name
     parts: list[pa.Table] = field(default_factory=list)
     rows: int = 0
 
@@ -257,12 +283,20 @@ def zipkin_rows(t: pa.Table, ts: pa.ChunkedArray | pa.Array, event: str) -> pa.T
         value, key = col("event", pa.string()), pa.nulls(n, pa.string())
     else:
         value, key = col("val", pa.string()), col("key", pa.string())
-    out = pa.table({
-        "ts": pc.take(ts, t.column("row")), "trace_id": col("trace_id", pa.int64()),
-        "span_id": col("span_id", pa.int64()), "parent": col("parent_span_id", pa.int64()),
-        "service_name": col("service_name", pa.string()), "ip": col("ip", pa.string()),
-        "port_no": col("port_no", pa.int32()), "trace_name": col("trace_name", pa.string()),
-        "value": value, "key": key})
+    out = pa.table(
+        {
+            "ts": pc.take(ts, t.column("row")),
+            "trace_id": col("trace_id", pa.int64()),
+            "span_id": col("span_id", pa.int64()),
+            "parent": col("parent_span_id", pa.int64()),
+            "service_name": col("service_name", pa.string()),
+            "ip": col("ip", pa.string()),
+            "port_no": col("port_no", pa.int32()),
+            "trace_name": col("trace_name", pa.string()),
+            "value": value,
+            "key": key,
+        }
+    )
     ok = pc.and_(pc.is_valid(out.column("trace_id")), pc.is_valid(out.column("span_id")))
     return out if pc.all(ok).as_py() else out.filter(ok)
 
@@ -274,5 +308,8 @@ def _wrap_signed(c: pa.ChunkedArray) -> pa.Array:
 
     arr = c.combine_chunks()
     vals = np.asarray(arr.fill_null(0).to_numpy(), np.uint64).view(np.int64)
-    return pa.array(vals, pa.int64(), mask=arr.is_null().to_numpy(zero_copy_only=False)
-                    if arr.null_count else None)
+    return pa.array(
+        vals,
+        pa.int64(),
+        mask=arr.is_null().to_numpy(zero_copy_only=False) if arr.null_count else None,
+    )

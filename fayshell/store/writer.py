@@ -36,8 +36,10 @@ class Insert:
             return
         con.register("fay_batch", self.data)
         try:
-            con.execute(f"INSERT INTO {q(self.table)} BY NAME SELECT {self.select} "
-                        "FROM fay_batch", self.params)
+            con.execute(
+                f"INSERT INTO {q(self.table)} BY NAME SELECT {self.select} FROM fay_batch",
+                self.params,
+            )
         finally:
             con.unregister("fay_batch")
 
@@ -80,7 +82,6 @@ class FlushWriter:
             self._thread = None
 
 
-
 @dataclass
 class RowGroupHold:
     """Inserts of a load, grouped by target, released in whole row groups of
@@ -100,16 +101,22 @@ class RowGroupHold:
 
         group = self.settings.row_group
         sizes = {k: sum(t.num_rows for t in parts) for k, parts in self.held.items()}
-        everything = final or sum(
-            t.nbytes * (sizes[k] % group) // max(sizes[k], 1)
-            for k, parts in self.held.items() for t in parts) > self.settings.hold_bytes
+        everything = (
+            final
+            or sum(
+                t.nbytes * (sizes[k] % group) // max(sizes[k], 1)
+                for k, parts in self.held.items()
+                for t in parts
+            )
+            > self.settings.hold_bytes
+        )
         out: list[Insert] = []
         for key, parts in list(self.held.items()):
             data = pa.concat_tables(parts, promote_options="permissive")
             n = data.num_rows if everything else sizes[key] // group * group
             if n:
                 out.append(Insert(key[0], data.slice(0, n), key[1], list(key[2])))
-            if n < data.num_rows:     # a compact copy: a slice would pin whole batches
+            if n < data.num_rows:  # a compact copy: a slice would pin whole batches
                 self.held[key] = [_copy(data.slice(n))]
             else:
                 del self.held[key]
@@ -130,6 +137,7 @@ def _plain(table: pa.Table) -> pa.Table:
 
     if not any(pa.types.is_dictionary(f.type) for f in table.schema):
         return table
-    cols = [c.cast(c.type.value_type) if pa.types.is_dictionary(c.type) else c
-            for c in table.columns]
+    cols = [
+        c.cast(c.type.value_type) if pa.types.is_dictionary(c.type) else c for c in table.columns
+    ]
     return pa.table(cols, names=table.column_names)

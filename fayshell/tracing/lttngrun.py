@@ -21,8 +21,11 @@ COMMAND_TIMEOUT = 30.0
 ROTATE_TIMEOUT = 20.0
 
 
-async def run_argv(t: Transport, argv: list[str], timeout: float = COMMAND_TIMEOUT,
-                   ) -> CommandResult:
+async def run_argv(
+    t: Transport,
+    argv: list[str],
+    timeout: float = COMMAND_TIMEOUT,
+) -> CommandResult:
     """Run an lttng argv on the node; raise RemoteError(stage lttng) with LTTng's reason."""
     res = await t.run(to_command_line(argv), timeout=timeout)
     if res.exit_status != 0:
@@ -31,8 +34,11 @@ async def run_argv(t: Transport, argv: list[str], timeout: float = COMMAND_TIMEO
     return res
 
 
-async def run_request(t: Transport, req: Request, timeout: float = COMMAND_TIMEOUT,
-                      ) -> CommandResult:
+async def run_request(
+    t: Transport,
+    req: Request,
+    timeout: float = COMMAND_TIMEOUT,
+) -> CommandResult:
     """Run one typed request (``lttng --mi xml …``) on the node."""
     return await run_argv(t, req.argv(), timeout)
 
@@ -44,8 +50,9 @@ async def ensure_sessiond(t: Transport, timeout: float = COMMAND_TIMEOUT) -> tup
     if res.exit_status == 0:
         return False, res.stdout
     if not needs_sessiond(res.exit_status, res.stderr):
-        raise RemoteError(t.node, LTTNG,
-                          explain_failure(argv, res.exit_status, res.stdout, res.stderr))
+        raise RemoteError(
+            t.node, LTTNG, explain_failure(argv, res.exit_status, res.stdout, res.stderr)
+        )
     start = StartSessiond().argv()
     res = await t.run(to_command_line(start), timeout=timeout)
     if res.exit_status != 0:

@@ -100,8 +100,9 @@ async def walk(t: Transport, root: str) -> list[RemoteEntry]:
     files = await t.files()
     if getattr(files, "sftp", None) is None:
         return await asyncio.to_thread(list_local, root) if os.path.isdir(root) else []
-    res = await t.run(quote_argv(["find", root, "-mindepth", "1", "-printf", "%y %s %P\\n"]),
-                      timeout=LIST_TIMEOUT)
+    res = await t.run(
+        quote_argv(["find", root, "-mindepth", "1", "-printf", "%y %s %P\\n"]), timeout=LIST_TIMEOUT
+    )
     vanished = all("No such file" in line for line in res.stderr.splitlines())
     if res.exit_status == 0 or (res.exit_status == 1 and vanished):
         return [_entry(line) for line in res.stdout.splitlines() if line.count(" ") >= 2]
@@ -191,8 +192,14 @@ def _remote_errors(node: str, remote: str) -> Iterator[None]:
         raise RemoteError(node, COMMAND, f"get {remote}: {reason}") from None
 
 
-async def pull_chunk(files: FileAccess, root: str, chunk: ChunkInfo, node_dir: Path,
-                     progress: ByteProgress, limit: asyncio.Semaphore) -> Path | None:
+async def pull_chunk(
+    files: FileAccess,
+    root: str,
+    chunk: ChunkInfo,
+    node_dir: Path,
+    progress: ByteProgress,
+    limit: asyncio.Semaphore,
+) -> Path | None:
     """Fetch one chunk under a temporary name, verify sizes, rename; None if already there.
 
     However it ends (error, cancellation), every write into the temporary directory has
@@ -205,8 +212,11 @@ async def pull_chunk(files: FileAccess, root: str, chunk: ChunkInfo, node_dir: P
             try:
                 await fetch(files, f"{root}/{chunk.remote_path(f)}", tmp / f.path, f.size)
             except OSError as exc:  # the local side: a full or read-only destination
-                raise RemoteError(files.node, COMMAND, f"chunk {chunk.chunk_id}: writing "
-                                  f"{tmp / f.path}: {exc.strerror or exc}") from None
+                raise RemoteError(
+                    files.node,
+                    COMMAND,
+                    f"chunk {chunk.chunk_id}: writing {tmp / f.path}: {exc.strerror or exc}",
+                ) from None
         progress.advance(f.size)
 
     try:
@@ -239,8 +249,11 @@ def _verify(node: str, chunk: ChunkInfo, tmp: Path) -> None:
         except OSError:
             got = -1
         if got != f.size:
-            raise RemoteError(node, VERIFY, f"chunk {chunk.chunk_id}: {f.path} has {got} bytes, "
-                                            f"the node listed {f.size}")
+            raise RemoteError(
+                node,
+                VERIFY,
+                f"chunk {chunk.chunk_id}: {f.path} has {got} bytes, the node listed {f.size}",
+            )
 
 
 async def chunk_listing(t: Transport, session: str, remembered: str) -> tuple[str, ChunkListing]:
@@ -281,15 +294,20 @@ async def _rotate_stopped(t: Transport, session: str) -> None:
         except RemoteError as exc:
             if "already rotated once since it became inactive" in exc.message:
                 return  # a timer rotation archived the last chunk after the stop
-            if "already pending" not in exc.message or \
-                    asyncio.get_running_loop().time() > deadline:
+            if "already pending" not in exc.message or asyncio.get_running_loop().time() > deadline:
                 raise
         await asyncio.sleep(0.2)
 
 
-async def receive_node(t: Transport, session: str, dest: Path, remembered: str,
-                       progress: ByteProgress, emit: Callable[[Any], None],
-                       importer: Importer | None) -> NodeReceipt:
+async def receive_node(
+    t: Transport,
+    session: str,
+    dest: Path,
+    remembered: str,
+    progress: ByteProgress,
+    emit: Callable[[Any], None],
+    importer: Importer | None,
+) -> NodeReceipt:
     """Pull every complete, not yet received chunk of ``session`` from one node, in order."""
     root, listing = await chunk_listing(t, session, remembered)
     node_dir = dest / session / t.node
@@ -300,8 +318,9 @@ async def receive_node(t: Transport, session: str, dest: Path, remembered: str,
     progress.add_total(sum(c.bytes for c in todo))
     files = await t.files()
     limit = asyncio.Semaphore(PARALLEL_FILES)
-    pulls = [asyncio.ensure_future(pull_chunk(files, root, c, node_dir, progress, limit))
-             for c in todo]
+    pulls = [
+        asyncio.ensure_future(pull_chunk(files, root, c, node_dir, progress, limit)) for c in todo
+    ]
     got = received = 0
     try:
         for chunk, pull in zip(todo, pulls, strict=True):  # all in flight, finished in order
@@ -312,8 +331,18 @@ async def receive_node(t: Transport, session: str, dest: Path, remembered: str,
             events = await importer(final, t.node, session) if importer is not None else None
             got += chunk.bytes
             received += 1
-            emit(ReceivedChunk(t.node, session, chunk.chunk_id, chunk.kind, len(chunk.files),
-                               chunk.bytes, str(final), events))
+            emit(
+                ReceivedChunk(
+                    t.node,
+                    session,
+                    chunk.chunk_id,
+                    chunk.kind,
+                    len(chunk.files),
+                    chunk.bytes,
+                    str(final),
+                    events,
+                )
+            )
     finally:
         for pull in pulls:
             pull.cancel()
@@ -321,17 +350,24 @@ async def receive_node(t: Transport, session: str, dest: Path, remembered: str,
     return NodeReceipt(t.node, received, skipped, len(empty), len(listing.in_progress), got)
 
 
-async def receive(cluster: Cluster, specs: Sequence[NodeSpec], session: str, dest: Path,
-                  remembered: dict[str, str], progress: ByteProgress,
-                  importer: Importer | None = None, timeout: float | None = None,
-                  ) -> AsyncIterator[ReceivedChunk | NodeReceipt | NodeError]:
+async def receive(
+    cluster: Cluster,
+    specs: Sequence[NodeSpec],
+    session: str,
+    dest: Path,
+    remembered: dict[str, str],
+    progress: ByteProgress,
+    importer: Importer | None = None,
+    timeout: float | None = None,
+) -> AsyncIterator[ReceivedChunk | NodeReceipt | NodeError]:
     """Pull from every node concurrently; yields chunks as they land, then one receipt (or
     NodeError) per node. Cancelling the consumer cancels every node's pull."""
     queue: asyncio.Queue[Any] = asyncio.Queue()
 
     async def per_node(t: Transport) -> NodeReceipt:
-        return await receive_node(t, session, dest, remembered.get(t.node, ""), progress,
-                                  queue.put_nowait, importer)
+        return await receive_node(
+            t, session, dest, remembered.get(t.node, ""), progress, queue.put_nowait, importer
+        )
 
     async def drive() -> None:
         try:

@@ -59,8 +59,10 @@ def banner(watch: TriggerWatch) -> str:
     f = watch.firings[-1]
     missed = f", missed {', '.join(f.missed)}" if f.missed else ""
     more = f" (firing {len(watch.firings)})" if len(watch.firings) > 1 else ""
-    return (f"FIRED {f.node} {f.event} at {f.time:%H:%M:%S.%f} UTC{more}: snapshot set "
-            f"{f.snapshot_set} on {f.nodes} node{'s' if f.nodes != 1 else ''}{missed}")
+    return (
+        f"FIRED {f.node} {f.event} at {f.time:%H:%M:%S.%f} UTC{more}: snapshot set "
+        f"{f.snapshot_set} on {f.nodes} node{'s' if f.nodes != 1 else ''}{missed}"
+    )
 
 
 @dataclass
@@ -85,9 +87,15 @@ class _Taking:
 class TriggerWatch:
     """Watches the snapshot output of ``specs`` for firings of ``spec``; see module docstring."""
 
-    def __init__(self, cluster: Cluster, spec: TriggerSpec, specs: list[NodeSpec],
-                 outputs: dict[str, str], settings: WatchSettings | None = None,
-                 on_done: Callable[[TriggerWatch], object] | None = None) -> None:
+    def __init__(
+        self,
+        cluster: Cluster,
+        spec: TriggerSpec,
+        specs: list[NodeSpec],
+        outputs: dict[str, str],
+        settings: WatchSettings | None = None,
+        on_done: Callable[[TriggerWatch], object] | None = None,
+    ) -> None:
         self.cluster = cluster
         self.spec = spec
         self.specs = specs
@@ -110,8 +118,9 @@ class TriggerWatch:
 
     async def start(self) -> None:
         """Note what every node already has, then watch each node in its own loop."""
-        async for rec in self.cluster.map(self.specs, self._listing,
-                                          timeout=self.settings.list_timeout_s):
+        async for rec in self.cluster.map(
+            self.specs, self._listing, timeout=self.settings.list_timeout_s
+        ):
             value = getattr(rec, "value", None)
             if value is not None:  # a node not answering now is baselined when it answers
                 self._known[rec.node] = set(value)
@@ -140,8 +149,9 @@ class TriggerWatch:
         from fayshell.remote.results import NodeError
 
         while True:
-            async for rec in self.cluster.map([spec], self._listing,
-                                              timeout=self.settings.list_timeout_s):
+            async for rec in self.cluster.map(
+                [spec], self._listing, timeout=self.settings.list_timeout_s
+            ):
                 if isinstance(rec, NodeError):
                     self.errors[spec.name] = f"{rec.stage}: {rec.message}"
                 else:
@@ -189,8 +199,9 @@ class TriggerWatch:
         fired_at = asyncio.ensure_future(self._mtime_ns(node, dirname))
         taken = {node: self._path(node, dirname)}
         missed: dict[str, str] = {}
-        async for rec in self.cluster.map(others, self._snapshot,
-                                          timeout=self.settings.snapshot_timeout_s):
+        async for rec in self.cluster.map(
+            others, self._snapshot, timeout=self.settings.snapshot_timeout_s
+        ):
             if isinstance(rec, NodeError):
                 missed[rec.node] = f"{rec.stage}: {rec.message}"
             else:
@@ -200,9 +211,18 @@ class TriggerWatch:
         for other, path in self._taking.joined.items():
             taken.setdefault(other, path)
             missed.pop(other, None)
-        return Firing(self.spec.session, self.spec.base_name, node, self.event,
-                      datetime.fromtimestamp(t_ns / 1e9, UTC), label, dict(sorted(taken.items())),
-                      dict(sorted(missed.items())), (done_ns - t_ns) / 1e6, t_ns)
+        return Firing(
+            self.spec.session,
+            self.spec.base_name,
+            node,
+            self.event,
+            datetime.fromtimestamp(t_ns / 1e9, UTC),
+            label,
+            dict(sorted(taken.items())),
+            dict(sorted(missed.items())),
+            (done_ns - t_ns) / 1e6,
+            t_ns,
+        )
 
     async def _snapshot(self, t: Transport) -> str:
         """``lttng snapshot record --name=<set>`` on one node; the directory it wrote."""
@@ -210,8 +230,9 @@ class TriggerWatch:
 
         assert self._taking is not None
         label = self._taking.label
-        await run_request(t, SnapshotRecord(self.spec.session, label),
-                          self.settings.snapshot_timeout_s)
+        await run_request(
+            t, SnapshotRecord(self.spec.session, label), self.settings.snapshot_timeout_s
+        )
         mine = [n for n in await self._listing(t) if n.startswith(label + "-")]
         self._known.setdefault(t.node, set()).update(mine)
         return self._path(t.node, max(mine)) if mine else self.outputs[t.node]
@@ -225,8 +246,9 @@ class TriggerWatch:
             whole, _, frac = res.stdout.strip().partition(".")
             return int(whole) * 10**9 + int((frac + "000000000")[:9]) if whole.isdigit() else 0
 
-        async for rec in self.cluster.map([s for s in self.specs if s.name == node], stat,
-                                          timeout=self.settings.list_timeout_s):
+        async for rec in self.cluster.map(
+            [s for s in self.specs if s.name == node], stat, timeout=self.settings.list_timeout_s
+        ):
             return int(getattr(rec, "value", 0) or 0)
         return 0
 

@@ -28,6 +28,7 @@ if TYPE_CHECKING:
 
 # -- memory ------------------------------------------------------------------------------------
 
+
 def memos(state: ShellState) -> dict[str, SessionMemo]:
     """The sessions this shell created."""
     return state.trace_sessions
@@ -58,6 +59,7 @@ def _publish(state: ShellState) -> None:
 
 # -- per node ----------------------------------------------------------------------------------
 
+
 @dataclass(frozen=True)
 class Created:
     """A session made on one node: its output directory and whether a sessiond was started."""
@@ -67,8 +69,9 @@ class Created:
     sessiond_started: bool
 
 
-async def create_on_node(t: Transport, name: str, plan: list[Request],
-                         pending: set[str]) -> Created:
+async def create_on_node(
+    t: Transport, name: str, plan: list[Request], pending: set[str]
+) -> Created:
     """Run the New-TraceSession plan in order; undo a half-made session on failure.
 
     ``pending`` collects the nodes where ``create`` was sent, so a cancelled command can clean

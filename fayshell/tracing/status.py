@@ -36,14 +36,25 @@ async def node_status(t: Transport, name: str | None) -> list[TraceSessionStatus
     for info in await list_sessions(t, name):
         path = info.local_path or (await snapshot_output(t, info.name) if info.snapshot else "")
         listing = find_chunks(await walk(t, path), stopped=not info.enabled) if path else None
-        out.append(TraceSessionStatus(
-            t.node, info.name, info.state, info.mode, path, _channels(info), _events(info),
-            len(listing.complete) if listing else 0, len(listing.in_progress) if listing else 0))
+        out.append(
+            TraceSessionStatus(
+                t.node,
+                info.name,
+                info.state,
+                info.mode,
+                path,
+                _channels(info),
+                _events(info),
+                len(listing.complete) if listing else 0,
+                len(listing.in_progress) if listing else 0,
+            )
+        )
     return out
 
 
-def mark_divergence(records: Iterable[TraceSessionStatus],
-                    expected: dict[str, list[str]]) -> list[TraceSessionStatus]:
+def mark_divergence(
+    records: Iterable[TraceSessionStatus], expected: dict[str, list[str]]
+) -> list[TraceSessionStatus]:
     """Flag nodes whose state/channels/events differ from their session's majority, and add a
     ``missing`` record for each node expected to hold a session that it does not have."""
     recs = list(records)
@@ -54,10 +65,12 @@ def mark_divergence(records: Iterable[TraceSessionStatus],
     for group in by_session.values():
         keys = Counter((r.state, r.mode, r.channels, r.events) for r in group)
         top, _ = keys.most_common(1)[0]
-        out += [replace(r, diverged=(r.state, r.mode, r.channels, r.events) != top)
-                for r in group]
+        out += [replace(r, diverged=(r.state, r.mode, r.channels, r.events) != top) for r in group]
     for session, nodes in expected.items():
         have = {r.node for r in by_session.get(session, [])}
-        out += [TraceSessionStatus(n, session, "missing", "", "", "", "", 0, 0, True)
-                for n in nodes if n not in have]
+        out += [
+            TraceSessionStatus(n, session, "missing", "", "", "", "", 0, 0, True)
+            for n in nodes
+            if n not in have
+        ]
     return sorted(out, key=lambda r: (r.session, r.node))

@@ -30,9 +30,16 @@ def open_existing(path: str) -> Database:
     return Database.open(path)
 
 
-async def run_top(view: str, database_path: str, *, node: str | None = None,
-                  interval_s: float = 1.0, severity: str = "Warning",
-                  session: str | None = None, headless: bool = False) -> int:
+async def run_top(
+    view: str,
+    database_path: str,
+    *,
+    node: str | None = None,
+    interval_s: float = 1.0,
+    severity: str = "Warning",
+    session: str | None = None,
+    headless: bool = False,
+) -> int:
     """``fayshell top VIEW --db FILE``: run a view offline over a database until ``q``.
 
     ``node`` is a node set (``web[01-04]``, ``a,b``) restricting the view. Returns the exit
@@ -46,8 +53,9 @@ async def run_top(view: str, database_path: str, *, node: str | None = None,
     from fayshell.views.scope import expand_nodes
 
     try:
-        config = TopConfig(view, Scope(session, expand_nodes(node)), round(interval_s * NS),
-                           severity)
+        config = TopConfig(
+            view, Scope(session, expand_nodes(node)), round(interval_s * NS), severity
+        )
     except (ValueError, FayError) as exc:
         raise UsageError(f"fayshell top: {getattr(exc, 'message', exc)}") from None
     db = open_existing(database_path)

@@ -21,9 +21,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--interval", type=float, default=1.0, help="seconds")
     parser.add_argument("--severity", default="Warning")
     args = parser.parse_args(argv)
-    return asyncio.run(run_top(args.view, args.database, node=args.node,
-                               interval_s=args.interval, severity=args.severity,
-                               session=args.session))
+    return asyncio.run(
+        run_top(
+            args.view,
+            args.database,
+            node=args.node,
+            interval_s=args.interval,
+            severity=args.severity,
+            session=args.session,
+        )
+    )
 
 
 if __name__ == "__main__":

@@ -171,8 +171,12 @@ class LiveFeed(DatabaseFeed):
         try:
             nodes = await self.pump()
         except Exception as exc:  # the view stays up with the data it has
-            self.status = FeedStatus("error", f"{type(exc).__name__}: {exc}",
-                                     refreshed_ns=self.clock(), nodes=self.status.nodes)
+            self.status = FeedStatus(
+                "error",
+                f"{type(exc).__name__}: {exc}",
+                refreshed_ns=self.clock(),
+                nodes=self.status.nodes,
+            )
             return self.status
         down = [n.node for n in nodes if not n.ok]
         message = f"not answering: {', '.join(down)}" if down else ""

@@ -72,9 +72,15 @@ class Where:
         return " AND ".join(self.parts) if self.parts else "TRUE"
 
 
-def query_where(q: Query, ts: str, defs: Mapping[str, FieldDef], *,
-                window: bool = True, node_col: str = "node",
-                session_col: str = "session") -> Where:
+def query_where(
+    q: Query,
+    ts: str,
+    defs: Mapping[str, FieldDef],
+    *,
+    window: bool = True,
+    node_col: str = "node",
+    session_col: str = "session",
+) -> Where:
     """Conditions for the scope, the window on ``ts``, the filter box and exact matches."""
     w = Where()
     if q.scope.session is not None:
@@ -98,8 +104,9 @@ def add_filter(w: Where, flt: Filter, defs: Mapping[str, FieldDef]) -> None:
 
     Fields ``defs`` does not know are left out: the header narrows by node only.
     """
-    bare = [(name, values) for name, values in flt.globs
-            if name.startswith("*") and name[1:] in defs]
+    bare = [
+        (name, values) for name, values in flt.globs if name.startswith("*") and name[1:] in defs
+    ]
     for name, values in flt.globs:
         if name.startswith("*") or name not in defs:
             continue

@@ -16,7 +16,6 @@ if TYPE_CHECKING:
     from fayshell.views.feeds import Feed
 
 
-
 @dataclass(frozen=True)
 class TopConfig:
     """What a view starts with; keys change window, grouping, sort and filter afterwards."""

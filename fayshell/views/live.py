@@ -76,16 +76,26 @@ class PumpTimes:
     def for_interval(cls, interval_s: float) -> PumpTimes:
         """Wait most of one interval (so the next tick is not skipped); a node is silent
         after three intervals (at least 5 s)."""
-        return cls(wait_s=0.8 * interval_s, stall_s=max(3 * interval_s, 5.0),
-                   node_timeout_s=max(30.0, 10 * interval_s))
+        return cls(
+            wait_s=0.8 * interval_s,
+            stall_s=max(3 * interval_s, 5.0),
+            node_timeout_s=max(30.0, 10 * interval_s),
+        )
 
 
 class LivePump:
     """``await pump()`` → per-node health; see the module docstring."""
 
-    def __init__(self, cluster: Cluster, target: LiveTarget, db: Database,
-                 times: PumpTimes | None = None, *, rotate: bool = True,
-                 timer_ns: int = 0) -> None:
+    def __init__(
+        self,
+        cluster: Cluster,
+        target: LiveTarget,
+        db: Database,
+        times: PumpTimes | None = None,
+        *,
+        rotate: bool = True,
+        timer_ns: int = 0,
+    ) -> None:
         self.cluster = cluster
         self.target = target
         self.db = db
@@ -93,8 +103,9 @@ class LivePump:
         self.rotate = rotate
         #: The session's own rotation period when the pump does not rotate (0: none known).
         self.timer_ns = timer_ns
-        self.nodes = {s.name: NodeTally(s.name, NodeHealth(s.name, True, "starting"))
-                      for s in target.specs}
+        self.nodes = {
+            s.name: NodeTally(s.name, NodeHealth(s.name, True, "starting")) for s in target.specs
+        }
         self.import_errors: list[str] = []
         self._import_lock = asyncio.Lock()
         self._importing: asyncio.Future[Any] | None = None
@@ -139,8 +150,9 @@ class LivePump:
     def complete_ns(self) -> int | None:
         """Every answering node's data is in up to this instant (wall clock): the oldest start
         of their last good cycles. None until one has completed."""
-        done = [t.complete_ns for t in self.nodes.values()
-                if t.health.ok and t.complete_ns is not None]
+        done = [
+            t.complete_ns for t in self.nodes.values() if t.health.ok and t.complete_ns is not None
+        ]
         return min(done) if done else None
 
     async def _cycle(self, spec: NodeSpec) -> NodeHealth:
@@ -149,8 +161,9 @@ class LivePump:
 
         timeout = self.times.node_timeout_s
         try:
-            async for rec in self.cluster.map([spec], self._node_work, timeout=timeout,
-                                              connect_timeout=timeout):
+            async for rec in self.cluster.map(
+                [spec], self._node_work, timeout=timeout, connect_timeout=timeout
+            ):
                 if isinstance(rec, NodeError):
                     return NodeHealth(spec.name, False, f"{rec.stage}: {rec.message}")
         except asyncio.CancelledError:
@@ -172,17 +185,24 @@ class LivePump:
                 tally.chunks += 1
                 tally.events += rec.events or 0
 
-        return await receive_node(t, self.target.session, self.target.dest,
-                                  self.target.remembered.get(t.node, ""), ByteProgress(None),
-                                  emit, self._import)
+        return await receive_node(
+            t,
+            self.target.session,
+            self.target.dest,
+            self.target.remembered.get(t.node, ""),
+            ByteProgress(None),
+            emit,
+            self._import,
+        )
 
     async def _import(self, path: Path, node: str, session: str) -> int:
         """Load one pulled chunk in a worker thread, one chunk at a time."""
         from fayshell.store.loader import import_trace
 
         async with self._import_lock:
-            work = asyncio.ensure_future(asyncio.to_thread(
-                import_trace, self.db, path, node=node, session=session))
+            work = asyncio.ensure_future(
+                asyncio.to_thread(import_trace, self.db, path, node=node, session=session)
+            )
             self._importing = work
             res = await asyncio.shield(work)  # a cancelled cycle lets the load finish
         self.import_errors += [f"{node}: {e.one_line()}" for e in res.errors]
@@ -217,8 +237,9 @@ async def rotate_quietly(t: Transport, session: str) -> None:
             raise
 
 
-async def sessions_on(cluster: Cluster, session: str, specs: list[NodeSpec],
-                      timeout: float = 10.0) -> list[NodeSpec]:
+async def sessions_on(
+    cluster: Cluster, session: str, specs: list[NodeSpec], timeout: float = 10.0
+) -> list[NodeSpec]:
     """The nodes that may hold ``session``: those whose LTTng lists it, and those that did not
     answer (they may come back); a node that answers without the session is left out."""
     from fayshell.remote.results import NodeError

@@ -23,8 +23,11 @@ def expand_nodes(value: Any) -> tuple[str, ...]:
 
 
 def _iterable(value: Any) -> bool:
-    return isinstance(value, (list, tuple, set, frozenset)) or hasattr(value, "__iter__") and \
-        not isinstance(value, (str, bytes, dict))
+    return (
+        isinstance(value, (list, tuple, set, frozenset))
+        or hasattr(value, "__iter__")
+        and not isinstance(value, (str, bytes, dict))
+    )
 
 
 def _names_of(item: Any) -> list[str]:

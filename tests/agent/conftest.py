@@ -14,8 +14,9 @@ def make_session_dir(out: Path, chunks: int = 3, events: int = 20_000, seed: int
     """``out`` laid out as LTTng writes a rotating session: ``archives/<b>-<e>-<n>/kernel/``,
     plus a chunk still being written at the top level (which must not be imported)."""
     gen = out.parent / (out.name + ".gen")
-    info = write_trace(gen, GenSpec(events=events, cpus=2, chunks=chunks, seed=seed,
-                                    keep_truth=False))
+    info = write_trace(
+        gen, GenSpec(events=events, cpus=2, chunks=chunks, seed=seed, keep_truth=False)
+    )
     for k, d in enumerate(info.dirs):
         name = f"20261124T0500{k:02d}+0000-20261124T0500{k + 1:02d}+0000-{k}"
         dest = out / "archives" / name / "kernel"
@@ -23,7 +24,7 @@ def make_session_dir(out: Path, chunks: int = 3, events: int = 20_000, seed: int
         shutil.move(str(d), dest)
     current = out / f"20261124T0500{chunks:02d}+0000-{chunks}" / "kernel"
     current.mkdir(parents=True)
-    (current / "channel0_0").write_bytes(b"\0" * 100)     # half-written: no metadata yet
+    (current / "channel0_0").write_bytes(b"\0" * 100)  # half-written: no metadata yet
     shutil.rmtree(gen, ignore_errors=True)
     return out
 

@@ -28,25 +28,34 @@ def node_root(lc: LocalCluster, name: str) -> Path:
 
 def agent_pids(lc: LocalCluster, name: str) -> list[str]:
     """Processes of the node's user running the agent."""
-    out = subprocess.run(["ps", "-u", str(lc.node(name).uid), "-o", "pid=,args="],
-                         capture_output=True, text=True, check=False).stdout
+    out = subprocess.run(
+        ["ps", "-u", str(lc.node(name).uid), "-o", "pid=,args="],
+        capture_output=True,
+        text=True,
+        check=False,
+    ).stdout
     return [line for line in out.splitlines() if "agent.py" in line]
 
 
 async def test_fresh_node_gets_the_agent_then_reuses_it(
-        real_cluster: LocalCluster, fay_cluster: Cluster, agent_bundle: Bundle) -> None:
+    real_cluster: LocalCluster, fay_cluster: Cluster, agent_bundle: Bundle
+) -> None:
     shutil.rmtree(node_root(real_cluster, "node01"), ignore_errors=True)
     t = await fay_cluster.connect("node01")
     first = await ensure_installed(t, agent_bundle, SETTINGS)
-    assert (first.action, first.digest, first.python) == ("installed", agent_bundle.digest,
-                                                          "3.11.2")
+    assert (first.action, first.digest, first.python) == (
+        "installed",
+        agent_bundle.digest,
+        "3.11.2",
+    )
     again = await ensure_installed(t, agent_bundle, SETTINGS)
     assert again.action == "reused"
     client = await start(t, agent_bundle, SETTINGS)
     try:
         assert client.welcome is not None and client.welcome.python == "3.11.2"
-        assert client.welcome.store.endswith(f"{SETTINGS.root}/{agent_bundle.digest}/store/"
-                                             "store.duckdb")
+        assert client.welcome.store.endswith(
+            f"{SETTINGS.root}/{agent_bundle.digest}/store/store.duckdb"
+        )
         res = await client.query("SELECT 6 * 7 AS answer")
         assert res.table().column("answer").to_pylist() == [42]
         assert agent_pids(real_cluster, "node01")
@@ -59,11 +68,18 @@ async def test_fresh_node_gets_the_agent_then_reuses_it(
 
 
 async def test_tampered_bundle_is_refused_and_replaced(
-        real_cluster: LocalCluster, fay_cluster: Cluster, agent_bundle: Bundle) -> None:
+    real_cluster: LocalCluster, fay_cluster: Cluster, agent_bundle: Bundle
+) -> None:
     t = await fay_cluster.connect("node02")
     await ensure_installed(t, agent_bundle, SETTINGS)
-    target = node_root(real_cluster, "node02") / agent_bundle.digest / "lib" / "fayshell" / \
-        "agent" / "server.py"
+    target = (
+        node_root(real_cluster, "node02")
+        / agent_bundle.digest
+        / "lib"
+        / "fayshell"
+        / "agent"
+        / "server.py"
+    )
     target.write_text(target.read_text() + "\nimport os; os.system('echo owned')\n")
     found = await probe(t, agent_bundle, SETTINGS)
     assert found.state == "tampered"
@@ -75,7 +91,8 @@ async def test_tampered_bundle_is_refused_and_replaced(
 
 
 async def test_agents_of_another_fayshell_are_removed(
-        real_cluster: LocalCluster, fay_cluster: Cluster, agent_bundle: Bundle) -> None:
+    real_cluster: LocalCluster, fay_cluster: Cluster, agent_bundle: Bundle
+) -> None:
     t = await fay_cluster.connect("node03")
     await ensure_installed(t, agent_bundle, SETTINGS)
     old = node_root(real_cluster, "node03") / "0ld0ld0ld0ld0ld0ld0ld0ld"
@@ -88,7 +105,8 @@ async def test_agents_of_another_fayshell_are_removed(
 
 
 async def test_node_without_usable_python_is_named(
-        fay_cluster: Cluster, agent_bundle: Bundle) -> None:
+    fay_cluster: Cluster, agent_bundle: Bundle
+) -> None:
     t = await fay_cluster.connect("node04")
     bad = AgentSettings(python="/nonexistent/bin/python3")
     with pytest.raises(AgentUnavailable) as err:

@@ -33,8 +33,12 @@ ALPHA = 0.01
 
 
 def agent_pids(lc: LocalCluster, name: str) -> list[str]:
-    out = subprocess.run(["ps", "-u", str(lc.node(name).uid), "-o", "pid=,args="],
-                         capture_output=True, text=True, check=False).stdout
+    out = subprocess.run(
+        ["ps", "-u", str(lc.node(name).uid), "-o", "pid=,args="],
+        capture_output=True,
+        text=True,
+        check=False,
+    ).stdout
     return [line for line in out.splitlines() if "agent.py" in line]
 
 
@@ -43,15 +47,19 @@ def add_kernel_archives(lc: LocalCluster, node: str, output: Path, seed: int) ->
     output directory, owned by the node's user like LTTng's own."""
     gen = make_session_dir(output.parent / f"gen-{node}", chunks=2, events=30_000, seed=seed)
     for chunk in sorted((gen / "archives").iterdir()):
-        name = chunk.name.replace("20261124T05", "20261124T04")     # before LTTng's own
+        name = chunk.name.replace("20261124T05", "20261124T04")  # before LTTng's own
         shutil.move(str(chunk), output / "archives" / name)
     shutil.rmtree(gen)
     subprocess.run(["chown", "-R", lc.node(node).user, str(output / "archives")], check=True)
 
 
 @pytest.fixture(scope="module")
-def traced(real_cluster: LocalCluster, tmp_path_factory: pytest.TempPathFactory,
-           pylog_script: Path, blkkin_binary: Path) -> dict[str, Any]:
+def traced(
+    real_cluster: LocalCluster,
+    tmp_path_factory: pytest.TempPathFactory,
+    pylog_script: Path,
+    blkkin_binary: Path,
+) -> dict[str, Any]:
     """A stopped session on two nodes with real python logs, BlkKin spans and kernel chunks."""
     tmp = tmp_path_factory.mktemp("onnode")
 
@@ -63,11 +71,37 @@ def traced(real_cluster: LocalCluster, tmp_path_factory: pytest.TempPathFactory,
             await sh.run("Enable-Tracepoint -Session onn -Domain user -Name 'zipkin:*'")
             await sh.run("Start-Trace onn")
             await asyncio.gather(
-                run_on(sh, NODESET, [SYSTEM_PYTHON, str(pylog_script), "--count", "3",
-                                     "--rounds", "4", "--interval", "0.3"]),
-                *(run_on(sh, node, [str(blkkin_binary), "--requests", "30", "--interval-ms",
-                                    "50", "--seed", str(k + 5)])   # ids differ per node
-                  for k, node in enumerate(NODES)))
+                run_on(
+                    sh,
+                    NODESET,
+                    [
+                        SYSTEM_PYTHON,
+                        str(pylog_script),
+                        "--count",
+                        "3",
+                        "--rounds",
+                        "4",
+                        "--interval",
+                        "0.3",
+                    ],
+                ),
+                *(
+                    run_on(
+                        sh,
+                        node,
+                        [
+                            str(blkkin_binary),
+                            "--requests",
+                            "30",
+                            "--interval-ms",
+                            "50",
+                            "--seed",
+                            str(k + 5),
+                        ],
+                    )  # ids differ per node
+                    for k, node in enumerate(NODES)
+                ),
+            )
             await sh.run("Stop-Trace onn")
             return dict(sh.state.trace_sessions)
         finally:
@@ -80,8 +114,9 @@ def traced(real_cluster: LocalCluster, tmp_path_factory: pytest.TempPathFactory,
 
 
 @pytest.fixture
-async def both(real_cluster: LocalCluster, traced: dict[str, Any], tmp_path: Path,
-               agent_bundle: Bundle) -> AsyncIterator[Shell]:
+async def both(
+    real_cluster: LocalCluster, traced: dict[str, Any], tmp_path: Path, agent_bundle: Bundle
+) -> AsyncIterator[Shell]:
     """A shell that knows the session, with the pulled copy imported into its own database."""
     sh = shell_on(real_cluster, tmp_path / "pulled.duckdb")
     sh.state.trace_sessions.update(traced)
@@ -119,31 +154,49 @@ async def check_same(sh: Shell, pipeline: str, approx: tuple[str, ...] = ()) -> 
 
 
 async def test_same_answers_on_the_nodes_as_after_pull_and_import(
-        both: Shell, real_cluster: LocalCluster) -> None:
+    both: Shell, real_cluster: LocalCluster
+) -> None:
     sh = both
-    logs = await check_same(sh, "Get-Log -Session onn {on} | Group-Object node, severity | "
-                                "Select-Object Name, Count")
+    logs = await check_same(
+        sh, "Get-Log -Session onn {on} | Group-Object node, severity | Select-Object Name, Count"
+    )
     assert {r["Name"].split(",")[0] for r in logs} == set(NODES)
-    await check_same(sh, "sql {on} -Session onn SELECT node, count(*) AS spans, "
-                         "min(trace_id) AS t0, max(ts_end) AS last FROM spans GROUP BY node ORDER BY node")
-    await check_same(sh, "Get-Span -Session onn {on} | Measure-Object dur_ns -Sum -Minimum "
-                         "-Maximum -Average -Percentile 50,99", approx=("P50", "P99"))
-    await check_same(sh, "Get-Syscall -Session onn {on} | Where-Object { $_.name -like 'r*' -or "
-                         "$_.dur_ns -gt 100000 } | Group-Object node, name | "
-                         "Sort-Object Count -Descending | Select-Object Name, Count -First 6")
+    await check_same(
+        sh,
+        "sql {on} -Session onn SELECT node, count(*) AS spans, "
+        "min(trace_id) AS t0, max(ts_end) AS last FROM spans GROUP BY node ORDER BY node",
+    )
+    await check_same(
+        sh,
+        "Get-Span -Session onn {on} | Measure-Object dur_ns -Sum -Minimum "
+        "-Maximum -Average -Percentile 50,99",
+        approx=("P50", "P99"),
+    )
+    await check_same(
+        sh,
+        "Get-Syscall -Session onn {on} | Where-Object { $_.name -like 'r*' -or "
+        "$_.dur_ns -gt 100000 } | Group-Object node, name | "
+        "Sort-Object Count -Descending | Select-Object Name, Count -First 6",
+    )
     top = await check_same(
-        sh, "sql {on} -Session onn SELECT node, name, count(*) AS calls, sum(dur_ns) AS total, "
-            "quantile_cont(dur_ns, 0.99) AS p99 FROM syscalls GROUP BY ALL "
-            "ORDER BY total DESC LIMIT 10", approx=("p99",))
+        sh,
+        "sql {on} -Session onn SELECT node, name, count(*) AS calls, sum(dur_ns) AS total, "
+        "quantile_cont(dur_ns, 0.99) AS p99 FROM syscalls GROUP BY ALL "
+        "ORDER BY total DESC LIMIT 10",
+        approx=("p99",),
+    )
     assert {r["node"] for r in top} == set(NODES)
-    await check_same(sh, "Get-Syscall -Session onn {on} | Sort-Object dur_ns -Descending | "
-                         "Select-Object node, name, tid, dur_ns -First 5")
+    await check_same(
+        sh,
+        "Get-Syscall -Session onn {on} | Sort-Object dur_ns -Descending | "
+        "Select-Object node, name, tid, dur_ns -First 5",
+    )
     assert not sh.host.errors
 
 
 async def test_verbose_shows_node_and_merge_sql(both: Shell) -> None:
     await both.run("Get-Span -Session onn -OnNode -Verbose | Measure-Object dur_ns -Percentile 99")
-    shown = "\n".join(both.host.verbose_lines)          # type: ignore[attr-defined]
+    shown = "\n".join(both.host.verbose_lines)  # type: ignore[attr-defined]
     assert "node SQL 0:" in shown and "merge SQL:" in shown and "relative error" in shown
 
 
@@ -155,13 +208,15 @@ async def test_exact_percentiles_on_request(both: Shell) -> None:
 
 
 async def test_missing_node_is_named_and_agents_leave_nothing(
-        both: Shell, real_cluster: LocalCluster) -> None:
-    out = rows(await both.run("Get-Log -Session onn -OnNode -Node node05,node99 | "
-                              "Group-Object node"))
+    both: Shell, real_cluster: LocalCluster
+) -> None:
+    out = rows(
+        await both.run("Get-Log -Session onn -OnNode -Node node05,node99 | Group-Object node")
+    )
     assert [r["Name"] for r in out] == ["node05"]
     warned = " ".join(str(w) for w in both.host.warnings)
     assert "node99: missing from the result" in warned
-    assert agent_pids(real_cluster, "node05")            # kept warm between queries
+    assert agent_pids(real_cluster, "node05")  # kept warm between queries
     from fayshell.commands.store import _close_hub
 
     _close_hub(id(both.state))
@@ -169,7 +224,7 @@ async def test_missing_node_is_named_and_agents_leave_nothing(
 
 
 async def test_test_node_reports_the_agent(both: Shell, agent_bundle: Bundle) -> None:
-    await both.run("Get-Log -Session onn -OnNode -Node node05 | Measure-Object")   # installs
+    await both.run("Get-Log -Session onn -OnNode -Node node05 | Measure-Object")  # installs
     recs = {r.node: r for r in await both.run("Test-Node node05,node07")}
     assert (recs["node05"].agent, recs["node05"].agent_python) == ("current", "3.11.2")
     assert recs["node07"].agent_python == "3.11.2"
@@ -177,17 +232,22 @@ async def test_test_node_reports_the_agent(both: Shell, agent_bundle: Bundle) ->
 
 
 async def test_node_without_python_falls_back_to_pulling(
-        both: Shell, real_cluster: LocalCluster, agent_bundle: Bundle) -> None:
-    settings = HubSettings(deploy=AgentSettings(python="/nonexistent/bin/python3"),
-                           bundle_root=agent_bundle.root)
+    both: Shell, real_cluster: LocalCluster, agent_bundle: Bundle
+) -> None:
+    settings = HubSettings(
+        deploy=AgentSettings(python="/nonexistent/bin/python3"), bundle_root=agent_bundle.root
+    )
     set_agent_hub(both.state, AgentHub(both.state.options, settings))
     pipeline = "Get-Log -Session onn {on} -Node node06 | Group-Object severity"
     here = rows(await both.run(pipeline.replace("{on}", "")))
     there = rows(await both.run(pipeline.replace("{on}", "-OnNode")))
     assert [(r["Name"], r["Count"]) for r in here] == [(r["Name"], r["Count"]) for r in there]
     (warning,) = both.host.warnings
-    assert "node06: no agent (node06: agent: no usable Python: '/nonexistent/bin/python3' " \
-           "not found" in warning and "pulled its chunks instead" in warning
+    assert (
+        "node06: no agent (node06: agent: no usable Python: '/nonexistent/bin/python3' not found"
+        in warning
+        and "pulled its chunks instead" in warning
+    )
     test = {r.node: r for r in await both.run("Test-Node node06")}
     assert test["node06"].agent.startswith("no usable Python ('/nonexistent/bin/python3'")
     assert agent_pids(real_cluster, "node06") == []
@@ -222,7 +282,7 @@ def when_busy(pid: int, then: Any) -> threading.Thread:
 
 
 async def test_node_killed_mid_query_is_named(both: Shell, real_cluster: LocalCluster) -> None:
-    await both.run("sql -OnNode -Session onn SELECT count(*) FROM logs")     # agents warm
+    await both.run("sql -OnNode -Session onn SELECT count(*) FROM logs")  # agents warm
     victim = agent_pid(real_cluster, "node06")
     killed = threading.Event()
 
@@ -235,15 +295,20 @@ async def test_node_killed_mid_query_is_named(both: Shell, real_cluster: LocalCl
     got = rel.records()
     watcher.join(30)
     assert killed.is_set()
-    assert got == [{"s": sum(i % 7 for i in range(7)) * (1500000000 // 7)
-                    + sum(i % 7 for i in range(1500000000 % 7))}]
+    assert got == [
+        {
+            "s": sum(i % 7 for i in range(7)) * (1500000000 // 7)
+            + sum(i % 7 for i in range(1500000000 % 7))
+        }
+    ]
     assert list(rel.missing) == ["node06"]
     assert "the agent ended" in rel.missing["node06"]
     assert any("node06: missing from the result" in w for w in both.host.warnings)
 
 
 def test_ctrl_c_cancels_on_every_node_and_leaves_no_agent(
-        real_cluster: LocalCluster, traced: dict[str, Any], agent_bundle: Bundle) -> None:
+    real_cluster: LocalCluster, traced: dict[str, Any], agent_bundle: Bundle
+) -> None:
     hub = AgentHub(real_cluster.options(), HubSettings(bundle_root=agent_bundle.root))
     outputs = traced["onn"].outputs
     try:
@@ -260,11 +325,14 @@ def test_ctrl_c_cancels_on_every_node_and_leaves_no_agent(
 
 
 async def test_export_csv_writes_the_merged_answer(both: Shell, tmp_path: Path) -> None:
-    pipeline = ("Get-Syscall -Session onn {on} | Group-Object name | Select-Object Name, Count | "
-                "Export-Csv '{path}'")
+    pipeline = (
+        "Get-Syscall -Session onn {on} | Group-Object name | Select-Object Name, Count | "
+        "Export-Csv '{path}'"
+    )
     await both.run(pipeline.replace("{on}", "").replace("{path}", str(tmp_path / "here.csv")))
-    await both.run(pipeline.replace("{on}", "-OnNode").replace("{path}",
-                                                                 str(tmp_path / "there.csv")))
+    await both.run(
+        pipeline.replace("{on}", "-OnNode").replace("{path}", str(tmp_path / "there.csv"))
+    )
     here = (tmp_path / "here.csv").read_text()
     assert here.count("\n") > 3
     assert (tmp_path / "there.csv").read_text() == here

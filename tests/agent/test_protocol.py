@@ -20,8 +20,9 @@ FRAMES = st.one_of(
     st.builds(p.Hello, versions=st.lists(st.integers(0, 100), max_size=4), fayshell=TEXT),
     st.builds(p.Welcome, version=IDS, fayshell=TEXT, python=TEXT, arch=TEXT, pid=IDS, store=TEXT),
     st.builds(p.Import, id=IDS, path=TEXT, session=TEXT, node=TEXT, stopped=st.booleans()),
-    st.builds(p.Imported, id=IDS, chunks=IDS, skipped=IDS, events=IDS,
-              errors=st.lists(TEXT, max_size=3)),
+    st.builds(
+        p.Imported, id=IDS, chunks=IDS, skipped=IDS, events=IDS, errors=st.lists(TEXT, max_size=3)
+    ),
     st.builds(p.Query, id=IDS, sql=TEXT),
     st.builds(p.Rollup, id=IDS, kind=st.sampled_from(p.ROLLUP_KINDS), session=TEXT, since=IDS),
     st.builds(p.Result, id=IDS, rows=IDS, data=st.binary(max_size=200)),
@@ -33,8 +34,12 @@ FRAMES = st.one_of(
 
 def raw(code: int, obj: object, data: bytes = b"", magic: bytes = p.MAGIC) -> bytes:
     body = json.dumps(obj).encode()
-    return p.HEADER.pack(magic, code, 4 + len(body) + len(data)) + struct.pack(">I", len(body)) \
-        + body + data
+    return (
+        p.HEADER.pack(magic, code, 4 + len(body) + len(data))
+        + struct.pack(">I", len(body))
+        + body
+        + data
+    )
 
 
 @given(st.lists(FRAMES, max_size=6), st.data())
@@ -93,19 +98,25 @@ def test_bad_magic_names_the_offset_of_the_second_frame() -> None:
         list(p.iter_frames(wire))
 
 
-@pytest.mark.parametrize(("wire", "message"), [
-    (raw(99, {}), "unknown frame type 99"),
-    (raw(p.Cancel.code, [1]), "Cancel: JSON part is not an object"),
-    (raw(p.Cancel.code, {}), "Cancel: missing field 'id'"),
-    (raw(p.Cancel.code, {"id": 1, "x": 2}), "Cancel: unknown field 'x'"),
-    (raw(p.Cancel.code, {"id": "1"}), "Cancel.id: expected int, got str"),
-    (raw(p.Cancel.code, {"id": True}), "Cancel.id: expected int, got bool"),
-    (raw(p.Hello.code, {"versions": [1, "2"], "fayshell": "x"}), "Hello.versions: expected"),
-    (raw(p.Cancel.code, {"id": 1}, data=b"zz"), "Cancel: 2 unexpected binary bytes"),
-    (p.HEADER.pack(p.MAGIC, p.Bye.code, 4) + struct.pack(">I", 9), "JSON length 9 does not fit"),
-    (p.HEADER.pack(p.MAGIC, p.Bye.code, 2) + b"..", "shorter than its JSON length field"),
-    (p.HEADER.pack(p.MAGIC, p.Bye.code, 5) + struct.pack(">I", 1) + b"\xff", "bad JSON"),
-])
+@pytest.mark.parametrize(
+    ("wire", "message"),
+    [
+        (raw(99, {}), "unknown frame type 99"),
+        (raw(p.Cancel.code, [1]), "Cancel: JSON part is not an object"),
+        (raw(p.Cancel.code, {}), "Cancel: missing field 'id'"),
+        (raw(p.Cancel.code, {"id": 1, "x": 2}), "Cancel: unknown field 'x'"),
+        (raw(p.Cancel.code, {"id": "1"}), "Cancel.id: expected int, got str"),
+        (raw(p.Cancel.code, {"id": True}), "Cancel.id: expected int, got bool"),
+        (raw(p.Hello.code, {"versions": [1, "2"], "fayshell": "x"}), "Hello.versions: expected"),
+        (raw(p.Cancel.code, {"id": 1}, data=b"zz"), "Cancel: 2 unexpected binary bytes"),
+        (
+            p.HEADER.pack(p.MAGIC, p.Bye.code, 4) + struct.pack(">I", 9),
+            "JSON length 9 does not fit",
+        ),
+        (p.HEADER.pack(p.MAGIC, p.Bye.code, 2) + b"..", "shorter than its JSON length field"),
+        (p.HEADER.pack(p.MAGIC, p.Bye.code, 5) + struct.pack(">I", 1) + b"\xff", "bad JSON"),
+    ],
+)
 def test_malformed_frames_are_refused(wire: bytes, message: str) -> None:
     with pytest.raises(p.ProtocolError, match="at byte 0: .*" + message.replace("(", r"\(")):
         list(p.iter_frames(wire))
@@ -119,7 +130,7 @@ def test_oversized_frames_are_refused_both_ways() -> None:
         p.encode(p.Result(1, 0, b"\0" * 200), small)
     header = p.HEADER.pack(p.MAGIC, p.Result.code, 1 << 30)
     with pytest.raises(p.ProtocolError, match="at byte 0: frame of 1073741824 bytes exceeds"):
-        p.FrameDecoder(small).feed(header)   # refused on the header, before any body arrives
+        p.FrameDecoder(small).feed(header)  # refused on the header, before any body arrives
 
 
 def test_truncated_stream_is_named() -> None:

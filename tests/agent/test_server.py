@@ -19,14 +19,17 @@ from fayshell.store.database import Database
 from fayshell.store.loader import import_trace
 
 ROOT = Path(__file__).resolve().parents[2]
-SUMMARY = ("SELECT node, session, name, count(*) AS calls, sum(dur_ns) AS total, "
-           "min(dur_ns) AS lo, max(dur_ns) AS hi FROM syscalls GROUP BY ALL ORDER BY name")
+SUMMARY = (
+    "SELECT node, session, name, count(*) AS calls, sum(dur_ns) AS total, "
+    "min(dur_ns) AS lo, max(dur_ns) AS hi FROM syscalls GROUP BY ALL ORDER BY name"
+)
 
 
 async def start(cache: Path, home: Path) -> AgentClient:
     env = {"HOME": str(home), "PATH": os.environ["PATH"], "PYTHONPATH": str(ROOT)}
-    proc = await LocalAgentProcess.start([sys.executable, "-B", "-m", "fayshell.agent",
-                                          "--cache", str(cache)], env)
+    proc = await LocalAgentProcess.start(
+        [sys.executable, "-B", "-m", "fayshell.agent", "--cache", str(cache)], env
+    )
     return AgentClient("node01", proc)
 
 
@@ -48,11 +51,12 @@ async def test_hello_reports_version_python_and_arch(tmp_path: Path) -> None:
         assert w.store == str(tmp_path / "cache" / "store.duckdb")
     finally:
         await client.close()
-    assert client.proc.proc.returncode == 0                    # type: ignore[attr-defined]
+    assert client.proc.proc.returncode == 0  # type: ignore[attr-defined]
 
 
 async def test_import_is_incremental_and_matches_the_shell_store(
-        agent: AgentClient, session_dir: Path, tmp_path: Path) -> None:
+    agent: AgentClient, session_dir: Path, tmp_path: Path
+) -> None:
     first = await agent.import_session(str(session_dir), "incident", stopped=False)
     assert (first.chunks, first.skipped, first.errors) == (3, 0, [])
     again = await agent.import_session(str(session_dir), "incident", stopped=False)
@@ -68,7 +72,8 @@ async def test_import_is_incremental_and_matches_the_shell_store(
 
 
 async def test_bad_requests_are_errors_and_the_store_survives(
-        agent: AgentClient, session_dir: Path) -> None:
+    agent: AgentClient, session_dir: Path
+) -> None:
     await agent.import_session(str(session_dir), "incident", stopped=False)
     before = (await agent.query("SELECT count(*) AS n FROM syscalls")).table()
     with pytest.raises(AgentError, match="node01: agent: .*syntax error"):
@@ -94,11 +99,11 @@ async def test_rollup_of_syscalls(agent: AgentClient, session_dir: Path) -> None
 async def test_cancel_interrupts_a_running_query(agent: AgentClient) -> None:
     task = asyncio.ensure_future(agent.query("SELECT count(*) FROM range(1000000000000) a"))
     while not agent.waiting:
-        await asyncio.sleep(0)                     # the request is on its way
+        await asyncio.sleep(0)  # the request is on its way
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task
-    answer = await agent.query("SELECT 42 AS x")   # the agent is free again: the query stopped
+    answer = await agent.query("SELECT 42 AS x")  # the agent is free again: the query stopped
     assert answer.table().column("x").to_pylist() == [42]
 
 
@@ -111,30 +116,33 @@ async def test_malformed_frame_ends_the_agent_with_one_error(tmp_path: Path) -> 
     assert client.dead is not None
     assert "protocol error at byte" in client.dead.message
     await client.close()
-    assert client.proc.proc.returncode == 0                    # type: ignore[attr-defined]
+    assert client.proc.proc.returncode == 0  # type: ignore[attr-defined]
 
 
 async def test_agent_exits_when_stdin_closes_and_writes_only_its_cache(
-        tmp_path: Path, session_dir: Path) -> None:
+    tmp_path: Path, session_dir: Path
+) -> None:
     home = tmp_path / "home"
     home.mkdir()
     client = await start(tmp_path / "cache", home)
     await client.hello()
     await client.import_session(str(session_dir), "incident", stopped=False)
-    client.proc.write_eof()                        # no Bye: just the end of stdin
+    client.proc.write_eof()  # no Bye: just the end of stdin
     await client.proc.wait(30)
-    assert client.proc.proc.returncode == 0                    # type: ignore[attr-defined]
+    assert client.proc.proc.returncode == 0  # type: ignore[attr-defined]
     assert list(home.iterdir()) == []
     written = {f.name for f in (tmp_path / "cache").iterdir()}
     assert written <= {"store.duckdb", "store.duckdb.wal", "store.duckdb.tmp"}
 
 
 async def test_bundled_agent_runs_on_the_system_python(
-        agent_bundle, session_dir: Path, tmp_path: Path) -> None:  # noqa: ANN001
+    agent_bundle, session_dir: Path, tmp_path: Path
+) -> None:  # noqa: ANN001
     """The bundle alone (no shell environment: ``python3 -I``) imports, loads and answers."""
     env = {"HOME": str(tmp_path), "PATH": "/usr/bin:/bin"}
-    proc = await LocalAgentProcess.start(["/usr/bin/python3", "-I", "-B",
-                                          str(agent_bundle.path / "agent.py")], env)
+    proc = await LocalAgentProcess.start(
+        ["/usr/bin/python3", "-I", "-B", str(agent_bundle.path / "agent.py")], env
+    )
     client = AgentClient("node01", proc)
     try:
         w = await client.hello()
@@ -146,12 +154,13 @@ async def test_bundled_agent_runs_on_the_system_python(
     finally:
         await client.close()
     store = agent_bundle.path / "store"
-    assert (store / "store.duckdb").is_file()            # its store lives inside the bundle
+    assert (store / "store.duckdb").is_file()  # its store lives inside the bundle
     shutil.rmtree(store)
 
 
 async def test_new_chunks_are_seen_after_an_unchanged_listing(
-        agent: AgentClient, session_dir: Path, tmp_path: Path) -> None:
+    agent: AgentClient, session_dir: Path, tmp_path: Path
+) -> None:
     from tests.agent.conftest import make_session_dir
 
     await agent.import_session(str(session_dir), "incident", stopped=False)
@@ -159,7 +168,8 @@ async def test_new_chunks_are_seen_after_an_unchanged_listing(
     assert (same.chunks, same.skipped) == (0, 3)
     other = make_session_dir(tmp_path / "other", chunks=1, events=5_000, seed=9)
     (chunk,) = (other / "archives").iterdir()
-    shutil.move(str(chunk), session_dir / "archives" /
-                "20261124T051000+0000-20261124T051100+0000-7")
+    shutil.move(
+        str(chunk), session_dir / "archives" / "20261124T051000+0000-20261124T051100+0000-7"
+    )
     more = await agent.import_session(str(session_dir), "incident", stopped=False)
     assert (more.chunks, more.skipped) == (1, 3)

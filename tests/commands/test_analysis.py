@@ -26,8 +26,9 @@ ODD = "node05"
 
 
 @pytest.fixture(scope="module")
-def store(tmp_path_factory: pytest.TempPathFactory, blkkin_binary: Path,
-          pylog_script: Path) -> Path:
+def store(
+    tmp_path_factory: pytest.TempPathFactory, blkkin_binary: Path, pylog_script: Path
+) -> Path:
     tmp = tmp_path_factory.mktemp("compare")
     d = PrivateSessiond()
     traces: dict[str, list[Path]] = {}
@@ -39,13 +40,16 @@ def store(tmp_path_factory: pytest.TempPathFactory, blkkin_binary: Path,
             d.ok(EnableEvent(f"cmp{i}", "user", ("zipkin:*",)).argv())
             d.ok(EnableEvent(f"cmp{i}", "python", None).argv())
             d.ok(Start(f"cmp{i}").argv())
-            slow = ["--slow-every", "1", "--slow-ms", "50"] if node == ODD else \
-                ["--slow-every", "0"]
+            slow = (
+                ["--slow-every", "1", "--slow-ms", "50"] if node == ODD else ["--slow-every", "0"]
+            )
             d.workload([str(blkkin_binary), "--requests", "120", "--seed", str(i), *slow])
             d.workload([SYSTEM_PYTHON, str(pylog_script), "--count", "3"])
             d.ok(Stop(f"cmp{i}").argv())
-            kernel = write_trace(tmp / f"k{i}", GenSpec(
-                events=30000, cpus=2, seed=100 + i, clock_offset=time.time_ns() - 10**9))
+            kernel = write_trace(
+                tmp / f"k{i}",
+                GenSpec(events=30000, cpus=2, seed=100 + i, clock_offset=time.time_ns() - 10**9),
+            )
             traces[node] = [out, kernel.dirs[0]]
         db = tmp / "compare.duckdb"
 
@@ -97,8 +101,10 @@ async def test_without_the_odd_node_nobody_stands_out(sh) -> None:
 async def test_time_range_parameters(sh) -> None:
     everything = await sh.run("Compare-Node")
     assert await sh.run("Compare-Node -Last 1h") == everything
-    [newest] = await sh.run("sql SELECT greatest((SELECT max(ts_exit) FROM syscalls), "
-                            "(SELECT max(ts_end) FROM spans), (SELECT max(ts) FROM logs)) AS t")
+    [newest] = await sh.run(
+        "sql SELECT greatest((SELECT max(ts_exit) FROM syscalls), "
+        "(SELECT max(ts_end) FROM spans), (SELECT max(ts) FROM logs)) AS t"
+    )
     assert await sh.run(f"Compare-Node -Since 0 -Until {newest['t'] + 1}") == everything
     with pytest.raises(FayError, match="needs data of at least two nodes"):
         await sh.run(f"Compare-Node -Since {newest['t'] + 10**10}")

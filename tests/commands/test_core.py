@@ -10,9 +10,11 @@ import pytest
 from fayshell.errors import FayError
 from fayshell.lang.streams import is_relation
 
-TABLE = ("sql SELECT * FROM (VALUES (1, 'read', 120, 'web01'), (2, 'Write', 5000, 'web02'), "
-         "(3, 'openat', 80, 'web01'), (4, 'read', 40, 'web03'), (5, 'close', NULL, 'web02'), "
-         "(6, 'READ', 7000, 'web01')) AS t(id, name, dur_ns, node)")
+TABLE = (
+    "sql SELECT * FROM (VALUES (1, 'read', 120, 'web01'), (2, 'Write', 5000, 'web02'), "
+    "(3, 'openat', 80, 'web01'), (4, 'read', 40, 'web03'), (5, 'close', NULL, 'web02'), "
+    "(6, 'READ', 7000, 'web01')) AS t(id, name, dur_ns, node)"
+)
 # The same rows as a Python array: '@(...)' materializes the relation into records.
 ROWS = f"@({TABLE})"
 
@@ -66,8 +68,11 @@ STAGES = [
     "Select-Object * -ExcludeProperty dur_ns, node",
 ]
 #: Stages that must run in DuckDB when the input is a relation.
-PUSHED = [s for s in STAGES if not any(w in s for w in ("StartsWith", "-Last", "-SkipLast",
-                                                         "-Index", "Measure-Object"))]
+PUSHED = [
+    s
+    for s in STAGES
+    if not any(w in s for w in ("StartsWith", "-Last", "-SkipLast", "-Index", "Measure-Object"))
+]
 
 
 def normalize(rows: list) -> list:
@@ -100,8 +105,10 @@ async def test_untranslatable_block_falls_back_and_says_so(shell) -> None:
 
 
 async def test_issue_example_runs_as_one_duckdb_query(shell) -> None:
-    src = ("sql SELECT range AS i, range % 7 AS k FROM range(10000000) | "
-           "Where-Object { $_.k -eq 3 } | Group-Object k | Select-Object Name, Count -Verbose")
+    src = (
+        "sql SELECT range AS i, range % 7 AS k FROM range(10000000) | "
+        "Where-Object { $_.k -eq 3 } | Group-Object k | Select-Object Name, Count -Verbose"
+    )
     raw = await shell.raw(src)
     assert len(raw) == 1 and is_relation(raw[0])
     sql = shell.sql_shown()[-1]
@@ -110,15 +117,18 @@ async def test_issue_example_runs_as_one_duckdb_query(shell) -> None:
 
 
 async def test_where_uses_variables_from_the_session(shell) -> None:
-    out = await shell.run(f"$limit = 100; $names = 'read','close'; {TABLE} | "
-                          "Where-Object { $_.dur_ns -gt $limit -and $_.name -in $names } -Verbose")
+    out = await shell.run(
+        f"$limit = 100; $names = 'read','close'; {TABLE} | "
+        "Where-Object { $_.dur_ns -gt $limit -and $_.name -in $names } -Verbose"
+    )
     assert [r["id"] for r in out] == [1, 6]
     assert '("dur_ns" > 100)' in shell.sql_shown()[0]
 
 
 async def test_select_expand_property_gives_values(shell) -> None:
-    assert await shell.run(f"{TABLE} | Where-Object {{ $_.node -eq 'web01' }} | "
-                           "Select-Object -ExpandProperty id") == [1, 3, 6]
+    assert await shell.run(
+        f"{TABLE} | Where-Object {{ $_.node -eq 'web01' }} | Select-Object -ExpandProperty id"
+    ) == [1, 3, 6]
 
 
 async def test_group_rowwise_carries_members(shell) -> None:
@@ -127,17 +137,26 @@ async def test_group_rowwise_carries_members(shell) -> None:
 
 
 async def test_measure_rowwise_percentiles_match_duckdb(shell) -> None:
-    py = await shell.run("1..1000 | ForEach-Object { @{ v = $_ * $_ % 997 } } | "
-                         "Measure-Object v -Percentile 50,95,99 -Average")
-    duck = await shell.run("sql SELECT (range * range) % 997 AS v FROM range(1, 1001) | "
-                           "Measure-Object v -Percentile 50,95,99 -Average")
+    py = await shell.run(
+        "1..1000 | ForEach-Object { @{ v = $_ * $_ % 997 } } | "
+        "Measure-Object v -Percentile 50,95,99 -Average"
+    )
+    duck = await shell.run(
+        "sql SELECT (range * range) % 997 AS v FROM range(1, 1001) | "
+        "Measure-Object v -Percentile 50,95,99 -Average"
+    )
     assert normalize(py) == normalize(duck)
 
 
 async def test_foreach_member_name_and_begin_end(shell) -> None:
     assert await shell.run("@{n=1},@{n=2} | ForEach-Object n") == [1, 2]
-    assert await shell.run("1..3 | % -Begin { 'start' } -Process { $_ } -End { 'end' }") == \
-        ["start", 1, 2, 3, "end"]
+    assert await shell.run("1..3 | % -Begin { 'start' } -Process { $_ } -End { 'end' }") == [
+        "start",
+        1,
+        2,
+        3,
+        "end",
+    ]
 
 
 async def test_sort_mixed_and_null_values_rowwise(shell) -> None:
@@ -151,19 +170,35 @@ async def test_select_first_stops_early_on_long_input(shell) -> None:
 
 async def test_measure_runs_in_duckdb_and_returns_a_record(shell) -> None:
     out = await shell.raw(f"{TABLE} | Measure-Object dur_ns -Sum -StandardDeviation -Verbose")
-    assert out == [{"Count": 5, "Average": None, "Sum": 12240, "Maximum": None,
-                    "Minimum": None, "StandardDeviation": pytest.approx(statistics.stdev([120, 5000, 80, 40, 7000])),
-                    "Property": "dur_ns"}]
+    assert out == [
+        {
+            "Count": 5,
+            "Average": None,
+            "Sum": 12240,
+            "Maximum": None,
+            "Minimum": None,
+            "StandardDeviation": pytest.approx(statistics.stdev([120, 5000, 80, 40, 7000])),
+            "Property": "dur_ns",
+        }
+    ]
     assert "stddev_samp" in shell.sql_shown()[-1]
     assert await shell.run(f"({TABLE} | Measure-Object).Count") == [6]
 
 
 async def test_measure_plain_values_text_and_strings(shell) -> None:
     (m,) = await shell.run("1,2,3,4 | Measure-Object -Sum -Average -Maximum -Minimum")
-    assert m == {"Count": 4, "Average": 2.5, "Sum": 10, "Maximum": 4, "Minimum": 1,
-                 "StandardDeviation": None, "Property": None}
-    assert await shell.run("(2,4,4,4,5,5,7,9 | Measure-Object -StandardDeviation)"
-                           ".StandardDeviation") == [pytest.approx(2.138089935)]
+    assert m == {
+        "Count": 4,
+        "Average": 2.5,
+        "Sum": 10,
+        "Maximum": 4,
+        "Minimum": 1,
+        "StandardDeviation": None,
+        "Property": None,
+    }
+    assert await shell.run(
+        "(2,4,4,4,5,5,7,9 | Measure-Object -StandardDeviation).StandardDeviation"
+    ) == [pytest.approx(2.138089935)]
     assert await shell.run("('b','c','a' | Measure-Object -Maximum).Maximum") == ["c"]
     (t,) = await shell.run("'one two', 'three  four five' | Measure-Object -Line -Word -Character")
     assert t == {"Lines": 2, "Words": 5, "Characters": 23, "Property": None}
@@ -174,7 +209,11 @@ async def test_measure_plain_values_text_and_strings(shell) -> None:
 async def test_group_plain_values_sorted_by_key_first_spelling(shell) -> None:
     groups = await shell.run("'b', 'a', 'B', 10, 2 | Group-Object")
     assert [(g.Count, g.Name, g.Group) for g in groups] == [
-        (1, "2", [2]), (1, "10", [10]), (1, "a", ["a"]), (2, "b", ["b", "B"])]
+        (1, "2", [2]),
+        (1, "10", [10]),
+        (1, "a", ["a"]),
+        (2, "b", ["b", "B"]),
+    ]
     text = await shell.text("'b','a','b' | Group-Object -NoElement")
     assert text.splitlines() == ["", "Count Name", "----- ----", "    1 a", "    2 b"]
     text = await shell.text("'b','a','b' | Group-Object")
@@ -199,38 +238,50 @@ async def test_sort_top_bottom_unique_case(shell) -> None:
     assert await shell.run("'b','A','a','B' | Sort-Object -CaseSensitive") == ["a", "A", "b", "B"]
     assert await shell.run("'b','a','B','a' | Sort-Object -Unique") == ["a", "b"]
     assert await shell.run("'b','a','B' | Sort-Object -Unique -CaseSensitive") == ["a", "b", "B"]
-    assert await shell.run("@{n=2;k=1},@{n=1;k=1},@{n=0;k=0} | Sort-Object k -Stable | % n") == \
-        [0, 2, 1]
+    assert await shell.run("@{n=2;k=1},@{n=1;k=1},@{n=0;k=0} | Sort-Object k -Stable | % n") == [
+        0,
+        2,
+        1,
+    ]
 
 
 async def test_select_positions_and_calculated_properties(shell) -> None:
     assert await shell.run("1..10 | Select-Object -Skip 2 -SkipLast 2") == list(range(3, 9))
     assert await shell.run("1..10 | Select-Object -Last 3 -Skip 1") == [7, 8, 9]
     assert await shell.run("'a','b','c' | Select-Object -Index 0,2") == ["a", "c"]
-    out = await shell.run("@{a=1; b=2} | Select-Object a, @{n='twice'; e={ $_.b * 2 }}, "
-                          "@{label='L'; expression='a'}")
+    out = await shell.run(
+        "@{a=1; b=2} | Select-Object a, @{n='twice'; e={ $_.b * 2 }}, @{label='L'; expression='a'}"
+    )
     assert out == [{"a": 1, "twice": 4, "L": 1}]
     assert await shell.run("1,1,2,'a','A' | Select-Object -Unique") == [1, 2, "a", "A"]
     assert await shell.run("'abc' | Select-Object Length") == [{"Length": 3}]
 
 
 async def test_foreach_scopes_blocks_and_members(shell) -> None:
-    assert await shell.run("1..5 | ForEach-Object -Begin { $sum = 0 } -Process { $sum += $_ } "
-                           "-End { $sum }") == [15]
+    assert await shell.run(
+        "1..5 | ForEach-Object -Begin { $sum = 0 } -Process { $sum += $_ } -End { $sum }"
+    ) == [15]
     assert await shell.run("1..3 | % { $last = $_ }; $last") == [3]
-    assert await shell.run("1..2 | ForEach-Object { 'b' } { \"p$_\" } { 'e' }") == \
-        ["b", "p1", "p2", "e"]
+    assert await shell.run("1..2 | ForEach-Object { 'b' } { \"p$_\" } { 'e' }") == [
+        "b",
+        "p1",
+        "p2",
+        "e",
+    ]
     assert await shell.run("1..2 | ForEach-Object { 'b' } { \"p$_\" }") == ["b", "p1", "p2"]
     assert await shell.run("'a','b' | ForEach-Object ToUpper") == ["A", "B"]
-    assert await shell.run("'a,b' | ForEach-Object -MemberName Split -ArgumentList ','") == \
-        ["a", "b"]
+    assert await shell.run("'a,b' | ForEach-Object -MemberName Split -ArgumentList ','") == [
+        "a",
+        "b",
+    ]
     assert await shell.run("'a','bb' | ForEach-Object Length") == [1, 2]
     assert await shell.run("1..3 | ForEach-Object { if ($_ -eq 2) { return }; $_ }") == [1, 3]
 
 
 async def test_parallel_runs_sequentially_and_says_so(shell) -> None:
-    assert await shell.run("1..3 | ForEach-Object -Parallel { $_ * 10 } -ThrottleLimit 4 "
-                           "-Verbose") == [10, 20, 30]
+    assert await shell.run(
+        "1..3 | ForEach-Object -Parallel { $_ * 10 } -ThrottleLimit 4 -Verbose"
+    ) == [10, 20, 30]
     assert "-Parallel runs sequentially in fayshell" in shell.host.verbose_lines
     assert await shell.run("1..4 | Where-Object -Parallel { $_ % 2 }") == [1, 3]
 
@@ -238,8 +289,9 @@ async def test_parallel_runs_sequentially_and_says_so(shell) -> None:
 async def test_where_property_alone_and_not(shell) -> None:
     assert await shell.run("@{a=1;b=0},@{a=2;b=1} | Where-Object b | % a") == [2]
     assert await shell.run("@{a=1;b=0},@{a=2;b=1} | Where-Object -Not b | % a") == [1]
-    rel = await shell.raw("sql SELECT * FROM (VALUES (1, true), (2, false)) t(i, ok) | "
-                          "Where-Object ok")
+    rel = await shell.raw(
+        "sql SELECT * FROM (VALUES (1, true), (2, false)) t(i, ok) | Where-Object ok"
+    )
     assert is_relation(rel[0]) and rel[0].records() == [{"i": 1, "ok": True}]
 
 
@@ -256,6 +308,8 @@ async def test_expand_property_skips_null_and_adds_selected_properties(shell) ->
     in_sql = await shell.run(f"{TABLE} | Select-Object -ExpandProperty dur_ns")
     rowwise = await shell.run(f"{ROWS} | Select-Object -ExpandProperty dur_ns")
     assert in_sql == rowwise == [120, 5000, 80, 40, 7000]
-    out = await shell.run("[pscustomobject]@{n='x'; items=@(@{v=1},@{v=2})} | "
-                          "Select-Object -ExpandProperty items -Property n")
+    out = await shell.run(
+        "[pscustomobject]@{n='x'; items=@(@{v=1},@{v=2})} | "
+        "Select-Object -ExpandProperty items -Property n"
+    )
     assert out == [{"v": 1, "n": "x"}, {"v": 2, "n": "x"}]

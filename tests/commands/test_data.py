@@ -20,10 +20,20 @@ async def test_convert_to_json_object_and_array(shell) -> None:
 
 
 async def test_convert_to_json_layout_is_powershell_7s(shell) -> None:
-    (text,) = await shell.run("[ordered]@{name='web01'; tags=@('a','b'); up=$true; x=$null} | "
-                              "ConvertTo-Json")
-    assert text.splitlines() == ['{', '  "name": "web01",', '  "tags": [', '    "a",',
-                                 '    "b"', '  ],', '  "up": true,', '  "x": null', '}']
+    (text,) = await shell.run(
+        "[ordered]@{name='web01'; tags=@('a','b'); up=$true; x=$null} | ConvertTo-Json"
+    )
+    assert text.splitlines() == [
+        "{",
+        '  "name": "web01",',
+        '  "tags": [',
+        '    "a",',
+        '    "b"',
+        "  ],",
+        '  "up": true,',
+        '  "x": null',
+        "}",
+    ]
 
 
 async def test_convert_to_json_input_object_keeps_the_array(shell) -> None:
@@ -41,12 +51,11 @@ async def test_convert_to_json_depth_cuts_with_a_warning(shell) -> None:
 
 
 async def test_convert_from_json_objects_arrays_and_round_trip(shell) -> None:
-    out = await shell.run("'{\"name\":\"web01\",\"cpu\":{\"n\":4},\"tags\":[1,2]}' | "
-                          "ConvertFrom-Json")
+    out = await shell.run('\'{"name":"web01","cpu":{"n":4},"tags":[1,2]}\' | ConvertFrom-Json')
     assert out == [{"name": "web01", "cpu": {"n": 4}, "tags": [1, 2]}]
     assert await shell.run("('[1,2,3]' | ConvertFrom-Json).Count") == [3]
     assert await shell.run("'[1,2]' | ConvertFrom-Json -NoEnumerate | % { $_.Count }") == [2]
-    assert await shell.run("('{\"a\":{\"b\":5}}' | ConvertFrom-Json).a.b") == [5]
+    assert await shell.run('(\'{"a":{"b":5}}\' | ConvertFrom-Json).a.b') == [5]
     assert await shell.run("('{\"a\":1}' | ConvertFrom-Json -AsHashtable)['a']") == [1]
     back = await shell.run("[pscustomobject]@{a=1; b='x'} | ConvertTo-Json | ConvertFrom-Json")
     assert back == [{"a": 1, "b": "x"}]
@@ -62,22 +71,35 @@ async def test_convert_from_json_joins_pipeline_lines_and_reports_bad_json(shell
 async def test_convert_to_csv_quoting_modes(shell) -> None:
     obj = "[pscustomobject]@{ a = 'x,y'; b = 'say \"hi\"'; c = 'plain'; d = $null }"
     assert await shell.run(f"{obj} | ConvertTo-Csv") == [
-        '"a","b","c","d"', '"x,y","say ""hi""","plain",']
+        '"a","b","c","d"',
+        '"x,y","say ""hi""","plain",',
+    ]
     assert await shell.run(f"{obj} | ConvertTo-Csv -UseQuotes AsNeeded") == [
-        "a,b,c,d", '"x,y","say ""hi""",plain,']
+        "a,b,c,d",
+        '"x,y","say ""hi""",plain,',
+    ]
     assert await shell.run(f"{obj} | ConvertTo-Csv -UseQuotes Never -Delimiter ';'") == [
-        "a;b;c;d", 'x,y;say "hi";plain;']
+        "a;b;c;d",
+        'x,y;say "hi";plain;',
+    ]
     assert await shell.run(f"{obj} | ConvertTo-Csv -QuoteFields c -NoHeader") == [
-        'x,y,say "hi","plain",']
-    assert (await shell.run(f"{obj} | ConvertTo-Csv -IncludeTypeInformation"))[0] == \
-        "#TYPE System.Management.Automation.PSCustomObject"
+        'x,y,say "hi","plain",'
+    ]
+    assert (await shell.run(f"{obj} | ConvertTo-Csv -IncludeTypeInformation"))[
+        0
+    ] == "#TYPE System.Management.Automation.PSCustomObject"
     assert await shell.run("'ab','c' | ConvertTo-Csv -NoTypeInformation") == [
-        '"Length"', '"2"', '"1"']
+        '"Length"',
+        '"2"',
+        '"1"',
+    ]
 
 
 async def test_csv_round_trip_and_header_delimiter(shell) -> None:
-    out = await shell.run("[pscustomobject]@{n='a'; v=1}, [pscustomobject]@{n='b,c'; v=2} | "
-                          "ConvertTo-Csv | ConvertFrom-Csv")
+    out = await shell.run(
+        "[pscustomobject]@{n='a'; v=1}, [pscustomobject]@{n='b,c'; v=2} | "
+        "ConvertTo-Csv | ConvertFrom-Csv"
+    )
     assert out == [{"n": "a", "v": "1"}, {"n": "b,c", "v": "2"}]
     out = await shell.run("'x;1', 'y;2' | ConvertFrom-Csv -Delimiter ';' -Header name,n")
     assert out == [{"name": "x", "n": "1"}, {"name": "y", "n": "2"}]

@@ -37,8 +37,10 @@ async def one(shell, source: str):
 async def test_format_strings_custom_and_standard(shell, zone) -> None:
     d = "Get-Date -Year 2024 -Month 3 -Day 5 -Hour 14 -Minute 7 -Second 9 -Millisecond 45"
     assert await one(shell, f"{d} -Format 'yyyy-MM-dd HH:mm:ss'") == "2024-03-05 14:07:09"
-    assert await one(shell, f"{d} -Format 'dddd d MMM yy h:m:s tt fff'") == \
-        "Tuesday 5 Mar 24 2:7:9 PM 045"
+    assert (
+        await one(shell, f"{d} -Format 'dddd d MMM yy h:m:s tt fff'")
+        == "Tuesday 5 Mar 24 2:7:9 PM 045"
+    )
     assert await one(shell, f"{d} -Format o") == "2024-03-05T14:07:09.0450000-05:00"
     assert await one(shell, f"{d} -Format s") == "2024-03-05T14:07:09"
     assert await one(shell, f"{d} -Format u") == "2024-03-05 14:07:09Z"
@@ -52,30 +54,38 @@ async def test_format_strings_custom_and_standard(shell, zone) -> None:
 async def test_uformat_specifiers(shell, zone) -> None:
     d = "Get-Date -Date '2024-03-05 14:07:09'"
     assert await one(shell, f"{d} -UFormat '%Y-%m-%d %H:%M:%S'") == "2024-03-05 14:07:09"
-    assert await one(shell, f"{d} -UFormat '%A %a %B %b %j %u %w %V %G %C %y'") == \
-        "Tuesday Tue March Mar 065 2 2 10 2024 20 24"
+    assert (
+        await one(shell, f"{d} -UFormat '%A %a %B %b %j %u %w %V %G %C %y'")
+        == "Tuesday Tue March Mar 065 2 2 10 2024 20 24"
+    )
     assert await one(shell, f"{d} -UFormat '%s'") == "1709665629"  # local 14:07 is 19:07 UTC
     assert await one(shell, f"{d} -UFormat '%e|%k|%l|%p|%Z|%%'") == " 5|14| 2|PM|-05|%"
-    assert await one(shell, "Get-Date -Date '2021-01-01' -UFormat '%V %G %g %U'") == \
-        "53 2020 20 00"
+    assert await one(shell, "Get-Date -Date '2021-01-01' -UFormat '%V %G %g %U'") == "53 2020 20 00"
 
 
 async def test_date_values_properties_and_methods(shell, zone) -> None:
     await shell.run("$d = Get-Date -Date '2024-02-28 23:30:00'")
-    assert await shell.run("$d.Year, $d.Month, $d.Day, $d.Hour, $d.Minute, $d.Second") == \
-        [2024, 2, 28, 23, 30, 0]
-    assert await shell.run("$d.DayOfWeek, $d.DayOfYear, $d.Kind") == ["Wednesday", 59,
-                                                                       "Unspecified"]
+    assert await shell.run("$d.Year, $d.Month, $d.Day, $d.Hour, $d.Minute, $d.Second") == [
+        2024,
+        2,
+        28,
+        23,
+        30,
+        0,
+    ]
+    assert await shell.run("$d.DayOfWeek, $d.DayOfYear, $d.Kind") == [
+        "Wednesday",
+        59,
+        "Unspecified",
+    ]
     # .NET: new DateTime(2024, 1, 1).Ticks == 638396640000000000; then 58 days and 23.5 hours
     assert await one(shell, "$d.Ticks") == 638396640000000000 + (58 * 24 + 23.5) * 36_000_000_000
     assert await one(shell, "$d.AddDays(1).ToString('yyyy-MM-dd')") == "2024-02-29"
-    assert await one(shell, "$d.AddHours(1).AddMinutes(30).ToString('s')") == \
-        "2024-02-29T01:00:00"
+    assert await one(shell, "$d.AddHours(1).AddMinutes(30).ToString('s')") == "2024-02-29T01:00:00"
     assert await one(shell, "$d.AddSeconds(-30).Second") == 30
     assert await one(shell, "$d.AddMonths(12).ToString('d')") == "2/28/2025"
     assert await one(shell, "([datetime]'2024-01-31').AddMonths(1).Day") == 29
-    assert await one(shell, "$d.ToUniversalTime().ToString('o')") == \
-        "2024-02-29T04:30:00.0000000Z"
+    assert await one(shell, "$d.ToUniversalTime().ToString('o')") == "2024-02-29T04:30:00.0000000Z"
     assert await one(shell, "$d.Date.ToString('s')") == "2024-02-28T00:00:00"
     assert await one(shell, '"$d"') == "02/28/2024 23:30:00"  # invariant, as PowerShell
     assert await one(shell, "$d.ToString()") == "2/28/2024 11:30:00 PM"
@@ -86,12 +96,17 @@ async def test_date_values_properties_and_methods(shell, zone) -> None:
 
 
 async def test_subtraction_gives_a_duration_with_timespan_members(shell) -> None:
-    await shell.run("$span = (Get-Date -Date '2024-03-05 12:00') - (Get-Date -Date "
-                    "'2024-03-01 10:30:15')")
+    await shell.run(
+        "$span = (Get-Date -Date '2024-03-05 12:00') - (Get-Date -Date '2024-03-01 10:30:15')"
+    )
     span = await one(shell, "$span")
     assert isinstance(span, Duration)
-    assert await shell.run("$span.Days, $span.Hours, $span.Minutes, $span.Seconds") == \
-        [4, 1, 29, 45]
+    assert await shell.run("$span.Days, $span.Hours, $span.Minutes, $span.Seconds") == [
+        4,
+        1,
+        29,
+        45,
+    ]
     assert await one(shell, "$span.TotalHours") == pytest.approx(97.4958333)
     assert await one(shell, "$span.TotalSeconds") == 350985.0
     assert await one(shell, "((Get-Date -Date '2024-03-05') + 90m).ToString('HH:mm')") == "01:30"
@@ -108,11 +123,15 @@ async def test_now_unix_time_and_component_parameters(shell, zone) -> None:
     now = await one(shell, "Get-Date")
     assert isinstance(now, DateTime) and now.Kind == "Local"
     assert before <= now <= datetime.now()
-    assert await one(shell, "Get-Date -UnixTimeSeconds 0 -AsUTC -Format o") == \
-        "1970-01-01T00:00:00.0000000Z"
+    assert (
+        await one(shell, "Get-Date -UnixTimeSeconds 0 -AsUTC -Format o")
+        == "1970-01-01T00:00:00.0000000Z"
+    )
     assert await one(shell, "(Get-Date -UnixTimeSeconds 86400).Hour") == 19  # UTC-5
-    assert await one(shell, "(Get-Date -Date '2024-03-05 10:11:12' -Hour 1).ToString('s')") == \
-        "2024-03-05T01:11:12"
+    assert (
+        await one(shell, "(Get-Date -Date '2024-03-05 10:11:12' -Hour 1).ToString('s')")
+        == "2024-03-05T01:11:12"
+    )
     assert await one(shell, "'2024-12-25' | Get-Date -Format 'dddd'") == "Wednesday"
 
 

@@ -42,8 +42,11 @@ def zipkin_schema() -> dict[str, Any]:
     defs = yaml.safe_load(path.read_text())["definitions"]
     for name in ("Span", "Endpoint", "Annotation"):
         defs[name]["additionalProperties"] = False
-    return {"$schema": "http://json-schema.org/draft-07/schema#", "definitions": defs,
-            "$ref": "#/definitions/ListOfSpans"}
+    return {
+        "$schema": "http://json-schema.org/draft-07/schema#",
+        "definitions": defs,
+        "$ref": "#/definitions/ListOfSpans",
+    }
 
 
 @pytest.fixture(scope="module")
@@ -97,26 +100,50 @@ def zipkin_rows(spans: list[dict[str, Any]]) -> list[tuple[Any, ...]]:
     out = []
     for s in spans:
         ep = s.get("localEndpoint", {})
-        out.append((unhex(s["traceId"]), unhex(s["id"]), unhex(s.get("parentId", "0" * 16)),
-                    ep.get("serviceName"), ep.get("ipv4"), ep.get("port", 0), s.get("name"),
-                    s["timestamp"], s["duration"],
-                    sorted((a["timestamp"], a["value"]) for a in s.get("annotations", [])),
-                    s.get("tags", {})))
+        out.append(
+            (
+                unhex(s["traceId"]),
+                unhex(s["id"]),
+                unhex(s.get("parentId", "0" * 16)),
+                ep.get("serviceName"),
+                ep.get("ipv4"),
+                ep.get("port", 0),
+                s.get("name"),
+                s["timestamp"],
+                s["duration"],
+                sorted((a["timestamp"], a["value"]) for a in s.get("annotations", [])),
+                s.get("tags", {}),
+            )
+        )
     return sorted(out)
 
 
-async def test_zipkin_export_of_real_spans_validates_and_reads_back_equal(sh, store,
-                                                                          tmp_path) -> None:
+async def test_zipkin_export_of_real_spans_validates_and_reads_back_equal(
+    sh, store, tmp_path
+) -> None:
     target = tmp_path / "spans.json"
     [summary] = await sh.run(f"Get-Span | Export-Trace -Format zipkin -Path '{target}'")
     spans = json.loads(target.read_text())
     jsonschema.validate(spans, zipkin_schema(), format_checker=jsonschema.FormatChecker())
     assert summary.Rows == len(spans) == 3 * REQUESTS
-    want = [(t, s, p, svc, ip, port, name, ts // 1000, max(1, -(-dur // 1000)),
-             sorted({(a["ts"] // 1000, a["value"]) for a in ann}), dict(kv))
-            for t, s, p, svc, ip, port, name, ts, dur, ann, kv in table(
-                sh, f"SELECT {SPAN_COLUMNS}, annotations, keyvals FROM spans "
-                       "WHERE session = 'exp'")]
+    want = [
+        (
+            t,
+            s,
+            p,
+            svc,
+            ip,
+            port,
+            name,
+            ts // 1000,
+            max(1, -(-dur // 1000)),
+            sorted({(a["ts"] // 1000, a["value"]) for a in ann}),
+            dict(kv),
+        )
+        for t, s, p, svc, ip, port, name, ts, dur, ann, kv in table(
+            sh, f"SELECT {SPAN_COLUMNS}, annotations, keyvals FROM spans WHERE session = 'exp'"
+        )
+    ]
     assert zipkin_rows(spans) == sorted(want)
     kinds = {s["kind"] for s in spans}
     assert kinds == {"CLIENT"}  # every BlkKin span here has the caller's cs/cr annotations
@@ -151,8 +178,7 @@ def check_chrome(doc: dict[str, Any]) -> tuple[list[dict[str, Any]], dict[tuple[
         else:
             assert ev["ph"] == "M" and ev["name"] in ("process_name", "thread_name")
             assert set(ev) == {"ph", "name", "pid", "tid", "args"}
-            names[(ev["pid"], ev["tid"] if ev["name"] == "thread_name" else 0)] = \
-                ev["args"]["name"]
+            names[(ev["pid"], ev["tid"] if ev["name"] == "thread_name" else 0)] = ev["args"]["name"]
     return complete, names
 
 
@@ -166,27 +192,50 @@ async def test_chrome_export_of_spans_reads_back_equal(sh, store, tmp_path) -> N
     await sh.run(f"Get-Span -Session exp | Export-Trace -Format chrome -Path '{target}'")
     doc = json.loads(target.read_text())
     events, names = check_chrome(doc)
-    got = sorted((unhex(e["args"]["trace_id"]), unhex(e["args"]["span_id"]),
-                  unhex(e["args"]["parent_span_id"]), e["args"]["service"], e["name"],
-                  ns(doc, e["ts"]), round(e["dur"] * 1000)) for e in events)
-    assert got == table(sh, "SELECT trace_id, span_id, parent_span_id, service, name, "
-                               "ts_start, dur_ns FROM spans WHERE session = 'exp'")
+    got = sorted(
+        (
+            unhex(e["args"]["trace_id"]),
+            unhex(e["args"]["span_id"]),
+            unhex(e["args"]["parent_span_id"]),
+            e["args"]["service"],
+            e["name"],
+            ns(doc, e["ts"]),
+            round(e["dur"] * 1000),
+        )
+        for e in events
+    )
+    assert got == table(
+        sh,
+        "SELECT trace_id, span_id, parent_span_id, service, name, "
+        "ts_start, dur_ns FROM spans WHERE session = 'exp'",
+    )
     for e in events:  # every event's process and thread is named
         assert (e["pid"], 0) in names and (e["pid"], e["tid"]) in names
         assert names[(e["pid"], e["tid"])] == "trace " + e["args"]["trace_id"]
 
 
-async def test_chrome_export_of_syscalls_per_thread_reads_back_equal(sh, store,
-                                                                     tmp_path) -> None:
+async def test_chrome_export_of_syscalls_per_thread_reads_back_equal(sh, store, tmp_path) -> None:
     target = tmp_path / "calls.json"
-    [summary] = await sh.run(f"Get-Syscall -Node k01 | Export-Trace -Format chrome "
-                             f"-Path '{target}'")
+    [summary] = await sh.run(
+        f"Get-Syscall -Node k01 | Export-Trace -Format chrome -Path '{target}'"
+    )
     doc = json.loads(target.read_text())
     events, names = check_chrome(doc)
-    got = sorted((e["args"]["node"], e["args"]["tid"], e["tid"], e["name"], ns(doc, e["ts"]),
-                  round(e["dur"] * 1000), e["args"]["ret"]) for e in events)
-    want = table(sh, "SELECT node, tid, tid, name, ts_entry, dur_ns, ret FROM syscalls "
-                        "WHERE node = 'k01'")
+    got = sorted(
+        (
+            e["args"]["node"],
+            e["args"]["tid"],
+            e["tid"],
+            e["name"],
+            ns(doc, e["ts"]),
+            round(e["dur"] * 1000),
+            e["args"]["ret"],
+        )
+        for e in events
+    )
+    want = table(
+        sh, "SELECT node, tid, tid, name, ts_entry, dur_ns, ret FROM syscalls WHERE node = 'k01'"
+    )
     assert got == want and summary.Rows == len(want) > 1000
     procs = {n for (pid, tid), n in names.items() if tid == 0}
     assert all(n.endswith(" k01") for n in procs)
@@ -197,16 +246,20 @@ async def test_parquet_reads_back_equal_also_partitioned(sh, store, tmp_path) ->
     await sh.run(f"Export-Trace -Table spans -Format parquet -Path '{one}'")
     con = duckdb.connect()
     cols = f"{SPAN_COLUMNS}, annotations, keyvals, error"
-    assert sorted(con.execute(f"SELECT {cols} FROM read_parquet('{one}')").fetchall()) == \
-        table(sh, f"SELECT {cols} FROM spans")
+    assert sorted(con.execute(f"SELECT {cols} FROM read_parquet('{one}')").fetchall()) == table(
+        sh, f"SELECT {cols} FROM spans"
+    )
     parts = tmp_path / "calls"
-    await sh.run(f"sql SELECT * FROM syscalls | Export-Trace -Format parquet -Path '{parts}' "
-                 "-PartitionBy node")
+    await sh.run(
+        f"sql SELECT * FROM syscalls | Export-Trace -Format parquet -Path '{parts}' "
+        "-PartitionBy node"
+    )
     assert {p.name for p in parts.iterdir()} == {"node=k01"}
-    back = con.execute(f"SELECT node, tid, name, ts_entry, dur_ns, ret FROM read_parquet("
-                       f"'{parts}/*/*.parquet', hive_partitioning = true)").fetchall()
-    assert sorted(back) == table(sh, "SELECT node, tid, name, ts_entry, dur_ns, ret "
-                                        "FROM syscalls")
+    back = con.execute(
+        f"SELECT node, tid, name, ts_entry, dur_ns, ret FROM read_parquet("
+        f"'{parts}/*/*.parquet', hive_partitioning = true)"
+    ).fetchall()
+    assert sorted(back) == table(sh, "SELECT node, tid, name, ts_entry, dur_ns, ret FROM syscalls")
 
 
 async def test_records_from_the_pipeline_export_too(sh, tmp_path) -> None:
@@ -217,19 +270,32 @@ async def test_records_from_the_pipeline_export_too(sh, tmp_path) -> None:
     assert back == [(1, "x"), (2, "y")]
 
 
-@pytest.mark.parametrize(("line", "words"), [
-    ("Get-Syscall | Export-Trace -Format zipkin -Path '{d}/x.json'",
-     ("-Format zipkin needs spans", "trace_id")),
-    ("sql SELECT 1 AS a | Export-Trace -Format chrome -Path '{d}/x.json'",
-     ("-Format chrome needs spans", "system calls", "columns a")),
-    ("Get-Span | Export-Trace -Format zipkin -Path '{d}/no/such/dir/x.json'",
-     ("cannot write", "does not exist")),
-    ("Export-Trace -Table nosuch -Format parquet -Path '{d}/x.parquet'", ("no table or view",)),
-    ("Get-Span | Export-Trace -Format zipkin -Path '{d}/x.json' -PartitionBy node",
-     ("-PartitionBy is for -Format parquet only",)),
-    ("Export-Trace -Table spans -Format parquet -Path '{d}/p' -PartitionBy nocol",
-     ("-PartitionBy nocol", "no column")),
-])
+@pytest.mark.parametrize(
+    ("line", "words"),
+    [
+        (
+            "Get-Syscall | Export-Trace -Format zipkin -Path '{d}/x.json'",
+            ("-Format zipkin needs spans", "trace_id"),
+        ),
+        (
+            "sql SELECT 1 AS a | Export-Trace -Format chrome -Path '{d}/x.json'",
+            ("-Format chrome needs spans", "system calls", "columns a"),
+        ),
+        (
+            "Get-Span | Export-Trace -Format zipkin -Path '{d}/no/such/dir/x.json'",
+            ("cannot write", "does not exist"),
+        ),
+        ("Export-Trace -Table nosuch -Format parquet -Path '{d}/x.parquet'", ("no table or view",)),
+        (
+            "Get-Span | Export-Trace -Format zipkin -Path '{d}/x.json' -PartitionBy node",
+            ("-PartitionBy is for -Format parquet only",),
+        ),
+        (
+            "Export-Trace -Table spans -Format parquet -Path '{d}/p' -PartitionBy nocol",
+            ("-PartitionBy nocol", "no column"),
+        ),
+    ],
+)
 async def test_errors_are_one_clear_line(sh, tmp_path, line, words) -> None:
     with pytest.raises(FayError) as info:
         await sh.run(line.format(d=tmp_path))
@@ -243,10 +309,12 @@ async def test_errors_are_one_clear_line(sh, tmp_path, line, words) -> None:
 async def test_unwritable_targets_are_one_line(sh, tmp_path) -> None:
     """/proc takes no new files even for root; a directory or a file as parent is refused."""
     (tmp_path / "plain").write_text("x")
-    cases = {"/proc/fayshell-export.json": "cannot write /proc/fayshell-export.json: ",
-             f"{tmp_path}": f"cannot write {tmp_path}: it is a directory",
-             f"{tmp_path}/plain/x.json": f"cannot write {tmp_path}/plain/x.json: "
-                                        f"{tmp_path}/plain is not a directory"}
+    cases = {
+        "/proc/fayshell-export.json": "cannot write /proc/fayshell-export.json: ",
+        f"{tmp_path}": f"cannot write {tmp_path}: it is a directory",
+        f"{tmp_path}/plain/x.json": f"cannot write {tmp_path}/plain/x.json: "
+        f"{tmp_path}/plain is not a directory",
+    }
     for target, words in cases.items():
         with pytest.raises(FayError) as info:
             await sh.run(f"Get-Span | Export-Trace -Format zipkin -Path '{target}'")
@@ -261,10 +329,11 @@ async def test_interrupted_export_leaves_no_file(sh, tmp_path, fmt) -> None:
 
     target = tmp_path / f"big.{fmt}"
     part = tmp_path / f".big.{fmt}.part"
-    rows = "SELECT range AS trace_id, range AS span_id, range * 1000 AS ts_start, " \
-           "1000 AS dur_ns, 'op' || (range % 7) AS name FROM range(30000000)"
-    run = asyncio.ensure_future(sh.run(f"sql {rows} | Export-Trace -Format {fmt} "
-                                       f"-Path '{target}'"))
+    rows = (
+        "SELECT range AS trace_id, range AS span_id, range * 1000 AS ts_start, "
+        "1000 AS dur_ns, 'op' || (range % 7) AS name FROM range(30000000)"
+    )
+    run = asyncio.ensure_future(sh.run(f"sql {rows} | Export-Trace -Format {fmt} -Path '{target}'"))
     db = sh.state.database
     while not run.done() and not part.exists():  # until the export is under way
         await asyncio.sleep(0.02)
@@ -310,9 +379,12 @@ async def test_progress_bar_follows_the_rows(store, tmp_path) -> None:
     state = ShellState(Options(database=str(store)), host)
     shell = Shell(state, host, Interpreter(state))
     try:
-        [zipkin] = await shell.run(f"Get-Span | Export-Trace -Format zipkin -Path "
-                                   f"'{tmp_path}/s.json'")
-        await shell.run(f"Export-Trace -Table syscalls -Format parquet -Path '{tmp_path}/c.parquet'")
+        [zipkin] = await shell.run(
+            f"Get-Span | Export-Trace -Format zipkin -Path '{tmp_path}/s.json'"
+        )
+        await shell.run(
+            f"Export-Trace -Table syscalls -Format parquet -Path '{tmp_path}/c.parquet'"
+        )
     finally:
         await state.aclose()
     json_bar, parquet_bar = bars

@@ -52,10 +52,11 @@ async def test_split_path_parts(shell) -> None:
     assert await shell.run("Split-Path '/a/b/' -Leaf") == ["b"]
     assert await shell.run("Split-Path /a") == ["/"]
     assert await shell.run("Split-Path file.txt") == [""]
-    assert await shell.run("Split-Path /a -IsAbsolute; Split-Path a/b -IsAbsolute") == \
-        [True, False]
-    assert await shell.run("Split-Path Env:HOME -Qualifier; Split-Path Env:HOME -NoQualifier") \
-        == ["Env:", "HOME"]
+    assert await shell.run("Split-Path /a -IsAbsolute; Split-Path a/b -IsAbsolute") == [True, False]
+    assert await shell.run("Split-Path Env:HOME -Qualifier; Split-Path Env:HOME -NoQualifier") == [
+        "Env:",
+        "HOME",
+    ]
     with pytest.raises(CommandError) as info:
         await shell.run("Split-Path /tmp -Qualifier")
     assert "has no qualifier" in info.value.one_line()
@@ -66,12 +67,17 @@ async def test_split_path_parts(shell) -> None:
 async def test_test_path_types_and_wildcards(shell, here: Path) -> None:
     (here / "a.txt").write_text("1")
     (here / "dir").mkdir()
-    assert await shell.run("Test-Path a.txt; Test-Path missing; Test-Path ''") == \
-        [True, False, False]
-    assert await shell.run("Test-Path a.txt -PathType Leaf; Test-Path a.txt -PathType Container")\
-        == [True, False]
-    assert await shell.run("Test-Path dir -PathType Container; Test-Path *.txt; Test-Path *.md") \
-        == [True, True, False]
+    assert await shell.run("Test-Path a.txt; Test-Path missing; Test-Path ''") == [
+        True,
+        False,
+        False,
+    ]
+    assert await shell.run(
+        "Test-Path a.txt -PathType Leaf; Test-Path a.txt -PathType Container"
+    ) == [True, False]
+    assert await shell.run(
+        "Test-Path dir -PathType Container; Test-Path *.txt; Test-Path *.md"
+    ) == [True, True, False]
     assert await shell.run("Test-Path -LiteralPath '*.txt'") == [False]
     assert await shell.run("Test-Path a.txt, missing") == [True, False]
 
@@ -80,8 +86,10 @@ async def test_resolve_path(shell, here: Path) -> None:
     for name in ("b.log", "a.log"):
         (here / name).write_text("")
     found = await shell.run("Resolve-Path *.log")
-    assert found == [PathInfo(str(here / "a.log"), ProviderPath=str(here / "a.log")),
-                     PathInfo(str(here / "b.log"), ProviderPath=str(here / "b.log"))]
+    assert found == [
+        PathInfo(str(here / "a.log"), ProviderPath=str(here / "a.log")),
+        PathInfo(str(here / "b.log"), ProviderPath=str(here / "b.log")),
+    ]
     assert await shell.run("Resolve-Path a.log -Relative") == ["./a.log"]
     assert await shell.run("(Resolve-Path ~).Path") == [str(here.parent / "home")]
 
@@ -91,8 +99,11 @@ async def test_set_get_add_content_roundtrip(shell, here: Path) -> None:
     assert (here / "notes.txt").read_text() == "one\ntwo\nthree\n"
     assert await shell.run("Get-Content notes.txt") == ["one", "two", "three"]
     assert await shell.run("Get-Content notes.txt -TotalCount 2") == ["one", "two"]
-    assert await shell.run("Get-Content notes.txt -Head 1; Get-Content notes.txt -Tail 2") == \
-        ["one", "two", "three"]
+    assert await shell.run("Get-Content notes.txt -Head 1; Get-Content notes.txt -Tail 2") == [
+        "one",
+        "two",
+        "three",
+    ]
     assert await shell.run("Get-Content notes.txt -Raw") == ["one\ntwo\nthree\n"]
     await shell.run("'four' | Add-Content notes.txt")
     assert await shell.run("(Get-Content notes.txt).Count") == [4]
@@ -118,11 +129,11 @@ async def test_get_content_delimiter_line_endings_and_encodings(shell, here: Pat
 async def test_missing_and_directory_paths_are_named(shell, here: Path) -> None:
     with pytest.raises(CommandError) as info:
         await shell.run("Get-Content nope.txt")
-    assert shell.host.errors == [f"Get-Content: {here / 'nope.txt'}: cannot find the path "
-                                 "because it does not exist"]
+    assert shell.host.errors == [
+        f"Get-Content: {here / 'nope.txt'}: cannot find the path because it does not exist"
+    ]
     assert "1 failure" in info.value.one_line()
-    assert await shell.run("Get-Content nope.txt -ErrorAction SilentlyContinue; 'next'") == \
-        ["next"]
+    assert await shell.run("Get-Content nope.txt -ErrorAction SilentlyContinue; 'next'") == ["next"]
     with pytest.raises(CommandError):
         await shell.run("Get-Content .")
     assert "is a directory, not a file" in shell.host.errors[-1]
@@ -186,8 +197,9 @@ async def test_get_child_item_records_and_filters(shell, here: Path) -> None:
     assert await shell.run("dir -Directory -Name") == ["sub"]
     assert await shell.run("dir -Include *.txt -Name") == ["b.txt"]
     assert ".hidden" in await shell.run("dir -Force -Name")
-    assert await shell.run("(Get-ChildItem -File | Sort-Object Length -Descending)[0].Name") == \
-        ["b.txt"]
+    assert await shell.run("(Get-ChildItem -File | Sort-Object Length -Descending)[0].Name") == [
+        "b.txt"
+    ]
     assert await shell.run("Get-ChildItem *.log | Get-Content") == []
     assert await shell.run("Get-ChildItem sub | Get-Content") == ["abc"]
 
@@ -199,7 +211,7 @@ async def test_locations_cd_pushd_popd(shell, here: Path) -> None:
     await shell.run("cd sub")
     assert shell.state.location == str(here / "sub")
     assert await shell.run("pwd") == [PathInfo(str(here / "sub"), ProviderPath=str(here / "sub"))]
-    assert await shell.run("\"$PWD\"") == [str(here / "sub")]
+    assert await shell.run('"$PWD"') == [str(here / "sub")]
     await shell.run("cd -")
     assert shell.state.location == str(here)
     await shell.run("cd +")
@@ -228,8 +240,7 @@ async def test_relative_paths_follow_the_location_in_other_commands(shell, here:
     assert [r["a"] for r in await shell.run("Import-Csv data.csv")] == ["1"]
     await shell.run("Import-Csv data.csv | Export-Csv copy.csv; 'x' | Tee-Object tee.txt")
     assert (here / "sub" / "copy.csv").exists() and (here / "sub" / "tee.txt").exists()
-    assert [m.LineNumber for m in await shell.run("Select-String -Path data.csv -Pattern 2")] \
-        == [2]
+    assert [m.LineNumber for m in await shell.run("Select-String -Path data.csv -Pattern 2")] == [2]
 
 
 async def test_move_item_refuses_to_replace_without_force(shell, here: Path) -> None:

@@ -48,8 +48,17 @@ async def test_get_help_examples_and_topics(shell) -> None:
 
 async def test_get_command_filters(shell) -> None:
     names = [c.Name for c in await shell.run("Get-Command *-Object")]
-    assert names == ["Compare-Object", "ForEach-Object", "Group-Object", "Measure-Object",
-                     "New-Object", "Select-Object", "Sort-Object", "Tee-Object", "Where-Object"]
+    assert names == [
+        "Compare-Object",
+        "ForEach-Object",
+        "Group-Object",
+        "Measure-Object",
+        "New-Object",
+        "Select-Object",
+        "Sort-Object",
+        "Tee-Object",
+        "Where-Object",
+    ]
     verbs = {c.Name.split("-")[0] for c in await shell.run("Get-Command -Verb ConvertTo")}
     assert verbs == {"ConvertTo"}
     await shell.run("function Get-Thing { 1 }")
@@ -58,10 +67,19 @@ async def test_get_command_filters(shell) -> None:
 
 async def test_get_alias_lists_expected_aliases(shell) -> None:
     aliases = {a.Name: a.Definition for a in await shell.run("Get-Alias")}
-    expected = {"where": "Where-Object", "?": "Where-Object", "select": "Select-Object",
-                "sort": "Sort-Object", "group": "Group-Object", "measure": "Measure-Object",
-                "%": "ForEach-Object", "ft": "Format-Table", "fl": "Format-List",
-                "echo": "Write-Output", "sql": "Invoke-Sql"}
+    expected = {
+        "where": "Where-Object",
+        "?": "Where-Object",
+        "select": "Select-Object",
+        "sort": "Sort-Object",
+        "group": "Group-Object",
+        "measure": "Measure-Object",
+        "%": "ForEach-Object",
+        "ft": "Format-Table",
+        "fl": "Format-List",
+        "echo": "Write-Output",
+        "sql": "Invoke-Sql",
+    }
     assert expected.items() <= aliases.items()
 
 
@@ -75,9 +93,15 @@ async def test_variables_cmdlets(shell) -> None:
 
 async def test_about_differences_lists_each_deliberate_difference(shell) -> None:
     (text,) = await shell.run("Get-Help about_Differences")
-    for topic in ("Durations and sizes are values", "sql takes the rest of the line",
-                  "Relations and pushdown", "Severity words", "ClusterShell", "location",
-                  "invariant culture"):
+    for topic in (
+        "Durations and sizes are values",
+        "sql takes the rest of the line",
+        "Relations and pushdown",
+        "Severity words",
+        "ClusterShell",
+        "location",
+        "invariant culture",
+    ):
         assert topic in text
     (overview,) = await shell.run("Get-Help")
     assert "about_Differences" in overview

@@ -21,8 +21,10 @@ async def test_history_records_inputs_with_status_and_times(shell) -> None:
     with pytest.raises(CommandError):
         await history.track("Get-Content /no/such", shell.run("Get-Content /no/such"))
     entries = await shell.run("Get-History")
-    assert [(e.Id, e.CommandLine, e.ExecutionStatus) for e in entries] == \
-        [(1, "$a = 1", "Completed"), (2, "Get-Content /no/such", "Failed")]
+    assert [(e.Id, e.CommandLine, e.ExecutionStatus) for e in entries] == [
+        (1, "$a = 1", "Completed"),
+        (2, "Get-Content /no/such", "Failed"),
+    ]
     first = entries[0]
     assert isinstance(first, HistoryInfo) and isinstance(first.StartExecutionTime, DateTime)
     assert first.StartExecutionTime <= first.EndExecutionTime
@@ -40,8 +42,10 @@ async def test_command_line_and_script_runs_are_recorded(shell) -> None:
     console = ConsoleHost(out=io.StringIO(), err=io.StringIO(), color=False)
     assert await run_source(shell.state, console, "Write-Output 7", "<command>") == 0
     assert await run_source(shell.state, console, "Write-Output 8", "incident.fay") == 0
-    assert [e.CommandLine for e in shell.state.history.entries] == ["Write-Output 7",
-                                                                   "incident.fay"]
+    assert [e.CommandLine for e in shell.state.history.entries] == [
+        "Write-Output 7",
+        "incident.fay",
+    ]
 
 
 async def test_invoke_history_runs_an_entry_again(shell) -> None:
@@ -49,7 +53,7 @@ async def test_invoke_history_runs_an_entry_again(shell) -> None:
     await shell.state.history.track("'x' + 'y'", shell.run("'x' + 'y'"))
     assert await shell.run("r") == ["xy"]
     assert await shell.run("r 1") == [42]
-    assert await shell.run("Invoke-History \"'x\"") == ["xy"]
+    assert await shell.run('Invoke-History "\'x"') == ["xy"]
     assert shell.host.lines[-1] == "'x' + 'y'"
     with pytest.raises(CommandError) as info:
         await shell.run("r 99")
@@ -67,8 +71,13 @@ async def test_clear_host_only_on_a_terminal(shell) -> None:
 
 
 async def test_start_sleep_forms_and_errors(shell) -> None:
-    assert await shell.run("Start-Sleep 0; Start-Sleep -Seconds 0.001; sleep -ms 1; "
-                           "Start-Sleep 1ms; Start-Sleep -Duration 1ms") == []
+    assert (
+        await shell.run(
+            "Start-Sleep 0; Start-Sleep -Seconds 0.001; sleep -ms 1; "
+            "Start-Sleep 1ms; Start-Sleep -Duration 1ms"
+        )
+        == []
+    )
     with pytest.raises(ParameterError) as info:
         await shell.run("Start-Sleep -Seconds 1 -Milliseconds 5")
     assert "exactly one of" in info.value.one_line()

@@ -12,20 +12,37 @@ OBJ = "[pscustomobject]@{b=1; a='x'; c=@(1,2); d=$null; e=2.5; f=$true}"
 async def test_get_member_on_a_record_as_powershell_lists_it(shell) -> None:
     members = await shell.run(f"{OBJ} | Get-Member")
     assert [(m.Name, m.MemberType) for m in members] == [
-        ("Equals", "Method"), ("GetHashCode", "Method"), ("GetType", "Method"),
-        ("ToString", "Method"), ("a", "NoteProperty"), ("b", "NoteProperty"),
-        ("c", "NoteProperty"), ("d", "NoteProperty"), ("e", "NoteProperty"),
-        ("f", "NoteProperty")]
+        ("Equals", "Method"),
+        ("GetHashCode", "Method"),
+        ("GetType", "Method"),
+        ("ToString", "Method"),
+        ("a", "NoteProperty"),
+        ("b", "NoteProperty"),
+        ("c", "NoteProperty"),
+        ("d", "NoteProperty"),
+        ("e", "NoteProperty"),
+        ("f", "NoteProperty"),
+    ]
     defs = {m.Name: m.Definition for m in members}
     assert (defs["a"], defs["b"], defs["c"], defs["d"], defs["e"], defs["f"]) == (
-        "string a=x", "int b=1", "Object[] c=System.Object[]", "object d=null",
-        "double e=2.5", "bool f=True")
+        "string a=x",
+        "int b=1",
+        "Object[] c=System.Object[]",
+        "object d=null",
+        "double e=2.5",
+        "bool f=True",
+    )
     assert {m.TypeName for m in members} == {"System.Management.Automation.PSCustomObject"}
     text = await shell.text(f"{OBJ} | Get-Member -MemberType NoteProperty -Name [ab]")
     assert text.splitlines() == [
-        "", "   TypeName: System.Management.Automation.PSCustomObject", "",
-        "Name MemberType   Definition", "---- ----------   ----------",
-        "a    NoteProperty string a=x", "b    NoteProperty int b=1"]
+        "",
+        "   TypeName: System.Management.Automation.PSCustomObject",
+        "",
+        "Name MemberType   Definition",
+        "---- ----------   ----------",
+        "a    NoteProperty string a=x",
+        "b    NoteProperty int b=1",
+    ]
 
 
 async def test_get_member_filters_and_one_set_per_type(shell) -> None:
@@ -33,12 +50,18 @@ async def test_get_member_filters_and_one_set_per_type(shell) -> None:
     assert names == ["Length"]
     types = await shell.run("'x', 'y', 1 | Get-Member | % TypeName | Get-Unique")
     assert types == ["System.String", "System.Int32"]
-    assert await shell.run("'ab' | Select-String b | Get-Member -MemberType Property | "
-                           "% TypeName | Get-Unique") == ["Microsoft.PowerShell.Commands.MatchInfo"]
-    assert await shell.run("'a' | Group-Object | Get-Member -MemberType Property | % Name") == \
-        ["Count", "Group", "Name", "Values"]
-    assert await shell.run(f"{OBJ} | Get-Member -MemberType Methods -Name To* | % Name") == \
-        ["ToString"]
+    assert await shell.run(
+        "'ab' | Select-String b | Get-Member -MemberType Property | % TypeName | Get-Unique"
+    ) == ["Microsoft.PowerShell.Commands.MatchInfo"]
+    assert await shell.run("'a' | Group-Object | Get-Member -MemberType Property | % Name") == [
+        "Count",
+        "Group",
+        "Name",
+        "Values",
+    ]
+    assert await shell.run(f"{OBJ} | Get-Member -MemberType Methods -Name To* | % Name") == [
+        "ToString"
+    ]
     with pytest.raises(FayError) as info:
         await shell.run("$null | Get-Member")
     assert "you must specify an object" in info.value.one_line()
@@ -48,34 +71,45 @@ async def test_get_member_on_a_relation_names_columns_and_duckdb_types(shell) ->
     src = "sql SELECT 1::BIGINT AS dur_ns, 'r' AS name, 2.5::DOUBLE AS x"
     members = await shell.run(f"{src} | Get-Member")
     assert [(m.Name, m.MemberType, m.Definition) for m in members] == [
-        ("dur_ns", "Property", "BIGINT dur_ns"), ("name", "Property", "VARCHAR name"),
-        ("x", "Property", "DOUBLE x")]
+        ("dur_ns", "Property", "BIGINT dur_ns"),
+        ("name", "Property", "VARCHAR name"),
+        ("x", "Property", "DOUBLE x"),
+    ]
     assert await shell.run(f"{src} | Get-Member -Name n* | % Name") == ["name"]
 
 
 async def test_add_member_forms(shell) -> None:
-    out = await shell.run("$o = [pscustomobject]@{a=1}; "
-                          "$o | Add-Member -NotePropertyName b -NotePropertyValue 2; "
-                          "$o | Add-Member -MemberType NoteProperty -Name c -Value 3; "
-                          "Add-Member -InputObject $o -NotePropertyMembers @{d=4}; "
-                          "$o | Add-Member e 5; $o")
+    out = await shell.run(
+        "$o = [pscustomobject]@{a=1}; "
+        "$o | Add-Member -NotePropertyName b -NotePropertyValue 2; "
+        "$o | Add-Member -MemberType NoteProperty -Name c -Value 3; "
+        "Add-Member -InputObject $o -NotePropertyMembers @{d=4}; "
+        "$o | Add-Member e 5; $o"
+    )
     assert out == [{"a": 1, "b": 2, "c": 3, "d": 4, "e": 5}]
-    assert await shell.run("[pscustomobject]@{a=1} | Add-Member -NotePropertyName b "
-                           "-NotePropertyValue 2 -PassThru | % b") == [2]
-    assert await shell.run("[pscustomobject]@{a=1} | Add-Member AliasProperty x a -PassThru "
-                           "| % x") == [1]
-    assert await shell.run("[pscustomobject]@{a=1} | Add-Member -NotePropertyName a "
-                           "-NotePropertyValue 9 -Force -PassThru") == [{"a": 9}]
+    assert await shell.run(
+        "[pscustomobject]@{a=1} | Add-Member -NotePropertyName b "
+        "-NotePropertyValue 2 -PassThru | % b"
+    ) == [2]
+    assert await shell.run(
+        "[pscustomobject]@{a=1} | Add-Member AliasProperty x a -PassThru | % x"
+    ) == [1]
+    assert await shell.run(
+        "[pscustomobject]@{a=1} | Add-Member -NotePropertyName a "
+        "-NotePropertyValue 9 -Force -PassThru"
+    ) == [{"a": 9}]
 
 
 async def test_add_member_errors_are_one_line(shell) -> None:
     with pytest.raises(FayError) as info:
-        await shell.run("[pscustomobject]@{a=1} | Add-Member -NotePropertyName a "
-                        "-NotePropertyValue 2")
+        await shell.run(
+            "[pscustomobject]@{a=1} | Add-Member -NotePropertyName a -NotePropertyValue 2"
+        )
     assert "already exists; use -Force" in info.value.one_line()
     with pytest.raises(FayError) as info:
-        await shell.run("[pscustomobject]@{a=1} | Add-Member -MemberType ScriptMethod "
-                        "-Name m -Value { 1 }")
+        await shell.run(
+            "[pscustomobject]@{a=1} | Add-Member -MemberType ScriptMethod -Name m -Value { 1 }"
+        )
     assert "ScriptMethod members are not supported" in info.value.one_line()
     with pytest.raises(FayError) as info:
         await shell.run("'text' | Add-Member -NotePropertyName a -NotePropertyValue 1")
@@ -92,14 +126,26 @@ async def test_new_object(shell) -> None:
 
 
 async def test_compare_object_sides_and_order(shell) -> None:
-    text = await shell.text("Compare-Object -ReferenceObject 'dog','squirrel','bird' "
-                            "-DifferenceObject 'cat','bird','racoon'")
-    assert text.splitlines() == ["", "InputObject SideIndicator", "----------- -------------",
-                                 "cat         =>", "racoon      =>", "dog         <=",
-                                 "squirrel    <="]
+    text = await shell.text(
+        "Compare-Object -ReferenceObject 'dog','squirrel','bird' "
+        "-DifferenceObject 'cat','bird','racoon'"
+    )
+    assert text.splitlines() == [
+        "",
+        "InputObject SideIndicator",
+        "----------- -------------",
+        "cat         =>",
+        "racoon      =>",
+        "dog         <=",
+        "squirrel    <=",
+    ]
     out = await shell.run("Compare-Object 1,2,3 2,3,4 -IncludeEqual")
     assert [(r["InputObject"], r["SideIndicator"]) for r in out] == [
-        (2, "=="), (3, "=="), (4, "=>"), (1, "<=")]
+        (2, "=="),
+        (3, "=="),
+        (4, "=>"),
+        (1, "<="),
+    ]
     out = await shell.run("Compare-Object 1,2,3 2,3,4 -ExcludeDifferent")
     assert [r["SideIndicator"] for r in out] == ["==", "=="]
     assert await shell.run("Compare-Object 'A' 'a'") == []
@@ -107,7 +153,12 @@ async def test_compare_object_sides_and_order(shell) -> None:
     assert await shell.run("2,5 | Compare-Object 1,2 | % InputObject") == [5, 1]
     out = await shell.run("Compare-Object 'a','b','c','d' 'd','C','b','x' -IncludeEqual")
     assert [(r["InputObject"], r["SideIndicator"]) for r in out] == [
-        ("b", "=="), ("c", "=="), ("d", "=="), ("x", "=>"), ("a", "<=")]
+        ("b", "=="),
+        ("c", "=="),
+        ("d", "=="),
+        ("x", "=>"),
+        ("a", "<="),
+    ]
 
 
 async def test_compare_object_property_and_passthru(shell) -> None:
@@ -116,8 +167,10 @@ async def test_compare_object_property_and_passthru(shell) -> None:
     out = await shell.run(f"Compare-Object ({ref}) ({dif}) -Property n")
     assert out == [{"n": "c", "SideIndicator": "=>"}, {"n": "b", "SideIndicator": "<="}]
     out = await shell.run(f"Compare-Object ({ref}) ({dif}) -Property n -PassThru")
-    assert out == [{"n": "c", "v": 3, "SideIndicator": "=>"},
-                   {"n": "b", "v": 2, "SideIndicator": "<="}]
+    assert out == [
+        {"n": "c", "v": 3, "SideIndicator": "=>"},
+        {"n": "b", "v": 2, "SideIndicator": "<="},
+    ]
     with pytest.raises(FayError) as info:
         await shell.run("Compare-Object $null 1")
     assert "ReferenceObject" in info.value.one_line()
@@ -126,8 +179,10 @@ async def test_compare_object_property_and_passthru(shell) -> None:
 async def test_get_unique_on_sorted_input(shell) -> None:
     assert await shell.run("1,1,2,2,2,3,1 | Get-Unique") == [1, 2, 3, 1]
     assert await shell.run("'a','A','a' | Get-Unique") == ["a", "A", "a"]
-    assert await shell.run("'b','a','B','a' | Sort-Object | Get-Unique -CaseInsensitive") == \
-        ["a", "b"]
+    assert await shell.run("'b','a','B','a' | Sort-Object | Get-Unique -CaseInsensitive") == [
+        "a",
+        "b",
+    ]
     assert await shell.run("1,'1',2 | Get-Unique -AsString") == [1, 2]
     assert await shell.run("1,'1',1.0,2 | Get-Unique") == [1, 2]
     assert await shell.run("1,2,'x','y',3 | Get-Unique -OnType") == [1, "x", 3]

@@ -15,14 +15,18 @@ from fayshell.errors import RuntimeFayError
 from tests.fixtures.shell import Shell
 
 
-@pytest.mark.parametrize(("kw", "message"), [
-    ({"type": "durations"}, "type 'durations' is not one of"),
-    ({"type": list}, "type <class 'list'> is not one of"),
-    ({"pipeline": "values"}, "pipeline 'values' is not one of"),
-    ({"complete": "columns"}, "complete 'columns' is not one of"),
-])
+@pytest.mark.parametrize(
+    ("kw", "message"),
+    [
+        ({"type": "durations"}, "type 'durations' is not one of"),
+        ({"type": list}, "type <class 'list'> is not one of"),
+        ({"pipeline": "values"}, "pipeline 'values' is not one of"),
+        ({"complete": "columns"}, "complete 'columns' is not one of"),
+    ],
+)
 def test_a_bad_declaration_fails_where_it_is_declared(kw: dict[str, Any], message: str) -> None:
     with pytest.raises(ValueError, match=f"parameter -Limit: {message}"):
+
         @cmdlet("Get-Thing", synopsis="A thing.", params=[Param("Limit", **kw)])
         def get_thing(ctx: Any, *, limit: Any = None) -> None:
             return None
@@ -55,7 +59,8 @@ async def test_error_action_preference_is_case_insensitive(shell: Shell) -> None
 
 async def test_an_unknown_error_action_preference_is_one_clear_error(shell: Shell) -> None:
     await shell.run("$ErrorActionPreference = 'Ignore-All'")
-    with pytest.raises(RuntimeFayError,
-                       match="ErrorAction 'Ignore-All' is not one of Stop, Continue, "
-                             "SilentlyContinue, Ignore"):
+    with pytest.raises(
+        RuntimeFayError,
+        match="ErrorAction 'Ignore-All' is not one of Stop, Continue, SilentlyContinue, Ignore",
+    ):
         await shell.run("Get-Variable nope")

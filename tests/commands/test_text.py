@@ -13,20 +13,24 @@ async def test_join_string_parameters(shell) -> None:
     assert await shell.run("1..3 | Join-String -Separator ', '") == ["1, 2, 3"]
     assert await shell.run("'a','b' | Join-String -SingleQuote -Separator ','") == ["'a','b'"]
     assert await shell.run("'a','b' | Join-String -DoubleQuote -Separator ','") == ['"a","b"']
-    assert await shell.run("1..2 | Join-String -OutputPrefix '[' -OutputSuffix ']' "
-                           "-Separator ';'") == ["[1;2]"]
+    assert await shell.run(
+        "1..2 | Join-String -OutputPrefix '[' -OutputSuffix ']' -Separator ';'"
+    ) == ["[1;2]"]
     assert await shell.run("@{n='x'},@{n='y'} | Join-String n -Separator '|'") == ["x|y"]
     assert await shell.run("@{n=1},@{n=2} | Join-String { $_.n * 10 } ','") == ["10,20"]
-    assert await shell.run("1.5, 2 | Join-String -FormatString '{0:N2}' -Separator ' '") == \
-        ["1.50 2.00"]
+    assert await shell.run("1.5, 2 | Join-String -FormatString '{0:N2}' -Separator ' '") == [
+        "1.50 2.00"
+    ]
     assert await shell.run("@() | Join-String -OutputPrefix '<' -OutputSuffix '>'") == ["<>"]
     assert await shell.run("$OFS = '+'; 1, $null, 2 | Join-String") == ["1+2"]
 
 
 def test_dotnet_format_items() -> None:
     assert dotnet_format("[{0,5}|{0,-5}]", 42) == "[   42|42   ]"
-    assert dotnet_format("{0:N1} {0:F3} {1:D4} {1:X} {1:x2} {2:P1}", 1234.56, 10, 0.125) == \
-        "1,234.6 1234.560 0010 A 0a 12.5 %"
+    assert (
+        dotnet_format("{0:N1} {0:F3} {1:D4} {1:X} {1:x2} {2:P1}", 1234.56, 10, 0.125)
+        == "1,234.6 1234.560 0010 A 0a 12.5 %"
+    )
     assert dotnet_format("{{{0}}}", "x") == "{x}"
 
 
@@ -35,18 +39,26 @@ async def test_select_string_lines_and_matchinfo(shell) -> None:
     assert text == "banana"
     (info,) = await shell.run("'apple','Banana' | Select-String 'AN'")
     assert (info.Line, info.LineNumber, info.Path, info.Filename, info.Pattern) == (
-        "Banana", 2, "InputStream", "InputStream", "AN")
+        "Banana",
+        2,
+        "InputStream",
+        "InputStream",
+        "AN",
+    )
     assert [str(m) for m in info.Matches] == ["an"]
-    assert await shell.run("('a1b22c333' | Select-String '\\d+' -AllMatches).Matches.Value") == \
-        ["1", "22", "333"]
-    assert await shell.run("('k=v' | Select-String '(?<key>\\w)=(?<val>\\w)').Matches[0]"
-                           ".Groups[2].Value") == ["v"]
+    assert await shell.run("('a1b22c333' | Select-String '\\d+' -AllMatches).Matches.Value") == [
+        "1",
+        "22",
+        "333",
+    ]
+    assert await shell.run(
+        "('k=v' | Select-String '(?<key>\\w)=(?<val>\\w)').Matches[0].Groups[2].Value"
+    ) == ["v"]
 
 
 async def test_select_string_switches(shell) -> None:
     lines = "'Error: a', 'error: b', 'ok', 'a.b'"
-    assert await shell.run(f"{lines} | Select-String Error -CaseSensitive | % Line") == \
-        ["Error: a"]
+    assert await shell.run(f"{lines} | Select-String Error -CaseSensitive | % Line") == ["Error: a"]
     assert await shell.run(f"{lines} | Select-String error -NotMatch | % Line") == ["ok", "a.b"]
     assert await shell.run(f"{lines} | Select-String '.' -SimpleMatch | % Line") == ["a.b"]
     assert await shell.run(f"{lines} | Select-String 'ok','a\\.b' -Raw") == ["ok", "a.b"]
@@ -64,8 +76,11 @@ async def test_select_string_files_and_context(shell, tmp_path) -> None:
     assert (hit.Filename, hit.LineNumber, str(hit)) == ("app.log", 3, f"{log}:3:fail net")
     (ctx,) = await shell.run(f"Select-String fail '{log}' -Context 1,1")
     assert ctx.Context.PreContext == ["warn disk"] and ctx.Context.PostContext == ["stop"]
-    assert str(ctx).splitlines() == [f"  {log}:2:warn disk", f"> {log}:3:fail net",
-                                     f"  {log}:4:stop"]
+    assert str(ctx).splitlines() == [
+        f"  {log}:2:warn disk",
+        f"> {log}:3:fail net",
+        f"  {log}:4:stop",
+    ]
     hits = await shell.run(f"Select-String -Path '{tmp_path}/*.log' -Pattern 'a'")
     assert [h.LineNumber for h in hits] == [1, 2, 3]
     with pytest.raises(FayError):
@@ -73,7 +88,8 @@ async def test_select_string_files_and_context(shell, tmp_path) -> None:
 
 
 async def test_select_string_shows_paths_relative_to_the_current_directory(
-        shell, tmp_path, monkeypatch) -> None:
+    shell, tmp_path, monkeypatch
+) -> None:
     (tmp_path / "app.log").write_text("ok\nfail net\n")
     await shell.run(f"cd '{tmp_path}'")  # the shell's location, not the process's directory
     (hit,) = await shell.run("Select-String fail app.log")

@@ -35,8 +35,9 @@ def _converter(f):
     if isinstance(f, bt2._ArrayFieldConst):
         return lambda a: [value(v) for v in a]
     if isinstance(f, bt2._VariantFieldConst):
-        return lambda v: {v.cls.option_at_index(v.selected_option_index).name:
-                          value(v.selected_option)}
+        return lambda v: {
+            v.cls.option_at_index(v.selected_option_index).name: value(v.selected_option)
+        }
     if isinstance(f, bt2._OptionFieldConst):
         return lambda o: None if o.field is None else value(o.field)
     raise TypeError(type(f))
@@ -56,8 +57,10 @@ def main(path: str) -> None:
             if ev.specific_context_field is not None:
                 ctx.update(value(ev.specific_context_field))
             payload = value(ev.payload_field) if ev.payload_field is not None else {}
-            out.write(json.dumps([ev.name, msg.default_clock_snapshot.ns_from_origin, cpu,
-                                  ctx, payload]) + "\n")
+            out.write(
+                json.dumps([ev.name, msg.default_clock_snapshot.ns_from_origin, cpu, ctx, payload])
+                + "\n"
+            )
         elif type(msg) is bt2._DiscardedEventsMessageConst:
             disc_ev += msg.count or 0
         elif type(msg) is bt2._DiscardedPacketsMessageConst:

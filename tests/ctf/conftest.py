@@ -30,16 +30,27 @@ def prefer_c(request: pytest.FixtureRequest) -> bool:
 def gen_lossy(tmp_path_factory: pytest.TempPathFactory) -> GenInfo:
     """A 30k-event kernel-layout trace over 3 CPUs with discarded events and lost packets."""
     out = tmp_path_factory.mktemp("gen") / "lossy"
-    return write_trace(out, GenSpec(events=30_000, cpus=3, packet_size=8192, discard_every=4,
-                                    lost_every=9, seed=7))
+    return write_trace(
+        out, GenSpec(events=30_000, cpus=3, packet_size=8192, discard_every=4, lost_every=9, seed=7)
+    )
 
 
 @pytest.fixture(scope="session")
 def gen_chunked(tmp_path_factory: pytest.TempPathFactory) -> GenInfo:
     """A kernel-layout trace cut in time into 3 chunk directories."""
     out = tmp_path_factory.mktemp("gen") / "chunked"
-    return write_trace(out, GenSpec(events=40_000, cpus=4, packet_size=16384, chunks=3, seed=3,
-                                    discard_every=3, lost_every=5))
+    return write_trace(
+        out,
+        GenSpec(
+            events=40_000,
+            cpus=4,
+            packet_size=16384,
+            chunks=3,
+            seed=3,
+            discard_every=3,
+            lost_every=5,
+        ),
+    )
 
 
 def shared_trace(name: str) -> Path:

@@ -101,13 +101,15 @@ class Bits:
 
     def tobytes(self) -> bytes:
         self._grow(self.pos)
-        return bytes(sum(b << k for k, b in enumerate(self.bits[i:i + 8]))
-                     for i in range(0, self.pos + (-self.pos) % 8, 8))
+        return bytes(
+            sum(b << k for k, b in enumerate(self.bits[i : i + 8]))
+            for i in range(0, self.pos + (-self.pos) % 8, 8)
+        )
 
 
 def misc_event(w: Bits, i: int) -> None:
     kind = (0, 5, 8)[i % 3]
-    w.align(64)                          # a struct aligns to its most aligned field
+    w.align(64)  # a struct aligns to its most aligned field
     w.int(kind, 8)
     w.int(-3 + i % 7, 3, align=1)
     w.int(i & 1, 1, align=1)
@@ -129,7 +131,7 @@ def misc_event(w: Bits, i: int) -> None:
     if kind == 0:
         w.int(70000 + i, 32)
     elif kind == 5:
-        w.raw(b"opt\xff" + str(i).encode() + b"\0")     # invalid UTF-8 byte
+        w.raw(b"opt\xff" + str(i).encode() + b"\0")  # invalid UTF-8 byte
     else:
         w.int(-(1 << 40) - i, 64)
     w.int(-i, 64)
@@ -145,7 +147,7 @@ def write_mini(out: Path, events: int = 60) -> Path:
     head = 4 + 16 + 4 + 8 * 4 + 4
     for lo, hi in ((0, half), (half, events)):
         body = Bits()
-        body.pos = head * 8                  # alignment counts from the packet start
+        body.pos = head * 8  # alignment counts from the packet start
         t0 = ts
         for i in range(lo, hi):
             body.int(1 if i % 5 == 4 else 0, 16)
@@ -158,8 +160,9 @@ def write_mini(out: Path, events: int = 60) -> Path:
             ts += 17 + i
         content_bits = body.pos
         size = ((content_bits // 8 + 255) // 256) * 256
-        hdr = struct.pack("<I16sIQQQQI", 0xC1FC1FC1, UUID.bytes, 0, t0, ts, content_bits,
-                          size * 8, 2)
+        hdr = struct.pack(
+            "<I16sIQQQQI", 0xC1FC1FC1, UUID.bytes, 0, t0, ts, content_bits, size * 8, 2
+        )
         payload = hdr + body.tobytes()[head:]
         data += payload + bytes(size - len(payload))
     (out / "stream_0").write_bytes(data)

@@ -37,7 +37,7 @@ def _flat(d: dict[str, Any], prefix: str = "") -> dict[str, Any]:
     for k, v in d.items():
         if isinstance(v, dict):
             out.update(_flat(v, f"{prefix}{k}_"))
-        elif v is not None:          # our columns of variant options not taken are NULL
+        elif v is not None:  # our columns of variant options not taken are NULL
             out[prefix + k] = v
     return out
 
@@ -50,8 +50,11 @@ def prefetch(*paths: str) -> None:
     for path in paths:
         if path not in _RUNNING:
             _RUNNING[path] = subprocess.Popen(
-                [BT2_PYTHON, str(HERE / "bt2dump.py"), path], stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE, text=True)
+                [BT2_PYTHON, str(HERE / "bt2dump.py"), path],
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                text=True,
+            )
 
 
 @lru_cache(maxsize=16)
@@ -109,8 +112,15 @@ def _batch_lines(trace: Any, batch: Any) -> list[str]:
     for i in range(n):
         ctx = {k: common[k][i] for k in ctx_names}
         ctx.update(per_row[i][0])
-        out.append(canon(trace.classes[common["cls"][i]].name, common["ts"][i], common["cpu"][i],
-                         ctx, per_row[i][1]))
+        out.append(
+            canon(
+                trace.classes[common["cls"][i]].name,
+                common["ts"][i],
+                common["cpu"][i],
+                ctx,
+                per_row[i][1],
+            )
+        )
     return out
 
 

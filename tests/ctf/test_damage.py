@@ -31,8 +31,13 @@ def decode(path: Path, prefer_c: bool) -> tuple[list[tuple[int, int]], list[Stre
     stats = []
     for r in stream_readers(tr, prefer_c, batch_rows=1000):
         for b in r.batches():
-            events += list(zip(b.common.column("ts").to_pylist(),
-                               b.common.column("cls").to_pylist(), strict=True))
+            events += list(
+                zip(
+                    b.common.column("ts").to_pylist(),
+                    b.common.column("cls").to_pylist(),
+                    strict=True,
+                )
+            )
             for t in b.payload.values():
                 assert t.num_rows == len(set(t.column("row").to_pylist()))
         stats.append(r.stats)
@@ -71,7 +76,7 @@ def test_garbage_inside_packet(trace: Path, prefer_c: bool) -> None:
     f = trace / "channel0_0"
     data = bytearray(f.read_bytes())
     start = PACKET + 84 + 2000
-    data[start: start + 64] = b"\x1e" * 64          # compact header, id 30: not declared
+    data[start : start + 64] = b"\x1e" * 64  # compact header, id 30: not declared
     f.write_bytes(bytes(data))
     events, (st,) = decode(trace, prefer_c)
     assert st.error is not None
@@ -87,7 +92,7 @@ def test_garbage_inside_packet(trace: Path, prefer_c: bool) -> None:
 def test_bad_content_size(trace: Path, prefer_c: bool) -> None:
     f = trace / "channel0_0"
     data = bytearray(f.read_bytes())
-    struct.pack_into("<Q", data, PACKET + 32 + 16, PACKET * 8 + 64)   # content > packet size
+    struct.pack_into("<Q", data, PACKET + 32 + 16, PACKET * 8 + 64)  # content > packet size
     f.write_bytes(bytes(data))
     events, (st,) = decode(trace, prefer_c)
     assert st.error is not None and st.error.offset == PACKET
@@ -131,7 +136,7 @@ def test_metadata_of_another_trace(trace: Path, tmp_path: Path, prefer_c: bool) 
 def test_unknown_stream_class(trace: Path, prefer_c: bool) -> None:
     f = trace / "channel0_0"
     data = bytearray(f.read_bytes())
-    struct.pack_into("<I", data, 20, 7)                  # stream_id 7 is not declared
+    struct.pack_into("<I", data, 20, 7)  # stream_id 7 is not declared
     f.write_bytes(bytes(data))
     _, (st,) = decode(trace, prefer_c)
     assert st.error is not None and st.error.offset == 0 and "stream class 7" in st.error.message

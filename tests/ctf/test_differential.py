@@ -25,8 +25,10 @@ def assert_same(ref: View, ours: View) -> None:
     """Equal views, except babeltrace2's stale empty strings (explained below)."""
     assert len(ours.lines) == len(ref.lines)
     assert Counter(_key(x)[0] for x in ours.lines) == Counter(_key(x)[0] for x in ref.lines)
-    assert (ours.discarded_events, ours.discarded_packets) == \
-        (ref.discarded_events, ref.discarded_packets)
+    assert (ours.discarded_events, ours.discarded_packets) == (
+        ref.discarded_events,
+        ref.discarded_packets,
+    )
     only_ref = sorted(set(ref.lines) - set(ours.lines))
     only_ours = sorted(set(ours.lines) - set(ref.lines))
     assert len(only_ref) == len(only_ours)

@@ -36,7 +36,11 @@ def test_parse_mini_metadata() -> None:
     kind = f["_kind"]
     assert isinstance(kind, EnumType)
     assert [(m.label, m.low, m.high) for m in kind.mappings] == [
-        ("A", 0, 0), ("B", 5, 5), ("C", 7, 9), ("quoted label", 10, 10)]
+        ("A", 0, 0),
+        ("B", 5, 5),
+        ("C", 7, 9),
+        ("quoted label", 10, 10),
+    ]
     assert isinstance(f["_be13"], IntType) and f["_be13"].big_endian and f["_be13"].size == 13
     assert isinstance(f["_vals"], SequenceType) and f["_vals"].length_path == "_n"
     assert isinstance(f["_v"], VariantType) and f["_v"].tag == "_kind"
@@ -44,27 +48,35 @@ def test_parse_mini_metadata() -> None:
 
 
 def test_native_byte_order_follows_trace() -> None:
-    text = ("typealias integer { size = 32; align = 8; signed = false; } := u32;\n"
-            "trace { major = 1; minor = 8; byte_order = be; };\n"
-            "event { name = e; fields := struct { u32 _a; integer { size = 8; byte_order = le; }"
-            " _b; }; };")
+    text = (
+        "typealias integer { size = 32; align = 8; signed = false; } := u32;\n"
+        "trace { major = 1; minor = 8; byte_order = be; };\n"
+        "event { name = e; fields := struct { u32 _a; integer { size = 8; byte_order = le; }"
+        " _b; }; };"
+    )
     meta = parse_tsdl(text)
     a, b = (x.type for x in meta.streams[0].events[0].fields.fields)  # type: ignore[union-attr]
     assert isinstance(a, IntType) and a.big_endian
     assert isinstance(b, IntType) and not b.big_endian
 
 
-@pytest.mark.parametrize("text, where", [
-    ("trace { major = 1; ", "expected"),
-    ("event { name = x; fields := struct { nosuchtype _a; }; };", "unknown type"),
-    ("typealias integer { size = 99; } := big;", "size"),
-    ("trace { byte_order = le; } ; @", "unexpected character"),
-    ("event { name = x; fields := struct { integer { size = 8; } _a[_nolen]; }; }; "
-     "stream { id = 0; };", None),
-])
+@pytest.mark.parametrize(
+    "text, where",
+    [
+        ("trace { major = 1; ", "expected"),
+        ("event { name = x; fields := struct { nosuchtype _a; }; };", "unknown type"),
+        ("typealias integer { size = 99; } := big;", "size"),
+        ("trace { byte_order = le; } ; @", "unexpected character"),
+        (
+            "event { name = x; fields := struct { integer { size = 8; } _a[_nolen]; }; }; "
+            "stream { id = 0; };",
+            None,
+        ),
+    ],
+)
 def test_bad_tsdl(text: str, where: str | None) -> None:
     if where is None:
-        meta = parse_tsdl(text)      # parses; the missing length field is a compile error
+        meta = parse_tsdl(text)  # parses; the missing length field is a compile error
         from fayshell.ctf import program as P
 
         with pytest.raises(P.CompileError, match="_nolen"):

@@ -17,9 +17,14 @@ def _python_constants() -> dict[str, int]:
     tree = ast.parse((CTF / "program.py").read_text())
     out: dict[str, int] = {}
     for node in tree.body:
-        if (isinstance(node, ast.Assign) and len(node.targets) == 1
-                and isinstance(node.targets[0], ast.Name) and node.targets[0].id.isupper()
-                and isinstance(node.value, ast.Constant) and type(node.value.value) is int):
+        if (
+            isinstance(node, ast.Assign)
+            and len(node.targets) == 1
+            and isinstance(node.targets[0], ast.Name)
+            and node.targets[0].id.isupper()
+            and isinstance(node.value, ast.Constant)
+            and type(node.value.value) is int
+        ):
             out[node.targets[0].id] = node.value.value
     return out
 
@@ -41,7 +46,7 @@ def _header_constants() -> dict[str, int]:
 
 def test_header_equals_program_py() -> None:
     python = _python_constants()
-    assert {"WIDTH", "ALIGN", "END", "REG_ID", "K_LIST"} <= python.keys()   # the parse works
+    assert {"WIDTH", "ALIGN", "END", "REG_ID", "K_LIST"} <= python.keys()  # the parse works
     assert _header_constants() == python
 
 
@@ -53,4 +58,4 @@ def test_program_values_are_the_module_attributes() -> None:
 def test_decoder_takes_its_opcodes_from_the_header() -> None:
     source = (CTF / "_decode.c").read_text()
     assert '#include "_opcodes.h"' in source
-    assert not re.search(r"\b(ALIGN|INT|END|K_INT)\s*=\s*\d", source)   # no second copy
+    assert not re.search(r"\b(ALIGN|INT|END|K_INT)\s*=\s*\d", source)  # no second copy

@@ -22,15 +22,33 @@ from fayshell.lang.values import Duration
 D = DateTime(2024, 3, 5, 14, 7, 9, 45_600)
 
 
-@pytest.mark.parametrize(("fmt", "expected"), [
-    ("yyyy-MM-dd", "2024-03-05"), ("%d", "5"), ("%M", "3"), ("MMMM", "March"),
-    ("ddd, MMM d", "Tue, Mar 5"), ("hh:mm tt", "02:07 PM"), ("H:m:s", "14:7:9"),
-    ("fff", "045"), ("FFFFFFF", "0456"), ("ss.FFF", "09.045"), ("yyyyy", "02024"),
-    ("%y", "24"), ("t", "2:07 PM"), ("T", "2:07:09 PM"), ("g", "3/5/2024 2:07 PM"),
-    ("M", "March 5"), ("Y", "March 2024"), ("r", "Tue, 05 Mar 2024 14:07:09 GMT"),
-    ("s", "2024-03-05T14:07:09"), ("o", "2024-03-05T14:07:09.0456000"),
-    ("'year' yyyy", "year 2024"), ('"at" HH\\h', "at 14h"),
-])
+@pytest.mark.parametrize(
+    ("fmt", "expected"),
+    [
+        ("yyyy-MM-dd", "2024-03-05"),
+        ("%d", "5"),
+        ("%M", "3"),
+        ("MMMM", "March"),
+        ("ddd, MMM d", "Tue, Mar 5"),
+        ("hh:mm tt", "02:07 PM"),
+        ("H:m:s", "14:7:9"),
+        ("fff", "045"),
+        ("FFFFFFF", "0456"),
+        ("ss.FFF", "09.045"),
+        ("yyyyy", "02024"),
+        ("%y", "24"),
+        ("t", "2:07 PM"),
+        ("T", "2:07:09 PM"),
+        ("g", "3/5/2024 2:07 PM"),
+        ("M", "March 5"),
+        ("Y", "March 2024"),
+        ("r", "Tue, 05 Mar 2024 14:07:09 GMT"),
+        ("s", "2024-03-05T14:07:09"),
+        ("o", "2024-03-05T14:07:09.0456000"),
+        ("'year' yyyy", "year 2024"),
+        ('"at" HH\\h', "at 14h"),
+    ],
+)
 def test_format_strings(fmt: str, expected: str) -> None:
     assert format_date(D, fmt) == expected
 
@@ -53,8 +71,18 @@ def test_uformat_leading_plus_and_unknown_specifier() -> None:
     assert uformat(D, "+%Y%m%d %q") == "20240305 q"
 
 
-@pytest.mark.parametrize("text", ["2024-03-05", "03/05/2024", "March 5, 2024", "5 March 2024",
-                                  "Mar 5 2024", "2024/03/05", "Tuesday, March 5, 2024"])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "2024-03-05",
+        "03/05/2024",
+        "March 5, 2024",
+        "5 March 2024",
+        "Mar 5 2024",
+        "2024/03/05",
+        "Tuesday, March 5, 2024",
+    ],
+)
 def test_parse_date_forms(text: str) -> None:
     assert parse_date(text).naive() == datetime(2024, 3, 5)
 
@@ -74,8 +102,9 @@ def test_methods_and_arguments() -> None:
     assert call_method(D, "CompareTo", [DateTime(2025, 1, 1)]) == -1
     assert call_method(D, "Equals", ["2024-03-05 14:07:09.0456"]) is True
     assert call_method(datetime(2024, 3, 5), "ToString", ["dddd"]) == "Tuesday"
-    assert call_method(Duration(90_000_000_000), "Add", [Duration(30_000_000_000)]) == \
-        Duration(120_000_000_000)
+    assert call_method(Duration(90_000_000_000), "Add", [Duration(30_000_000_000)]) == Duration(
+        120_000_000_000
+    )
     assert call_method("text", "AddDays", [1]) is NOT_HANDLED
     with pytest.raises(DateError, match="does not take 3 arguments"):
         call_method(D, "AddDays", [1, 2, 3])
@@ -84,10 +113,16 @@ def test_methods_and_arguments() -> None:
 
 
 def test_timespan_members_and_parsing() -> None:
-    span = Duration(-(timedelta(days=1, hours=2, minutes=3, seconds=4.5) //
-                      timedelta(microseconds=1)) * 1000)
-    assert (span.Days, span.Hours, span.Minutes, span.Seconds, span.Milliseconds) == \
-        (-1, -2, -3, -4, -500)
+    span = Duration(
+        -(timedelta(days=1, hours=2, minutes=3, seconds=4.5) // timedelta(microseconds=1)) * 1000
+    )
+    assert (span.Days, span.Hours, span.Minutes, span.Seconds, span.Milliseconds) == (
+        -1,
+        -2,
+        -3,
+        -4,
+        -500,
+    )
     assert parse_timespan("-1.02:03:04.5") == span
     assert parse_timespan("01:30") == Duration(90 * 60 * 10**9)
     with pytest.raises(DateError, match="out of range"):
@@ -109,12 +144,15 @@ async def test_timespan_cast_in_the_language(shell) -> None:
     assert await shell.run("([timespan]'01:30:00').TotalMinutes") == [90.0]
 
 
-@pytest.mark.parametrize(("text", "fmt", "expected"), [
-    ("2024-01-15", "yyyy-MM-dd", datetime(2024, 1, 15)),
-    ("15/01/2024 08:05", "dd/MM/yyyy HH:mm", datetime(2024, 1, 15, 8, 5)),
-    ("Jan 5, 24 3:07:09 PM", "MMM d, yy h:mm:ss tt", datetime(2024, 1, 5, 15, 7, 9)),
-    ("20240115T1200", "yyyyMMdd'T'HHmm", datetime(2024, 1, 15, 12)),
-])
+@pytest.mark.parametrize(
+    ("text", "fmt", "expected"),
+    [
+        ("2024-01-15", "yyyy-MM-dd", datetime(2024, 1, 15)),
+        ("15/01/2024 08:05", "dd/MM/yyyy HH:mm", datetime(2024, 1, 15, 8, 5)),
+        ("Jan 5, 24 3:07:09 PM", "MMM d, yy h:mm:ss tt", datetime(2024, 1, 5, 15, 7, 9)),
+        ("20240115T1200", "yyyyMMdd'T'HHmm", datetime(2024, 1, 15, 12)),
+    ],
+)
 def test_parse_exact(text: str, fmt: str, expected: datetime) -> None:
     assert static_member("datetime", "ParseExact", [text, fmt, None]).naive() == expected
 
@@ -126,15 +164,23 @@ def test_parse_exact_mismatch() -> None:
 
 async def test_day_of_week_is_a_name_and_a_number(shell) -> None:
     await shell.run("$d = Get-Date -Date '2024-01-15'")
-    assert await shell.run('$d.DayOfWeek -eq "monday"; [int]$d.DayOfWeek; "$($d.DayOfWeek)"') \
-        == [True, 1, "Monday"]
-    assert await shell.run("$d.DayOfWeek -eq 1; $d.AddDays(6).DayOfWeek -lt $d.DayOfWeek") == \
-        [True, True]
+    assert await shell.run('$d.DayOfWeek -eq "monday"; [int]$d.DayOfWeek; "$($d.DayOfWeek)"') == [
+        True,
+        1,
+        "Monday",
+    ]
+    assert await shell.run("$d.DayOfWeek -eq 1; $d.AddDays(6).DayOfWeek -lt $d.DayOfWeek") == [
+        True,
+        True,
+    ]
 
 
 async def test_dates_show_long_but_read_invariant_in_strings(shell) -> None:
     await shell.run("$d = Get-Date -Date '2024-01-15 13:05'")
     assert await shell.text("$d") == "\nMonday, January 15, 2024 1:05:00 PM\n"
-    assert await shell.run('"$d"; [string]$d; $d.ToString()') == \
-        ["01/15/2024 13:05:00", "01/15/2024 13:05:00", "1/15/2024 1:05:00 PM"]
+    assert await shell.run('"$d"; [string]$d; $d.ToString()') == [
+        "01/15/2024 13:05:00",
+        "01/15/2024 13:05:00",
+        "1/15/2024 1:05:00 PM",
+    ]
     assert format(DateTime(2024, 1, 15, 13, 5), "") == "1/15/2024 1:05:00 PM"

@@ -8,52 +8,55 @@ from fayshell.errors import CommandNotFound, ParameterError, RuntimeFayError
 from fayshell.lang.values import Duration, Size
 
 
-@pytest.mark.parametrize("src, expected", [
-    ("1 + 2 * 3", [7]),
-    ("(1 + 2) * 3", [9]),
-    ("10 / 4", [2.5]),
-    ("10 / 2", [5]),
-    ("7 % 3", [1]),
-    ("'a' + 1", ["a1"]),
-    ("'ab' * 3", ["ababab"]),
-    ("1,2 + 3", [1, 2, 3]),
-    ("1..4", [1, 2, 3, 4]),
-    ("3..1", [3, 2, 1]),
-    ("$true -and $false", [False]),
-    ("$true -or $false", [True]),
-    ("-not $null", [True]),
-    ("!(1 -eq 1)", [False]),
-    ("'ABC' -eq 'abc'", [True]),
-    ("'ABC' -ceq 'abc'", [False]),
-    ("'10' -eq 10", [True]),
-    ("10 -eq '10'", [True]),
-    ("2 -gt '10'", [False]),
-    ("'read' -like 're*'", [True]),
-    ("'read' -notlike 'w*'", [True]),
-    ("'openat' -match '^open'", [True]),
-    ("'x' -notmatch 'y'", [True]),
-    ("3 -in 1,2,3", [True]),
-    ("3 -notin 1,2", [True]),
-    ("1,2,3 -contains 2", [True]),
-    ("1,2,3,2 -eq 2", [2, 2]),
-    ("1,5,9 -gt 4", [5, 9]),
-    ("$null -eq $null", [True]),
-    ("'a,b,c' -split ','", ["a", "b", "c"]),
-    ("(1,2,3) -join '-'", ["1-2-3"]),
-    ("'hello' -replace 'l','L'", ["heLLo"]),
-    ("'{0}-{1}' -f 'a', 2", ["a-2"]),
-    ("[int]'42' + 1", [43]),
-    ("[string]5 + 5", ["55"]),
-    ("5 -is [int]", [True]),
-    ("'abc'.ToUpper()", ["ABC"]),
-    ("'abc'.Length", [3]),
-    ("(1,2,3).Count", [3]),
-    ("@(1,2,3)[1]", [2]),
-    ("@(1,2,3)[-1]", [3]),
-    ("0x1F", [31]),
-    ("1.5e3", [1500.0]),
-    ("-5 + 2", [-3]),
-])
+@pytest.mark.parametrize(
+    "src, expected",
+    [
+        ("1 + 2 * 3", [7]),
+        ("(1 + 2) * 3", [9]),
+        ("10 / 4", [2.5]),
+        ("10 / 2", [5]),
+        ("7 % 3", [1]),
+        ("'a' + 1", ["a1"]),
+        ("'ab' * 3", ["ababab"]),
+        ("1,2 + 3", [1, 2, 3]),
+        ("1..4", [1, 2, 3, 4]),
+        ("3..1", [3, 2, 1]),
+        ("$true -and $false", [False]),
+        ("$true -or $false", [True]),
+        ("-not $null", [True]),
+        ("!(1 -eq 1)", [False]),
+        ("'ABC' -eq 'abc'", [True]),
+        ("'ABC' -ceq 'abc'", [False]),
+        ("'10' -eq 10", [True]),
+        ("10 -eq '10'", [True]),
+        ("2 -gt '10'", [False]),
+        ("'read' -like 're*'", [True]),
+        ("'read' -notlike 'w*'", [True]),
+        ("'openat' -match '^open'", [True]),
+        ("'x' -notmatch 'y'", [True]),
+        ("3 -in 1,2,3", [True]),
+        ("3 -notin 1,2", [True]),
+        ("1,2,3 -contains 2", [True]),
+        ("1,2,3,2 -eq 2", [2, 2]),
+        ("1,5,9 -gt 4", [5, 9]),
+        ("$null -eq $null", [True]),
+        ("'a,b,c' -split ','", ["a", "b", "c"]),
+        ("(1,2,3) -join '-'", ["1-2-3"]),
+        ("'hello' -replace 'l','L'", ["heLLo"]),
+        ("'{0}-{1}' -f 'a', 2", ["a-2"]),
+        ("[int]'42' + 1", [43]),
+        ("[string]5 + 5", ["55"]),
+        ("5 -is [int]", [True]),
+        ("'abc'.ToUpper()", ["ABC"]),
+        ("'abc'.Length", [3]),
+        ("(1,2,3).Count", [3]),
+        ("@(1,2,3)[1]", [2]),
+        ("@(1,2,3)[-1]", [3]),
+        ("0x1F", [31]),
+        ("1.5e3", [1500.0]),
+        ("-5 + 2", [-3]),
+    ],
+)
 async def test_expressions(shell, src, expected) -> None:
     assert await shell.run(src) == expected
 
@@ -77,7 +80,8 @@ async def test_arrays_hashtables_members_and_indexing(shell) -> None:
         "$h.name; $h.N; $h['name']; $h.Count\n"
         "$h.extra = 5; $h.extra\n"
         "$rows = @{ x = 1 }, @{ x = 2 }\n"
-        "$rows.x; $rows[1].x; @().Count; @(7).Count")
+        "$rows.x; $rows[1].x; @().Count; @(7).Count"
+    )
     assert out == ["a", 2, "a", 2, 5, 1, 2, 2, 0, 1]
 
 
@@ -87,27 +91,34 @@ async def test_assignment_operators(shell) -> None:
 
 
 async def test_if_elseif_else(shell) -> None:
-    src = "foreach ($v in 1,5,9) { if ($v -lt 3) { 'low' } elseif ($v -lt 7) { 'mid' } " \
-          "else { 'high' } }"
+    src = (
+        "foreach ($v in 1,5,9) { if ($v -lt 3) { 'low' } elseif ($v -lt 7) { 'mid' } "
+        "else { 'high' } }"
+    )
     assert await shell.run(src) == ["low", "mid", "high"]
 
 
 async def test_foreach_while_break_continue(shell) -> None:
-    src = ("$out = foreach ($i in 1..10) { if ($i -eq 3) { continue }; if ($i -gt 5) { break }; $i }\n"
-           "$out\n$k = 0; while ($k -lt 3) { $k += 1 }; $k")
+    src = (
+        "$out = foreach ($i in 1..10) { if ($i -eq 3) { continue }; if ($i -gt 5) { break }; $i }\n"
+        "$out\n$k = 0; while ($k -lt 3) { $k += 1 }; $k"
+    )
     assert await shell.run(src) == [1, 2, 4, 5, 3]
 
 
 async def test_functions_with_params_defaults_and_return(shell) -> None:
-    src = ("function Scale { param($value, [int]$factor = 10) return $value * $factor; 'never' }\n"
-           "Scale 3; Scale -value 2 -factor 5; Scale -fac 2 4\n"
-           "function Twice { $args[0] * 2 }; Twice 21")
+    src = (
+        "function Scale { param($value, [int]$factor = 10) return $value * $factor; 'never' }\n"
+        "Scale 3; Scale -value 2 -factor 5; Scale -fac 2 4\n"
+        "function Twice { $args[0] * 2 }; Twice 21"
+    )
     assert await shell.run(src) == [30, 10, 8, 42]
 
 
 async def test_function_receives_pipeline_input(shell) -> None:
-    assert await shell.run("function Total { ($input | Measure-Object -Sum).Sum }; 1..4 | Total") \
-        == [10]
+    assert await shell.run(
+        "function Total { ($input | Measure-Object -Sum).Sum }; 1..4 | Total"
+    ) == [10]
 
 
 async def test_script_block_scope_updates_outer_variable(shell) -> None:
@@ -139,17 +150,23 @@ async def test_unknown_command_suggests_close_name(shell) -> None:
     assert "did you mean Where-Object?" in info.value.one_line()
 
 
-@pytest.mark.parametrize("src, message", [
-    ("Sort-Object -Foo", "Sort-Object -Foo: no such parameter"),
-    ("Sort-Object -Desc -Descendin", "Sort-Object -Descending: given more than once"),
-    ("Select-Object -Ex x", "ambiguous parameter; it could be -ExpandProperty, -ExcludeProperty"),
-    ("Select-Object -First abc", "Select-Object -First: expects int, got string 'abc'"),
-    ("Start-Sleep 5MB", "Start-Sleep -Duration: expects duration"),
-    ("Select-Object -First", "Select-Object -First: missing an argument of type int"),
-    ("Where-Object", "Where-Object: missing mandatory parameter -FilterScript"),
-    ("Get-Help a b c", "unexpected positional argument 'b'"),
-    ("Measure-Object -Percentile 120", "120 is not within 0..100"),
-])
+@pytest.mark.parametrize(
+    "src, message",
+    [
+        ("Sort-Object -Foo", "Sort-Object -Foo: no such parameter"),
+        ("Sort-Object -Desc -Descendin", "Sort-Object -Descending: given more than once"),
+        (
+            "Select-Object -Ex x",
+            "ambiguous parameter; it could be -ExpandProperty, -ExcludeProperty",
+        ),
+        ("Select-Object -First abc", "Select-Object -First: expects int, got string 'abc'"),
+        ("Start-Sleep 5MB", "Start-Sleep -Duration: expects duration"),
+        ("Select-Object -First", "Select-Object -First: missing an argument of type int"),
+        ("Where-Object", "Where-Object: missing mandatory parameter -FilterScript"),
+        ("Get-Help a b c", "unexpected positional argument 'b'"),
+        ("Measure-Object -Percentile 120", "120 is not within 0..100"),
+    ],
+)
 async def test_parameter_errors_name_command_and_parameter(shell, src, message) -> None:
     with pytest.raises(ParameterError) as info:
         await shell.run("1 | " + src if src.startswith(("Sort", "Select", "Measure")) else src)

@@ -10,116 +10,148 @@ from fayshell.lang.interp import ExitSignal, Interpreter
 from fayshell.state import Options, ShellState
 
 
-@pytest.mark.parametrize("src, expected", [
-    # -f with .NET composite formatting
-    ('"{0:N2}" -f 3.14159', ["3.14"]),
-    ('"{0:N0}" -f 1234567', ["1,234,567"]),
-    ('"{0,5}|{1,-4}|" -f 1, "ab"', ["    1|ab  |"]),
-    ('"{0:D5}" -f 42', ["00042"]),
-    ('"{0:X}/{0:x4}" -f 255', ["FF/00ff"]),
-    ('"{0:P1}" -f 0.1234', ["12.3%"]),
-    ('"{0:F3}" -f 2.5', ["2.500"]),
-    ('"{0,5:N1}" -f 3.14159', ["  3.1"]),
-    ('"{0:0.00}" -f 0.125', ["0.13"]),
-    ('"{0:E2}" -f 12345.678', ["1.23E+004"]),
-    ('"{{literal}} {0}" -f 1', ["{literal} 1"]),
-    # regex: .NET syntax, $Matches, substitutions
-    ("'John Smith' -match '(?<first>\\w+) (?<last>\\w+)'; $Matches.last; $Matches[0]",
-     [True, "Smith", "John Smith"]),
-    ("'hello world' -replace '(\\w+) (\\w+)', '$2 $1'", ["world hello"]),
-    ("'a-b' -replace '(?<x>a)', '${x}X'", ["aX-b"]),
-    ("'Hello' -creplace 'h', 'J'", ["Hello"]),
-    ("'Hello' -ireplace 'h', 'J'", ["Jello"]),
-    ("'abc' -match '\\Aabc\\z'", [True]),
-    # -split with options, unary -split/-join
-    ("'a,b,c,d' -split ',', 2", ["a", "b,c,d"]),
-    ("'aXbxc' -csplit 'x'", ["aXb", "c"]),
-    ("'aXbxc' -isplit 'x'", ["a", "b", "c"]),
-    ("'a.b' -split '.', 0, 'SimpleMatch'", ["a", "b"]),
-    ("-split ' a  b c '", ["a", "b", "c"]),
-    ("-join ('a', 'b', 'c')", ["abc"]),
-    # ranges, null and scalar members
-    ("'A'..'C'", ["A", "B", "C"]),
-    ("$null.Count; (5).Count; (5).Length; 'abc'.Length; @().Count", [0, 1, 1, 3, 0]),
-    # conversions and type tests
-    ("'42' -as [int]; ('abc' -as [int]) -eq $null", [42, True]),
-    ("5 -is [int]; 'x' -isnot [string]; 1.5 -is [double]", [True, False, True]),
-    ("[int]2.5; [int]3.5; [char]65; [string]$null -eq ''", [2, 4, "A", True]),
-    ("[int[]]('1', '2')", [1, 2]),
-    ("[bool]'false'; [bool]0", [True, False]),
-    ("(1).GetType().Name; 'a'.GetType().FullName", ["Int32", "System.String"]),
-    # null-coalescing, ternary, increments, compound assignment
-    ("$a = $null; $a ?? 'def'; $a ??= 5; $a ??= 6; $a", ["def", 5]),
-    ("$true ? 'y' : 'n'; (1 -gt 2) ? 'y' : 'n'", ["y", "n"]),
-    ("$i = 5; $i++; $i; ++$i; $i--; $i; $j = $i++; $j; $i", [6, 6, 6, 7]),
-    ("$i = 1; ($i++); ($i); (--$i)", [1, 2, 1]),
-    ("$x = 10; $x += 5; $x -= 3; $x *= 2; $x /= 4; $x %= 4; $x", [2]),
-    ("$s = 'a'; $s += 'b'; $s", ["ab"]),
-    ("$arr = @(); $arr += 1; $arr += 2; $arr.Count", [2]),
-    # [math] and static members
-    ("[math]::Round(2.567, 2); [math]::Round(2.5); [math]::Floor(2.7); [math]::Abs(-3)",
-     [2.57, 2.0, 2.0, 3]),
-    ("[math]::Max(3, 7); [math]::Min(3, 7); [math]::Pow(2, 10); [math]::Sqrt(16)",
-     [7, 3, 1024.0, 4.0]),
-    ("[int]::MaxValue; [string]::IsNullOrEmpty(''); [string]::Join('-', (1, 2))",
-     [2147483647, True, "1-2"]),
-    # string and array methods
-    ("'  hi  '.Trim(); 'abc'.PadLeft(5); 'Hello'.Substring(1, 3); 'Hello'.IndexOf('l')",
-     ["hi", "  abc", "ell", 2]),
-    ("'a,b'.Split(','); 'Hello'.StartsWith('He'); 'x'.ToUpper()", ["a", "b", True, "X"]),
-    ("(1, 2, 3).Where({ $_ -gt 1 }); (1, 2).ForEach({ $_ * 10 })", [2, 3, 10, 20]),
-    ("$h = @{a = 1}; $h.Add('b', 2); $h.Count; $h.ContainsKey('B')", [2, True]),
-    # here-strings
-    ('$n = 2\n$h = @"\nn is $n\n  "quoted"\n"@\n$h', ['n is 2\n  "quoted"']),
-    ("$t = @'\nlit $x\n'@\n$t", ["lit $x"]),
-    ("[ordered]@{ b = 1; a = 2 } | ForEach-Object { $_.Keys }", ["b", "a"]),
-    ("$PSItem = 3; $_", [3]),
-])
+@pytest.mark.parametrize(
+    "src, expected",
+    [
+        # -f with .NET composite formatting
+        ('"{0:N2}" -f 3.14159', ["3.14"]),
+        ('"{0:N0}" -f 1234567', ["1,234,567"]),
+        ('"{0,5}|{1,-4}|" -f 1, "ab"', ["    1|ab  |"]),
+        ('"{0:D5}" -f 42', ["00042"]),
+        ('"{0:X}/{0:x4}" -f 255', ["FF/00ff"]),
+        ('"{0:P1}" -f 0.1234', ["12.3%"]),
+        ('"{0:F3}" -f 2.5', ["2.500"]),
+        ('"{0,5:N1}" -f 3.14159', ["  3.1"]),
+        ('"{0:0.00}" -f 0.125', ["0.13"]),
+        ('"{0:E2}" -f 12345.678', ["1.23E+004"]),
+        ('"{{literal}} {0}" -f 1', ["{literal} 1"]),
+        # regex: .NET syntax, $Matches, substitutions
+        (
+            "'John Smith' -match '(?<first>\\w+) (?<last>\\w+)'; $Matches.last; $Matches[0]",
+            [True, "Smith", "John Smith"],
+        ),
+        ("'hello world' -replace '(\\w+) (\\w+)', '$2 $1'", ["world hello"]),
+        ("'a-b' -replace '(?<x>a)', '${x}X'", ["aX-b"]),
+        ("'Hello' -creplace 'h', 'J'", ["Hello"]),
+        ("'Hello' -ireplace 'h', 'J'", ["Jello"]),
+        ("'abc' -match '\\Aabc\\z'", [True]),
+        # -split with options, unary -split/-join
+        ("'a,b,c,d' -split ',', 2", ["a", "b,c,d"]),
+        ("'aXbxc' -csplit 'x'", ["aXb", "c"]),
+        ("'aXbxc' -isplit 'x'", ["a", "b", "c"]),
+        ("'a.b' -split '.', 0, 'SimpleMatch'", ["a", "b"]),
+        ("-split ' a  b c '", ["a", "b", "c"]),
+        ("-join ('a', 'b', 'c')", ["abc"]),
+        # ranges, null and scalar members
+        ("'A'..'C'", ["A", "B", "C"]),
+        ("$null.Count; (5).Count; (5).Length; 'abc'.Length; @().Count", [0, 1, 1, 3, 0]),
+        # conversions and type tests
+        ("'42' -as [int]; ('abc' -as [int]) -eq $null", [42, True]),
+        ("5 -is [int]; 'x' -isnot [string]; 1.5 -is [double]", [True, False, True]),
+        ("[int]2.5; [int]3.5; [char]65; [string]$null -eq ''", [2, 4, "A", True]),
+        ("[int[]]('1', '2')", [1, 2]),
+        ("[bool]'false'; [bool]0", [True, False]),
+        ("(1).GetType().Name; 'a'.GetType().FullName", ["Int32", "System.String"]),
+        # null-coalescing, ternary, increments, compound assignment
+        ("$a = $null; $a ?? 'def'; $a ??= 5; $a ??= 6; $a", ["def", 5]),
+        ("$true ? 'y' : 'n'; (1 -gt 2) ? 'y' : 'n'", ["y", "n"]),
+        ("$i = 5; $i++; $i; ++$i; $i--; $i; $j = $i++; $j; $i", [6, 6, 6, 7]),
+        ("$i = 1; ($i++); ($i); (--$i)", [1, 2, 1]),
+        ("$x = 10; $x += 5; $x -= 3; $x *= 2; $x /= 4; $x %= 4; $x", [2]),
+        ("$s = 'a'; $s += 'b'; $s", ["ab"]),
+        ("$arr = @(); $arr += 1; $arr += 2; $arr.Count", [2]),
+        # [math] and static members
+        (
+            "[math]::Round(2.567, 2); [math]::Round(2.5); [math]::Floor(2.7); [math]::Abs(-3)",
+            [2.57, 2.0, 2.0, 3],
+        ),
+        (
+            "[math]::Max(3, 7); [math]::Min(3, 7); [math]::Pow(2, 10); [math]::Sqrt(16)",
+            [7, 3, 1024.0, 4.0],
+        ),
+        (
+            "[int]::MaxValue; [string]::IsNullOrEmpty(''); [string]::Join('-', (1, 2))",
+            [2147483647, True, "1-2"],
+        ),
+        # string and array methods
+        (
+            "'  hi  '.Trim(); 'abc'.PadLeft(5); 'Hello'.Substring(1, 3); 'Hello'.IndexOf('l')",
+            ["hi", "  abc", "ell", 2],
+        ),
+        ("'a,b'.Split(','); 'Hello'.StartsWith('He'); 'x'.ToUpper()", ["a", "b", True, "X"]),
+        ("(1, 2, 3).Where({ $_ -gt 1 }); (1, 2).ForEach({ $_ * 10 })", [2, 3, 10, 20]),
+        ("$h = @{a = 1}; $h.Add('b', 2); $h.Count; $h.ContainsKey('B')", [2, True]),
+        # here-strings
+        ('$n = 2\n$h = @"\nn is $n\n  "quoted"\n"@\n$h', ['n is 2\n  "quoted"']),
+        ("$t = @'\nlit $x\n'@\n$t", ["lit $x"]),
+        ("[ordered]@{ b = 1; a = 2 } | ForEach-Object { $_.Keys }", ["b", "a"]),
+        ("$PSItem = 3; $_", [3]),
+    ],
+)
 async def test_expressions(shell, src, expected) -> None:
     assert await shell.run(src) == expected
 
 
-@pytest.mark.parametrize("src, expected", [
-    ("for ($i = 0; $i -lt 3; $i++) { $i }", [0, 1, 2]),
-    ("for ($i = 0; ; $i++) { if ($i -ge 2) { break }; $i }", [0, 1]),
-    ("for ($i = 0; $i -lt 4; $i++) { if ($i -eq 1) { continue }; $i }", [0, 2, 3]),
-    ("$i = 0; do { $i++ } while ($i -lt 3); $i", [3]),
-    ("$k = 0; do { $k++ } until ($k -ge 4); $k", [4]),
-    ("$i = 10; do { 'once' } while ($i -lt 3)", ["once"]),
-    ("switch (3) { 1 { 'one' } 3 { 'three' } default { 'other' } }", ["three"]),
-    ("switch (9) { 1 { 'one' } default { 'other' } }", ["other"]),
-    ("switch ('B') { 'b' { 'ci' } }; switch -CaseSensitive ('B') { 'b' { 'cs' } }", ["ci"]),
-    ("switch -Wildcard ('abc', 'xyz') { 'a*' { 'A' } default { 'D' } }", ["A", "D"]),
-    ("switch -Regex ('foo123') { '(\\d+)' { $Matches[1] } }", ["123"]),
-    ("switch (1, 2, 3) { 2 { 'two'; break } default { $_ } }", [1, "two"]),
-    ("switch (1, 2, 3) { 2 { continue } default { $_ } }", [1, 3]),
-    ("switch (5) { { $_ -gt 3 } { 'big' } { $_ -gt 4 } { 'bigger' } }", ["big", "bigger"]),
-    ("$r = switch (2) { 1 { 'a' } 2 { 'b' } }; $r", ["b"]),
-    ("function f { foreach ($x in 1..5) { if ($x -eq 3) { return $x } } }; f", [3]),
-])
+@pytest.mark.parametrize(
+    "src, expected",
+    [
+        ("for ($i = 0; $i -lt 3; $i++) { $i }", [0, 1, 2]),
+        ("for ($i = 0; ; $i++) { if ($i -ge 2) { break }; $i }", [0, 1]),
+        ("for ($i = 0; $i -lt 4; $i++) { if ($i -eq 1) { continue }; $i }", [0, 2, 3]),
+        ("$i = 0; do { $i++ } while ($i -lt 3); $i", [3]),
+        ("$k = 0; do { $k++ } until ($k -ge 4); $k", [4]),
+        ("$i = 10; do { 'once' } while ($i -lt 3)", ["once"]),
+        ("switch (3) { 1 { 'one' } 3 { 'three' } default { 'other' } }", ["three"]),
+        ("switch (9) { 1 { 'one' } default { 'other' } }", ["other"]),
+        ("switch ('B') { 'b' { 'ci' } }; switch -CaseSensitive ('B') { 'b' { 'cs' } }", ["ci"]),
+        ("switch -Wildcard ('abc', 'xyz') { 'a*' { 'A' } default { 'D' } }", ["A", "D"]),
+        ("switch -Regex ('foo123') { '(\\d+)' { $Matches[1] } }", ["123"]),
+        ("switch (1, 2, 3) { 2 { 'two'; break } default { $_ } }", [1, "two"]),
+        ("switch (1, 2, 3) { 2 { continue } default { $_ } }", [1, 3]),
+        ("switch (5) { { $_ -gt 3 } { 'big' } { $_ -gt 4 } { 'bigger' } }", ["big", "bigger"]),
+        ("$r = switch (2) { 1 { 'a' } 2 { 'b' } }; $r", ["b"]),
+        ("function f { foreach ($x in 1..5) { if ($x -eq 3) { return $x } } }; f", [3]),
+    ],
+)
 async def test_control_flow(shell, src, expected) -> None:
     assert await shell.run(src) == expected
 
 
-@pytest.mark.parametrize("src, expected", [
-    ("try { throw 'boom' } catch { \"caught: $_\"; $_.Exception.Message } finally { 'fin' }",
-     ["caught: boom", "boom", "fin"]),
-    ("try { 'body' } finally { 'fin' }", ["body", "fin"]),
-    ("$z = 0; try { 1 / $z } catch [System.DivideByZeroException] { 'dz' } catch { 'other' }",
-     ["dz"]),
-    ("try { Get-Nope } catch [System.Management.Automation.CommandNotFoundException] { 'cnf' }",
-     ["cnf"]),
-    ("try { [int]'abc' } catch [System.Management.Automation.RuntimeException] { 'rt' }", ["rt"]),
-    ("try { throw [System.ArgumentException]::new('bad') } "
-     "catch [System.IO.IOException] { 'io' } "
-     "catch [System.ArgumentException] { $_.Exception.GetType().Name; \"$_\" }",
-     ["ArgumentException", "bad"]),
-    ("try { try { throw 'in' } finally { 'f1' } } catch { 'outer ' + $_ }", ["f1", "outer in"]),
-    ("try { throw 'x' } catch { $PSItem.Exception.Message }", ["x"]),
-    ("try { throw 'e1' } catch { }; $Error[0].Exception.Message", ["e1"]),
-    ("function f { trap { 'trapped'; continue }; 'a'; throw 'x'; 'b' }; f",
-     ["a", "trapped", "b"]),
-])
+@pytest.mark.parametrize(
+    "src, expected",
+    [
+        (
+            "try { throw 'boom' } catch { \"caught: $_\"; $_.Exception.Message } finally { 'fin' }",
+            ["caught: boom", "boom", "fin"],
+        ),
+        ("try { 'body' } finally { 'fin' }", ["body", "fin"]),
+        (
+            "$z = 0; try { 1 / $z } catch [System.DivideByZeroException] { 'dz' } catch { 'other' }",
+            ["dz"],
+        ),
+        (
+            "try { Get-Nope } catch [System.Management.Automation.CommandNotFoundException] { 'cnf' }",
+            ["cnf"],
+        ),
+        (
+            "try { [int]'abc' } catch [System.Management.Automation.RuntimeException] { 'rt' }",
+            ["rt"],
+        ),
+        (
+            "try { throw [System.ArgumentException]::new('bad') } "
+            "catch [System.IO.IOException] { 'io' } "
+            'catch [System.ArgumentException] { $_.Exception.GetType().Name; "$_" }',
+            ["ArgumentException", "bad"],
+        ),
+        ("try { try { throw 'in' } finally { 'f1' } } catch { 'outer ' + $_ }", ["f1", "outer in"]),
+        ("try { throw 'x' } catch { $PSItem.Exception.Message }", ["x"]),
+        ("try { throw 'e1' } catch { }; $Error[0].Exception.Message", ["e1"]),
+        (
+            "function f { trap { 'trapped'; continue }; 'a'; throw 'x'; 'b' }; f",
+            ["a", "trapped", "b"],
+        ),
+    ],
+)
 async def test_try_catch_trap(shell, src, expected) -> None:
     assert await shell.run(src) == expected
 
@@ -134,32 +166,48 @@ async def test_uncaught_typed_catch_passes_error_on(shell) -> None:
         await shell.run("try { throw 'plain' } catch [System.IO.IOException] { 'no' }")
 
 
-@pytest.mark.parametrize("src, expected", [
-    ("$p = @{ Name = 'x' }; function g { param($Name) \"name=$Name\" }; g @p", ["name=x"]),
-    ("$a = 1, 2; function g { param($x, $y) $x + $y }; g @a", [3]),
-    ("$sb = { param($a) $a * 2 }; & $sb 21", [42]),
-    ("& { $args[0] } 'first'", ["first"]),
-    (". { $zz = 3 }; $zz", [3]),
-    ("& { $yy = 3 }; $yy -eq $null", [True]),
-    ("& 'Write-Output' 5", [5]),
-    ("function h { begin { 'b' } process { \"p$_\" } end { 'e' } }; 1, 2 | h",
-     ["b", "p1", "p2", "e"]),
-    ("filter dbl { $_ * 2 }; 1, 2, 3 | dbl", [2, 4, 6]),
-    ("function s { $input | ForEach-Object { $_ + 1 } }; 1, 2 | s", [2, 3]),
-    ("function m { [CmdletBinding()] param([Parameter(Mandatory)][string]$N) \"hi $N\" }; m -N bob",
-     ["hi bob"]),
-    ("function v { param([Parameter(ValueFromPipeline)]$x) process { $x * 3 } }; 1, 2 | v",
-     [3, 6]),
-    ("function sw { param([switch]$Loud, $w) if ($Loud) { $w.ToUpper() } else { $w } }; "
-     "sw -Loud hi; sw hi", ["HI", "hi"]),
-    ("1..3 | & { process { $_ * 2 } }", [2, 4, 6]),
-    ("Invoke-Expression '1 + 2'; $c = '$q = 7'; iex $c; $q", [3, 7]),
-    ("function f { Set-Variable v 5 -Scope Global; Set-Variable w 6; $w }; f; $v; $w -eq $null",
-     [6, 5, True]),
-    ("$global:g = 3; function k { $global:g = 4 }; k; $g", [4]),
-    ("function k { $x = 'local'; Get-Variable x -ValueOnly -Scope 1 }; $x = 'outer'; k",
-     ["outer"]),
-])
+@pytest.mark.parametrize(
+    "src, expected",
+    [
+        ("$p = @{ Name = 'x' }; function g { param($Name) \"name=$Name\" }; g @p", ["name=x"]),
+        ("$a = 1, 2; function g { param($x, $y) $x + $y }; g @a", [3]),
+        ("$sb = { param($a) $a * 2 }; & $sb 21", [42]),
+        ("& { $args[0] } 'first'", ["first"]),
+        (". { $zz = 3 }; $zz", [3]),
+        ("& { $yy = 3 }; $yy -eq $null", [True]),
+        ("& 'Write-Output' 5", [5]),
+        (
+            "function h { begin { 'b' } process { \"p$_\" } end { 'e' } }; 1, 2 | h",
+            ["b", "p1", "p2", "e"],
+        ),
+        ("filter dbl { $_ * 2 }; 1, 2, 3 | dbl", [2, 4, 6]),
+        ("function s { $input | ForEach-Object { $_ + 1 } }; 1, 2 | s", [2, 3]),
+        (
+            'function m { [CmdletBinding()] param([Parameter(Mandatory)][string]$N) "hi $N" }; m -N bob',
+            ["hi bob"],
+        ),
+        (
+            "function v { param([Parameter(ValueFromPipeline)]$x) process { $x * 3 } }; 1, 2 | v",
+            [3, 6],
+        ),
+        (
+            "function sw { param([switch]$Loud, $w) if ($Loud) { $w.ToUpper() } else { $w } }; "
+            "sw -Loud hi; sw hi",
+            ["HI", "hi"],
+        ),
+        ("1..3 | & { process { $_ * 2 } }", [2, 4, 6]),
+        ("Invoke-Expression '1 + 2'; $c = '$q = 7'; iex $c; $q", [3, 7]),
+        (
+            "function f { Set-Variable v 5 -Scope Global; Set-Variable w 6; $w }; f; $v; $w -eq $null",
+            [6, 5, True],
+        ),
+        ("$global:g = 3; function k { $global:g = 4 }; k; $g", [4]),
+        (
+            "function k { $x = 'local'; Get-Variable x -ValueOnly -Scope 1 }; $x = 'outer'; k",
+            ["outer"],
+        ),
+    ],
+)
 async def test_calls_splatting_and_scopes(shell, src, expected) -> None:
     assert await shell.run(src) == expected
 
@@ -171,8 +219,10 @@ async def test_mandatory_parameter_missing_is_an_error(shell) -> None:
 
 async def test_redirection_writes_files_and_silences_errors(shell, tmp_path) -> None:
     out = tmp_path / "out.txt"
-    src = (f"'one' > '{out}'; 'two', 'three' >> '{out}'; Get-Nope 2>$null; "
-           f"Write-Output 5 > $null; 'after'")
+    src = (
+        f"'one' > '{out}'; 'two', 'three' >> '{out}'; Get-Nope 2>$null; "
+        f"Write-Output 5 > $null; 'after'"
+    )
     assert await shell.run(src) == ["after"]
     assert out.read_text().splitlines() == ["one", "two", "three"]
 
@@ -222,14 +272,17 @@ async def test_format_errors_are_clear(shell) -> None:
         await shell.run('"{1}" -f 0')
 
 
-@pytest.mark.parametrize("src, expected", [
-    ("function f { $x = 2 }; $x = 1; f; $x", [1]),
-    ("$x = 1; & { $x = 2 }; $x", [1]),
-    ("$sum = 0; 1..3 | ForEach-Object { $sum += $_ }; $sum", [6]),
-    ("function f { 'a'; throw 'x' }; try { f } catch { 'caught' }", ["a", "caught"]),
-    ("foreach ($i in 1..3) { $i; break }", [1]),
-    ("function f { 'a'; return 'b'; 'c' }; f", ["a", "b"]),
-])
+@pytest.mark.parametrize(
+    "src, expected",
+    [
+        ("function f { $x = 2 }; $x = 1; f; $x", [1]),
+        ("$x = 1; & { $x = 2 }; $x", [1]),
+        ("$sum = 0; 1..3 | ForEach-Object { $sum += $_ }; $sum", [6]),
+        ("function f { 'a'; throw 'x' }; try { f } catch { 'caught' }", ["a", "caught"]),
+        ("foreach ($i in 1..3) { $i; break }", [1]),
+        ("function f { 'a'; return 'b'; 'c' }; f", ["a", "b"]),
+    ],
+)
 async def test_scopes_and_partial_output(shell, src, expected) -> None:
     assert await shell.run(src) == expected
 
@@ -237,67 +290,99 @@ async def test_scopes_and_partial_output(shell, src, expected) -> None:
 async def test_output_before_an_uncaught_error_is_kept(shell) -> None:
     with pytest.raises(RuntimeFayError):
         await shell.run("function f { 'shown'; throw 'x' }; f")
-    assert await shell.run("try { try { throw 'in' } finally { 'f1' } } catch { 'c' }") == \
-        ["f1", "c"]
+    assert await shell.run("try { try { throw 'in' } finally { 'f1' } } catch { 'c' }") == [
+        "f1",
+        "c",
+    ]
 
 
 async def test_lastexitcode_from_invoke_command_on_one_node(shell) -> None:
     src = "Invoke-Command -Node localhost -Command 'exit 3' | Out-Null; $LASTEXITCODE"
     assert await shell.run(src) == [3]
-    assert await shell.run("Invoke-Command -Node localhost -Command 'false' | Out-Null || 'no'; "
-                           "Invoke-Command -Node localhost -Command 'true' | Out-Null && 'yes'") \
-        == ["no", "yes"]
+    assert await shell.run(
+        "Invoke-Command -Node localhost -Command 'false' | Out-Null || 'no'; "
+        "Invoke-Command -Node localhost -Command 'true' | Out-Null && 'yes'"
+    ) == ["no", "yes"]
 
 
 async def test_hashtables_print_as_name_value_rows(shell) -> None:
-    assert await shell.text("@{ a = 1; bb = 'x' }") == \
-        "\nName" + " " * 27 + "Value\n----" + " " * 27 + "-----\n" \
+    assert (
+        await shell.text("@{ a = 1; bb = 'x' }")
+        == "\nName" + " " * 27 + "Value\n----" + " " * 27
+        + "-----\n"
         "a" + " " * 30 + "1\nbb" + " " * 29 + "x\n"
+    )
     assert await shell.text("[pscustomobject]@{ a = 1; bb = 'x' }") == "\na bb\n- --\n1 x\n"
     assert await shell.text("1/3; [math]::PI") == "0.333333333333333\n3.14159265358979"
 
 
-@pytest.mark.parametrize("src, expected", [
-    ("[array]::IndexOf(@(1, 2, 3), 2)", [1]),
-    (":outer foreach ($i in 1..3) { foreach ($j in 1..3) { if ($j -eq 2) { continue outer }; "
-     "\"$i$j\" } }", ["11", "21", "31"]),
-    (":outer foreach ($i in 1..3) { foreach ($j in 1..3) { if ($i -eq 2) { break outer }; "
-     "\"$i$j\" } }", ["11", "12", "13"]),
-    ("foreach ($i in 1..2) { switch ($i) { 1 { 'one'; break } }; \"after$i\" }",
-     ["one", "after1", "after2"]),
-    ("1 -band 3; 5 -bor 2; 6 -bxor 3; 1 -shl 3; 16 -shr 2", [1, 7, 5, 8, 4]),
-    ("[char[]]'ab'; [int][char]'A'; 'abc'.ToCharArray() | ForEach-Object { [int]$_ }",
-     ["a", "b", 65, 97, 98, 99]),
-    ("$s = 'hello'; $s[0]; $s[-1]; [int]$s[1]", ["h", "o", 101]),
-    ("-7 % 3; 7 % -3; 7.5 % 2", [-1, 1, 1.5]),
-    ("$a, $b = 1, 2; $b; $a", [2, 1]),
-    ("$a, $b, $c = 1..5; $c", [3, 4, 5]),
-])
+@pytest.mark.parametrize(
+    "src, expected",
+    [
+        ("[array]::IndexOf(@(1, 2, 3), 2)", [1]),
+        (
+            ":outer foreach ($i in 1..3) { foreach ($j in 1..3) { if ($j -eq 2) { continue outer }; "
+            '"$i$j" } }',
+            ["11", "21", "31"],
+        ),
+        (
+            ":outer foreach ($i in 1..3) { foreach ($j in 1..3) { if ($i -eq 2) { break outer }; "
+            '"$i$j" } }',
+            ["11", "12", "13"],
+        ),
+        (
+            "foreach ($i in 1..2) { switch ($i) { 1 { 'one'; break } }; \"after$i\" }",
+            ["one", "after1", "after2"],
+        ),
+        ("1 -band 3; 5 -bor 2; 6 -bxor 3; 1 -shl 3; 16 -shr 2", [1, 7, 5, 8, 4]),
+        (
+            "[char[]]'ab'; [int][char]'A'; 'abc'.ToCharArray() | ForEach-Object { [int]$_ }",
+            ["a", "b", 65, 97, 98, 99],
+        ),
+        ("$s = 'hello'; $s[0]; $s[-1]; [int]$s[1]", ["h", "o", 101]),
+        ("-7 % 3; 7 % -3; 7.5 % 2", [-1, 1, 1.5]),
+        ("$a, $b = 1, 2; $b; $a", [2, 1]),
+        ("$a, $b, $c = 1..5; $c", [3, 4, 5]),
+    ],
+)
 async def test_more_operators_and_statements(shell, src, expected) -> None:
     assert await shell.run(src) == expected
 
 
-@pytest.mark.parametrize("src, expected", [
-    ("1..5 | ForEach-Object { if ($_ -eq 3) { break }; $_ }; 'not reached'", [1, 2]),
-    ("foreach ($i in 1..2) { 1..5 | ForEach-Object { if ($_ -eq 3) { continue }; \"$i$_\" } }",
-     ["11", "12", "21", "22"]),
-    ("1..5 | ForEach-Object { if ($_ -eq 3) { return }; $_ }", [1, 2, 4, 5]),
-    ("$h = @{a = 1}; $h += @{b = 2}; $h.Count; $h.GetType().Name", [2, "Hashtable"]),
-    ("$l = [System.Collections.Generic.List[int]]::new(); $l.Add(3); $l.Add(4); $l.Count", [2]),
-    ("@{b = 2; a = 1}.GetEnumerator() | Sort-Object Name | ForEach-Object { \"$($_.Key)=$($_.Value)\" }",
-     ["a=1", "b=2"]),
-])
+@pytest.mark.parametrize(
+    "src, expected",
+    [
+        ("1..5 | ForEach-Object { if ($_ -eq 3) { break }; $_ }; 'not reached'", [1, 2]),
+        (
+            'foreach ($i in 1..2) { 1..5 | ForEach-Object { if ($_ -eq 3) { continue }; "$i$_" } }',
+            ["11", "12", "21", "22"],
+        ),
+        ("1..5 | ForEach-Object { if ($_ -eq 3) { return }; $_ }", [1, 2, 4, 5]),
+        ("$h = @{a = 1}; $h += @{b = 2}; $h.Count; $h.GetType().Name", [2, "Hashtable"]),
+        ("$l = [System.Collections.Generic.List[int]]::new(); $l.Add(3); $l.Add(4); $l.Count", [2]),
+        (
+            '@{b = 2; a = 1}.GetEnumerator() | Sort-Object Name | ForEach-Object { "$($_.Key)=$($_.Value)" }',
+            ["a=1", "b=2"],
+        ),
+    ],
+)
 async def test_pipelines_with_control_flow_and_collections(shell, src, expected) -> None:
     assert await shell.run(src) == expected
 
 
-@pytest.mark.parametrize("src, expected", [
-    ("'abc' -replace 'b', { $_.Value.ToUpper() }", ["aBc"]),
-    ("'a1b22' -replace '\\d+', { [int]$_.Value * 2 }", ["a2b44"]),
-    ("([regex]::Matches('a1b22', '\\d+')).Value", ["1", "22"]),
-    ("[regex]::Match('k7', '(\\d)').Groups[1].Value; [regex]::Escape('a.b')", ["7", "a\\.b"]),
-    ("$Error.Count; $IsLinux; $PSVersionTable.PSEdition; $HOME -ne $null", [0, True, "Core", True]),
-])
+@pytest.mark.parametrize(
+    "src, expected",
+    [
+        ("'abc' -replace 'b', { $_.Value.ToUpper() }", ["aBc"]),
+        ("'a1b22' -replace '\\d+', { [int]$_.Value * 2 }", ["a2b44"]),
+        ("([regex]::Matches('a1b22', '\\d+')).Value", ["1", "22"]),
+        ("[regex]::Match('k7', '(\\d)').Groups[1].Value; [regex]::Escape('a.b')", ["7", "a\\.b"]),
+        (
+            "$Error.Count; $IsLinux; $PSVersionTable.PSEdition; $HOME -ne $null",
+            [0, True, "Core", True],
+        ),
+    ],
+)
 async def test_regex_objects_and_automatic_variables(shell, src, expected) -> None:
     assert await shell.run(src) == expected
 
@@ -309,25 +394,34 @@ async def test_psscriptroot_is_the_scripts_directory(shell, tmp_path) -> None:
 
 
 async def test_typed_variables(shell) -> None:
-    assert await shell.run("[int]$x = '42'; $x + 1; [string[]]$s = 1, 2; $s; [int]$y = 3.6; $y") \
-        == [43, "1", "2", 4]
+    assert await shell.run(
+        "[int]$x = '42'; $x + 1; [string[]]$s = 1, 2; $s; [int]$y = 3.6; $y"
+    ) == [43, "1", "2", 4]
 
 
 async def test_nested_arrays_print_flat_and_escapes(shell) -> None:
     assert await shell.text("@(1, @(2, 3))") == "1\n2\n3"
     assert await shell.text("1, $null, 2") == "1\n2"
-    assert await shell.run('"`u{263A}"; "a,,b".Split(",", [StringSplitOptions]::RemoveEmptyEntries)') \
-        == ["\u263a", "a", "b"]
+    assert await shell.run(
+        '"`u{263A}"; "a,,b".Split(",", [StringSplitOptions]::RemoveEmptyEntries)'
+    ) == ["\u263a", "a", "b"]
 
 
-@pytest.mark.parametrize("src, expected", [
-    ("function f { try { return 1 } finally { 'f' } }; f", [1, "f"]),
-    ("try { try { throw 'orig' } catch { throw } } catch { \"outer: $_\" }", ["outer: orig"]),
-    ("foreach ($i in 1..3) { try { if ($i -eq 2) { continue }; $i } finally { \"f$i\" } }",
-     [1, "f1", "f2", 3, "f3"]),
-    ("try { try { 'a'; throw 'x' } catch { 'b'; throw 'y' } finally { 'c' } } catch { \"$_\" }",
-     ["a", "b", "c", "y"]),
-])
+@pytest.mark.parametrize(
+    "src, expected",
+    [
+        ("function f { try { return 1 } finally { 'f' } }; f", [1, "f"]),
+        ("try { try { throw 'orig' } catch { throw } } catch { \"outer: $_\" }", ["outer: orig"]),
+        (
+            'foreach ($i in 1..3) { try { if ($i -eq 2) { continue }; $i } finally { "f$i" } }',
+            [1, "f1", "f2", 3, "f3"],
+        ),
+        (
+            "try { try { 'a'; throw 'x' } catch { 'b'; throw 'y' } finally { 'c' } } catch { \"$_\" }",
+            ["a", "b", "c", "y"],
+        ),
+    ],
+)
 async def test_finally_and_rethrow(shell, src, expected) -> None:
     assert await shell.run(src) == expected
 
@@ -343,39 +437,59 @@ class OrderHost(CaptureHost):
         self.log.append(("host", text))
 
 
-@pytest.mark.parametrize("src, expected", [
-    ("foreach ($i in 1..2) { Write-Host \"p$i\"; $i * 2 }",
-     [("host", "p1"), ("out", 2), ("host", "p2"), ("out", 4)]),
-    ("function f { 'a'; Write-Host 'b'; 'c' }; f", [("out", "a"), ("host", "b"), ("out", "c")]),
-    ("1..2 | ForEach-Object { Write-Host \"x$_\"; $_ }",
-     [("host", "x1"), ("out", 1), ("host", "x2"), ("out", 2)]),
-    ("$r = foreach ($i in 1..2) { Write-Host \"h$i\"; $i }; $r",
-     [("host", "h1"), ("host", "h2"), ("out", 1), ("out", 2)]),
-    ("1..2 | ForEach-Object { Write-Host \"x$_\"; $_ } | Sort-Object -Descending",
-     [("host", "x1"), ("host", "x2"), ("out", 2), ("out", 1)]),
-])
+@pytest.mark.parametrize(
+    "src, expected",
+    [
+        (
+            'foreach ($i in 1..2) { Write-Host "p$i"; $i * 2 }',
+            [("host", "p1"), ("out", 2), ("host", "p2"), ("out", 4)],
+        ),
+        ("function f { 'a'; Write-Host 'b'; 'c' }; f", [("out", "a"), ("host", "b"), ("out", "c")]),
+        (
+            '1..2 | ForEach-Object { Write-Host "x$_"; $_ }',
+            [("host", "x1"), ("out", 1), ("host", "x2"), ("out", 2)],
+        ),
+        (
+            '$r = foreach ($i in 1..2) { Write-Host "h$i"; $i }; $r',
+            [("host", "h1"), ("host", "h2"), ("out", 1), ("out", 2)],
+        ),
+        (
+            '1..2 | ForEach-Object { Write-Host "x$_"; $_ } | Sort-Object -Descending',
+            [("host", "x1"), ("host", "x2"), ("out", 2), ("out", 1)],
+        ),
+    ],
+)
 async def test_host_text_and_output_keep_their_order(tmp_path, src, expected) -> None:
     log: list = []
     state = ShellState(Options(database=str(tmp_path / "o.duckdb")), OrderHost(log))
     try:
-        await Interpreter(state).run(src, on_output=lambda items: log.extend(
-            ("out", i) for i in items))
+        await Interpreter(state).run(
+            src, on_output=lambda items: log.extend(("out", i) for i in items)
+        )
     finally:
         await state.aclose()
     assert log == expected
 
 
 async def test_math_edges_and_bad_calls_are_clear_errors(shell) -> None:
-    assert await shell.text("[math]::Sqrt(-1); [math]::Log(0); [math]::Log10(1000); "
-                            "[math]::Log(8, 2)") == "NaN\n-Infinity\n3\n3"
+    assert (
+        await shell.text("[math]::Sqrt(-1); [math]::Log(0); [math]::Log10(1000); [math]::Log(8, 2)")
+        == "NaN\n-Infinity\n3\n3"
+    )
     for src in ("[math]::Max(1)", "$h = @{}; $h.Add()", "'abc'.Substring()", "[string]::Join()"):
         with pytest.raises(RuntimeFayError, match="arguments|\\(\\)"):
             await shell.run(src)
 
 
-@pytest.mark.parametrize("src", [
-    "1 .. 99999999999", "'ab' * 99999999999", "1e308 * 10 -shr 1", "'x' -replace @()",
-])
+@pytest.mark.parametrize(
+    "src",
+    [
+        "1 .. 99999999999",
+        "'ab' * 99999999999",
+        "1e308 * 10 -shr 1",
+        "'x' -replace @()",
+    ],
+)
 async def test_extreme_operands_are_one_line_errors(shell, src) -> None:
     with pytest.raises(RuntimeFayError):
         await shell.run(src)
@@ -386,16 +500,20 @@ async def test_shift_counts_wrap_like_dotnet(shell) -> None:
 
 
 async def test_wide_custom_objects_print_as_lists(shell) -> None:
-    assert await shell.text("[pscustomobject]@{a = 1; b = 2; c = 3; d = 4; e = 5}") == \
-        "\na : 1\nb : 2\nc : 3\nd : 4\ne : 5\n"
+    assert (
+        await shell.text("[pscustomobject]@{a = 1; b = 2; c = 3; d = 4; e = 5}")
+        == "\na : 1\nb : 2\nc : 3\nd : 4\ne : 5\n"
+    )
     assert await shell.text("[pscustomobject]@{a = 1; b = 2}") == "\na b\n- -\n1 2\n"
 
 
 async def test_pipeline_binding_by_property_name(shell) -> None:
-    src = ("function Show-It { param([Parameter(ValueFromPipelineByPropertyName)]$Name, "
-           "[Parameter(ValueFromPipelineByPropertyName)]$Size) process { \"$Name=$Size\" } }; "
-           "[pscustomobject]@{Name = 'a'; Size = 1}, [pscustomobject]@{Name = 'b'; Size = 2} "
-           "| Show-It")
+    src = (
+        "function Show-It { param([Parameter(ValueFromPipelineByPropertyName)]$Name, "
+        '[Parameter(ValueFromPipelineByPropertyName)]$Size) process { "$Name=$Size" } }; '
+        "[pscustomobject]@{Name = 'a'; Size = 1}, [pscustomobject]@{Name = 'b'; Size = 2} "
+        "| Show-It"
+    )
     assert await shell.run(src) == ["a=1", "b=2"]
 
 
@@ -405,18 +523,26 @@ async def test_dot_source_and_call_a_script_with_params(shell, tmp_path) -> None
     assert await shell.run(f"& '{lib}' 1; & '{lib}' -a 1 -b 2") == [11, 3]
 
 
-@pytest.mark.parametrize("src, expected", [
-    ("1..2 | ForEach-Object { $_; Write-Host \"x$_\" } | Sort-Object -Descending",
-     [("host", "x1"), ("host", "x2"), ("out", 2), ("out", 1)]),
-    ("1..3 | Where-Object { Write-Host \"w$_\"; $_ -gt 1 }",
-     [("host", "w1"), ("host", "w2"), ("out", 2), ("host", "w3"), ("out", 3)]),
-])
+@pytest.mark.parametrize(
+    "src, expected",
+    [
+        (
+            '1..2 | ForEach-Object { $_; Write-Host "x$_" } | Sort-Object -Descending',
+            [("host", "x1"), ("host", "x2"), ("out", 2), ("out", 1)],
+        ),
+        (
+            '1..3 | Where-Object { Write-Host "w$_"; $_ -gt 1 }',
+            [("host", "w1"), ("host", "w2"), ("out", 2), ("host", "w3"), ("out", 3)],
+        ),
+    ],
+)
 async def test_host_text_never_takes_a_cmdlets_input(tmp_path, src, expected) -> None:
     log: list = []
     state = ShellState(Options(database=str(tmp_path / "o.duckdb")), OrderHost(log))
     try:
-        await Interpreter(state).run(src, on_output=lambda items: log.extend(
-            ("out", i) for i in items))
+        await Interpreter(state).run(
+            src, on_output=lambda items: log.extend(("out", i) for i in items)
+        )
     finally:
         await state.aclose()
     assert log == expected
@@ -425,19 +551,26 @@ async def test_host_text_never_takes_a_cmdlets_input(tmp_path, src, expected) ->
 async def test_exit_in_a_called_script_sets_lastexitcode(shell, tmp_path) -> None:
     child = tmp_path / "child.fay"
     child.write_text("'child'\nexit 4\n'never'\n")
-    assert await shell.run(f"& '{child}'; $LASTEXITCODE; 'parent goes on'") == \
-        ["child", 4, "parent goes on"]
+    assert await shell.run(f"& '{child}'; $LASTEXITCODE; 'parent goes on'") == [
+        "child",
+        4,
+        "parent goes on",
+    ]
 
 
 async def test_ofs_joins_arrays_in_strings(shell) -> None:
-    assert await shell.run('$a = 1, 2, 3; "$a"; $OFS = "-"; "$a"; "$(1, 2)"') == \
-        ["1 2 3", "1-2-3", "1-2"]
+    assert await shell.run('$a = 1, 2, 3; "$a"; $OFS = "-"; "$a"; "$(1, 2)"') == [
+        "1 2 3",
+        "1-2-3",
+        "1-2",
+    ]
 
 
 async def test_timespan_format_strings(shell) -> None:
-    assert await shell.run('$d = [timespan]3725.5; "{0:hh\\:mm\\:ss}" -f $d; "{0:c}" -f $d; '
-                           '"{0:g}" -f $d; "{0:d\\.hh\\:mm}" -f 90000s') == \
-        ["01:02:05", "01:02:05.5000000", "1:02:05.5", "1.01:00"]
+    assert await shell.run(
+        '$d = [timespan]3725.5; "{0:hh\\:mm\\:ss}" -f $d; "{0:c}" -f $d; '
+        '"{0:g}" -f $d; "{0:d\\.hh\\:mm}" -f 90000s'
+    ) == ["01:02:05", "01:02:05.5000000", "1:02:05.5", "1.01:00"]
 
 
 async def test_deep_recursion_and_its_limit(shell) -> None:
@@ -448,14 +581,18 @@ async def test_deep_recursion_and_its_limit(shell) -> None:
 
 
 async def test_date_statics_through_the_evaluator(shell) -> None:
-    assert await shell.run("[datetime]::new(2024, 3, 5).Year; [timespan]::FromMinutes(90).TotalHours;"
-                           " '{0:yyyy-MM-dd}' -f [datetime]'2024-03-05'") == [2024, 1.5, "2024-03-05"]
+    assert await shell.run(
+        "[datetime]::new(2024, 3, 5).Year; [timespan]::FromMinutes(90).TotalHours;"
+        " '{0:yyyy-MM-dd}' -f [datetime]'2024-03-05'"
+    ) == [2024, 1.5, "2024-03-05"]
 
 
 async def test_switch_file_and_redirection_follow_the_location(shell, tmp_path) -> None:
     (tmp_path / "in.txt").write_text("alpha\nbeta\n")
-    src = (f"Set-Location '{tmp_path}'; switch -Wildcard -File in.txt {{ 'b*' {{ \"B:$_\" }} }}; "
-           "'x' > out.txt")
+    src = (
+        f"Set-Location '{tmp_path}'; switch -Wildcard -File in.txt {{ 'b*' {{ \"B:$_\" }} }}; "
+        "'x' > out.txt"
+    )
     assert await shell.run(src) == ["B:beta"]
     assert (tmp_path / "out.txt").read_text() == "x\n"
 

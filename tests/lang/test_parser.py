@@ -74,14 +74,17 @@ def test_function_with_param_block() -> None:
     assert [(p.name, p.type) for p in node.params] == [("limit", "int"), ("svc", None)]
 
 
-@pytest.mark.parametrize("src, where, message, expected", [
-    ("1 +* 2", (1, 4), "unexpected '*'", "an expression"),
-    ("Get-Node | | x", (1, 12), "unexpected '|'", "a command or expression"),
-    ("if ($x) { 1 } else 2", (1, 20), "unexpected '2'", "'{'"),
-    ("foreach ($x of 1) {}", (1, 13), "unexpected 'of'", "'in'"),
-    ("$a = @{ k 1 }", (1, 11), "unexpected '1'", "'=' after the key"),
-    ("1 2", (1, 3), "unexpected '2'", "end of statement"),
-])
+@pytest.mark.parametrize(
+    "src, where, message, expected",
+    [
+        ("1 +* 2", (1, 4), "unexpected '*'", "an expression"),
+        ("Get-Node | | x", (1, 12), "unexpected '|'", "a command or expression"),
+        ("if ($x) { 1 } else 2", (1, 20), "unexpected '2'", "'{'"),
+        ("foreach ($x of 1) {}", (1, 13), "unexpected 'of'", "'in'"),
+        ("$a = @{ k 1 }", (1, 11), "unexpected '1'", "'=' after the key"),
+        ("1 2", (1, 3), "unexpected '2'", "end of statement"),
+    ],
+)
 def test_parse_errors_point_at_the_spot(src, where, message, expected) -> None:
     with pytest.raises(ParseError) as info:
         parse(src, "incident.fay")
@@ -96,8 +99,21 @@ def test_parse_errors_point_at_the_spot(src, where, message, expected) -> None:
     assert lines[2] == "    " + " " * (where[1] - 1) + "^"
 
 
-@pytest.mark.parametrize("src", ["Get-Node 'abc", '"abc', "{ 1", "(1 + 2", "1 |", "@(1,",
-                                 "foreach ($x in 1) {", "$x = ", "<# open", "$a[1"])
+@pytest.mark.parametrize(
+    "src",
+    [
+        "Get-Node 'abc",
+        '"abc',
+        "{ 1",
+        "(1 + 2",
+        "1 |",
+        "@(1,",
+        "foreach ($x in 1) {",
+        "$x = ",
+        "<# open",
+        "$a[1",
+    ],
+)
 def test_unfinished_input_is_incomplete(src) -> None:
     with pytest.raises(IncompleteInput):
         parse(src)
@@ -118,8 +134,10 @@ def test_new_statements_parse_to_their_nodes() -> None:
     assert isinstance(sw, ast.Switch) and sw.flags == {"regex", "casesensitive"}
     assert sw.clauses[1].pattern is None
     t = only("try { 1 } catch [System.IO.IOException], [ArgumentException] { 2 } finally { 3 }")
-    assert isinstance(t, ast.Try) and t.catches[0].types == ["system.io.ioexception",
-                                                             "argumentexception"]
+    assert isinstance(t, ast.Try) and t.catches[0].types == [
+        "system.io.ioexception",
+        "argumentexception",
+    ]
     assert t.finally_body is not None
     assert isinstance(only("trap [Exception] { continue }"), ast.Trap)
     assert isinstance(only("exit 3"), ast.Exit)
@@ -161,8 +179,10 @@ def test_here_strings_and_redirections_and_calls() -> None:
     assert call.name == "&" and isinstance(call.callee, ast.VarRef) and len(call.args) == 3
     dot = only(". ./lib.fay").elements[0]
     assert dot.name == "." and isinstance(dot.callee, ast.Literal)
-    fn = only("function f { [CmdletBinding()] param([Parameter(Mandatory)][string[]]$n) "
-              "begin { 1 } process { 2 } end { 3 } }")
+    fn = only(
+        "function f { [CmdletBinding()] param([Parameter(Mandatory)][string[]]$n) "
+        "begin { 1 } process { 2 } end { 3 } }"
+    )
     assert fn.params[0].mandatory and fn.params[0].type == "string[]"
     assert fn.named is not None and set(fn.named) == {"begin", "process", "end"}
 

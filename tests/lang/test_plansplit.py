@@ -13,8 +13,10 @@ from hypothesis import strategies as st
 
 from fayshell.lang.plansplit import PART, SplitOptions, SplitPlan, Unsplittable, split_query
 
-SCHEMA = ("CREATE TABLE syscalls (node VARCHAR, name VARCHAR, procname VARCHAR, tid BIGINT, "
-          "dur_ns BIGINT, ret BIGINT)")
+SCHEMA = (
+    "CREATE TABLE syscalls (node VARCHAR, name VARCHAR, procname VARCHAR, tid BIGINT, "
+    "dur_ns BIGINT, ret BIGINT)"
+)
 NAMES = ("read", "write", "openat", "futex", "Close")
 
 
@@ -75,16 +77,16 @@ EXACT = [
     "SELECT count(*) FROM syscalls WHERE name = 'nothing'",
     "SELECT min(dur_ns) FROM syscalls WHERE name = 'nothing'",
     # the shapes the pipeline cmdlets generate (see fayshell/commands/core.py)
-    "SELECT * FROM (SELECT coalesce(CAST(min(\"name\") AS VARCHAR), '') AS \"Name\", count(*) "
-    "AS \"Count\", [coalesce(CAST(min(\"name\") AS VARCHAR), '')] AS \"Values\" FROM (SELECT * "
-    "FROM (SELECT *, dur_ns / 1e6 AS dur_ms FROM syscalls) AS _r WHERE (\"dur_ms\" > 0.5)) AS _r "
-    "GROUP BY lower(\"name\")) AS _r ORDER BY lower(\"Name\"), \"Name\"",
-    "SELECT \"name\" AS \"name\", \"dur_ns\" AS \"dur_ns\" FROM (SELECT * FROM (SELECT * FROM "
-    "syscalls) AS _r ORDER BY \"dur_ns\" DESC NULLS LAST) AS _r LIMIT 5",
-    "SELECT 'dur_ns' AS \"Property\", count(\"dur_ns\") AS \"Count\", sum(\"dur_ns\") AS \"Sum\", "
-    "avg(\"dur_ns\") AS \"Average\" FROM (SELECT * FROM syscalls) AS _m UNION ALL SELECT 'ret' "
-    "AS \"Property\", count(\"ret\") AS \"Count\", sum(\"ret\") AS \"Sum\", avg(\"ret\") AS "
-    "\"Average\" FROM (SELECT * FROM syscalls) AS _m",
+    'SELECT * FROM (SELECT coalesce(CAST(min("name") AS VARCHAR), \'\') AS "Name", count(*) '
+    'AS "Count", [coalesce(CAST(min("name") AS VARCHAR), \'\')] AS "Values" FROM (SELECT * '
+    'FROM (SELECT *, dur_ns / 1e6 AS dur_ms FROM syscalls) AS _r WHERE ("dur_ms" > 0.5)) AS _r '
+    'GROUP BY lower("name")) AS _r ORDER BY lower("Name"), "Name"',
+    'SELECT "name" AS "name", "dur_ns" AS "dur_ns" FROM (SELECT * FROM (SELECT * FROM '
+    'syscalls) AS _r ORDER BY "dur_ns" DESC NULLS LAST) AS _r LIMIT 5',
+    'SELECT \'dur_ns\' AS "Property", count("dur_ns") AS "Count", sum("dur_ns") AS "Sum", '
+    'avg("dur_ns") AS "Average" FROM (SELECT * FROM syscalls) AS _m UNION ALL SELECT \'ret\' '
+    'AS "Property", count("ret") AS "Count", sum("ret") AS "Sum", avg("ret") AS '
+    '"Average" FROM (SELECT * FROM syscalls) AS _m',
 ]
 
 
@@ -92,6 +94,7 @@ def same(a: list[tuple[Any, ...]], b: list[tuple[Any, ...]], ordered: bool) -> b
     def norm(rows: list[tuple[Any, ...]]) -> list[tuple[Any, ...]]:
         out = [tuple(round(v, 6) if isinstance(v, float) else v for v in r) for r in rows]
         return out if ordered else sorted(out, key=repr)
+
     return norm(a) == norm(b)
 
 
@@ -104,8 +107,10 @@ def test_split_equals_the_whole(sql: str) -> None:
 
 
 def test_filters_run_on_nodes_and_top_n_is_per_node() -> None:
-    plan = split_query("SELECT name, dur_ns FROM syscalls WHERE name = 'read' "
-                       "ORDER BY dur_ns DESC LIMIT 3 OFFSET 2")
+    plan = split_query(
+        "SELECT name, dur_ns FROM syscalls WHERE name = 'read' "
+        "ORDER BY dur_ns DESC LIMIT 3 OFFSET 2"
+    )
     (node_sql,) = plan.node_sql
     assert "WHERE" in node_sql and "LIMIT 5" in node_sql
     assert plan.merge_sql == f"SELECT * FROM {PART}0 ORDER BY dur_ns DESC LIMIT 3 OFFSET 2"
@@ -115,13 +120,15 @@ def test_aggregates_travel_as_partials() -> None:
     plan = split_query("SELECT name, avg(dur_ns) AS a FROM syscalls GROUP BY name")
     (node_sql,) = plan.node_sql
     assert "sum(dur_ns)" in node_sql and "count(dur_ns)" in node_sql
-    assert "GROUP BY \"name\"" in node_sql or "GROUP BY name" in node_sql
+    assert 'GROUP BY "name"' in node_sql or "GROUP BY name" in node_sql
     rows = sum(len(n.sql(node_sql).fetchall()) for n in NODES)
-    assert rows <= len(NAMES) * len(NODES)            # a handful of rows, not 983
+    assert rows <= len(NAMES) * len(NODES)  # a handful of rows, not 983
 
 
-QUANTILE_SQL = ("SELECT name, quantile_cont(dur_ns, {q}) AS qc, quantile_disc(dur_ns, {q}) AS qd, "
-                "median(dur_ns) AS med, count(*) AS n FROM syscalls GROUP BY name ORDER BY name")
+QUANTILE_SQL = (
+    "SELECT name, quantile_cont(dur_ns, {q}) AS qc, quantile_disc(dur_ns, {q}) AS qd, "
+    "median(dur_ns) AS med, count(*) AS n FROM syscalls GROUP BY name ORDER BY name"
+)
 
 
 @pytest.mark.parametrize("q", [0.0, 0.5, 0.9, 0.99, 1.0])
@@ -147,13 +154,18 @@ def test_histogram_quantiles_are_within_the_stated_bound(q: float) -> None:
             assert within(a, b, 0.01), (g, w)
 
 
-@given(values=st.lists(st.one_of(st.integers(0, 10**12), st.floats(1e-6, 1e9)), min_size=1,
-                       max_size=60),
-       cuts=st.lists(st.integers(0, 60), max_size=3),
-       q=st.floats(0, 1), alpha=st.sampled_from([0.01, 0.005, 0.05]))
+@given(
+    values=st.lists(
+        st.one_of(st.integers(0, 10**12), st.floats(1e-6, 1e9)), min_size=1, max_size=60
+    ),
+    cuts=st.lists(st.integers(0, 60), max_size=3),
+    q=st.floats(0, 1),
+    alpha=st.sampled_from([0.01, 0.005, 0.05]),
+)
 @settings(max_examples=60, deadline=None)
-def test_histogram_bound_holds_for_any_data_and_spread(values: list[float], cuts: list[int],
-                                                       q: float, alpha: float) -> None:
+def test_histogram_bound_holds_for_any_data_and_spread(
+    values: list[float], cuts: list[int], q: float, alpha: float
+) -> None:
     bounds = sorted({0, len(values), *[min(c, len(values)) for c in cuts]})
     nodes = []
     for lo, hi in zip(bounds, bounds[1:], strict=False):
@@ -170,16 +182,19 @@ def test_histogram_bound_holds_for_any_data_and_spread(values: list[float], cuts
     assert within(got[0], want[0], alpha) and within(got[1], want[1], alpha), (got, want)
 
 
-@pytest.mark.parametrize(("sql", "why"), [
-    ("SELECT * FROM syscalls a JOIN syscalls b USING (tid)", "join"),
-    ("SELECT name, row_number() OVER () FROM syscalls", "window functions"),
-    ("WITH x AS (SELECT 1) SELECT * FROM x", "WITH"),
-    ("SELECT count(DISTINCT name) FROM syscalls", "DISTINCT"),
-    ("SELECT string_agg(name, ',') FROM syscalls", "string_agg"),
-    ("SELECT name FROM syscalls ORDER BY dur_ns LIMIT 3", "'dur_ns', which is not selected"),
-    ("SELECT name, count(*) FROM syscalls GROUP BY ROLLUP (name)", "GROUPING SETS"),
-    ("SELECT quantile_cont(dur_ns, [0.5, 0.9]) FROM syscalls", "one constant fraction"),
-])
+@pytest.mark.parametrize(
+    ("sql", "why"),
+    [
+        ("SELECT * FROM syscalls a JOIN syscalls b USING (tid)", "join"),
+        ("SELECT name, row_number() OVER () FROM syscalls", "window functions"),
+        ("WITH x AS (SELECT 1) SELECT * FROM x", "WITH"),
+        ("SELECT count(DISTINCT name) FROM syscalls", "DISTINCT"),
+        ("SELECT string_agg(name, ',') FROM syscalls", "string_agg"),
+        ("SELECT name FROM syscalls ORDER BY dur_ns LIMIT 3", "'dur_ns', which is not selected"),
+        ("SELECT name, count(*) FROM syscalls GROUP BY ROLLUP (name)", "GROUPING SETS"),
+        ("SELECT quantile_cont(dur_ns, [0.5, 0.9]) FROM syscalls", "one constant fraction"),
+    ],
+)
 def test_what_cannot_be_split_is_named(sql: str, why: str) -> None:
     with pytest.raises(Unsplittable, match=why.replace("(", r"\(")):
         split_query(sql)
@@ -192,14 +207,20 @@ def test_bucket_representatives_are_shared_across_nodes() -> None:
     vals = [set(r[0] for r in n.sql(hist).fetchall()) for n in NODES if n.sql(hist).fetchall()]
     gamma = SplitOptions().gamma
     for v in set().union(*vals):
-        assert v == 0 or math.isclose(math.log(v * (gamma + 1) / 2, gamma),
-                                      round(math.log(v * (gamma + 1) / 2, gamma)), abs_tol=1e-6)
+        assert v == 0 or math.isclose(
+            math.log(v * (gamma + 1) / 2, gamma),
+            round(math.log(v * (gamma + 1) / 2, gamma)),
+            abs_tol=1e-6,
+        )
 
 
 def test_first_takes_one_nodes_first() -> None:
     """Group-Object names a string group by first(spelling): some spelling of the group."""
-    sql = ("SELECT count(*) AS \"Count\", coalesce(first(name), '') AS \"Name\" FROM syscalls "
-           "GROUP BY lower(name) ORDER BY lower(name) ASC NULLS FIRST")
+    sql = (
+        'SELECT count(*) AS "Count", coalesce(first(name), \'\') AS "Name" FROM syscalls '
+        "GROUP BY lower(name) ORDER BY lower(name) ASC NULLS FIRST"
+    )
     got = run_split(split_query(sql), NODES)
-    assert [(c, n.lower()) for c, n in got] == \
-        [(c, n.lower()) for c, n in WHOLE.execute(sql).fetchall()]
+    assert [(c, n.lower()) for c, n in got] == [
+        (c, n.lower()) for c, n in WHOLE.execute(sql).fetchall()
+    ]

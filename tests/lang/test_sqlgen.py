@@ -7,21 +7,23 @@ import pytest
 
 from fayshell.errors import UnknownProperty
 
-TABLE = ("sql SELECT * FROM (VALUES (1, 'read', 120), (2, 'write', 5000)) "
-         "AS t(tid, name, dur_ns)")
+TABLE = "sql SELECT * FROM (VALUES (1, 'read', 120), (2, 'write', 5000)) AS t(tid, name, dur_ns)"
 
 
-@pytest.mark.parametrize(("stage", "wrong", "near"), [
-    ("Where-Object { $_.durr_ns -gt 1 }", "durr_ns", "dur_ns"),
-    ("Where-Object { $_.name -eq 'read' -and $_.tidd -eq 1 }", "tidd", "tid"),
-    ("Where-Object durr_ns -gt 1", "durr_ns", "dur_ns"),
-    ("Sort-Object durr_ns", "durr_ns", "dur_ns"),
-    ("Sort-Object { $_.nam }", "nam", "name"),
-    ("Select-Object name, durr_ns", "durr_ns", "dur_ns"),
-    ("Select-Object @{n='us'; e={ $_.dur_n / 1000 }}", "dur_n", "dur_ns"),
-    ("Group-Object nme", "nme", "name"),
-    ("Measure-Object durr_ns -Sum", "durr_ns", "dur_ns"),
-])
+@pytest.mark.parametrize(
+    ("stage", "wrong", "near"),
+    [
+        ("Where-Object { $_.durr_ns -gt 1 }", "durr_ns", "dur_ns"),
+        ("Where-Object { $_.name -eq 'read' -and $_.tidd -eq 1 }", "tidd", "tid"),
+        ("Where-Object durr_ns -gt 1", "durr_ns", "dur_ns"),
+        ("Sort-Object durr_ns", "durr_ns", "dur_ns"),
+        ("Sort-Object { $_.nam }", "nam", "name"),
+        ("Select-Object name, durr_ns", "durr_ns", "dur_ns"),
+        ("Select-Object @{n='us'; e={ $_.dur_n / 1000 }}", "dur_n", "dur_ns"),
+        ("Group-Object nme", "nme", "name"),
+        ("Measure-Object durr_ns -Sum", "durr_ns", "dur_ns"),
+    ],
+)
 async def test_unknown_column_is_an_error(shell, stage, wrong, near) -> None:
     source = f"{TABLE} | {stage}"
     with pytest.raises(UnknownProperty) as info:
@@ -47,14 +49,17 @@ async def test_untranslatable_block_still_checks_columns(shell) -> None:
 
 
 async def test_nested_block_dollar_under_is_not_the_row(shell) -> None:
-    out = await shell.run(f"{TABLE} | Where-Object {{ $_.name -eq 'read' }} | "
-                          "ForEach-Object { @(1) | ForEach-Object { $_ } }")
+    out = await shell.run(
+        f"{TABLE} | Where-Object {{ $_.name -eq 'read' }} | "
+        "ForEach-Object { @(1) | ForEach-Object { $_ } }"
+    )
     assert out == [1]
 
 
 async def test_plain_records_keep_null_for_missing_property(shell) -> None:
-    out = await shell.run("@{a=1}, @{a=2} | Where-Object { $_.b -eq $null } | "
-                          "ForEach-Object { $_.a }")
+    out = await shell.run(
+        "@{a=1}, @{a=2} | Where-Object { $_.b -eq $null } | ForEach-Object { $_.a }"
+    )
     assert out == [1, 2]
 
 

@@ -72,6 +72,8 @@ def test_listing_order_of_the_daemon_does_not_matter(daemons: list[PrivateSessio
     assert first.domains == other.domains  # domains, channels and event rules, in one order
     assert [d.name for d in first.domains] == ["user", "jul", "log4j", "python"]
     assert [c.name for c in first.channels] == sorted(c.name for c in first.channels)
-    rows = [TraceSessionStatus(f"n{i}", SESSION, s.state, s.mode, s.path, _channels(s),
-                               _events(s), 0) for i, s in enumerate((first, other))]
+    rows = [
+        TraceSessionStatus(f"n{i}", SESSION, s.state, s.mode, s.path, _channels(s), _events(s), 0)
+        for i, s in enumerate((first, other))
+    ]
     assert [r.diverged for r in mark_divergence(rows, {})] == [False, False]

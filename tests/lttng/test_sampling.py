@@ -15,10 +15,21 @@ from fayshell.lttng import CreateSession, EnableEvent, filter_expression
 from fayshell.lttng.filter import sample_filter
 from tests.lttng.harness import PrivateSessiond
 
-ARITHMETIC = ["trace_id % 16 == 0", "trace_id * 2 > 0", "trace_id / 2 > 0",
-              "trace_id + 1 > 0", "trace_id - 1 > 0"]
-BITWISE = ["(trace_id & 15) == 0", "(trace_id ^ 3) == 0", "(trace_id | 3) == 0",
-           "(trace_id >> 4 << 4) == trace_id", "-trace_id < 0", "~trace_id < 0"]
+ARITHMETIC = [
+    "trace_id % 16 == 0",
+    "trace_id * 2 > 0",
+    "trace_id / 2 > 0",
+    "trace_id + 1 > 0",
+    "trace_id - 1 > 0",
+]
+BITWISE = [
+    "(trace_id & 15) == 0",
+    "(trace_id ^ 3) == 0",
+    "(trace_id | 3) == 0",
+    "(trace_id >> 4 << 4) == trace_id",
+    "-trace_id < 0",
+    "~trace_id < 0",
+]
 
 
 def test_sample_filter_masks_the_low_bits() -> None:
@@ -33,18 +44,22 @@ def test_sample_filter_masks_the_low_bits() -> None:
 def test_enable_event_with_sampling_builds_one_filter() -> None:
     req = EnableEvent("s", "user", ("zipkin:*",), sample_every=16)
     assert req.args()[-2:] == ["--filter=(trace_id & 15) == 0", "zipkin:*"]
-    both = EnableEvent("s", "user", ("zipkin:timestamp",), filter='service_name == "vlmcd"',
-                       sample_every=4)
+    both = EnableEvent(
+        "s", "user", ("zipkin:timestamp",), filter='service_name == "vlmcd"', sample_every=4
+    )
     assert both.args()[-2] == '--filter=(service_name == "vlmcd") && (trace_id & 3) == 0'
     filter_expression(both.full_filter or "")  # the combination passes our own check
 
 
-@pytest.mark.parametrize(("kw", "words"), [
-    ({"domain": "python", "patterns": ("zipkin:*",)}, "-Domain user -Name 'zipkin:*'"),
-    ({"domain": "user", "patterns": None}, "zipkin"),
-    ({"domain": "user", "patterns": ("zipkin:*", "other:*")}, "zipkin"),
-    ({"domain": "user", "patterns": ("zipkin:*",), "sample_every": 10}, "power of two"),
-])
+@pytest.mark.parametrize(
+    ("kw", "words"),
+    [
+        ({"domain": "python", "patterns": ("zipkin:*",)}, "-Domain user -Name 'zipkin:*'"),
+        ({"domain": "user", "patterns": None}, "zipkin"),
+        ({"domain": "user", "patterns": ("zipkin:*", "other:*")}, "zipkin"),
+        ({"domain": "user", "patterns": ("zipkin:*",), "sample_every": 10}, "power of two"),
+    ],
+)
 def test_sampling_refused_where_it_cannot_work(kw: dict, words: str) -> None:
     kw = {"sample_every": 16, **kw}
     with pytest.raises(ParameterError) as info:
@@ -53,8 +68,9 @@ def test_sampling_refused_where_it_cannot_work(kw: dict, words: str) -> None:
     assert info.value.one_line().startswith("Enable-Tracepoint -SampleEvery: ")
 
 
-def test_arithmetic_refused_like_the_real_client(sessiond: PrivateSessiond,
-                                                 session_name: str) -> None:
+def test_arithmetic_refused_like_the_real_client(
+    sessiond: PrivateSessiond, session_name: str
+) -> None:
     out = sessiond.output_dir(session_name)
     sessiond.ok(CreateSession(session_name, output=str(out)).argv())
     argv = ["lttng", "enable-event", "-u", f"--session={session_name}", "--channel=channel0"]
@@ -75,10 +91,13 @@ async def test_estimate_uses_the_rate_in_force_when_each_span_started(shell) -> 
 
     await shell.run("Get-Span")  # creates the store's tables
     rows = [("n1", 1, 50), ("n1", 2, 150), ("n1", 3, 160), ("n1", 4, 250), ("n2", 5, 150)]
-    values = ", ".join(f"('{n}', 's', {t}, {t}, 0, 'svc', 'op', {ts}, {ts + 10}, 10)"
-                       for n, t, ts in rows)
-    await shell.run("sql INSERT INTO spans (node, session, trace_id, span_id, parent_span_id, "
-                    f"service, name, ts_start, ts_end, dur_ns) VALUES {values}")
+    values = ", ".join(
+        f"('{n}', 's', {t}, {t}, 0, 'svc', 'op', {ts}, {ts + 10}, 10)" for n, t, ts in rows
+    )
+    await shell.run(
+        "sql INSERT INTO spans (node, session, trace_id, span_id, parent_span_id, "
+        f"service, name, ts_start, ts_end, dur_ns) VALUES {values}"
+    )
     db = shell.state.database
     record_sampling(db, "s", ["n1"], 4, "(trace_id & 3) == 0", since_ns=100)
     record_sampling(db, "s", ["n1"], 8, "(trace_id & 7) == 0", since_ns=200)

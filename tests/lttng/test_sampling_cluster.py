@@ -41,17 +41,33 @@ def blkkin_ids(requests: int, seed: int) -> list[tuple[int, tuple[int, int, int]
     return out
 
 
-async def test_one_in_sixteen_whole_traces(cluster_shell: Shell, tmp_path: Path,
-                                           blkkin_binary: Path) -> None:
+async def test_one_in_sixteen_whole_traces(
+    cluster_shell: Shell, tmp_path: Path, blkkin_binary: Path
+) -> None:
     sh = cluster_shell
     await sh.run(f"New-TraceSession samp -Node {NODE}")
-    [enabled] = await sh.run(f"Enable-Tracepoint -Session samp -Domain user -Name 'zipkin:*' "
-                             f"-SampleEvery {EVERY}")
-    assert enabled.detail.startswith(f"--userspace --session=samp --channel=channel0 "
-                                     f"--filter=(trace_id & {EVERY - 1}) == 0")
+    [enabled] = await sh.run(
+        f"Enable-Tracepoint -Session samp -Domain user -Name 'zipkin:*' -SampleEvery {EVERY}"
+    )
+    assert enabled.detail.startswith(
+        f"--userspace --session=samp --channel=channel0 --filter=(trace_id & {EVERY - 1}) == 0"
+    )
     await sh.run("Start-Trace samp")
-    summary = (await run_on(sh, NODE, [str(blkkin_binary), "--requests", str(REQUESTS),
-                                       "--slow-every", "0", "--seed", str(SEED)]))[NODE]
+    summary = (
+        await run_on(
+            sh,
+            NODE,
+            [
+                str(blkkin_binary),
+                "--requests",
+                str(REQUESTS),
+                "--slow-every",
+                "0",
+                "--seed",
+                str(SEED),
+            ],
+        )
+    )[NODE]
     await sh.run("Stop-Trace samp")
     await sh.run(f"Receive-Trace samp -Destination '{tmp_path}' -Import")
     await sh.run("Remove-TraceSession samp -Force")

@@ -186,12 +186,15 @@ def test_real_lttng_accepts_every_level_option(sessiond: PrivateSessiond) -> Non
     sessiond.ok(["lttng", "destroy", name])
 
 
-@pytest.mark.parametrize(("domain", "levels"), [
-    ("user", range(0, 15)),
-    ("python", range(-5, 80)),
-    ("jul", range(0, 1300, 25)),
-    ("log4j", range(0, 70000, 2500)),
-])
+@pytest.mark.parametrize(
+    ("domain", "levels"),
+    [
+        ("user", range(0, 15)),
+        ("python", range(-5, 80)),
+        ("jul", range(0, 1300, 25)),
+        ("log4j", range(0, 70000, 2500)),
+    ],
+)
 def test_the_stores_sql_gives_the_same_word_as_severity_of(domain: str, levels: range) -> None:
     """logs.severity is computed in DuckDB by severity_sql: one mapping, in Python and SQL
     (the store had its own CASE tables, and called JUL CONFIG 'Notice' where LTTng's is Debug)."""
@@ -200,8 +203,11 @@ def test_the_stores_sql_gives_the_same_word_as_severity_of(domain: str, levels: 
     from fayshell.lttng.severity import severity_sql
 
     con = duckdb.connect()
-    got = dict(con.execute(f"SELECT l, {severity_sql(domain, 'l')} FROM unnest(?) AS t(l)",
-                           [list(levels)]).fetchall())
+    got = dict(
+        con.execute(
+            f"SELECT l, {severity_sql(domain, 'l')} FROM unnest(?) AS t(l)", [list(levels)]
+        ).fetchall()
+    )
     assert got == {lv: severity_of(domain, lv) for lv in levels}
     if domain == "jul":
         assert got[700] == "Debug"  # CONFIG, less severe than INFO

@@ -20,7 +20,9 @@ HOSTILE = ["; rm -rf /", "$(touch /tmp/x)", "`id`", "a\nb", "ünï ✓", "'", '"
 
 def test_nodeset_expand_and_fold() -> None:
     groups = {"web": "web[01-16]", "db": "db1,db2"}
-    assert nodeset.expand("node[1-9]!node6", groups) == [f"node{i}" for i in (1, 2, 3, 4, 5, 7, 8, 9)]
+    assert nodeset.expand("node[1-9]!node6", groups) == [
+        f"node{i}" for i in (1, 2, 3, 4, 5, 7, 8, 9)
+    ]
     assert nodeset.expand("@db,a", groups) == ["a", "db1", "db2"]
     assert len(nodeset.expand("@web", groups)) == 16
     assert nodeset.fold(["web01", "web02", "web03", "web07"]) == "web[01-03,07]"
@@ -49,7 +51,10 @@ def _write(tmp_path, name: str, text: str) -> str:
 
 
 def test_inventory_and_ssh_config_precedence(tmp_path) -> None:
-    cfg = _write(tmp_path, "ssh_config", """
+    cfg = _write(
+        tmp_path,
+        "ssh_config",
+        """
 Host web*
     HostName 10.0.0.%h
     User fromcfg
@@ -63,8 +68,12 @@ Host db1
 Host bastion
     HostName 192.0.2.1
     User jump
-""".replace("10.0.0.%h", "10.0.0.99"))
-    inv_path = _write(tmp_path, "inv.toml", """
+""".replace("10.0.0.%h", "10.0.0.99"),
+    )
+    inv_path = _write(
+        tmp_path,
+        "inv.toml",
+        """
 [defaults]
 user = "fallback"
 port = 2022
@@ -75,12 +84,18 @@ db = ["db1"]
 host = "10.9.9.3"
 port = 22
 groups = ["canary"]
-""")
+""",
+    )
     inv = Inventory.load(inv_path, SSHConfig.from_option(cfg))
     assert inv.all_names() == ["db1", "web01", "web02", "web03"]
     assert inv.expand("@canary") == ["web03"]
     w1, w2, w3 = (inv.resolve(n) for n in ("web01", "web02", "web03"))
-    assert (w1.host, w1.port, w1.user, w1.identity_files) == ("10.0.0.99", 2200, "fromcfg", ("/keys/web",))
+    assert (w1.host, w1.port, w1.user, w1.identity_files) == (
+        "10.0.0.99",
+        2200,
+        "fromcfg",
+        ("/keys/web",),
+    )
     assert w1.known_hosts == ("/kh/web",)
     assert w2.host == "10.0.0.99"  # first matching HostName wins, as in OpenSSH
     assert (w3.host, w3.port, w3.user) == ("10.9.9.3", 22, "fromcfg")
@@ -107,7 +122,9 @@ def test_inventory_edit_and_save_round_trip(tmp_path) -> None:
         Inventory.load(_write(tmp_path, "bad.toml", "[nodes.x]\nhostname='a'\n"), SSHConfig([]))
 
 
-@pytest.mark.parametrize("name", ["a;rm -rf /", "$(touch /tmp/x)", "`id`", "a\nb", "nœud", "-oProxyCommand=x"])
+@pytest.mark.parametrize(
+    "name", ["a;rm -rf /", "$(touch /tmp/x)", "`id`", "a\nb", "nœud", "-oProxyCommand=x"]
+)
 def test_hostile_node_names_are_refused(name: str, tmp_path) -> None:
     cluster = Cluster.from_options(Options(ssh_config=_write(tmp_path, "cfg", "")))
     with pytest.raises(InventoryError):
@@ -138,7 +155,10 @@ async def test_local_transport_runs_without_sshd(tmp_path, monkeypatch) -> None:
 
 def test_ssh_config_reader_agrees_with_asyncssh(tmp_path) -> None:
     inc = _write(tmp_path, "extra.conf", "Host db*\n  User=dbuser\n  Port = 2201\n")
-    cfg = _write(tmp_path, "ssh_config", f"""
+    cfg = _write(
+        tmp_path,
+        "ssh_config",
+        f"""
 # comment
 Include {inc}
 Host web* !web13
@@ -154,12 +174,15 @@ Host *
     ServerAliveInterval 5
     ConnectTimeout 3
     IdentitiesOnly yes
-""")
+""",
+    )
     mine = SSHConfig([cfg])
 
     def norm(opts: dict) -> dict:  # asyncssh leaves ~ for later; fayshell expands it at once
-        return {k: [os.path.expanduser(p) for p in v] if isinstance(v, list) else v
-                for k, v in opts.items()}
+        return {
+            k: [os.path.expanduser(p) for p in v] if isinstance(v, list) else v
+            for k, v in opts.items()
+        }
 
     for name in ("web01", "web13", "db1", "other"):
         assert norm(mine.lookup(name)) == norm(mine._asyncssh_lookup(name)), name

@@ -36,14 +36,18 @@ async def _all(agen) -> list:
     return [r async for r in agen]
 
 
-async def test_get_node_lists_inventory_and_groups(state: ShellState,
-                                                   real_cluster: LocalCluster) -> None:
+async def test_get_node_lists_inventory_and_groups(
+    state: ShellState, real_cluster: LocalCluster
+) -> None:
     nodes = await _all(get_node(_ctx(state, "Get-Node")))
     assert [n.node for n in nodes] == real_cluster.names
     n1 = nodes[0]
     assert (n1.host, n1.port, n1.user, n1.source) == (
-        "127.0.0.1", real_cluster.node("node01").port, real_cluster.node("node01").user,
-        "inventory")
+        "127.0.0.1",
+        real_cluster.node("node01").port,
+        real_cluster.node("node01").user,
+        "inventory",
+    )
     assert n1.groups == "all,odd"
     even = await _all(get_node(_ctx(state, "Get-Node"), group="even"))
     assert [n.node for n in even] == ["node02", "node04", "node06", "node08"]
@@ -55,9 +59,13 @@ async def test_add_and_remove_node(state: ShellState, tmp_path: Path) -> None:
     ctx = _ctx(state, "Add-Node")
     added = await _all(add_node(ctx, name="extra[1-2]", port=2222, user="u", group=["extras"]))
     assert [(n.node, n.port, n.user, n.groups) for n in added] == [
-        ("extra1", 2222, "u", "extras"), ("extra2", 2222, "u", "extras")]
+        ("extra1", 2222, "u", "extras"),
+        ("extra2", 2222, "u", "extras"),
+    ]
     await remove_node(_ctx(state, "Remove-Node"), name="extra1")
-    assert [n.node for n in await _all(get_node(_ctx(state, "Get-Node"), group="extras"))] == ["extra2"]
+    assert [n.node for n in await _all(get_node(_ctx(state, "Get-Node"), group="extras"))] == [
+        "extra2"
+    ]
     rctx = _ctx(state, "Remove-Node")
     await remove_node(rctx, name="nosuch")
     assert rctx.errors and rctx.errors[0].target == "nosuch"
@@ -80,23 +88,27 @@ async def test_test_node_reports_readiness(state: ShellState, real_cluster: Loca
 async def test_invoke_command_records_gather_and_errors(state: ShellState) -> None:
     ctx = _ctx(state, "Invoke-Command")
     recs = await _all(invoke_command(ctx, node="@all", command="uname -r"))
-    assert len(recs) == 8 and all(isinstance(r, CommandResult) and r.exit_status == 0
-                                  for r in recs)
+    assert len(recs) == 8 and all(isinstance(r, CommandResult) and r.exit_status == 0 for r in recs)
     cmd = 'case "$(hostname)" in node0[1-3]) echo A;; *) echo B;; esac'
     gathered = await _all(invoke_command(ctx, node="@all", command=cmd, gather=True))
     assert [(g.nodes, g.count, g.stdout) for g in gathered] == [
-        ("node[04-08]", 5, "B\n"), ("node[01-03]", 3, "A\n")]
+        ("node[04-08]", 5, "B\n"),
+        ("node[01-03]", 3, "A\n"),
+    ]
     assert all(isinstance(g, GatheredResult) for g in gathered)
     ctx = _ctx(state, "Invoke-Command")
-    recs = await _all(invoke_command(ctx, node="node0[1-2]", command="sleep 5", timeout=200_000_000))
+    recs = await _all(
+        invoke_command(ctx, node="node0[1-2]", command="sleep 5", timeout=200_000_000)
+    )
     assert recs == [] and sorted(e.target for e in ctx.errors) == ["node01", "node02"]
     assert {e.stage for e in ctx.errors} == {"timeout"}
 
 
 async def test_invoke_command_stream(state: ShellState) -> None:
     ctx = _ctx(state, "Invoke-Command")
-    recs = await _all(invoke_command(ctx, node="node0[1-2]", stream=True,
-                                     command="echo a; echo b >&2; exit 3"))
+    recs = await _all(
+        invoke_command(ctx, node="node0[1-2]", stream=True, command="echo a; echo b >&2; exit 3")
+    )
     assert recs == []  # lines go to the host as they arrive
     host = state.host
     assert sorted(host.lines) == ["node01: a", "node01: b", "node02: a", "node02: b"]  # type: ignore[attr-defined]
@@ -117,25 +129,34 @@ def _interp(state: ShellState):
 
 async def test_through_the_interpreter(state: ShellState) -> None:
     interp = _interp(state)
-    out = await interp.run("$web = Get-Node 'node0[1-3]'\n"
-                           "Invoke-Command -Node $web -Command 'hostname' | "
-                           "Sort-Object node | ForEach-Object { $_.stdout.Trim() }")
+    out = await interp.run(
+        "$web = Get-Node 'node0[1-3]'\n"
+        "Invoke-Command -Node $web -Command 'hostname' | "
+        "Sort-Object node | ForEach-Object { $_.stdout.Trim() }"
+    )
     assert out == ["node01", "node02", "node03"]
-    out = await interp.run("Invoke-Command -Node 'node0[1-2]' -ScriptBlock { 'printf', '%s', "
-                           "\"$_; touch /tmp/fz-icm-$_\" }")
-    assert sorted(r.stdout for r in out) == ["node01; touch /tmp/fz-icm-node01",
-                                            "node02; touch /tmp/fz-icm-node02"]
+    out = await interp.run(
+        "Invoke-Command -Node 'node0[1-2]' -ScriptBlock { 'printf', '%s', "
+        '"$_; touch /tmp/fz-icm-$_" }'
+    )
+    assert sorted(r.stdout for r in out) == [
+        "node01; touch /tmp/fz-icm-node01",
+        "node02; touch /tmp/fz-icm-node02",
+    ]
     assert not list(Path("/tmp").glob("fz-icm-*"))
-    out = await interp.run("Invoke-Command -Node node01 { \"echo $_\" }")
+    out = await interp.run('Invoke-Command -Node node01 { "echo $_" }')
     assert out[0].stdout == "node01\n"
 
 
-async def test_failed_nodes_stop_a_script_unless_continue(state: ShellState, tmp_path: Path) -> None:
+async def test_failed_nodes_stop_a_script_unless_continue(
+    state: ShellState, tmp_path: Path
+) -> None:
     interp = _interp(state)
     with pytest.raises(CommandError, match="1 failure"):
         await interp.run("Invoke-Command -Node 'node01' 'sleep 3' -Timeout 100ms\n'after'")
-    out = await interp.run("Invoke-Command -Node 'node01' 'sleep 3' -Timeout 100ms "
-                           "-ErrorAction Continue\n'after'")
+    out = await interp.run(
+        "Invoke-Command -Node 'node01' 'sleep 3' -Timeout 100ms -ErrorAction Continue\n'after'"
+    )
     assert out == ["after"]
 
 
@@ -153,12 +174,28 @@ def test_fayshell_script_exit_status(real_cluster: LocalCluster, tmp_path: Path)
 
     root = Path(__file__).resolve().parents[2]
     inv = tmp_path / "inv.toml"
-    inv.write_text(real_cluster.inventory.read_text() + '[nodes.gone]\nhost = "127.0.0.1"\nport = 1\n')
+    inv.write_text(
+        real_cluster.inventory.read_text() + '[nodes.gone]\nhost = "127.0.0.1"\nport = 1\n'
+    )
 
     def fay(code: str) -> subprocess.CompletedProcess:
-        return subprocess.run([sys.executable, "-m", "fayshell", "--inventory", str(inv),
-                               "--ssh-config", str(real_cluster.ssh_config), "-c", code],
-                              cwd=root, capture_output=True, text=True, timeout=60)
+        return subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "fayshell",
+                "--inventory",
+                str(inv),
+                "--ssh-config",
+                str(real_cluster.ssh_config),
+                "-c",
+                code,
+            ],
+            cwd=root,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
 
     ok = fay("Invoke-Command -Node 'node0[1-3]' -Command 'hostname' -Gather")
     assert ok.returncode == 0, ok.stderr

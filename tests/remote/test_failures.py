@@ -35,7 +35,9 @@ def _inventory(tmp_path: Path, lc: LocalCluster, **nodes: dict) -> Options:
     lines = []
     for name, entry in nodes.items():
         lines.append(f"[nodes.{name}]")
-        lines += [f"{k} = {v!r}" if isinstance(v, int) else f'{k} = "{v}"' for k, v in entry.items()]
+        lines += [
+            f"{k} = {v!r}" if isinstance(v, int) else f'{k} = "{v}"' for k, v in entry.items()
+        ]
     inv = tmp_path / "inventory.toml"
     inv.write_text("\n".join(lines) + "\n")
     return Options(inventory=str(inv), ssh_config=str(lc.ssh_config))
@@ -88,8 +90,9 @@ async def test_refused_port_is_a_connect_error(small_cluster: LocalCluster, tmp_
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    cluster = Cluster.from_options(_inventory(tmp_path, small_cluster,
-                                              gone={"host": "127.0.0.1", "port": port}))
+    cluster = Cluster.from_options(
+        _inventory(tmp_path, small_cluster, gone={"host": "127.0.0.1", "port": port})
+    )
     try:
         [err] = await cluster.run_all("gone", "true")
         assert err.stage == "connect" and "refused" in err.message.lower()
@@ -103,8 +106,9 @@ async def test_changed_host_key_is_refused_loudly(small_cluster: LocalCluster) -
         for accept in (False, True):  # -AcceptNewHostKey never overrides a changed key
             cluster = Cluster.from_options(small_cluster.options())
             try:
-                results = _by_node(await cluster.run_all("@all", "true",
-                                                         accept_new_host_key=accept))
+                results = _by_node(
+                    await cluster.run_all("@all", "true", accept_new_host_key=accept)
+                )
             finally:
                 await cluster.aclose()
             err = results["node03"]
@@ -118,9 +122,17 @@ async def test_changed_host_key_is_refused_loudly(small_cluster: LocalCluster) -
 async def test_unknown_host_key_and_accept_new(small_cluster: LocalCluster, tmp_path: Path) -> None:
     kh = tmp_path / "known_hosts"
     n1 = small_cluster.node("node01")
-    opts = _inventory(tmp_path, small_cluster, fresh={
-        "host": "127.0.0.1", "port": n1.port, "user": n1.user,
-        "identity_file": str(small_cluster.client_key), "known_hosts": str(kh)})
+    opts = _inventory(
+        tmp_path,
+        small_cluster,
+        fresh={
+            "host": "127.0.0.1",
+            "port": n1.port,
+            "user": n1.user,
+            "identity_file": str(small_cluster.client_key),
+            "known_hosts": str(kh),
+        },
+    )
     cluster = Cluster.from_options(opts)
     try:
         [err] = await cluster.run_all("fresh", "true")
@@ -147,9 +159,17 @@ async def test_wrong_key_is_an_auth_error(small_cluster: LocalCluster, tmp_path:
     key = tmp_path / "other_key"
     subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", str(key)], check=True)
     n1 = small_cluster.node("node01")
-    opts = _inventory(tmp_path, small_cluster, wrongkey={
-        "host": "127.0.0.1", "port": n1.port, "user": n1.user, "identity_file": str(key),
-        "known_hosts": str(small_cluster.known_hosts)})
+    opts = _inventory(
+        tmp_path,
+        small_cluster,
+        wrongkey={
+            "host": "127.0.0.1",
+            "port": n1.port,
+            "user": n1.user,
+            "identity_file": str(key),
+            "known_hosts": str(small_cluster.known_hosts),
+        },
+    )
     cluster = Cluster.from_options(opts)
     try:
         results = _by_node(await cluster.run_all("wrongkey,node02", "true"))
@@ -189,17 +209,27 @@ async def test_handshakes_are_bounded(small_cluster: LocalCluster, tmp_path: Pat
         await cluster.aclose()
 
 
-async def test_encrypted_key_is_an_auth_error_without_secrets(small_cluster: LocalCluster,
-                                                             tmp_path: Path) -> None:
+async def test_encrypted_key_is_an_auth_error_without_secrets(
+    small_cluster: LocalCluster, tmp_path: Path
+) -> None:
     import subprocess
 
     key = tmp_path / "locked_key"
-    subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "s3cret-passphrase", "-f",
-                    str(key)], check=True)
+    subprocess.run(
+        ["ssh-keygen", "-q", "-t", "ed25519", "-N", "s3cret-passphrase", "-f", str(key)], check=True
+    )
     n1 = small_cluster.node("node01")
-    opts = _inventory(tmp_path, small_cluster, locked={
-        "host": "127.0.0.1", "port": n1.port, "user": n1.user, "identity_file": str(key),
-        "known_hosts": str(small_cluster.known_hosts)})
+    opts = _inventory(
+        tmp_path,
+        small_cluster,
+        locked={
+            "host": "127.0.0.1",
+            "port": n1.port,
+            "user": n1.user,
+            "identity_file": str(key),
+            "known_hosts": str(small_cluster.known_hosts),
+        },
+    )
     cluster = Cluster.from_options(opts)
     try:
         [err] = await cluster.run_all("locked", "true")
@@ -228,7 +258,8 @@ def _descendants(pid: int) -> list[int]:
 
 
 async def test_keepalive_detects_a_hung_connection_and_reconnects(
-        small_cluster: LocalCluster) -> None:
+    small_cluster: LocalCluster,
+) -> None:
     import os
     import signal
 

@@ -14,8 +14,18 @@ from fayshell.remote.cluster import Cluster
 from fayshell.remote.results import CommandResult, NodeError, OutputLine
 from tests.fixtures.cluster import LocalCluster, _alive, _user_pids
 
-HOSTILE = ["; touch {m}1", "$(touch {m}2)", "`touch {m}3`", "a\ntouch {m}4", "|| touch {m}5",
-           "ünïcødé ✓ 日本", "'\"\\", "*", "-n", "&& touch {m}6 &"]
+HOSTILE = [
+    "; touch {m}1",
+    "$(touch {m}2)",
+    "`touch {m}3`",
+    "a\ntouch {m}4",
+    "|| touch {m}5",
+    "ünïcødé ✓ 日本",
+    "'\"\\",
+    "*",
+    "-n",
+    "&& touch {m}6 &",
+]
 
 
 @pytest.fixture
@@ -55,8 +65,9 @@ async def test_connections_are_reused(real_cluster: LocalCluster, cluster: Clust
     assert all(v == 1 for v in cluster.connects.values())
 
 
-async def test_hostile_arguments_are_not_executed(real_cluster: LocalCluster, cluster: Cluster,
-                                                  tmp_path: Path) -> None:
+async def test_hostile_arguments_are_not_executed(
+    real_cluster: LocalCluster, cluster: Cluster, tmp_path: Path
+) -> None:
     marker = f"/tmp/fz-pwned-{os.getpid()}-"
     args = [a.format(m=marker) for a in HOSTILE]
     results = await cluster.run_all("node0[1-3]", ["printf", "%s\\n", *args])
@@ -86,8 +97,9 @@ async def test_command_timeout_and_failures_do_not_block_others(cluster: Cluster
     assert results["node01"].stdout == "ok\n" and results["node04"].stdout == "ok\n"
 
 
-async def test_cancellation_stops_every_remote_command(real_cluster: LocalCluster,
-                                                       cluster: Cluster) -> None:
+async def test_cancellation_stops_every_remote_command(
+    real_cluster: LocalCluster, cluster: Cluster
+) -> None:
     await cluster.run_all("@all", "true")
 
     async def consume() -> list:
@@ -117,8 +129,11 @@ async def test_stream_yields_lines_as_they_arrive(cluster: Cluster) -> None:
         seen.append((time.monotonic() - start, rec))
     lines = [(t, r) for t, r in seen if isinstance(r, OutputLine)]
     assert sorted((r.node, r.stream, r.line) for _, r in lines) == [
-        ("node01", "stderr", "second"), ("node01", "stdout", "first"),
-        ("node02", "stderr", "second"), ("node02", "stdout", "first")]
+        ("node01", "stderr", "second"),
+        ("node01", "stdout", "first"),
+        ("node02", "stderr", "second"),
+        ("node02", "stdout", "first"),
+    ]
     firsts = [t for t, r in lines if r.line == "first"]
     assert max(firsts) < 0.5  # shown before the command finished
     assert sum(isinstance(r, CommandResult) for _, r in seen) == 2
@@ -151,9 +166,11 @@ async def test_proxy_jump(real_cluster: LocalCluster, tmp_path: Path) -> None:
     cfg.write_text(real_cluster.ssh_config.read_text() + "\nHost behind\n    ProxyJump node01\n")
     n2 = real_cluster.node("node02")
     inv = tmp_path / "inv.toml"
-    inv.write_text(f'[nodes.behind]\nhost = "127.0.0.1"\nport = {n2.port}\nuser = "{n2.user}"\n'
-                   f'identity_file = "{real_cluster.client_key}"\n'
-                   f'known_hosts = "{real_cluster.known_hosts}"\n')
+    inv.write_text(
+        f'[nodes.behind]\nhost = "127.0.0.1"\nport = {n2.port}\nuser = "{n2.user}"\n'
+        f'identity_file = "{real_cluster.client_key}"\n'
+        f'known_hosts = "{real_cluster.known_hosts}"\n'
+    )
     from fayshell.state import Options
 
     cluster = Cluster.from_options(Options(inventory=str(inv), ssh_config=str(cfg)))
@@ -185,11 +202,14 @@ async def test_many_commands_on_one_node_share_its_connection(cluster: Cluster) 
     assert cluster.connects == {"node05": 1}
 
 
-async def test_unreachable_jump_host_is_the_nodes_error(real_cluster: LocalCluster,
-                                                         tmp_path: Path) -> None:
+async def test_unreachable_jump_host_is_the_nodes_error(
+    real_cluster: LocalCluster, tmp_path: Path
+) -> None:
     cfg = tmp_path / "ssh_config"
-    cfg.write_text(real_cluster.ssh_config.read_text()
-                   + "\nHost behind\n    HostName 127.0.0.1\n    ProxyJump nobody@127.0.0.1:1\n")
+    cfg.write_text(
+        real_cluster.ssh_config.read_text()
+        + "\nHost behind\n    HostName 127.0.0.1\n    ProxyJump nobody@127.0.0.1:1\n"
+    )
     from fayshell.state import Options
 
     cluster = Cluster.from_options(Options(ssh_config=str(cfg)))
@@ -203,7 +223,9 @@ async def test_unreachable_jump_host_is_the_nodes_error(real_cluster: LocalClust
 
 async def test_pull_a_directory_from_every_node(cluster: Cluster, tmp_path: Path) -> None:
     top = f"pulltest-{os.getpid()}"
-    await cluster.run_all("node0[1-3]", f"mkdir -p {top}/archives/c1 && hostname > {top}/archives/c1/x")
+    await cluster.run_all(
+        "node0[1-3]", f"mkdir -p {top}/archives/c1 && hostname > {top}/archives/c1/x"
+    )
     remote = f"{top}/archives"
     got = {o.node: o for o in [r async for r in cluster.pull("node0[1-4]", remote, str(tmp_path))]}
     for name in ("node01", "node02", "node03"):

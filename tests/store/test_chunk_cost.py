@@ -18,8 +18,20 @@ from fayshell.store.schema import ensure_schema
 from fayshell.store.settings import LoadSettings
 from tests.fixtures.ctfgen import GenInfo, GenSpec, write_trace
 
-TABLES = ("chunks", "event_rows", "event_names", "event_classes", "store_state", "syscalls",
-          "pending_syscalls", "syscalls_mark", "cpu_state", "threads", "spans", "logs")
+TABLES = (
+    "chunks",
+    "event_rows",
+    "event_names",
+    "event_classes",
+    "store_state",
+    "syscalls",
+    "pending_syscalls",
+    "syscalls_mark",
+    "cpu_state",
+    "threads",
+    "spans",
+    "logs",
+)
 
 
 @pytest.fixture(scope="module")
@@ -44,6 +56,7 @@ def _names(meta: object) -> set[str]:
 
 # -- parsed metadata ---------------------------------------------------------------------------
 
+
 def test_identical_metadata_is_parsed_once_and_equals_a_fresh_parse(small: GenInfo) -> None:
     cache = MetadataCache(capacity=4)
     first = read_metadata(small.dirs[0], cache)
@@ -65,7 +78,7 @@ def test_an_evicted_entry_is_parsed_again(small: GenInfo, tmp_path: Path) -> Non
     cache = MetadataCache(capacity=1)
     other = _renamed(small.dirs[0], tmp_path / "o", '"sched_switch"', '"sched_other"')
     first = read_metadata(small.dirs[0], cache)
-    read_metadata(other, cache)                 # evicts the first
+    read_metadata(other, cache)  # evicts the first
     rebuilt = read_metadata(small.dirs[0], cache)
     assert len(cache) == 1 and (cache.misses, cache.hits) == (3, 0)
     assert rebuilt is not first and rebuilt == first
@@ -82,6 +95,7 @@ def test_bad_metadata_is_reported_every_time_and_not_kept(tmp_path: Path) -> Non
 
 # -- the schema, once per connection -----------------------------------------------------------
 
+
 def test_a_fresh_database_still_gets_its_schema(small: GenInfo) -> None:
     first = Database.open(":memory:")
     import_trace(first, small.dirs[0], node="n", session="s")
@@ -96,7 +110,7 @@ def test_a_dropped_store_table_is_made_again_after_user_ddl(small: GenInfo) -> N
     db = Database.open(":memory:")
     import_trace(db, small.dirs[0], node="n", session="s")
     db.relation("SELECT count(*) FROM logs").fetch()
-    assert db.schema_ready                       # a query leaves what is known alone
+    assert db.schema_ready  # a query leaves what is known alone
     db.relation("DROP TABLE logs").fetch()
     assert not db.schema_ready and db.catalog is None
     res = import_trace(db, small.dirs[1], node="n", session="s")
@@ -105,15 +119,17 @@ def test_a_dropped_store_table_is_made_again_after_user_ddl(small: GenInfo) -> N
 
 # -- the catalog kept across loads -------------------------------------------------------------
 
-def test_a_catalog_changed_by_another_connection_is_read_again(small: GenInfo,
-                                                               tmp_path: Path) -> None:
+
+def test_a_catalog_changed_by_another_connection_is_read_again(
+    small: GenInfo, tmp_path: Path
+) -> None:
     path = str(tmp_path / "two.duckdb")
     mine, other = Database.open(path), Database.open(path)
     x = _renamed(small.dirs[1], tmp_path / "x", '"sched_switch"', '"sched_switch_x"')
     y = _renamed(small.dirs[2], tmp_path / "y", '"sched_switch"', '"sched_switch_y"')
     assert import_trace(mine, small.dirs[0], node="n", session="s").chunks_loaded == 1
     assert import_trace(other, x, node="n", session="s").chunks_loaded == 1
-    res = import_trace(mine, y, node="n", session="s")   # a new name after the other's
+    res = import_trace(mine, y, node="n", session="s")  # a new name after the other's
     assert res.chunks_loaded == 1 and not res.errors
     ids = mine.execute("SELECT name, class_id FROM event_names WHERE name LIKE 'sched_switch%'")
     assert len({i for _, i in ids}) == len(ids) == 3
@@ -132,8 +148,9 @@ def test_a_failed_load_forgets_the_catalog(small: GenInfo) -> None:
         yield
 
     with pytest.raises(RuntimeError):
-        import_trace(db, small.dirs[1], node="n", session="s",
-                     settings=LoadSettings(batches=failing))  # type: ignore[arg-type]
+        import_trace(
+            db, small.dirs[1], node="n", session="s", settings=LoadSettings(batches=failing)
+        )  # type: ignore[arg-type]
     assert db.catalog is None
     assert import_trace(db, small.dirs[1], node="n", session="s").chunks_loaded == 1
     assert db.execute("SELECT count(*) FROM chunks")[0][0] == 2
@@ -141,24 +158,29 @@ def test_a_failed_load_forgets_the_catalog(small: GenInfo) -> None:
 
 # -- one flush or several: the same rows -------------------------------------------------------
 
+
 def _contents(db: Database) -> dict[str, list[tuple[object, ...]]]:
     """Every derived and event row, without the eids (decoding order numbers them)."""
     return {
-        "events": db.execute("SELECT node, session, chunk_id, stream_id, cpu, ts, name "
-                             "FROM events ORDER BY ALL"),
+        "events": db.execute(
+            "SELECT node, session, chunk_id, stream_id, cpu, ts, name FROM events ORDER BY ALL"
+        ),
         "syscalls": db.execute("SELECT * FROM syscalls ORDER BY ALL"),
         "pending": db.execute("SELECT * FROM pending_syscalls ORDER BY ALL"),
         "threads": db.execute("SELECT * FROM threads ORDER BY ALL"),
-        "chunks": db.execute("SELECT chunk_id, events, discarded, first_ts, last_ts, chunk_no "
-                             "FROM chunks ORDER BY ALL"),
-        "switches": db.execute("SELECT e.ts, p.* EXCLUDE (eid) FROM events e "
-                               "JOIN ev_sched_switch p USING (eid) ORDER BY ALL"),
+        "chunks": db.execute(
+            "SELECT chunk_id, events, discarded, first_ts, last_ts, chunk_no "
+            "FROM chunks ORDER BY ALL"
+        ),
+        "switches": db.execute(
+            "SELECT e.ts, p.* EXCLUDE (eid) FROM events e "
+            "JOIN ev_sched_switch p USING (eid) ORDER BY ALL"
+        ),
     }
 
 
 @pytest.mark.parametrize("fast", [True, False], ids=["staged", "sql"])
-def test_a_chunk_of_one_flush_stores_what_several_flushes_store(small: GenInfo,
-                                                                fast: bool) -> None:
+def test_a_chunk_of_one_flush_stores_what_several_flushes_store(small: GenInfo, fast: bool) -> None:
     one, several = Database.open(":memory:"), Database.open(":memory:")
     many = LoadSettings(flush_rows=100, batch_rows=50, row_group=64, fast_syscalls=fast)
     for d in small.dirs:

@@ -29,37 +29,52 @@ async def test_import_then_query(shell: Shell, tree: GenInfo) -> None:  # noqa: 
     assert sum(c["events"] for c in chunks) == tree.events
     n = await shell.run("Get-Event sched_switch | Measure-Object")
     assert n[0]["Count"] == tree.counts["sched_switch"]
-    reads = await shell.run("Get-Syscall read -MinDuration 2us | Sort-Object dur_ns -Descending"
-                            " | Select-Object -First 3")
-    want = sorted((s.ts_exit - s.ts_entry for s in tree.syscalls
-                   if s.name == "read" and s.ts_exit - s.ts_entry >= 2000), reverse=True)[:3]
+    reads = await shell.run(
+        "Get-Syscall read -MinDuration 2us | Sort-Object dur_ns -Descending"
+        " | Select-Object -First 3"
+    )
+    want = sorted(
+        (
+            s.ts_exit - s.ts_entry
+            for s in tree.syscalls
+            if s.name == "read" and s.ts_exit - s.ts_entry >= 2000
+        ),
+        reverse=True,
+    )[:3]
     assert [r["dur_ns"] for r in reads] == want
     groups = await shell.run("Get-Syscall | Group-Object name | Sort-Object Name")
     assert {g["Name"]: g["Count"] for g in groups} == {
         name: sum(1 for s in tree.syscalls if s.name == name)
-        for name in {s.name for s in tree.syscalls}}
+        for name in {s.name for s in tree.syscalls}
+    }
     tid = tree.syscalls[0].tid
-    mine = await shell.run(f"Get-Syscall -Tid {tid} | Where-Object {{ $_.dur_ns -ge 0 }} | "
-                           "Measure-Object")
+    mine = await shell.run(
+        f"Get-Syscall -Tid {tid} | Where-Object {{ $_.dur_ns -ge 0 }} | Measure-Object"
+    )
     assert mine[0]["Count"] == sum(1 for s in tree.syscalls if s.tid == tid)
 
 
 async def test_query_cmdlets_filter_logs_and_spans(shell: Shell) -> None:  # noqa: F811
-    await shell.run("Get-TraceChunk")          # creates the schema
+    await shell.run("Get-TraceChunk")  # creates the schema
     db = shell.state.database
-    for i, (sev, level) in enumerate((("Debug", 10), ("Warning", 30), ("Error", 40),
-                                      ("Critical", 50))):
-        db.execute("INSERT INTO logs VALUES ('n1', 's', ?, 'python', ?, ?, ?, 'm', 'f', 1, "
-                   "'t', 1, 'p')", [i, f"storage.{sev.lower()}", level, sev])
+    for i, (sev, level) in enumerate(
+        (("Debug", 10), ("Warning", 30), ("Error", 40), ("Critical", 50))
+    ):
+        db.execute(
+            "INSERT INTO logs VALUES ('n1', 's', ?, 'python', ?, ?, ?, 'm', 'f', 1, 't', 1, 'p')",
+            [i, f"storage.{sev.lower()}", level, sev],
+        )
     warn = await shell.run("Get-Log -Severity Warning | Sort-Object ts")
     assert [r["severity"] for r in warn] == ["Warning", "Error", "Critical"]
     exact = await shell.run("Get-Log -Severity error -Exact")
     assert [r["logger"] for r in exact] == ["storage.error"]
     named = await shell.run("Get-Log 'storage.c*'")
     assert [r["level"] for r in named] == [50]
-    db.execute("INSERT INTO spans (node, session, trace_id, span_id, service, name, ts_start, "
-               "ts_end, dur_ns, error) VALUES ('n1', 's', 1, 2, 'vlmcd', 'read', 0, 60000000, "
-               "60000000, true), ('n1', 's', 1, 3, 'mapperd', 'map', 0, 10, 10, false)")
+    db.execute(
+        "INSERT INTO spans (node, session, trace_id, span_id, service, name, ts_start, "
+        "ts_end, dur_ns, error) VALUES ('n1', 's', 1, 2, 'vlmcd', 'read', 0, 60000000, "
+        "60000000, true), ('n1', 's', 1, 3, 'mapperd', 'map', 0, 10, 10, false)"
+    )
     slow = await shell.run("Get-Span -Service vlmcd | Where-Object { $_.dur_ms -gt 50 }")
     assert [(r["span_id"], r["dur_ms"]) for r in slow] == [(2, 60.0)]
     errs = await shell.run("Get-Span -ErrorOnly | Measure-Object")
@@ -69,16 +84,17 @@ async def test_query_cmdlets_filter_logs_and_spans(shell: Shell) -> None:  # noq
 async def test_damaged_and_missing_paths(shell: Shell, tmp_path: Path) -> None:  # noqa: F811
     write_trace(tmp_path / "t", GenSpec(events=3000, cpus=1, packet_size=8192))
     f = tmp_path / "t" / "channel0_0"
-    f.write_bytes(f.read_bytes()[:8192 + 10])
+    f.write_bytes(f.read_bytes()[: 8192 + 10])
     paths = f"'{tmp_path / 't'}', '{tmp_path / 'nope'}'"
     from fayshell.errors import CommandError
 
     with pytest.raises(CommandError, match="channel0_0"):
-        await shell.run(f"Import-Trace {paths}")           # -ErrorAction Stop is the default
+        await shell.run(f"Import-Trace {paths}")  # -ErrorAction Stop is the default
     shell.host.errors.clear()
     (tmp_path / "db2.duckdb").unlink(missing_ok=True)
-    out = await shell.run(f"Import-Trace {paths} -Database '{tmp_path / 'db2.duckdb'}' "
-                          "-ErrorAction Continue")
+    out = await shell.run(
+        f"Import-Trace {paths} -Database '{tmp_path / 'db2.duckdb'}' -ErrorAction Continue"
+    )
     assert [o.Errors for o in out] == [1, 1]
     assert 0 < out[0].Events < 3000
     assert any(str(f) in e and "@ byte 8192" in e for e in shell.host.errors), shell.host.errors
@@ -119,8 +135,13 @@ class RecordedBar:
     def advance(self, amount: float = 1.0) -> None:
         self.advanced += amount
 
-    def update(self, *, completed: float | None = None, total: float | None = None,
-               description: str | None = None) -> None:
+    def update(
+        self,
+        *,
+        completed: float | None = None,
+        total: float | None = None,
+        description: str | None = None,
+    ) -> None:
         if description is not None:
             self.descriptions.append(description)
 
@@ -128,8 +149,9 @@ class RecordedBar:
         pass
 
 
-def test_import_progress_names_each_chunk_and_counts_its_events(tree: GenInfo,
-                                                                tmp_path: Path) -> None:
+def test_import_progress_names_each_chunk_and_counts_its_events(
+    tree: GenInfo, tmp_path: Path
+) -> None:
     from fayshell.store.database import Database
     from fayshell.store.loader import import_trace
 
@@ -142,14 +164,18 @@ def test_import_progress_names_each_chunk_and_counts_its_events(tree: GenInfo,
     assert res.chunks_loaded == 2
     labels = [d for d in bar.descriptions if ":" not in d]
     assert [lab.split()[:2] for lab in labels] == [["chunk", "1/2"], ["chunk", "2/2"]]
-    last: dict[str, int] = {}       # chunk label -> the last event count shown for it
+    last: dict[str, int] = {}  # chunk label -> the last event count shown for it
     for d in bar.descriptions:
         if d.endswith(" events"):
             label, count = d.rsplit(": ", 1)
             last[label] = int(count.split()[0].replace(",", ""))
     assert sorted(last) == sorted(labels) and sum(last.values()) == tree.events
-    assert bar.advanced == sum(f.stat().st_size for d in tree.dirs for f in d.iterdir()
-                               if f.is_file() and f.name != "metadata")
+    assert bar.advanced == sum(
+        f.stat().st_size
+        for d in tree.dirs
+        for f in d.iterdir()
+        if f.is_file() and f.name != "metadata"
+    )
 
 
 class InterruptingBar(RecordedBar):
@@ -164,7 +190,8 @@ class InterruptingBar(RecordedBar):
 
 
 def test_ctrl_c_during_import_is_an_interrupt_and_the_chunk_imports_again(
-        tree: GenInfo, tmp_path: Path) -> None:
+    tree: GenInfo, tmp_path: Path
+) -> None:
     from fayshell.errors import Interrupted
     from fayshell.store.database import Database
     from fayshell.store.loader import import_trace
@@ -172,7 +199,7 @@ def test_ctrl_c_during_import_is_an_interrupt_and_the_chunk_imports_again(
     root = tree.dirs[0].parents[2]
     db = Database.open(str(tmp_path / "i.duckdb"))
     try:
-        with pytest.raises(Interrupted):   # not re-wrapped as a store error: exit 130
+        with pytest.raises(Interrupted):  # not re-wrapped as a store error: exit 130
             import_trace(db, root, progress=InterruptingBar())
         assert db.execute("SELECT count(*) FROM chunks")[0][0] == 0
         res = import_trace(db, root)

@@ -75,12 +75,17 @@ def trace(tmp_path_factory: pytest.TempPathFactory) -> GenInfo:
 SIGNALS = [signal.SIGKILL, signal.SIGTERM, signal.SIGHUP]
 
 
-def _killed_at(db: Path, trace: Path, where: str, expect: str,
-               sig: signal.Signals = signal.SIGKILL) -> None:
+def _killed_at(
+    db: Path, trace: Path, where: str, expect: str, sig: signal.Signals = signal.SIGKILL
+) -> None:
     """Run the child until it reports ``expect``, then send it ``sig``."""
-    proc = subprocess.Popen([sys.executable, "-c", CHILD, str(db), str(trace), where],
-                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
-                            env={**os.environ, "PYTHONPATH": str(ROOT)})
+    proc = subprocess.Popen(
+        [sys.executable, "-c", CHILD, str(db), str(trace), where],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
     try:
         assert proc.stdout is not None
         line = proc.stdout.readline()
@@ -93,8 +98,10 @@ def _killed_at(db: Path, trace: Path, where: str, expect: str,
 
 def _truth(info: GenInfo) -> Counter[tuple[object, ...]]:
     off = GenSpec().clock_offset
-    return Counter((s.cpu, s.tid, s.pid, s.name, s.ts_entry + off, s.ts_exit + off, s.ret)
-                   for s in info.syscalls)
+    return Counter(
+        (s.cpu, s.tid, s.pid, s.name, s.ts_entry + off, s.ts_exit + off, s.ret)
+        for s in info.syscalls
+    )
 
 
 def _syscalls(db: Database) -> Counter[tuple[object, ...]]:
@@ -102,14 +109,14 @@ def _syscalls(db: Database) -> Counter[tuple[object, ...]]:
 
 
 @pytest.mark.parametrize("sig", SIGNALS, ids=lambda s: s.name)
-def test_killed_mid_chunk_leaves_it_unmarked_and_it_imports_again(trace: GenInfo,
-                                                                   tmp_path: Path,
-                                                                   sig: signal.Signals) -> None:
+def test_killed_mid_chunk_leaves_it_unmarked_and_it_imports_again(
+    trace: GenInfo, tmp_path: Path, sig: signal.Signals
+) -> None:
     path = tmp_path / "killed.duckdb"
     _killed_at(path, trace.dirs[0], "middle", "stopped", sig)
     db = Database.open(str(path))
     assert db.execute("SELECT count(*) FROM chunks")[0][0] == 0
-    assert db.execute("SELECT count(*) FROM event_rows")[0][0] > 0     # flushes had committed
+    assert db.execute("SELECT count(*) FROM event_rows")[0][0] > 0  # flushes had committed
     res = import_trace(db, trace.dirs[0], node="n", session="s")
     assert (res.chunks_loaded, res.chunks_skipped, res.errors) == (1, 0, [])
     assert db.execute("SELECT count(*) FROM events")[0][0] == trace.events == res.events
@@ -118,14 +125,14 @@ def test_killed_mid_chunk_leaves_it_unmarked_and_it_imports_again(trace: GenInfo
 
 
 @pytest.mark.parametrize("sig", SIGNALS, ids=lambda s: s.name)
-def test_killed_during_the_background_write_leaves_it_unmarked(trace: GenInfo,
-                                                               tmp_path: Path,
-                                                               sig: signal.Signals) -> None:
+def test_killed_during_the_background_write_leaves_it_unmarked(
+    trace: GenInfo, tmp_path: Path, sig: signal.Signals
+) -> None:
     path = tmp_path / "writing.duckdb"
     _killed_at(path, trace.dirs[0], "writing", "writing", sig)
     db = Database.open(str(path))
     assert db.execute("SELECT count(*) FROM chunks")[0][0] == 0
-    assert db.execute("SELECT count(*) FROM event_rows")[0][0] == 0     # one transaction
+    assert db.execute("SELECT count(*) FROM event_rows")[0][0] == 0  # one transaction
     res = import_trace(db, trace.dirs[0], node="n", session="s", settings=ANSWER_FIRST)
     assert (res.chunks_loaded, res.chunks_skipped, res.errors) == (1, 0, [])
     db.wait_pending()
@@ -149,9 +156,21 @@ def test_killed_after_the_import_keeps_the_chunk(trace: GenInfo, tmp_path: Path)
 def test_the_shell_ends_at_once_on_term_and_hup(tmp_path: Path, sig: signal.Signals) -> None:
     """The shell keeps the default action of SIGTERM and SIGHUP (what the tests above rely
     on): it ends at once; what it had committed stays, the rest is imported again."""
-    proc = subprocess.Popen([sys.executable, "-m", "fayshell", "--db", str(tmp_path / "s.duckdb"),
-                             "-c", "'ready'; Start-Sleep 60"], stdout=subprocess.PIPE,
-                            text=True, cwd=tmp_path, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "fayshell",
+            "--db",
+            str(tmp_path / "s.duckdb"),
+            "-c",
+            "'ready'; Start-Sleep 60",
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
+        cwd=tmp_path,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
     try:
         assert proc.stdout is not None and proc.stdout.readline().strip() == "ready"
     finally:

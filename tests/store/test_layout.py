@@ -28,14 +28,18 @@ def trace(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def test_events_view_has_the_contract_columns(trace: Path) -> None:
     db = Database.open(":memory:")
     import_trace(db, trace, node="n1", session="s1")
-    kind = db.execute("SELECT table_type FROM information_schema.tables "
-                      "WHERE table_name = 'events'")
+    kind = db.execute(
+        "SELECT table_type FROM information_schema.tables WHERE table_name = 'events'"
+    )
     assert kind == [("VIEW",)]
     cols = db.table_columns()["events"]
     assert cols[:8] == ["node", "session", "chunk_id", "stream_id", "cpu", "ts", "name", "eid"]
     (cid,) = db.execute("SELECT chunk_id FROM chunks")[0]
-    n = db.execute("SELECT count(*) FROM events WHERE name = 'sched_switch' AND node = 'n1' "
-                   "AND session = 's1' AND chunk_id = ?", [cid])[0][0]
+    n = db.execute(
+        "SELECT count(*) FROM events WHERE name = 'sched_switch' AND node = 'n1' "
+        "AND session = 's1' AND chunk_id = ?",
+        [cid],
+    )[0][0]
     assert n == db.execute("SELECT count(*) FROM ev_sched_switch")[0][0] > 0
     total = db.execute("SELECT sum(events) FROM chunks")[0][0]
     assert db.execute("SELECT count(*), count(DISTINCT eid) FROM events")[0] == (total, total)
@@ -45,17 +49,23 @@ def _legacy_copy(db: Database) -> Database:
     """A store as the wide layout wrote it: ``events`` a table, chunks without chunk_no."""
     old = Database.open(":memory:")
     rows: list[Any] = db.execute("SELECT * FROM events ORDER BY eid")
-    cols = db.execute("SELECT column_name, data_type FROM information_schema.columns "
-                      "WHERE table_name = 'events' ORDER BY ordinal_position")
+    cols = db.execute(
+        "SELECT column_name, data_type FROM information_schema.columns "
+        "WHERE table_name = 'events' ORDER BY ordinal_position"
+    )
     old.execute("CREATE TABLE events (" + ", ".join(f'"{c}" {t}' for c, t in cols) + ")")
     old.con.executemany(f"INSERT INTO events VALUES ({', '.join('?' * len(cols))})", rows)
     chunk_cols = [c for c in db.table_columns()["chunks"] if c != "chunk_no"]
-    old.execute("CREATE TABLE chunks (chunk_id VARCHAR, node VARCHAR, session VARCHAR, "
-                "path VARCHAR, bytes BIGINT, events BIGINT, discarded BIGINT, lost_packets BIGINT, "
-                "first_ts BIGINT, last_ts BIGINT, loaded_at TIMESTAMP, domain VARCHAR, "
-                "errors INTEGER)")
-    old.con.executemany("INSERT INTO chunks VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                        db.execute(f"SELECT {', '.join(chunk_cols)} FROM chunks"))
+    old.execute(
+        "CREATE TABLE chunks (chunk_id VARCHAR, node VARCHAR, session VARCHAR, "
+        "path VARCHAR, bytes BIGINT, events BIGINT, discarded BIGINT, lost_packets BIGINT, "
+        "first_ts BIGINT, last_ts BIGINT, loaded_at TIMESTAMP, domain VARCHAR, "
+        "errors INTEGER)"
+    )
+    old.con.executemany(
+        "INSERT INTO chunks VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        db.execute(f"SELECT {', '.join(chunk_cols)} FROM chunks"),
+    )
     return old
 
 
@@ -70,8 +80,9 @@ def test_wide_events_table_is_upgraded(trace: Path) -> None:
     assert again.chunks_skipped == 1 and again.chunks_loaded == 0
 
 
-def test_failed_background_write_leaves_no_rows(trace: Path,
-                                                monkeypatch: pytest.MonkeyPatch) -> None:
+def test_failed_background_write_leaves_no_rows(
+    trace: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     db = Database.open(":memory:")
     calls = {"n": 0}
     real = Insert.run
@@ -83,9 +94,8 @@ def test_failed_background_write_leaves_no_rows(trace: Path,
         real(self, con)
 
     monkeypatch.setattr(Insert, "run", flaky)
-    with pytest.raises(RuntimeError, match="disk full"):     # the flushing path's writer
-        import_trace(db, trace, node="n1", session="s1",
-                     settings=LoadSettings(answer_first=False))
+    with pytest.raises(RuntimeError, match="disk full"):  # the flushing path's writer
+        import_trace(db, trace, node="n1", session="s1", settings=LoadSettings(answer_first=False))
     monkeypatch.setattr(Insert, "run", real)
     assert db.execute("SELECT count(*) FROM event_rows")[0][0] == 0
     assert db.execute("SELECT count(*) FROM chunks")[0][0] == 0

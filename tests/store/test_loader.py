@@ -18,37 +18,69 @@ from tests.fixtures.ctfgen import GenInfo, GenSpec, write_trace
 @pytest.fixture(scope="module")
 def chunked(tmp_path_factory: pytest.TempPathFactory) -> GenInfo:
     out = tmp_path_factory.mktemp("gen") / "chunked"
-    return write_trace(out, GenSpec(events=30_000, cpus=3, packet_size=8192, chunks=3, seed=11,
-                                    discard_every=5, lost_every=6))
+    return write_trace(
+        out,
+        GenSpec(
+            events=30_000,
+            cpus=3,
+            packet_size=8192,
+            chunks=3,
+            seed=11,
+            discard_every=5,
+            lost_every=6,
+        ),
+    )
 
 
 def _syscalls(db: Database) -> Counter[tuple[object, ...]]:
-    rows = db.execute("SELECT cpu, tid, pid, procname, name, ts_entry, ts_exit, dur_ns, ret "
-                      "FROM syscalls")
+    rows = db.execute(
+        "SELECT cpu, tid, pid, procname, name, ts_entry, ts_exit, dur_ns, ret FROM syscalls"
+    )
     return Counter(rows)
 
 
 def _truth(info: GenInfo) -> Counter[tuple[object, ...]]:
     off = GenSpec().clock_offset
-    return Counter((s.cpu, s.tid, s.pid, f"worker-{s.tid}", s.name, s.ts_entry + off,
-                    s.ts_exit + off, s.ts_exit - s.ts_entry, s.ret) for s in info.syscalls)
+    return Counter(
+        (
+            s.cpu,
+            s.tid,
+            s.pid,
+            f"worker-{s.tid}",
+            s.name,
+            s.ts_entry + off,
+            s.ts_exit + off,
+            s.ts_exit - s.ts_entry,
+            s.ret,
+        )
+        for s in info.syscalls
+    )
 
 
 @pytest.mark.parametrize("fast", [True, False], ids=["staged", "sql"])
-def test_chunks_in_order_rebuild_every_syscall(chunked: GenInfo, prefer_c: bool,
-                                               fast: bool) -> None:
+def test_chunks_in_order_rebuild_every_syscall(
+    chunked: GenInfo, prefer_c: bool, fast: bool
+) -> None:
     db = Database.open(":memory:")
     total = 0
-    for d in chunked.dirs:                          # as Receive-Trace -Import would, chunk by chunk
-        res = import_trace(db, d, node="n1", session="s1", settings=LoadSettings(prefer_c=prefer_c, fast_syscalls=fast))
+    for d in chunked.dirs:  # as Receive-Trace -Import would, chunk by chunk
+        res = import_trace(
+            db,
+            d,
+            node="n1",
+            session="s1",
+            settings=LoadSettings(prefer_c=prefer_c, fast_syscalls=fast),
+        )
         assert res.chunks_loaded == 1 and not res.errors
         total += res.events
     assert total == chunked.events
     assert _syscalls(db) == _truth(chunked)
     # pairs whose exit fell into a later chunk were completed there
     bounds = db.execute("SELECT first_ts FROM chunks ORDER BY first_ts")
-    split = db.execute("SELECT count(*) FROM syscalls WHERE ts_entry < ? AND ts_exit >= ?",
-                       [bounds[1][0], bounds[1][0]])[0][0]
+    split = db.execute(
+        "SELECT count(*) FROM syscalls WHERE ts_entry < ? AND ts_exit >= ?",
+        [bounds[1][0], bounds[1][0]],
+    )[0][0]
     assert split > 0
     # every thread ends blocked in futex: those entries stay pending for the next chunk
     assert db.execute("SELECT count(*), count(DISTINCT tid) FROM pending_syscalls")[0] == (18, 18)
@@ -58,15 +90,21 @@ def test_chunks_in_order_rebuild_every_syscall(chunked: GenInfo, prefer_c: bool,
 def test_tid_context_is_used(tmp_path: Path, fast: bool) -> None:
     from fayshell.ctf.metadata import metadata_text
 
-    info = write_trace(tmp_path / "t", GenSpec(events=12_000, cpus=2, packet_size=8192,
-                                                 chunks=2, tid_context=True, seed=8))
-    for d in info.dirs:       # hide sched_switch: only the tid context can name the thread
+    info = write_trace(
+        tmp_path / "t",
+        GenSpec(events=12_000, cpus=2, packet_size=8192, chunks=2, tid_context=True, seed=8),
+    )
+    for d in info.dirs:  # hide sched_switch: only the tid context can name the thread
         text = metadata_text(d / "metadata").replace('"sched_switch"', '"sched_switch_x"')
         (d / "metadata").write_text(text)
     db = Database.open(":memory:")
     for d in info.dirs:
-        assert import_trace(db, d, node="n", session="s",
-                            settings=LoadSettings(fast_syscalls=fast)).errors == []
+        assert (
+            import_trace(
+                db, d, node="n", session="s", settings=LoadSettings(fast_syscalls=fast)
+            ).errors
+            == []
+        )
     assert "tid" in {c.lower() for c in db.table_columns()["events"]}
     assert _syscalls(db) == _truth(info)
 
@@ -79,10 +117,18 @@ def test_tree_import_counts_and_is_idempotent(chunked: GenInfo, prefer_c: bool) 
     assert res.discarded == chunked.discarded > 0
     assert res.lost_packets == chunked.lost_packets > 0
     assert _syscalls(db) == _truth(chunked)
-    row = db.execute("SELECT count(*), sum(events), sum(discarded), sum(lost_packets), "
-                     "min(node), min(session) FROM chunks")[0]
-    assert row == (3, chunked.events, chunked.discarded, chunked.lost_packets, "gen-node",
-                   "chunked")
+    row = db.execute(
+        "SELECT count(*), sum(events), sum(discarded), sum(lost_packets), "
+        "min(node), min(session) FROM chunks"
+    )[0]
+    assert row == (
+        3,
+        chunked.events,
+        chunked.discarded,
+        chunked.lost_packets,
+        "gen-node",
+        "chunked",
+    )
     names = dict(db.execute("SELECT name, count(*) FROM events GROUP BY name"))
     assert names == {k: v for k, v in chunked.counts.items() if v}
     before = db.execute("SELECT count(*) FROM events")[0][0]
@@ -95,8 +141,10 @@ def test_tree_import_counts_and_is_idempotent(chunked: GenInfo, prefer_c: bool) 
 def test_payload_tables_join_events(chunked: GenInfo) -> None:
     db = Database.open(":memory:")
     import_trace(db, chunked.dirs[0])
-    rows = db.execute("SELECT e.ts, p.next_tid, p.next_comm FROM events e "
-                      "JOIN ev_sched_switch p USING (eid) ORDER BY e.ts LIMIT 3")
+    rows = db.execute(
+        "SELECT e.ts, p.next_tid, p.next_comm FROM events e "
+        "JOIN ev_sched_switch p USING (eid) ORDER BY e.ts LIMIT 3"
+    )
     assert len(rows) == 3 and all(comm == f"worker-{tid}" for _, tid, comm in rows)
     n = db.execute("SELECT count(*) FROM ev_syscall_entry_openat WHERE filename LIKE '/%'")[0][0]
     assert n == db.execute("SELECT count(*) FROM events WHERE name = 'syscall_entry_openat'")[0][0]
@@ -142,8 +190,13 @@ def test_ust_events_with_log_levels_become_logs(tmp_path: Path, prefer_c: bool) 
     db = Database.open(":memory:")
     res = import_trace(db, trace, settings=LoadSettings(prefer_c=prefer_c))
     assert res.events == 60
-    want = sorted((ts, "t:misc", 4, "Warning", f["s"]) for name, ts, _c, _x, f in
-                  bt2_raw(str(trace)) if name == "t:misc")
-    got = sorted(db.execute("SELECT ts, logger, level, severity, msg FROM logs WHERE domain = 'ust'"))
-    assert got == want and len(got) == 48                  # t:simple has no log level
+    want = sorted(
+        (ts, "t:misc", 4, "Warning", f["s"])
+        for name, ts, _c, _x, f in bt2_raw(str(trace))
+        if name == "t:misc"
+    )
+    got = sorted(
+        db.execute("SELECT ts, logger, level, severity, msg FROM logs WHERE domain = 'ust'")
+    )
+    assert got == want and len(got) == 48  # t:simple has no log level
     assert db.execute("SELECT DISTINCT node, session FROM logs") == [("mini", "mini-trace")]

@@ -23,7 +23,7 @@ ROOT = Path(__file__).resolve().parents[2]
 #: Every table a kernel chunk feeds, compared as whole row multisets.
 QUERIES = {
     "syscalls": "SELECT node, session, cpu, tid, pid, procname, name, ts_entry, ts_exit, dur_ns,"
-                " ret FROM syscalls",
+    " ret FROM syscalls",
     # eids follow the order the parallel decoder delivers batches in: counted, not compared
     "events": "SELECT node, session, chunk_id, stream_id, cpu, ts, name FROM events",
     "eids": "SELECT count(*), count(DISTINCT eid), max(eid) - min(eid) + 1 FROM events",
@@ -59,16 +59,20 @@ class Gate:
 def test_query_while_the_writer_is_behind_sees_each_row_once(gen: GenInfo) -> None:
     flushed = Database.open(":memory:")
     for d in gen.dirs:
-        import_trace(flushed, d, node="n", session="s",
-                     settings=LoadSettings(flush_rows=2000))
+        import_trace(flushed, d, node="n", session="s", settings=LoadSettings(flush_rows=2000))
     want = _rows(flushed)
     db = Database.open(":memory:")
     import_trace(db, gen.dirs[0], node="n", session="s", settings=ANSWER_FIRST)  # written...
     gate = Gate()
-    res = import_trace(db, gen.dirs[1], node="n", session="s",
-                       settings=LoadSettings(answer_first=True, before_commit=gate))
+    res = import_trace(
+        db,
+        gen.dirs[1],
+        node="n",
+        session="s",
+        settings=LoadSettings(answer_first=True, before_commit=gate),
+    )
     assert res.chunks_loaded == 1
-    assert gate.reached.wait(60)                            # ...the second held uncommitted
+    assert gate.reached.wait(60)  # ...the second held uncommitted
     assert db.has_pending
     during = _rows(db)
     gate.go.set()
@@ -95,11 +99,13 @@ def blkkin(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
         d.start()
         out = d.output_dir("fay-pending")
         d.ok(CreateSession("fay-pending", output=str(out)).argv())
-        d.ok(EnableChannel("fay-pending", "small", "user", subbuf_size=16384,
-                           num_subbuf=32).argv())
+        d.ok(EnableChannel("fay-pending", "small", "user", subbuf_size=16384, num_subbuf=32).argv())
         d.ok(EnableEvent("fay-pending", "user", ("zipkin:*",), channel="small").argv())
-        d.ok(AddContext("fay-pending", ("vpid", "vtid", "procname"), domain="user",
-                        channel="small").argv())
+        d.ok(
+            AddContext(
+                "fay-pending", ("vpid", "vtid", "procname"), domain="user", channel="small"
+            ).argv()
+        )
         d.ok(Start("fay-pending").argv())
         d.workload([str(program), "--requests", "60"])
         d.ok(Stop("fay-pending").argv())
@@ -109,9 +115,11 @@ def blkkin(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
 
 
 def test_spans_while_the_writer_is_behind(blkkin: tuple[Path, Path]) -> None:
-    sql = ("SELECT node, session, trace_id, span_id, parent_span_id, service, name, ts_start, "
-           "ts_end, dur_ns, client_dur_ns, server_dur_ns, annotations, keyvals, error, chunk_no "
-           "FROM spans")
+    sql = (
+        "SELECT node, session, trace_id, span_id, parent_span_id, service, name, ts_start, "
+        "ts_end, dur_ns, client_dur_ns, server_dur_ns, annotations, keyvals, error, chunk_no "
+        "FROM spans"
+    )
     flushed = Database.open(":memory:")
     for d in blkkin:
         import_trace(flushed, d, node="n", session="s", settings=LoadSettings())
@@ -119,8 +127,13 @@ def test_spans_while_the_writer_is_behind(blkkin: tuple[Path, Path]) -> None:
     db = Database.open(":memory:")
     import_trace(db, blkkin[0], node="n", session="s", settings=ANSWER_FIRST)
     gate = Gate()
-    import_trace(db, blkkin[1], node="n", session="s",
-                 settings=LoadSettings(answer_first=True, before_commit=gate))
+    import_trace(
+        db,
+        blkkin[1],
+        node="n",
+        session="s",
+        settings=LoadSettings(answer_first=True, before_commit=gate),
+    )
     assert gate.reached.wait(60)
     during = sorted(map(str, db.execute(sql)))
     events = db.execute("SELECT count(*), count(DISTINCT eid) FROM events")[0]
@@ -129,40 +142,54 @@ def test_spans_while_the_writer_is_behind(blkkin: tuple[Path, Path]) -> None:
     assert during == want
     assert sorted(map(str, db.execute(sql))) == want
     assert events == flushed.execute("SELECT count(*), count(DISTINCT eid) FROM events")[0]
-    straddling = db.execute("SELECT count(*) FROM spans WHERE chunk_no = 2 AND ts_start < "
-                            "(SELECT first_ts FROM chunks WHERE chunk_no = 2)")[0][0]
-    assert straddling > 0       # spans with rows in both chunks were rebuilt and replaced
+    straddling = db.execute(
+        "SELECT count(*) FROM spans WHERE chunk_no = 2 AND ts_start < "
+        "(SELECT first_ts FROM chunks WHERE chunk_no = 2)"
+    )[0][0]
+    assert straddling > 0  # spans with rows in both chunks were rebuilt and replaced
 
 
 def test_the_shell_waits_for_the_write_before_it_exits(gen: GenInfo, tmp_path: Path) -> None:
     path = tmp_path / "shell.duckdb"
-    cmd = [sys.executable, "-m", "fayshell", "--no-color", "--db", str(path), "-c",
-           f"Import-Trace '{gen.dirs[0]}' -Node n -Session s | Out-Null; "
-           "sql SELECT count(*) AS n FROM syscalls"]
-    out = subprocess.run(cmd, capture_output=True, text=True, check=True,
-                         env={**os.environ, "PYTHONPATH": str(ROOT)}).stdout
+    cmd = [
+        sys.executable,
+        "-m",
+        "fayshell",
+        "--no-color",
+        "--db",
+        str(path),
+        "-c",
+        f"Import-Trace '{gen.dirs[0]}' -Node n -Session s | Out-Null; "
+        "sql SELECT count(*) AS n FROM syscalls",
+    ]
+    out = subprocess.run(
+        cmd, capture_output=True, text=True, check=True, env={**os.environ, "PYTHONPATH": str(ROOT)}
+    ).stdout
     answered = int(out.split()[-1])
     flushed = Database.open(":memory:")
-    import_trace(flushed, gen.dirs[0], node="n", session="s",
-                 settings=LoadSettings())
+    import_trace(flushed, gen.dirs[0], node="n", session="s", settings=LoadSettings())
     db = Database.open(str(path))
     assert answered == flushed.execute("SELECT count(*) FROM syscalls")[0][0] > 0
     assert _rows(db) == _rows(flushed)
 
 
-def test_a_failed_background_write_is_reported_and_the_chunk_imports_again(
-        gen: GenInfo) -> None:
+def test_a_failed_background_write_is_reported_and_the_chunk_imports_again(gen: GenInfo) -> None:
     def disk_full() -> None:
         raise OSError("No space left on device")
 
     db = Database.open(":memory:")
-    res = import_trace(db, gen.dirs[0], node="n", session="s",
-                       settings=LoadSettings(answer_first=True, before_commit=disk_full))
+    res = import_trace(
+        db,
+        gen.dirs[0],
+        node="n",
+        session="s",
+        settings=LoadSettings(answer_first=True, before_commit=disk_full),
+    )
     assert res.chunks_loaded == 1
     with pytest.raises(StoreError, match="imported again next time.*No space left"):
         db.wait_pending()
     assert not db.has_pending
-    assert db.execute("SELECT count(*) FROM chunks")[0][0] == 0     # rolled back, views gone
+    assert db.execute("SELECT count(*) FROM chunks")[0][0] == 0  # rolled back, views gone
     assert db.execute("SELECT count(*) FROM event_rows")[0][0] == 0
     again = import_trace(db, gen.dirs[0], node="n", session="s", settings=ANSWER_FIRST)
     db.wait_pending()
@@ -175,8 +202,13 @@ def test_a_failed_background_write_is_reported_and_the_chunk_imports_again(
 def test_row_wise_pipelines_see_the_pending_rows(gen: GenInfo) -> None:
     db = Database.open(":memory:")
     gate = Gate()
-    import_trace(db, gen.dirs[0], node="n", session="s",
-                 settings=LoadSettings(answer_first=True, before_commit=gate))
+    import_trace(
+        db,
+        gen.dirs[0],
+        node="n",
+        session="s",
+        settings=LoadSettings(answer_first=True, before_commit=gate),
+    )
     assert gate.reached.wait(60)
     streamed = len(list(db.relation("SELECT * FROM syscalls").iter_records()))
     counted = db.execute("SELECT count(*) FROM syscalls")[0][0]
@@ -191,7 +223,7 @@ def test_past_pending_bytes_the_chunk_is_flushed_as_it_is_decoded(gen: GenInfo) 
     small = LoadSettings(answer_first=True, pending_bytes=1, flush_rows=2000)
     for d in gen.dirs:
         import_trace(db, d, node="n", session="s", settings=small)
-        assert not db.has_pending       # committed when import_trace returned
+        assert not db.has_pending  # committed when import_trace returned
     flushed = Database.open(":memory:")
     for d in gen.dirs:
         import_trace(flushed, d, node="n", session="s")
@@ -200,9 +232,14 @@ def test_past_pending_bytes_the_chunk_is_flushed_as_it_is_decoded(gen: GenInfo) 
 
 def test_imports_from_two_threads_take_turns(gen: GenInfo) -> None:
     db = Database.open(":memory:")
-    threads = [threading.Thread(target=import_trace, args=(db, d),
-                                kwargs={"node": "n", "session": "s", "settings": ANSWER_FIRST})
-               for d in gen.dirs]
+    threads = [
+        threading.Thread(
+            target=import_trace,
+            args=(db, d),
+            kwargs={"node": "n", "session": "s", "settings": ANSWER_FIRST},
+        )
+        for d in gen.dirs
+    ]
     for t in threads:
         t.start()
     for t in threads:

@@ -22,8 +22,9 @@ def reference_syscalls(events: list[list[Any]]) -> Counter[tuple[Any, ...]]:
         if name == "lttng_statedump_process_state":
             pids[f["tid"]] = max(pids.get(f["tid"], (ts, 0, "")), (ts, f["pid"], f["name"]))
         elif name == "sched_process_fork":
-            pids[f["child_tid"]] = max(pids.get(f["child_tid"], (ts, 0, "")),
-                                       (ts, f["child_pid"], f["child_comm"]))
+            pids[f["child_tid"]] = max(
+                pids.get(f["child_tid"], (ts, 0, "")), (ts, f["child_pid"], f["child_comm"])
+            )
     running: dict[int, tuple[int, str]] = {}
     pending: dict[Any, tuple[int, str, int, Any]] = {}
     out: Counter[tuple[Any, ...]] = Counter()
@@ -34,7 +35,7 @@ def reference_syscalls(events: list[list[Any]]) -> Counter[tuple[Any, ...]]:
         tid, comm = running.get(cpu, (None, None))
         key = tid if tid is not None else ("cpu", cpu)
         if name.startswith("syscall_entry_"):
-            pending[key] = (ts, name[len("syscall_entry_"):], cpu, comm)
+            pending[key] = (ts, name[len("syscall_entry_") :], cpu, comm)
         elif name.startswith("syscall_exit_") and key in pending:
             ts0, sysname, cpu0, comm0 = pending.pop(key)
             pid = pids.get(tid, (0, None, None))[1] if tid is not None else None
@@ -55,10 +56,13 @@ def test_real_kernel_trace(name: str, prefer_c: bool) -> None:
     assert res.events == len(events) and not res.errors
     got_names = dict(db.execute("SELECT name, count(*) FROM events GROUP BY name"))
     assert got_names == dict(Counter(e[0] for e in events))
-    got = Counter(db.execute("SELECT cpu, tid, pid, procname, name, ts_entry, ts_exit, ret "
-                             "FROM syscalls"))
+    got = Counter(
+        db.execute("SELECT cpu, tid, pid, procname, name, ts_entry, ts_exit, ret FROM syscalls")
+    )
     want = reference_syscalls(events)
     assert got == want
     if name == "kernel-many-threads":
         assert sum(want.values()) > 60_000
-        assert db.execute("SELECT count(*) FROM syscalls WHERE dur_ns < 0 OR pid IS NULL")[0][0] == 0
+        assert (
+            db.execute("SELECT count(*) FROM syscalls WHERE dur_ns < 0 OR pid IS NULL")[0][0] == 0
+        )

@@ -53,12 +53,12 @@ def recorded() -> Iterator[Recorded]:
         d.ok(EnableChannel(name, "small", "user", subbuf_size=16384, num_subbuf=32).argv())
         d.ok(EnableEvent(name, "user", ("zipkin:*",), channel="small").argv())
         d.ok(EnableEvent(name, "python", None).argv())
-        d.ok(AddContext(name, ("vpid", "vtid", "procname"), domain="user",
-                        channel="small").argv())
+        d.ok(AddContext(name, ("vpid", "vtid", "procname"), domain="user", channel="small").argv())
         d.ok(Start(name).argv())
         py = d.workload([SYSTEM_PYTHON, str(pylog), "--count", "3"])
-        blk = d.workload([str(blkkin), "--requests", "40", "--slow-every", "7", "--slow-ms",
-                                str(SLOW_MS)])
+        blk = d.workload(
+            [str(blkkin), "--requests", "40", "--slow-every", "7", "--slow-ms", str(SLOW_MS)]
+        )
         d.ok(Stop(name).argv())
         dirs = find_traces(out)
         assert dirs, f"no trace under {out}"
@@ -89,7 +89,8 @@ def test_decoder_matches_babeltrace2(recorded: Recorded, prefer_c: bool) -> None
 
 def test_spans_equal_bt2_grouping(recorded: Recorded, db: Database) -> None:
     groups: dict[tuple[int, int], dict[str, Any]] = defaultdict(
-        lambda: {"ann": [], "kv": {}, "ts": []})
+        lambda: {"ann": [], "kv": {}, "ts": []}
+    )
     for name, ts, _cpu, _ctx, f in _events(recorded):
         if not name.startswith("zipkin:") or "span_id" not in f:
             continue
@@ -108,12 +109,22 @@ def test_spans_equal_bt2_grouping(recorded: Recorded, db: Database) -> None:
         times = [t for t, _ in ann] or g["ts"]
         at = {v: t for t, v in ann}
         f = g["first"][1]
-        want[key] = (f["service_name"], f["trace_name"], f["parent_span_id"], min(times),
-                     max(times), at["cr"] - at["cs"] if {"cr", "cs"} <= at.keys() else None,
-                     at["ss"] - at["sr"] if {"ss", "sr"} <= at.keys() else None,
-                     [{"ts": t, "value": v} for t, v in ann], g["kv"], "error" in g["kv"])
-    rows = db.execute("SELECT trace_id, span_id, service, name, parent_span_id, ts_start, ts_end,"
-                      " client_dur_ns, server_dur_ns, annotations, keyvals, error FROM spans")
+        want[key] = (
+            f["service_name"],
+            f["trace_name"],
+            f["parent_span_id"],
+            min(times),
+            max(times),
+            at["cr"] - at["cs"] if {"cr", "cs"} <= at.keys() else None,
+            at["ss"] - at["sr"] if {"ss", "sr"} <= at.keys() else None,
+            [{"ts": t, "value": v} for t, v in ann],
+            g["kv"],
+            "error" in g["kv"],
+        )
+    rows = db.execute(
+        "SELECT trace_id, span_id, service, name, parent_span_id, ts_start, ts_end,"
+        " client_dur_ns, server_dur_ns, annotations, keyvals, error FROM spans"
+    )
     got = {(r[0], r[1]): (*r[2:10], dict(r[10]), r[11]) for r in rows}
     assert got == want
     assert len(got) >= 40 * 3
@@ -128,11 +139,24 @@ def test_spans_equal_bt2_grouping(recorded: Recorded, db: Database) -> None:
 
 
 def test_logs_equal_bt2_python_events(recorded: Recorded, db: Database) -> None:
-    want = sorted((ts, f["logger_name"], f["int_loglevel"], PY_SEVERITY[f["int_loglevel"]],
-                   f["msg"], f["funcName"], f["lineno"])
-                  for name, ts, _c, _x, f in _events(recorded) if name == "lttng_python:event")
-    got = sorted(db.execute("SELECT ts, logger, level, severity, msg, func, line FROM logs "
-                            "WHERE domain = 'python'"))
+    want = sorted(
+        (
+            ts,
+            f["logger_name"],
+            f["int_loglevel"],
+            PY_SEVERITY[f["int_loglevel"]],
+            f["msg"],
+            f["funcName"],
+            f["lineno"],
+        )
+        for name, ts, _c, _x, f in _events(recorded)
+        if name == "lttng_python:event"
+    )
+    got = sorted(
+        db.execute(
+            "SELECT ts, logger, level, severity, msg, func, line FROM logs WHERE domain = 'python'"
+        )
+    )
     assert got == want
     assert len(got) == recorded.py["total"]
 
@@ -175,13 +199,16 @@ def test_spans_completed_across_chunks(recorded: Recorded, db: Database, tmp_pat
         assert first.chunks_loaded == second.chunks_loaded == 1
         assert first.events > 0 and second.events > 0
         cut = split.execute("SELECT max(first_ts) FROM chunks")[0][0]
-        straddling = split.execute("SELECT count(*) FROM spans WHERE ts_start < ? AND "
-                                   "ts_end >= ?", [cut, cut])[0][0]
+        straddling = split.execute(
+            "SELECT count(*) FROM spans WHERE ts_start < ? AND ts_end >= ?", [cut, cut]
+        )[0][0]
         if straddling:
             break
     assert straddling > 0
-    cols = ("trace_id, span_id, service, name, parent_span_id, ts_start, ts_end, dur_ns, "
-            "client_dur_ns, server_dur_ns, annotations, keyvals, error")
+    cols = (
+        "trace_id, span_id, service, name, parent_span_id, ts_start, ts_end, dur_ns, "
+        "client_dur_ns, server_dur_ns, annotations, keyvals, error"
+    )
     whole = sorted(map(str, db.execute(f"SELECT {cols} FROM spans")))
     assert partial > 0
     assert sorted(map(str, split.execute(f"SELECT {cols} FROM spans"))) == whole
@@ -195,8 +222,10 @@ def test_spans_split_between_flushes(recorded: Recorded, db: Database) -> None:
     small = Database.open(":memory:")
     for d in recorded.dirs:
         import_trace(small, d, node="ust01", session="s", settings=tiny)
-    cols = ("trace_id, span_id, service, name, parent_span_id, ts_start, ts_end, dur_ns, "
-            "client_dur_ns, server_dur_ns, annotations, keyvals, error")
+    cols = (
+        "trace_id, span_id, service, name, parent_span_id, ts_start, ts_end, dur_ns, "
+        "client_dur_ns, server_dur_ns, annotations, keyvals, error"
+    )
     got = sorted(map(str, small.execute(f"SELECT {cols} FROM spans")))
     assert got == sorted(map(str, db.execute(f"SELECT {cols} FROM spans")))
     assert len(got) >= 40 * 3

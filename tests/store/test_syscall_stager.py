@@ -41,14 +41,32 @@ FLUSHED = dataclasses.replace(EARLY, answer_first=False)
 
 
 def _syscalls(db: Database) -> Counter[tuple[object, ...]]:
-    return Counter(db.execute("SELECT node, session, cpu, tid, pid, procname, name, ts_entry, "
-                              "ts_exit, dur_ns, ret FROM syscalls"))
+    return Counter(
+        db.execute(
+            "SELECT node, session, cpu, tid, pid, procname, name, ts_entry, "
+            "ts_exit, dur_ns, ret FROM syscalls"
+        )
+    )
 
 
 def _truth(info: GenInfo) -> Counter[tuple[object, ...]]:
     off = GenSpec().clock_offset
-    return Counter(("n", "s", s.cpu, s.tid, s.pid, f"worker-{s.tid}", s.name, s.ts_entry + off,
-                    s.ts_exit + off, s.ts_exit - s.ts_entry, s.ret) for s in info.syscalls)
+    return Counter(
+        (
+            "n",
+            "s",
+            s.cpu,
+            s.tid,
+            s.pid,
+            f"worker-{s.tid}",
+            s.name,
+            s.ts_entry + off,
+            s.ts_exit + off,
+            s.ts_exit - s.ts_entry,
+            s.ret,
+        )
+        for s in info.syscalls
+    )
 
 
 def _import(db: Database, info: GenInfo, settings: LoadSettings = EARLY) -> None:
@@ -78,8 +96,7 @@ def test_failed_load_leaves_no_syscalls(gen: GenInfo, monkeypatch: pytest.Monkey
     assert _syscalls(db) == _truth(gen)
 
 
-def test_rows_of_a_dead_process_are_removed(gen: GenInfo,
-                                            monkeypatch: pytest.MonkeyPatch) -> None:
+def test_rows_of_a_dead_process_are_removed(gen: GenInfo, monkeypatch: pytest.MonkeyPatch) -> None:
     db = Database.open(":memory:")
     _import(db, GenInfo([gen.dirs[0]]))
     first = _syscalls(db)
@@ -87,7 +104,7 @@ def test_rows_of_a_dead_process_are_removed(gen: GenInfo,
     def boom(db: Database, info: derived.ChunkInfo, settings: LoadSettings) -> None:
         raise RuntimeError("killed")
 
-    with monkeypatch.context() as m:      # the process "dies": nothing cleans up after it
+    with monkeypatch.context() as m:  # the process "dies": nothing cleans up after it
         m.setattr(derived, "derive_chunk", boom)
         m.setattr(loader, "remove_orphans", lambda db: None)
         with pytest.raises(RuntimeError):
@@ -100,12 +117,13 @@ def test_rows_of_a_dead_process_are_removed(gen: GenInfo,
 def test_two_channels_of_a_cpu_fall_back_to_sql(gen: GenInfo, tmp_path: Path) -> None:
     trace = tmp_path / "two"
     shutil.copytree(gen.dirs[0], trace)
-    shutil.copy(trace / "channel0_1", trace / "channel1_1")   # cpu 1 in two stream files
+    shutil.copy(trace / "channel0_1", trace / "channel1_1")  # cpu 1 in two stream files
     got = Database.open(":memory:")
     import_trace(got, trace, node="n", session="s", settings=EARLY)
     want = Database.open(":memory:")
-    import_trace(want, trace, node="n", session="s",
-                 settings=dataclasses.replace(EARLY, fast_syscalls=False))
+    import_trace(
+        want, trace, node="n", session="s", settings=dataclasses.replace(EARLY, fast_syscalls=False)
+    )
     assert _syscalls(got) == _syscalls(want)
     assert _syscalls(got).total() > 0
 

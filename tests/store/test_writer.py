@@ -25,14 +25,18 @@ def test_whole_row_groups_leave_and_the_rest_waits() -> None:
     hold.add(Insert("b", _rows(7)))
     out = hold.take()
     assert [(i.table, i.data.num_rows, i.select, i.params) for i in out] == [
-        ("a", 20, "? AS x, *", [1])]
+        ("a", 20, "? AS x, *", [1])
+    ]
     hold.add(Insert("a", _rows(6, 25), "? AS x, *", [1]))
     out = hold.take()
     assert [(i.table, i.data.column("eid").to_pylist()) for i in out] == [
-        ("a", list(range(20, 30)))]
+        ("a", list(range(20, 30)))
+    ]
     final = hold.take(final=True)
     assert sorted((i.table, i.data.column("eid").to_pylist()) for i in final) == [
-        ("a", [30]), ("b", list(range(7)))]
+        ("a", [30]),
+        ("b", list(range(7))),
+    ]
     assert hold.take(final=True) == []
 
 
@@ -40,7 +44,7 @@ def test_too_much_held_is_written_anyway() -> None:
     hold = RowGroupHold(LoadSettings(row_group=1000, hold_bytes=8 * 100))
     hold.add(Insert("a", _rows(99)))
     assert hold.take() == []
-    hold.add(Insert("b", _rows(99)))       # 2 x 99 rows x 8 bytes: over the cap
+    hold.add(Insert("b", _rows(99)))  # 2 x 99 rows x 8 bytes: over the cap
     assert sorted(i.data.num_rows for i in hold.take()) == [99, 99]
 
 
@@ -52,7 +56,7 @@ def test_held_rows_do_not_pin_their_batches() -> None:
     (rest,) = hold.held[("a", "*", ())]
     held_bytes = sum(b.size for c in rest.columns for ch in c.chunks for b in ch.buffers() if b)
     assert rest.column("s").to_pylist() == ["x" * 100] * 5
-    assert held_bytes < 1000        # five rows of 100 bytes, not the batch's 100 kB
+    assert held_bytes < 1000  # five rows of 100 bytes, not the batch's 100 kB
 
 
 def test_the_connection_is_the_writer_threads_while_a_job_runs() -> None:
@@ -65,7 +69,7 @@ def test_the_connection_is_the_writer_threads_while_a_job_runs() -> None:
         started.set()
         release.wait()
         seen.append(con.execute("SELECT 42").fetchall())
-        seen.append(db.con is con)          # the writer thread may use db.con itself
+        seen.append(db.con is con)  # the writer thread may use db.con itself
 
     writer.submit(job)
     started.wait()
@@ -79,7 +83,7 @@ def test_the_connection_is_the_writer_threads_while_a_job_runs() -> None:
     release.set()
     writer.wait()
     assert seen == [[(42,)], True]
-    assert db.execute("SELECT 1") == [(1,)]      # given back once the job is done
+    assert db.execute("SELECT 1") == [(1,)]  # given back once the job is done
 
 
 def test_a_failed_job_gives_the_connection_back_and_raises_at_wait() -> None:

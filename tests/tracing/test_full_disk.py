@@ -29,8 +29,11 @@ def small_disk(tmp_path: Path) -> Iterator[Path]:
     """A 256 KiB tmpfs (root is needed, as for the cluster)."""
     mnt = tmp_path / "small"
     mnt.mkdir()
-    proc = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=256k", "tmpfs", str(mnt)],
-                          capture_output=True, text=True)
+    proc = subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", "size=256k", "tmpfs", str(mnt)],
+        capture_output=True,
+        text=True,
+    )
     if proc.returncode != 0:
         pytest.skip(f"cannot mount a tmpfs here: {proc.stderr.strip()}")
     try:
@@ -39,18 +42,21 @@ def small_disk(tmp_path: Path) -> Iterator[Path]:
         subprocess.run(["umount", "-l", str(mnt)], check=False)
 
 
-async def test_full_destination_then_resumed(cluster_shell: Shell, real_cluster: LocalCluster,
-                                             small_disk: Path, tmp_path: Path) -> None:
+async def test_full_destination_then_resumed(
+    cluster_shell: Shell, real_cluster: LocalCluster, small_disk: Path, tmp_path: Path
+) -> None:
     sh = cluster_shell
     await sh.run(f"New-TraceSession {SESSION} -Node {NODE}")
     await sh.run(f"Enable-Tracepoint -Session {SESSION} -Domain user -Name 'fay_none:*'")
     await sh.run(f"Start-Trace {SESSION}")
     chunk = generate(tmp_path / "gen", seed=31, events=60_000)
-    place_archive(real_cluster.node(NODE), sh.state.trace_sessions[SESSION].outputs[NODE],
-                  chunk.dirs[0], 3001)
+    place_archive(
+        real_cluster.node(NODE), sh.state.trace_sessions[SESSION].outputs[NODE], chunk.dirs[0], 3001
+    )
 
-    got = await sh.run(f"Receive-Trace {SESSION} -Destination '{small_disk}' -Import "
-                       "-ErrorAction Continue")
+    got = await sh.run(
+        f"Receive-Trace {SESSION} -Destination '{small_disk}' -Import -ErrorAction Continue"
+    )
     assert not [r for r in got if isinstance(r, ReceivedChunk)]
     assert len(sh.host.errors) == 1, sh.host.errors
     [err] = sh.host.errors
@@ -59,8 +65,10 @@ async def test_full_destination_then_resumed(cluster_shell: Shell, real_cluster:
     leftovers = [p for p in small_disk.rglob("*") if p.name.endswith(".part")]
     assert leftovers == []
     db = sh.state.database
-    assert not db.execute("SELECT 1 FROM duckdb_tables() WHERE table_name = 'chunks'") or \
-        db.execute("SELECT count(*) FROM chunks")[0][0] == 0, "nothing may be half-imported"
+    assert (
+        not db.execute("SELECT 1 FROM duckdb_tables() WHERE table_name = 'chunks'")
+        or db.execute("SELECT count(*) FROM chunks")[0][0] == 0
+    ), "nothing may be half-imported"
 
     subprocess.run(["mount", "-o", "remount,size=64m", str(small_disk)], check=True)
     sh.host.errors.clear()
@@ -69,6 +77,7 @@ async def test_full_destination_then_resumed(cluster_shell: Shell, real_cluster:
     [rec] = [r for r in again if isinstance(r, ReceivedChunk)]
     assert rec.events == chunk.events
     stored = sh.state.database.execute(
-        "SELECT count(*), sum(events) FROM chunks WHERE session = ?", [SESSION])[0]
+        "SELECT count(*), sum(events) FROM chunks WHERE session = ?", [SESSION]
+    )[0]
     assert stored == (1, chunk.events)
     await sh.run(f"Remove-TraceSession {SESSION} -Force")

@@ -24,9 +24,13 @@ from tests.fixtures.cluster import LocalCluster
 from tests.fixtures.threads import HeldThreads
 
 CHUNK_ID = "20261124T000000+0000-20261124T000001+0000-3"
-SIZES = {"metadata": 3000, "ust/uid/1001/64-bit/chan_0": 70_000,
-         "ust/uid/1001/64-bit/chan_1": 50_000, "ust/uid/1001/64-bit/index/chan_0.idx": 256,
-         "ust/uid/1001/64-bit/chan_2": WHOLE_READ_MAX + (1 << 20)}  # streamed in blocks
+SIZES = {
+    "metadata": 3000,
+    "ust/uid/1001/64-bit/chan_0": 70_000,
+    "ust/uid/1001/64-bit/chan_1": 50_000,
+    "ust/uid/1001/64-bit/index/chan_0.idx": 256,
+    "ust/uid/1001/64-bit/chan_2": WHOLE_READ_MAX + (1 << 20),
+}  # streamed in blocks
 
 
 def write_chunk(root: Path, uid: int | None = None) -> ChunkInfo:
@@ -43,8 +47,10 @@ def write_chunk(root: Path, uid: int | None = None) -> ChunkInfo:
 
 
 @pytest.fixture(params=["sftp", "local"])
-async def source(request: pytest.FixtureRequest, tmp_path: Path,
-                 ) -> AsyncIterator[tuple[FileAccess, Path, ChunkInfo]]:
+async def source(
+    request: pytest.FixtureRequest,
+    tmp_path: Path,
+) -> AsyncIterator[tuple[FileAccess, Path, ChunkInfo]]:
     """(file access, session output dir, chunk) on a real node over SFTP, or on this machine."""
     if request.param == "local":
         root = tmp_path / "node-out"
@@ -66,13 +72,14 @@ async def source(request: pytest.FixtureRequest, tmp_path: Path,
 
 
 async def pull(files: FileAccess, root: Path, chunk: ChunkInfo, dest: Path) -> Path | None:
-    return await pull_chunk(files, str(root), chunk, dest, ByteProgress(None),
-                            asyncio.Semaphore(32))
+    return await pull_chunk(
+        files, str(root), chunk, dest, ByteProgress(None), asyncio.Semaphore(32)
+    )
 
 
 async def test_cancel_during_each_thread_call_leaves_nothing(
-        held_threads: HeldThreads, source: tuple[FileAccess, Path, ChunkInfo],
-        tmp_path: Path) -> None:
+    held_threads: HeldThreads, source: tuple[FileAccess, Path, ChunkInfo], tmp_path: Path
+) -> None:
     files, root, chunk = source
     held_threads.arm(10**6)  # a pull that holds nothing, to count its thread calls
     (tmp_path / "counted").mkdir()

@@ -56,13 +56,15 @@ async def start_flight(sh: Shell, session: str) -> None:
     await sh.run(f"New-TraceSession {session} -Node '{NODESET}' -Snapshot")
     await sh.run(f"Enable-Tracepoint -Session {session} -Domain python")
     await sh.run(f"Start-Trace {session}")
-    added = await sh.run(f"Register-TraceTrigger {session} -Domain python -Name 'fire.*' "
-                         "-Severity Error")
+    added = await sh.run(
+        f"Register-TraceTrigger {session} -Domain python -Name 'fire.*' -Severity Error"
+    )
     assert sorted(r.node for r in added) == NODES, sh.host.errors
 
 
-async def test_one_node_fires_every_node_snapshots(cluster_shell: Shell, emitter: Path,
-                                                   tmp_path: Path) -> None:
+async def test_one_node_fires_every_node_snapshots(
+    cluster_shell: Shell, emitter: Path, tmp_path: Path
+) -> None:
     sh = cluster_shell
     await start_flight(sh, "fr1")
     triggers = await sh.run("Get-TraceTrigger fr1")
@@ -82,11 +84,15 @@ async def test_one_node_fires_every_node_snapshots(cluster_shell: Shell, emitter
     got = await sh.run(f"Receive-Trace fr1 -Destination '{tmp_path}' -Import")
     assert not sh.host.errors, sh.host.errors
     assert {c.node for c in got} == set(NODES)
-    routine = dict(sh.state.database.execute(
-        "SELECT node, count(*) FROM logs WHERE session = 'fr1' AND severity = 'Info' GROUP BY 1"))
+    routine = dict(
+        sh.state.database.execute(
+            "SELECT node, count(*) FROM logs WHERE session = 'fr1' AND severity = 'Info' GROUP BY 1"
+        )
+    )
     assert routine == dict.fromkeys(NODES, 20), "every node's last seconds are in its snapshot"
     [[node, msg]] = sh.state.database.execute(
-        "SELECT node, msg FROM logs WHERE session = 'fr1' AND severity = 'Error'")
+        "SELECT node, msg FROM logs WHERE session = 'fr1' AND severity = 'Error'"
+    )
     assert node == "node02" and msg == "boom first"
     # a dashboard over the session shows the firing as a banner
     feed = OfflineFeed(sh.state.database)
@@ -107,8 +113,9 @@ async def test_one_node_fires_every_node_snapshots(cluster_shell: Shell, emitter
     await sh.run("Remove-TraceSession fr1 -Force")
 
 
-async def test_frozen_node_is_named_as_missed(cluster_shell: Shell, real_cluster: LocalCluster,
-                                              emitter: Path) -> None:
+async def test_frozen_node_is_named_as_missed(
+    cluster_shell: Shell, real_cluster: LocalCluster, emitter: Path
+) -> None:
     sh = cluster_shell
     await start_flight(sh, "fr2")
     watch = sh.state.trace_triggers["fay-fr2-t1"]

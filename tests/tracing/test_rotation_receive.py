@@ -25,8 +25,14 @@ def _key(e: dict[str, Any]) -> tuple[Any, ...]:
     f = e["fields"]
     if e["name"] == "lttng_python:event":
         return (e["name"], f["msg"])
-    return (e["name"], f["trace_id"], f.get("span_id"), f.get("service_name"), f.get("event"),
-            f.get("key"))
+    return (
+        e["name"],
+        f["trace_id"],
+        f.get("span_id"),
+        f.get("service_name"),
+        f.get("event"),
+        f.get("key"),
+    )
 
 
 class CancelAfter(CaptureHost):
@@ -37,8 +43,9 @@ class CancelAfter(CaptureHost):
         self.task: asyncio.Task[Any] | None = None
         self.limit = 1
 
-    def progress(self, description: str, total: float | None = None,
-                 unit: str = "") -> ProgressTask:
+    def progress(
+        self, description: str, total: float | None = None, unit: str = ""
+    ) -> ProgressTask:
         host = self
 
         class Tripwire(NullProgress):
@@ -53,10 +60,14 @@ class CancelAfter(CaptureHost):
         return Tripwire()
 
 
-async def test_rotation_pulled_during_run_and_resumed(cluster_shell: Shell, tmp_path: Path,
-                                                      real_cluster: LocalCluster,
-                                                      pylog_script: Path, blkkin_binary: Path,
-                                                      bt2_dump: Path) -> None:
+async def test_rotation_pulled_during_run_and_resumed(
+    cluster_shell: Shell,
+    tmp_path: Path,
+    real_cluster: LocalCluster,
+    pylog_script: Path,
+    blkkin_binary: Path,
+    bt2_dump: Path,
+) -> None:
     sh = cluster_shell
     dest = tmp_path / "pull"
     await sh.run(f"New-TraceSession rot -Node '{NODESET}' -Rotate 1s")
@@ -64,10 +75,25 @@ async def test_rotation_pulled_during_run_and_resumed(cluster_shell: Shell, tmp_
     await sh.run("Enable-Tracepoint -Session rot -Domain user -Name 'zipkin:*'")
     await sh.run("Start-Trace rot")  # default nodes: the ones the session was created on
 
-    py = asyncio.ensure_future(run_on(sh, NODESET, [
-        SYSTEM_PYTHON, str(pylog_script), "--count", "2", "--rounds", "10", "--interval", "0.4"]))
-    blk = asyncio.ensure_future(run_on(sh, NODESET, [
-        str(blkkin_binary), "--requests", "40", "--interval-ms", "100"]))
+    py = asyncio.ensure_future(
+        run_on(
+            sh,
+            NODESET,
+            [
+                SYSTEM_PYTHON,
+                str(pylog_script),
+                "--count",
+                "2",
+                "--rounds",
+                "10",
+                "--interval",
+                "0.4",
+            ],
+        )
+    )
+    blk = asyncio.ensure_future(
+        run_on(sh, NODESET, [str(blkkin_binary), "--requests", "40", "--interval-ms", "100"])
+    )
     during: list[ReceivedChunk] = []
     while not (py.done() and blk.done()):
         got = await sh.run(f"Receive-Trace rot -Destination '{dest}'")
@@ -117,9 +143,9 @@ async def test_rotation_pulled_during_run_and_resumed(cluster_shell: Shell, tmp_
         second = {(c.node, c.chunk_id) for c in again}
         assert first.isdisjoint(second) and first | second == total
         _assert_verified(dest2, total)
-        assert Counter(_key(e) for n in NODES for e in decode(bt2_dump, *chunk_dirs(
-            dest2, "rot", n))) == Counter(_key(e) for n in NODES for e in decode(
-                bt2_dump, *chunk_dirs(dest, "rot", n)))
+        assert Counter(
+            _key(e) for n in NODES for e in decode(bt2_dump, *chunk_dirs(dest2, "rot", n))
+        ) == Counter(_key(e) for n in NODES for e in decode(bt2_dump, *chunk_dirs(dest, "rot", n)))
     finally:
         await other.state.aclose()
     await sh.run("Remove-TraceSession rot -Force")

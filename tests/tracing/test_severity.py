@@ -17,19 +17,24 @@ NODES = "node[01-02]"
 PY_LEVELS = {"DEBUG": 10, "INFO": 20, "WARNING": 30, "ERROR": 40, "CRITICAL": 50}
 
 
-async def test_severity_exactness_and_kernel_error(cluster_shell: Shell, tmp_path: Path,
-                                                   pylog_script: Path, blkkin_binary: Path,
-                                                   bt2_dump: Path) -> None:
+async def test_severity_exactness_and_kernel_error(
+    cluster_shell: Shell, tmp_path: Path, pylog_script: Path, blkkin_binary: Path, bt2_dump: Path
+) -> None:
     sh = cluster_shell
     await sh.run("$ErrorActionPreference = 'Continue'")
-    made = await sh.run(f"New-TraceSession sevw -Node '{NODES}'; "
-                        f"New-TraceSession sevx -Node '{NODES}'")
+    made = await sh.run(
+        f"New-TraceSession sevw -Node '{NODES}'; New-TraceSession sevx -Node '{NODES}'"
+    )
     assert sorted((r.node, r.session) for r in made) == [
-        ("node01", "sevw"), ("node01", "sevx"), ("node02", "sevw"), ("node02", "sevx")]
-    await sh.run("Enable-Tracepoint -Session sevw -Domain python -Name 'storage.*' "
-                 "-Severity Warning")
-    await sh.run("Enable-Tracepoint -Session sevw -Domain user -Name 'zipkin:*' "
-                 "-Severity Warning")
+        ("node01", "sevw"),
+        ("node01", "sevx"),
+        ("node02", "sevw"),
+        ("node02", "sevx"),
+    ]
+    await sh.run(
+        "Enable-Tracepoint -Session sevw -Domain python -Name 'storage.*' -Severity Warning"
+    )
+    await sh.run("Enable-Tracepoint -Session sevw -Domain user -Name 'zipkin:*' -Severity Warning")
     await sh.run("Enable-Tracepoint -Session sevx -Domain python -Severity Error -Exact")
     await sh.run("Add-TraceContext -Session sevw -Type vpid,procname")
 
@@ -47,19 +52,29 @@ async def test_severity_exactness_and_kernel_error(cluster_shell: Shell, tmp_pat
     py = await run_on(sh, NODES, [SYSTEM_PYTHON, str(pylog_script), "--count", "4"])
     blk = await run_on(sh, NODES, [str(blkkin_binary), "--requests", "12"])
     await sh.run("Stop-Trace sevw; Stop-Trace sevx")
-    got = await sh.run(f"Receive-Trace sevw -Destination '{tmp_path}'; "
-                       f"Receive-Trace sevx -Destination '{tmp_path}'")
+    got = await sh.run(
+        f"Receive-Trace sevw -Destination '{tmp_path}'; "
+        f"Receive-Trace sevx -Destination '{tmp_path}'"
+    )
     assert {(c.session, c.node, c.kind) for c in got if isinstance(c, ReceivedChunk)} == {
-        (s, n, "trace") for s in ("sevw", "sevx") for n in ("node01", "node02")}
+        (s, n, "trace") for s in ("sevw", "sevx") for n in ("node01", "node02")
+    }
 
     for node in ("node01", "node02"):
         warn = decode(bt2_dump, *chunk_dirs(tmp_path, "sevw", node))
         py_events = [e for e in warn if e["name"] == "lttng_python:event"]
-        got_py = Counter((e["fields"]["logger_name"], e["fields"]["int_loglevel"])
-                         for e in py_events)
-        want_py = Counter({(lg, PY_LEVELS[lv]): n for lg, per in py[node]["records"].items()
-                           if lg.startswith("storage.") for lv, n in per.items()
-                           if lv in ("WARNING", "ERROR", "CRITICAL")})
+        got_py = Counter(
+            (e["fields"]["logger_name"], e["fields"]["int_loglevel"]) for e in py_events
+        )
+        want_py = Counter(
+            {
+                (lg, PY_LEVELS[lv]): n
+                for lg, per in py[node]["records"].items()
+                if lg.startswith("storage.")
+                for lv, n in per.items()
+                if lv in ("WARNING", "ERROR", "CRITICAL")
+            }
+        )
         assert got_py == want_py and sum(got_py.values()) == 2 * 3 * 4, node
         assert {e["context"].get("vpid") for e in py_events} == {py[node]["pid"]}
 
@@ -74,7 +89,9 @@ async def test_severity_exactness_and_kernel_error(cluster_shell: Shell, tmp_pat
 
     status = await sh.run("Get-TraceSession sevw")
     assert [(s.node, s.state, s.chunks, s.diverged) for s in status] == [
-        ("node01", "inactive", 1, False), ("node02", "inactive", 1, False)], status
+        ("node01", "inactive", 1, False),
+        ("node02", "inactive", 1, False),
+    ], status
     assert "python:storage.*<=PYTHON_WARNING" in status[0].events
     gone = await sh.run("Remove-TraceSession sevw -Force; Remove-TraceSession sevx -Force")
     assert len(gone) == 4 and {r.action for r in gone} == {"destroyed"}

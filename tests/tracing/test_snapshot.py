@@ -11,8 +11,9 @@ from tests.fixtures.shell import Shell
 from tests.fixtures.traceshell import chunk_dirs, decode, run_on
 
 
-async def test_snapshot_holds_the_most_recent_events(cluster_shell: Shell, tmp_path: Path,
-                                                     blkkin_binary: Path, bt2_dump: Path) -> None:
+async def test_snapshot_holds_the_most_recent_events(
+    cluster_shell: Shell, tmp_path: Path, blkkin_binary: Path, bt2_dump: Path
+) -> None:
     sh = cluster_shell
     await sh.run("New-TraceSession flight -Node node05 -Snapshot")
     await sh.run("Enable-Tracepoint -Session flight -Domain user -Name 'zipkin:*'")
@@ -21,13 +22,16 @@ async def test_snapshot_holds_the_most_recent_events(cluster_shell: Shell, tmp_p
     first = (await run_on(sh, "node05", [str(blkkin_binary), "--requests", "5"]))["node05"]
     snap1 = await sh.run("Save-TraceSnapshot flight")
     assert [(r.node, r.action) for r in snap1] == [("node05", "snapshot recorded")]
-    second = (await run_on(sh, "node05", [str(blkkin_binary), "--requests", "7",
-                                          "--seed", "7"]))["node05"]
+    second = (await run_on(sh, "node05", [str(blkkin_binary), "--requests", "7", "--seed", "7"]))[
+        "node05"
+    ]
     await sh.run("Save-TraceSnapshot flight")
 
     got = await sh.run(f"Receive-Trace flight -Destination '{tmp_path}'")
     assert [(c.node, c.kind) for c in got if isinstance(c, ReceivedChunk)] == [
-        ("node05", "snapshot"), ("node05", "snapshot")]
+        ("node05", "snapshot"),
+        ("node05", "snapshot"),
+    ]
     older, newer = chunk_dirs(tmp_path, "flight", "node05")
     assert older.name.startswith("snapshot-1-") and newer.name.startswith("snapshot-1-")
     new_events = decode(bt2_dump, newer)

@@ -21,16 +21,16 @@ SNAPSHOTS = Path(__file__).parent / "snapshots"
 
 def make_app(feed: Feed, view: str, periodic: bool = False, **config: Any) -> TopApp:
     """An app with query timings hidden, so screens are deterministic, and no timer."""
-    return TopApp(feed, TopConfig(view, **config), show_timings=False,
-                  periodic=periodic)
+    return TopApp(feed, TopConfig(view, **config), show_timings=False, periodic=periodic)
 
 
 async def settle(pilot: Pilot[Any]) -> None:
     """Let pending messages and every worker (the queries) finish, including ones they start."""
     for _ in range(50):
         await pilot.pause()
-        busy = [w for w in pilot.app.workers
-                if w.state in (WorkerState.PENDING, WorkerState.RUNNING)]
+        busy = [
+            w for w in pilot.app.workers if w.state in (WorkerState.PENDING, WorkerState.RUNNING)
+        ]
         if not busy:
             break
         with suppress(WorkerCancelled):  # a newer query replaced it: loop for that one
@@ -47,8 +47,9 @@ async def press(pilot: Pilot[Any], *keys: str) -> None:
 def rows(app: TopApp, selector: str = "#table") -> list[list[str]]:
     """The cells of a table on the current screen, as plain text."""
     table = app.screen.query_one(selector, DataTable)
-    return [[str(getattr(c, "plain", c)) for c in table.get_row_at(i)]
-            for i in range(table.row_count)]
+    return [
+        [str(getattr(c, "plain", c)) for c in table.get_row_at(i)] for i in range(table.row_count)
+    ]
 
 
 def column(app: TopApp, index: int, selector: str = "#table") -> list[str]:

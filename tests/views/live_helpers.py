@@ -31,8 +31,9 @@ def show_top_ctx(sh: Shell) -> Invocation:
     return Invocation(state=sh.state, spec=spec)
 
 
-async def live_feed(sh: Shell, view: str, session: str, interval: str = "500ms",
-                    severity: str | None = None) -> tuple[TopRun, Feed]:
+async def live_feed(
+    sh: Shell, view: str, session: str, interval: str = "500ms", severity: str | None = None
+) -> tuple[TopRun, Feed]:
     """What Show-Top VIEW -Session SESSION would run on (must be live here)."""
     ctx = show_top_ctx(sh)
     run = prepare(ctx, view, session, None, interval, None, severity)
@@ -47,8 +48,9 @@ async def tick(pilot: Pilot[Any]) -> None:
     await settle(pilot)
 
 
-async def tick_until(pilot: Pilot[Any], done: Callable[[], bool], timeout: float = 30,
-                     what: str = "") -> None:
+async def tick_until(
+    pilot: Pilot[Any], done: Callable[[], bool], timeout: float = 30, what: str = ""
+) -> None:
     """Refresh until ``done()`` holds on the screen, at most ``timeout`` seconds."""
     end = time.monotonic() + timeout
     while not done():

@@ -22,8 +22,13 @@ SESSION = "livesl"
 BLK, PY = "node01", "node02"
 REQUESTS = 60
 ROUNDS = 6
-PY_LEVELS = {"DEBUG": "Debug", "INFO": "Info", "WARNING": "Warning", "ERROR": "Error",
-             "CRITICAL": "Critical"}
+PY_LEVELS = {
+    "DEBUG": "Debug",
+    "INFO": "Info",
+    "WARNING": "Warning",
+    "ERROR": "Error",
+    "CRITICAL": "Critical",
+}
 
 
 def db_rows(sh: Shell, sql: str) -> dict[Any, int]:
@@ -39,8 +44,7 @@ def spans_shown(app: Any) -> dict[tuple[str, str], int]:
 
 
 def spans_in_db(sh: Shell) -> dict[tuple[str, str], int]:
-    return db_rows(sh, "SELECT service, name, count(*) FROM spans WHERE session = ? "
-                       "GROUP BY ALL")
+    return db_rows(sh, "SELECT service, name, count(*) FROM spans WHERE session = ? GROUP BY ALL")
 
 
 def severities_shown(app: Any) -> dict[str, int]:
@@ -51,8 +55,9 @@ def severities_in_db(sh: Shell) -> dict[str, int]:
     return db_rows(sh, "SELECT severity, count(*) FROM logs WHERE session = ? GROUP BY ALL")
 
 
-async def test_spans_and_logs_live(cluster_shell: Shell, blkkin_binary: Path,
-                                   pylog_script: Path) -> None:
+async def test_spans_and_logs_live(
+    cluster_shell: Shell, blkkin_binary: Path, pylog_script: Path
+) -> None:
     sh = cluster_shell
     await sh.run(f"New-TraceSession {SESSION} -Node {BLK},{PY}")
     await sh.run(f"Enable-Tracepoint -Session {SESSION} -Domain user -Name 'zipkin:*'")
@@ -61,24 +66,28 @@ async def test_spans_and_logs_live(cluster_shell: Shell, blkkin_binary: Path,
 
     # -- spans while the BlkKin program runs ------------------------------------------------
     run, feed = await live_feed(sh, "spans", SESSION)
-    blk = asyncio.ensure_future(run_on(sh, BLK, [str(blkkin_binary), "--requests",
-                                                 str(REQUESTS), "--interval-ms", "120"]))
+    blk = asyncio.ensure_future(
+        run_on(sh, BLK, [str(blkkin_binary), "--requests", str(REQUESTS), "--interval-ms", "120"])
+    )
     app = make_app(feed, "spans", window="session", interval_ns=run.config.interval_ns)
     try:
         async with app.run_test(size=(140, 40)) as pilot:
-            await tick_until(pilot, lambda: sum(spans_shown(app).values()) > 0,
-                             what="the first spans")
+            await tick_until(
+                pilot, lambda: sum(spans_shown(app).values()) > 0, what="the first spans"
+            )
             first = sum(spans_shown(app).values())
             assert spans_shown(app) == spans_in_db(sh)
             assert not blk.done(), "the program should still be running: slow the workload"
-            await tick_until(pilot, lambda: sum(spans_shown(app).values()) > first,
-                             what="more spans")
+            await tick_until(
+                pilot, lambda: sum(spans_shown(app).values()) > first, what="more spans"
+            )
             assert not blk.done(), "counts should grow while the program runs"
             assert spans_shown(app) == spans_in_db(sh)
             summary = (await blk)[BLK]
             total = summary["spans_per_request"] * REQUESTS
-            await tick_until(pilot, lambda: sum(spans_shown(app).values()) == total,
-                             what=f"all {total} spans")
+            await tick_until(
+                pilot, lambda: sum(spans_shown(app).values()) == total, what=f"all {total} spans"
+            )
             assert spans_shown(app) == spans_in_db(sh)
             # one span per hop and request, named by the calling service
             assert sorted(spans_shown(app).values()) == [REQUESTS] * 3
@@ -91,18 +100,36 @@ async def test_spans_and_logs_live(cluster_shell: Shell, blkkin_binary: Path,
 
     # -- logs while the python program runs --------------------------------------------------
     run, feed = await live_feed(sh, "logs", SESSION, severity="Warning")
-    py = asyncio.ensure_future(run_on(sh, PY, [SYSTEM_PYTHON, str(pylog_script), "--count", "2",
-                                               "--rounds", str(ROUNDS), "--interval", "1.0"]))
+    py = asyncio.ensure_future(
+        run_on(
+            sh,
+            PY,
+            [
+                SYSTEM_PYTHON,
+                str(pylog_script),
+                "--count",
+                "2",
+                "--rounds",
+                str(ROUNDS),
+                "--interval",
+                "1.0",
+            ],
+        )
+    )
     app = make_app(feed, "logs", window="session", interval_ns=run.config.interval_ns)
     try:
         async with app.run_test(size=(140, 40)) as pilot:
-            await tick_until(pilot, lambda: severities_shown(app).get("Warning", 0) > 0,
-                             what="the first warnings")
+            await tick_until(
+                pilot,
+                lambda: severities_shown(app).get("Warning", 0) > 0,
+                what="the first warnings",
+            )
             first = sum(severities_shown(app).values())
             assert severities_shown(app) == severities_in_db(sh)
             assert not py.done(), "the program should still be running: slow the workload"
-            await tick_until(pilot, lambda: sum(severities_shown(app).values()) > first,
-                             what="more log records")
+            await tick_until(
+                pilot, lambda: sum(severities_shown(app).values()) > first, what="more log records"
+            )
             assert severities_shown(app) == severities_in_db(sh)
             summary = (await py)[PY]
             want = {PY_LEVELS[k]: n for k, n in summary["per_level"].items()}

@@ -23,7 +23,8 @@ A, B = "node05", "node06"
 
 def calls_in_db(sh: Shell) -> dict[str, int]:
     rows = sh.state.database.execute(
-        "SELECT name, count(*) FROM syscalls WHERE session = ? GROUP BY name", [SESSION])
+        "SELECT name, count(*) FROM syscalls WHERE session = ? GROUP BY name", [SESSION]
+    )
     return {name: int(n) for name, n in rows}
 
 
@@ -32,9 +33,9 @@ def test_backoff_doubles_up_to_its_ceiling() -> None:
     assert [times.backoff_s(n) for n in range(6)] == [0.0, 0.5, 1.0, 2.0, 4.0, 4.0]
 
 
-async def test_sshd_killed_and_restarted_mid_view(cluster_shell: Shell,
-                                                 real_cluster: LocalCluster,
-                                                 tmp_path: Path) -> None:
+async def test_sshd_killed_and_restarted_mid_view(
+    cluster_shell: Shell, real_cluster: LocalCluster, tmp_path: Path
+) -> None:
     sh = cluster_shell
     await sh.run(f"New-TraceSession {SESSION} -Node {A},{B}")
     await sh.run(f"Enable-Tracepoint -Session {SESSION} -Domain user -Name 'fay_none:*'")
@@ -56,16 +57,24 @@ async def test_sshd_killed_and_restarted_mid_view(cluster_shell: Shell,
             try:
                 second = generate(tmp_path / "g2", seed=22, events=20_000)
                 place_archive(real_cluster.node(B), outputs[B], second.dirs[0], 2002)
-                await tick_until(pilot, lambda: f"not answering: {B}" in text_of(app, "#header"),
-                                 what=f"{B} marked")
+                await tick_until(
+                    pilot,
+                    lambda: f"not answering: {B}" in text_of(app, "#header"),
+                    what=f"{B} marked",
+                )
                 assert feed.pump.nodes[A].health.ok
                 assert feed.pump.nodes[B].failures >= 1
                 assert "connect" in feed.pump.nodes[B].health.message
                 assert shown(app) == before, "nothing of the dead node was shown"
             finally:
                 real_cluster.start_sshd(B)
-            await tick_until(pilot, lambda: f"not answering: {B}" not in text_of(app, "#header")
-                             and shown(app) != before, what=f"{B} back with its chunk")
+            await tick_until(
+                pilot,
+                lambda: (
+                    f"not answering: {B}" not in text_of(app, "#header") and shown(app) != before
+                ),
+                what=f"{B} back with its chunk",
+            )
             assert feed.pump.nodes[B].failures == 0
             assert feed.pump.nodes[B].chunks == 1
             assert shown(app) == calls_in_db(sh) != before

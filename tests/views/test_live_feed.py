@@ -33,9 +33,13 @@ class Importer:
         await asyncio.to_thread(
             self.db.execute,
             "INSERT INTO logs VALUES ('web01', ?, ?, 'ust', 'storage.disk', 3, 'Error', ?, "
-            "'f', 1, 't', 1, 'app')", [SESSION, self.now, f"live error {self.calls}"])
-        return tuple(NodeHealth(n, n not in self.down, "timeout" if n in self.down else "")
-                     for n in ("web01", "web02", "web03"))
+            "'f', 1, 't', 1, 'app')",
+            [SESSION, self.now, f"live error {self.calls}"],
+        )
+        return tuple(
+            NodeHealth(n, n not in self.down, "timeout" if n in self.down else "")
+            for n in ("web01", "web02", "web03")
+        )
 
 
 def count_errors(db: Database) -> int:
@@ -81,8 +85,9 @@ async def test_a_failing_pump_keeps_the_view(db: Database) -> None:
 async def test_the_timer_refreshes_by_itself(db: Database) -> None:
     pump = Importer(db)
     feed = LiveFeed(db, pump=pump, clock=pump.clock)
-    app = make_app(feed, "logs", periodic=True, window="session", severity="Error",
-                   interval_ns=NS // 10)
+    app = make_app(
+        feed, "logs", periodic=True, window="session", severity="Error", interval_ns=NS // 10
+    )
     async with app.run_test(size=(100, 30)) as pilot:
         for _ in range(300):  # up to 15 s on a loaded machine; normally well under 1 s
             await pilot.pause(0.05)
@@ -97,8 +102,11 @@ async def test_offline_now_follows_the_data(db: Database) -> None:
     feed = OfflineFeed(db)
     await feed.refresh()
     assert feed.now_ns() == NOW
-    db.execute("INSERT INTO logs (node, session, ts, severity, msg) VALUES "
-               "('web02', 'incident', ?, 'Info', 'late')", [NOW + 5 * NS])
+    db.execute(
+        "INSERT INTO logs (node, session, ts, severity, msg) VALUES "
+        "('web02', 'incident', ?, 'Info', 'late')",
+        [NOW + 5 * NS],
+    )
     await feed.refresh()
     assert feed.now_ns() == NOW + 5 * NS
     assert feed.status.state == "idle"

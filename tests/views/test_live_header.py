@@ -25,8 +25,9 @@ class IdlePull:
 
     async def __call__(self) -> tuple[NodeHealth, ...]:
         self.calls += 1
-        return tuple(NodeHealth(n, n not in self.down, "timeout" if n in self.down else "")
-                     for n in NODES)
+        return tuple(
+            NodeHealth(n, n not in self.down, "timeout" if n in self.down else "") for n in NODES
+        )
 
 
 def empty_store(path: Path) -> Database:

@@ -38,8 +38,16 @@ def generate(out: Path, seed: int, events: int) -> GenInfo:
     """A kernel-layout chunk whose events end a few seconds ago (wall clock)."""
     probe = GenSpec(events=events, cpus=2, seed=seed, keep_truth=False)
     span = 60 * NS  # upper bound on the generated time span at these sizes
-    return write_trace(out, GenSpec(events=events, cpus=2, seed=seed, keep_truth=False,
-                                    clock_offset=time.time_ns() - span - probe.start_ns))
+    return write_trace(
+        out,
+        GenSpec(
+            events=events,
+            cpus=2,
+            seed=seed,
+            keep_truth=False,
+            clock_offset=time.time_ns() - span - probe.start_ns,
+        ),
+    )
 
 
 def syscall_calls(sh: Shell, node: str | None = None) -> dict[str, int]:
@@ -48,7 +56,8 @@ def syscall_calls(sh: Shell, node: str | None = None) -> dict[str, int]:
     if node:
         where, params = where + " AND node = ?", params + [node]
     rows = sh.state.database.execute(
-        f"SELECT name, count(*) FROM syscalls WHERE {where} GROUP BY name", params)
+        f"SELECT name, count(*) FROM syscalls WHERE {where} GROUP BY name", params
+    )
     return {name: int(n) for name, n in rows}
 
 
@@ -57,8 +66,9 @@ def shown(app: object) -> dict[str, int]:
     return {r.name: r.calls for r in app.screen.rows}  # type: ignore[attr-defined]
 
 
-async def test_syscalls_live_from_placed_chunks(cluster_shell: Shell, real_cluster: LocalCluster,
-                                                tmp_path: Path) -> None:
+async def test_syscalls_live_from_placed_chunks(
+    cluster_shell: Shell, real_cluster: LocalCluster, tmp_path: Path
+) -> None:
     sh = cluster_shell
     await sh.run(f"New-TraceSession {SESSION} -Node {A},{B}")
     await sh.run(f"Enable-Tracepoint -Session {SESSION} -Domain user -Name 'fay_none:*'")
@@ -84,8 +94,10 @@ async def test_syscalls_live_from_placed_chunks(cluster_shell: Shell, real_clust
             assert sum(calls_1.values()) > 10_000
             assert feed.pump.nodes[A].chunks == 1 and feed.pump.nodes[A].events == first.events
             assert lag.worst_s < 1.0, f"the event loop stalled {lag.worst_s:.2f}s while importing"
-            print(f"first chunk: {first.events} events, worst event-loop delay "
-                  f"{lag.worst_s * 1000:.0f} ms")
+            print(
+                f"first chunk: {first.events} events, worst event-loop delay "
+                f"{lag.worst_s * 1000:.0f} ms"
+            )
 
             second = generate(tmp_path / "gen2", seed=12, events=60_000)
             place_archive(real_cluster.node(B), outputs[B], second.dirs[0], 1002)
@@ -103,8 +115,14 @@ async def test_syscalls_live_from_placed_chunks(cluster_shell: Shell, real_clust
             try:
                 third = generate(tmp_path / "gen3", seed=13, events=30_000)
                 place_archive(real_cluster.node(A), outputs[A], third.dirs[0], 1003)
-                await tick_until(pilot, lambda: f"not answering: {B}" in text_of(app, "#header")
-                                 and shown(app) != calls_2, timeout=30, what="B down, A on")
+                await tick_until(
+                    pilot,
+                    lambda: (
+                        f"not answering: {B}" in text_of(app, "#header") and shown(app) != calls_2
+                    ),
+                    timeout=30,
+                    what="B down, A on",
+                )
                 assert shown(app) == syscall_calls(sh)
                 assert f"not answering: {B}" in text_of(app, "#status")
                 rates = " ".join(str(w.render()) for w in app.screen.query(".rate"))
@@ -114,8 +132,12 @@ async def test_syscalls_live_from_placed_chunks(cluster_shell: Shell, real_clust
                 assert later is not None and later > horizon, "a silent node holds nobody back"
             finally:
                 resume_node(frozen)
-            await tick_until(pilot, lambda: f"not answering: {B}" not in text_of(app, "#header"),
-                             timeout=30, what=f"{B} back")
+            await tick_until(
+                pilot,
+                lambda: f"not answering: {B}" not in text_of(app, "#header"),
+                timeout=30,
+                what=f"{B} back",
+            )
             await pilot.press("q")
         assert app.return_code == 0
     finally:

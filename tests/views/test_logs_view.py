@@ -19,8 +19,13 @@ async def test_warning_and_above_oldest_first(feed: OfflineFeed) -> None:
     async with app.run_test(size=(100, 30)) as pilot:
         await settle(pilot)
         assert column(app, 4) == expected({"Critical", "Error", "Warning"})
-        assert rows(app)[-1] == ["22:15:19.000", "db01", "Critical", "storage.disk",
-                                 "disk full on /var"]
+        assert rows(app)[-1] == [
+            "22:15:19.000",
+            "db01",
+            "Critical",
+            "storage.disk",
+            "disk full on /var",
+        ]
         header = text_of(app, "#header")
         assert "≥ Warning" in header
         assert "Crit 1  Err 4  Warn 4  Notice 4  Info 9  Debug 4" in header
@@ -64,8 +69,11 @@ async def test_filter_by_node_and_logger(feed: OfflineFeed) -> None:
         await press(pilot, "slash")
         app.screen.query_one("#filter").value = "node:db01 logger:storage.*"
         await press(pilot, "enter")
-        want = [r.msg for r in sorted(LOGS, key=lambda r: r.t_ns)
-                if r.node == "db01" and r.logger == "storage.disk"]
+        want = [
+            r.msg
+            for r in sorted(LOGS, key=lambda r: r.t_ns)
+            if r.node == "db01" and r.logger == "storage.disk"
+        ]
         assert column(app, 4) == want
         assert "Crit 1" in text_of(app, "#header")
 

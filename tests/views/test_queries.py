@@ -36,8 +36,12 @@ def test_whole_session_by_total_time(con: Any) -> None:
     rows = syscalls.syscall_stats(con, q(window="session"))
     assert names(rows) == ["futex", "epoll_wait", "read", "openat", "write"]
     read = rows[2]
-    assert (read.calls, read.total_ns, read.max_ns, read.top) == (91, 4600 * US, 2500 * US,
-                                                                    "python3")
+    assert (read.calls, read.total_ns, read.max_ns, read.top) == (
+        91,
+        4600 * US,
+        2500 * US,
+        "python3",
+    )
     assert read.rate == 1.0
     assert not read.approx
     expected = sum(s.count for s in SYSCALLS if s.name == "read")
@@ -47,7 +51,10 @@ def test_whole_session_by_total_time(con: Any) -> None:
 def test_last_minute_and_last_interval(con: Any) -> None:
     minute = syscalls.syscall_stats(con, q(window="minute"))
     assert [(r.name, r.calls, r.total_ns) for r in minute] == [
-        ("read", 46, 3550 * US), ("openat", 10, 2000 * US), ("write", 20, 500 * US)]
+        ("read", 46, 3550 * US),
+        ("openat", 10, 2000 * US),
+        ("write", 20, 500 * US),
+    ]
     last = syscalls.syscall_stats(con, q(window="interval"))
     assert [(r.name, r.calls, r.total_ns) for r in last] == [("read", 1, 2500 * US)]
 
@@ -55,17 +62,22 @@ def test_last_minute_and_last_interval(con: Any) -> None:
 def test_groupings(con: Any) -> None:
     per_node = syscalls.syscall_stats(con, q(window="session", grouping="syscall_node"))
     assert [(r.name, r.node) for r in per_node[:3]] == [
-        ("futex", "db01"), ("epoll_wait", "web03"), ("read", "web02")]
+        ("futex", "db01"),
+        ("epoll_wait", "web03"),
+        ("read", "web02"),
+    ]
     per_proc = syscalls.syscall_stats(con, q(window="session", grouping="process"))
     assert [(r.node, r.pid, r.procname, r.top) for r in per_proc] == [
-        ("db01", 201, "postgres", "futex"), ("web03", 103, "nginx", "epoll_wait"),
-        ("web02", 301, "python3", "read"), ("web01", 101, "nginx", "read"),
-        ("web02", 102, "nginx", "write")]
+        ("db01", 201, "postgres", "futex"),
+        ("web03", 103, "nginx", "epoll_wait"),
+        ("web02", 301, "python3", "read"),
+        ("web01", 101, "nginx", "read"),
+        ("web02", 102, "nginx", "write"),
+    ]
 
 
 def test_sort_and_limit(con: Any) -> None:
-    rows = syscalls.syscall_stats(con, q(window="session", sort="calls", descending=False,
-                                         limit=2))
+    rows = syscalls.syscall_stats(con, q(window="session", sort="calls", descending=False, limit=2))
     assert [(r.name, r.calls) for r in rows] == [("futex", 5), ("openat", 10)]
     by_name = syscalls.syscall_stats(con, q(window="session", sort="name", descending=False))
     assert names(by_name) == sorted(names(by_name))
@@ -77,7 +89,9 @@ def test_filter_box(con: Any) -> None:
     assert [(r.name, r.calls) for r in rows] == [("epoll_wait", 12), ("write", 40), ("read", 60)]
     bare = parse_filter("re* open*", syscalls.FILTER_ALIASES)
     assert set(names(syscalls.syscall_stats(con, q(window="session", filter=bare)))) == {
-        "read", "openat"}
+        "read",
+        "openat",
+    }
     with pytest.raises(ValueError, match="unknown filter field"):
         parse_filter("colour:red", syscalls.FILTER_ALIASES)
 
@@ -116,22 +130,24 @@ def test_node_rates_spread_chunk_events(con: Any) -> None:
     assert rates["web03"].last_seen_ns is not None
     assert sum(rates["web03"].rates) == 0  # silent for the whole last minute
     web01_events = con.execute(
-        "SELECT sum(events) FROM chunks WHERE node = 'web01' AND first_ts >= ?",
-        [NOW - 60 * NS]).fetchone()[0]
+        "SELECT sum(events) FROM chunks WHERE node = 'web01' AND first_ts >= ?", [NOW - 60 * NS]
+    ).fetchone()[0]
     assert sum(rates["web01"].rates) == pytest.approx(web01_events, rel=0.05)
 
 
 def test_span_stats(con: Any) -> None:
     rows = spans.span_stats(con, q(window="session"))
     assert [(r.service, r.name) for r in rows] == [
-        ("frontend", "GET /page"), ("api", "get_user"), ("storage", "db.query"),
-        ("api", "get_cart")]
+        ("frontend", "GET /page"),
+        ("api", "get_user"),
+        ("storage", "db.query"),
+        ("api", "get_cart"),
+    ]
     root = rows[0]
     assert (root.count, root.p50_ns, root.max_ns, root.errors) == (10, 55 * MS, 100 * MS, 0)
     assert rows[2].errors == 1
     minute = spans.span_stats(con, q(window="minute", grouping="service"))
-    assert {(r.service, r.count) for r in minute} == {("frontend", 5), ("api", 10),
-                                                        ("storage", 5)}
+    assert {(r.service, r.count) for r in minute} == {("frontend", 5), ("api", 10), ("storage", 5)}
 
 
 def test_slowest_traces_and_waterfall(con: Any) -> None:
@@ -141,22 +157,36 @@ def test_slowest_traces_and_waterfall(con: Any) -> None:
     assert traces[0].services == ("api", "frontend", "storage")
     wf = spans.trace_spans(con, 1010)
     assert [(s.name, s.depth) for s in wf] == [
-        ("GET /page", 0), ("get_user", 1), ("db.query", 2), ("get_cart", 1)]
+        ("GET /page", 0),
+        ("get_user", 1),
+        ("db.query", 2),
+        ("get_cart", 1),
+    ]
     assert dict(wf[0].keyvals) == {"http.path": "/page", "user": "u10"}
     assert [v for _, v in wf[0].annotations] == ["sr", "ss"]
 
 
 def test_log_page(con: Any) -> None:
     page = logs.log_page(con, q(window="session"), "Warning")
-    wanted = [r for r in LOGS if r.severity in ("Emergency", "Alert", "Critical", "Error",
-                                                 "Warning")]
+    wanted = [
+        r for r in LOGS if r.severity in ("Emergency", "Alert", "Critical", "Error", "Warning")
+    ]
     assert [r.msg for r in page.records] == [r.msg for r in sorted(wanted, key=lambda r: r.t_ns)]
-    assert dict(page.counts) == {"Emergency": 0, "Alert": 0, "Critical": 1, "Error": 4,
-                                 "Warning": 4, "Notice": 4, "Info": 9, "Debug": 4}
+    assert dict(page.counts) == {
+        "Emergency": 0,
+        "Alert": 0,
+        "Critical": 1,
+        "Error": 4,
+        "Warning": 4,
+        "Notice": 4,
+        "Info": 9,
+        "Debug": 4,
+    }
     f = parse_filter("node:web01 storage.*", logs.FILTER_ALIASES)
     narrowed = logs.log_page(con, q(window="session", filter=f), "Error")
     assert {(r.node, r.logger, r.severity) for r in narrowed.records} == {
-        ("web01", "storage.disk", "Error")}
+        ("web01", "storage.disk", "Error")
+    }
     assert len(logs.log_page(con, q(window="session"), "Debug", limit=5).records) == 5
 
 
@@ -164,8 +194,10 @@ def test_log_page(con: Any) -> None:
 @pytest.mark.parametrize("grouping", ["syscall", "syscall_node", "process"])
 def test_rollup_path_equals_the_raw_path(con: Any, window: str, grouping: str) -> None:
     f = parse_filter("node:web0*,db01", syscalls.FILTER_ALIASES)
-    for query in (q(window=window, grouping=grouping), q(window=window, grouping=grouping,
-                                                         filter=f, scope=Scope("incident"))):
+    for query in (
+        q(window=window, grouping=grouping),
+        q(window=window, grouping=grouping, filter=f, scope=Scope("incident")),
+    ):
         raw = syscalls.syscall_stats(con, query, rollup_min=10**12)
         rolled = syscalls.syscall_stats(con, query, rollup_min=0)
         assert rolled == raw
@@ -175,8 +207,11 @@ def test_rollup_follows_appends_and_deletes(con: Any) -> None:
     minute = q(window="minute")
     before = syscalls.syscall_stats(con, minute, rollup_min=0)
     ts = NOW - 7 * NS - 1  # inside a whole bucket of the window
-    con.execute("INSERT INTO syscalls VALUES ('web01', 'incident', 0, 9, 9, 'late', 'read', "
-                "?, ?, 1000000, 0)", [ts, ts + MS])
+    con.execute(
+        "INSERT INTO syscalls VALUES ('web01', 'incident', 0, 9, 9, 'late', 'read', "
+        "?, ?, 1000000, 0)",
+        [ts, ts + MS],
+    )
     after = syscalls.syscall_stats(con, minute, rollup_min=0)
     assert after == syscalls.syscall_stats(con, minute, rollup_min=10**12)
     read = {r.name: r for r in after}["read"]
@@ -192,15 +227,20 @@ def test_split_window_edges() -> None:
 
     span = split_window(10 * BUCKET_NS + 5, 20 * BUCKET_NS + 7)
     assert (span.first_bucket, span.last_bucket) == (11, 19)
-    assert span.raw == ((10 * BUCKET_NS + 5, 11 * BUCKET_NS - 1), (20 * BUCKET_NS, 20 * BUCKET_NS + 7))
+    assert span.raw == (
+        (10 * BUCKET_NS + 5, 11 * BUCKET_NS - 1),
+        (20 * BUCKET_NS, 20 * BUCKET_NS + 7),
+    )
     assert split_window(None, 3 * BUCKET_NS - 1).raw == ((3 * BUCKET_NS, 3 * BUCKET_NS - 1),)
     tiny = split_window(BUCKET_NS + 1, BUCKET_NS + 9)
     assert tiny.first_bucket is None and tiny.raw == ((BUCKET_NS + 1, BUCKET_NS + 9),)
 
 
 def _recent_calls(con: Any, lo: int, hi: int) -> dict[str, int]:
-    rows = con.execute("SELECT name, count(*) FROM syscalls WHERE ts_entry > ? AND "
-                       "ts_entry <= ? GROUP BY name", [lo, hi]).fetchall()
+    rows = con.execute(
+        "SELECT name, count(*) FROM syscalls WHERE ts_entry > ? AND ts_entry <= ? GROUP BY name",
+        [lo, hi],
+    ).fetchall()
     return {n: int(c) for n, c in rows}
 
 
@@ -217,10 +257,14 @@ def test_live_rates_end_where_the_data_is_complete(con: Any, end_s: int) -> None
     assert {k: v for k, v in got.items() if v} == want
     counts = {r.name: r.calls for r in syscalls.syscall_stats(con, live)}
     assert counts == {r.name: r.calls for r in syscalls.syscall_stats(con, base)}
-    [(events,)] = con.execute("SELECT count(*) FROM events WHERE ts >= ? AND ts <= ?",
-                              [end - 10 * NS, end]).fetchall()
+    [(events,)] = con.execute(
+        "SELECT count(*) FROM events WHERE ts >= ? AND ts <= ?", [end - 10 * NS, end]
+    ).fetchall()
     assert common.header(con, live, "syscalls", "ts_entry").events_per_s == events / 10
     span_rates = {(r.service, r.name): round(r.rate * 10) for r in spans.span_stats(con, live)}
-    ref = con.execute("SELECT service, name, count(*) FROM spans WHERE ts_start > ? AND "
-                      "ts_start <= ? GROUP BY ALL", [end - 10 * NS, end]).fetchall()
+    ref = con.execute(
+        "SELECT service, name, count(*) FROM spans WHERE ts_start > ? AND "
+        "ts_start <= ? GROUP BY ALL",
+        [end - 10 * NS, end],
+    ).fetchall()
     assert {k: v for k, v in span_rates.items() if v} == {(s, n): int(c) for s, n, c in ref}

@@ -34,15 +34,17 @@ def kernel_db(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Database]:
 async def test_hottest_syscalls_match_sql(kernel_db: Database) -> None:
     expected = kernel_db.execute(
         "SELECT name, count(*), sum(dur_ns), max(dur_ns) FROM syscalls "
-        "GROUP BY name ORDER BY sum(dur_ns) DESC, name LIMIT 8")
+        "GROUP BY name ORDER BY sum(dur_ns) DESC, name LIMIT 8"
+    )
     assert len(expected) == 8
     feed = OfflineFeed(kernel_db)
     app = make_app(feed, "syscalls", window="session")
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
         shown = [(r[0], r[1], r[3], r[6]) for r in rows(app)[:8]]
-        assert shown == [(name, count(n), duration(total), duration(mx))
-                         for name, n, total, mx in expected]
+        assert shown == [
+            (name, count(n), duration(total), duration(mx)) for name, n, total, mx in expected
+        ]
         assert app.screen.rows[0].total_ns == expected[0][2]
     feed.close()
 
@@ -52,11 +54,15 @@ async def test_real_trace_offline_rates_over_its_own_time(kernel_db: Database) -
     same database (another node's chunk years on) does not move the view off this data."""
     first, last = kernel_db.execute("SELECT min(ts_entry), max(ts_exit) FROM syscalls")[0]
     later = last + 5 * 365 * 86400 * 10**9
-    kernel_db.execute("INSERT INTO chunks (chunk_id, node, session, path, bytes, events, "
-                      "discarded, lost_packets, first_ts, last_ts) VALUES "
-                      "('later', 'other', 'other', '/x', 1, 1, 0, 0, ?, ?)", [later, later])
+    kernel_db.execute(
+        "INSERT INTO chunks (chunk_id, node, session, path, bytes, events, "
+        "discarded, lost_packets, first_ts, last_ts) VALUES "
+        "('later', 'other', 'other', '/x', 1, 1, 0, 0, ?, ?)",
+        [later, later],
+    )
     expected = kernel_db.execute(
-        "SELECT name, count(*) FROM syscalls GROUP BY name ORDER BY sum(dur_ns) DESC LIMIT 5")
+        "SELECT name, count(*) FROM syscalls GROUP BY name ORDER BY sum(dur_ns) DESC LIMIT 5"
+    )
     feed = OfflineFeed(kernel_db)
     app = make_app(feed, "syscalls")
     async with app.run_test(size=(120, 40)) as pilot:

@@ -22,11 +22,14 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_no_textual_or_duckdb_on_import() -> None:
-    code = ("import sys, fayshell.views, fayshell.views.launch, fayshell.commands.views; "
-            "bad = [m for m in ('textual', 'duckdb') if m in sys.modules]; "
-            "print(bad); sys.exit(1 if bad else 0)")
-    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True,
-                          text=True, timeout=60)
+    code = (
+        "import sys, fayshell.views, fayshell.views.launch, fayshell.commands.views; "
+        "bad = [m for m in ('textual', 'duckdb') if m in sys.modules]; "
+        "print(bad); sys.exit(1 if bad else 0)"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=60
+    )
     assert done.returncode == 0, done.stdout + done.stderr
 
 
@@ -37,8 +40,14 @@ def test_cmdlet_is_declared() -> None:
     spec = reg.resolve("show-top")
     assert spec is not None and spec.family == "views"
     assert spec.param("View").choices == ("syscalls", "spans", "logs", "nodes")
-    assert {p.name for p in spec.params} == {"View", "Session", "Node", "Interval", "Database",
-                                             "Severity"}
+    assert {p.name for p in spec.params} == {
+        "View",
+        "Session",
+        "Node",
+        "Interval",
+        "Database",
+        "Severity",
+    }
     assert spec.syntax().startswith("Show-Top [-View] <")
 
 
@@ -91,8 +100,9 @@ def test_expand_nodes() -> None:
     assert expand_nodes(["web01", {"name": "db01"}, "web01"]) == ("web01", "db01")
 
 
-async def test_run_top_returns_when_q_is_pressed(store_path: Path,
-                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+async def test_run_top_returns_when_q_is_pressed(
+    store_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from fayshell.views.ui.app import TopApp
 
     started: list[TopApp] = []
@@ -103,8 +113,11 @@ async def test_run_top_returns_when_q_is_pressed(store_path: Path,
         mount(self)
 
     monkeypatch.setattr(TopApp, "on_mount", spy)
-    task = asyncio.create_task(run_top("spans", str(store_path), node=None, interval_s=1.0,
-                                       severity="Warning", headless=True))
+    task = asyncio.create_task(
+        run_top(
+            "spans", str(store_path), node=None, interval_s=1.0, severity="Warning", headless=True
+        )
+    )
     for _ in range(750):  # up to 15 s on a loaded machine
         await asyncio.sleep(0.02)
         if started and started[0].screen.query("#table"):
@@ -120,8 +133,7 @@ async def test_run_top_reports_bad_input_as_fay_errors(store_path: Path) -> None
     with pytest.raises(FayError, match="unknown severity"):
         await run_top("logs", str(store_path), node=None, interval_s=1, severity="Loud")
     with pytest.raises(StoreError, match="no database at"):
-        await run_top("logs", str(store_path) + ".gone", node=None, interval_s=1,
-                      severity="Error")
+        await run_top("logs", str(store_path) + ".gone", node=None, interval_s=1, severity="Error")
 
 
 async def test_show_top_stays_offline_for_a_session_it_cannot_follow(store_path: Path) -> None:

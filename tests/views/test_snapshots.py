@@ -12,20 +12,26 @@ from fayshell.views.feeds import OfflineFeed
 from tests.views.helpers import check_snapshot, make_app, press, settle
 
 
-@pytest.mark.parametrize(("view", "keys", "size"), [
-    ("syscalls", (), (80, 24)),  # offline: the data's whole range, the default
-    ("syscalls", ("g",), (120, 30)),
-    ("spans", (), (80, 24)),
-    ("logs", (), (80, 24)),
-    ("syscalls", ("w", "w"), (80, 24)),  # the last minute of the data
-])
-async def test_main_screens(feed: OfflineFeed, view: str, keys: tuple[str, ...],
-                            size: tuple[int, int]) -> None:
+@pytest.mark.parametrize(
+    ("view", "keys", "size"),
+    [
+        ("syscalls", (), (80, 24)),  # offline: the data's whole range, the default
+        ("syscalls", ("g",), (120, 30)),
+        ("spans", (), (80, 24)),
+        ("logs", (), (80, 24)),
+        ("syscalls", ("w", "w"), (80, 24)),  # the last minute of the data
+    ],
+)
+async def test_main_screens(
+    feed: OfflineFeed, view: str, keys: tuple[str, ...], size: tuple[int, int]
+) -> None:
     app = make_app(feed, view)
     async with app.run_test(size=size) as pilot:
         await settle(pilot)
         await press(pilot, *keys)
-        await check_snapshot(pilot, f"{view}{'-' + ''.join(keys) if keys else ''}-{size[0]}x{size[1]}")
+        await check_snapshot(
+            pilot, f"{view}{'-' + ''.join(keys) if keys else ''}-{size[0]}x{size[1]}"
+        )
 
 
 async def test_waterfall_screen(feed: OfflineFeed) -> None:

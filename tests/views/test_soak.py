@@ -21,8 +21,9 @@ RATE = 50.0
 
 @pytest.mark.timeout(SECONDS + 420)
 async def test_live_view_soak(real_cluster: LocalCluster, tmp_path: Path) -> None:
-    result = await run_soak(real_cluster, tmp_path / "soak.duckdb", SECONDS, RATE,
-                            say=lambda s: print(s, flush=True))
+    result = await run_soak(
+        real_cluster, tmp_path / "soak.duckdb", SECONDS, RATE, say=lambda s: print(s, flush=True)
+    )
     assert len(result.emitted) == len(real_cluster.nodes)
     assert all(n >= SECONDS * RATE * 0.9 for n in result.emitted.values()), result.emitted
     assert result.problems() == []

@@ -14,8 +14,17 @@ async def test_span_rows_sorted_by_p95(feed: OfflineFeed) -> None:
     async with app.run_test(size=(100, 30)) as pilot:
         await settle(pilot)
         # rate over the spans' own time: 10 in 90.1 s (T0 + 15 s to T0 + 105.1 s)
-        assert rows(app)[0] == ["frontend", "GET /page", "10", "0.1", "55.0ms", "95.5ms",
-                                "99.1ms", "100ms", "0"]
+        assert rows(app)[0] == [
+            "frontend",
+            "GET /page",
+            "10",
+            "0.1",
+            "55.0ms",
+            "95.5ms",
+            "99.1ms",
+            "100ms",
+            "0",
+        ]
         assert column(app, 1) == ["GET /page", "get_user", "db.query", "get_cart"]
         assert column(app, 8) == ["0", "0", "1", "0"]
         await press(pilot, "greater_than_sign", "greater_than_sign", "greater_than_sign")
@@ -33,8 +42,7 @@ async def test_groupings_and_filter(feed: OfflineFeed) -> None:
         await press(pilot, "g")
         assert rows(app)[0][:3] == ["frontend", "GET /page", "web01"]
         await press(pilot, "g")
-        assert [r[:2] for r in rows(app)] == [["frontend", "10"], ["api", "20"],
-                                               ["storage", "10"]]
+        assert [r[:2] for r in rows(app)] == [["frontend", "10"], ["api", "20"], ["storage", "10"]]
         await press(pilot, "g", "slash")
         app.screen.query_one("#filter").value = "service:api"
         await press(pilot, "enter")
@@ -60,10 +68,17 @@ async def test_drill_to_slowest_traces_and_waterfall(feed: OfflineFeed) -> None:
         assert isinstance(app.screen, WaterfallScreen)
         assert f"trace {span_id(1007)}" in text_of(app, "#header")
         assert [r[:3] for r in rows(app)] == [
-            ["GET /page", "frontend", "web01"], ["  └ get_user", "api", "web02"],
-            ["    └ db.query", "storage", "db01"], ["  └ get_cart", "api", "web02"]]
-        assert [r[3:5] for r in rows(app)] == [["0ns", "70.0ms"], ["1.00ms", "42.0ms"],
-                                                ["2.00ms", "28.0ms"], ["43.5ms", "2.00ms"]]
+            ["GET /page", "frontend", "web01"],
+            ["  └ get_user", "api", "web02"],
+            ["    └ db.query", "storage", "db01"],
+            ["  └ get_cart", "api", "web02"],
+        ]
+        assert [r[3:5] for r in rows(app)] == [
+            ["0ns", "70.0ms"],
+            ["1.00ms", "42.0ms"],
+            ["2.00ms", "28.0ms"],
+            ["43.5ms", "2.00ms"],
+        ]
         details = text_of(app, "#details")
         assert "http.path=/page  user=u7" in details
         await press(pilot, "down", "down")

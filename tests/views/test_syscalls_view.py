@@ -34,13 +34,22 @@ async def test_last_minute_of_the_data(feed: OfflineFeed, db: Database) -> None:
     async with app.run_test(size=(100, 30)) as pilot:
         await settle(pilot)
         # the minute before the syscalls end (T0 + 119.5025 s): 30 + 15 + 1 reads
-        assert rows(app)[0] == ["read", "46", rate(46 / 60), "3.55ms", "77.2µs", "50.0µs",
-                                "2.50ms", "python3"]
+        assert rows(app)[0] == [
+            "read",
+            "46",
+            rate(46 / 60),
+            "3.55ms",
+            "77.2µs",
+            "50.0µs",
+            "2.50ms",
+            "python3",
+        ]
         assert column(app, 0) == ["read", "openat", "write"]
         assert [r[2] for r in rows(app)[1:]] == [rate(10 / 60), rate(20 / 60)]
         end = T0 + 119_502_500_000
-        events = db.execute("SELECT count(*) FROM events WHERE ts >= ? AND ts <= ?",
-                            [end - 60 * NS, end])[0][0]
+        events = db.execute(
+            "SELECT count(*) FROM events WHERE ts >= ? AND ts <= ?", [end - 60 * NS, end]
+        )[0][0]
         header = text_of(app, "#header")
         assert "nodes 3/4" in header
         assert f"{rate(events / 60)} ev/s" in header
@@ -62,8 +71,10 @@ async def test_window_and_group_toggles(feed: OfflineFeed) -> None:
         assert rows(app)[0][:2] == ["futex", "db01"]
         assert "per syscall × node" in text_of(app, "#header")
         await press(pilot, "g")
-        assert [r[:3] for r in rows(app)[:2]] == [["db01", "201", "postgres"],
-                                                   ["web03", "103", "nginx"]]
+        assert [r[:3] for r in rows(app)[:2]] == [
+            ["db01", "201", "postgres"],
+            ["web03", "103", "nginx"],
+        ]
         assert rows(app)[0][-1] == "futex"
         await press(pilot, "g")
         assert column(app, 0)[0] == "futex"
@@ -91,8 +102,11 @@ async def test_header_click_sorts(feed: OfflineFeed) -> None:
     async with app.run_test(size=(100, 30)) as pilot:
         await settle(pilot)
         table = app.screen.table
-        table.post_message(table.HeaderSelected(table, table.columns["max_ns"].key, 6,
-                                                table.columns["max_ns"].label))
+        table.post_message(
+            table.HeaderSelected(
+                table, table.columns["max_ns"].key, 6, table.columns["max_ns"].label
+            )
+        )
         await settle(pilot)
         assert app.screen.sort == "max_ns"
         assert column(app, 0)[:2] == ["futex", "read"]
@@ -128,9 +142,15 @@ async def test_drill_down_per_node_and_process(feed: OfflineFeed) -> None:
         assert isinstance(app.screen, BreakdownScreen)
         assert "syscall read" in text_of(app, "#header")
         assert [r[:2] + [r[4]] for r in rows(app, "#by-syscall_node")] == [
-            ["read", "web02", "2.50ms"], ["read", "db01", "1.50ms"], ["read", "web01", "600µs"]]
+            ["read", "web02", "2.50ms"],
+            ["read", "db01", "1.50ms"],
+            ["read", "web01", "600µs"],
+        ]
         assert [r[:3] for r in rows(app, "#by-process")] == [
-            ["web02", "301", "python3"], ["db01", "201", "postgres"], ["web01", "101", "nginx"]]
+            ["web02", "301", "python3"],
+            ["db01", "201", "postgres"],
+            ["web01", "101", "nginx"],
+        ]
         await press(pilot, "escape")
         assert column(app, 0)[2] == "read"
         await press(pilot, "g", "g")  # per process: drill shows its syscalls
@@ -156,8 +176,10 @@ async def test_q_types_in_the_filter_box_and_quits_elsewhere(feed: OfflineFeed) 
 def _add_late_read(db: Database, node: str) -> None:
     """A 9 ms read starting at the current "now": now moves 9 ms on, read's total grows."""
     ts = T0 + 120 * NS
-    db.execute("INSERT INTO syscalls VALUES (?, 'incident', 0, 9, 9, 'late', 'read', ?, ?, "
-               "9000000, 0)", [node, ts, ts + 9_000_000])
+    db.execute(
+        "INSERT INTO syscalls VALUES (?, 'incident', 0, 9, 9, 'late', 'read', ?, ?, 9000000, 0)",
+        [node, ts, ts + 9_000_000],
+    )
 
 
 async def test_pause_freezes_until_resumed(feed: OfflineFeed, db: Database) -> None:
@@ -206,10 +228,9 @@ async def test_node_scope_from_config(feed: OfflineFeed) -> None:
         assert "nodes 1/1" in text_of(app, "#header")
 
 
-
-
-async def test_offline_ticks_skip_queries_until_the_data_changes(feed: OfflineFeed,
-                                                                 db: Database) -> None:
+async def test_offline_ticks_skip_queries_until_the_data_changes(
+    feed: OfflineFeed, db: Database
+) -> None:
     app = make_app(feed, "syscalls", window="minute")
     async with app.run_test(size=(100, 30)) as pilot:
         await settle(pilot)
@@ -225,14 +246,18 @@ async def test_offline_ticks_skip_queries_until_the_data_changes(feed: OfflineFe
         assert rows(app)[0][:2] == ["read", "47"]
 
 
-async def test_newer_data_of_other_tables_does_not_empty_the_view(feed: OfflineFeed,
-                                                                  db: Database) -> None:
+async def test_newer_data_of_other_tables_does_not_empty_the_view(
+    feed: OfflineFeed, db: Database
+) -> None:
     """A database that also holds a later trace (here a log six years on, from another
     session): the syscalls view still opens on the syscalls' own range, not on an empty
     minute, and shows no wall-clock-style lag."""
     later = T0 + 6 * 365 * 86400 * NS
-    db.execute("INSERT INTO logs VALUES ('host9', 'other', ?, 'python', 'x', 30, 'Warning', "
-               "'later', 'f', 1, 't', 1, 'p')", [later])
+    db.execute(
+        "INSERT INTO logs VALUES ('host9', 'other', ?, 'python', 'x', 30, 'Warning', "
+        "'later', 'f', 1, 't', 1, 'p')",
+        [later],
+    )
     app = make_app(feed, "syscalls")
     async with app.run_test(size=(100, 30)) as pilot:
         await settle(pilot)

@@ -16,12 +16,19 @@ else:
 
 #: The newest timestamp column of each table the views read.
 NEWEST_COLUMNS: dict[str, str] = {
-    "chunks": "last_ts", "events": "ts", "syscalls": "ts_exit", "spans": "ts_end", "logs": "ts",
+    "chunks": "last_ts",
+    "events": "ts",
+    "syscalls": "ts_exit",
+    "spans": "ts_end",
+    "logs": "ts",
 }
 #: The first and last timestamp columns of each table a view reads (its data's time range).
 RANGE_COLUMNS: dict[str, tuple[str, str]] = {
-    "syscalls": ("ts_entry", "ts_exit"), "spans": ("ts_start", "ts_end"), "logs": ("ts", "ts"),
-    "events": ("ts", "ts"), "chunks": ("first_ts", "last_ts"),
+    "syscalls": ("ts_entry", "ts_exit"),
+    "spans": ("ts_start", "ts_end"),
+    "logs": ("ts", "ts"),
+    "events": ("ts", "ts"),
+    "chunks": ("first_ts", "last_ts"),
 }
 #: Offline sparkline buckets follow the data's time range down to this width.
 OFFLINE_MIN_BUCKET_NS = 1_000_000
@@ -33,7 +40,8 @@ NODE_FIELD = {"node": FieldDef("node")}
 def existing_tables(con: Con) -> set[str]:
     """Names of the tables and views in the main schema."""
     rows = con.execute(
-        "SELECT table_name FROM information_schema.tables WHERE table_schema = 'main'").fetchall()
+        "SELECT table_name FROM information_schema.tables WHERE table_schema = 'main'"
+    ).fetchall()
     return {r[0] for r in rows}
 
 
@@ -65,8 +73,9 @@ def table_range(con: Con, table: str, scope: Scope) -> tuple[int, int] | None:
         return None
     first, last = RANGE_COLUMNS[table]
     w = query_where(Query(0, scope=scope), first, NODE_FIELD, window=False)
-    row = con.execute(f"SELECT min({first}), max({last}) FROM {table} WHERE {w.sql()}",
-                      w.params).fetchone()
+    row = con.execute(
+        f"SELECT min({first}), max({last}) FROM {table} WHERE {w.sql()}", w.params
+    ).fetchone()
     if row is None or row[0] is None or row[1] is None:
         return None
     return int(row[0]), int(row[1])
@@ -124,8 +133,7 @@ def _nodes_total(con: Con, q: Query, table: str, have: set[str]) -> int:
 def _events_per_s(con: Con, q: Query, table: str, ts: str, have: set[str]) -> float:
     """Events in the rate interval over its length (live the last interval, offline the
     window's data time); the events table if it is filled."""
-    source, col = (("events", "ts") if "events" in have and _has_rows(con, "events")
-                   else (table, ts))
+    source, col = ("events", "ts") if "events" in have and _has_rows(con, "events") else (table, ts)
     w = query_where(q, col, NODE_FIELD, window=False)
     w.add(f"{col} >= ?", q.rate_lo_ns)
     w.add(f"{col} <= ?", q.rate_hi_ns)
@@ -138,7 +146,9 @@ def _discarded(con: Con, q: Query, have: set[str]) -> tuple[int, int]:
     w = query_where(q, "", NODE_FIELD, window=False)
     row = con.execute(
         "SELECT coalesce(sum(discarded), 0), coalesce(sum(lost_packets), 0) "
-        f"FROM chunks WHERE {w.sql()}", w.params).fetchone()
+        f"FROM chunks WHERE {w.sql()}",
+        w.params,
+    ).fetchone()
     return (0, 0) if row is None else (int(row[0]), int(row[1]))
 
 
@@ -174,8 +184,12 @@ def node_rates(con: Con, q: Query, table: str, ts: str) -> list[NodeRate]:
         rows = _chunk_buckets(con, q, lo, width)
     else:
         rows = _row_buckets(con, q, table, ts, lo, width)
-    nodes = _scope_nodes(con, q, "chunks" if use_chunks else table,
-                         ("first_ts", "last_ts") if use_chunks else (ts, ts))
+    nodes = _scope_nodes(
+        con,
+        q,
+        "chunks" if use_chunks else table,
+        ("first_ts", "last_ts") if use_chunks else (ts, ts),
+    )
     return _rates_from_buckets(rows, nodes, width)
 
 
@@ -188,23 +202,26 @@ def _chunk_buckets(con: Con, q: Query, lo: int, width: int) -> list[tuple[Any, .
         f"  events AS e FROM chunks WHERE {w.sql()}), "
         "k AS (SELECT c.*, b.range AS b, greatest(f, ? + b.range * ?) AS s, "
         "  least(l, ? + (b.range + 1) * ?) AS t FROM c, range(?) AS b) "
-        "SELECT node, b, sum(e * (t - s) / (l - f)), max(l) FROM k WHERE t > s GROUP BY ALL")
+        "SELECT node, b, sum(e * (t - s) / (l - f)), max(l) FROM k WHERE t > s GROUP BY ALL"
+    )
     params = [*w.params, lo, width, lo, width, SPARK_BUCKETS]
     return con.execute(sql, params).fetchall()
 
 
-def _row_buckets(con: Con, q: Query, table: str, ts: str, lo: int,
-                 width: int) -> list[tuple[Any, ...]]:
+def _row_buckets(
+    con: Con, q: Query, table: str, ts: str, lo: int, width: int
+) -> list[tuple[Any, ...]]:
     w = query_where(q, ts, NODE_FIELD, window=False)
     w.add(f"{ts} > ?", lo)
     w.add(f"{ts} <= ?", q.now_ns)
-    sql = (f"SELECT node, ({ts} - ? - 1) // ? AS b, count(*), max({ts}) "
-           f"FROM {table} WHERE {w.sql()} GROUP BY ALL")
+    sql = (
+        f"SELECT node, ({ts} - ? - 1) // ? AS b, count(*), max({ts}) "
+        f"FROM {table} WHERE {w.sql()} GROUP BY ALL"
+    )
     return con.execute(sql, [lo, width, *w.params]).fetchall()
 
 
-def _scope_nodes(con: Con, q: Query, source: str,
-                 cols: tuple[str, str]) -> dict[str, int | None]:
+def _scope_nodes(con: Con, q: Query, source: str, cols: tuple[str, str]) -> dict[str, int | None]:
     """Every node in scope with its newest timestamp up to now. Offline, a chunk that started
     before the view's end counts (capped at the end): the view's table may end a little
     before the chunk's last event."""
@@ -213,13 +230,15 @@ def _scope_nodes(con: Con, q: Query, source: str,
     offline = q.data_start_ns is not None
     w.add(f"{first if offline else last} <= ?", q.now_ns)
     newest = f"least(max({last}), {int(q.now_ns)})" if offline else f"max({last})"
-    rows = con.execute(f"SELECT node, {newest} FROM {source} WHERE {w.sql()} GROUP BY node",
-                       w.params).fetchall()
+    rows = con.execute(
+        f"SELECT node, {newest} FROM {source} WHERE {w.sql()} GROUP BY node", w.params
+    ).fetchall()
     return {r[0]: None if r[1] is None else int(r[1]) for r in rows}
 
 
-def _rates_from_buckets(rows: list[tuple[Any, ...]], nodes: dict[str, int | None],
-                        width: int) -> list[NodeRate]:
+def _rates_from_buckets(
+    rows: list[tuple[Any, ...]], nodes: dict[str, int | None], width: int
+) -> list[NodeRate]:
     per: dict[str, list[float]] = {n: [0.0] * SPARK_BUCKETS for n in nodes}
     for node, b, n, _last in rows:
         series = per.setdefault(node, [0.0] * SPARK_BUCKETS)

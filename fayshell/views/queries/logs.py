@@ -9,13 +9,20 @@ from fayshell.views.model import SEVERITIES, LogPage, LogRecord, Query, severity
 from fayshell.views.queries.common import Con
 
 FIELDS: dict[str, FieldDef] = {
-    "node": FieldDef("node"), "logger": FieldDef("logger"), "msg": FieldDef("msg", True),
+    "node": FieldDef("node"),
+    "logger": FieldDef("logger"),
+    "msg": FieldDef("msg", True),
     "procname": FieldDef("procname"),
 }
 #: A bare word matches the logger (glob) or the message (substring).
 FILTER_ALIASES: dict[str, tuple[str, ...]] = {
-    "": ("*logger", "*msg"), "node": ("node",), "logger": ("logger",), "log": ("logger",),
-    "msg": ("msg",), "proc": ("procname",), "process": ("procname",),
+    "": ("*logger", "*msg"),
+    "node": ("node",),
+    "logger": ("logger",),
+    "log": ("logger",),
+    "msg": ("msg",),
+    "proc": ("procname",),
+    "process": ("procname",),
 }
 
 
@@ -28,11 +35,19 @@ def log_page(con: Con, q: Query, severity: str, limit: int = 1000) -> LogPage:
     ).fetchall()
     by_sev = {str(s): int(n) for s, n in counts}
     w.add(f"severity IN ({', '.join('?' for _ in wanted)})", *wanted)
-    sql = ("SELECT ts, node, severity, logger, msg, procname, pid, func, line FROM logs "
-           f"WHERE {w.sql()} ORDER BY ts DESC, node, logger, msg LIMIT ?")
+    sql = (
+        "SELECT ts, node, severity, logger, msg, procname, pid, func, line FROM logs "
+        f"WHERE {w.sql()} ORDER BY ts DESC, node, logger, msg LIMIT ?"
+    )
     rows = con.execute(sql, [*w.params, limit]).fetchall()
-    records = _numbered([LogRecord(int(r[0]), r[1] or "", r[2] or "", r[3] or "", r[4] or "",
-                                   r[5], r[6], r[7], r[8]) for r in reversed(rows)])
+    records = _numbered(
+        [
+            LogRecord(
+                int(r[0]), r[1] or "", r[2] or "", r[3] or "", r[4] or "", r[5], r[6], r[7], r[8]
+            )
+            for r in reversed(rows)
+        ]
+    )
     ordered = tuple((s, by_sev.get(s, 0)) for s in SEVERITIES)
     return LogPage(tuple(records), ordered, sum(n for s, n in ordered if s in wanted))
 

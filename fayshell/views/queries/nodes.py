@@ -37,11 +37,18 @@ def scope_condition(q: Query) -> str:
 
 def node_scores(con: Con, q: Query, top: int = 3) -> list[NodeScore]:
     """Nodes most different first (fewer than two nodes with data: nothing to compare)."""
-    have = {r[0] for r in con.execute(
-        "SELECT table_name FROM information_schema.tables WHERE table_schema = 'main'"
-    ).fetchall()}
-    query = ProfileQuery(Window(q.lo_ns, q.now_ns + 1), scope_condition(q), top=top,
-                         tables=frozenset(t for t in EMPTY if t in have))
+    have = {
+        r[0]
+        for r in con.execute(
+            "SELECT table_name FROM information_schema.tables WHERE table_schema = 'main'"
+        ).fetchall()
+    }
+    query = ProfileQuery(
+        Window(q.lo_ns, q.now_ns + 1),
+        scope_condition(q),
+        top=top,
+        tables=frozenset(t for t in EMPTY if t in have),
+    )
     rows = con.execute(compare_sql(query)).fetchall()
     if len(rows) < 2:
         return []

@@ -48,8 +48,10 @@ class Rollup:
         return ", ".join(self.keys)
 
 
-ROLLUPS = (Rollup("by_name", ("session", "node", "procname", "name")),
-           Rollup("by_process", ("session", "node", "pid", "procname")))
+ROLLUPS = (
+    Rollup("by_name", ("session", "node", "procname", "name")),
+    Rollup("by_process", ("session", "node", "pid", "procname")),
+)
 
 
 @dataclass(frozen=True)
@@ -104,18 +106,23 @@ def sync(con: Con, roll: Rollup) -> None:
     if mark is not None and mark[0] == total and fresh == 0:
         return
     if mark is None or total - int(mark[0]) != fresh:
-        con.execute(f"CREATE OR REPLACE TEMP TABLE {roll.table} AS {_partials(roll, 'WHERE false')}")
+        con.execute(
+            f"CREATE OR REPLACE TEMP TABLE {roll.table} AS {_partials(roll, 'WHERE false')}"
+        )
         start = 0
     con.execute(f"INSERT INTO {roll.table} {_partials(roll, 'WHERE rowid >= ?')}", [start])
-    end = _count(con, f"SELECT coalesce(max(rowid) + 1, {start}) FROM syscalls "
-                      f"WHERE rowid >= {start}")
+    end = _count(
+        con, f"SELECT coalesce(max(rowid) + 1, {start}) FROM syscalls WHERE rowid >= {start}"
+    )
     con.execute(f"DELETE FROM {roll.mark}")
     con.execute(f"INSERT INTO {roll.mark} VALUES (?, ?)", [total, end])
 
 
 def _partials(roll: Rollup, where: str) -> str:
-    return (f"{_partials_select(f'ts_entry // {BUCKET_NS} AS b, {roll.columns}')} "
-            f"FROM syscalls {where} GROUP BY ALL")
+    return (
+        f"{_partials_select(f'ts_entry // {BUCKET_NS} AS b, {roll.columns}')} "
+        f"FROM syscalls {where} GROUP BY ALL"
+    )
 
 
 def _count(con: Con, sql: str) -> int:
@@ -140,8 +147,9 @@ def parts_sql(roll: Rollup, span: Span, w: Where, columns: str) -> tuple[str, li
         if lo is not None and lo > hi:
             continue
         cond = "ts_entry <= ?" if lo is None else "ts_entry BETWEEN ? AND ?"
-        sqls.append(f"{_partials_select(columns)} FROM syscalls WHERE {w.sql()} AND {cond} "
-                    "GROUP BY ALL")
+        sqls.append(
+            f"{_partials_select(columns)} FROM syscalls WHERE {w.sql()} AND {cond} GROUP BY ALL"
+        )
         params.extend(w.params)
         params.extend(v for v in (lo, hi) if v is not None)
     if not sqls:
@@ -150,5 +158,7 @@ def parts_sql(roll: Rollup, span: Span, w: Where, columns: str) -> tuple[str, li
 
 
 def _partials_select(keys: str) -> str:
-    return (f"SELECT {keys}, count(*) AS c, count(dur_ns) AS n, "
-            "coalesce(sum(dur_ns), 0)::HUGEINT AS t, max(dur_ns) AS m")
+    return (
+        f"SELECT {keys}, count(*) AS c, count(dur_ns) AS n, "
+        "coalesce(sum(dur_ns), 0)::HUGEINT AS t, max(dur_ns) AS m"
+    )

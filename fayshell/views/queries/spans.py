@@ -10,11 +10,17 @@ from fayshell.views.model import Query, SpanStat, TraceSpan, TraceSummary, sort_
 from fayshell.views.queries.common import Con
 
 FIELDS: dict[str, FieldDef] = {
-    "service": FieldDef("service"), "name": FieldDef("name"), "node": FieldDef("node"),
+    "service": FieldDef("service"),
+    "name": FieldDef("name"),
+    "node": FieldDef("node"),
 }
 FILTER_ALIASES: dict[str, tuple[str, ...]] = {
-    "": ("*service", "*name"), "service": ("service",), "svc": ("service",),
-    "name": ("name",), "span": ("name",), "node": ("node",),
+    "": ("*service", "*name"),
+    "service": ("service",),
+    "svc": ("service",),
+    "name": ("name",),
+    "span": ("name",),
+    "node": ("node",),
 }
 
 
@@ -39,10 +45,12 @@ def span_stats(con: Con, q: Query) -> list[SpanStat]:
     g = GROUPINGS[q.grouping or "span"]
     w = query_where(q, "ts_start", FIELDS)
     keys = ", ".join(g.keys)
-    sql = (f"SELECT {keys}, count(*) AS count, count(*) FILTER (ts_start > ? AND ts_start <= ?) AS recent, "
-           "quantile_cont(dur_ns, [0.5, 0.95, 0.99]) AS qs, coalesce(max(dur_ns), 0) AS max_ns, "
-           "count(*) FILTER (error) AS errors "
-           f"FROM spans WHERE {w.sql()} GROUP BY {keys}")
+    sql = (
+        f"SELECT {keys}, count(*) AS count, count(*) FILTER (ts_start > ? AND ts_start <= ?) AS recent, "
+        "quantile_cont(dur_ns, [0.5, 0.95, 0.99]) AS qs, coalesce(max(dur_ns), 0) AS max_ns, "
+        "count(*) FILTER (error) AS errors "
+        f"FROM spans WHERE {w.sql()} GROUP BY {keys}"
+    )
     cur = con.execute(sql, [q.rate_lo_ns, q.rate_hi_ns, *w.params])
     names = [d[0] for d in cur.description or []]
     rows = [_stat(dict(zip(names, r, strict=True)), q.rate_s) for r in cur.fetchall()]
@@ -52,14 +60,27 @@ def span_stats(con: Con, q: Query) -> list[SpanStat]:
 def _stat(r: dict[str, Any], interval_s: float) -> SpanStat:
     qs = r["qs"] or [None, None, None]
     return SpanStat(
-        service=r.get("service"), name=r.get("name"), node=r.get("node"),
-        count=int(r["count"]), rate=int(r["recent"]) / interval_s,
-        p50_ns=qs[0], p95_ns=qs[1], p99_ns=qs[2], max_ns=int(r["max_ns"]),
-        errors=int(r["errors"]))
+        service=r.get("service"),
+        name=r.get("name"),
+        node=r.get("node"),
+        count=int(r["count"]),
+        rate=int(r["recent"]) / interval_s,
+        p50_ns=qs[0],
+        p95_ns=qs[1],
+        p99_ns=qs[2],
+        max_ns=int(r["max_ns"]),
+        errors=int(r["errors"]),
+    )
 
 
-def slowest_traces(con: Con, q: Query, service: str | None, name: str | None,
-                   node: str | None = None, limit: int = 50) -> list[TraceSummary]:
+def slowest_traces(
+    con: Con,
+    q: Query,
+    service: str | None,
+    name: str | None,
+    node: str | None = None,
+    limit: int = 50,
+) -> list[TraceSummary]:
     """Traces with a span of (service, name) in the window, slowest such span first."""
     w = query_where(q, "ts_start", FIELDS)
     for col, value in (("service", service), ("name", name), ("node", node)):
@@ -73,10 +94,22 @@ def slowest_traces(con: Con, q: Query, service: str | None, name: str | None,
         "count(*), list(DISTINCT s.service ORDER BY s.service), "
         "list(DISTINCT s.node ORDER BY s.node), bool_or(coalesce(s.error, false)) "
         f"FROM hit h JOIN spans s USING (trace_id) {sess}"
-        "GROUP BY h.trace_id, h.span_dur ORDER BY h.span_dur DESC, h.trace_id")
+        "GROUP BY h.trace_id, h.span_dur ORDER BY h.span_dur DESC, h.trace_id"
+    )
     rows = con.execute(sql, [*w.params, limit, *extra]).fetchall()
-    return [TraceSummary(int(r[0]), int(r[1] or 0), int(r[2]), int(r[3] or 0), int(r[4]),
-                         tuple(r[5]), tuple(r[6]), bool(r[7])) for r in rows]
+    return [
+        TraceSummary(
+            int(r[0]),
+            int(r[1] or 0),
+            int(r[2]),
+            int(r[3] or 0),
+            int(r[4]),
+            tuple(r[5]),
+            tuple(r[6]),
+            bool(r[7]),
+        )
+        for r in rows
+    ]
 
 
 def trace_spans(con: Con, trace_id: int, session: str | None = None) -> list[TraceSpan]:
@@ -86,10 +119,12 @@ def trace_spans(con: Con, trace_id: int, session: str | None = None) -> list[Tra
     if session is not None:
         cond += " AND session = ?"
         params.append(session)
-    sql = ("SELECT span_id, parent_span_id, service, node, name, ip, port, ts_start, dur_ns, "
-           "client_dur_ns, server_dur_ns, coalesce(error, false), "
-           "map_entries(keyvals), annotations "
-           f"FROM spans WHERE {cond} ORDER BY ts_start, span_id")
+    sql = (
+        "SELECT span_id, parent_span_id, service, node, name, ip, port, ts_start, dur_ns, "
+        "client_dur_ns, server_dur_ns, coalesce(error, false), "
+        "map_entries(keyvals), annotations "
+        f"FROM spans WHERE {cond} ORDER BY ts_start, span_id"
+    )
     rows = con.execute(sql, params).fetchall()
     return waterfall_order([_span(r) for r in rows])
 
@@ -98,10 +133,22 @@ def _span(r: tuple[Any, ...]) -> TraceSpan:
     kv = tuple(sorted((str(e["key"]), str(e["value"])) for e in (r[12] or [])))
     ann = tuple(sorted((int(a["ts"]), str(a["value"])) for a in (r[13] or [])))
     return TraceSpan(
-        span_id=int(r[0]), parent_span_id=None if r[1] is None else int(r[1]), depth=0,
-        service=r[2] or "", node=r[3] or "", name=r[4] or "", ip=r[5], port=r[6],
-        start_ns=int(r[7]), dur_ns=int(r[8] or 0), client_dur_ns=r[9], server_dur_ns=r[10],
-        error=bool(r[11]), keyvals=kv, annotations=ann)
+        span_id=int(r[0]),
+        parent_span_id=None if r[1] is None else int(r[1]),
+        depth=0,
+        service=r[2] or "",
+        node=r[3] or "",
+        name=r[4] or "",
+        ip=r[5],
+        port=r[6],
+        start_ns=int(r[7]),
+        dur_ns=int(r[8] or 0),
+        client_dur_ns=r[9],
+        server_dur_ns=r[10],
+        error=bool(r[11]),
+        keyvals=kv,
+        annotations=ann,
+    )
 
 
 def waterfall_order(spans: list[TraceSpan]) -> list[TraceSpan]:
@@ -109,8 +156,9 @@ def waterfall_order(spans: list[TraceSpan]) -> list[TraceSpan]:
     ids = {s.span_id for s in spans}
     children: dict[int | None, list[TraceSpan]] = {}
     for s in spans:
-        parent = s.parent_span_id if s.parent_span_id in ids and s.parent_span_id != s.span_id \
-            else None
+        parent = (
+            s.parent_span_id if s.parent_span_id in ids and s.parent_span_id != s.span_id else None
+        )
         children.setdefault(parent, []).append(s)
     out: list[TraceSpan] = []
     stack = [(s, 0) for s in reversed(children.get(None, []))]

@@ -20,13 +20,21 @@ from fayshell.views.queries import rollup
 from fayshell.views.queries.common import Con
 
 FIELDS: dict[str, FieldDef] = {
-    "name": FieldDef("name"), "node": FieldDef("node"), "procname": FieldDef("procname"),
+    "name": FieldDef("name"),
+    "node": FieldDef("node"),
+    "procname": FieldDef("procname"),
     "pid": FieldDef("pid"),
 }
 #: Filter box aliases -> fields; a bare glob matches the syscall name.
 FILTER_ALIASES: dict[str, tuple[str, ...]] = {
-    "": ("*name",), "sys": ("name",), "syscall": ("name",), "name": ("name",),
-    "node": ("node",), "proc": ("procname",), "process": ("procname",), "comm": ("procname",),
+    "": ("*name",),
+    "sys": ("name",),
+    "syscall": ("name",),
+    "name": ("name",),
+    "node": ("node",),
+    "proc": ("procname",),
+    "process": ("procname",),
+    "comm": ("procname",),
     "pid": ("pid",),
 }
 #: Windows over a table this big read the rollup's partials instead of every row.
@@ -55,15 +63,18 @@ class Grouping:
 
 GROUPINGS: dict[str, Grouping] = {
     "syscall": Grouping("syscall", "per syscall", ("name",), "procname", "top proc"),
-    "syscall_node": Grouping("syscall_node", "per syscall × node", ("name", "node"),
-                             "procname", "top proc"),
-    "process": Grouping("process", "per process", ("node", "pid"), "name", "top sys",
-                        carried=("procname",)),
+    "syscall_node": Grouping(
+        "syscall_node", "per syscall × node", ("name", "node"), "procname", "top proc"
+    ),
+    "process": Grouping(
+        "process", "per process", ("node", "pid"), "name", "top sys", carried=("procname",)
+    ),
 }
 
 
-def syscall_stats(con: Con, q: Query, exact_limit: int = EXACT_LIMIT,
-                  rollup_min: int = ROLLUP_MIN) -> list[SyscallStat]:
+def syscall_stats(
+    con: Con, q: Query, exact_limit: int = EXACT_LIMIT, rollup_min: int = ROLLUP_MIN
+) -> list[SyscallStat]:
     """One row per group of the window, sorted and limited as the query says.
 
     Windows longer than an interval over a table of ``rollup_min`` rows or more read the
@@ -127,13 +138,15 @@ def _rolled_query(con: Con, q: Query, g: Grouping, roll: rollup.Rollup) -> list[
     span = rollup.split_window(q.lo_ns, q.now_ns)
     parts, params = rollup.parts_sql(roll, span, scope, needed)
     keys = ", ".join(g.keys)
-    sql = (f"WITH parts AS ({parts}), "
-           f"m AS (SELECT {g.select()}, sum(c) AS calls, sum(t) AS total_ns, sum(n) AS n, "
-           f"  coalesce(max(m), 0) AS max_ns FROM parts GROUP BY {keys}), "
-           f"s AS (SELECT {keys}, {top} AS top, sum(t) AS s FROM parts GROUP BY ALL), "
-           f"b AS (SELECT {keys}, first(top ORDER BY s DESC, top) AS top FROM s "
-           f"  GROUP BY {keys}) "
-           f"SELECT m.*, b.top FROM m JOIN b USING ({keys})")
+    sql = (
+        f"WITH parts AS ({parts}), "
+        f"m AS (SELECT {g.select()}, sum(c) AS calls, sum(t) AS total_ns, sum(n) AS n, "
+        f"  coalesce(max(m), 0) AS max_ns FROM parts GROUP BY {keys}), "
+        f"s AS (SELECT {keys}, {top} AS top, sum(t) AS s FROM parts GROUP BY ALL), "
+        f"b AS (SELECT {keys}, first(top ORDER BY s DESC, top) AS top FROM s "
+        f"  GROUP BY {keys}) "
+        f"SELECT m.*, b.top FROM m JOIN b USING ({keys})"
+    )
     cur = con.execute(sql, params)
     names = [d[0] for d in cur.description or []]
     return [dict(zip(names, r, strict=True)) for r in cur.fetchall()]
@@ -152,10 +165,12 @@ def _recent(con: Con, q: Query, g: Grouping) -> dict[tuple[Any, ...], int]:
 
 def _main_rows(con: Con, q: Query, g: Grouping, w: Where) -> list[dict[str, Any]]:
     keys = ", ".join(g.keys)
-    sql = (f"SELECT {g.select()}, count(*) AS calls, "
-           "count(*) FILTER (ts_entry > ? AND ts_entry <= ?) AS recent, "
-           "coalesce(sum(dur_ns), 0) AS total_ns, avg(dur_ns) AS avg_ns, "
-           f"coalesce(max(dur_ns), 0) AS max_ns FROM syscalls WHERE {w.sql()} GROUP BY {keys}")
+    sql = (
+        f"SELECT {g.select()}, count(*) AS calls, "
+        "count(*) FILTER (ts_entry > ? AND ts_entry <= ?) AS recent, "
+        "coalesce(sum(dur_ns), 0) AS total_ns, avg(dur_ns) AS avg_ns, "
+        f"coalesce(max(dur_ns), 0) AS max_ns FROM syscalls WHERE {w.sql()} GROUP BY {keys}"
+    )
     cur = con.execute(sql, [q.rate_lo_ns, q.rate_hi_ns, *w.params])
     names = [d[0] for d in cur.description or []]
     rows = [dict(zip(names, r, strict=True)) for r in cur.fetchall()]
@@ -171,17 +186,20 @@ def _sample_percent(calls: int, exact_limit: int) -> float | None:
     return min(100.0, max(0.5, 100.0 * min(SAMPLE_ROWS, exact_limit) / calls))
 
 
-def _detail_rows(con: Con, g: Grouping, w: Where, sample: float | None,
-                 want_top: bool = True) -> dict[tuple[Any, ...], tuple[float | None, str | None]]:
+def _detail_rows(
+    con: Con, g: Grouping, w: Where, sample: float | None, want_top: bool = True
+) -> dict[tuple[Any, ...], tuple[float | None, str | None]]:
     """p95 and (``want_top``) the top process or syscall by total time, per group key."""
     keys = ", ".join(g.keys)
     source = "syscalls" if sample is None else f"syscalls TABLESAMPLE {sample:.3f}% (system, 7)"
     top = g.top if want_top else "NULL"
-    sql = (f"WITH w AS (SELECT {keys}, {top} AS top, dur_ns FROM {source} WHERE {w.sql()}), "
-           f"p AS (SELECT {keys}, quantile_cont(dur_ns, 0.95) AS p95 FROM w GROUP BY {keys}), "
-           f"t AS (SELECT {keys}, top, sum(dur_ns) AS s FROM w GROUP BY ALL), "
-           f"b AS (SELECT {keys}, first(top ORDER BY s DESC, top) AS top FROM t GROUP BY {keys}) "
-           f"SELECT p.*, b.top FROM p JOIN b USING ({keys})")
+    sql = (
+        f"WITH w AS (SELECT {keys}, {top} AS top, dur_ns FROM {source} WHERE {w.sql()}), "
+        f"p AS (SELECT {keys}, quantile_cont(dur_ns, 0.95) AS p95 FROM w GROUP BY {keys}), "
+        f"t AS (SELECT {keys}, top, sum(dur_ns) AS s FROM w GROUP BY ALL), "
+        f"b AS (SELECT {keys}, first(top ORDER BY s DESC, top) AS top FROM t GROUP BY {keys}) "
+        f"SELECT p.*, b.top FROM p JOIN b USING ({keys})"
+    )
     out: dict[tuple[Any, ...], tuple[float | None, str | None]] = {}
     for row in con.execute(sql, w.params).fetchall():
         n = len(g.keys)
@@ -193,11 +211,21 @@ def _key(g: Grouping, r: dict[str, Any]) -> tuple[Any, ...]:
     return tuple(r[k] for k in g.keys)
 
 
-def _stat(r: dict[str, Any], p95: float | None, top: str | None, approx: bool,
-          top_approx: bool) -> SyscallStat:
+def _stat(
+    r: dict[str, Any], p95: float | None, top: str | None, approx: bool, top_approx: bool
+) -> SyscallStat:
     return SyscallStat(
-        name=r.get("name"), node=r.get("node"), pid=r.get("pid"), procname=r.get("procname"),
-        calls=int(r["calls"]), rate=float(r["rate"]), total_ns=int(r["total_ns"]),
-        avg_ns=float(r["avg_ns"] or 0.0), p95_ns=None if p95 is None else float(p95),
-        max_ns=int(r["max_ns"]), top=None if top is None else str(top), approx=approx,
-        top_approx=top_approx)
+        name=r.get("name"),
+        node=r.get("node"),
+        pid=r.get("pid"),
+        procname=r.get("procname"),
+        calls=int(r["calls"]),
+        rate=float(r["rate"]),
+        total_ns=int(r["total_ns"]),
+        avg_ns=float(r["avg_ns"] or 0.0),
+        p95_ns=None if p95 is None else float(p95),
+        max_ns=int(r["max_ns"]),
+        top=None if top is None else str(top),
+        approx=approx,
+        top_approx=top_approx,
+    )

@@ -49,8 +49,9 @@ class TopApp(App[int]):
     #status { height: 1; padding: 0 1; background: $boost; }
     """
 
-    def __init__(self, feed: Feed, config: TopConfig, *, show_timings: bool = True,
-                 periodic: bool = True) -> None:
+    def __init__(
+        self, feed: Feed, config: TopConfig, *, show_timings: bool = True, periodic: bool = True
+    ) -> None:
         super().__init__()
         self.feed = feed
         self.config = config

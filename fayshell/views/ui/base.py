@@ -143,10 +143,18 @@ class TopScreen(Screen[None]):
             now, complete = self.data_range[1], None
         else:
             now, complete = self.feed.now_ns(), self.feed.complete_ns()
-        return Query(now_ns=now, interval_ns=self.config.interval_ns, window=self.window,
-                     grouping=self.grouping, filter=self.filter, scope=self.config.scope,
-                     sort=self.sort, descending=self.descending, rate_end_ns=complete,
-                     data_start_ns=start)
+        return Query(
+            now_ns=now,
+            interval_ns=self.config.interval_ns,
+            window=self.window,
+            grouping=self.grouping,
+            filter=self.filter,
+            scope=self.config.scope,
+            sort=self.sort,
+            descending=self.descending,
+            rate_end_ns=complete,
+            data_start_ns=start,
+        )
 
     def tick(self) -> None:
         """Timer: refresh the feed, then the rows; skipped while paused. A tick that comes
@@ -165,15 +173,17 @@ class TopScreen(Screen[None]):
         try:
             await self.feed.refresh()
             if not self.feed.live and self.feed.version != self._range_version:
-                self.data_range = await self.feed.query(common.table_range, self.TABLE,
-                                                        self.config.scope)
+                self.data_range = await self.feed.query(
+                    common.table_range, self.TABLE, self.config.scope
+                )
                 self._range_version = self.feed.version
         finally:
             self._feed_busy = False
         if self._gone():
             return
-        unchanged = (self.feed.version == self._version_shown
-                     and self.current_query() == self.last_query)
+        unchanged = (
+            self.feed.version == self._version_shown and self.current_query() == self.last_query
+        )
         if unchanged:
             self.show_status()
             self._catch_up()
@@ -234,8 +244,15 @@ class TopScreen(Screen[None]):
         return not self.query("#status")
 
     def show_rows(self) -> None:
-        fill(self.table, self.columns(), self.rows, key=lambda r: r.key, sort=self.sort,
-             descending=self.descending, style=self.row_style)
+        fill(
+            self.table,
+            self.columns(),
+            self.rows,
+            key=lambda r: r.key,
+            sort=self.sort,
+            descending=self.descending,
+            style=self.row_style,
+        )
 
     def show_header(self) -> None:
         self.query_one("#header", Static).update(self.header_text())
@@ -245,15 +262,21 @@ class TopScreen(Screen[None]):
         mode = "PAUSED" if self.paused else "live" if self.feed.live else "offline"
         scope = self.config.scope
         title = Text.assemble(
-            ("fayshell top ", "bold"), (self.VIEW, "bold cyan"),
+            ("fayshell top ", "bold"),
+            (self.VIEW, "bold cyan"),
             f"  {scope.session or 'all sessions'}",
             f"  now {fmt.stamp(q.now_ns) if q else '-'}  ",
-            (f"[{mode}]", "bold reverse yellow" if self.paused else "bold green"))
+            (f"[{mode}]", "bold reverse yellow" if self.paused else "bold green"),
+        )
         reporting, total = self.node_counts()
         stats = Text.assemble(
-            f"nodes {reporting}/{total}  ", f"{fmt.rate(h.events_per_s)} ev/s  ",
-            self.lag_text(), "  discarded ", (str(h.discarded), "bold red" if h.discarded else ""),
-            f" ({h.lost_packets} pkt lost)" if h.lost_packets else "")
+            f"nodes {reporting}/{total}  ",
+            f"{fmt.rate(h.events_per_s)} ev/s  ",
+            self.lag_text(),
+            "  discarded ",
+            (str(h.discarded), "bold red" if h.discarded else ""),
+            f" ({h.lost_packets} pkt lost)" if h.lost_packets else "",
+        )
         down = self.down_nodes()
         if down:
             stats.append(f"  not answering: {', '.join(sorted(down))}", style="bold red")
@@ -293,8 +316,10 @@ class TopScreen(Screen[None]):
     def settings_text(self) -> Text:
         order = "▼" if self.descending else "▲"
         label = next((c.label for c in self.columns() if c.attr == self.sort), self.sort)
-        parts = [f"window: {WINDOW_LABELS[self.window]}",
-                 f"every {fmt.duration(self.config.interval_ns)}"]
+        parts = [
+            f"window: {WINDOW_LABELS[self.window]}",
+            f"every {fmt.duration(self.config.interval_ns)}",
+        ]
         if self.GROUPINGS:
             parts.append(self.GROUPINGS[self.grouping])
         parts.append(f"sort: {label} {order}")

@@ -17,12 +17,24 @@ from fayshell.views.ui.base import TopScreen
 from fayshell.views.ui.table import Col
 
 SEVERITY_STYLES: dict[str, str] = {
-    "Emergency": "bold white on red", "Alert": "bold white on red", "Critical": "bold red",
-    "Error": "red", "Warning": "yellow", "Notice": "cyan", "Info": "", "Debug": "dim",
+    "Emergency": "bold white on red",
+    "Alert": "bold white on red",
+    "Critical": "bold red",
+    "Error": "red",
+    "Warning": "yellow",
+    "Notice": "cyan",
+    "Info": "",
+    "Debug": "dim",
 }
 SHORT: dict[str, str] = {
-    "Emergency": "Emerg", "Alert": "Alert", "Critical": "Crit", "Error": "Err",
-    "Warning": "Warn", "Notice": "Notice", "Info": "Info", "Debug": "Debug",
+    "Emergency": "Emerg",
+    "Alert": "Alert",
+    "Critical": "Crit",
+    "Error": "Err",
+    "Warning": "Warn",
+    "Notice": "Notice",
+    "Info": "Info",
+    "Debug": "Debug",
 }
 LOG_COLS: list[Col] = [
     Col("ts", "TIME (UTC)", lambda ns: fmt.clock(ns, millis=True)),
@@ -77,8 +89,7 @@ class LogsScreen(TopScreen):
         for sev, n in self.page.counts or tuple((s, 0) for s in SEVERITIES):
             style = SEVERITY_STYLES[sev] if severity_rank(sev) <= threshold else "dim"
             parts.append(Text(f"{SHORT[sev]} {n}", style=style or "default"))
-        shown = Text(f"≥ {self.severity}{'' if self.follow else ' (paused scroll)'}",
-                     style="bold")
+        shown = Text(f"≥ {self.severity}{'' if self.follow else ' (paused scroll)'}", style="bold")
         return Text("  ").join([shown, *parts])
 
     def action_severity(self, step: int) -> None:

@@ -20,7 +20,9 @@ from fayshell.views.ui.base import TopScreen
 from fayshell.views.ui.table import Col, fill
 
 KEY_COLS: dict[str, Col] = {
-    "service": Col("service", "SERVICE"), "name": Col("name", "SPAN"), "node": Col("node", "NODE"),
+    "service": Col("service", "SERVICE"),
+    "name": Col("name", "SPAN"),
+    "node": Col("node", "NODE"),
 }
 METRIC_COLS: list[Col] = [
     Col("count", "COUNT", fmt.count, numeric=True),
@@ -82,8 +84,14 @@ class TracesScreen(Screen[None]):
 
     def compose(self) -> ComposeResult:
         what = " / ".join(p for p in (self.row.service, self.row.name, self.row.node) if p)
-        yield Static(Text.assemble(("slowest traces through ", "bold"), (what, "bold cyan"),
-                                   f"  {WINDOW_LABELS[self.q.window]}"), id="header")
+        yield Static(
+            Text.assemble(
+                ("slowest traces through ", "bold"),
+                (what, "bold cyan"),
+                f"  {WINDOW_LABELS[self.q.window]}",
+            ),
+            id="header",
+        )
         yield DataTable(id="table", cursor_type="row", zebra_stripes=True)
         yield Static("", id="status")
         yield Footer()
@@ -95,8 +103,15 @@ class TracesScreen(Screen[None]):
         r = self.row
         self.traces = await self.feed.query(spq.slowest_traces, self.q, r.service, r.name, r.node)
         table = self.query_one(DataTable)
-        fill(table, TRACE_COLS, self.traces, key=lambda t: str(t.trace_id), sort="span_dur_ns",
-             descending=True, style=lambda t: "red" if t.error else "")
+        fill(
+            table,
+            TRACE_COLS,
+            self.traces,
+            key=lambda t: str(t.trace_id),
+            sort="span_dur_ns",
+            descending=True,
+            style=lambda t: "red" if t.error else "",
+        )
         self.query_one("#status", Static).update(f"{len(self.traces)} traces  ·  Enter: waterfall")
         table.focus()
 

@@ -70,8 +70,9 @@ class SyscallsScreen(TopScreen):
             self.app.push_screen(BreakdownScreen(self.feed, self.last_query, row, self.grouping))
 
 
-def breakdown_of(row: SyscallStat, grouping: str) -> tuple[tuple[tuple[str, str | int], ...],
-                                                         list[str], str]:
+def breakdown_of(
+    row: SyscallStat, grouping: str
+) -> tuple[tuple[tuple[str, str | int], ...], list[str], str]:
     """Exact-match conditions for the row, the groupings to break it down by, and a title."""
     keys = sq.GROUPINGS[grouping].keys
     eq = tuple((k, getattr(row, k)) for k in keys)
@@ -102,8 +103,14 @@ class BreakdownScreen(Screen[None]):
 
     def compose(self) -> ComposeResult:
         window = WINDOW_LABELS[self.q.window]
-        yield Static(Text.assemble(("breakdown of ", "bold"), (self.title_text, "bold cyan"),
-                                   f"  {window} to {fmt.stamp(self.q.now_ns)}"), id="header")
+        yield Static(
+            Text.assemble(
+                ("breakdown of ", "bold"),
+                (self.title_text, "bold cyan"),
+                f"  {window} to {fmt.stamp(self.q.now_ns)}",
+            ),
+            id="header",
+        )
         for g in self.groupings:
             yield Label(f" by {sq.GROUPINGS[g].label.removeprefix('per ')}", classes="title")
             yield DataTable(id=f"by-{g}", cursor_type="row", zebra_stripes=True)
@@ -117,6 +124,12 @@ class BreakdownScreen(Screen[None]):
             q = self.q.but(grouping=g, sort="total_ns", descending=True)
             rows = await self.feed.query(sq.syscall_stats, q)
             self.results[g] = rows
-            fill(self.query_one(f"#by-{g}", DataTable), syscall_cols(g), rows,
-                 key=lambda r: r.key, sort="total_ns", descending=True)
+            fill(
+                self.query_one(f"#by-{g}", DataTable),
+                syscall_cols(g),
+                rows,
+                key=lambda r: r.key,
+                sort="total_ns",
+                descending=True,
+            )
         self.query_one(DataTable).focus()

@@ -29,13 +29,23 @@ class Col:
 
     def heading(self, sort: str, descending: bool) -> Text:
         mark = (" ▼" if descending else " ▲") if sort == self.attr else ""
-        return Text(self.label + mark, justify="right" if self.numeric else "left",
-                    style="bold reverse" if mark else "bold")
+        return Text(
+            self.label + mark,
+            justify="right" if self.numeric else "left",
+            style="bold reverse" if mark else "bold",
+        )
 
 
-def fill(table: DataTable[Any], cols: Sequence[Col], rows: Sequence[Any], *,
-         key: Callable[[Any], str], sort: str, descending: bool,
-         style: Callable[[Any], str] | None = None) -> None:
+def fill(
+    table: DataTable[Any],
+    cols: Sequence[Col],
+    rows: Sequence[Any],
+    *,
+    key: Callable[[Any], str],
+    sort: str,
+    descending: bool,
+    style: Callable[[Any], str] | None = None,
+) -> None:
     """Replace the table's columns and rows, keeping the cursor on the same row key.
 
     Column widths are measured here rather than left to the table's idle-time measuring, so a

@@ -53,8 +53,10 @@ class WaterfallScreen(Screen[None]):
         self.spans: list[TraceSpan] = []
 
     def compose(self) -> ComposeResult:
-        yield Static(Text.assemble(("trace ", "bold"), (fmt.span_id(self.trace_id), "bold cyan")),
-                     id="header")
+        yield Static(
+            Text.assemble(("trace ", "bold"), (fmt.span_id(self.trace_id), "bold cyan")),
+            id="header",
+        )
         yield DataTable(id="table", cursor_type="row")
         yield Static("", id="details")
         yield Footer()
@@ -76,15 +78,23 @@ class WaterfallScreen(Screen[None]):
         width = self.bar_width(name_width)
         cols = [
             Col("label", "SPAN", width=name_width),
-            Col("service", "SERVICE"), Col("node", "NODE"),
+            Col("service", "SERVICE"),
+            Col("node", "NODE"),
             Col("offset", "+START", fmt.duration, numeric=True),
             Col("dur_ns", "DURATION", fmt.duration, numeric=True),
             Col("bar", "WATERFALL", width=width),
         ]
         rows = waterfall_rows(self.spans, start, total, width)
         table = self.query_one(DataTable)
-        fill(table, cols, rows, key=lambda r: str(r.span.span_id), sort="", descending=False,
-             style=lambda r: "bold red" if r.span.error else colors[r.span.service])
+        fill(
+            table,
+            cols,
+            rows,
+            key=lambda r: str(r.span.span_id),
+            sort="",
+            descending=False,
+            style=lambda r: "bold red" if r.span.error else colors[r.span.service],
+        )
         table.focus()
         self.show_details(self.spans[0])
 
@@ -99,9 +109,11 @@ class WaterfallScreen(Screen[None]):
         nodes = sorted({s.node for s in self.spans})
         services = sorted({s.service for s in self.spans})
         text = Text.assemble(
-            ("trace ", "bold"), (fmt.span_id(self.trace_id), "bold cyan"),
+            ("trace ", "bold"),
+            (fmt.span_id(self.trace_id), "bold cyan"),
             f"  {fmt.clock(start, millis=True)} UTC  {fmt.duration(total)}  ",
-            f"{len(self.spans)} spans  {len(services)} services  {len(nodes)} nodes")
+            f"{len(self.spans)} spans  {len(services)} services  {len(nodes)} nodes",
+        )
         self.query_one("#header", Static).update(text)
 
     @on(DataTable.RowHighlighted)
@@ -117,16 +129,24 @@ class WaterfallScreen(Screen[None]):
 def details_text(span: TraceSpan) -> Text:
     """Where the span ran, its client/server times, key/values and annotations."""
     where = f"{span.ip}:{span.port}" if span.ip else "-"
-    lines = [Text.assemble(
-        (f"{span.service} {span.name}", "bold"), f"  span {span.span_id}",
-        f"  parent {span.parent_span_id or '-'}  node {span.node} {where}",
-        f"  client {fmt.duration(span.client_dur_ns)} server {fmt.duration(span.server_dur_ns)}",
-        ("  ERROR" if span.error else "", "bold red"))]
+    lines = [
+        Text.assemble(
+            (f"{span.service} {span.name}", "bold"),
+            f"  span {span.span_id}",
+            f"  parent {span.parent_span_id or '-'}  node {span.node} {where}",
+            f"  client {fmt.duration(span.client_dur_ns)} server {fmt.duration(span.server_dur_ns)}",
+            ("  ERROR" if span.error else "", "bold red"),
+        )
+    ]
     if span.keyvals:
         lines.append(Text("  ".join(f"{k}={v}" for k, v in span.keyvals), style="green"))
     if span.annotations:
-        lines.append(Text("  ".join(f"{v}@{fmt.clock(ts, millis=True)}"
-                                    for ts, v in span.annotations), style="dim"))
+        lines.append(
+            Text(
+                "  ".join(f"{v}@{fmt.clock(ts, millis=True)}" for ts, v in span.annotations),
+                style="dim",
+            )
+        )
     return Text("\n").join(lines)
 
 
@@ -143,8 +163,19 @@ class WaterfallRow:
     bar: str
 
 
-def waterfall_rows(spans: list[TraceSpan], start: int, total: int,
-                   width: int = BAR_WIDTH) -> list[WaterfallRow]:
+def waterfall_rows(
+    spans: list[TraceSpan], start: int, total: int, width: int = BAR_WIDTH
+) -> list[WaterfallRow]:
     """Rows for spans already in tree order, offsets relative to the trace start."""
-    return [WaterfallRow(s, label(s), s.service, s.node, s.start_ns - start, s.dur_ns,
-                         bar(s, start, total, width)) for s in spans]
+    return [
+        WaterfallRow(
+            s,
+            label(s),
+            s.service,
+            s.node,
+            s.start_ns - start,
+            s.dur_ns,
+            bar(s, start, total, width),
+        )
+        for s in spans
+    ]

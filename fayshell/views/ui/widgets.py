@@ -23,8 +23,9 @@ class NodeRateRow(Horizontal):
     NodeRateRow > .rate { width: 22; text-align: right; }
     """
 
-    def __init__(self, rate: NodeRate, now_ns: int, silent_after_ns: int,
-                 down: str | None = None) -> None:
+    def __init__(
+        self, rate: NodeRate, now_ns: int, silent_after_ns: int, down: str | None = None
+    ) -> None:
         super().__init__()
         self.node = rate.node
         self._first = (rate, now_ns, silent_after_ns, down)
@@ -35,14 +36,14 @@ class NodeRateRow(Horizontal):
         yield Sparkline(list(rate.rates), summary_function=max)
         yield Label(rate_text(rate, now_ns, silent_after_ns, down), classes="rate")
 
-    def show(self, rate: NodeRate, now_ns: int, silent_after_ns: int,
-             down: str | None = None) -> None:
+    def show(
+        self, rate: NodeRate, now_ns: int, silent_after_ns: int, down: str | None = None
+    ) -> None:
         self.query_one(Sparkline).data = list(rate.rates)
         self.query_one(".rate", Label).update(rate_text(rate, now_ns, silent_after_ns, down))
 
 
-def rate_text(rate: NodeRate, now_ns: int, silent_after_ns: int,
-              down: str | None = None) -> Text:
+def rate_text(rate: NodeRate, now_ns: int, silent_after_ns: int, down: str | None = None) -> Text:
     """Current events/s, how long the node has been silent, or that it does not answer."""
     if down is not None:
         return Text("not answering", style="bold white on red")
@@ -63,8 +64,13 @@ class RatesPanel(VerticalScroll):
     RatesPanel.-hidden { display: none; }
     """
 
-    def show(self, rates: Sequence[NodeRate], now_ns: int, silent_after_ns: int,
-             down: Mapping[str, str] | None = None) -> None:
+    def show(
+        self,
+        rates: Sequence[NodeRate],
+        now_ns: int,
+        silent_after_ns: int,
+        down: Mapping[str, str] | None = None,
+    ) -> None:
         """One row per node with data, plus nodes that do not answer (``down``: node → why)."""
         down = down or {}
         have = {r.node for r in rates}
@@ -72,8 +78,9 @@ class RatesPanel(VerticalScroll):
         rows = list(self.query(NodeRateRow))
         if [r.node for r in rows] != [r.node for r in rates]:
             self.remove_children()
-            self.mount_all([NodeRateRow(r, now_ns, silent_after_ns, down.get(r.node))
-                            for r in rates])
+            self.mount_all(
+                [NodeRateRow(r, now_ns, silent_after_ns, down.get(r.node)) for r in rates]
+            )
             return
         for row, rate in zip(rows, rates, strict=True):
             row.show(rate, now_ns, silent_after_ns, down.get(rate.node))
