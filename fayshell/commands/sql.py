@@ -8,20 +8,7 @@ from typing import Any
 from fayshell.commands.invocation import Invocation
 from fayshell.commands.registry import Param, cmdlet
 from fayshell.errors import SqlError
-
-QUERY_WORDS = (
-    "select",
-    "with",
-    "from",
-    "values",
-    "table",
-    "describe",
-    "show",
-    "summarize",
-    "pivot",
-    "unpivot",
-    "explain",
-)
+from fayshell.store.database import QUERY_WORDS
 
 
 @dataclass(frozen=True)

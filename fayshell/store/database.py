@@ -24,8 +24,9 @@ def sql_error(exc: Exception) -> SqlError:
     return SqlError(" ".join(line.strip() for line in text if line.strip()) or type(exc).__name__)
 
 
-#: First words of statements that only read (anything else may change what the store knows).
-_READ_ONLY = (
+#: First words of statements that only read (a query; anything else may change what the store
+#: knows, and runs as a statement rather than a relation).
+QUERY_WORDS = (
     "select",
     "with",
     "from",
@@ -34,15 +35,16 @@ _READ_ONLY = (
     "describe",
     "show",
     "summarize",
+    "pivot",
+    "unpivot",
     "explain",
-    "(",
 )
 
 
 def _may_change_schema(sql: str) -> bool:
     """Whether a user statement may create, drop or alter what the store relies on."""
     words = sql.lstrip().split(None, 1)
-    return not words or not words[0].lower().startswith(_READ_ONLY)
+    return not words or not words[0].lower().startswith((*QUERY_WORDS, "("))
 
 
 T = TypeVar("T")
