@@ -75,6 +75,23 @@ def trace(tmp_path_factory: pytest.TempPathFactory) -> GenInfo:
 SIGNALS = [signal.SIGKILL, signal.SIGTERM, signal.SIGHUP]
 
 
+def _default_signals() -> None:
+    """In the child: SIGTERM and SIGHUP take their default action even when the test runner
+    was started ignoring them (nohup, some CI runners: an ignored signal is inherited)."""
+    for sig in (signal.SIGTERM, signal.SIGHUP):
+        signal.signal(sig, signal.SIG_DFL)
+
+
+def _ended(proc: subprocess.Popen[str]) -> int:
+    """The child's exit status once it has ended (killed for good if it did not end)."""
+    try:
+        return proc.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+        raise AssertionError("the child did not end on its signal") from None
+
+
 def _killed_at(
     db: Path, trace: Path, where: str, expect: str, sig: signal.Signals = signal.SIGKILL
 ) -> None:
@@ -85,6 +102,7 @@ def _killed_at(
         stdout=subprocess.PIPE,
         text=True,
         env={**os.environ, "PYTHONPATH": str(ROOT)},
+        preexec_fn=_default_signals,
     )
     try:
         assert proc.stdout is not None
@@ -92,8 +110,7 @@ def _killed_at(
         assert line.startswith(expect), line
     finally:
         proc.send_signal(sig)
-        proc.wait()
-    assert proc.returncode == -sig
+    assert _ended(proc) == -sig
 
 
 def _truth(info: GenInfo) -> Counter[tuple[object, ...]]:
@@ -154,8 +171,9 @@ def test_killed_after_the_import_keeps_the_chunk(trace: GenInfo, tmp_path: Path)
 
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGHUP], ids=lambda s: s.name)
 def test_the_shell_ends_at_once_on_term_and_hup(tmp_path: Path, sig: signal.Signals) -> None:
-    """The shell keeps the default action of SIGTERM and SIGHUP (what the tests above rely
-    on): it ends at once; what it had committed stays, the rest is imported again."""
+    """The shell installs no handler for SIGTERM and SIGHUP (what the tests above rely on): it
+    ends at once; what it had committed stays, the rest is imported again. (A shell started
+    under nohup keeps ignoring SIGHUP, as its user asked.)"""
     proc = subprocess.Popen(
         [
             sys.executable,
@@ -170,10 +188,10 @@ def test_the_shell_ends_at_once_on_term_and_hup(tmp_path: Path, sig: signal.Sign
         text=True,
         cwd=tmp_path,
         env={**os.environ, "PYTHONPATH": str(ROOT)},
+        preexec_fn=_default_signals,
     )
     try:
         assert proc.stdout is not None and proc.stdout.readline().strip() == "ready"
     finally:
         proc.send_signal(sig)
-        proc.wait(timeout=30)
-    assert proc.returncode == -sig
+    assert _ended(proc) == -sig
