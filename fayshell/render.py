@@ -11,17 +11,14 @@ number (``Select-Object @{n='ts_ns'; e={ $_.ts }}`` shows it in a table).
 
 from __future__ import annotations
 
-import csv
 import datetime as dt
-import io
-import json
 import math
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from fayshell.lang.values import Duration, Hashtable, PSCustomObject, ScriptBlock, Size
-from fayshell.records import as_dict, is_record, property_names, to_plain
+from fayshell.records import as_dict, is_record, property_names
 
 MAX_CELL = 60
 #: Integers from here on in a timestamp column are epoch nanoseconds (1973-03-03 onwards).
@@ -334,48 +331,3 @@ def _is_number(value: Any) -> bool:
         and not isinstance(value, bool)
         and not hasattr(type(value), "TYPE_NAME")
     )
-
-
-def to_json(items: list[Any], depth: int = 4, compress: bool = False) -> str:
-    """PowerShell's ConvertTo-Json: one item as an object, several as an array."""
-    value: Any = to_plain(items[0] if len(items) == 1 else items)
-    value = _limit_depth(value, depth)
-    if compress:
-        return json.dumps(value, default=str, separators=(",", ":"))
-    return json.dumps(value, default=str, indent=2)
-
-
-def _limit_depth(value: Any, depth: int) -> Any:
-    if isinstance(value, Mapping):
-        if depth < 0:
-            return str(value)
-        return {k: _limit_depth(v, depth - 1) for k, v in value.items()}
-    if isinstance(value, list):
-        if depth < 0:
-            return str(value)
-        return [_limit_depth(v, depth - 1) for v in value]
-    if isinstance(value, float) and (math.isnan(value) or math.isinf(value)):
-        return None
-    return value
-
-
-def to_csv_lines(items: list[Any], delimiter: str = ",") -> list[str]:
-    """Header and one line per record, quoted as RFC 4180 asks."""
-    if not items:
-        return []
-    columns = property_names(items[0]) if is_record(items[0]) else ["Value"]
-    buf = io.StringIO()
-    writer = csv.writer(buf, delimiter=delimiter, lineterminator="\n")
-    writer.writerow(columns)
-    for item in items:
-        rec = as_dict(item)
-        writer.writerow([_csv_cell(rec.get(c)) for c in columns])
-    return buf.getvalue().rstrip("\n").split("\n")
-
-
-def _csv_cell(value: Any) -> str:
-    if value is None:
-        return ""
-    if isinstance(value, (list, tuple, Mapping)):
-        return json.dumps(to_plain(value), default=str)
-    return format_value(value)
