@@ -158,12 +158,19 @@ def test_ctrl_c_interrupts_a_long_query_and_leaves_the_database_intact(tmp_path:
         text=True,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
+        # Ctrl-C at a terminal: a runner that started the suite in the background passes SIGINT
+        # on ignored, and a process started ignoring it rightly keeps ignoring it
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
-    assert proc.stdout is not None
-    assert proc.stdout.readline() == "started\n"  # the next statement is the query
-    proc.send_signal(signal.SIGINT)
-    # without interrupt() the cross join would run for hours: the timeout is the assertion
-    out, err = proc.communicate(timeout=120)
+    try:
+        assert proc.stdout is not None
+        assert proc.stdout.readline() == "started\n"  # the next statement is the query
+        proc.send_signal(signal.SIGINT)
+        # without interrupt() the cross join would run for hours: the timeout is the assertion
+        out, err = proc.communicate(timeout=120)
+    finally:
+        proc.kill()  # never leave the cross join running (a no-op once it has ended)
+        proc.wait()
     assert (proc.returncode, err) == (130, "interrupted\n")
     after = fayshell("--db", db, "-c", "sql SELECT v FROM kept", cwd=tmp_path)
     assert (after.returncode, after.stdout.split()[-1]) == (0, "42")
