@@ -315,8 +315,14 @@ def test_ctrl_c_cancels_on_every_node_and_leaves_no_agent(
         hub.call(hub.run_parts(list(NODES), "onn", outputs, ("SELECT 1 AS one",)))
         pids = [agent_pid(real_cluster, n) for n in NODES]
         watcher = when_busy(pids[0], _thread.interrupt_main)
-        with pytest.raises(KeyboardInterrupt):
-            hub.call(hub.run_parts(list(NODES), "onn", outputs, (LONG,)))
+        # Ctrl-C as at a terminal (a runner in the background passes SIGINT on ignored, and
+        # interrupt_main then does nothing)
+        previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+        try:
+            with pytest.raises(KeyboardInterrupt):
+                hub.call(hub.run_parts(list(NODES), "onn", outputs, (LONG,)))
+        finally:
+            signal.signal(signal.SIGINT, previous)
         watcher.join(30)
         for node in NODES:
             assert agent_pids(real_cluster, node) == [], node
