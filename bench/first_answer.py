@@ -48,6 +48,11 @@ def cpu_now(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
+def is_rule(line: str) -> bool:
+    """A table's header rule: dashes and spaces only (Format-Table prints a blank line first)."""
+    return "-" in line and set(line) <= {"-", " "}
+
+
 @dataclass
 class Run:
     answer: float  # wall seconds until the answer's first row was printed
@@ -81,7 +86,7 @@ def first_answer(trace: Path, query: str, db: Path) -> Run:
     for raw in proc.stdout:
         line = raw.decode().rstrip("\n")
         lines.append(line)
-        if answered is None and len(lines) >= 3 and set(lines[1]) <= {"-", " "} and lines[1]:
+        if answered is None and len(lines) >= 2 and is_rule(lines[-2]):
             answered = time.perf_counter() - start  # header, rule, then the first row
             cpu_answer = cpu_now(proc.pid)
     err = proc.stderr.read().decode() if proc.stderr else ""

@@ -14,8 +14,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from fayshell.store.arrowsql import q
-from fayshell.store.derived import PAIR_RUNS_SELECT, ZIPKIN, _id_table, _lit, _zipkin_part
-from fayshell.store.kernel import FACT_EVENTS
+from fayshell.store.derived import ZIPKIN, _id_table, _lit, _zipkin_part
+from fayshell.store.kernel import FACT_EVENTS, pair_runs
 from fayshell.store.pending import PendingChunk, Removal
 from fayshell.store.spans import build_spans
 
@@ -170,9 +170,7 @@ def add_syscalls(
 def _add_paired(c: ArrowChunk, out: PendingChunk, runs: pa.Table, parts: list[pa.Table]) -> None:
     """Pairs across runs and the entries left open (fay_paired of derived.py)."""
     params = [c.node, c.session]
-    with c.registered(fay_q_runs=runs):
-        paired = c.arrow(PAIR_RUNS_SELECT.format(runs="fay_q_runs"))
-    with c.registered(fay_q_paired=paired):
+    with c.registered(fay_q_paired=pair_runs(runs)):
         parts.append(
             c.arrow(
                 """

@@ -529,3 +529,55 @@ def _tid(tid: Any) -> pa.Array:
     import pyarrow as pa
 
     return pa.array(tid, pa.int64(), mask=tid < 0)
+
+
+#: What pair_runs adds to each run row: the previous run's tail (lag) and the next run's
+#: head kind (lead), per thread in time order, as derived.PAIR_RUNS_SELECT names them.
+LAGGED = {
+    "p_kind": "tkind",
+    "p_ts": "tts",
+    "p_name": "tname",
+    "p_cpu": "cpu",
+    "p_procname": "tprocname",
+    "p_pid": "pid",
+}
+
+
+def pair_runs(runs: pa.Table) -> pa.Table:
+    """derived.PAIR_RUNS_SELECT in numpy (one sort, no window functions): the runs of each
+    thread (``-1 - cpu`` when the tid is unknown) in (hts, heid) order, kept where a run's
+    head exit closes the previous run's tail entry, or a thread's last run ends in an entry."""
+    import numpy as np
+    import pyarrow as pa
+
+    runs = runs.combine_chunks()
+    tid = runs.column("tid")
+    cpu = np.asarray(runs.column("cpu").to_numpy(zero_copy_only=False), np.int64)
+    key = np.where(_valid(tid), np.asarray(tid.fill_null(0).to_numpy(), np.int64), -1 - cpu)
+    order = np.lexsort((_ints(runs, "heid"), _ints(runs, "hts"), key))
+    k = key[order]
+    first = np.ones(len(k), bool)
+    first[1:] = k[1:] != k[:-1]
+    last = np.append(first[1:], True)
+    hkind, tkind = _ints(runs, "hkind")[order], _ints(runs, "tkind")[order]
+    prev_entry = np.append(False, tkind[:-1] == ENTRY) & ~first
+    kept = np.flatnonzero(((hkind == EXIT) & prev_entry) | (last & (tkind == ENTRY)))
+    rows = order[kept]
+    before = pa.array(order[np.maximum(kept - 1, 0)], mask=first[kept])
+    after = pa.array(order[np.minimum(kept + 1, len(k) - 1)], mask=last[kept])
+    out = runs.take(pa.array(rows))
+    for name, col in LAGGED.items():
+        out = out.append_column(name, runs.column(col).take(before))
+    return out.append_column("n_kind", runs.column("hkind").take(after))
+
+
+def _valid(col: pa.ChunkedArray | pa.Array) -> np.ndarray:
+    import numpy as np
+
+    return np.asarray(col.is_valid().to_numpy(zero_copy_only=False), bool)
+
+
+def _ints(t: pa.Table, col: str) -> np.ndarray:
+    import numpy as np
+
+    return np.asarray(t.column(col).fill_null(0).to_numpy(), np.int64)
