@@ -67,13 +67,10 @@ class ChunkInfo:
 
 
 def derive_chunk(db: Database, info: ChunkInfo, settings: LoadSettings) -> None:
-    """Update syscalls, threads, spans and logs from the chunk's events."""
+    """Update syscalls, threads, spans and logs from the chunk's events (``info.tables`` and
+    ``info.columns``: its payload tables, from the loader's catalog)."""
     if info.eid_hi < info.eid_lo:
         return
-    rows = db.execute("SELECT name, table_name FROM event_classes")
-    info.tables = {n: t for n, t in rows if n in info.class_names}
-    cols = db.table_columns()
-    info.columns = {t: {c.lower() for c in cols.get(t, [])} for t in info.tables.values()}
     update_threads(db, info)
     derive_syscalls(db, info)
     db.execute("UPDATE syscalls_mark SET next_rowid = NULL")  # the chunk's rows now count

@@ -98,6 +98,17 @@ class ChunkLoad:
     def class_names(self) -> set[str]:
         return {self.trace.classes[i].name for i in self.seen}
 
+    def payload_tables(self) -> dict[str, str]:
+        """Payload table of each class the chunk has rows of (its domain's), from the catalog."""
+        assert self.catalog is not None
+        names, domain = self.class_names, self.trace.domain
+        return {n: t for (n, dom), t in self.catalog.tables.items() if dom == domain and n in names}
+
+    def payload_columns(self, tables: dict[str, str]) -> dict[str, set[str]]:
+        """The (lower-case) columns of each of ``tables``, from the catalog."""
+        assert self.catalog is not None
+        return {t: set(self.catalog.columns.get(t, ())) for t in tables.values()}
+
 
 def import_trace(
     db: Database,
@@ -309,7 +320,9 @@ def load_chunk(
                 context=dict(load.context_names),
                 chunk_no=load.chunk_no,
                 staged=None if load.stager is None else load.stager.outcome(_fast_ok(load.stager)),
+                tables=load.payload_tables(),
             )
+            info.columns = load.payload_columns(info.tables)
             with transaction(db.con):
                 for job in load.last_flush:  # a chunk of one flush: its rows, in this transaction
                     job.run(db.con)
@@ -808,12 +821,7 @@ def _pending_chunk(
             da.add_syscalls(c, out, load.stager, direct, outcome, threads)
         rows = load.spans.take() if load.spans is not None else None
         if rows is not None:
-            zipkin = {
-                n: t
-                for (n, dom), t in catalog.tables.items()
-                if dom == load.trace.domain and n in load.class_names
-            }
-            da.add_spans(c, out, rows, zipkin, load.settings.prefer_c)
+            da.add_spans(c, out, rows, load.payload_tables(), load.settings.prefer_c)
     out.add("chunks", _chunk_row(load, tdir))
     out.finish = [
         ("UPDATE store_state SET next_eid = ?", [load.eid_next]),
