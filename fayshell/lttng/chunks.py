@@ -100,14 +100,20 @@ def _norm(path: str) -> str:
     return "/".join(parts)
 
 
-def _files_under(entries: list[RemoteEntry], prefix: str) -> tuple[ChunkFile, ...]:
-    pre = prefix + "/" if prefix else ""
-    out = [
-        ChunkFile(e.path[len(pre) :], e.size)
-        for e in entries
-        if not e.is_dir and e.path.startswith(pre)
-    ]
-    return tuple(sorted(out, key=lambda f: f.path))
+def _files_by_dir(entries: list[RemoteEntry], depth: int) -> dict[str, list[ChunkFile]]:
+    """The files of a listing grouped by their directory ``depth`` levels down (``archives/X``
+    for 2, ``X`` for 1), each path relative to that directory: one pass over the listing, so
+    classifying it costs the same per entry however many chunks the session has."""
+    out: dict[str, list[ChunkFile]] = {}
+    for e in entries:
+        parts = e.path.split("/", depth)
+        if not e.is_dir and len(parts) > depth:
+            out.setdefault("/".join(parts[:depth]), []).append(ChunkFile(parts[depth], e.size))
+    return out
+
+
+def _sorted_files(files: list[ChunkFile] | None) -> tuple[ChunkFile, ...]:
+    return tuple(sorted(files or (), key=lambda f: f.path))
 
 
 def _domains(files: tuple[ChunkFile, ...]) -> tuple[str, ...]:
@@ -139,12 +145,14 @@ def find_chunks(
     ignored: list[str] = []
 
     arch_dirs = {e.path.split("/")[1] for e in items if e.path.startswith("archives/")}
+    arch_files = _files_by_dir([e for e in items if e.path.startswith("archives/")], 2)
+    top_files = _files_by_dir(items, 1)
     for name in arch_dirs:
         m = ARCHIVE_RE.fullmatch(name)
         if not m:
             ignored.append(f"archives/{name}")
             continue
-        files = _files_under(items, f"archives/{name}")
+        files = _sorted_files(arch_files.get(f"archives/{name}"))
         archives.append(
             ChunkInfo(
                 chunk_id=name,
@@ -174,7 +182,7 @@ def find_chunks(
             or snap_name in wanted_snaps
             or not wanted_snaps
         ):
-            files = _files_under(items, name)
+            files = _sorted_files(top_files.get(name))
             snaps.append(
                 ChunkInfo(
                     chunk_id=name,
