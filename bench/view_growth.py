@@ -156,12 +156,16 @@ def main(argv: list[str] | None = None) -> int:
                 assert newest is not None
                 base_ns = base_ns or newest[0]
                 parts = refresh_parts(cur, newest[0] + NS // 2)
-                mem = cur.execute("SELECT sum(memory_usage_bytes) FROM duckdb_memory()").fetchone()
+                mem = dict(cur.execute("SELECT tag, memory_usage_bytes FROM duckdb_memory()").fetchall())
+            wal = work / "growth.duckdb.wal"
             print(
                 f"{sec + 1:6d} {newest[1]:9d} {parts['tables']:7.1f} {parts['page']:7.1f} "
                 f"{parts['header']:7.1f} {parts['rates']:7.1f} "
                 f"{statistics.median(import_ms):7.1f} {rss_mib():8.1f} "
-                f"{(mem[0] if mem else 0) / 2**20:10.1f}",
+                f"{sum(mem.values()) / 2**20:10.1f} "
+                f"(tables {mem.get('BASE_TABLE', 0) / 2**20:.1f}, "
+                f"in-memory {mem.get('IN_MEMORY_TABLE', 0) / 2**20:.1f}, "
+                f"WAL {(wal.stat().st_size if wal.exists() else 0) / 2**20:.1f})",
                 flush=True,
             )
             import_ms = []

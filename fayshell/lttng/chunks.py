@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
 
@@ -83,6 +83,7 @@ class ChunkListing:
     complete: tuple[ChunkInfo, ...]
     in_progress: tuple[str, ...] = ()  # directories still being written
     ignored: tuple[str, ...] = field(default_factory=tuple)  # top-level names not understood
+    settled: tuple[str, ...] = ()  # archived chunks the caller already has (not classified)
 
     def by_id(self) -> dict[str, ChunkInfo]:
         """Chunks keyed by chunk id."""
@@ -125,8 +126,12 @@ def find_chunks(
     entries: Iterable[RemoteEntry],
     stopped: bool = False,
     snapshot_names: Iterable[str] | None = None,
+    settled: Collection[str] = (),
 ) -> ChunkListing:
     """Classify a listing into complete chunks.
+
+    ``settled``: names of archived chunks the caller already has; they are only counted (in
+    ``ChunkListing.settled``), so their files need not be in the listing (see ``walk``).
 
     ``stopped``: the session is stopped or destroyed, so a never-rotated top-level trace is complete.
     ``snapshot_names``: names given to ``snapshot record --name`` (plain ``snapshot-<k>`` is always
@@ -147,7 +152,8 @@ def find_chunks(
     arch_dirs = {e.path.split("/")[1] for e in items if e.path.startswith("archives/")}
     arch_files = _files_by_dir([e for e in items if e.path.startswith("archives/")], 2)
     top_files = _files_by_dir(items, 1)
-    for name in arch_dirs:
+    known = sorted(arch_dirs.intersection(settled))
+    for name in arch_dirs.difference(known):
         m = ARCHIVE_RE.fullmatch(name)
         if not m:
             ignored.append(f"archives/{name}")
@@ -220,17 +226,22 @@ def find_chunks(
             )
         else:
             in_progress.append("trace")
-    return ChunkListing(tuple(complete), tuple(sorted(in_progress)), tuple(sorted(ignored)))
+    return ChunkListing(
+        tuple(complete), tuple(sorted(in_progress)), tuple(sorted(ignored)), tuple(known)
+    )
 
 
-def list_local(root: str) -> list[RemoteEntry]:
-    """A listing of a local directory in the same shape SFTP gives (for tests and local nodes)."""
+def list_local(root: str, descend: Callable[[str], bool] | None = None) -> list[RemoteEntry]:
+    """A listing of a local directory in the same shape SFTP gives (for tests and local nodes);
+    an archived chunk whose name ``descend`` refuses is listed without its files."""
     out: list[RemoteEntry] = []
     for dirpath, dirnames, filenames in os.walk(root):
         rel = os.path.relpath(dirpath, root)
         rel = "" if rel == "." else rel.replace(os.sep, "/")
         for d in dirnames:
             out.append(RemoteEntry(f"{rel}/{d}" if rel else d, 0, True))
+        if rel == "archives" and descend is not None:
+            dirnames[:] = [d for d in dirnames if descend(d)]
         for f in filenames:
             p = os.path.join(dirpath, f)
             out.append(RemoteEntry(f"{rel}/{f}" if rel else f, os.path.getsize(p)))

@@ -18,7 +18,7 @@ import contextlib
 import os
 import shutil
 import stat
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Sequence, Set
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -91,30 +91,73 @@ class NodeReceipt:
     bytes: int
 
 
-async def walk(t: Transport, root: str) -> list[RemoteEntry]:
+async def walk(
+    t: Transport, root: str, descend: Callable[[str], bool] | None = None
+) -> list[RemoteEntry]:
     """A recursive listing of ``root`` on the node (paths relative to it, with sizes).
 
     One ``find`` over SSH (a single round trip) when the node has GNU find, else SFTP readdir
-    level by level; the local node reads its filesystem directly.
+    level by level; the local node reads its filesystem directly. With ``descend``, an archived
+    chunk ``archives/<name>`` for which ``descend(name)`` is false is listed by name only, not
+    its files: a live pull lists the files of the chunks it has not received yet, so one
+    cycle's listing does not grow with every chunk the session has archived (a second ``find``
+    over just those chunks).
     """
     files = await t.files()
     if getattr(files, "sftp", None) is None:
-        return await asyncio.to_thread(list_local, root) if os.path.isdir(root) else []
-    res = await t.run(
-        quote_argv(["find", root, "-mindepth", "1", "-printf", "%y %s %P\\n"]), timeout=LIST_TIMEOUT
-    )
+        return await asyncio.to_thread(list_local, root, descend) if os.path.isdir(root) else []
+    root = root.rstrip("/") or "/"
+    if descend is None:
+        found = await _find(t, root, [root])
+        return found if found is not None else await _sftp_walk(files, root)
+    shallow = await _find(t, root, [root], prune=f"{_glob_escape(root)}/archives/*")
+    if shallow is None:
+        return await _sftp_walk(files, root, descend)
+    new = [e.path for e in shallow if e.is_dir and _archive(e.path) and descend(_archive(e.path))]
+    if not new:
+        return shallow
+    deep = await _find(t, root, [f"{root}/{p}" for p in new])
+    return shallow + deep if deep is not None else await _sftp_walk(files, root, descend)
+
+
+FIND_LINE = "%y %s %p\\n"
+
+
+async def _find(
+    t: Transport, root: str, starts: list[str], prune: str | None = None
+) -> list[RemoteEntry] | None:
+    """``find`` below ``starts`` (paths made relative to ``root``; entries matching the glob
+    ``prune`` listed but not entered); None when the node's find cannot (no GNU find)."""
+    argv = ["find", *starts, "-mindepth", "1"]
+    if prune is not None:
+        argv += ["-path", prune, "-prune", "-printf", FIND_LINE, "-o"]
+    res = await t.run(quote_argv([*argv, "-printf", FIND_LINE]), timeout=LIST_TIMEOUT)
     vanished = all("No such file" in line for line in res.stderr.splitlines())
     if res.exit_status == 0 or (res.exit_status == 1 and vanished):
-        return [_entry(line) for line in res.stdout.splitlines() if line.count(" ") >= 2]
-    return await _sftp_walk(files, root)
+        pre = root.rstrip("/") + "/"
+        return [_entry(line, pre) for line in res.stdout.splitlines() if line.count(" ") >= 2]
+    return None
 
 
-def _entry(line: str) -> RemoteEntry:
+def _archive(path: str) -> str:
+    """The chunk name of a path ``archives/<name>`` (exactly that deep), else ''."""
+    head, _, name = path.partition("/")
+    return name if head == "archives" and name and "/" not in name else ""
+
+
+def _glob_escape(path: str) -> str:
+    """``path`` as a find ``-path`` pattern matching itself only."""
+    return "".join("\\" + ch if ch in "*?[]\\" else ch for ch in path)
+
+
+def _entry(line: str, pre: str) -> RemoteEntry:
     kind, size, path = line.split(" ", 2)
-    return RemoteEntry(path, int(size) if kind == "f" else 0, kind == "d")
+    return RemoteEntry(path.removeprefix(pre), int(size) if kind == "f" else 0, kind == "d")
 
 
-async def _sftp_walk(files: FileAccess, root: str) -> list[RemoteEntry]:
+async def _sftp_walk(
+    files: FileAccess, root: str, descend: Callable[[str], bool] | None = None
+) -> list[RemoteEntry]:
     """The listing through SFTP readdir, the subdirectories of each level concurrently."""
     import asyncssh
 
@@ -135,7 +178,7 @@ async def _sftp_walk(files: FileAccess, root: str) -> list[RemoteEntry]:
             path = f"{rel}/{n.filename}" if rel else n.filename
             is_dir = stat.S_ISDIR(n.attrs.permissions or 0)
             out.append(RemoteEntry(path, int(n.attrs.size or 0), is_dir))
-            if is_dir:
+            if is_dir and (descend is None or not _archive(path) or descend(_archive(path))):
                 subs.append(path)
         await asyncio.gather(*(visit(s) for s in subs))
 
@@ -233,6 +276,13 @@ async def pull_chunk(
     return final
 
 
+def received_here(node_dir: Path) -> frozenset[str]:
+    """Names of the chunks already received into ``node_dir`` (a chunk directory exists only
+    once complete; its files go once imported, the directory stays as this mark)."""
+    with os.scandir(node_dir) as it:
+        return frozenset(e.name for e in it if e.is_dir() and not e.name.startswith("."))
+
+
 def _fresh_dirs(tmp: Path, dirs: set[str]) -> None:
     """An empty temporary chunk directory (leftovers of an interrupted run go) with subdirs."""
     shutil.rmtree(tmp, ignore_errors=True)
@@ -256,25 +306,33 @@ def _verify(node: str, chunk: ChunkInfo, tmp: Path) -> None:
             )
 
 
-async def chunk_listing(t: Transport, session: str, remembered: str) -> tuple[str, ChunkListing]:
-    """The session's output dir and complete chunks on the node.
+async def chunk_listing(
+    t: Transport, session: str, remembered: str, have: Set[str] = frozenset()
+) -> tuple[str, ChunkListing]:
+    """The session's output dir and complete chunks on the node; the archived chunks named in
+    ``have`` (already received) are listed by name only (``ChunkListing.settled``).
 
     A stopped rotating session still holds its last chunk open: it is rotated once so the whole
     trace can be pulled (waiting out a timer rotation that is already under way).
     """
     out = await output_dir(t, session, remembered)
-    listing = find_chunks(await walk(t, out.path), stopped=out.stopped)
+    listing = await _listing(t, out.path, out.stopped, have)
     if out.stopped and out.mode == "normal" and _open_chunk(listing):
         await _rotate_stopped(t, session)
-        listing = await _settled_listing(t, out.path)
+        listing = await _settled_listing(t, out.path, have)
     return out.path, listing
 
 
-async def _settled_listing(t: Transport, path: str) -> ChunkListing:
+async def _listing(t: Transport, path: str, stopped: bool, have: Set[str]) -> ChunkListing:
+    entries = await walk(t, path, (lambda name: name not in have) if have else None)
+    return find_chunks(entries, stopped=stopped, settled=have)
+
+
+async def _settled_listing(t: Transport, path: str, have: Set[str]) -> ChunkListing:
     """The listing once the final rotation has archived the open chunk (bounded wait)."""
     deadline = asyncio.get_running_loop().time() + ROTATE_TIMEOUT
     while True:
-        listing = find_chunks(await walk(t, path), stopped=True)
+        listing = await _listing(t, path, True, have)
         if not _open_chunk(listing) or asyncio.get_running_loop().time() > deadline:
             return listing
         await asyncio.sleep(0.2)
@@ -309,12 +367,13 @@ async def receive_node(
     importer: Importer | None,
 ) -> NodeReceipt:
     """Pull every complete, not yet received chunk of ``session`` from one node, in order."""
-    root, listing = await chunk_listing(t, session, remembered)
     node_dir = dest / session / t.node
     node_dir.mkdir(parents=True, exist_ok=True)
+    have = received_here(node_dir)
+    root, listing = await chunk_listing(t, session, remembered, have)
     empty = [c for c in listing.complete if c.empty]  # nothing recorded in that period
-    todo = [c for c in listing.complete if not c.empty and not (node_dir / c.chunk_id).is_dir()]
-    skipped = len(listing.complete) - len(todo) - len(empty)
+    todo = [c for c in listing.complete if not c.empty and c.chunk_id not in have]
+    skipped = len(listing.settled) + len(listing.complete) - len(todo) - len(empty)
     progress.add_total(sum(c.bytes for c in todo))
     files = await t.files()
     limit = asyncio.Semaphore(PARALLEL_FILES)

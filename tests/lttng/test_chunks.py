@@ -97,3 +97,33 @@ def test_list_local_matches_sftp_shape(tmp_path) -> None:
     assert RemoteEntry("archives", 0, True) in entries
     (c,) = find_chunks(entries).complete
     assert c.files[0].size == 7 and not c.empty
+
+
+def test_settled_archives_are_counted_not_classified() -> None:
+    """A live pull lists the chunks it already has by name only: they are neither empty nor
+    to be pulled, and the others are classified as usual."""
+    entries = [RemoteEntry(A0, 0, True), RemoteEntry(A1, 0, True), *_trace(A10)]
+    listing = find_chunks(entries, settled={A0.split("/")[1], A1.split("/")[1], "unknown"})
+    assert listing.settled == (A0.split("/")[1], A1.split("/")[1])
+    assert [c.chunk_id for c in listing.complete] == [A10.split("/")[1]]
+    assert not listing.complete[0].empty and len(listing.complete[0].files) == 5
+
+
+def test_listing_of_many_archives_keeps_each_chunks_files() -> None:
+    """Files are grouped per chunk in one pass: 500 archives, each with exactly its own."""
+    names = [f"archives/20261121T1934{i % 60:02d}+0000-20261121T1934{i % 60:02d}+0000-{i}" for i in range(500)]
+    entries = [e for n in names for e in _trace(n, data=100 + len(n))]
+    listing = find_chunks(reversed(entries))
+    assert [c.index for c in listing.complete] == list(range(500))
+    for c, n in zip(listing.complete, names, strict=True):
+        assert c.path == n and [f.size for f in c.files] == [100 + len(n)] * 2 + [88, 88, 1234]
+
+
+def test_list_local_leaves_out_the_files_of_refused_archives(tmp_path) -> None:
+    for a in (A0, A1):
+        (tmp_path / a / "ust").mkdir(parents=True)
+        (tmp_path / a / "ust" / "metadata").write_bytes(b"x")
+    entries = list_local(str(tmp_path), descend=lambda name: name != A0.split("/")[1])
+    assert RemoteEntry(A0, 0, True) in entries and RemoteEntry(A1, 0, True) in entries
+    assert RemoteEntry(f"{A1}/ust/metadata", 1) in entries
+    assert not [e for e in entries if e.path.startswith(A0 + "/")]
