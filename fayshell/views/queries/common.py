@@ -35,6 +35,8 @@ OFFLINE_MIN_BUCKET_NS = 1_000_000
 #: How many buckets the per-node sparkline shows.
 SPARK_BUCKETS = 60
 NODE_FIELD = {"node": FieldDef("node")}
+#: The newest timestamp (the data lag) is looked for this far back first.
+NEWEST_LOOKBACK_NS = 60 * NS
 
 
 def existing_tables(con: Con) -> set[str]:
@@ -82,10 +84,21 @@ def table_range(con: Con, table: str, scope: Scope) -> tuple[int, int] | None:
 
 
 def table_newest(con: Con, q: Query, table: str, ts: str) -> int | None:
-    """The newest timestamp of one table within the view's scope (for the data lag)."""
-    w = query_where(q, ts, NODE_FIELD, window=False)
-    row = con.execute(f"SELECT max({ts}) FROM {table} WHERE {w.sql()}", w.params).fetchone()
-    return None if row is None or row[0] is None else int(row[0])
+    """The newest timestamp of one table within the view's scope (for the data lag).
+
+    Looked for since the window's start (at most a minute back) first: DuckDB skips the row
+    groups older than that, so a live view's refresh does not scan the whole session; only when
+    nothing is that recent is the whole scope read.
+    """
+    since = max(q.lo_ns if q.lo_ns is not None else 0, q.now_ns - NEWEST_LOOKBACK_NS)
+    for lo in (since, None):
+        w = query_where(q, ts, NODE_FIELD, window=False)
+        if lo is not None:
+            w.add(f"{ts} >= ?", lo)
+        row = con.execute(f"SELECT max({ts}) FROM {table} WHERE {w.sql()}", w.params).fetchone()
+        if row is not None and row[0] is not None:
+            return int(row[0])
+    return None
 
 
 def header(con: Con, q: Query, table: str, ts: str, live: bool = False) -> Header:
