@@ -40,6 +40,9 @@ def report(result: object) -> list[str]:
         f"slope after warm-up {result.rss_slope_mib_per_min():+.2f} MiB/min",
         f"refresh: start p50 {first[0]:.0f} ms p99 {first[1]:.0f} ms; "
         f"end p50 {last[0]:.0f} ms p99 {last[1]:.0f} ms ({len(result.refresh_ms)} refreshes)",
+        f"shell CPU: start {result.cpu_per_s('start'):.2f} s/s, end {result.cpu_per_s('end'):.2f} s/s; "
+        f"load average {min(s.load for s in result.samples):.1f}-"
+        f"{max(s.load for s in result.samples):.1f} (2 cores)",
         f"database: {result.bytes_per_event('middle'):.1f} bytes/event at mid-run, "
         f"{result.bytes_per_event('end'):.1f} at the end",
         f"pulled chunk files left after import: {result.chunk_files_left}",
@@ -60,7 +63,9 @@ def main(argv: list[str] | None = None) -> int:
     def say(s: object) -> None:
         print(
             f"  t={s.t_s:7.0f}s rss={s.rss_mib:6.1f} MiB refresh={s.refresh_ms:6.1f} ms "  # type: ignore[attr-defined]
-            f"events={s.events} db={s.db_bytes >> 20} MiB chunk_files={s.chunk_files}",  # type: ignore[attr-defined]
+            f"events={s.events} db={s.db_bytes >> 20} MiB chunk_files={s.chunk_files} "  # type: ignore[attr-defined]
+            f"duckdb={s.duckdb_mib:.0f} MiB lag={s.lag_s:.1f}s "  # type: ignore[attr-defined]
+            f"cpu={s.cpu_s:.0f}s load={s.load:.1f}",  # type: ignore[attr-defined]
             flush=True,
         )
 
