@@ -55,6 +55,8 @@ PARALLEL_FILES = 32
 WHOLE_READ_MAX = 16 << 20
 STREAM_BLOCK = 8 << 20
 LIST_TIMEOUT = 30.0
+#: Chunks of one node pulled ahead of the one being imported (when pulls import).
+IMPORT_AHEAD = 2
 #: Called with (chunk directory, node, session) once a chunk is in place; returns events loaded.
 Importer = Callable[[Path, str, str], Awaitable[int]]
 _END = object()
@@ -365,29 +367,57 @@ async def receive_node(
     progress: ByteProgress,
     emit: Callable[[Any], None],
     importer: Importer | None,
+    imported: set[str] | None = None,
 ) -> NodeReceipt:
-    """Pull every complete, not yet received chunk of ``session`` from one node, in order."""
+    """Pull every complete, not yet received chunk of ``session`` from one node, in order.
+
+    ``imported`` (kept by a caller that imports, across calls): the chunks handed to the
+    importer. A chunk received but not in it (its pull finished, then the cycle was cancelled
+    before its turn to import) is imported from where it lies, not pulled again; the caller
+    adds every chunk the importer took. Without it, a chunk directory that exists is done.
+    """
     node_dir = dest / session / t.node
     node_dir.mkdir(parents=True, exist_ok=True)
-    have = received_here(node_dir)
+    have = received_here(node_dir) if imported is None else imported
     root, listing = await chunk_listing(t, session, remembered, have)
     empty = [c for c in listing.complete if c.empty]  # nothing recorded in that period
     todo = [c for c in listing.complete if not c.empty and c.chunk_id not in have]
     skipped = len(listing.settled) + len(listing.complete) - len(todo) - len(empty)
-    progress.add_total(sum(c.bytes for c in todo))
+    progress.add_total(sum(c.bytes for c in todo if not (node_dir / c.chunk_id).is_dir()))
     files = await t.files()
     limit = asyncio.Semaphore(PARALLEL_FILES)
-    pulls = [
-        asyncio.ensure_future(pull_chunk(files, root, c, node_dir, progress, limit)) for c in todo
-    ]
+    # without an importer every chunk is in flight at once; with one, pulls run at most
+    # IMPORT_AHEAD chunks ahead of the imports (a backlog pulled all at once keeps the event
+    # loop busy with transfers the import thread then waits behind, and fills the disk)
+    ahead = len(todo) if importer is None else IMPORT_AHEAD
+    pulls: list[asyncio.Future[Path | None]] = []
+
+    def start_next() -> None:
+        if len(pulls) < len(todo):
+            c = todo[len(pulls)]
+            pulls.append(asyncio.ensure_future(take(c)))
+
+    async def take(c: ChunkInfo) -> Path | None:
+        """The chunk's directory: pulled now, or pulled by an earlier call that ended before
+        importing it."""
+        final = node_dir / c.chunk_id
+        if imported is not None and final.is_dir():
+            return final
+        return await pull_chunk(files, root, c, node_dir, progress, limit)
+
+    for _ in range(ahead):
+        start_next()
     got = received = 0
     try:
-        for chunk, pull in zip(todo, pulls, strict=True):  # all in flight, finished in order
-            final = await pull
+        for k, chunk in enumerate(todo):  # finished in order
+            final = await pulls[k]
+            start_next()
             if final is None:
                 skipped += 1
                 continue
             events = await importer(final, t.node, session) if importer is not None else None
+            if imported is not None:
+                imported.add(chunk.chunk_id)
             got += chunk.bytes
             received += 1
             emit(

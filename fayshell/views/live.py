@@ -12,6 +12,7 @@ event loop (and the view) never waits on decoding.
 from __future__ import annotations
 
 import asyncio
+import os
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -52,6 +53,8 @@ class NodeTally:
     chunks: int = 0
     events: int = 0
     cycles: int = 0
+    #: Chunks handed to the importer (None until the first cycle reads what is on disk).
+    imported: set[str] | None = None
     #: Cycles failed in a row, and when the next may start (monotonic; backoff).
     failures: int = 0
     retry_at: float = 0.0
@@ -185,6 +188,9 @@ class LivePump:
                 tally.chunks += 1
                 tally.events += rec.events or 0
 
+        if tally.imported is None:
+            node_dir = self.target.dest / self.target.session / t.node
+            tally.imported = await asyncio.to_thread(imported_here, node_dir)
         return await receive_node(
             t,
             self.target.session,
@@ -193,6 +199,7 @@ class LivePump:
             ByteProgress(None),
             emit,
             self._import,
+            tally.imported,
         )
 
     async def _import(self, path: Path, node: str, session: str) -> int:
@@ -265,6 +272,21 @@ def empty_chunk(path: Path) -> None:
             shutil.rmtree(child)
         else:
             child.unlink()
+
+
+def imported_here(node_dir: Path) -> set[str]:
+    """The chunks of ``node_dir`` already imported: their emptied directories (a directory
+    with files was pulled and not imported yet, or its import failed: it is imported again)."""
+    if not node_dir.is_dir():
+        return set()
+    with os.scandir(node_dir) as it:
+        dirs = [e.path for e in it if e.is_dir() and not e.name.startswith(".")]
+    return {os.path.basename(d) for d in dirs if _is_empty(d)}
+
+
+def _is_empty(path: str) -> bool:
+    with os.scandir(path) as it:
+        return next(it, None) is None
 
 
 def chunk_home(db_path: str) -> Path:

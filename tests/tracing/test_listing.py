@@ -3,6 +3,7 @@ live pull's listing does not grow with every chunk the session has archived."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from fayshell.lttng import RemoteEntry, find_chunks
@@ -58,3 +59,48 @@ async def test_received_archives_listed_by_name_only(
 def _shape(entries: list[RemoteEntry]) -> set[tuple[str, bool, int]]:
     """Paths, kinds and file sizes (SFTP gives directories a size, find's listing 0)."""
     return {(e.path, e.is_dir, 0 if e.is_dir else e.size) for e in entries}
+
+
+async def test_chunk_pulled_but_not_imported_is_imported_next_cycle(
+    real_cluster: LocalCluster, fay_cluster: Cluster, tmp_path: Path
+) -> None:
+    """A live cycle cancelled between a chunk's pull and its import (its turn in the import
+    queue) leaves the chunk's directory with its files: the next cycle imports it from there
+    instead of taking the directory as done (its events were lost for good before)."""
+    from fayshell.tracing.receive import ByteProgress, receive_node
+    from fayshell.views.live import imported_here
+
+    out = f"{real_cluster.node('node01').home}/fay-gone"  # the output of a session now gone
+    made = [f"{out}/archives/{a}/{f}" for a in ARCHIVES[:3] for f in FILES]
+    script = " && ".join(
+        f"mkdir -p {quote_argv([p.rsplit('/', 1)[0]])} && printf 12345 > {quote_argv([p])}"
+        for p in made
+    )
+    await fay_cluster.run_all("node01", f"rm -rf {quote_argv([out])} && {script}")
+    node_dir = tmp_path / "dest" / "gone" / "node01"
+    (node_dir / ARCHIVES[0]).mkdir(parents=True)  # imported: emptied
+    (node_dir / ARCHIVES[1] / "ust").mkdir(parents=True)  # pulled, never imported
+    (node_dir / ARCHIVES[1] / "ust" / "metadata").write_bytes(b"12345")
+    imported = imported_here(node_dir)
+    assert imported == {ARCHIVES[0]}
+    took: list[str] = []
+
+    async def importer(path: Path, node: str, session: str) -> int:
+        took.append(path.name)
+        return 1
+
+    async def cycle(t: Any, record: set[str] | None) -> Any:
+        dest = tmp_path / "dest"
+        return await receive_node(
+            t, "gone", dest, out, ByteProgress(None), lambda rec: None, importer, record
+        )
+
+    [first] = [o async for o in fay_cluster.map("node01", lambda t: cycle(t, imported))]
+    assert took == [ARCHIVES[1], ARCHIVES[2]] and imported == set(ARCHIVES[:3])
+    assert first.value.received == 2 and first.value.skipped == 1
+    # without the importer's record (Receive-Trace), a chunk directory that exists is done
+    took.clear()
+    (node_dir / ARCHIVES[2]).rename(tmp_path / "moved")
+    [again] = [o async for o in fay_cluster.map("node01", lambda t: cycle(t, None))]
+    assert took == [ARCHIVES[2]] and again.value.received == 1 and again.value.skipped == 2
+    await fay_cluster.run_all("node01", f"rm -rf {quote_argv([out])}")
