@@ -140,8 +140,13 @@ class RollupFeed:
         }
         self.pulled: dict[str, RollTally] = {}
         self._local: Any = None
-        self.notes: list[str] = []
+        self.notes: list[str] = [
+            f"node rollups: percentiles ≈ within {partials.HIST.alpha:.0%}, "
+            "windows in whole intervals"
+        ]
         self.drill_missing: dict[str, str] = {}
+        #: SELECTs sent to agents for drill-downs (for tests and measurements).
+        self.node_queries = 0
         self._closed = False
         self.answers: dict[Callable[..., Any], Callable[..., Any]] = {
             common.existing_tables: lambda: {target.kind.table},
@@ -471,6 +476,7 @@ class NodeCursor:
 
     def execute(self, sql: str, params: list[Any] | None = None) -> NodeCursor:
         text = inline_params(sql, list(params or []))
+        self.feed.node_queries += 1
         fut = self.feed._on_hub(self._ask(text))
         table = fut.result(self.feed.times.node_timeout_s)
         self.description = [(name,) for name in table.column_names]
