@@ -92,11 +92,19 @@ def agent_cpu(lc: Any) -> float:
 
 
 def pulled_bytes(sh: Any) -> int:
+    """Bytes of the chunks the pull mode imported (its own cursor: the pump imports on the
+    database's connection meanwhile)."""
     db = sh.state.database
-    if "chunks" not in db.table_columns():
-        return 0
-    rows = db.execute("SELECT coalesce(sum(bytes), 0) FROM chunks WHERE session = ?", [SESSION])
-    return int(rows[0][0])
+    db.wait_pending()
+    with db.lock:
+        cur = db.con.cursor()
+    try:
+        if not cur.execute("SELECT 1 FROM duckdb_tables() WHERE table_name = 'chunks'").fetchall():
+            return 0
+        sql = "SELECT coalesce(sum(bytes), 0) FROM chunks WHERE session = ?"
+        return int(cur.execute(sql, [SESSION]).fetchall()[0][0])
+    finally:
+        cur.close()
 
 
 async def run_mode(
