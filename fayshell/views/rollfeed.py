@@ -65,7 +65,9 @@ class NodeAnswer:
     """One node's answer to one refresh."""
 
     table: Any  # pyarrow Table of partial rows, or None when nothing was new
+    events: Any  # pyarrow Table of events per bucket, or None
     hi: int
+    ev_hi: int
     discarded: int
     lost: int
     newest: int | None
@@ -83,6 +85,7 @@ class RollTally:
     started_ns: int = 0
     complete_ns: int | None = None
     rowid: int = 0
+    ev_rowid: int = 0
     failures: int = 0
     retry_at: float = 0.0
     answers: int = 0
@@ -132,8 +135,7 @@ class RollupFeed:
         self.alerts: Callable[[], list[str]] | None = None
         self.approx_percentiles = True
         self.con: duckdb.DuckDBPyConnection = duckdb.connect(":memory:")
-        self.con.execute(partials.parts_schema(target.kind))
-        self.con.execute(partials.NODE_MARKS)
+        partials.create_tables(self.con, target.kind)
         self.lock = threading.Lock()
         self.nodes = {
             n: RollTally(n, NodeHealth(n, True, "starting")) for n in target.agent_nodes
@@ -202,7 +204,8 @@ class RollupFeed:
         for tally in self.nodes.values():
             if tally.future is None and now >= tally.retry_at:
                 tally.started, tally.started_ns = time.monotonic(), time.time_ns()
-                tally.future = self._on_hub(self._cycle(tally.node, tally.rowid))
+                marks = (tally.rowid, tally.ev_rowid)
+                tally.future = self._on_hub(self._cycle(tally.node, marks))
         waits: list[Any] = [
             asyncio.wrap_future(t.future)
             for t in self.nodes.values()
@@ -254,6 +257,7 @@ class RollupFeed:
             return NodeHealth(tally.node, False, f"internal error: {type(exc).__name__}: {exc}")
         await asyncio.to_thread(self._locked, self._add, tally.node, ans)
         tally.rowid = max(tally.rowid, ans.hi)
+        tally.ev_rowid = max(tally.ev_rowid, ans.ev_hi)
         tally.answers += 1
         tally.bytes_in.append(ans.bytes_in)
         if self.target.rotate or self.target.timer_ns:
@@ -266,6 +270,8 @@ class RollupFeed:
         session = self.target.session
         if ans.table is not None:
             partials.add_parts(self.con, self.target.kind, session, node, ans.table)
+        if ans.events is not None:
+            partials.add_events(self.con, session, node, ans.events)
         partials.set_marks(self.con, session, node, ans.discarded, ans.lost, ans.newest)
 
     def close(self) -> None:
@@ -291,7 +297,7 @@ class RollupFeed:
     def _on_hub(self, coro: Coroutine[Any, Any, T]) -> concurrent.futures.Future[T]:
         return asyncio.run_coroutine_threadsafe(coro, self.hub._start())
 
-    async def _cycle(self, node: str, lo: int) -> NodeAnswer:
+    async def _cycle(self, node: str, lo: tuple[int, int]) -> NodeAnswer:
         """On the hub's loop: rotate, import, marks and rollup of one node."""
         timeout = self.times.node_timeout_s
         try:
@@ -307,7 +313,7 @@ class RollupFeed:
                 await self.hub._drop(node)  # a dead agent is restarted next time
             raise
 
-    async def _node_rollup(self, node: str, lo: int) -> NodeAnswer:
+    async def _node_rollup(self, node: str, lo: tuple[int, int]) -> NodeAnswer:
         from fayshell.views.live import rotate_quietly
 
         hub, target = self.hub, self.target
@@ -320,14 +326,26 @@ class RollupFeed:
         await client.import_session(out.path, target.session, out.stopped)
         marks = (await client.query(partials.node_marks_sql(target.kind, target.session))).table()
         row = marks.to_pylist()[0]
-        hi = int(row["hi"])
-        table = None
-        if hi > lo:
-            sql = partials.node_rollup_sql(target.kind, target.session, target.width_ns, lo, hi)
+        hi, ev_hi = int(row["hi"]), int(row["ev_hi"])
+        table = events = None
+        if hi > lo[0]:
+            sql = partials.node_rollup_sql(
+                target.kind, target.session, target.width_ns, lo[0], hi
+            )
             table = (await client.query(sql)).table()
+        if ev_hi > lo[1]:
+            sql = partials.node_events_sql(target.session, target.width_ns, lo[1], ev_hi)
+            events = (await client.query(sql)).table()
         newest = None if row["newest"] is None else int(row["newest"])
         return NodeAnswer(
-            table, hi, int(row["discarded"]), int(row["lost"]), newest, client.bytes_in - before
+            table,
+            events,
+            hi,
+            ev_hi,
+            int(row["discarded"]),
+            int(row["lost"]),
+            newest,
+            client.bytes_in - before,
         )
 
     async def _output(self, node: str) -> OutputDir:
@@ -372,17 +390,21 @@ class RollupFeed:
         """The pulled nodes' new rows in the shell's database, rolled up like on a node."""
         cur = self._local_cursor()
         kind, session = self.target.kind, self.target.session
-        (hi,) = cur.execute(partials.node_marks_sql(kind, session)).fetchone()[:1]
+        hi, ev_hi = cur.execute(partials.node_marks_sql(kind, session)).fetchall()[0][:2]
+        width = self.target.width_ns
         for node, tally in self.pulled.items():
-            if int(hi) <= tally.rowid:
-                continue
-            sql = partials.node_rollup_sql(
-                kind, session, self.target.width_ns, tally.rowid, int(hi), node=node
-            )
-            table = cur.sql(sql).to_arrow_table()
-            with self.lock:
-                partials.add_parts(self.con, kind, session, node, table)
-            tally.rowid = int(hi)
+            if int(hi) > tally.rowid:
+                sql = partials.node_rollup_sql(kind, session, width, tally.rowid, int(hi), node)
+                table = cur.sql(sql).to_arrow_table()
+                with self.lock:
+                    partials.add_parts(self.con, kind, session, node, table)
+                tally.rowid = int(hi)
+            if int(ev_hi) > tally.ev_rowid:
+                sql = partials.node_events_sql(session, width, tally.ev_rowid, int(ev_hi), node)
+                events = cur.sql(sql).to_arrow_table()
+                with self.lock:
+                    partials.add_events(self.con, session, node, events)
+                tally.ev_rowid = int(ev_hi)
 
     # ---- drill-downs: asked of the owning node --------------------------------------------
 

@@ -23,9 +23,8 @@ WIDTH = NS
 def rolled(con: Any, kind: partials.Kind) -> Any:
     """A partials database filled from ``con``'s rows, two rowid ranges per node."""
     parts = duckdb.connect(":memory:")
-    parts.execute(partials.parts_schema(kind))
-    parts.execute(partials.NODE_MARKS)
-    (hi,) = con.execute(partials.node_marks_sql(kind, SESSION)).fetchone()[:1]
+    partials.create_tables(parts, kind)
+    ((hi,),) = con.execute(f"SELECT max(rowid) + 1 FROM {kind.table}").fetchall()
     mid = int(hi) // 2
     for node in NODES:
         for lo, up in ((0, mid), (mid, int(hi))):
@@ -87,7 +86,7 @@ def test_header_and_rates_from_partials(con: Any) -> None:
     h = partials.header(parts, q, kind, WIDTH)
     (newest,) = con.execute(
         "SELECT max(ts_exit) FROM syscalls WHERE session = ?", [SESSION]
-    ).fetchone()
+    ).fetchall()[0]
     assert h.newest_ns == newest and h.lag_ns == NOW - newest
     rates = partials.node_rates(parts, q, kind, WIDTH)
     with_calls = {n for (n,) in con.execute("SELECT DISTINCT node FROM syscalls").fetchall()}
@@ -103,7 +102,7 @@ def test_a_window_takes_every_bucket_it_overlaps(con: Any) -> None:
     (want,) = con.execute(
         "SELECT count(*) FROM syscalls WHERE session = ? AND ts_entry >= ? AND ts_entry <= ?",
         [SESSION, lo, NOW // WIDTH * WIDTH + WIDTH - 1],
-    ).fetchone()
+    ).fetchall()[0]
     got = sum(r.calls for r in partials.syscall_stats(parts, q, WIDTH))
     assert got == want > 0
 

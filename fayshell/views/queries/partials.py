@@ -84,10 +84,22 @@ def parts_schema(kind: Kind) -> str:
     )
 
 
+#: Events (every event the node stored, not only the view's rows) per node and bucket: the
+#: header's events/s and the per-node sparklines, as in pull mode.
+EVENT_PARTS = (
+    "CREATE TABLE IF NOT EXISTS parts_events (session VARCHAR, node VARCHAR, b BIGINT, c BIGINT)"
+)
+
 NODE_MARKS = (
     "CREATE TABLE IF NOT EXISTS node_marks (session VARCHAR, node VARCHAR, discarded BIGINT, "
     "lost BIGINT, newest BIGINT, PRIMARY KEY (session, node))"
 )
+
+
+def create_tables(con: Con, kind: Kind) -> None:
+    """The partials database of a view over ``kind``: its parts, events and node marks."""
+    for sql in (parts_schema(kind), EVENT_PARTS, NODE_MARKS):
+        con.execute(sql)
 
 
 def hist_bin(x: str) -> str:
@@ -120,12 +132,27 @@ def node_rollup_sql(
     )
 
 
+def node_events_sql(
+    session: str, width_ns: int, lo_rowid: int, hi_rowid: int, node: str | None = None
+) -> str:
+    """Events per bucket among the node's event rows with rowid in [lo, hi)."""
+    cond = f"session = {quote_literal(session)}"
+    if node is not None:
+        cond += f" AND node = {quote_literal(node)}"
+    return (
+        f"SELECT ts // {int(width_ns)} AS b, count(*) AS c FROM event_rows "
+        f"WHERE rowid >= {int(lo_rowid)} AND rowid < {int(hi_rowid)} "
+        f"AND chunk_no IN (SELECT chunk_no FROM chunks WHERE {cond}) GROUP BY ALL"
+    )
+
+
 def node_marks_sql(kind: Kind, session: str) -> str:
-    """The next rowid of the node's table, and its chunks' discarded/lost counts and newest
-    timestamp for the session (one row)."""
+    """The next rowid of the node's table and of its event rows, and its chunks'
+    discarded/lost counts and newest timestamp for the session (one row)."""
     s = quote_literal(session)
     return (
         f"SELECT (SELECT coalesce(max(rowid) + 1, 0) FROM {kind.table}) AS hi, "
+        "(SELECT coalesce(max(rowid) + 1, 0) FROM event_rows) AS ev_hi, "
         f"(SELECT coalesce(sum(discarded), 0) FROM chunks WHERE session = {s}) AS discarded, "
         f"(SELECT coalesce(sum(lost_packets), 0) FROM chunks WHERE session = {s}) AS lost, "
         f"(SELECT max(last_ts) FROM chunks WHERE session = {s}) AS newest"
@@ -146,6 +173,26 @@ def add_parts(con: Con, kind: Kind, session: str, node: str, table: Any) -> None
         )
     finally:
         con.unregister("fay_incoming")
+
+
+def add_events(con: Con, session: str, node: str, table: Any) -> None:
+    """Append one node's events per bucket (an Arrow table from :func:`node_events_sql`)."""
+    if table.num_rows == 0:
+        return
+    con.register("fay_incoming", table)
+    try:
+        con.execute(
+            "INSERT INTO parts_events SELECT ?, ?, b, c FROM fay_incoming", [session, node]
+        )
+    finally:
+        con.unregister("fay_incoming")
+
+
+def counts_source(con: Con, kind: Kind) -> str:
+    """Where the header and sparklines count: the events, once any node sent some; else the
+    view's rows (a store without event rows)."""
+    row = con.execute("SELECT EXISTS (SELECT 1 FROM parts_events)").fetchall()[0]
+    return "parts_events" if row == (True,) else kind.parts
 
 
 def set_marks(
@@ -287,17 +334,22 @@ def header(con: Con, q: Query, kind: Kind, width: int) -> Header:
     rlo, rhi, rate_s = rate_buckets(q, width)
     recent = q.now_ns - common.reporting_window_ns(q)
     row = con.execute(
-        f"SELECT count(DISTINCT node) FILTER (last >= ?), count(DISTINCT node), "
-        f"coalesce(sum(c) FILTER (b >= {rlo} AND b < {rhi}), 0), max(last) "
+        f"SELECT count(DISTINCT node) FILTER (last >= ?), count(DISTINCT node), max(last) "
         f"FROM {kind.parts} WHERE {w.sql()}",
         [recent, *w.params],
-    ).fetchone()
-    reporting, total, calls, newest = row if row else (0, 0, 0, None)
+    ).fetchall()[0]
+    reporting, total, newest = row if row else (0, 0, None)
+    counted = con.execute(
+        f"SELECT coalesce(sum(c), 0) FROM {counts_source(con, kind)} "
+        f"WHERE {w.sql()} AND b >= {rlo} AND b < {rhi}",
+        w.params,
+    ).fetchall()[0]
+    calls = 0 if counted is None else counted[0]
     lost = con.execute(
         "SELECT coalesce(sum(discarded), 0), coalesce(sum(lost), 0) FROM node_marks "
         f"WHERE {w.sql()}",
         w.params,
-    ).fetchone()
+    ).fetchall()[0]
     newest = None if newest is None else int(newest)
     lag = None if newest is None else max(0, q.now_ns - newest)
     discarded, lost_packets = (0, 0) if lost is None else (int(lost[0]), int(lost[1]))
@@ -305,12 +357,13 @@ def header(con: Con, q: Query, kind: Kind, width: int) -> Header:
 
 
 def node_rates(con: Con, q: Query, kind: Kind, width: int) -> list[NodeRate]:
-    """Rows/s per node per sparkline bucket (each a whole number of rollup buckets)."""
+    """Events/s per node per sparkline bucket (each a whole number of rollup buckets)."""
     spark = max(width, (common.bucket_ns(q) // width) * width)
     lo = ((q.rate_hi_ns + 1) // width) * width - spark * common.SPARK_BUCKETS
     w = query_where(q, "", common.NODE_FIELD, window=False)
     rows = con.execute(
-        f"SELECT node, (b * {width} - ?) // ? AS k, sum(c), max(last) FROM {kind.parts} "
+        f"SELECT node, (b * {width} - ?) // ? AS k, sum(c), NULL "
+        f"FROM {counts_source(con, kind)} "
         f"WHERE {w.sql()} AND b * {width} >= ? AND b * {width} <= ? GROUP BY ALL",
         [lo, spark, *w.params, lo, q.now_ns],
     ).fetchall()
