@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import contextlib
 import threading
 import time
 from collections.abc import Callable, Coroutine
@@ -150,6 +151,9 @@ class RollupFeed:
         #: SELECTs sent to agents for drill-downs (for tests and measurements).
         self.node_queries = 0
         self._closed = False
+        #: Per node: its session output (LTTng's answer) and the background fetch of the next.
+        self.outputs: dict[str, OutputDir] = {}
+        self._out_tasks: dict[str, asyncio.Task[None]] = {}
         self.answers: dict[Callable[..., Any], Callable[..., Any]] = {
             common.existing_tables: lambda: {target.kind.table},
             sq.syscall_stats: self._syscall_stats,
@@ -290,6 +294,9 @@ class RollupFeed:
                 tally.future.cancel()
         if self.pump is not None:
             await self.pump.aclose()
+        if self.hub.loop is not None:
+            with contextlib.suppress(Exception):
+                await asyncio.wrap_future(self._on_hub(self._cancel_fetches()))
         await asyncio.to_thread(self.hub.close)
 
     # ---- the node side -------------------------------------------------------------------
@@ -349,16 +356,34 @@ class RollupFeed:
         )
 
     async def _output(self, node: str) -> OutputDir:
+        """The session's output directory on the node. Asking LTTng (``lttng list`` over SSH)
+        is kept off the refresh's path once known: the next answer is fetched in the
+        background for the next refresh (it only changes when the session stops)."""
+        out = self.outputs.get(node)
+        if out is None:
+            out = self.outputs[node] = await self._fetch_output(node)
+        elif not out.stopped:
+            task = self._out_tasks.get(node)
+            if task is None or task.done():
+                self._out_tasks[node] = asyncio.ensure_future(self._fetch_quietly(node))
+        return out
+
+    async def _fetch_output(self, node: str) -> OutputDir:
         from fayshell.tracing.sessions import output_dir
 
-        hub, session = self.hub, self.target.session
-        out = hub.outputs.get((node, session))
-        if out is None:
-            t = await hub._cluster().connect(node)
-            out = await output_dir(t, session, self.target.remembered.get(node, ""))
-            if out.stopped:
-                hub.outputs[(node, session)] = out
-        return out
+        t = await self.hub._cluster().connect(node)
+        session = self.target.session
+        return await output_dir(t, session, self.target.remembered.get(node, ""))
+
+    async def _fetch_quietly(self, node: str) -> None:
+        with contextlib.suppress(FayError, OSError):  # the next refresh asks again
+            self.outputs[node] = await self._fetch_output(node)
+
+    async def _cancel_fetches(self) -> None:
+        tasks = [t for t in self._out_tasks.values() if not t.done()]
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
 
     # ---- nodes without an agent: pulled into the shell's database ---------------------------
 

@@ -22,6 +22,7 @@ import pytest
 
 from fayshell.commands.store import set_agent_hub
 from fayshell.remote.agentbundle import Bundle, build
+from fayshell.remote.agentdeploy import AgentSettings
 from fayshell.remote.agenthub import AgentHub, HubSettings
 from fayshell.views.feeds import Feed, LiveFeed
 from fayshell.views.live import PumpTimes, close_feed
@@ -29,7 +30,7 @@ from fayshell.views.model import NS, Query, Scope
 from fayshell.views.queries import partials
 from fayshell.views.queries import spans as spq
 from fayshell.views.queries import syscalls as sq
-from fayshell.views.rollfeed import RollupFeed
+from fayshell.views.rollfeed import RollupFeed, RollupTarget
 from tests.fixtures.cluster import LocalCluster
 from tests.fixtures.shell import Shell
 from tests.fixtures.traceshell import run_on, shell_on
@@ -334,3 +335,110 @@ async def test_frozen_node_is_marked_and_the_other_keeps_refreshing(
         await close_feed(feed)
     until_no_agents(real_cluster, (A, B))
     await sh.run(f"Remove-TraceSession {session} -Force")
+
+
+async def test_auto_pulls_nodes_without_python_and_says_so(
+    roll_shell: Shell, real_cluster: LocalCluster, agent_bundle: Bundle
+) -> None:
+    sh, session = roll_shell, "rnopy"
+    settings = HubSettings(
+        deploy=AgentSettings(python="/nonexistent/bin/python3"), bundle_root=agent_bundle.root
+    )
+    set_agent_hub(sh.state, AgentHub(sh.state.options, settings))
+    await sh.run(f"New-TraceSession {session} -Node {A},{B}")
+    await sh.run(f"Start-Trace {session}")
+    _, feed = await live_feed(sh, "syscalls", session, source="Auto")
+    try:
+        assert isinstance(feed, LiveFeed), "no agent anywhere: the pull path"
+        said = [str(w) for w in sh.host.warnings]
+        for node in (A, B):
+            (line,) = [w for w in said if w.startswith(f"{node}: no agent")]
+            assert "no usable Python" in line and "pulling its chunks instead" in line
+    finally:
+        await close_feed(feed)
+    sh.host.warnings.clear()
+    run, feed = await live_feed(sh, "syscalls", session, source="Agent")
+    app = make_app(feed, "syscalls", window="session", interval_ns=run.config.interval_ns)
+    try:
+        assert isinstance(feed, RollupFeed)
+        async with app.run_test(size=(150, 40)) as pilot:
+            await tick_until(
+                pilot,
+                lambda: f"not answering: {A}, {B}" in text_of(app, "#header"),
+                what="both nodes marked",
+            )
+            assert "no usable Python" in feed.nodes[A].health.message
+            await pilot.press("q")
+    finally:
+        await close_feed(feed)
+    assert any("not shown" in str(w) for w in sh.host.warnings)
+    await sh.run(f"Remove-TraceSession {session} -Force")
+
+
+async def test_a_pulled_node_and_an_agent_node_in_one_view(
+    roll_shell: Shell, real_cluster: LocalCluster, tmp_path: Path
+) -> None:
+    """Auto mode with one node served by its agent and one pulled into the shell's database
+    (as for a node without a usable Python): one view over both, equal to pull + import of
+    both; the pulled node's drill-down comes from the shell's database."""
+    from fayshell.views.live import LivePump, LiveTarget, chunk_home
+
+    sh, session = roll_shell, "rmix"
+    await sh.run(f"New-TraceSession {session} -Node {A},{B}")
+    await sh.run(f"Enable-Tracepoint -Session {session} -Domain user -Name 'fay_none:*'")
+    await sh.run(f"Start-Trace {session}")
+    outputs = sh.state.trace_sessions[session].outputs
+    for k, node in enumerate((A, B)):
+        gen = generate(tmp_path / f"g{k}", seed=41 + k, events=30_000)
+        place_archive(real_cluster.node(node), outputs[node], gen.dirs[0], 4001 + k)
+
+    run, pulled = await live_feed(sh, "syscalls", session, source="Pull")
+    app = make_app(pulled, "syscalls", window="session", interval_ns=run.config.interval_ns)
+    try:
+        async with app.run_test(size=(150, 40)) as pilot:
+            ref = await shown_until(
+                pilot, app, lambda rows: pulled_nodes(sh, session) == {A, B} and bool(rows), "pull"
+            )
+            await pilot.press("q")
+    finally:
+        await close_feed(pulled)
+
+    run, feed = await live_feed(sh, "syscalls", session, source="Agent")
+    assert isinstance(feed, RollupFeed)
+    await close_feed(feed)  # what Auto builds when B has no agent, made by hand below
+    hub = AgentHub(sh.state.options, roll_hub_settings(sh))
+    width = run.config.interval_ns
+    target = RollupTarget(session, (A,), partials.KINDS["syscalls"], width, dict(outputs))
+    feed = RollupFeed(hub, target)
+    specs = tuple(sh.state.cluster.resolve([B]))
+    sub = LiveTarget(session, specs, chunk_home(sh.state.database.path), dict(outputs))
+    feed.add_pulled([B], LivePump(sh.state.cluster, sub, sh.state.database), sh.state.database)
+    app = make_app(feed, "syscalls", window="session", interval_ns=width)
+    try:
+        async with app.run_test(size=(150, 40)) as pilot:
+            got = await shown_until(pilot, app, lambda rows: rows == ref, "the pulled counts")
+            assert got == ref
+            assert f"pulled (no agent): {B}" in text_of(app, "#status")
+            asked = feed.node_queries
+            q = the_query(feed, "process", session, "total_ns")
+            top = app.screen.rows[0]
+            q = q.but(where_eq=(("name", top.name),))
+            rows = await feed.query(sq.syscall_stats, q)
+            want = sq.syscall_stats(sh.state.database.con.cursor(), q)
+            key = group_key("process")
+            assert sorted((key(r), r.calls, r.total_ns) for r in rows) == sorted(
+                (key(r), r.calls, r.total_ns) for r in want
+            )
+            assert {r.node for r in rows} == {A, B} and feed.node_queries > asked
+            await pilot.press("q")
+    finally:
+        await close_feed(feed)
+    until_no_agents(real_cluster, (A, B))
+    await sh.run(f"Remove-TraceSession {session} -Force")
+
+
+def roll_hub_settings(sh: Shell) -> HubSettings:
+    from fayshell.commands.store import agent_hub
+
+    settings: HubSettings = agent_hub(sh.state).settings
+    return settings

@@ -20,7 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from fayshell.lang.plansplit import SplitOptions, weighted_quantile
+from fayshell.lang.plansplit import SplitOptions
 from fayshell.store.relation import quote_literal
 from fayshell.views.filters import FieldDef, Where, query_where
 from fayshell.views.model import NS, Header, NodeRate, Query, SpanStat, SyscallStat, sort_rows
@@ -239,18 +239,24 @@ def _rows(con: Con, sql: str, params: list[Any]) -> list[dict[str, Any]]:
 
 
 def quantiles_sql(kind: Kind, keys: tuple[str, ...], where: str, qs: tuple[float, ...]) -> str:
-    """Per key, the merged histogram's quantiles ``q0``, ``q1``… (one row per key)."""
+    """Per key, the merged histogram's quantiles ``q0``, ``q1``… (one row per key), in one
+    pass: DuckDB's quantile_cont definition (interpolating between the values at ranks
+    floor/ceil of (N−1)·q) over the buckets' representatives weighted by their counts, as
+    :func:`fayshell.lang.plansplit.weighted_quantile` does for one quantile."""
     ks = ", ".join(keys)
-    part = (
-        f"(SELECT {ks}, {hist_value('u.e.key')} AS fay_v, u.e.value AS fay_n "
-        f"FROM {kind.parts}, unnest(map_entries(h)) AS u(e) WHERE {where})"
+    cols = []
+    for i, q in enumerate(qs):
+        pos = f"(CAST(tot - 1 AS DOUBLE) * {q!r})"
+        lo = f"CAST(min(v) FILTER (WHERE cum > floor({pos})) AS DOUBLE)"
+        hi = f"CAST(min(v) FILTER (WHERE cum > least(floor({pos}) + 1, tot - 1)) AS DOUBLE)"
+        cols.append(f"{lo} + ({hi} - {lo}) * any_value({pos} - floor({pos})) AS q{i}")
+    return (
+        f"WITH h AS (SELECT {ks}, {hist_value('u.e.key')} AS v, sum(u.e.value) AS n "
+        f"FROM {kind.parts}, unnest(map_entries(h)) AS u(e) WHERE {where} GROUP BY ALL), "
+        f"c AS (SELECT {ks}, v, sum(n) OVER (PARTITION BY {ks} ORDER BY v ROWS UNBOUNDED "
+        f"PRECEDING) AS cum, sum(n) OVER (PARTITION BY {ks}) AS tot FROM h) "
+        f"SELECT {ks}, {', '.join(cols)} FROM c GROUP BY {ks}"
     )
-    parts = [weighted_quantile(part, list(keys), q, False) for q in qs]
-    sel = ", ".join(f"_q{i}.fay_q AS q{i}" for i in range(len(qs)))
-    joins = " ".join(
-        f"JOIN ({p}) AS _q{i} USING ({ks})" for i, p in enumerate(parts) if i > 0
-    )
-    return f"SELECT {ks}, {sel} FROM ({parts[0]}) AS _q0 {joins}"
 
 
 def syscall_stats(con: Con, q: Query, width: int) -> list[SyscallStat]:
@@ -309,7 +315,7 @@ def span_stats(con: Con, q: Query, width: int) -> list[SpanStat]:
         f"SELECT m.*, h.q0, h.q1, h.q2 FROM m LEFT JOIN "
         f"({quantiles_sql(kind, g.keys, w.sql(), (0.5, 0.95, 0.99))}) AS h USING ({keys})"
     )
-    rows = _rows(con, sql, [*w.params, *w.params, *w.params, *w.params])
+    rows = _rows(con, sql, [*w.params, *w.params])
     out = [
         SpanStat(
             service=r.get("service"),
