@@ -60,6 +60,7 @@ class ModeResult:
     latencies_s: list[float] = field(default_factory=list)
     agent_cpu_s: float = 0.0
     spans_shown: int = 0
+    query_cpu_s: float | None = None
 
     @property
     def cpu_per_min(self) -> float:
@@ -158,6 +159,7 @@ async def view_mode(
             while feed.version < WARMUP_REFRESHES or not app.screen.rows:
                 await pilot.pause(0.05)
             v0, cpu0, t0 = feed.version, time.process_time(), time.monotonic()
+            q0 = getattr(feed, "query_cpu_s", None)
             b0 = _bytes(feed, sh, session)
             a0 = agent_cpu(lc)
             gap = seconds / (markers + 1)
@@ -172,6 +174,8 @@ async def view_mode(
             res.bytes_in = _bytes(feed, sh, session) - b0
             res.agent_cpu_s = agent_cpu(lc) - a0
             res.spans_shown = sum(r.count for r in app.screen.rows)
+            if q0 is not None:
+                res.query_cpu_s = feed.query_cpu_s - q0
             await pilot.press("q")
     finally:
         await close_feed(feed)
@@ -278,6 +282,9 @@ def main(argv: list[str] | None = None) -> int:
             f"{med:20.2f}s ({max(r.latencies_s):.2f}s)"
         )
     roll, pull = results
+    if roll.query_cpu_s is not None:
+        share = 60 * roll.query_cpu_s / max(roll.wall_s, 1e-9)
+        print(f"rollups: the view's queries over the partials took {share:.1f} CPU s/min of it")
     verdicts = ", ".join(
         f"{r.mode} {'met' if statistics.median(r.latencies_s) <= TARGET_S else 'MISSED'}"
         for r in results

@@ -150,6 +150,8 @@ class RollupFeed:
         self.drill_missing: dict[str, str] = {}
         #: SELECTs sent to agents for drill-downs (for tests and measurements).
         self.node_queries = 0
+        #: CPU seconds the view's queries took in worker threads (for measurements).
+        self.query_cpu_s = 0.0
         self._closed = False
         #: Per node: its session output (LTTng's answer) and the background fetch of the next.
         self.outputs: dict[str, OutputDir] = {}
@@ -192,7 +194,15 @@ class RollupFeed:
         if answer is None:
             name = getattr(fn, "__name__", str(fn))
             raise RollupError(f"internal error: {name} is not answered from node rollups")
-        return await asyncio.to_thread(answer, *args)
+        return await asyncio.to_thread(self._timed, answer, *args)
+
+    def _timed(self, fn: Callable[..., T], *args: Any) -> T:
+        """``fn(*args)``, its CPU time added to ``query_cpu_s`` (measurements)."""
+        start = time.thread_time()
+        try:
+            return fn(*args)
+        finally:
+            self.query_cpu_s += time.thread_time() - start
 
     def _locked(self, fn: Callable[..., T], *args: Any) -> T:
         with self.lock:
