@@ -107,7 +107,7 @@ async def shown_until(
     def rows() -> dict[str, int]:
         return {r.key: getattr(r, "calls", getattr(r, "count", 0)) for r in app.screen.rows}
 
-    await tick_until(pilot, lambda: done(rows()), what=what, timeout=60)
+    await tick_until(pilot, lambda: done(rows()), what=what, timeout=120)
     return rows()
 
 
@@ -132,8 +132,8 @@ async def test_syscalls_from_rollups_equal_pull_and_import(
             ref = await shown_until(
                 pilot,
                 app,
-                lambda rows: pulled_nodes(sh, session) == {A, B} and bool(rows),
-                "both nodes pulled",
+                lambda rows: all_pulled_shown(sh, session, rows),
+                "both nodes pulled and shown",
             )
             await pilot.press("q")
     finally:
@@ -207,6 +207,17 @@ def group_key(grouping: str) -> Callable[[Any], tuple[Any, ...]]:
     side)."""
     keys = sq.GROUPINGS[grouping].keys
     return lambda r: tuple(getattr(r, k) for k in keys)
+
+
+def all_pulled_shown(sh: Shell, session: str, rows: dict[str, int]) -> bool:
+    """Both nodes' chunks are in the shell's database and the screen shows all its calls
+    (not a query that ran between the two imports)."""
+    if pulled_nodes(sh, session) != {A, B}:
+        return False
+    ((calls,),) = sh.state.database.execute(
+        "SELECT count(*) FROM syscalls WHERE session = ?", [session]
+    )
+    return sum(rows.values()) == calls > 0
 
 
 def pulled_nodes(sh: Shell, session: str) -> set[str]:
@@ -398,7 +409,7 @@ async def test_a_pulled_node_and_an_agent_node_in_one_view(
     try:
         async with app.run_test(size=(150, 40)) as pilot:
             ref = await shown_until(
-                pilot, app, lambda rows: pulled_nodes(sh, session) == {A, B} and bool(rows), "pull"
+                pilot, app, lambda rows: all_pulled_shown(sh, session, rows), "pull"
             )
             await pilot.press("q")
     finally:
