@@ -19,3 +19,10 @@ DOMAINS: Final[tuple[Domain, ...]] = get_args(Domain)
 #: The top-style dashboards (Show-Top, ``fayshell top``).
 View = Literal["syscalls", "spans", "logs", "nodes"]
 VIEWS: Final[tuple[View, ...]] = get_args(View)
+
+#: Where a live view's data comes from: node rollups where an agent runs and pulling elsewhere
+#: (Auto), node rollups only (Agent), or pulling every chunk into the shell's database (Pull).
+FeedSource = Literal["Auto", "Agent", "Pull"]
+FEED_SOURCES: Final[tuple[FeedSource, ...]] = get_args(FeedSource)
+#: The views a node rollup can feed.
+ROLLUP_VIEWS: Final[tuple[View, ...]] = ("syscalls", "spans")

@@ -39,6 +39,11 @@ class NodeStore:
     #: (root, session, node) -> (listing signature, chunks): an unchanged session directory
     #: is not looked at again (a query asks for an import first, every time).
     seen: dict[tuple[str, str, str], tuple[int, int]] = field(default_factory=dict)
+    #: Chunks loaded without error, by (root, session, node, chunk id, its files and sizes): a
+    #: finished chunk does not change, so a live view's import every second opens only the new
+    #: ones (opening one parses its metadata and reads its streams' heads and tails).
+    #: The value: how many traces (domain directories) the chunk held.
+    loaded: dict[tuple[Any, ...], int] = field(default_factory=dict)
 
     @classmethod
     def open(cls, path: Path) -> NodeStore:
@@ -65,10 +70,18 @@ class NodeStore:
         total = ImportResult()
         complete = find_chunks(entries, stopped=stopped).complete
         for chunk in complete:
+            mark = (str(root), session, node, chunk.chunk_id, chunk.files)
             if chunk.empty:
                 continue
+            if mark in self.loaded:
+                total.chunks_skipped += self.loaded[mark]
+                continue
+            part = ImportResult()
             for path in chunk_dirs(root, chunk.path, chunk.domains):
-                total.merge(import_trace(self.db, path, node=node, session=session))
+                part.merge(import_trace(self.db, path, node=node, session=session))
+            if not part.errors:
+                self.loaded[mark] = part.chunks_loaded + part.chunks_skipped
+            total.merge(part)
         if not total.errors:
             self.seen[key] = (sig, len(complete))
         return total

@@ -5,12 +5,13 @@ textual loads only when the view starts; this module stays light for shell start
 
 from __future__ import annotations
 
+import asyncio
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from fayshell.commands.registry import Param, cmdlet
-from fayshell.vocabulary import SEVERITIES, VIEWS
+from fayshell.vocabulary import FEED_SOURCES, ROLLUP_VIEWS, SEVERITIES, VIEWS, FeedSource
 
 if TYPE_CHECKING:
     from fayshell.commands.invocation import Invocation
@@ -24,11 +25,22 @@ NS = 1_000_000_000
 
 @dataclass
 class TopRun:
-    """A prepared view: its settings and the database it reads (closed after if ``owned``)."""
+    """A prepared view: its settings and the database it reads (closed after if ``owned``),
+    and where a live view's data comes from."""
 
     config: TopConfig
     db: Database
     owned: bool
+    source: FeedSource = "Auto"
+
+
+def feed_source(value: str | None) -> FeedSource:
+    """``agent`` -> ``Agent`` (None: Auto); ValueError for another word."""
+    text = (value or "Auto").strip().lower()
+    for word in FEED_SOURCES:
+        if word.lower() == text:
+            return word
+    raise ValueError(f"unknown source {value!r} (one of {', '.join(FEED_SOURCES)})")
 
 
 def interval_ns(value: Any) -> int:
@@ -57,6 +69,7 @@ def prepare(
     interval: Any,
     database: str | None,
     severity: str | None,
+    source: str | None = None,
 ) -> TopRun:
     """Check the parameters and open what the view needs, without starting textual."""
     from fayshell.views.launch import TopConfig
@@ -70,6 +83,7 @@ def prepare(
             interval_ns(interval),
             severity or "Warning",
         )
+        mode = feed_source(source)
     except ValueError as exc:
         raise ctx.fail(str(exc)) from None
     if database:
@@ -77,10 +91,10 @@ def prepare(
         from fayshell.views import open_existing
 
         try:
-            return TopRun(config, open_existing(database), owned=True)
+            return TopRun(config, open_existing(database), owned=True, source=mode)
         except StoreError as exc:
             raise ctx.fail(exc.message) from None
-    return TopRun(config, ctx.state.database, owned=False)
+    return TopRun(config, ctx.state.database, owned=False, source=mode)
 
 
 @cmdlet(
@@ -107,6 +121,14 @@ def prepare(
             default="Warning",
             help="logs view: this severity and more severe",
         ),
+        Param(
+            "Source",
+            str,
+            choices=FEED_SOURCES,
+            default="Auto",
+            help="live syscalls/spans: Agent (node rollups), Pull (pull and import every "
+            "chunk), Auto (rollups where an agent runs, pulling elsewhere)",
+        ),
     ],
     description=(
         "Keys: p pause, w window (last interval / last minute / whole session), g grouping, "
@@ -114,13 +136,19 @@ def prepare(
         "Esc back, q quit. With -Session naming a session this shell created (or one on the "
         "-Node nodes), the view is live: every interval it rotates, pulls and imports the new "
         "chunks (kept next to the database in X.chunks/, their files deleted once imported) and 'now' is the wall clock; q leaves "
-        "the session tracing. Offline data: the view opens on its own data's whole time range "
+        "the session tracing. Live syscalls and spans views are fed by node rollups by default "
+        "(-Source Auto): each node's agent imports its own chunks and sends per-interval "
+        "partial aggregates (kilobytes); percentiles then come from a log-bucketed histogram "
+        "(marked ≈, within 1%), windows take whole intervals, and a drill-down asks the owning "
+        "node. Nodes without an agent are pulled (said once); -Source Pull pulls every node, "
+        "-Source Agent never pulls. Offline data: the view opens on its own data's whole time range "
         "('now' is where that data ends) and rates are over the data's time."
     ),
     examples=[
         ("Show-Top syscalls -Session incident", "hot system calls across the cluster"),
         ("Show-Top spans -Node 'web[01-04]' -Interval 2s", "span latencies of four nodes"),
         ("Show-Top logs -Severity Error -Database incident.duckdb", "errors, post-mortem"),
+        ("Show-Top syscalls -Session incident -Source Pull", "live, pulling every chunk"),
     ],
 )
 async def show_top(
@@ -131,11 +159,12 @@ async def show_top(
     interval: Any = None,
     database: str | None = None,
     severity: str | None = "Warning",
+    source: str | None = "Auto",
 ) -> None:
     """Run the view on the shell's event loop until the user presses q."""
     if not (sys.stdin.isatty() and sys.stdout.isatty()):
         raise ctx.fail("needs an interactive terminal (use Get-Span, sql … in scripts)")
-    run = prepare(ctx, view, session, node, interval, database, severity)
+    run = prepare(ctx, view, session, node, interval, database, severity, source)
     from fayshell.views.launch import run_view
     from fayshell.views.live import close_feed
 
@@ -187,6 +216,10 @@ async def open_feed(ctx: Invocation, run: TopRun, node: Any) -> Feed:
     # a session rotating by itself at least as often as the view refreshes needs no `lttng
     # rotate` per refresh (each costs the node 0.6-0.8 s and doubles the chunks to import)
     timer = timer_ns if timer_ns is not None and timer_ns <= run.config.interval_ns else 0
+    if run.source != "Pull" and run.config.view in ROLLUP_VIEWS:
+        rolled = await open_rollup_feed(ctx, run, target, times, timer)
+        if rolled is not None:
+            return rolled
     return LiveFeed(
         run.db,
         pump=LivePump(ctx.state.cluster, target, run.db, times, rotate=not timer, timer_ns=timer),
@@ -212,3 +245,44 @@ def live_candidates(
         return [], outputs, timer
     live = [n for n in memo.nodes if n not in memo.destroyed]
     return ctx.state.cluster.resolve(live), outputs, timer
+
+
+async def open_rollup_feed(
+    ctx: Invocation, run: TopRun, target: Any, times: Any, timer: int
+) -> Feed | None:
+    """The rollup-fed feed over the nodes whose agent runs (their agents started now); the
+    others pulled (Auto, said once) or shown as not answering (Agent). None when no node has
+    an agent in Auto mode (the caller then pulls every node)."""
+    from fayshell.commands.store import agent_hub
+    from fayshell.remote.agenthub import AgentHub
+    from fayshell.views.live import LivePump
+    from fayshell.views.queries.partials import KINDS
+    from fayshell.views.rollfeed import RollupFeed, RollupTarget, probe_agents
+
+    hub = AgentHub(ctx.state.options, agent_hub(ctx.state).settings)
+    names = [s.name for s in target.specs]
+    missing = await probe_agents(hub, names)
+    for node, why in missing.items():
+        then = "pulling its chunks instead" if run.source == "Auto" else "not shown"
+        ctx.write_warning(f"{node}: no agent ({why}): {then}")
+    pulled = [s for s in target.specs if s.name in missing] if run.source == "Auto" else []
+    if len(pulled) == len(names):
+        await asyncio.to_thread(hub.close)
+        return None
+    roll = RollupTarget(
+        target.session,
+        tuple(n for n in names if n not in {s.name for s in pulled}),
+        KINDS[run.config.view],
+        run.config.interval_ns,
+        dict(target.remembered),
+        rotate=not timer,
+        timer_ns=timer,
+    )
+    feed = RollupFeed(hub, roll, times)
+    if pulled:
+        sub = replace(target, specs=tuple(pulled))
+        pump = LivePump(
+            ctx.state.cluster, sub, run.db, times, rotate=not timer, timer_ns=timer
+        )
+        feed.add_pulled([s.name for s in pulled], pump, run.db)
+    return feed

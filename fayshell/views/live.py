@@ -301,8 +301,12 @@ def chunk_home(db_path: str) -> Path:
 
 
 async def close_feed(feed: Feed) -> None:
-    """Close a feed, and first its live pump when it has one."""
+    """Close a feed, and first its live pump when it has one (or whatever the feed itself
+    runs: a rollup feed's agents)."""
+    aclose = getattr(feed, "aclose", None)
     pump = getattr(feed, "pump", None)
-    if isinstance(pump, LivePump):
+    if callable(aclose):
+        await aclose()
+    elif isinstance(pump, LivePump):
         await pump.aclose()
     feed.close()

@@ -173,3 +173,24 @@ async def test_new_chunks_are_seen_after_an_unchanged_listing(
     )
     more = await agent.import_session(str(session_dir), "incident", stopped=False)
     assert (more.chunks, more.skipped) == (1, 3)
+
+
+async def test_a_loaded_chunk_is_not_opened_again(
+    agent: AgentClient, session_dir: Path, tmp_path: Path
+) -> None:
+    """A live view imports every second: a finished chunk already loaded (same files, same
+    sizes) is skipped without being opened, so the cost of an import follows the new chunks,
+    not the session's length. Here the loaded chunks' metadata is made unreadable (same size):
+    opening them would fail; they are skipped, and a new chunk still loads."""
+    from tests.agent.conftest import make_session_dir
+
+    await agent.import_session(str(session_dir), "incident", stopped=False)
+    for meta in (session_dir / "archives").glob("*/kernel/metadata"):
+        meta.write_bytes(b"\0" * meta.stat().st_size)
+    other = make_session_dir(tmp_path / "other", chunks=1, events=5_000, seed=9)
+    (chunk,) = (other / "archives").iterdir()
+    shutil.move(
+        str(chunk), session_dir / "archives" / "20261124T051000+0000-20261124T051100+0000-7"
+    )
+    more = await agent.import_session(str(session_dir), "incident", stopped=False)
+    assert (more.chunks, more.skipped, more.errors) == (1, 3, [])

@@ -32,13 +32,21 @@ def show_top_ctx(sh: Shell) -> Invocation:
 
 
 async def live_feed(
-    sh: Shell, view: str, session: str, interval: str = "500ms", severity: str | None = None
+    sh: Shell,
+    view: str,
+    session: str,
+    interval: str = "500ms",
+    severity: str | None = None,
+    source: str = "Pull",
 ) -> tuple[TopRun, Feed]:
-    """What Show-Top VIEW -Session SESSION would run on (must be live here)."""
+    """What Show-Top VIEW -Session SESSION -Source SOURCE would run on (must be live here;
+    these tests follow the pull-and-import path unless they ask for another source)."""
     ctx = show_top_ctx(sh)
-    run = prepare(ctx, view, session, None, interval, None, severity)
+    run = prepare(ctx, view, session, None, interval, None, severity, source)
     feed = await open_feed(ctx, run, None)
-    assert isinstance(feed, LiveFeed), (sh.host.warnings, "Show-Top did not go live")
+    assert feed.live, (sh.host.warnings, "Show-Top did not go live")
+    if source == "Pull":
+        assert isinstance(feed, LiveFeed)
     return run, feed
 
 

@@ -47,7 +47,9 @@ def test_cmdlet_is_declared() -> None:
         "Interval",
         "Database",
         "Severity",
+        "Source",
     }
+    assert spec.param("Source").choices == ("Auto", "Agent", "Pull")
     assert spec.syntax().startswith("Show-Top [-View] <")
 
 
@@ -77,7 +79,11 @@ def test_prepare_builds_the_config(store_path: Path) -> None:
         prepare(ctx, "spans", None, None, None, str(store_path) + ".typo", None)
     other = prepare(ctx, "spans", None, None, 2, str(store_path), None)
     assert other.owned and other.config.interval_ns == 2_000_000_000
+    assert other.source == "Auto"
     other.db.close()
+    assert prepare(ctx, "syscalls", None, None, None, None, None, "agent").source == "Agent"
+    with pytest.raises(CommandError, match="unknown source 'ssh'"):
+        prepare(ctx, "syscalls", None, None, None, None, None, "ssh")
     asyncio.run(ctx.state.aclose())
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any, ClassVar
 
 from rich.text import Text
@@ -45,6 +46,13 @@ TRACE_COLS: list[Col] = [
 ]
 
 
+def approx_col(col: Col) -> Col:
+    """A percentile column marked ``≈`` (the others unchanged)."""
+    if col.attr not in ("p50_ns", "p95_ns", "p99_ns"):
+        return col
+    return replace(col, label=col.label + "≈")
+
+
 class SpansScreen(TopScreen):
     """One row per (service, span name): count, rate, p50/p95/p99/max, errors."""
 
@@ -57,7 +65,10 @@ class SpansScreen(TopScreen):
     DEFAULT_SORT = "p95_ns"
 
     def columns(self) -> Sequence[Col]:
-        return [KEY_COLS[k] for k in spq.GROUPINGS[self.grouping].keys] + METRIC_COLS
+        keys = [KEY_COLS[k] for k in spq.GROUPINGS[self.grouping].keys]
+        if getattr(self.feed, "approx_percentiles", False):  # from merged node histograms
+            return keys + [approx_col(c) for c in METRIC_COLS]
+        return keys + METRIC_COLS
 
     async def load(self, q: Query) -> list[Any]:
         return await self.feed.query(spq.span_stats, q)
