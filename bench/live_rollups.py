@@ -235,7 +235,9 @@ async def bench(lc: Any, args: argparse.Namespace) -> list[ModeResult]:
     try:
         results = []
         for n, mode in enumerate(("Agent", "Pull")):
-            print(f"{mode}: {args.seconds:.0f}s of steady state, {args.markers} markers", flush=True)
+            print(
+                f"{mode}: {args.seconds:.0f}s of steady state, {args.markers} markers", flush=True
+            )
             results.append(await run_mode(sh, lc, mode, args, n * args.markers, blkkin))
         return results
     finally:

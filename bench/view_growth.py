@@ -139,7 +139,9 @@ def main(argv: list[str] | None = None) -> int:
             shift = (sec // len(chunks)) * len(chunks) * NS
             for n in range(1, args.nodes + 1):
                 node = f"node{n:02d}"
-                copy = copy_chunk(src, work / "c" / SESSION / node / f"{src.name}-{sec}", node, shift)
+                copy = copy_chunk(
+                    src, work / "c" / SESSION / node / f"{src.name}-{sec}", node, shift
+                )
                 t0 = time.perf_counter()
                 res = import_trace(db, copy, node=node, session=SESSION)
                 import_ms.append((time.perf_counter() - t0) * 1e3)
@@ -156,7 +158,9 @@ def main(argv: list[str] | None = None) -> int:
                 assert newest is not None
                 base_ns = base_ns or newest[0]
                 parts = refresh_parts(cur, newest[0] + NS // 2)
-                mem = dict(cur.execute("SELECT tag, memory_usage_bytes FROM duckdb_memory()").fetchall())
+                mem = dict(
+                    cur.execute("SELECT tag, memory_usage_bytes FROM duckdb_memory()").fetchall()
+                )
             wal = work / "growth.duckdb.wal"
             print(
                 f"{sec + 1:6d} {newest[1]:9d} {parts['tables']:7.1f} {parts['page']:7.1f} "

@@ -281,8 +281,6 @@ async def open_rollup_feed(
     feed = RollupFeed(hub, roll, times)
     if pulled:
         sub = replace(target, specs=tuple(pulled))
-        pump = LivePump(
-            ctx.state.cluster, sub, run.db, times, rotate=not timer, timer_ns=timer
-        )
+        pump = LivePump(ctx.state.cluster, sub, run.db, times, rotate=not timer, timer_ns=timer)
         feed.add_pulled([s.name for s in pulled], pump, run.db)
     return feed

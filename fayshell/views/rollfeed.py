@@ -138,9 +138,7 @@ class RollupFeed:
         self.con: duckdb.DuckDBPyConnection = duckdb.connect(":memory:")
         partials.create_tables(self.con, target.kind)
         self.lock = threading.Lock()
-        self.nodes = {
-            n: RollTally(n, NodeHealth(n, True, "starting")) for n in target.agent_nodes
-        }
+        self.nodes = {n: RollTally(n, NodeHealth(n, True, "starting")) for n in target.agent_nodes}
         self.pulled: dict[str, RollTally] = {}
         self._local: Any = None
         self.notes: list[str] = [
@@ -260,7 +258,9 @@ class RollupFeed:
                 tally.health = NodeHealth(tally.node, False, f"no answer for {busy:.0f}s")
         return tally.health
 
-    async def _fold(self, tally: RollTally, fut: concurrent.futures.Future[NodeAnswer]) -> NodeHealth:
+    async def _fold(
+        self, tally: RollTally, fut: concurrent.futures.Future[NodeAnswer]
+    ) -> NodeHealth:
         try:
             ans = fut.result()
         except concurrent.futures.CancelledError:
@@ -346,9 +346,7 @@ class RollupFeed:
         hi, ev_hi = int(row["hi"]), int(row["ev_hi"])
         table = events = None
         if hi > lo[0]:
-            sql = partials.node_rollup_sql(
-                target.kind, target.session, target.width_ns, lo[0], hi
-            )
+            sql = partials.node_rollup_sql(target.kind, target.session, target.width_ns, lo[0], hi)
             table = (await client.query(sql)).table()
         if ev_hi > lo[1]:
             sql = partials.node_events_sql(target.session, target.width_ns, lo[1], ev_hi)
@@ -455,7 +453,9 @@ class RollupFeed:
     def _all_nodes(self) -> list[str]:
         return [*self.nodes, *self.pulled]
 
-    def _ask_nodes(self, nodes: list[str], fn: Callable[[Any, Query], list[T]], q: Query) -> list[T]:
+    def _ask_nodes(
+        self, nodes: list[str], fn: Callable[[Any, Query], list[T]], q: Query
+    ) -> list[T]:
         """``fn(cursor, q)`` on each node (q's scope narrowed to it); a node that fails is
         left out and named in the status line."""
         out: list[T] = []

@@ -111,7 +111,10 @@ def test_settled_archives_are_counted_not_classified() -> None:
 
 def test_listing_of_many_archives_keeps_each_chunks_files() -> None:
     """Files are grouped per chunk in one pass: 500 archives, each with exactly its own."""
-    names = [f"archives/20261121T1934{i % 60:02d}+0000-20261121T1934{i % 60:02d}+0000-{i}" for i in range(500)]
+    names = [
+        f"archives/20261121T1934{i % 60:02d}+0000-20261121T1934{i % 60:02d}+0000-{i}"
+        for i in range(500)
+    ]
     entries = [e for n in names for e in _trace(n, data=100 + len(n))]
     listing = find_chunks(reversed(entries))
     assert [c.index for c in listing.complete] == list(range(500))

@@ -13,7 +13,11 @@ from fayshell.tracing.receive import _sftp_walk, walk
 from tests.fixtures.cluster import LocalCluster
 
 ARCHIVES = [f"20261121T1934{i:02d}+0000-20261121T1934{i + 1:02d}+0000-{i}" for i in range(4)]
-FILES = ("ust/uid/1025/64-bit/metadata", "ust/uid/1025/64-bit/chan_0", "ust/uid/1025/64-bit/index/chan_0.idx")
+FILES = (
+    "ust/uid/1025/64-bit/metadata",
+    "ust/uid/1025/64-bit/chan_0",
+    "ust/uid/1025/64-bit/index/chan_0.idx",
+)
 
 
 async def test_received_archives_listed_by_name_only(
@@ -43,7 +47,9 @@ async def test_received_archives_listed_by_name_only(
     assert _shape(part) == _shape(by_sftp) and len(part) == len(by_sftp)
     for a in ARCHIVES:
         assert RemoteEntry(f"archives/{a}", 0, True) in part
-    files_of = {e.path.split("/")[1] for e in part if e.path.startswith("archives/") and not e.is_dir}
+    files_of = {
+        e.path.split("/")[1] for e in part if e.path.startswith("archives/") and not e.is_dir
+    }
     assert files_of == {ARCHIVES[3]}
     assert RemoteEntry(f"archives/{ARCHIVES[3]}/{FILES[0]}", 5) in part
     assert RemoteEntry("20261121T193404+0000-4/ust/uid/1025/64-bit/metadata", 5) in part

@@ -326,8 +326,10 @@ async def test_frozen_node_is_marked_and_the_other_keeps_refreshing(
             place_archive(real_cluster.node(A), outputs[A], second.dirs[0], 3002)
             await tick_until(
                 pilot,
-                lambda: f"not answering: {B}" in text_of(app, "#header")
-                and {r.key: r.calls for r in app.screen.rows} != before,
+                lambda: (
+                    f"not answering: {B}" in text_of(app, "#header")
+                    and {r.key: r.calls for r in app.screen.rows} != before
+                ),
                 what=f"{B} marked, {A} refreshed",
                 timeout=60,
             )

@@ -86,7 +86,9 @@ def _fill(db: Database, session: str, start: int) -> None:
     )
 
 
-def scans(con: duckdb.DuckDBPyConnection, sql: str, params: list[Any]) -> list[tuple[str, int, int]]:
+def scans(
+    con: duckdb.DuckDBPyConnection, sql: str, params: list[Any]
+) -> list[tuple[str, int, int]]:
     """(table, row groups scanned, row groups it has) of every table scan of ``sql``."""
     plan = con.execute("EXPLAIN (ANALYZE, FORMAT json) " + sql, params).fetchall()[0][1]
     out: list[tuple[str, int, int]] = []

@@ -163,7 +163,9 @@ def add_parts(con: Con, kind: Kind, session: str, node: str, table: Any) -> None
     """Append one node's rollup (an Arrow table from :func:`node_rollup_sql`)."""
     if table.num_rows == 0:
         return
-    cols = ", ".join(["b", *kind.keys, "c", "n", "t", "m", "last", *(c for c, _, _ in kind.extra), "h"])
+    cols = ", ".join(
+        ["b", *kind.keys, "c", "n", "t", "m", "last", *(c for c, _, _ in kind.extra), "h"]
+    )
     con.register("fay_incoming", table)
     try:
         con.execute(
@@ -181,9 +183,7 @@ def add_events(con: Con, session: str, node: str, table: Any) -> None:
         return
     con.register("fay_incoming", table)
     try:
-        con.execute(
-            "INSERT INTO parts_events SELECT ?, ?, b, c FROM fay_incoming", [session, node]
-        )
+        con.execute("INSERT INTO parts_events SELECT ?, ?, b, c FROM fay_incoming", [session, node])
     finally:
         con.unregister("fay_incoming")
 
@@ -359,7 +359,9 @@ def header(con: Con, q: Query, kind: Kind, width: int) -> Header:
     newest = None if newest is None else int(newest)
     lag = None if newest is None else max(0, q.now_ns - newest)
     discarded, lost_packets = (0, 0) if lost is None else (int(lost[0]), int(lost[1]))
-    return Header(int(reporting), int(total), int(calls) / rate_s, newest, lag, discarded, lost_packets)
+    return Header(
+        int(reporting), int(total), int(calls) / rate_s, newest, lag, discarded, lost_packets
+    )
 
 
 def node_rates(con: Con, q: Query, kind: Kind, width: int) -> list[NodeRate]:
