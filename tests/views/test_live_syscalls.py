@@ -93,7 +93,11 @@ async def test_syscalls_live_from_placed_chunks(
             assert calls_1 == syscall_calls(sh), "the view must show what the database holds"
             assert sum(calls_1.values()) > 10_000
             assert feed.pump.nodes[A].chunks == 1 and feed.pump.nodes[A].events == first.events
-            assert lag.worst_s < 1.0, f"the event loop stalled {lag.worst_s:.2f}s while importing"
+            # imports run in a worker thread: the loop keeps its 20 ms timer. The bound is a
+            # liveness one (an import of this chunk on the loop stalls it for its whole length,
+            # several seconds under load); 1 s failed on a machine at load average 30 from
+            # scheduling alone, so it only catches the loop doing the import.
+            assert lag.worst_s < 5.0, f"the event loop stalled {lag.worst_s:.2f}s while importing"
             print(
                 f"first chunk: {first.events} events, worst event-loop delay "
                 f"{lag.worst_s * 1000:.0f} ms"
