@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
-from fayshell.errors import CommandError, ErrorAction
+from fayshell.errors import CommandError, ErrorAction, Stage
 from fayshell.host import ProgressTask
 
 if TYPE_CHECKING:
@@ -13,12 +13,16 @@ if TYPE_CHECKING:
     from fayshell.state import ShellState
 
 
+#: Where an item failed: a node's stage, reading a file, or nothing more to say ("").
+RecordStage = Stage | Literal["read", ""]
+
+
 @dataclass(frozen=True)
 class ErrorRecord:
     """A non-terminating error: one node, file or item failed while the others went on."""
 
     target: str
-    stage: str
+    stage: RecordStage
     message: str
     command: str = ""
 
