@@ -11,6 +11,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from fayshell.commands.registry import Param, cmdlet
+from fayshell.lang.values import DURATION_UNITS, Duration, parse_unit_number
 from fayshell.vocabulary import FEED_SOURCES, ROLLUP_VIEWS, SEVERITIES, VIEWS, FeedSource
 
 if TYPE_CHECKING:
@@ -20,7 +21,7 @@ if TYPE_CHECKING:
     from fayshell.views.feeds import Feed
     from fayshell.views.launch import TopConfig
 
-NS = 1_000_000_000
+NS = DURATION_UNITS["s"]
 
 
 @dataclass
@@ -44,20 +45,16 @@ def feed_source(value: str | None) -> FeedSource:
 
 
 def interval_ns(value: Any) -> int:
-    """A Duration (nanoseconds, has ``seconds``), a number of seconds, or ``'500ms'``-style text."""
+    """A Duration (nanoseconds), a number of seconds, or ``'500ms'``-style text."""
     if value is None:
         return NS
-    if hasattr(value, "seconds") and isinstance(value, int):
+    if isinstance(value, Duration):
         return int(value)
     if isinstance(value, (int, float)) and not isinstance(value, bool):
         return round(float(value) * NS)
-    text = str(value).strip().lower()
-    for suffix, scale in (("ms", NS // 1000), ("us", 1000), ("s", NS), ("m", 60 * NS)):
-        if text.endswith(suffix):
-            try:
-                return round(float(text[: -len(suffix)]) * scale)
-            except ValueError:
-                break
+    parsed = parse_unit_number(str(value).strip())
+    if isinstance(parsed, Duration):
+        return int(parsed)
     raise ValueError(f"not a duration: {value!r} (like 1s or 500ms)")
 
 
