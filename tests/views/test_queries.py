@@ -222,6 +222,27 @@ def test_rollup_follows_appends_and_deletes(con: Any) -> None:
     assert gone == syscalls.syscall_stats(con, minute, rollup_min=10**12)
 
 
+@pytest.mark.parametrize("grouping", ["syscall", "syscall_node", "process"])
+def test_folded_old_buckets_answer_the_same(con: Any, grouping: str) -> None:
+    """Buckets folded behind a minute and a bit stay exact for the minute and the session."""
+    from fayshell.views.queries import rollup
+
+    queries = [q(window=w, grouping=grouping) for w in ("minute", "session")]
+    before = [syscalls.syscall_stats(con, x, rollup_min=0) for x in queries]
+    built = {t for (t,) in con.execute("SELECT table_name FROM duckdb_tables()").fetchall()}
+    rolls = [r for r in rollup.ROLLUPS if r.table in built]
+    assert len(rolls) == 1  # the grouping's rollup
+    for r in rolls:
+        buckets = f"SELECT count(DISTINCT b) FROM {r.table}"
+        [(n_before,)] = con.execute(buckets).fetchall()
+        rollup.fold_old(con, r, keep=60 * NS // rollup.BUCKET_NS + 1, every=0)
+        [(n_after,)] = con.execute(buckets).fetchall()
+        assert n_after <= n_before - 20, (r.name, n_before, n_after)
+    after = [syscalls.syscall_stats(con, x, rollup_min=0) for x in queries]
+    assert after == before
+    assert after == [syscalls.syscall_stats(con, x, rollup_min=10**12) for x in queries]
+
+
 def test_split_window_edges() -> None:
     from fayshell.views.queries.rollup import BUCKET_NS, split_window
 

@@ -11,7 +11,9 @@ the per-syscall groupings, ``by_process`` per (session, node, pid, procname) the
 one. (Both keys at once, a (node, pid, name) triple, would be nearly as many rows as the data.)
 
 New rows are found by ``rowid`` (the store only appends); when rows disappear the partials are
-rebuilt from scratch.
+rebuilt from scratch. Buckets far behind the newest are folded into one per key (the sums,
+counts and maxima stay exact), so a view left open for hours keeps a bounded table: no bounded
+window reaches them, and the whole-session window only adds them up.
 """
 
 from __future__ import annotations
@@ -26,6 +28,11 @@ from fayshell.views.model import NS
 from fayshell.views.queries.common import Con
 
 BUCKET_NS = 2 * NS
+#: Buckets kept apart behind the newest one: 10 minutes, well past the longest bounded window
+#: (a minute), with room for a node clock ahead of the shell's. Older ones are folded.
+KEEP_BUCKETS = 10 * 60 * NS // BUCKET_NS
+#: Fold again once this many more buckets are past the cutoff (a minute): not every refresh.
+FOLD_EVERY = 60 * NS // BUCKET_NS
 
 
 @dataclass(frozen=True)
@@ -116,6 +123,22 @@ def sync(con: Con, roll: Rollup) -> None:
     )
     con.execute(f"DELETE FROM {roll.mark}")
     con.execute(f"INSERT INTO {roll.mark} VALUES (?, ?)", [total, end])
+    fold_old(con, roll)
+
+
+def fold_old(con: Con, roll: Rollup, keep: int = KEEP_BUCKETS, every: int = FOLD_EVERY) -> None:
+    """Fold the buckets more than ``keep`` behind the newest into one bucket per key, just
+    below the cutoff (still before any bounded window; the whole session adds it up)."""
+    row = con.execute(f"SELECT min(b), max(b) FROM {roll.table}").fetchone()
+    if row is None or row[0] is None or row[0] >= row[1] - keep - every:
+        return  # nothing old enough, or only the bucket a previous fold left
+    cut = int(row[1]) - keep
+    con.execute(
+        f"CREATE OR REPLACE TEMP TABLE {roll.table} AS "
+        f"SELECT {cut - 1} AS b, {roll.columns}, sum(c)::BIGINT AS c, sum(n)::BIGINT AS n, "
+        f"sum(t)::HUGEINT AS t, max(m) AS m FROM {roll.table} WHERE b < {cut} GROUP BY ALL "
+        f"UNION ALL SELECT * FROM {roll.table} WHERE b >= {cut}"
+    )
 
 
 def _partials(roll: Rollup, where: str) -> str:
