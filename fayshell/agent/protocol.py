@@ -287,8 +287,7 @@ def check_fields(cls: type[Frame], obj: Any, offset: int) -> dict[str, Any]:
     """The frame's fields from a decoded JSON object: exact names, checked types."""
     if not isinstance(obj, dict):
         raise ProtocolError(offset, f"{cls.__name__}: JSON part is not an object")
-    hints = typing.get_type_hints(cls)
-    want = [f.name for f in fields(cls) if f.name != "data"]
+    hints, want = field_types(cls)
     extra = sorted(set(obj) - set(want))
     missing = [n for n in want if n not in obj]
     if extra or missing:
@@ -302,6 +301,19 @@ def check_fields(cls: type[Frame], obj: Any, offset: int) -> dict[str, Any]:
                 f"got {type(obj[name]).__name__}",
             )
     return dict(obj)
+
+
+def field_types(cls: type[Frame]) -> tuple[dict[str, Any], list[str]]:
+    """A frame class's field types and its JSON field names (read once per class: resolving
+    the annotations costs more than decoding a frame)."""
+    known = _FIELD_TYPES.get(cls)
+    if known is None:
+        names = [f.name for f in fields(cls) if f.name != "data"]
+        known = _FIELD_TYPES[cls] = (typing.get_type_hints(cls), names)
+    return known
+
+
+_FIELD_TYPES: dict[type[Frame], tuple[dict[str, Any], list[str]]] = {}
 
 
 def _conforms(value: Any, hint: Any) -> bool:

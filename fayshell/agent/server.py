@@ -49,6 +49,7 @@ class Agent:
         self.stdin = stdin
         self.stdout = stdout
         self.out_lock = threading.Lock()
+        self.held: list[bytes] = []  # answers not written yet (see send)
         self.requests: queue.Queue[p.Frame | None] = queue.Queue()
         self.running: int | None = None
         self.cancelled: set[int] = set()
@@ -58,9 +59,19 @@ class Agent:
 
     # ---- io ----
 
-    def send(self, frame: p.Frame) -> None:
+    def send(self, frame: p.Frame, more: bool = False) -> None:
+        """Write ``frame``; with ``more`` (another request is already queued) it waits to go
+        out with the next answer: requests sent together get their answers in one write."""
         data = p.encode(frame, self.settings.limits)
         with self.out_lock:
+            self.held.append(data)
+            if not more:
+                self.flush_held()
+
+    def flush_held(self) -> None:
+        """Write the answers held back (call with ``out_lock``)."""
+        data, self.held = b"".join(self.held), []
+        if data:
             self.stdout.write(data)
             self.stdout.flush()
 
@@ -103,6 +114,8 @@ class Agent:
             while (frame := self.requests.get()) is not None:
                 self.handle(frame)
         finally:
+            with self.out_lock, contextlib.suppress(OSError, ValueError):
+                self.flush_held()
             if self.store is not None:
                 self.store.close()
         return 0
@@ -116,7 +129,8 @@ class Agent:
                 return
             self.running = rid
         try:
-            self.send(self.answer(frame))
+            answer = self.answer(frame)
+            self.send(answer, more=not self.requests.empty())
         except FayError as exc:
             kind = "cancelled" if rid in self.cancelled else getattr(exc, "kind", "request")
             msg = f"request {rid} cancelled" if kind == "cancelled" else exc.one_line()

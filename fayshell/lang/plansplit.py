@@ -28,8 +28,9 @@ from __future__ import annotations
 
 import copy
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 from fayshell.errors import FayError
 
@@ -110,16 +111,34 @@ class Splitter:
     con: Any
     options: SplitOptions = field(default_factory=SplitOptions)
 
+    #: What every split asks again: DuckDB's aggregate names and the parse trees of the fixed
+    #: holder queries (both depend only on this process's DuckDB, so they are read once).
+    known: ClassVar[dict[str, Any]] = {}
+
     def __post_init__(self) -> None:
+        self.aggregates = self.remembered("aggregates", self.aggregate_names)
+        self.parts: list[str] = []
+        self.approx: list[str] = []
+
+    def remembered(self, key: str, compute: Callable[[], Any]) -> Any:
+        if key not in self.known:
+            self.known[key] = compute()
+        return self.known[key]
+
+    def aggregate_names(self) -> frozenset[str]:
         rows = self.con.execute(
             "SELECT DISTINCT function_name FROM duckdb_functions() "
             "WHERE function_type = 'aggregate'"
         ).fetchall()
-        self.aggregates = {r[0] for r in rows} | {"count_star"}
-        self.parts: list[str] = []
-        self.approx: list[str] = []
+        return frozenset({r[0] for r in rows} | {"count_star"})
 
     # ---- DuckDB's parser and printer ----
+
+    def holder(self, sql: str) -> dict[str, Any]:
+        """The parse tree of a fixed holder query (a fresh copy: callers fill it in)."""
+        text = self.remembered(f"parse:{sql}", lambda: json.dumps(self.parse(sql)))
+        tree: dict[str, Any] = json.loads(text)
+        return tree
 
     def parse(self, sql: str) -> dict[str, Any]:
         text = self.con.execute("SELECT json_serialize_sql(?)", [sql]).fetchall()[0][0]
@@ -140,12 +159,12 @@ class Splitter:
         return text
 
     def expr_sql(self, expr: dict[str, Any]) -> str:
-        holder = self.parse("SELECT 1")
+        holder = self.holder("SELECT 1")
         holder["select_list"] = [dict(expr, alias="")]
         return self.render(holder)[len("SELECT ") :]
 
     def from_sql(self, table: dict[str, Any]) -> str:
-        holder = self.parse("SELECT * FROM fay_x")
+        holder = self.holder("SELECT * FROM fay_x")
         holder["from_table"] = table
         return self.render(holder)[len("SELECT * FROM ") :]
 
@@ -169,7 +188,7 @@ class Splitter:
         return Merged(self.parse(f"SELECT * FROM {name}{tail}"))
 
     def order_sql(self, order: dict[str, Any] | None) -> str:
-        holder = self.parse("SELECT * FROM fay_x")
+        holder = self.holder("SELECT * FROM fay_x")
         holder["modifiers"] = [order]
         return self.render(holder).split(" ORDER BY ", 1)[1]
 
@@ -195,7 +214,7 @@ class Splitter:
     def source(self, table: dict[str, Any]) -> Local | Merged:
         kind = table["type"]
         if kind in ("BASE_TABLE", "EMPTY", "TABLE_FUNCTION"):  # evaluated on each node
-            holder = self.parse("SELECT * FROM fay_x")
+            holder = self.holder("SELECT * FROM fay_x")
             holder["from_table"] = table
             return Local(holder)
         if kind == "SUBQUERY":
@@ -207,7 +226,7 @@ class Splitter:
         raise Unsplittable(f"{kind.lower().replace('_', ' ')} in FROM is not split")
 
     def subquery(self, node: dict[str, Any], like: dict[str, Any]) -> dict[str, Any]:
-        holder = self.parse("SELECT * FROM (SELECT 1) AS _r")
+        holder = self.holder("SELECT * FROM (SELECT 1) AS _r")
         table = holder["from_table"]
         table["subquery"]["node"] = node
         table["alias"] = like.get("alias") or "_r"
@@ -314,7 +333,7 @@ class Splitter:
                 self.parse(f"SELECT * FROM {self.add_part(self.render(part))}{ordered}{tail}")
             )
         rows = dict(
-            base, select_list=self.parse("SELECT *")["select_list"], modifiers=[src.order, keep]
+            base, select_list=self.holder("SELECT *")["select_list"], modifiers=[src.order, keep]
         )
         name = self.add_part(self.render(rows))
         inner = self.parse(f"SELECT * FROM {name} ORDER BY {self.order_sql(src.order)}")

@@ -82,6 +82,20 @@ class AgentClient:
     async def import_session(self, path: str, session: str, stopped: bool) -> p.Imported:
         rid = next(self.ids)
         frame = await self._ask(rid, p.Import(rid, path, session, self.node, stopped))
+        return self._imported(frame)
+
+    async def import_and_query(
+        self, path: str, session: str, stopped: bool, sql: tuple[str, ...]
+    ) -> tuple[p.Imported, list[p.Result]]:
+        """Import the session's new chunks, then run the queries: sent together and answered
+        in order, one round trip. A failed import (or query) raises its error."""
+        rid = next(self.ids)
+        asks: list[tuple[int, p.Frame]] = [(rid, p.Import(rid, path, session, self.node, stopped))]
+        asks += [(q, p.Query(q, text)) for q, text in ((next(self.ids), t) for t in sql)]
+        first, *rest = await self._ask_all(asks)
+        return self._imported(first), [self._result(f) for f in rest]
+
+    def _imported(self, frame: p.Frame) -> p.Imported:
         if not isinstance(frame, p.Imported):
             raise AgentError(
                 self.node, "protocol", f"expected Imported, got {type(frame).__name__}"
@@ -94,26 +108,34 @@ class AgentClient:
         return frame
 
     async def _ask(self, rid: int, frame: p.Frame) -> p.Frame:
+        return (await self._ask_all([(rid, frame)]))[0]
+
+    async def _ask_all(self, asks: list[tuple[int, p.Frame]]) -> list[p.Frame]:
+        """Send the requests in one write, wait for every answer; an Error answer raises."""
         if self.dead is not None:
             raise self.dead
-        fut: asyncio.Future[p.Frame] = asyncio.get_running_loop().create_future()
-        self.waiting[rid] = fut
+        loop = asyncio.get_running_loop()
+        futs = {rid: loop.create_future() for rid, _ in asks}
+        self.waiting.update(futs)
         try:
-            await self._send(frame)
-            answer = await fut
+            await self._send(*(frame for _, frame in asks))
+            answers = [await fut for fut in futs.values()]
         except asyncio.CancelledError:
-            with contextlib.suppress(Exception):
-                await self._send(p.Cancel(rid))  # stop it on the node too
+            with contextlib.suppress(Exception):  # stop them on the node too
+                await self._send(*(p.Cancel(r) for r, f in futs.items() if not f.done()))
             raise
         finally:
-            self.waiting.pop(rid, None)
-        if isinstance(answer, p.Error):
-            raise AgentError(self.node, answer.kind, answer.message)
-        return answer
+            for rid in futs:
+                self.waiting.pop(rid, None)
+        for answer in answers:
+            if isinstance(answer, p.Error):
+                raise AgentError(self.node, answer.kind, answer.message)
+        return answers
 
-    async def _send(self, frame: p.Frame) -> None:
-        self.proc.write(p.encode(frame, self.limits))
-        await self.proc.drain()
+    async def _send(self, *frames: p.Frame) -> None:
+        if frames:
+            self.proc.write(b"".join(p.encode(f, self.limits) for f in frames))
+            await self.proc.drain()
 
     async def _read_loop(self) -> None:
         dec = p.FrameDecoder(self.limits)

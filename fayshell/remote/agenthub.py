@@ -77,6 +77,7 @@ class AgentHub:
         self.pulled: dict[str, PulledNode] = {}
         self.unavailable: dict[str, str] = {}
         self.outputs: dict[tuple[str, str], OutputDir] = {}
+        self.template: Any = None  # empty copies of the store's tables (scratch_connection)
         self.lock = threading.Lock()
 
     # ---- the thread ----
@@ -103,8 +104,25 @@ class AgentHub:
                 asyncio.run_coroutine_threadsafe(self._close_agents(), self._start()).result(30)
             raise
 
+    def scratch_connection(self) -> Any:
+        """A new connection to an in-memory database of empty copies of the store's tables,
+        made once per hub (-OnNode queries parse, type and merge there)."""
+        with self.lock:
+            if self.template is None:
+                import duckdb
+
+                from fayshell.store.database import Database
+                from fayshell.store.schema import ensure_schema
+
+                db = Database(":memory:", duckdb.connect())
+                ensure_schema(db)
+                self.template = db.con
+            return self.template.cursor()
+
     def close(self) -> None:
         """Stop every agent, close the connections and the thread."""
+        with self.lock:
+            self.template = None  # (not closed: relations made from it may still be read)
         if self.loop is None:
             return
         with contextlib.suppress(Exception):
@@ -213,8 +231,8 @@ class AgentHub:
             out = await output_dir(await self._cluster().connect(node), session, remembered)
             if out.stopped:  # a stopped session's output stays put
                 self.outputs[(node, session)] = out
-        await client.import_session(out.path, session, out.stopped)
-        return [(await client.query(sql)).table() for sql in node_sql]
+        _, results = await client.import_and_query(out.path, session, out.stopped, node_sql)
+        return [r.table() for r in results]
 
     async def _drop(self, node: str) -> None:
         client = self.clients.pop(node, None)

@@ -13,6 +13,7 @@ database is never touched. Nodes that did not answer are named in a warning and 
 from __future__ import annotations
 
 import re
+import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -58,16 +59,23 @@ class NodeDatabase(Database):
         self.verbose = verbose
         self.warn = warn
         self.missing: dict[str, str] = {}
+        #: Seconds the last run spent splitting, waiting for the nodes and merging (bench/).
+        self.phases: dict[str, float] = {}
         self.ready = False
 
     @classmethod
     def scratch(cls, **kw: Any) -> NodeDatabase:
-        import duckdb
+        hub = kw.get("hub")
+        if hub is not None:  # a connection to the hub's copy: a new database costs ~40 ms
+            db = cls(path=":memory:", con=hub.scratch_connection(), **kw)
+            db.schema_ready = True
+        else:
+            import duckdb
 
-        from fayshell.store.schema import ensure_schema
+            from fayshell.store.schema import ensure_schema
 
-        db = cls(path=":memory:", con=duckdb.connect(), **kw)
-        ensure_schema(db)
+            db = cls(path=":memory:", con=duckdb.connect(), **kw)
+            ensure_schema(db)
         db.ready = True
         return db
 
@@ -101,16 +109,21 @@ class NodeDatabase(Database):
 
     def run(self, sql: str) -> tuple[list[str], list[tuple[Any, ...]]]:
         """Split, run on the nodes, merge: column names and rows."""
+        t0 = time.perf_counter()
         schema = self.schema_of(sql)  # also validates the query, as on one database
         plan = Splitter(self.con, self.split_options).split(sql)
         for line in plan.describe():
             self.verbose(line)
         assert self.hub is not None
+        t1 = time.perf_counter()
         answers = self.hub.call(
             self.hub.run_parts(self.nodes, self.session, self.remembered, plan.node_sql)
         )
+        t2 = time.perf_counter()
         self.report(answers)
-        return merge(self, plan.node_sql, plan.merge_sql, answers, schema)
+        out = merge(self, plan.node_sql, plan.merge_sql, answers, schema)
+        self.phases = {"split": t1 - t0, "nodes": t2 - t1, "merge": time.perf_counter() - t2}
+        return out
 
     def report(self, answers: NodeAnswers) -> None:
         self.missing = dict(answers.missing)
@@ -127,11 +140,11 @@ def merge(
     answers: NodeAnswers,
     schema: dict[str, str],
 ) -> tuple[list[str], list[tuple[Any, ...]]]:
-    """Load each part's answers into a fresh DuckDB (tables typed as the query is typed on the
-    scratch database, never running it here) and run the merge there."""
+    """Load each part's answers into temporary tables of a connection of its own (typed as the
+    query is typed on the scratch database, never running it here) and run the merge there."""
     import duckdb
 
-    con = duckdb.connect()
+    con = db.con.cursor()  # temporary tables belong to this connection alone
     try:
         for i, sql in enumerate(node_sql):
             load_part(con, f"{PART}{i}", db.schema_of(sql), answers.tables[i])
@@ -151,22 +164,41 @@ def merge(
 
 
 def load_part(con: Any, name: str, schema: dict[str, str], tables: list[Any]) -> None:
-    """Table ``name`` with ``schema``, holding every node's rows (columns a node has beyond
-    the schema, e.g. stream context columns, are added)."""
+    """Temporary table ``name`` with ``schema``, holding every node's rows (columns a node has
+    beyond the schema, e.g. stream context columns, are added). The nodes' tables go in as one
+    Arrow table when they concatenate (same or promotable types), else one by one."""
     cols = ", ".join(f"{quote_ident(c)} {t}" for c, t in schema.items())
-    con.execute(f"CREATE TABLE {name} ({cols})").fetchall()
+    con.execute(f"CREATE TEMP TABLE {name} ({cols})").fetchall()
     have = {c.lower() for c in schema}
-    for k, table in enumerate(tables):
+    whole = union(tables)
+    for k, table in enumerate([whole] if whole is not None else tables):
         view = f"{name}_node{k}"
         con.register(view, table)
-        for col, typ in con.execute(
-            f"SELECT column_name, column_type FROM (DESCRIBE {view})"
-        ).fetchall():
-            if col.lower() not in have:
-                con.execute(f"ALTER TABLE {name} ADD COLUMN {quote_ident(col)} {typ}").fetchall()
-                have.add(col.lower())
-        con.execute(f"INSERT INTO {name} BY NAME SELECT * FROM {view}").fetchall()
-        con.unregister(view)
+        try:
+            for col, typ in con.execute(
+                f"SELECT column_name, column_type FROM (DESCRIBE {view})"
+            ).fetchall():
+                if col.lower() not in have:
+                    con.execute(
+                        f"ALTER TABLE {name} ADD COLUMN {quote_ident(col)} {typ}"
+                    ).fetchall()
+                    have.add(col.lower())
+            con.execute(f"INSERT INTO {name} BY NAME SELECT * FROM {view}").fetchall()
+        finally:
+            con.unregister(view)
+
+
+def union(tables: list[Any]) -> Any:
+    """The nodes' Arrow tables as one (columns matched by name, a column a node lacks is null),
+    or None when their types do not combine."""
+    import pyarrow as pa
+
+    if len(tables) < 2:
+        return tables[0] if tables else None
+    try:
+        return pa.concat_tables(tables, promote_options="permissive")
+    except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError):
+        return None
 
 
 @dataclass(frozen=True)

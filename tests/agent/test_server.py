@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import io
 import os
 import platform
 import shutil
@@ -10,6 +11,7 @@ import struct
 import sys
 from collections.abc import AsyncIterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -194,3 +196,57 @@ async def test_a_loaded_chunk_is_not_opened_again(
     )
     more = await agent.import_session(str(session_dir), "incident", stopped=False)
     assert (more.chunks, more.skipped, more.errors) == (1, 3, [])
+
+
+async def test_import_and_queries_go_together_and_answer_in_order(
+    agent: AgentClient, session_dir: Path
+) -> None:
+    """One round trip: the import, then each query, answered in the order sent."""
+    done, (calls, names) = await agent.import_and_query(
+        str(session_dir),
+        "incident",
+        False,
+        ("SELECT count(*) AS n FROM syscalls", "SELECT DISTINCT name FROM syscalls ORDER BY 1"),
+    )
+    assert (done.chunks, done.errors) == (3, [])
+    alone = (await agent.query("SELECT count(*) AS n FROM syscalls")).table()
+    assert calls.table().equals(alone) and alone.column("n")[0].as_py() > 0
+    assert names.table().num_rows == len(set(names.table().column("name").to_pylist())) > 1
+    with pytest.raises(AgentError, match="no such session directory"):
+        await agent.import_and_query("/nonexistent/session", "x", True, ("SELECT 1",))
+    with pytest.raises(AgentError, match="exactly one SELECT"):
+        await agent.import_and_query(str(session_dir), "incident", False, ("DROP TABLE x",))
+    again, (same,) = await agent.import_and_query(
+        str(session_dir), "incident", False, ("SELECT count(*) AS n FROM syscalls",)
+    )
+    assert (again.chunks, again.skipped) == (0, 3) and same.table().equals(alone)
+
+
+class Writes(io.BytesIO):
+    """An agent's stdout that counts the writes reaching it."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.writes = 0
+
+    def write(self, data: Any) -> int:
+        self.writes += 1
+        return super().write(data)
+
+
+def test_answers_to_requests_queued_together_leave_in_one_write(tmp_path: Path) -> None:
+    from fayshell.agent.server import Agent, AgentSettings
+
+    out = Writes()
+    r, w = os.pipe()  # a stdin that stays open (its end would cancel what runs)
+    with open(r, "rb") as stdin, open(w, "wb") as end:
+        agent = Agent(AgentSettings(tmp_path / "cache"), stdin, out)
+        for frame in (p.Hello([1], "x"), p.Query(1, "SELECT 1 AS a"), p.Query(2, "SELECT 2 AS b")):
+            agent.requests.put(frame)  # queued before serving, as if read at once
+        agent.requests.put(None)
+        assert agent.serve() == 0
+        end.close()
+    frames = list(p.iter_frames(out.getvalue()))
+    assert [type(f).__name__ for f in frames] == ["Welcome", "Result", "Result"]
+    assert [f.table().column(0).to_pylist() for f in frames[1:]] == [[1], [2]]  # type: ignore[attr-defined]
+    assert out.writes == 1
