@@ -6,6 +6,7 @@ are single SELECT statements only, so no request can change or drop what was imp
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -44,6 +45,11 @@ class NodeStore:
     #: ones (opening one parses its metadata and reads its streams' heads and tails).
     #: The value: how many traces (domain directories) the chunk held.
     loaded: dict[tuple[Any, ...], int] = field(default_factory=dict)
+    #: Queries get one DuckDB thread per this many stored rows (at least one, at most the
+    #: node's cores): a small store answers as fast on one thread, without waking others, and
+    #: many agents (or the node's own work) share the cores. Imports use every core.
+    rows_per_thread: int = 1 << 20
+    threads: int = 0  # the query threads set now (0: DuckDB's default, every core)
 
     @classmethod
     def open(cls, path: Path) -> NodeStore:
@@ -53,7 +59,28 @@ class NodeStore:
         db = Database.open(str(path))
         db.execute("SET enable_progress_bar = false")
         ensure_schema(db)
-        return cls(db, db.con)
+        store = cls(db, db.con)
+        store.fit_threads()
+        return store
+
+    def fit_threads(self) -> None:
+        """Set the query threads for the rows stored now (see ``rows_per_thread``)."""
+        with self.db.lock:
+            ((rows,),) = self.db.con.execute(
+                "SELECT coalesce(sum(estimated_size), 0) FROM duckdb_tables() "
+                "WHERE database_name = current_database()"
+            ).fetchall()
+            n = max(1, min(os.cpu_count() or 1, int(rows) // self.rows_per_thread))
+            if n != self.threads:
+                self.db.con.execute(f"SET threads = {n}").fetchall()
+                self.threads = n
+
+    def all_threads(self) -> None:
+        """DuckDB's default threads (every core), for an import."""
+        if self.threads:
+            with self.db.lock:
+                self.db.con.execute("RESET threads").fetchall()
+            self.threads = 0
 
     def import_session(self, root: Path, session: str, node: str, stopped: bool) -> ImportResult:
         """Load the finished chunks of a session's output directory (archives, snapshots, and
@@ -69,19 +96,27 @@ class NodeStore:
             return ImportResult(chunks_skipped=self.seen[key][1])
         total = ImportResult()
         complete = find_chunks(entries, stopped=stopped).complete
-        for chunk in complete:
-            mark = (str(root), session, node, chunk.chunk_id, chunk.files)
-            if chunk.empty:
-                continue
-            if mark in self.loaded:
-                total.chunks_skipped += self.loaded[mark]
-                continue
-            part = ImportResult()
-            for path in chunk_dirs(root, chunk.path, chunk.domains):
-                part.merge(import_trace(self.db, path, node=node, session=session))
-            if not part.errors:
-                self.loaded[mark] = part.chunks_loaded + part.chunks_skipped
-            total.merge(part)
+        loading = False  # DuckDB's threads are set back to every core for a load
+        try:
+            for chunk in complete:
+                mark = (str(root), session, node, chunk.chunk_id, chunk.files)
+                if chunk.empty:
+                    continue
+                if mark in self.loaded:
+                    total.chunks_skipped += self.loaded[mark]
+                    continue
+                if not loading:
+                    loading = True
+                    self.all_threads()
+                part = ImportResult()
+                for path in chunk_dirs(root, chunk.path, chunk.domains):
+                    part.merge(import_trace(self.db, path, node=node, session=session))
+                if not part.errors:
+                    self.loaded[mark] = part.chunks_loaded + part.chunks_skipped
+                total.merge(part)
+        finally:
+            if loading:
+                self.fit_threads()
         if not total.errors:
             self.seen[key] = (sig, len(complete))
         return total
