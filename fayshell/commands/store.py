@@ -113,7 +113,8 @@ def on_node_relation(
         verbose=ctx.write_verbose,
         warn=ctx.write_warning,
     )
-    ctx.write_verbose(f"on {ctx.state.cluster.fold(nodes)}: {sql}")
+    if ctx.verbose:  # (folding 64 names into a node set costs more than the rest here)
+        ctx.write_verbose(f"on {ctx.state.cluster.fold(nodes)}: {sql}")
     return NodeRelation(db, sql)
 
 

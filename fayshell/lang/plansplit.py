@@ -482,7 +482,6 @@ class AggSplit:
                 f"{call['function_name']}() needs one constant fraction in 0..1 to be split"
             )
         x = self.sp.expr_sql(args[0])
-        value = x if self.sp.options.exact_quantiles else self.bucket(x)
         if not self.sp.options.exact_quantiles:
             self.sp.approx.append(
                 f"{self.sp.expr_sql(call)}: log-bucketed histogram, relative "
@@ -492,21 +491,26 @@ class AggSplit:
         cols = [f"{g} AS {k}" for g, k in zip(gk, keys, strict=True)]
         filt = call.get("filter")
         cond = f"({x}) IS NOT NULL" + (f" AND ({self.sp.expr_sql(filt)})" if filt else "")
-        part = self.sp.add_part(
-            f"SELECT {', '.join([*cols, f'{value} AS fay_v', 'count(*) AS fay_n'])} FROM "
-            f"{self.from_sql()}{self.where_sql(cond)} GROUP BY {', '.join([*gk, value])}"
-        )
+        part = self.sp.add_part(self.histogram(cols, keys, x, cond))
         alias = f"_q{i}"
         on = " AND ".join(f"_a.{k} IS NOT DISTINCT FROM {alias}.{k}" for k in keys) or "TRUE"
         joins.append(f" LEFT JOIN ({weighted_quantile(part, keys, q, disc)}) AS {alias} ON {on}")
         return f"any_value({alias}.fay_q)"
 
-    def bucket(self, x: str) -> str:
+    def histogram(self, cols: list[str], keys: list[str], x: str, cond: str) -> str:
+        """The node query of a percentile: ``(keys, fay_v, fay_n)``, each value of ``x``
+        counted as itself (exact) or as the representative ``sign(x)·2γ^e/(γ+1)`` of its
+        bucket ``e = ⌈ln|x| / ln γ⌉`` (0 has sign 0, so it stays 0). Rows are grouped by sign
+        and bucket number, each expression computed once per row, the representative once
+        per bucket."""
+        where = f"{self.from_sql()}{self.where_sql(cond)} GROUP BY ALL"
+        if self.sp.options.exact_quantiles:
+            return f"SELECT {', '.join([*cols, f'{x} AS fay_v', 'count(*) AS fay_n'])} FROM {where}"
         g = repr(self.sp.options.gamma)
-        return (
-            f"CASE WHEN ({x}) = 0 THEN 0.0 ELSE sign({x}) * (2 * pow({g}, ceil(ln(abs({x})) "
-            f"/ ln({g}))) / ({g} + 1)) END"
-        )
+        sign, exp = f"sign({x}) AS fay_s", f"ceil(ln(abs({x})) / ln({g})) AS fay_e"
+        inner = f"SELECT {', '.join([*cols, sign, exp, 'count(*) AS fay_n'])} FROM {where}"
+        value = f"fay_s * (2 * pow({g}, fay_e) / ({g} + 1)) AS fay_v"
+        return f"SELECT {', '.join([*keys, value, 'fay_n'])} FROM ({inner}) AS _b"
 
     def outer(
         self, inner: dict[str, Any], keys: list[str], slots: dict[str, str]

@@ -214,6 +214,31 @@ def test_bucket_representatives_are_shared_across_nodes() -> None:
         )
 
 
+@pytest.mark.parametrize("sign", [1, -1])
+def test_histogram_keeps_zeros_exact_and_holds_the_bound_for_either_sign(sign: int) -> None:
+    """Zero is its own bucket (no logarithm taken of it); negative values mirror positive."""
+    spread = [[0, 0, 0, 7, 12.5], [0, 1e9, 3], [], [250_000, 0.25, 0.25]]
+    nodes, whole = [], duckdb.connect()
+    whole.execute("CREATE TABLE t (g VARCHAR, x DOUBLE)")
+    for values in spread:
+        con = duckdb.connect()
+        con.execute("CREATE TABLE t (g VARCHAR, x DOUBLE)")
+        for db in (con, whole):
+            for v in values:
+                db.execute("INSERT INTO t VALUES (?, ?)", ["a" if v else "z", sign * v])
+        nodes.append(con)
+    for q in (0.0, 0.3, 0.5, 0.8, 1.0):
+        sql = (
+            f"SELECT g, quantile_cont(x, {q}) AS c, quantile_disc(x, {q}) AS d, count(*) AS n "
+            "FROM t GROUP BY g ORDER BY g"
+        )
+        got, want = run_split(split_query(sql), nodes), whole.execute(sql).fetchall()
+        assert [(r[0], r[3]) for r in got] == [(r[0], r[3]) for r in want]
+        for g, w in zip(got, want, strict=True):
+            assert within(g[1], w[1], 0.01) and within(g[2], w[2], 0.01), (q, g, w)
+        assert got[-1][1:3] == (0.0, 0.0)  # the zeros' group: exactly zero
+
+
 def test_first_takes_one_nodes_first() -> None:
     """Group-Object names a string group by first(spelling): some spelling of the group."""
     sql = (
