@@ -5,7 +5,10 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+import pytest
+
 from fayshell.agent.nodestore import NodeStore
+from fayshell.errors import SqlError
 
 
 def threads(store: NodeStore) -> int:
@@ -36,5 +39,17 @@ def test_a_bigger_store_gets_a_thread_per_share_of_rows(tmp_path: Path, session_
         want = max(1, min(os.cpu_count() or 1, rows // 1000))
         assert threads(store) == store.threads == want
         assert store.query("SELECT count(*) AS n FROM syscalls").column("n")[0].as_py() > 0
+    finally:
+        store.close()
+
+
+def test_a_refused_statement_stays_refused_when_asked_again(tmp_path: Path) -> None:
+    store = NodeStore.open(tmp_path / "store.duckdb")
+    try:
+        for _ in range(2):  # the second time from the accepted texts, or checked again
+            assert store.query("SELECT count(*) AS n FROM syscalls").column("n")[0].as_py() == 0
+            with pytest.raises(SqlError, match="exactly one SELECT"):
+                store.query("DROP TABLE syscalls")
+        assert store.selects == {"SELECT count(*) AS n FROM syscalls"}
     finally:
         store.close()
