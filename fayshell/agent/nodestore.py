@@ -31,6 +31,10 @@ ROLLUP_SQL = {
 }
 
 
+#: Query relations a store keeps (see NodeStore.query).
+MAX_RELATIONS = 64
+
+
 @dataclass
 class NodeStore:
     """The node's DuckDB file, opened once per agent."""
@@ -50,7 +54,7 @@ class NodeStore:
     #: many agents (or the node's own work) share the cores. Imports use every core.
     rows_per_thread: int = 1 << 20
     threads: int = 0  # the query threads set now (0: DuckDB's default, every core)
-    selects: set[str] = field(default_factory=set)  # texts check_select accepted
+    relations: dict[str, Any] = field(default_factory=dict)  # SELECT text -> its relation
 
     @classmethod
     def open(cls, path: Path) -> NodeStore:
@@ -108,6 +112,7 @@ class NodeStore:
                     continue
                 if not loading:
                     loading = True
+                    self.relations.clear()  # bound to the tables as they were
                     self.all_threads()
                 part = ImportResult()
                 for path in chunk_dirs(root, chunk.path, chunk.domains):
@@ -123,19 +128,26 @@ class NodeStore:
         return total
 
     def query(self, sql: str) -> Any:
-        """A pyarrow Table: the answer of one SELECT."""
-        if sql not in self.selects:  # the shell asks the same questions again and again
-            check_select(sql)
-            if len(self.selects) >= 256:
-                self.selects.clear()
-            self.selects.add(sql)
+        """A pyarrow Table: the answer of one SELECT. The shell asks the same questions again
+        and again: a query's relation is kept and read again (checked, parsed and bound once)
+        until an import may have changed the tables."""
         with self.db.lock:
+            rel = self.relations.get(sql)
             try:
-                return self.db.con.sql(sql).to_arrow_table()
+                if rel is None:
+                    check_select(sql)
+                    rel = self.db.con.sql(sql)
+                table = rel.to_arrow_table()
+            except SqlError:
+                raise
             except Exception as exc:
                 from fayshell.store.database import sql_error
 
                 raise sql_error(exc) from None
+            if len(self.relations) >= MAX_RELATIONS:
+                self.relations.clear()
+            self.relations[sql] = rel
+            return table
 
     def rollup(self, kind: str, session: str, since: int) -> Any:
         sql = ROLLUP_SQL.get(kind)

@@ -46,10 +46,23 @@ def test_a_bigger_store_gets_a_thread_per_share_of_rows(tmp_path: Path, session_
 def test_a_refused_statement_stays_refused_when_asked_again(tmp_path: Path) -> None:
     store = NodeStore.open(tmp_path / "store.duckdb")
     try:
-        for _ in range(2):  # the second time from the accepted texts, or checked again
+        for _ in range(2):  # the second time from the kept relation, or checked again
             assert store.query("SELECT count(*) AS n FROM syscalls").column("n")[0].as_py() == 0
             with pytest.raises(SqlError, match="exactly one SELECT"):
                 store.query("DROP TABLE syscalls")
-        assert store.selects == {"SELECT count(*) AS n FROM syscalls"}
+        assert list(store.relations) == ["SELECT count(*) AS n FROM syscalls"]
+    finally:
+        store.close()
+
+
+def test_a_kept_query_answers_from_what_an_import_added(tmp_path: Path, session_dir: Path) -> None:
+    store = NodeStore.open(tmp_path / "store.duckdb")
+    sql = "SELECT count(*) AS n, count(DISTINCT name) AS names FROM syscalls"
+    try:
+        assert store.query(sql).to_pylist() == [{"n": 0, "names": 0}]
+        store.import_session(session_dir, "incident", "node01", stopped=False)
+        after = store.query(sql).to_pylist()
+        assert after[0]["n"] > 0 and after[0]["names"] > 1
+        assert store.query(sql).to_pylist() == after  # read again: the same answer
     finally:
         store.close()
