@@ -41,8 +41,17 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from fayshell.errors import FayError
 from fayshell.views.feeds import FeedStatus, NodeHealth
 from fayshell.views.live import PumpTimes
-from fayshell.views.model import Query, Scope, SyscallStat, TraceSpan, TraceSummary
+from fayshell.views.model import (
+    LogPage,
+    LogRecord,
+    Query,
+    Scope,
+    SyscallStat,
+    TraceSpan,
+    TraceSummary,
+)
 from fayshell.views.queries import common, partials
+from fayshell.views.queries import logs as lq
 from fayshell.views.queries import spans as spq
 from fayshell.views.queries import syscalls as sq
 
@@ -144,6 +153,8 @@ class RollupFeed:
         self.notes: list[str] = [
             f"node rollups: percentiles ≈ within {partials.HIST.alpha:.0%}, "
             "windows in whole intervals"
+            if target.kind.durations
+            else "node rollups: records asked of the nodes"
         ]
         self.drill_missing: dict[str, str] = {}
         #: SELECTs sent to agents for drill-downs (for tests and measurements).
@@ -168,6 +179,7 @@ class RollupFeed:
             ),
             spq.slowest_traces: self._slowest_traces,
             spq.trace_spans: self._trace_spans,
+            lq.log_page: self._log_page,
         }
 
     # ---- Feed ----------------------------------------------------------------------------
@@ -510,6 +522,35 @@ class RollupFeed:
         ids = [tid for tid, _ in top]
         parts = self._ask_nodes(self._all_nodes(), lambda cur, nq: trace_parts(cur, nq, ids), q)
         return merge_traces(top, parts)
+
+    def _log_page(self, q: Query, severity: str, limit: int = 1000) -> LogPage:
+        """The newest ``limit`` records: each node's newest ``limit`` (asked of it), merged;
+        the counts per severity from the partials and the nodes (:meth:`_log_counts`)."""
+        owners = self._in_scope(q)
+
+        def newest(cur: Any, nq: Query) -> list[LogRecord]:
+            return lq.newest_records(cur, nq, severity, limit)
+
+        records = sorted(self._ask_nodes(owners, newest, q), key=lq.page_key)[:limit]
+        return lq.make_page(self._log_counts(q, owners), records, severity)
+
+    def _log_counts(self, q: Query, owners: list[str]) -> dict[str, int]:
+        """Exact counts per severity: the window's whole buckets from the partials, its ends
+        inside a bucket counted by the nodes; all by the nodes when the filter looks at what
+        the partials do not keep (the message, the process)."""
+        if not partials.logs_filter_in_parts(q, lq.FIELDS):
+            asked = self._ask_nodes(owners, lambda cur, nq: [lq.severity_counts(cur, nq)], q)
+            return partials.add_counts(*asked)
+        split = partials.log_split(q, self.target.width_ns)
+        inner = self._locked(partials.log_counts, self.con, q, split)
+        edges = list(split.edges)
+        asked = self._ask_nodes(owners, lambda cur, nq: [lq.severity_counts(cur, nq, edges)], q)
+        return partials.add_counts(inner, *asked)
+
+    def _in_scope(self, q: Query) -> list[str]:
+        """The feed's nodes in ``q``'s scope."""
+        nodes = self._all_nodes()
+        return [n for n in nodes if n in q.scope.nodes] if q.scope.nodes else nodes
 
     def _trace_spans(self, trace_id: int, session: str | None = None) -> list[TraceSpan]:
         q = Query(0, scope=Scope(session or self.target.session))
