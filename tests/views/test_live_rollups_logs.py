@@ -1,0 +1,157 @@
+"""Show-Top logs fed by node rollups, on the real cluster, against pull+import.
+
+A session on two nodes records python logging through lttngust (the pylog workload, run on
+both nodes). The same session is followed twice in one shell: with ``-Source Pull`` (rotate →
+pull → import into the shell's database: the reference) and with ``-Source Agent`` (each node's
+agent imports its own chunks and sends, per refresh, the counts per (interval, severity,
+logger) of the records it added; the page's newest records are asked of the nodes, each its
+newest, and merged). Both views must show the same counts per severity and the same page; the
+same queries under other windows, filters and page sizes are compared with the pulled
+database; closing the view leaves no agent process on the nodes.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from fayshell.views.filters import parse_filter
+from fayshell.views.live import close_feed
+from fayshell.views.model import NS, LogPage, Query, Scope
+from fayshell.views.queries import common
+from fayshell.views.queries import logs as lq
+from fayshell.views.rollfeed import RollupFeed
+from tests.fixtures.cluster import LocalCluster
+from tests.fixtures.shell import Shell
+from tests.fixtures.traceshell import SYSTEM_PYTHON, run_on
+from tests.views.helpers import make_app, text_of
+from tests.views.live_helpers import agent_pids, live_feed, tick_until
+
+A, B = "node07", "node08"
+PY_LEVELS = {
+    "DEBUG": "Debug",
+    "INFO": "Info",
+    "WARNING": "Warning",
+    "ERROR": "Error",
+    "CRITICAL": "Critical",
+}
+
+
+def severities_shown(app: Any) -> dict[str, int]:
+    return {sev: n for sev, n in app.screen.page.counts if n}
+
+
+async def emit_logs(sh: Shell, pylog: str) -> dict[str, int]:
+    """The pylog workload on both nodes at once (different shapes); the records per severity."""
+    shapes = {A: ["--count", "3", "--rounds", "3"], B: ["--count", "2", "--rounds", "4"]}
+    done = await asyncio.gather(
+        *(
+            run_on(sh, node, [SYSTEM_PYTHON, pylog, *shape, "--interval", "0.4"])
+            for node, shape in shapes.items()
+        )
+    )
+    want: dict[str, int] = {}
+    for d, node in zip(done, shapes, strict=True):
+        for level, n in d[node]["per_level"].items():
+            want[PY_LEVELS[level]] = want.get(PY_LEVELS[level], 0) + n
+    return want
+
+
+def logs_query(feed: Any, session: str, window: str, text: str = "") -> Query:
+    return Query(
+        now_ns=feed.now_ns(),
+        interval_ns=NS // 2,
+        window=window,
+        scope=Scope(session),
+        filter=parse_filter(text, lq.FILTER_ALIASES),
+    )
+
+
+async def test_logs_from_rollups_equal_pull_and_import(
+    roll_shell: Shell, real_cluster: LocalCluster, pylog_script: Any
+) -> None:
+    sh, session = roll_shell, "rlogs"
+    await sh.run(f"New-TraceSession {session} -Node {A},{B}")
+    await sh.run(f"Enable-Tracepoint -Session {session} -Domain python")
+    await sh.run(f"Start-Trace {session}")
+    want = await emit_logs(sh, str(pylog_script))
+
+    # the reference: pull + import into the shell's database, shown by the same view
+    run, pulled = await live_feed(sh, "logs", session, severity="Warning", source="Pull")
+    app = make_app(pulled, "logs", window="session", interval_ns=run.config.interval_ns)
+    try:
+        async with app.run_test(size=(150, 40)) as pilot:
+            await tick_until(
+                pilot, lambda: severities_shown(app) == want, what=f"{want} pulled", timeout=120
+            )
+            ref: LogPage = app.screen.page  # type: ignore[attr-defined]
+            await pilot.press("q")
+    finally:
+        await close_feed(pulled)
+    assert ref.total == sum(n for s, n in want.items() if s in lq.wanted("Warning"))
+    assert len(ref.records) == ref.total
+
+    run, feed = await live_feed(sh, "logs", session, severity="Warning", source="Agent")
+    assert isinstance(feed, RollupFeed) and sorted(feed.nodes) == [A, B] and not feed.pulled
+    assert agent_pids(real_cluster, A) and agent_pids(real_cluster, B)
+    app = make_app(feed, "logs", window="session", interval_ns=run.config.interval_ns)
+    try:
+        async with app.run_test(size=(150, 40)) as pilot:
+            await tick_until(
+                pilot, lambda: severities_shown(app) == want, what=f"{want} rolled up", timeout=120
+            )
+            page = app.screen.page  # type: ignore[attr-defined]
+            assert page == ref
+            assert f"Warn {want['Warning']}" in text_of(app, "#header")
+            assert {r.node for r in page.records} == {A, B}
+
+            # the same queries as on the pulled database: windows cut inside a bucket, filters
+            # the partials count (node, logger) and ones the nodes count (message, bare word),
+            # pages shorter than the records (each node's newest, merged)
+            db = sh.state.database.con.cursor()
+            asked = feed.node_queries
+            newest = ref.records[-1].ts
+            inside = [(newest - 300_000_000, NS * 13 // 10), (newest - 1_100_000_000, NS // 3)]
+            for window in ("session", "minute", "interval"):
+                for text in ("", f"node:{B}", "logger:storage.*", "msg:round=1", "net"):
+                    for now, interval in [(feed.now_ns(), NS // 2), *inside]:
+                        q = logs_query(feed, session, window, text).but(
+                            now_ns=now, interval_ns=interval
+                        )
+                        for severity, limit in (("Warning", 1000), ("Debug", 17), ("Error", 1)):
+                            have = await feed.query(lq.log_page, q, severity, limit)
+                            want_page = lq.log_page(db, q, severity, limit)
+                            assert have == want_page, (window, text, now, limit)
+            assert feed.node_queries > asked, "the records must be asked of the nodes"
+            q = logs_query(feed, session, "session").but(now_ns=feed.now_ns())
+            wide = await feed.query(lq.log_page, q, "Debug", 10_000)
+            assert dict(wide.counts) == {s: want.get(s, 0) for s, _ in wide.counts}
+
+            # the header: the same nodes, newest record, lag and losses as pull + import
+            h = await feed.query(common.header, q, "logs", "ts")
+            r = common.header(db, q, "logs", "ts")
+            assert (h.nodes_total, h.newest_ns, h.lag_ns, h.discarded, h.lost_packets) == (
+                r.nodes_total,
+                r.newest_ns,
+                r.lag_ns,
+                r.discarded,
+                r.lost_packets,
+            )
+
+            # an idle refresh carries the marks row only
+            answers = {n: t.answers for n, t in feed.nodes.items()}
+            await tick_until(
+                pilot,
+                lambda: all(t.answers > answers[n] for n, t in feed.nodes.items()),
+                what="one more answer from each node",
+            )
+            assert all(t.bytes_in[-1] < 4096 for t in feed.nodes.values()), {
+                n: t.bytes_in for n, t in feed.nodes.items()
+            }
+            await pilot.press("q")
+        assert app.return_code == 0
+    finally:
+        await close_feed(feed)
+    for node in (A, B):
+        assert agent_pids(real_cluster, node) == [], f"closing the view left an agent on {node}"
+    await sh.run(f"Remove-TraceSession {session} -Force")
