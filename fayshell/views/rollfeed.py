@@ -157,8 +157,11 @@ class RollupFeed:
             else "node rollups: records asked of the nodes"
         ]
         self.drill_missing: dict[str, str] = {}
-        #: SELECTs sent to agents for drill-downs (for tests and measurements).
+        #: SELECTs sent to agents for drill-downs and pages, in all and per node (for tests
+        #: and measurements; the asks run in parallel threads, counted under ``_asks_lock``).
         self.node_queries = 0
+        self.node_asks: dict[str, int] = {}
+        self._asks_lock = threading.Lock()
         #: CPU seconds the view's queries took in worker threads (for measurements).
         self.query_cpu_s = 0.0
         self._closed = False
@@ -462,19 +465,30 @@ class RollupFeed:
                 return self.db.con.cursor()
         return NodeCursor(self, node)
 
+    def count_ask(self, node: str) -> None:
+        with self._asks_lock:
+            self.node_queries += 1
+            self.node_asks[node] = self.node_asks.get(node, 0) + 1
+
     def _all_nodes(self) -> list[str]:
         return [*self.nodes, *self.pulled]
 
     def _ask_nodes(
         self, nodes: list[str], fn: Callable[[Any, Query], list[T]], q: Query
     ) -> list[T]:
-        """``fn(cursor, q)`` on each node (q's scope narrowed to it); a node that fails is
-        left out and named in the status line."""
-        out: list[T] = []
-        for node in nodes:
+        """``fn(cursor, q)`` on each node at once (q's scope narrowed to it), the answers in
+        the order of ``nodes``; a node that fails is left out and named in the status line."""
+
+        def one(node: str) -> list[T]:
             scoped = q.but(scope=Scope(q.scope.session or self.target.session, (node,)))
+            return fn(self.cursor(node), scoped)
+
+        with concurrent.futures.ThreadPoolExecutor(max(1, len(nodes))) as pool:
+            asked = [(node, pool.submit(one, node)) for node in nodes]
+        out: list[T] = []
+        for node, fut in asked:
             try:
-                out.extend(fn(self.cursor(node), scoped))
+                out.extend(fut.result())
                 self.drill_missing.pop(node, None)
             except FayError as exc:
                 self.drill_missing[node] = _short(node, exc.one_line())
@@ -548,8 +562,10 @@ class RollupFeed:
         return partials.add_counts(inner, *asked)
 
     def _in_scope(self, q: Query) -> list[str]:
-        """The feed's nodes in ``q``'s scope."""
-        nodes = self._all_nodes()
+        """The feed's nodes in ``q``'s scope that answer (one marked as not answering is not
+        asked: every refresh would wait for it; its rows come back with it)."""
+        tallies = {**self.nodes, **self.pulled}
+        nodes = [n for n, t in tallies.items() if t.health.ok]
         return [n for n in nodes if n in q.scope.nodes] if q.scope.nodes else nodes
 
     def _trace_spans(self, trace_id: int, session: str | None = None) -> list[TraceSpan]:
@@ -574,7 +590,7 @@ class NodeCursor:
 
     def execute(self, sql: str, params: list[Any] | None = None) -> NodeCursor:
         text = inline_params(sql, list(params or []))
-        self.feed.node_queries += 1
+        self.feed.count_ask(self.node)
         fut = self.feed._on_hub(self._ask(text))
         table = fut.result(self.feed.times.node_timeout_s)
         self.description = [(name,) for name in table.column_names]

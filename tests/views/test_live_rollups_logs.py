@@ -16,7 +16,7 @@ import asyncio
 from typing import Any
 
 from fayshell.views.filters import parse_filter
-from fayshell.views.live import close_feed
+from fayshell.views.live import PumpTimes, close_feed
 from fayshell.views.model import NS, LogPage, Query, Scope
 from fayshell.views.queries import common
 from fayshell.views.queries import logs as lq
@@ -25,7 +25,14 @@ from tests.fixtures.cluster import LocalCluster
 from tests.fixtures.shell import Shell
 from tests.fixtures.traceshell import SYSTEM_PYTHON, run_on
 from tests.views.helpers import make_app, text_of
-from tests.views.live_helpers import agent_pids, live_feed, tick_until
+from tests.views.live_helpers import (
+    agent_pids,
+    live_feed,
+    resume_node,
+    stop_node,
+    tick_until,
+    until_no_agents,
+)
 
 A, B = "node07", "node08"
 PY_LEVELS = {
@@ -41,9 +48,13 @@ def severities_shown(app: Any) -> dict[str, int]:
     return {sev: n for sev, n in app.screen.page.counts if n}
 
 
-async def emit_logs(sh: Shell, pylog: str) -> dict[str, int]:
-    """The pylog workload on both nodes at once (different shapes); the records per severity."""
-    shapes = {A: ["--count", "3", "--rounds", "3"], B: ["--count", "2", "--rounds", "4"]}
+async def emit_logs(sh: Shell, pylog: str, nodes: tuple[str, ...] = (A, B)) -> dict[str, int]:
+    """The pylog workload on ``nodes`` at once (different shapes); the records per severity."""
+    shapes = {
+        n: s
+        for n, s in {A: ["--count", "3", "--rounds", "3"], B: ["--count", "2", "--rounds", "4"]}.items()
+        if n in nodes
+    }
     done = await asyncio.gather(
         *(
             run_on(sh, node, [SYSTEM_PYTHON, pylog, *shape, "--interval", "0.4"])
@@ -154,4 +165,59 @@ async def test_logs_from_rollups_equal_pull_and_import(
         await close_feed(feed)
     for node in (A, B):
         assert agent_pids(real_cluster, node) == [], f"closing the view left an agent on {node}"
+    await sh.run(f"Remove-TraceSession {session} -Force")
+
+
+async def test_a_frozen_node_is_not_asked_and_the_other_keeps_refreshing(
+    roll_shell: Shell, real_cluster: LocalCluster, pylog_script: Any
+) -> None:
+    """While B is frozen the view marks it, stops asking it for records (every refresh would
+    wait for it) and keeps A's page and counts current; when B is back so are its records."""
+    sh, session = roll_shell, "rlogf"
+    await sh.run(f"New-TraceSession {session} -Node {A},{B}")
+    await sh.run(f"Enable-Tracepoint -Session {session} -Domain python")
+    await sh.run(f"Start-Trace {session}")
+    want = await emit_logs(sh, str(pylog_script))
+    run, feed = await live_feed(sh, "logs", session, severity="Debug", source="Agent")
+    assert isinstance(feed, RollupFeed)
+    feed.times = PumpTimes(wait_s=2.0, stall_s=1.5, node_timeout_s=6.0)
+    app = make_app(feed, "logs", window="session", interval_ns=run.config.interval_ns)
+    frozen: list[int] = []
+    try:
+        async with app.run_test(size=(150, 40)) as pilot:
+            await tick_until(pilot, lambda: severities_shown(app) == want, what=f"{want}", timeout=120)
+            frozen = stop_node(real_cluster.node(B))
+            more = await emit_logs(sh, str(pylog_script), (A,))
+            total = {s: want.get(s, 0) + more.get(s, 0) for s in {*want, *more}}
+
+            def a_current() -> bool:
+                page = app.screen.page  # type: ignore[attr-defined]
+                return (
+                    f"not answering: {B}" in text_of(app, "#header")
+                    and severities_shown(app) == total
+                    and {r.node for r in page.records} == {A}
+                )
+
+            await tick_until(pilot, a_current, what=f"{B} marked, {A} current", timeout=60)
+            asked = dict(feed.node_asks)
+            await tick_until(
+                pilot, lambda: feed.node_asks[A] > asked[A], what="a page asked of A again"
+            )
+            assert feed.node_asks[B] == asked[B], f"{B} is asked while marked not answering"
+            assert not feed.nodes[B].health.ok and feed.nodes[A].health.ok
+            resume_node(frozen)
+            frozen = []
+            await tick_until(
+                pilot,
+                lambda: {r.node for r in app.screen.page.records} == {A, B}  # type: ignore[attr-defined]
+                and f"not answering: {B}" not in text_of(app, "#header"),
+                what=f"{B} back",
+                timeout=60,
+            )
+            assert severities_shown(app) == total
+            await pilot.press("q")
+    finally:
+        resume_node(frozen)
+        await close_feed(feed)
+    until_no_agents(real_cluster, (A, B))
     await sh.run(f"Remove-TraceSession {session} -Force")
