@@ -1,4 +1,4 @@
-"""The rollup-fed live feed: Show-Top syscalls/spans from node-side rollups (Fay's in-node
+"""The rollup-fed live feed: Show-Top syscalls/spans/logs from node-side rollups (Fay's in-node
 aggregation) instead of pulling every chunk to the shell.
 
 Every refresh, each node's agent (deployed and kept by a private :class:`AgentHub`, closed with
@@ -15,7 +15,11 @@ the view) is asked, in one task per node that outlives a refresh when the node i
 The shell appends the partial rows to an in-memory DuckDB the feed owns; the views' main tables
 are computed from them (:mod:`fayshell.views.queries.partials`). Drill-downs (the per-node and
 per-process breakdown of a syscall, a span's slowest traces, a trace's waterfall) ask the owning
-node's agent with a SELECT on demand (:class:`NodeCursor`), never the shell's database.
+node's agent with a SELECT on demand (:class:`NodeCursor`), never the shell's database. The logs
+view's partial rows are counts per (bucket, severity, logger): its counts per severity are the
+window's whole buckets from them plus the window's ends (inside a bucket) counted by the nodes,
+or all counted by the nodes when the filter looks at the message or the process; its page, the
+newest N records, is each answering node's newest N, merged here (N: what the page shows).
 
 A node without a usable agent (no Python there, no bundle) is served, in ``Auto`` mode, by the
 pull-and-import pump of :mod:`fayshell.views.live` into the shell's database; the same rollup
