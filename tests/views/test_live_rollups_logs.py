@@ -221,3 +221,61 @@ async def test_a_frozen_node_is_not_asked_and_the_other_keeps_refreshing(
         await close_feed(feed)
     until_no_agents(real_cluster, (A, B))
     await sh.run(f"Remove-TraceSession {session} -Force")
+
+
+async def test_a_pulled_node_and_an_agent_node_in_one_logs_view(
+    roll_shell: Shell, real_cluster: LocalCluster, pylog_script: Any
+) -> None:
+    """Auto mode with A served by its agent and B pulled into the shell's database (as for a
+    node without a usable Python): the page and counts equal pull + import of both; B's
+    records and window ends come from the shell's database, A's from its agent."""
+    from fayshell.commands.store import agent_hub
+    from fayshell.remote.agenthub import AgentHub
+    from fayshell.views.live import LivePump, LiveTarget, chunk_home
+    from fayshell.views.queries import partials
+    from fayshell.views.rollfeed import RollupTarget
+
+    sh, session = roll_shell, "rlogx"
+    await sh.run(f"New-TraceSession {session} -Node {A},{B}")
+    await sh.run(f"Enable-Tracepoint -Session {session} -Domain python")
+    await sh.run(f"Start-Trace {session}")
+    want = await emit_logs(sh, str(pylog_script))
+    outputs = sh.state.trace_sessions[session].outputs
+
+    run, pulled = await live_feed(sh, "logs", session, severity="Info", source="Pull")
+    app = make_app(pulled, "logs", window="session", interval_ns=run.config.interval_ns)
+    try:
+        async with app.run_test(size=(150, 40)) as pilot:
+            await tick_until(pilot, lambda: severities_shown(app) == want, what="pull", timeout=120)
+            await pilot.press("q")
+    finally:
+        await close_feed(pulled)
+
+    width = run.config.interval_ns
+    hub = AgentHub(sh.state.options, agent_hub(sh.state).settings)
+    target = RollupTarget(session, (A,), partials.KINDS["logs"], width, dict(outputs))
+    feed = RollupFeed(hub, target)
+    specs = tuple(sh.state.cluster.resolve([B]))
+    sub = LiveTarget(session, specs, chunk_home(sh.state.database.path), dict(outputs))
+    feed.add_pulled([B], LivePump(sh.state.cluster, sub, sh.state.database), sh.state.database)
+    app = make_app(feed, "logs", window="session", interval_ns=width)
+    try:
+        async with app.run_test(size=(150, 40)) as pilot:
+            await tick_until(
+                pilot, lambda: severities_shown(app) == want, what="both nodes", timeout=120
+            )
+            assert f"pulled (no agent): {B}" in text_of(app, "#status")
+            db = sh.state.database.con.cursor()
+            newest = app.screen.page.records[-1].ts  # type: ignore[attr-defined]
+            for now, window in ((feed.now_ns(), "session"), (newest - 200_000_000, "minute")):
+                for text in ("", "logger:app.*", "msg:round=2"):
+                    q = logs_query(feed, session, window, text).but(now_ns=now)
+                    for severity, limit in (("Info", 1000), ("Debug", 9)):
+                        have = await feed.query(lq.log_page, q, severity, limit)
+                        assert have == lq.log_page(db, q, severity, limit), (window, text)
+            assert feed.node_asks.get(A, 0) > 0 and B not in feed.node_asks
+            await pilot.press("q")
+    finally:
+        await close_feed(feed)
+    until_no_agents(real_cluster, (A, B))
+    await sh.run(f"Remove-TraceSession {session} -Force")
