@@ -25,4 +25,4 @@ VIEWS: Final[tuple[View, ...]] = get_args(View)
 FeedSource = Literal["Auto", "Agent", "Pull"]
 FEED_SOURCES: Final[tuple[FeedSource, ...]] = get_args(FeedSource)
 #: The views a node rollup can feed.
-ROLLUP_VIEWS: Final[tuple[View, ...]] = ("syscalls", "spans")
+ROLLUP_VIEWS: Final[tuple[View, ...]] = ("syscalls", "spans", "logs")

@@ -123,7 +123,7 @@ def prepare(
             str,
             choices=FEED_SOURCES,
             default="Auto",
-            help="live syscalls/spans: Agent (node rollups), Pull (pull and import every "
+            help="live syscalls/spans/logs: Agent (node rollups), Pull (pull and import every "
             "chunk), Auto (rollups where an agent runs, pulling elsewhere)",
         ),
     ],
@@ -137,7 +137,9 @@ def prepare(
         "(-Source Auto): each node's agent imports its own chunks and sends per-interval "
         "partial aggregates (kilobytes); percentiles then come from a log-bucketed histogram "
         "(marked ≈, within 1%), windows take whole intervals, and a drill-down asks the owning "
-        "node. Nodes without an agent are pulled (said once); -Source Pull pulls every node, "
+        "node. The live logs view is fed the same way: per-interval counts per severity and logger "
+        "(exact), and the page's newest records asked of the nodes (each its newest, merged). "
+        "Nodes without an agent are pulled (said once); -Source Pull pulls every node, "
         "-Source Agent never pulls. Offline data: the view opens on its own data's whole time range "
         "('now' is where that data ends) and rates are over the data's time."
     ),

@@ -1,4 +1,4 @@
-"""The rollup-fed live feed: Show-Top syscalls/spans from node-side rollups (Fay's in-node
+"""The rollup-fed live feed: Show-Top syscalls/spans/logs from node-side rollups (Fay's in-node
 aggregation) instead of pulling every chunk to the shell.
 
 Every refresh, each node's agent (deployed and kept by a private :class:`AgentHub`, closed with
@@ -15,7 +15,11 @@ the view) is asked, in one task per node that outlives a refresh when the node i
 The shell appends the partial rows to an in-memory DuckDB the feed owns; the views' main tables
 are computed from them (:mod:`fayshell.views.queries.partials`). Drill-downs (the per-node and
 per-process breakdown of a syscall, a span's slowest traces, a trace's waterfall) ask the owning
-node's agent with a SELECT on demand (:class:`NodeCursor`), never the shell's database.
+node's agent with a SELECT on demand (:class:`NodeCursor`), never the shell's database. The logs
+view's partial rows are counts per (bucket, severity, logger): its counts per severity are the
+window's whole buckets from them plus the window's ends (inside a bucket) counted by the nodes,
+or all counted by the nodes when the filter looks at the message or the process; its page, the
+newest N records, is each answering node's newest N, merged here (N: what the page shows).
 
 A node without a usable agent (no Python there, no bundle) is served, in ``Auto`` mode, by the
 pull-and-import pump of :mod:`fayshell.views.live` into the shell's database; the same rollup
@@ -41,8 +45,17 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from fayshell.errors import FayError
 from fayshell.views.feeds import FeedStatus, NodeHealth
 from fayshell.views.live import PumpTimes
-from fayshell.views.model import Query, Scope, SyscallStat, TraceSpan, TraceSummary
+from fayshell.views.model import (
+    LogPage,
+    LogRecord,
+    Query,
+    Scope,
+    SyscallStat,
+    TraceSpan,
+    TraceSummary,
+)
 from fayshell.views.queries import common, partials
+from fayshell.views.queries import logs as lq
 from fayshell.views.queries import spans as spq
 from fayshell.views.queries import syscalls as sq
 
@@ -144,10 +157,15 @@ class RollupFeed:
         self.notes: list[str] = [
             f"node rollups: percentiles ≈ within {partials.HIST.alpha:.0%}, "
             "windows in whole intervals"
+            if target.kind.durations
+            else "node rollups: records asked of the nodes"
         ]
         self.drill_missing: dict[str, str] = {}
-        #: SELECTs sent to agents for drill-downs (for tests and measurements).
+        #: SELECTs sent to agents for drill-downs and pages, in all and per node (for tests
+        #: and measurements; the asks run in parallel threads, counted under ``_asks_lock``).
         self.node_queries = 0
+        self.node_asks: dict[str, int] = {}
+        self._asks_lock = threading.Lock()
         #: CPU seconds the view's queries took in worker threads (for measurements).
         self.query_cpu_s = 0.0
         self._closed = False
@@ -168,6 +186,7 @@ class RollupFeed:
             ),
             spq.slowest_traces: self._slowest_traces,
             spq.trace_spans: self._trace_spans,
+            lq.log_page: self._log_page,
         }
 
     # ---- Feed ----------------------------------------------------------------------------
@@ -450,19 +469,30 @@ class RollupFeed:
                 return self.db.con.cursor()
         return NodeCursor(self, node)
 
+    def count_ask(self, node: str) -> None:
+        with self._asks_lock:
+            self.node_queries += 1
+            self.node_asks[node] = self.node_asks.get(node, 0) + 1
+
     def _all_nodes(self) -> list[str]:
         return [*self.nodes, *self.pulled]
 
     def _ask_nodes(
         self, nodes: list[str], fn: Callable[[Any, Query], list[T]], q: Query
     ) -> list[T]:
-        """``fn(cursor, q)`` on each node (q's scope narrowed to it); a node that fails is
-        left out and named in the status line."""
-        out: list[T] = []
-        for node in nodes:
+        """``fn(cursor, q)`` on each node at once (q's scope narrowed to it), the answers in
+        the order of ``nodes``; a node that fails is left out and named in the status line."""
+
+        def one(node: str) -> list[T]:
             scoped = q.but(scope=Scope(q.scope.session or self.target.session, (node,)))
+            return fn(self.cursor(node), scoped)
+
+        with concurrent.futures.ThreadPoolExecutor(max(1, len(nodes))) as pool:
+            asked = [(node, pool.submit(one, node)) for node in nodes]
+        out: list[T] = []
+        for node, fut in asked:
             try:
-                out.extend(fn(self.cursor(node), scoped))
+                out.extend(fut.result())
                 self.drill_missing.pop(node, None)
             except FayError as exc:
                 self.drill_missing[node] = _short(node, exc.one_line())
@@ -511,6 +541,37 @@ class RollupFeed:
         parts = self._ask_nodes(self._all_nodes(), lambda cur, nq: trace_parts(cur, nq, ids), q)
         return merge_traces(top, parts)
 
+    def _log_page(self, q: Query, severity: str, limit: int = 1000) -> LogPage:
+        """The newest ``limit`` records: each node's newest ``limit`` (asked of it), merged;
+        the counts per severity from the partials and the nodes (:meth:`_log_counts`)."""
+        owners = self._in_scope(q)
+
+        def newest(cur: Any, nq: Query) -> list[LogRecord]:
+            return lq.newest_records(cur, nq, severity, limit)
+
+        records = sorted(self._ask_nodes(owners, newest, q), key=lq.page_key)[:limit]
+        return lq.make_page(self._log_counts(q, owners), records, severity)
+
+    def _log_counts(self, q: Query, owners: list[str]) -> dict[str, int]:
+        """Exact counts per severity: the window's whole buckets from the partials, its ends
+        inside a bucket counted by the nodes; all by the nodes when the filter looks at what
+        the partials do not keep (the message, the process)."""
+        if not partials.logs_filter_in_parts(q, lq.FIELDS):
+            asked = self._ask_nodes(owners, lambda cur, nq: [lq.severity_counts(cur, nq)], q)
+            return partials.add_counts(*asked)
+        split = partials.log_split(q, self.target.width_ns)
+        inner = self._locked(partials.log_counts, self.con, q, split)
+        edges = list(split.edges)
+        asked = self._ask_nodes(owners, lambda cur, nq: [lq.severity_counts(cur, nq, edges)], q)
+        return partials.add_counts(inner, *asked)
+
+    def _in_scope(self, q: Query) -> list[str]:
+        """The feed's nodes in ``q``'s scope that answer (one marked as not answering is not
+        asked: every refresh would wait for it; its rows come back with it)."""
+        tallies = {**self.nodes, **self.pulled}
+        nodes = [n for n, t in tallies.items() if t.health.ok]
+        return [n for n in nodes if n in q.scope.nodes] if q.scope.nodes else nodes
+
     def _trace_spans(self, trace_id: int, session: str | None = None) -> list[TraceSpan]:
         q = Query(0, scope=Scope(session or self.target.session))
         spans = self._ask_nodes(
@@ -533,7 +594,7 @@ class NodeCursor:
 
     def execute(self, sql: str, params: list[Any] | None = None) -> NodeCursor:
         text = inline_params(sql, list(params or []))
-        self.feed.node_queries += 1
+        self.feed.count_ask(self.node)
         fut = self.feed._on_hub(self._ask(text))
         table = fut.result(self.feed.times.node_timeout_s)
         self.description = [(name,) for name in table.column_names]

@@ -1,15 +1,22 @@
-"""Fixtures of the views' tests over the known store (tests/fixtures/store_data.py)."""
+"""Fixtures of the views' tests: over the known store (tests/fixtures/store_data.py), and
+the shell of the node-rollup tests on the real cluster."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from fayshell.commands.store import set_agent_hub
+from fayshell.remote.agentbundle import Bundle, build
+from fayshell.remote.agenthub import AgentHub, HubSettings
 from fayshell.store.database import Database
 from fayshell.views.feeds import OfflineFeed
+from tests.fixtures.cluster import LocalCluster
+from tests.fixtures.shell import Shell
+from tests.fixtures.traceshell import shell_on
 
 
 @pytest.fixture
@@ -38,3 +45,25 @@ def con(db: Database) -> Iterator[Any]:
     cur = db.con.cursor()
     yield cur
     cur.close()
+
+
+@pytest.fixture(scope="module")
+def agent_bundle(tmp_path_factory: pytest.TempPathFactory) -> Bundle:
+    """The agent bundle, built once per test module from this tree."""
+    return build(tmp_path_factory.mktemp("bundle"))
+
+
+@pytest.fixture
+async def roll_shell(
+    real_cluster: LocalCluster, tmp_path: Path, agent_bundle: Bundle
+) -> AsyncIterator[Shell]:
+    """A shell on the real cluster whose agents come from this tree's bundle."""
+    sh = shell_on(real_cluster, tmp_path / "shell.duckdb")
+    set_agent_hub(sh.state, AgentHub(sh.state.options, HubSettings(bundle_root=agent_bundle.root)))
+    try:
+        yield sh
+    finally:
+        await sh.state.aclose()
+        from fayshell.commands.store import _close_hub
+
+        _close_hub(id(sh.state))

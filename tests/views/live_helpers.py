@@ -7,6 +7,7 @@ import contextlib
 import os
 import shutil
 import signal
+import subprocess
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
@@ -19,7 +20,7 @@ from textual.pilot import Pilot
 from fayshell.commands.invocation import Invocation
 from fayshell.commands.views import TopRun, open_feed, prepare
 from fayshell.views.feeds import Feed, LiveFeed
-from tests.fixtures.cluster import ClusterNode, _user_pids
+from tests.fixtures.cluster import ClusterNode, LocalCluster, _user_pids
 from tests.fixtures.shell import Shell
 from tests.views.helpers import settle
 
@@ -127,3 +128,23 @@ def resume_node(pids: list[int]) -> None:
     for pid in pids:
         with contextlib.suppress(ProcessLookupError):
             os.kill(pid, signal.SIGCONT)
+
+
+def agent_pids(lc: LocalCluster, node: str) -> list[str]:
+    out = subprocess.run(
+        ["ps", "-u", str(lc.node(node).uid), "-o", "pid=,stat=,args="],
+        capture_output=True,
+        text=True,
+        check=False,
+    ).stdout
+    return [line for line in out.splitlines() if "agent.py" in line and " Z" not in line]
+
+
+def until_no_agents(lc: LocalCluster, nodes: tuple[str, ...], timeout: float = 15) -> None:
+    """Wait (bounded) for agents whose channel was closed while their node was frozen to
+    see the end of their input and exit."""
+    end = time.monotonic() + timeout
+    while any(agent_pids(lc, n) for n in nodes) and time.monotonic() < end:
+        time.sleep(0.1)
+    for node in nodes:
+        assert agent_pids(lc, node) == [], f"an agent process is left on {node}"

@@ -12,16 +12,12 @@ rotation archives (the kernel tracer cannot load here); spans from the BlkKin C 
 from __future__ import annotations
 
 import asyncio
-import subprocess
-import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 from fayshell.commands.store import set_agent_hub
-from fayshell.remote.agentbundle import Bundle, build
+from fayshell.remote.agentbundle import Bundle
 from fayshell.remote.agentdeploy import AgentSettings
 from fayshell.remote.agenthub import AgentHub, HubSettings
 from fayshell.views.feeds import Feed, LiveFeed
@@ -33,54 +29,20 @@ from fayshell.views.queries import syscalls as sq
 from fayshell.views.rollfeed import RollupFeed, RollupTarget
 from tests.fixtures.cluster import LocalCluster
 from tests.fixtures.shell import Shell
-from tests.fixtures.traceshell import run_on, shell_on
+from tests.fixtures.traceshell import run_on
 from tests.views.helpers import make_app, press, settle, text_of
-from tests.views.live_helpers import live_feed, place_archive, resume_node, stop_node, tick_until
+from tests.views.live_helpers import (
+    agent_pids,
+    live_feed,
+    place_archive,
+    resume_node,
+    stop_node,
+    tick_until,
+    until_no_agents,
+)
 from tests.views.test_live_syscalls import generate
 
 A, B = "node07", "node08"
-
-
-@pytest.fixture(scope="module")
-def agent_bundle(tmp_path_factory: pytest.TempPathFactory) -> Bundle:
-    """The agent bundle, built once for this module from this tree."""
-    return build(tmp_path_factory.mktemp("bundle"))
-
-
-@pytest.fixture
-async def roll_shell(
-    real_cluster: LocalCluster, tmp_path: Path, agent_bundle: Bundle
-) -> AsyncIterator[Shell]:
-    """A shell on the real cluster whose agents come from this tree's bundle."""
-    sh = shell_on(real_cluster, tmp_path / "shell.duckdb")
-    set_agent_hub(sh.state, AgentHub(sh.state.options, HubSettings(bundle_root=agent_bundle.root)))
-    try:
-        yield sh
-    finally:
-        await sh.state.aclose()
-        from fayshell.commands.store import _close_hub
-
-        _close_hub(id(sh.state))
-
-
-def agent_pids(lc: LocalCluster, node: str) -> list[str]:
-    out = subprocess.run(
-        ["ps", "-u", str(lc.node(node).uid), "-o", "pid=,stat=,args="],
-        capture_output=True,
-        text=True,
-        check=False,
-    ).stdout
-    return [line for line in out.splitlines() if "agent.py" in line and " Z" not in line]
-
-
-def until_no_agents(lc: LocalCluster, nodes: tuple[str, ...], timeout: float = 15) -> None:
-    """Wait (bounded) for agents whose channel was closed while their node was frozen to
-    see the end of their input and exit."""
-    end = time.monotonic() + timeout
-    while any(agent_pids(lc, n) for n in nodes) and time.monotonic() < end:
-        time.sleep(0.1)
-    for node in nodes:
-        assert agent_pids(lc, node) == [], f"an agent process is left on {node}"
 
 
 def the_query(feed: Feed, grouping: str, session: str, sort: str) -> Query:

@@ -10,12 +10,14 @@ from typing import Any
 import duckdb
 import pytest
 
+from fayshell.views.filters import parse_filter
 from fayshell.views.model import NS, Query, Scope
+from fayshell.views.queries import logs as lq
 from fayshell.views.queries import partials
 from fayshell.views.queries import spans as spq
 from fayshell.views.queries import syscalls as sq
 from fayshell.views.rollfeed import inline_params
-from tests.fixtures.store_data import NODES, NOW, SESSION
+from tests.fixtures.store_data import LOGS, NODES, NOW, SESSION
 
 WIDTH = NS
 
@@ -113,3 +115,94 @@ def test_inline_params_writes_literals() -> None:
     assert duckdb.sql(sql.replace(" WHERE x IN (1.5)", "")).fetchall() == [("it's", 3, None)]
     with pytest.raises(Exception, match="2 placeholders for 1 parameters"):
         inline_params("? ?", [1])
+
+
+# ---- the logs view -------------------------------------------------------------------------------
+
+
+def rolled_logs(con: Any, width: int) -> Any:
+    """The logs partials of ``con``'s rows at bucket ``width``, two rowid ranges per node."""
+    kind = partials.KINDS["logs"]
+    parts = duckdb.connect(":memory:")
+    partials.create_tables(parts, kind)
+    ((hi,),) = con.execute("SELECT max(rowid) + 1 FROM logs").fetchall()
+    for node in NODES:
+        for lo, up in ((0, int(hi) // 2), (int(hi) // 2, int(hi))):
+            sql = partials.node_rollup_sql(kind, SESSION, width, lo, up, node=node)
+            partials.add_parts(parts, kind, SESSION, node, con.sql(sql).to_arrow_table())
+    return parts
+
+
+def logs_q(window: str, now: int, text: str = "") -> Query:
+    flt = parse_filter(text, lq.FILTER_ALIASES)
+    return Query(now_ns=now, interval_ns=7 * NS // 2, window=window, scope=Scope(SESSION), filter=flt)
+
+
+@pytest.mark.parametrize("width", [NS, 3 * NS, 7 * NS // 2, 60 * NS])
+@pytest.mark.parametrize("window", ["interval", "minute", "session"])
+@pytest.mark.parametrize("text", ["", "node:web01,db01", "logger:storage.*"])
+def test_log_counts_from_partials_and_edges_are_exact(
+    con: Any, width: int, window: str, text: str
+) -> None:
+    """Whole buckets from the partials plus the window's ends counted on the rows equal the
+    counts over the rows, for windows that start and end inside a bucket or on its edge."""
+    parts = rolled_logs(con, width)
+    for now in (NOW, NOW - NS, NOW - 1_300_000_000, NOW - 57 * NS - 1):
+        q = logs_q(window, now, text)
+        assert partials.logs_filter_in_parts(q, lq.FIELDS)
+        split = partials.log_split(q, width)
+        got = partials.add_counts(
+            partials.log_counts(parts, q, split), lq.severity_counts(con, q, list(split.edges))
+        )
+        assert got == lq.severity_counts(con, q), (now, split)
+    assert sum(lq.severity_counts(con, logs_q("session", NOW)).values()) == len(LOGS)
+
+
+def test_a_log_split_covers_the_window_once() -> None:
+    for width in (NS, 3 * NS, 7 * NS // 2):
+        for now in (NOW, NOW - 1, NOW - 1_300_000_000):
+            for window in ("interval", "minute"):
+                q = logs_q(window, now)
+                s = partials.log_split(q, width)
+                lo = q.lo_ns
+                assert lo is not None
+                spans = [(s.first * width, s.last * width - 1)] if s.first is not None and s.first < s.last else []
+                spans += list(s.edges)
+                spans.sort()
+                assert spans[0][0] == lo and spans[-1][1] == now, (width, now, window, s)
+                for (_, b), (a, _) in zip(spans, spans[1:], strict=False):
+                    assert a == b + 1, (width, now, window, s)
+
+
+def test_only_node_and_logger_filters_are_counted_from_partials() -> None:
+    def inparts(text: str, eq: tuple[tuple[str, Any], ...] = ()) -> bool:
+        q = logs_q("session", NOW, text).but(where_eq=eq)
+        return partials.logs_filter_in_parts(q, lq.FIELDS)
+
+    assert inparts("") and inparts("node:web01 logger:api.*") and inparts("", (("node", "web01"),))
+    assert not inparts("timeout")  # a bare word also looks in the message
+    assert not inparts("msg:timeout") and not inparts("proc:nginx")
+    assert not inparts("", (("procname", "app"),))
+
+
+@pytest.mark.parametrize("limit", [1, 3, 7, 1000])
+@pytest.mark.parametrize("severity", ["Error", "Debug"])
+def test_log_page_merged_from_each_nodes_newest_equals_the_page(
+    con: Any, limit: int, severity: str
+) -> None:
+    """Each node's newest ``limit`` records, merged and cut at ``limit``, are the page over
+    every node's rows, ties on the timestamp (across nodes, and identical records) included."""
+    ((ts,),) = con.execute("SELECT max(ts) FROM logs WHERE severity = 'Error'").fetchall()
+    for node in ("web02", "web01", "db01", "web01"):
+        con.execute(
+            "INSERT INTO logs (node, session, ts, logger, severity, msg) VALUES (?, ?, ?, ?, ?, ?)",
+            [node, SESSION, ts, "b.tie", "Error", "same instant"],
+        )
+    q = logs_q("session", NOW)
+    want = lq.log_page(con, q, severity, limit)
+    merged: list[Any] = []
+    for node in NODES:
+        merged += lq.newest_records(con, q.but(scope=Scope(SESSION, (node,))), severity, limit)
+    merged = sorted(merged, key=lq.page_key)[:limit]
+    got = lq.make_page(lq.severity_counts(con, q), merged, severity)
+    assert got == want and len(got.records) == min(limit, got.total)

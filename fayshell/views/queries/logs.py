@@ -28,28 +28,63 @@ FILTER_ALIASES: dict[str, tuple[str, ...]] = {
 
 def log_page(con: Con, q: Query, severity: str, limit: int = 1000) -> LogPage:
     """The newest ``limit`` records at or above ``severity`` (shown oldest first) and counts."""
-    w = query_where(q, "ts", FIELDS)
-    wanted = [s for s in SEVERITIES if severity_rank(s) <= severity_rank(severity)]
+    return make_page(severity_counts(con, q), newest_records(con, q, severity, limit), severity)
+
+
+def wanted(severity: str) -> list[str]:
+    """``severity`` and every more severe one."""
+    return [s for s in SEVERITIES if severity_rank(s) <= severity_rank(severity)]
+
+
+def severity_counts(
+    con: Con, q: Query, ranges: list[tuple[int, int]] | None = None
+) -> dict[str, int]:
+    """Records per severity in the window (``ranges``: in these [first, last] ns ranges
+    instead, for the parts of a window node rollups do not answer)."""
+    w = query_where(q, "ts", FIELDS, window=ranges is None)
+    if ranges is not None:
+        if not ranges:
+            return {}
+        ors = " OR ".join("(ts >= ? AND ts <= ?)" for _ in ranges)
+        w.add(f"({ors})", *(x for r in ranges for x in r))
     counts = con.execute(
         f"SELECT severity, count(*) FROM logs WHERE {w.sql()} GROUP BY severity", w.params
     ).fetchall()
-    by_sev = {str(s): int(n) for s, n in counts}
-    w.add(f"severity IN ({', '.join('?' for _ in wanted)})", *wanted)
+    return {str(s): int(n) for s, n in counts}
+
+
+#: The page's order, newest first; ties broken as :func:`page_key` breaks them when the nodes'
+#: pages are merged (a missing text is the empty text of the record it becomes).
+PAGE_ORDER = "ts DESC, coalesce(node, ''), coalesce(logger, ''), coalesce(msg, '')"
+
+
+def newest_records(con: Con, q: Query, severity: str, limit: int) -> list[LogRecord]:
+    """The newest ``limit`` records at or above ``severity`` in the window, newest first."""
+    w = query_where(q, "ts", FIELDS)
+    sevs = wanted(severity)
+    w.add(f"severity IN ({', '.join('?' for _ in sevs)})", *sevs)
     sql = (
         "SELECT ts, node, severity, logger, msg, procname, pid, func, line FROM logs "
-        f"WHERE {w.sql()} ORDER BY ts DESC, node, logger, msg LIMIT ?"
+        f"WHERE {w.sql()} ORDER BY {PAGE_ORDER} LIMIT ?"
     )
     rows = con.execute(sql, [*w.params, limit]).fetchall()
-    records = _numbered(
-        [
-            LogRecord(
-                int(r[0]), r[1] or "", r[2] or "", r[3] or "", r[4] or "", r[5], r[6], r[7], r[8]
-            )
-            for r in reversed(rows)
-        ]
-    )
-    ordered = tuple((s, by_sev.get(s, 0)) for s in SEVERITIES)
-    return LogPage(tuple(records), ordered, sum(n for s, n in ordered if s in wanted))
+    return [
+        LogRecord(int(r[0]), r[1] or "", r[2] or "", r[3] or "", r[4] or "", r[5], r[6], r[7], r[8])
+        for r in rows
+    ]
+
+
+def page_key(r: LogRecord) -> tuple[int, str, str, str]:
+    """:data:`PAGE_ORDER` as a sort key (the text columns are never NULL in a record)."""
+    return (-r.ts, r.node, r.logger, r.msg)
+
+
+def make_page(counts: dict[str, int], newest: list[LogRecord], severity: str) -> LogPage:
+    """The page: ``newest`` (newest first) shown oldest first, and the counts per severity."""
+    records = _numbered(list(reversed(newest)))
+    ordered = tuple((s, counts.get(s, 0)) for s in SEVERITIES)
+    sevs = wanted(severity)
+    return LogPage(tuple(records), ordered, sum(n for s, n in ordered if s in sevs))
 
 
 def _numbered(records: list[LogRecord]) -> list[LogRecord]:

@@ -46,6 +46,8 @@ class Kind:
     keys: tuple[str, ...]
     key_types: tuple[str, ...]
     extra: tuple[tuple[str, str, str], ...] = ()  # (column, node SQL, type)
+    #: Whether the rows carry a duration (``dur_ns``): its sum, maximum and histogram.
+    durations: bool = True
 
     @property
     def parts(self) -> str:
@@ -70,17 +72,28 @@ KINDS: dict[str, Kind] = {
         ("VARCHAR", "VARCHAR"),
         (("e", "count(*) FILTER (WHERE error)", "BIGINT"),),
     ),
+    "logs": Kind(
+        "logs", "logs", "ts", "ts", ("severity", "logger"), ("VARCHAR", "VARCHAR"), durations=False
+    ),
 }
+
+
+def value_columns(kind: Kind) -> list[str]:
+    """The columns of a partial row after its bucket and keys."""
+    stats = ["n", "t", "m"] if kind.durations else []
+    hist = ["h"] if kind.durations else []
+    return ["c", *stats, "last", *(c for c, _, _ in kind.extra), *hist]
 
 
 def parts_schema(kind: Kind) -> str:
     """The shell-side table of one kind's partial rows."""
     keys = ", ".join(f"{k} {t}" for k, t in zip(kind.keys, kind.key_types, strict=True))
     extra = "".join(f", {c} {t}" for c, _, t in kind.extra)
+    stats = "n BIGINT, t HUGEINT, m BIGINT, " if kind.durations else ""
+    hist = ", h MAP(INTEGER, UBIGINT)" if kind.durations else ""
     return (
         f"CREATE TABLE IF NOT EXISTS {kind.parts} (session VARCHAR, node VARCHAR, b BIGINT, "
-        f"{keys}, c BIGINT, n BIGINT, t HUGEINT, m BIGINT, last BIGINT{extra}, "
-        "h MAP(INTEGER, UBIGINT))"
+        f"{keys}, c BIGINT, {stats}last BIGINT{extra}{hist})"
     )
 
 
@@ -122,11 +135,19 @@ def node_rollup_sql(
     keys = ", ".join(kind.keys)
     only = "" if node is None else f"AND node = {quote_literal(node)} "
     extra = "".join(f", {sql} AS {c}" for c, sql, _ in kind.extra)
+    stats = (
+        "count(dur_ns) AS n, CAST(coalesce(sum(dur_ns), 0) AS BIGINT) AS t, max(dur_ns) AS m, "
+        if kind.durations
+        else ""
+    )
+    hist = (
+        f", histogram({hist_bin('dur_ns')}) FILTER (WHERE dur_ns IS NOT NULL) AS h"
+        if kind.durations
+        else ""
+    )
     return (
-        f"SELECT {kind.ts} // {int(width_ns)} AS b, {keys}, count(*) AS c, "
-        "count(dur_ns) AS n, CAST(coalesce(sum(dur_ns), 0) AS BIGINT) AS t, "
-        f"max(dur_ns) AS m, max({kind.last}) AS last{extra}, "
-        f"histogram({hist_bin('dur_ns')}) FILTER (WHERE dur_ns IS NOT NULL) AS h "
+        f"SELECT {kind.ts} // {int(width_ns)} AS b, {keys}, count(*) AS c, {stats}"
+        f"max({kind.last}) AS last{extra}{hist} "
         f"FROM {kind.table} WHERE session = {quote_literal(session)} "
         f"AND rowid >= {int(lo_rowid)} AND rowid < {int(hi_rowid)} {only}GROUP BY ALL"
     )
@@ -163,9 +184,7 @@ def add_parts(con: Con, kind: Kind, session: str, node: str, table: Any) -> None
     """Append one node's rollup (an Arrow table from :func:`node_rollup_sql`)."""
     if table.num_rows == 0:
         return
-    cols = ", ".join(
-        ["b", *kind.keys, "c", "n", "t", "m", "last", *(c for c, _, _ in kind.extra), "h"]
-    )
+    cols = ", ".join(["b", *kind.keys, *value_columns(kind)])
     con.register("fay_incoming", table)
     try:
         con.execute(
@@ -382,3 +401,64 @@ def node_rates(con: Con, q: Query, kind: Kind, width: int) -> list[NodeRate]:
         ).fetchall()
     }
     return common._rates_from_buckets(rows, nodes, spark)
+
+
+# ---- the logs view -------------------------------------------------------------------------------
+
+#: The logs filter fields a partial row keeps; a filter on any other (the message, the process,
+#: a bare word, which also looks in the message) is counted by the nodes.
+LOG_PART_FIELDS: dict[str, FieldDef] = {"node": FieldDef("node"), "logger": FieldDef("logger")}
+
+
+def logs_filter_in_parts(q: Query, fields: dict[str, FieldDef]) -> bool:
+    """Whether the partial rows can count ``q``'s filter and exact matches (``fields``: the
+    logs view's filter fields)."""
+    named = {name for name, _ in q.filter.globs} | {c for c, _ in q.where_eq if c in fields}
+    return named <= set(LOG_PART_FIELDS)
+
+
+@dataclass(frozen=True)
+class LogSplit:
+    """A logs window cut on bucket boundaries: whole buckets [first, last) counted from the
+    partials (``first`` None: from the session's start), and the ns ranges [a, b] the nodes
+    count (the window's ends inside a bucket)."""
+
+    first: int | None
+    last: int
+    edges: tuple[tuple[int, int], ...]
+
+
+def log_split(q: Query, width: int) -> LogSplit:
+    """The window [lo, now] of ``q``: its whole buckets, and its edges asked of the nodes (the
+    bucket holding now, whose rows up to now only are in the window, and the part of the
+    bucket holding lo from lo on). A window inside one bucket is all edge."""
+    lo, now = q.lo_ns, q.now_ns
+    last = now // width
+    if lo is None:
+        return LogSplit(None, last, ((last * width, now),))
+    first = -(-lo // width)
+    if first > last:
+        return LogSplit(first, first, ((lo, now),))
+    head = ((lo, first * width - 1),) if lo < first * width else ()
+    return LogSplit(first, last, (*head, (last * width, now)))
+
+
+def log_counts(con: Con, q: Query, split: LogSplit) -> dict[str, int]:
+    """Records per severity in the split's whole buckets, from the partials (exact)."""
+    w = query_where(q, "", LOG_PART_FIELDS, window=False)
+    if split.first is not None:
+        w.add("b >= ?", split.first)
+    w.add("b < ?", split.last)
+    rows = con.execute(
+        f"SELECT severity, sum(c) FROM {KINDS['logs'].parts} WHERE {w.sql()} GROUP BY severity",
+        w.params,
+    ).fetchall()
+    return {str(s): int(n) for s, n in rows}
+
+
+def add_counts(*parts: dict[str, int]) -> dict[str, int]:
+    out: dict[str, int] = {}
+    for part in parts:
+        for sev, n in part.items():
+            out[sev] = out.get(sev, 0) + n
+    return out
