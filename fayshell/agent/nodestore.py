@@ -17,20 +17,6 @@ if TYPE_CHECKING:
     from fayshell.store.database import Database
     from fayshell.store.loader import ImportResult
 
-#: Per-interval rollups the live views ask for: one parameterised query per kind
-#: (parameters: session, since).
-ROLLUP_SQL = {
-    "syscalls": "SELECT name, procname, count(*) AS calls, sum(dur_ns) AS total_ns, "
-    "max(dur_ns) AS max_ns FROM syscalls WHERE session = ? AND ts_entry >= ? "
-    "GROUP BY ALL",
-    "spans": "SELECT service, name, count(*) AS spans, sum(dur_ns) AS total_ns, "
-    "max(dur_ns) AS max_ns, count(*) FILTER (WHERE error) AS errors FROM spans "
-    "WHERE session = ? AND ts_start >= ? GROUP BY ALL",
-    "logs": "SELECT logger, severity, count(*) AS records FROM logs "
-    "WHERE session = ? AND ts >= ? GROUP BY ALL",
-}
-
-
 #: Query relations a store keeps (see NodeStore.query).
 MAX_RELATIONS = 64
 
@@ -148,13 +134,6 @@ class NodeStore:
                 self.relations.clear()
             self.relations[sql] = rel
             return table
-
-    def rollup(self, kind: str, session: str, since: int) -> Any:
-        sql = ROLLUP_SQL.get(kind)
-        if sql is None:
-            raise FayError(f"unknown rollup {kind!r} (known: {', '.join(ROLLUP_SQL)})")
-        with self.db.lock:
-            return self.db.con.execute(sql, [session, since]).to_arrow_table()
 
     def interrupt(self) -> None:
         self.raw.interrupt()  # any thread, even while the loader's writer holds db.con

@@ -120,17 +120,6 @@ class Query(Frame):
 
 
 @dataclass(frozen=True)
-class Rollup(Frame):
-    """Per-interval rollup of one kind (syscalls, spans, logs) for rows with ts >= since."""
-
-    code: ClassVar[int] = 6
-    id: int
-    kind: str
-    session: str
-    since: int
-
-
-@dataclass(frozen=True)
 class Result(Frame):
     """A table as an Arrow IPC stream (``data``), with its row count."""
 
@@ -176,10 +165,8 @@ class Bye(Frame):
 
 FRAME_TYPES: dict[int, type[Frame]] = {
     cls.code: cls
-    for cls in (Hello, Welcome, Import, Imported, Query, Rollup, Result, Error, Cancel, Bye)
+    for cls in (Hello, Welcome, Import, Imported, Query, Result, Error, Cancel, Bye)
 }
-
-ROLLUP_KINDS = ("syscalls", "spans", "logs")
 
 
 def negotiate(offered: list[int], ours: tuple[int, ...] = VERSIONS) -> int | None:

@@ -154,7 +154,6 @@ class Agent:
         handler: dict[type[p.Frame], Callable[[Any], p.Frame]] = {
             p.Import: self.do_import,
             p.Query: self.do_query,
-            p.Rollup: self.do_rollup,
         }
         fn = handler.get(type(frame))
         if fn is None:
@@ -199,11 +198,6 @@ class Agent:
     def do_query(self, frame: p.Query) -> p.Frame:
         assert self.store is not None
         table = self.store.query(frame.sql)
-        return p.Result(frame.id, table.num_rows, p.table_bytes(table))
-
-    def do_rollup(self, frame: p.Rollup) -> p.Frame:
-        assert self.store is not None
-        table = self.store.rollup(frame.kind, frame.session, frame.since)
         return p.Result(frame.id, table.num_rows, p.table_bytes(table))
 
 

@@ -75,10 +75,6 @@ class AgentClient:
         rid = next(self.ids)
         return self._result(await self._ask(rid, p.Query(rid, sql)))
 
-    async def rollup(self, kind: str, session: str, since: int) -> p.Result:
-        rid = next(self.ids)
-        return self._result(await self._ask(rid, p.Rollup(rid, kind, session, since)))
-
     async def import_session(self, path: str, session: str, stopped: bool) -> p.Imported:
         rid = next(self.ids)
         frame = await self._ask(rid, p.Import(rid, path, session, self.node, stopped))

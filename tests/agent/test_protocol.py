@@ -24,7 +24,6 @@ FRAMES = st.one_of(
         p.Imported, id=IDS, chunks=IDS, skipped=IDS, events=IDS, errors=st.lists(TEXT, max_size=3)
     ),
     st.builds(p.Query, id=IDS, sql=TEXT),
-    st.builds(p.Rollup, id=IDS, kind=st.sampled_from(p.ROLLUP_KINDS), session=TEXT, since=IDS),
     st.builds(p.Result, id=IDS, rows=IDS, data=st.binary(max_size=200)),
     st.builds(p.Error, id=IDS, kind=TEXT, message=TEXT),
     st.builds(p.Cancel, id=IDS),

@@ -86,16 +86,7 @@ async def test_bad_requests_are_errors_and_the_store_survives(
         await agent.query("SELECT 1; DELETE FROM syscalls")
     with pytest.raises(AgentError, match="no such session directory"):
         await agent.import_session("/nonexistent/session", "x", stopped=True)
-    with pytest.raises(AgentError, match="unknown rollup 'disks'"):
-        await agent.rollup("disks", "incident", 0)
     assert (await agent.query("SELECT count(*) AS n FROM syscalls")).table().equals(before)
-
-
-async def test_rollup_of_syscalls(agent: AgentClient, session_dir: Path) -> None:
-    await agent.import_session(str(session_dir), "incident", stopped=False)
-    roll = (await agent.rollup("syscalls", "incident", 0)).table()
-    total = (await agent.query("SELECT count(*) AS n FROM syscalls")).table()
-    assert sum(roll.column("calls").to_pylist()) == total.column("n")[0].as_py() > 0
 
 
 async def test_cancel_interrupts_a_running_query(agent: AgentClient) -> None:
