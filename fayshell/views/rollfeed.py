@@ -318,6 +318,7 @@ class RollupFeed:
         """On the hub's loop: rotate, import, marks and rollup of one node."""
         timeout = self.times.node_timeout_s
         try:
+            await self._died_since(node)
             async with asyncio.timeout(timeout):
                 return await self._node_rollup(node, lo)
         except TimeoutError:
@@ -329,6 +330,14 @@ class RollupFeed:
             if not isinstance(exc, AgentUnavailable):
                 await self.hub._drop(node)  # a dead agent is restarted next time
             raise
+
+    async def _died_since(self, node: str) -> None:
+        """An agent that died between two cycles is a fault of its node, shown for one cycle
+        (the hub would otherwise start a new one silently); the next cycle starts another,
+        which resumes from the node store's rowid marks."""
+        client = self.hub.clients.get(node)
+        if client is not None and client.dead is not None:
+            raise client.dead  # _cycle drops it
 
     async def _node_rollup(self, node: str, lo: tuple[int, int]) -> NodeAnswer:
         from fayshell.views.live import rotate_quietly
