@@ -219,7 +219,7 @@ class RollupFeed:
                 marks = (tally.rowid, tally.ev_rowid)
                 tally.future = self._on_hub(self._cycle(tally.node, marks))
         waits: list[Any] = [
-            asyncio.wrap_future(t.future)
+            _waited(t.future)
             for t in self.nodes.values()
             if t.future is not None and t.health.ok
         ]
@@ -590,6 +590,15 @@ def _lit(value: Any) -> str:
     if isinstance(value, (list, tuple)):
         return "[" + ", ".join(_lit(v) for v in value) + "]"
     return quote_literal(str(value))
+
+
+def _waited(fut: concurrent.futures.Future[T]) -> asyncio.Future[T]:
+    """An asyncio future to wait on ``fut`` with; the cycle's outcome is read from ``fut``
+    itself, so the wrapper's error is marked as seen (a failed node's cycle is not logged
+    by asyncio as "exception was never retrieved" when the wrapper is collected)."""
+    wrapper = asyncio.wrap_future(fut)
+    wrapper.add_done_callback(lambda w: w.cancelled() or w.exception())
+    return wrapper
 
 
 def _short(node: str, text: str) -> str:
