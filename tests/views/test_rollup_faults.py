@@ -10,6 +10,8 @@ while importing a chunk). Closing the view leaves no agent process on any node.
 
 from __future__ import annotations
 
+import asyncio
+import concurrent.futures
 import os
 import signal
 import threading
@@ -18,6 +20,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from fayshell.errors import FayError
 from fayshell.remote.agentbundle import Bundle
 from fayshell.remote.agentdeploy import AgentSettings
 from fayshell.store.database import Database
@@ -25,7 +28,7 @@ from fayshell.store.loader import import_trace
 from fayshell.views.live import PumpTimes, close_feed
 from fayshell.views.model import NS, Query, Scope
 from fayshell.views.queries import syscalls as sq
-from fayshell.views.rollfeed import RollupFeed
+from fayshell.views.rollfeed import RollupFeed, _waited
 from tests.fixtures.cluster import LocalCluster, _user_pids
 from tests.fixtures.shell import Shell
 from tests.views.helpers import make_app, text_of
@@ -229,7 +232,8 @@ async def test_killed_agent_is_marked_restarted_and_counts_stay_exact(
             )
             await assert_equal_to_reference(feed, db, session)
 
-            # killed once between two refreshes: marked at the next cycle, then restarted
+            # killed once after an answer: marked by the next cycle (not silently restarted), then
+            # restarted by the one after
             answers = feed.nodes[B].answers
             await tick_until(
                 pilot,
@@ -263,7 +267,7 @@ async def test_killed_agent_is_marked_restarted_and_counts_stay_exact(
             watcher.start()
             place(B, 56, 1_100_000)
             try:
-                await tick_until(pilot, feed, killed.is_set, what="B's store growing", timeout=120)
+                await tick_until(pilot, feed, killed.is_set, what=f"{B}'s store growing", timeout=120)
             finally:
                 killed.set()
                 watcher.join(5)
@@ -286,3 +290,21 @@ async def test_killed_agent_is_marked_restarted_and_counts_stay_exact(
             db.close()
     until_no_agents(real_cluster, (A, B))
     await sh.run(f"Remove-TraceSession {session} -Force")
+
+
+async def test_a_failed_cycle_is_not_reported_as_never_retrieved() -> None:
+    """The wrapper a refresh waits on carries the node's error; the feed reads it from the
+    cycle's own future, so the wrapper's error must count as retrieved (else asyncio reports
+    "Future exception was never retrieved", with a traceback, when it is collected)."""
+    cycle: concurrent.futures.Future[int] = concurrent.futures.Future()
+    wrapper = _waited(cycle)
+    cycle.set_exception(FayError("node08: the agent ended"))
+    await asyncio.sleep(0)  # the wrapper is completed on this loop
+    assert wrapper.done() and isinstance(wrapper.exception(), FayError)
+    fresh: concurrent.futures.Future[int] = concurrent.futures.Future()
+    unread = _waited(fresh)
+    fresh.set_exception(FayError("node08: the agent ended"))
+    for _ in range(10):  # loop iterations: completed, then its done callbacks run
+        await asyncio.sleep(0)
+    assert unread.done()
+    assert not unread._log_traceback  # type: ignore[attr-defined]
