@@ -238,7 +238,7 @@ class RollupFeed:
                 marks = (tally.rowid, tally.ev_rowid)
                 tally.future = self._on_hub(self._cycle(tally.node, marks))
         waits: list[Any] = [
-            asyncio.wrap_future(t.future)
+            _waited(t.future)
             for t in self.nodes.values()
             if t.future is not None and t.health.ok
         ]
@@ -337,6 +337,7 @@ class RollupFeed:
         """On the hub's loop: rotate, import, marks and rollup of one node."""
         timeout = self.times.node_timeout_s
         try:
+            await self._died_since(node)
             async with asyncio.timeout(timeout):
                 return await self._node_rollup(node, lo)
         except TimeoutError:
@@ -348,6 +349,14 @@ class RollupFeed:
             if not isinstance(exc, AgentUnavailable):
                 await self.hub._drop(node)  # a dead agent is restarted next time
             raise
+
+    async def _died_since(self, node: str) -> None:
+        """An agent that died between two cycles is a fault of its node, shown for one cycle
+        (the hub would otherwise start a new one silently); the next cycle starts another,
+        which resumes from the node store's rowid marks."""
+        client = self.hub.clients.get(node)
+        if client is not None and client.dead is not None:
+            raise client.dead  # _cycle drops it
 
     async def _node_rollup(self, node: str, lo: tuple[int, int]) -> NodeAnswer:
         from fayshell.views.live import rotate_quietly
@@ -642,6 +651,15 @@ def _lit(value: Any) -> str:
     if isinstance(value, (list, tuple)):
         return "[" + ", ".join(_lit(v) for v in value) + "]"
     return quote_literal(str(value))
+
+
+def _waited(fut: concurrent.futures.Future[T]) -> asyncio.Future[T]:
+    """An asyncio future to wait on ``fut`` with; the cycle's outcome is read from ``fut``
+    itself, so the wrapper's error is marked as seen (a failed node's cycle is not logged
+    by asyncio as "exception was never retrieved" when the wrapper is collected)."""
+    wrapper = asyncio.wrap_future(fut)
+    wrapper.add_done_callback(lambda w: w.cancelled() or w.exception())
+    return wrapper
 
 
 def _short(node: str, text: str) -> str:
