@@ -190,7 +190,9 @@ def main() -> None:
             p99 = max(
                 abs(a["p99"] - b["p99"]) / a["p99"] for a, b in zip(a_rows, b_rows, strict=True)
             )
-            print(f"same top 10 (calls, totals exact): {same}; p99 max relative difference {p99:.4%}")
+            print(
+                f"same top 10 (calls, totals exact): {same}; p99 max relative difference {p99:.4%}"
+            )
         for r in b_rows[:3]:
             print(f"  {r['name']:10} {r['calls']:>10,d} {r['total_ns']:>16,d} {r['p99']:>12.0f}")
         hub.close()

@@ -164,8 +164,7 @@ class Bye(Frame):
 
 
 FRAME_TYPES: dict[int, type[Frame]] = {
-    cls.code: cls
-    for cls in (Hello, Welcome, Import, Imported, Query, Result, Error, Cancel, Bye)
+    cls.code: cls for cls in (Hello, Welcome, Import, Imported, Query, Result, Error, Cancel, Bye)
 }
 
 

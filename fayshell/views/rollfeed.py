@@ -238,9 +238,7 @@ class RollupFeed:
                 marks = (tally.rowid, tally.ev_rowid)
                 tally.future = self._on_hub(self._cycle(tally.node, marks))
         waits: list[Any] = [
-            _waited(t.future)
-            for t in self.nodes.values()
-            if t.future is not None and t.health.ok
+            _waited(t.future) for t in self.nodes.values() if t.future is not None and t.health.ok
         ]
         pumped = asyncio.ensure_future(self._pump()) if self.pump is not None else None
         if pumped is not None:

@@ -52,7 +52,10 @@ async def emit_logs(sh: Shell, pylog: str, nodes: tuple[str, ...] = (A, B)) -> d
     """The pylog workload on ``nodes`` at once (different shapes); the records per severity."""
     shapes = {
         n: s
-        for n, s in {A: ["--count", "3", "--rounds", "3"], B: ["--count", "2", "--rounds", "4"]}.items()
+        for n, s in {
+            A: ["--count", "3", "--rounds", "3"],
+            B: ["--count", "2", "--rounds", "4"],
+        }.items()
         if n in nodes
     }
     done = await asyncio.gather(
@@ -185,7 +188,9 @@ async def test_a_frozen_node_is_not_asked_and_the_other_keeps_refreshing(
     frozen: list[int] = []
     try:
         async with app.run_test(size=(150, 40)) as pilot:
-            await tick_until(pilot, lambda: severities_shown(app) == want, what=f"{want}", timeout=120)
+            await tick_until(
+                pilot, lambda: severities_shown(app) == want, what=f"{want}", timeout=120
+            )
             frozen = stop_node(real_cluster.node(B))
             more = await emit_logs(sh, str(pylog_script), (A,))
             total = {s: want.get(s, 0) + more.get(s, 0) for s in {*want, *more}}
@@ -209,8 +214,10 @@ async def test_a_frozen_node_is_not_asked_and_the_other_keeps_refreshing(
             frozen = []
             await tick_until(
                 pilot,
-                lambda: {r.node for r in app.screen.page.records} == {A, B}  # type: ignore[attr-defined]
-                and f"not answering: {B}" not in text_of(app, "#header"),
+                lambda: (
+                    {r.node for r in app.screen.page.records} == {A, B}  # type: ignore[attr-defined]
+                    and f"not answering: {B}" not in text_of(app, "#header")
+                ),
                 what=f"{B} back",
                 timeout=60,
             )

@@ -135,7 +135,9 @@ def rolled_logs(con: Any, width: int) -> Any:
 
 def logs_q(window: str, now: int, text: str = "") -> Query:
     flt = parse_filter(text, lq.FILTER_ALIASES)
-    return Query(now_ns=now, interval_ns=7 * NS // 2, window=window, scope=Scope(SESSION), filter=flt)
+    return Query(
+        now_ns=now, interval_ns=7 * NS // 2, window=window, scope=Scope(SESSION), filter=flt
+    )
 
 
 @pytest.mark.parametrize("width", [NS, 3 * NS, 7 * NS // 2, 60 * NS])
@@ -166,7 +168,11 @@ def test_a_log_split_covers_the_window_once() -> None:
                 s = partials.log_split(q, width)
                 lo = q.lo_ns
                 assert lo is not None
-                spans = [(s.first * width, s.last * width - 1)] if s.first is not None and s.first < s.last else []
+                spans = (
+                    [(s.first * width, s.last * width - 1)]
+                    if s.first is not None and s.first < s.last
+                    else []
+                )
                 spans += list(s.edges)
                 spans.sort()
                 assert spans[0][0] == lo and spans[-1][1] == now, (width, now, window, s)

@@ -32,12 +32,10 @@ from fayshell.views.rollfeed import RollupFeed, _waited
 from tests.fixtures.cluster import LocalCluster, _user_pids
 from tests.fixtures.shell import Shell
 from tests.views.helpers import make_app, text_of
-from tests.views.live_helpers import live_feed, place_archive
+from tests.views.live_helpers import live_feed, place_archive, until_no_agents
 from tests.views.live_helpers import tick_until as _tick_until
-from tests.views.test_live_rollups import A, B, agent_bundle, roll_shell, until_no_agents
+from tests.views.test_live_rollups import A, B
 from tests.views.test_live_syscalls import generate
-
-__all__ = ["agent_bundle", "roll_shell"]  # the fixtures this module uses
 
 
 async def tick_until(
@@ -48,7 +46,9 @@ async def tick_until(
         await _tick_until(pilot, done, timeout=timeout, what=what)
     except AssertionError as exc:
         state = {n: (t.health, t.answers, t.rowid) for n, t in feed.nodes.items()}
-        raise AssertionError(f"{exc}; header {text_of(pilot.app, '#header')!r}; {state}; {calls_by_node(feed)}") from None
+        raise AssertionError(
+            f"{exc}; header {text_of(pilot.app, '#header')!r}; {state}; {calls_by_node(feed)}"
+        ) from None
 
 
 def agent_processes(lc: LocalCluster, node: str) -> list[int]:
@@ -60,7 +60,11 @@ def agent_processes(lc: LocalCluster, node: str) -> list[int]:
             state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
         except OSError:
             continue
-        if comm.startswith("python") and state != "Z" and any(a.endswith(b"/agent.py") for a in argv):
+        if (
+            comm.startswith("python")
+            and state != "Z"
+            and any(a.endswith(b"/agent.py") for a in argv)
+        ):
             pids.append(pid)
     return pids
 
@@ -202,7 +206,10 @@ async def test_killed_agent_is_marked_restarted_and_counts_stay_exact(
             want = ref_calls_by_node(db, session)
             await tick_until(
                 pilot,
-                feed, lambda: calls_by_node(feed) == want, what="both nodes' first chunk", timeout=120
+                feed,
+                lambda: calls_by_node(feed) == want,
+                what="both nodes' first chunk",
+                timeout=120,
             )
 
             # B's agent crashes (and crashes again on every restart) while B's big chunk is
@@ -236,12 +243,13 @@ async def test_killed_agent_is_marked_restarted_and_counts_stay_exact(
             # restarted by the one after
             answers = feed.nodes[B].answers
             await tick_until(
-                pilot,
-                feed, lambda: feed.nodes[B].answers > answers, what=f"one more answer of {B}"
+                pilot, feed, lambda: feed.nodes[B].answers > answers, what=f"one more answer of {B}"
             )
             assert kill_agents(real_cluster, B) == 1
             place(B, 55, 20_000)
-            await tick_until(pilot, feed, marked, what=f"{B} marked after its agent died", timeout=60)
+            await tick_until(
+                pilot, feed, marked, what=f"{B} marked after its agent died", timeout=60
+            )
             db.close()
             db = reference(tmp_path, session, placed)
             want = ref_calls_by_node(db, session)
@@ -267,11 +275,15 @@ async def test_killed_agent_is_marked_restarted_and_counts_stay_exact(
             watcher.start()
             place(B, 56, 1_100_000)
             try:
-                await tick_until(pilot, feed, killed.is_set, what=f"{B}'s store growing", timeout=120)
+                await tick_until(
+                    pilot, feed, killed.is_set, what=f"{B}'s store growing", timeout=120
+                )
             finally:
                 killed.set()
                 watcher.join(5)
-            await tick_until(pilot, feed, marked, what=f"{B} marked after its agent died", timeout=60)
+            await tick_until(
+                pilot, feed, marked, what=f"{B} marked after its agent died", timeout=60
+            )
             db.close()
             db = reference(tmp_path, session, placed)
             want = ref_calls_by_node(db, session)
