@@ -304,6 +304,7 @@ class RollupFeed:
         if ans.events is not None:
             partials.add_events(self.con, session, node, ans.events)
         partials.set_marks(self.con, session, node, ans.discarded, ans.lost, ans.newest)
+        partials.fold_old(self.con, self.target.kind, self.target.width_ns)
 
     def close(self) -> None:
         self._closed = True

@@ -212,3 +212,40 @@ def test_log_page_merged_from_each_nodes_newest_equals_the_page(
     merged = sorted(merged, key=lq.page_key)[:limit]
     got = lq.make_page(lq.severity_counts(con, q), merged, severity)
     assert got == want and len(got.records) == min(limit, got.total)
+
+
+def totals_by_key(parts: Any, kind: partials.Kind) -> list[tuple[Any, ...]]:
+    """Every value column added up per key (histograms merged per bucket index)."""
+    keys = ", ".join(["session", "node", *kind.keys])
+    sums = ", ".join(
+        f"sum({c})" if c not in ("m", "last") else f"max({c})"
+        for c in partials.value_columns(kind)
+        if c != "h"
+    )
+    rows = parts.execute(f"SELECT {keys}, {sums} FROM {kind.parts} GROUP BY ALL").fetchall()
+    if kind.durations:
+        rows += parts.execute(
+            f"SELECT {keys}, u.e.key, sum(u.e.value) FROM {kind.parts}, "
+            "unnest(map_entries(h)) AS u(e) GROUP BY ALL"
+        ).fetchall()
+    return sorted(rows, key=repr)
+
+
+@pytest.mark.parametrize("name", list(partials.KINDS))
+def test_folded_buckets_keep_every_total(con: Any, name: str) -> None:
+    """Buckets folded behind the last minute: the same totals per key, the same minute and
+    whole-session tables, and far fewer rows."""
+    kind = partials.KINDS[name]
+    parts = rolled(con, kind)
+    stats = {"syscalls": partials.syscall_stats, "spans": partials.span_stats}.get(name)
+    grouping = next(iter(sq.GROUPINGS if name == "syscalls" else spq.GROUPINGS))
+    queries = [q_for(grouping, "total_ns")]
+    queries.append(queries[0].but(window="minute"))
+    before = [stats(parts, x, WIDTH) for x in queries] if stats else []
+    totals = totals_by_key(parts, kind)
+    [(rows,)] = parts.execute(f"SELECT count(*) FROM {kind.parts}").fetchall()
+    partials.fold_old(parts, kind, WIDTH, keep_ns=61 * NS, every_ns=0)
+    [(left,)] = parts.execute(f"SELECT count(*) FROM {kind.parts}").fetchall()
+    assert left < rows, (rows, left)  # rows of several old buckets became one per key
+    assert totals_by_key(parts, kind) == totals
+    assert [stats(parts, x, WIDTH) for x in queries] == before if stats else True

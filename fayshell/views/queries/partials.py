@@ -207,6 +207,63 @@ def add_events(con: Con, session: str, node: str, table: Any) -> None:
         con.unregister("fay_incoming")
 
 
+#: Buckets kept apart behind the newest (10 minutes: past the longest bounded window, a
+#: minute, with room for a node clock ahead of the shell's); older ones are folded into one
+#: per key once a minute more of them has built up.
+KEEP_NS = 600 * NS
+FOLD_EVERY_NS = 60 * NS
+
+
+def fold_old(
+    con: Con, kind: Kind, width: int, keep_ns: int = KEEP_NS, every_ns: int = FOLD_EVERY_NS
+) -> None:
+    """Fold the partial rows (and event counts) of buckets more than ``keep_ns`` behind the
+    newest into one row per key just below the cutoff: counts and sums added, maxima kept,
+    histograms merged, so a view open for hours keeps bounded tables and exact answers (no
+    bounded window reaches the folded bucket; the whole session adds it up)."""
+    keep, every = max(1, keep_ns // width), max(0, every_ns // width)
+    for table, fold in ((kind.parts, _fold_parts(kind)), ("parts_events", _FOLD_EVENTS)):
+        row = con.execute(f"SELECT min(b), max(b) FROM {table}").fetchall()[0]
+        if row[0] is None or row[0] >= row[1] - keep - every:
+            continue
+        cut = int(row[1]) - keep
+        con.execute(f"CREATE OR REPLACE TEMP TABLE fay_folded AS {fold.format(cut=cut)}")
+        con.execute(f"DELETE FROM {table} WHERE b < {cut}")
+        con.execute(f"INSERT INTO {table} BY NAME SELECT * FROM fay_folded")
+        con.execute("DROP TABLE fay_folded")
+
+
+_FOLD_EVENTS = (
+    "SELECT session, node, {cut} - 1 AS b, sum(c)::BIGINT AS c FROM parts_events "
+    "WHERE b < {cut} GROUP BY session, node"
+)
+
+
+def _fold_parts(kind: Kind) -> str:
+    """The folding SELECT of ``kind``'s parts (``{cut}`` left to fill in): groups numbered
+    by key (NULL keys equal, as GROUP BY has them), values summed per group, histogram
+    counts summed per bucket index."""
+    keys = ["session", "node", *kind.keys]
+    sums = ["c", *(["n"] if kind.durations else []), *(c for c, _, _ in kind.extra)]
+    vals = [f"sum({c})::BIGINT AS {c}" for c in sums] + ["max(last) AS last"]
+    if kind.durations:
+        vals += ["sum(t)::HUGEINT AS t", "max(m) AS m"]
+    pick = ", ".join([*(f"any_value({k}) AS {k}" for k in keys), *vals])
+    old = (
+        f"SELECT *, dense_rank() OVER (ORDER BY {', '.join(keys)}) AS g "
+        f"FROM {kind.parts} WHERE b < {{cut}}"
+    )
+    if not kind.durations:
+        return f"WITH o AS ({old}) SELECT {{cut}} - 1 AS b, {pick} FROM o GROUP BY g"
+    return (
+        f"WITH o AS ({old}), v AS (SELECT g, {pick} FROM o GROUP BY g), "
+        "e AS (SELECT g, u.e.key AS k, sum(u.e.value)::UBIGINT AS n FROM o, "
+        "unnest(map_entries(h)) AS u(e) GROUP BY ALL), "
+        "hm AS (SELECT g, map(list(k ORDER BY k), list(n ORDER BY k)) AS h FROM e GROUP BY g) "
+        "SELECT {cut} - 1 AS b, v.* EXCLUDE (g), hm.h FROM v LEFT JOIN hm USING (g)"
+    )
+
+
 def counts_source(con: Con, kind: Kind) -> str:
     """Where the header and sparklines count: the events, once any node sent some; else the
     view's rows (a store without event rows)."""
