@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-NS = 1_000_000_000
+from fayshell.lang.values import DURATION_UNITS
+
+NS = DURATION_UNITS["s"]
 
 
 def duration(ns: float | None) -> str:

@@ -6,11 +6,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, TypeVar
 
+from fayshell.lang.values import DURATION_UNITS
 from fayshell.vocabulary import SEVERITIES
 
 R = TypeVar("R")
 
-NS = 1_000_000_000
+NS = DURATION_UNITS["s"]
 
 
 #: Window names, in the order the window key cycles through them.
