@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -17,24 +16,13 @@ from fayshell.remote.agentdeploy import (
     start,
 )
 from fayshell.remote.cluster import Cluster
-from tests.fixtures.cluster import LocalCluster
+from tests.fixtures.cluster import LocalCluster, agent_pids
 
 SETTINGS = AgentSettings()
 
 
 def node_root(lc: LocalCluster, name: str) -> Path:
     return lc.node(name).home / SETTINGS.root
-
-
-def agent_pids(lc: LocalCluster, name: str) -> list[str]:
-    """Processes of the node's user running the agent."""
-    out = subprocess.run(
-        ["ps", "-u", str(lc.node(name).uid), "-o", "pid=,args="],
-        capture_output=True,
-        text=True,
-        check=False,
-    ).stdout
-    return [line for line in out.splitlines() if "agent.py" in line]
 
 
 async def test_fresh_node_gets_the_agent_then_reuses_it(

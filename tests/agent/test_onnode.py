@@ -23,23 +23,13 @@ from fayshell.remote.agentbundle import Bundle
 from fayshell.remote.agentdeploy import AgentSettings
 from fayshell.remote.agenthub import AgentHub, HubSettings
 from tests.agent.conftest import make_session_dir
-from tests.fixtures.cluster import LocalCluster
+from tests.fixtures.cluster import LocalCluster, agent_pids
 from tests.fixtures.shell import Shell
 from tests.fixtures.traceshell import SYSTEM_PYTHON, run_on, shell_on
 
 NODES = ("node05", "node06")
 NODESET = "node[05-06]"
 ALPHA = 0.01
-
-
-def agent_pids(lc: LocalCluster, name: str) -> list[str]:
-    out = subprocess.run(
-        ["ps", "-u", str(lc.node(name).uid), "-o", "pid=,args="],
-        capture_output=True,
-        text=True,
-        check=False,
-    ).stdout
-    return [line for line in out.splitlines() if "agent.py" in line]
 
 
 def add_kernel_archives(lc: LocalCluster, node: str, output: Path, seed: int) -> None:

@@ -7,7 +7,6 @@ import contextlib
 import os
 import shutil
 import signal
-import subprocess
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
@@ -20,7 +19,7 @@ from textual.pilot import Pilot
 from fayshell.commands.invocation import Invocation
 from fayshell.commands.views import TopRun, open_feed, prepare
 from fayshell.views.feeds import Feed, LiveFeed
-from tests.fixtures.cluster import ClusterNode, LocalCluster, _user_pids
+from tests.fixtures.cluster import ClusterNode, LocalCluster, _user_pids, agent_pids
 from tests.fixtures.shell import Shell
 from tests.views.helpers import settle
 
@@ -128,16 +127,6 @@ def resume_node(pids: list[int]) -> None:
     for pid in pids:
         with contextlib.suppress(ProcessLookupError):
             os.kill(pid, signal.SIGCONT)
-
-
-def agent_pids(lc: LocalCluster, node: str) -> list[str]:
-    out = subprocess.run(
-        ["ps", "-u", str(lc.node(node).uid), "-o", "pid=,stat=,args="],
-        capture_output=True,
-        text=True,
-        check=False,
-    ).stdout
-    return [line for line in out.splitlines() if "agent.py" in line and " Z" not in line]
 
 
 def until_no_agents(lc: LocalCluster, nodes: tuple[str, ...], timeout: float = 15) -> None:
