@@ -492,65 +492,11 @@ static PyObject *Decoder_packet(Decoder *d, PyObject *args)
     return Py_BuildValue("LKLO", (long long)n, (unsigned long long)d->clock, -1LL, Py_None);
 }
 
-/* A column buffer handed to Python without copying: the decoder's own malloc'd block, read
- * through the buffer protocol (pyarrow.py_buffer, numpy.frombuffer) and freed with the object.
- * Copying into bytes instead held the GIL for a memcpy and faulted in fresh pages per batch. */
-typedef struct {
-    PyObject_HEAD
-    uint8_t *p;
-    Py_ssize_t len;
-} Owned;
-
-static void Owned_dealloc(Owned *o)
-{
-    free(o->p);
-    Py_TYPE(o)->tp_free((PyObject *)o);
-}
-
-static int Owned_getbuffer(Owned *o, Py_buffer *view, int flags)
-{
-    return PyBuffer_FillInfo(view, (PyObject *)o, o->p, o->len, 1, flags);
-}
-
-static Py_ssize_t Owned_length(Owned *o) { return o->len; }
-
-static PyBufferProcs Owned_as_buffer = {(getbufferproc)Owned_getbuffer, NULL};
-static PySequenceMethods Owned_as_sequence = {.sq_length = (lenfunc)Owned_length};
-
-static PyTypeObject OwnedType = {
-    PyVarObject_HEAD_INIT(NULL, 0)
-    .tp_name = "fayshell.ctf._decode.Owned",
-    .tp_basicsize = sizeof(Owned),
-    .tp_flags = Py_TPFLAGS_DEFAULT,
-    .tp_doc = "Read-only bytes of one decoded column (taken from the decoder, not copied)",
-    .tp_dealloc = (destructor)Owned_dealloc,
-    .tp_as_buffer = &Owned_as_buffer,
-    .tp_as_sequence = &Owned_as_sequence,
-};
-
-/* Blocks under this size are copied (cheap); larger ones change hands and the decoder starts
- * the next batch with a fresh block of the same capacity. */
-#define OWN_MIN 65536
-
 static PyObject *take_buf(Buf *b)
 {
-    if (b->len < OWN_MIN) {
-        PyObject *o = PyBytes_FromStringAndSize((const char *)b->p, (Py_ssize_t)b->len);
-        b->len = 0;
-        return o;
-    }
-    uint8_t *next = malloc(b->cap);
-    Owned *o = next ? PyObject_New(Owned, &OwnedType) : NULL;
-    if (!o) {
-        free(next);
-        return PyErr_NoMemory();
-    }
-    uint8_t *mine = realloc(b->p, b->len); /* give back the unused tail */
-    o->p = mine ? mine : b->p;
-    o->len = (Py_ssize_t)b->len;
-    b->p = next;
+    PyObject *o = PyBytes_FromStringAndSize((const char *)b->p, (Py_ssize_t)b->len);
     b->len = 0;
-    return (PyObject *)o;
+    return o;
 }
 
 static PyObject *Decoder_take(Decoder *d, PyObject *unused)
@@ -722,7 +668,7 @@ static struct PyModuleDef module = {
 
 PyMODINIT_FUNC PyInit__decode(void)
 {
-    if (PyType_Ready(&DecoderType) < 0 || PyType_Ready(&OwnedType) < 0)
+    if (PyType_Ready(&DecoderType) < 0)
         return NULL;
     PyObject *m = PyModule_Create(&module);
     if (!m)

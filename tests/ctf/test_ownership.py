@@ -1,6 +1,6 @@
-"""The C decoder hands its column blocks to Python instead of copying them: batches must stay
-valid after their decoder is gone and while it decodes the next batch into fresh blocks, and
-hold the same values as the Python reference decoder's."""
+"""Decoded batches stay valid after their C decoder is gone and while it decodes the next batch
+(whether it copies its column blocks out or hands them over), with the Python reference
+decoder's values."""
 
 from __future__ import annotations
 
