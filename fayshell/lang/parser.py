@@ -743,9 +743,8 @@ class Parser:
                 redirects.append(redirect)
             elif ch == "-" and (self.peek(1).isalpha() or self.peek(1) == "_"):
                 args.append(self.param_arg())
-            elif ch == "@" and (self.peek(1).isalpha() or self.peek(1) == "_"):
-                m = IDENT.match(self.src, self.pos + 1)
-                assert m is not None
+            elif ch == "@" and (m := IDENT.match(self.src, self.pos + 1)) is not None:
+                # a splat names a variable (ASCII identifier); '@À' is a bare word
                 args.append(ast.Splat(m.group(0), **self.at(self.pos)))
                 self.pos = m.end()
             else:

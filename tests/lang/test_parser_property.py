@@ -104,3 +104,10 @@ def test_deep_nesting_is_a_parse_error_not_a_crash() -> None:
     check("{" * 3000)
     check("0x1F500ms")
     check("1e3ms")
+
+
+def test_at_before_a_non_ascii_letter_is_a_word_not_a_splat() -> None:
+    """Found by the property test above: '@À' made the parser fail an internal assertion."""
+    from fayshell.lang.parser import parse
+
+    parse("?\t@À")
