@@ -17,6 +17,7 @@ from typing import Any
 
 from fayshell import __version__
 from fayshell.errors_report import CrashLog, ExitCode, report
+from fayshell.memory import reuse_freed_memory
 
 EXIT_OK, EXIT_FAILED, EXIT_SYNTAX, EXIT_INTERRUPTED = (
     ExitCode.OK,
@@ -48,6 +49,7 @@ def main(argv: list[str] | None = None) -> int:
     # numpy's OpenBLAS keeps a polling thread per core (seen using CPU during imports);
     # fayshell does no linear algebra and needs the cores for decoding and DuckDB.
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+    reuse_freed_memory()
     if argv and argv[0] == "top":
         return _top(argv[1:])
     opts = build_parser().parse_args(argv)

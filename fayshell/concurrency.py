@@ -10,8 +10,9 @@ races with it. :func:`in_thread` waits for the thread before the cancellation go
 from __future__ import annotations
 
 import asyncio
+import threading
 from collections.abc import Callable, Coroutine, Iterable
-from typing import Any, ParamSpec, TypeVar
+from typing import Any, Generic, ParamSpec, TypeVar
 
 P = ParamSpec("P")
 T = TypeVar("T")
@@ -61,3 +62,34 @@ async def together(coros: Iterable[Coroutine[Any, Any, Any]]) -> None:
     first = next((e for e in errors if e is not None), None)
     if first is not None:
         raise first
+
+
+class Background(Generic[T]):
+    """``fn(*args)`` computed on a thread of its own while the caller goes on (numpy and
+    Arrow release the GIL in their loops, so it gets a core of its own). Used as a context
+    manager, the thread never outlives the block; :meth:`result` waits for it and raises its
+    error."""
+
+    def __init__(self, fn: Callable[..., T], *args: Any) -> None:
+        self._value: T | None = None
+        self._error: BaseException | None = None
+        self._thread = threading.Thread(target=self._run, args=(fn, args), daemon=True)
+
+    def _run(self, fn: Callable[..., T], args: tuple[Any, ...]) -> None:
+        try:
+            self._value = fn(*args)
+        except BaseException as exc:  # re-raised by result() in the caller's thread
+            self._error = exc
+
+    def __enter__(self) -> Background[T]:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._thread.join()
+
+    def result(self) -> T:
+        self._thread.join()
+        if self._error is not None:
+            raise self._error
+        return self._value  # type: ignore[return-value]

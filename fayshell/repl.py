@@ -27,6 +27,7 @@ from fayshell.errors import IncompleteInput, ParseError
 from fayshell.errors_report import CrashLog, report
 from fayshell.lang.highlight import FayLexer
 from fayshell.lang.interp import ExitSignal, Interpreter
+from fayshell.memory import give_back
 from fayshell.state import ShellState
 
 PROMPT = "PS fay> "
@@ -140,6 +141,7 @@ class Repl:
                 code = await self.execute(text)
                 if code is not None:
                     return code
+                give_back()  # the command's peak is not kept while the prompt waits
 
     async def execute(self, text: str) -> int | None:
         """Run one input; Ctrl-C cancels it and returns to the prompt. An ``exit N`` -> N."""

@@ -7,7 +7,7 @@ import threading
 
 import pytest
 
-from fayshell.concurrency import in_thread, together
+from fayshell.concurrency import Background, in_thread, together
 
 
 class Blocked:
@@ -87,3 +87,27 @@ async def test_together_of_nothing_and_of_successes() -> None:
 
     await together(add(i) for i in range(5))
     assert sorted(done) == list(range(5))
+
+
+def test_background_returns_its_value_computed_on_another_thread() -> None:
+    with Background(lambda: threading.current_thread().name) as job:
+        here = threading.current_thread().name
+        assert job.result() != here
+
+
+def test_background_error_is_raised_by_result_and_thread_is_joined() -> None:
+    def fail() -> None:
+        raise ValueError("broken input")
+
+    with Background(fail) as job:
+        with pytest.raises(ValueError, match="broken input"):
+            job.result()
+    assert not job._thread.is_alive()
+
+
+def test_background_never_outlives_its_block() -> None:
+    release = threading.Event()
+    job = Background(release.wait, 5.0)
+    with job:
+        release.set()
+    assert not job._thread.is_alive()

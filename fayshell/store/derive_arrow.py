@@ -39,6 +39,10 @@ class ArrowChunk:
     eid_lo: int
 
     @property
+    def owner_columns(self) -> dict[str, str]:
+        return {"node": self.node, "session": self.session}
+
+    @property
     def owner(self) -> str:
         """SQL condition: a row of this chunk's node and session (alias ``x``)."""
         return f"x.node = {_lit(self.node)} AND x.session = {_lit(self.session)}"
@@ -124,8 +128,10 @@ def add_syscalls(
     direct: pa.Table | None,
     outcome: StagedOutcome,
     threads: pa.Table,
+    paired: pa.Table | None,
 ) -> None:
-    """The chunk's syscalls, open entries and CPU state (derived.staged_syscalls)."""
+    """The chunk's syscalls, open entries and CPU state (derived.staged_syscalls);
+    ``paired`` is :func:`paired_runs` of the stager."""
     import pyarrow as pa
 
     params = [c.node, c.session]
@@ -139,9 +145,6 @@ def add_syscalls(
             params,
         )
     parts = []
-    if direct is not None:
-        parts.append(owned(c, direct))
-    runs = pa.concat_tables(st.runs, promote_options="default") if st.runs else None
     with c.registered(
         fay_q_th=th, fay_q_names=_id_table(outcome.names), fay_q_comms=_id_table(outcome.comms)
     ):
@@ -157,20 +160,32 @@ def add_syscalls(
                         params,
                     )
                 )
-        if runs is not None:
-            if "pid" not in runs.column_names:
-                runs = runs.append_column("pid", pa.nulls(runs.num_rows, pa.int64()))
-            _add_paired(c, out, runs, parts)
+        if paired is not None:
+            _add_paired(c, out, paired, parts)
     out.removals.append(Removal("pending_syscalls", c.owner))
+    if direct is not None:  # node and session as SQL constants: not one copy per row
+        out.add("syscalls", _fix_pids(direct, outcome.stale_tids, th), **c.owner_columns)
     for rows in parts:
         out.add("syscalls", _fix_pids(rows, outcome.stale_tids, th))
     _add_cpu_state(c, out, outcome)
 
 
-def _add_paired(c: ArrowChunk, out: PendingChunk, runs: pa.Table, parts: list[pa.Table]) -> None:
+def paired_runs(st: SyscallStager) -> pa.Table | None:
+    """The stager's runs kept by :func:`pair_runs` (None without runs)."""
+    import pyarrow as pa
+
+    if not st.runs:
+        return None
+    runs = pa.concat_tables(st.runs, promote_options="default")
+    if "pid" not in runs.column_names:
+        runs = runs.append_column("pid", pa.nulls(runs.num_rows, pa.int64()))
+    return pair_runs(runs)
+
+
+def _add_paired(c: ArrowChunk, out: PendingChunk, paired: pa.Table, parts: list[pa.Table]) -> None:
     """Pairs across runs and the entries left open (fay_paired of derived.py)."""
     params = [c.node, c.session]
-    with c.registered(fay_q_paired=pair_runs(runs)):
+    with c.registered(fay_q_paired=paired):
         parts.append(
             c.arrow(
                 """

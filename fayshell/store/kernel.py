@@ -404,17 +404,14 @@ class SyscallStager:
 
         keys = np.fromiter(self.facts.keys(), np.int64, len(self.facts))
         vals = np.fromiter((f.pid for f in self.facts.values()), np.int64, len(self.facts))
-        order = np.argsort(keys)
-        keys, vals = keys[order], vals[order]
-        pos = np.minimum(np.searchsorted(keys, tid), max(len(keys) - 1, 0))
-        hit = (keys[pos] == tid) & (tid >= 0) if len(keys) else np.zeros(len(tid), bool)
-        pid = vals[pos] if len(keys) else np.zeros(len(tid), np.int64)
-        if len(keys):  # which tids got which pid: remembered, to fix them at the end
-            used = np.flatnonzero(np.bincount(pos[hit], minlength=len(keys)))
-            for t, v in zip(keys[used].tolist(), vals[used].tolist(), strict=True):
-                self.written.setdefault(t, set()).add(v)
-        for t in np.unique(tid[~hit & (tid >= 0)]).tolist():
+        pos = _positions(keys, tid)
+        hit = pos >= 0
+        used = np.flatnonzero(np.bincount(pos[hit], minlength=len(keys)))
+        for t, v in zip(keys[used].tolist(), vals[used].tolist(), strict=True):
+            self.written.setdefault(t, set()).add(v)  # to fix at the end if the pid changes
+        for t in _distinct(tid[~hit & (tid >= 0)]).tolist():
             self.written.setdefault(t, set()).add(None)
+        pid = vals[np.maximum(pos, 0)] if len(keys) else np.zeros(len(tid), np.int64)
         return pa.array(pid, pa.int64(), mask=~hit)
 
     def outcome(self, ok: bool) -> StagedOutcome:
@@ -440,6 +437,37 @@ class SyscallStager:
             for c in self.carry.values()
             if c.cpu is not None and c.tid is not None
         ]
+
+
+#: Thread ids below this are looked up in a table indexed by tid (Linux's pid_max is 2**22).
+DENSE_TIDS = 1 << 23
+
+
+def _positions(keys: np.ndarray, tid: np.ndarray) -> np.ndarray:
+    """Where each ``tid`` is in ``keys`` (distinct), -1 when absent or negative."""
+    import numpy as np
+
+    if not len(keys) or not len(tid):
+        return np.full(len(tid), -1, np.int64)
+    top = int(max(keys.max(), tid.max()))
+    if keys.min() >= 0 and top < DENSE_TIDS:
+        table = np.full(top + 2, -1, np.int64)  # the last slot answers negative tids
+        table[keys] = np.arange(len(keys))
+        return table[np.where(tid >= 0, tid, top + 1)]
+    order = np.argsort(keys)
+    at = np.minimum(np.searchsorted(keys[order], tid), len(keys) - 1)
+    return np.where((keys[order][at] == tid) & (tid >= 0), order[at], -1)
+
+
+def _distinct(values: np.ndarray) -> np.ndarray:
+    """The distinct non-negative ``values``, sorted (a flag per value when they are small)."""
+    import numpy as np
+
+    if not len(values) or values.max() >= DENSE_TIDS or values.min() < 0:
+        return np.unique(values)
+    seen = np.zeros(int(values.max()) + 1, bool)
+    seen[values] = True
+    return np.flatnonzero(seen)
 
 
 @dataclass

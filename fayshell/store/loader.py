@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from fayshell.concurrency import Background
 from fayshell.ctf.decode import EventBatch, StreamStats, stream_readers
 from fayshell.ctf.trace import Trace, find_traces, open_trace
 from fayshell.errors import FayError, Interrupted, StoreError, TraceFormatError
@@ -767,25 +768,34 @@ def _flush_held(db: Database, load: ChunkLoad) -> None:
 def _publish(db: Database, load: ChunkLoad, tdir: Path) -> bool:
     """Derive the held chunk in Arrow and hand it to the background writer; False when the
     staged syscall pairing does not hold (then the chunk goes the usual way)."""
+    from fayshell.store.derive_arrow import paired_runs
+
     st = load.stager
-    direct = outcome = None
-    if st is not None:
-        if not (st.ok and _fast_ok(st)):
-            return False
-        direct = st.resolved()  # before outcome(): it records the pids it used
-        outcome = st.outcome(True)
-    chunk = _pending_chunk(db, load, tdir, direct, outcome)
+    if st is None:
+        chunk = _pending_chunk(db, load, tdir, None)
+    elif not (st.ok and _fast_ok(st)):
+        return False
+    else:
+        with Background(paired_runs, st) as paired:  # sorted on the other core meanwhile
+            direct = st.resolved()  # before outcome(): it records the pids it used
+            syscalls = _Syscalls(direct, st.outcome(True), paired)
+            chunk = _pending_chunk(db, load, tdir, syscalls)
     derived.drop_staged(db)
     db.pending.publish(chunk, load.settings.before_commit)
     return True
 
 
+@dataclass
+class _Syscalls:
+    """What the syscall stager resolved for a held chunk (answer_first)."""
+
+    direct: pa.Table | None
+    outcome: StagedOutcome
+    paired: Background[pa.Table | None]
+
+
 def _pending_chunk(
-    db: Database,
-    load: ChunkLoad,
-    tdir: Path,
-    direct: pa.Table | None,
-    outcome: StagedOutcome | None,
+    db: Database, load: ChunkLoad, tdir: Path, syscalls: _Syscalls | None
 ) -> PendingChunk:
     import pyarrow as pa
 
@@ -809,16 +819,19 @@ def _pending_chunk(
         by_name[load.trace.classes[cls].name] = table
     if held.events:
         events = pa.concat_tables(held.events, promote_options="permissive")
-        out.add(
-            "event_rows",
-            events.add_column(
-                0, "chunk_no", da.constant(load.chunk_no, events.num_rows, pa.int32())
-            ),
-        )
+        out.add("event_rows", events, chunk_no=load.chunk_no)
         threads = da.threads_rows(c, events.column("ts").to_numpy(), by_name)
         out.add("threads", threads)
-        if load.stager is not None and outcome is not None:
-            da.add_syscalls(c, out, load.stager, direct, outcome, threads)
+        if load.stager is not None and syscalls is not None:
+            da.add_syscalls(
+                c,
+                out,
+                load.stager,
+                syscalls.direct,
+                syscalls.outcome,
+                threads,
+                syscalls.paired.result(),
+            )
         rows = load.spans.take() if load.spans is not None else None
         if rows is not None:
             da.add_spans(c, out, rows, load.payload_tables(), load.settings.prefer_c)

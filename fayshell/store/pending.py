@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from fayshell.errors import StoreError
 from fayshell.store.arrowsql import q
+from fayshell.store.relation import quote_literal
 
 if TYPE_CHECKING:
     import duckdb
@@ -40,19 +41,37 @@ class Removal:
     keys: pa.Table | None = None
 
 
+@dataclass(frozen=True)
+class Added:
+    """Rows a table gains: ``rows``, plus columns of one value each (``constants``: column
+    name to an INTEGER or VARCHAR value) given in SQL rather than materialised once per row."""
+
+    rows: pa.Table
+    constants: tuple[tuple[str, int | str], ...] = ()
+
+    @property
+    def select(self) -> str:
+        """The SELECT list reading these rows with their constant columns."""
+        return ", ".join(["*", *(f"{_sql_value(v)} AS {q(k)}" for k, v in self.constants)])
+
+
+def _sql_value(v: int | str) -> str:
+    return quote_literal(v) if isinstance(v, str) else f"CAST({v:d} AS INTEGER)"
+
+
 @dataclass
 class PendingChunk:
     """What one chunk changes in the store, held in memory until it is written."""
 
     chunk_id: str
-    adds: dict[str, list[pa.Table]] = field(default_factory=dict)
+    adds: dict[str, list[Added]] = field(default_factory=dict)
     removals: list[Removal] = field(default_factory=list)
     #: Statements (with parameters) run last in the write's transaction.
     finish: list[tuple[str, list[Any]]] = field(default_factory=list)
 
-    def add(self, table: str, rows: pa.Table | None) -> None:
+    def add(self, table: str, rows: pa.Table | None, **constants: int | str) -> None:
         if rows is not None and rows.num_rows:
-            self.adds.setdefault(table, []).append(rows)
+            self.adds.setdefault(table, []).append(Added(rows, tuple(constants.items())))
 
     @property
     def tables(self) -> list[str]:
@@ -109,9 +128,9 @@ class PendingWrites:
         parts = [
             f"SELECT x.* FROM {stored} x" + (f" WHERE NOT ({' OR '.join(conds)})" if conds else "")
         ]
-        for i, rows in enumerate(chunk.adds.get(table, [])):
-            name = self._register(con, f"fay_pa_{self._serial}_{table}_{i}", rows)
-            parts.append(f"SELECT * FROM {q(name)}")
+        for i, added in enumerate(chunk.adds.get(table, [])):
+            name = self._register(con, f"fay_pa_{self._serial}_{table}_{i}", added.rows)
+            parts.append(f"SELECT {added.select} FROM {q(name)}")
         con.execute(
             f"CREATE OR REPLACE TEMP VIEW {q(table)} AS " + " UNION ALL BY NAME ".join(parts)
         )
@@ -186,9 +205,11 @@ def write_chunk(con: duckdb.DuckDBPyConnection, dbname: str, chunk: PendingChunk
         if rem.keys is not None:
             con.unregister("fay_keys")
     for table, parts in chunk.adds.items():
-        for rows in parts:
-            con.register("fay_rows", rows)
-            con.execute(f"INSERT INTO {q(dbname)}.main.{q(table)} BY NAME SELECT * FROM fay_rows")
+        for added in parts:
+            con.register("fay_rows", added.rows)
+            con.execute(
+                f"INSERT INTO {q(dbname)}.main.{q(table)} BY NAME SELECT {added.select} FROM fay_rows"
+            )
             con.unregister("fay_rows")
     for sql, params in chunk.finish:
         con.execute(sql, params)

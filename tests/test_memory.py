@@ -1,0 +1,37 @@
+"""The allocator settings of fayshell.memory, on this machine's real C library."""
+
+from __future__ import annotations
+
+import platform
+
+import pytest
+
+from fayshell import memory
+
+
+def rss_kib() -> int:
+    for line in open("/proc/self/status", encoding="ascii"):
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1])
+    raise AssertionError("no VmRSS in /proc/self/status")
+
+
+glibc = pytest.mark.skipif(
+    platform.libc_ver()[0] != "glibc", reason="mallopt and malloc_trim are glibc's"
+)
+
+
+@glibc
+def test_freed_memory_is_reused_and_given_back_after_the_command() -> None:
+    import numpy as np
+
+    assert memory.reuse_freed_memory()
+    before = rss_kib()
+    big = np.ones(64 << 20, np.uint8)  # 64 MiB: below REUSE_BELOW, so from the heap
+    touched = rss_kib()
+    del big
+    kept = rss_kib()  # freed but kept for the next allocation (below KEEP_FREE)
+    assert touched - before > 60 << 10
+    assert kept - before > 60 << 10
+    assert memory.give_back()
+    assert rss_kib() - before < 16 << 10
