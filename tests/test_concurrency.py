@@ -99,9 +99,8 @@ def test_background_error_is_raised_by_result_and_thread_is_joined() -> None:
     def fail() -> None:
         raise ValueError("broken input")
 
-    with Background(fail) as job:
-        with pytest.raises(ValueError, match="broken input"):
-            job.result()
+    with Background(fail) as job, pytest.raises(ValueError, match="broken input"):
+        job.result()
     assert not job._thread.is_alive()
 
 

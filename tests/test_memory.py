@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import platform
+from pathlib import Path
 
 import pytest
 
@@ -10,7 +11,7 @@ from fayshell import memory
 
 
 def rss_kib() -> int:
-    for line in open("/proc/self/status", encoding="ascii"):
+    for line in Path("/proc/self/status").read_text(encoding="ascii").splitlines():
         if line.startswith("VmRSS:"):
             return int(line.split()[1])
     raise AssertionError("no VmRSS in /proc/self/status")
