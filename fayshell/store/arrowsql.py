@@ -1,4 +1,4 @@
-"""Small helpers between Arrow types and DuckDB SQL."""
+"""Small helpers between Arrow, numpy and DuckDB SQL."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 from fayshell.store.relation import quote_ident
 
 if TYPE_CHECKING:
+    import numpy as np
     import pyarrow as pa
 
 _SIMPLE = {
@@ -52,3 +53,20 @@ def as_bigint(expr: str) -> str:
 def q(name: str) -> str:
     """A quoted identifier."""
     return quote_ident(name)
+
+
+def int_column(t: pa.Table, col: str) -> np.ndarray:
+    """An integer column as int64 numpy (NULL becomes 0, as DuckDB's grouping of ids would)."""
+    import numpy as np
+
+    c = t.column(col)
+    if c.null_count:
+        c = c.fill_null(0)
+    return np.asarray(c.to_numpy(), np.int64)
+
+
+def valid_mask(col: pa.ChunkedArray | pa.Array) -> np.ndarray:
+    """Which values of ``col`` are not NULL."""
+    import numpy as np
+
+    return np.asarray(col.is_valid().to_numpy(zero_copy_only=False), bool)

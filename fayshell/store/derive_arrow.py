@@ -13,7 +13,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from fayshell.store.arrowsql import q
+from fayshell.store.arrowsql import q, valid_mask
 from fayshell.store.derived import ZIPKIN, _id_table, _lit, _zipkin_part
 from fayshell.store.kernel import FACT_EVENTS, pair_runs
 from fayshell.store.pending import PendingChunk, Removal
@@ -217,7 +217,6 @@ def _add_paired(c: ArrowChunk, out: PendingChunk, paired: pa.Table, parts: list[
 def _fix_pids(rows: pa.Table, stale: list[int], th: pa.Table) -> pa.Table:
     """Rows of tids whose pid changed during the chunk get their final pid (the UPDATE at the
     end of derived.staged_syscalls)."""
-    import numpy as np
     import pyarrow as pa
     import pyarrow.compute as pc
 
@@ -228,7 +227,7 @@ def _fix_pids(rows: pa.Table, stale: list[int], th: pa.Table) -> pa.Table:
         return rows
     tids = rows.column("tid").combine_chunks()
     at = pc.index_in(tids, known.column("tid"))
-    hit = np.asarray(at.is_valid().to_numpy(zero_copy_only=False), bool)
+    hit = valid_mask(at)
     if not hit.any():
         return rows
     new_pid = pc.take(known.column("pid"), at)

@@ -17,6 +17,7 @@ import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, overload
 
+from fayshell.store.arrowsql import int_column, valid_mask
 from fayshell.store.writer import Insert
 
 if TYPE_CHECKING:
@@ -547,9 +548,8 @@ class _Names:
 
     def nameless(self, rows: np.ndarray) -> np.ndarray:
         """Which of ``rows`` have no name (procname must then come from ``threads``)."""
-        import numpy as np
 
-        valid = np.asarray(self.values.is_valid().to_numpy(zero_copy_only=False), bool)
+        valid = valid_mask(self.values)
         return ~valid[self.index[rows]]
 
 
@@ -581,13 +581,13 @@ def pair_runs(runs: pa.Table) -> pa.Table:
     runs = runs.combine_chunks()
     tid = runs.column("tid")
     cpu = np.asarray(runs.column("cpu").to_numpy(zero_copy_only=False), np.int64)
-    key = np.where(_valid(tid), np.asarray(tid.fill_null(0).to_numpy(), np.int64), -1 - cpu)
-    order = np.lexsort((_ints(runs, "heid"), _ints(runs, "hts"), key))
+    key = np.where(valid_mask(tid), np.asarray(tid.fill_null(0).to_numpy(), np.int64), -1 - cpu)
+    order = np.lexsort((int_column(runs, "heid"), int_column(runs, "hts"), key))
     k = key[order]
     first = np.ones(len(k), bool)
     first[1:] = k[1:] != k[:-1]
     last = np.append(first[1:], True)
-    hkind, tkind = _ints(runs, "hkind")[order], _ints(runs, "tkind")[order]
+    hkind, tkind = int_column(runs, "hkind")[order], int_column(runs, "tkind")[order]
     prev_entry = np.append(False, tkind[:-1] == ENTRY) & ~first
     kept = np.flatnonzero(((hkind == EXIT) & prev_entry) | (last & (tkind == ENTRY)))
     rows = order[kept]
@@ -597,15 +597,3 @@ def pair_runs(runs: pa.Table) -> pa.Table:
     for name, col in LAGGED.items():
         out = out.append_column(name, runs.column(col).take(before))
     return out.append_column("n_kind", runs.column("hkind").take(after))
-
-
-def _valid(col: pa.ChunkedArray | pa.Array) -> np.ndarray:
-    import numpy as np
-
-    return np.asarray(col.is_valid().to_numpy(zero_copy_only=False), bool)
-
-
-def _ints(t: pa.Table, col: str) -> np.ndarray:
-    import numpy as np
-
-    return np.asarray(t.column(col).fill_null(0).to_numpy(), np.int64)

@@ -10,6 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from fayshell.store.arrowsql import int_column, valid_mask
+
 if TYPE_CHECKING:
     import numpy as np
     import pyarrow as pa
@@ -26,14 +28,14 @@ def build_spans(rows: pa.Table, compiled: bool = True) -> pa.Table:
     import pyarrow as pa
 
     rows = rows.combine_chunks()
-    tid, sid, ts = _ints(rows, "trace_id"), _ints(rows, "span_id"), _ints(rows, "ts")
+    tid, sid, ts = int_column(rows, "trace_id"), int_column(rows, "span_id"), int_column(rows, "ts")
     order = _span_order(tid, sid, ts, compiled)
     tid, sid, ts = tid[order], sid[order], ts[order]
     new = np.ones(len(ts), bool)
     new[1:] = (tid[1:] != tid[:-1]) | (sid[1:] != sid[:-1])
     g = np.cumsum(new) - 1
     starts = np.flatnonzero(new)
-    is_kv = np.asarray(rows.column("key").is_valid().to_numpy(zero_copy_only=False), bool)[order]
+    is_kv = valid_mask(rows.column("key"))[order]
     ann = ~is_kv
     value = _Codes.of(rows.column("value"), order)
     t0, t1 = _bounds(ts, ann, starts)
@@ -130,16 +132,6 @@ class _Codes:
 
         codes = self.codes[rows]
         return self.words.take(pa.array(codes, mask=codes < 0))
-
-
-def _ints(t: pa.Table, col: str) -> np.ndarray:
-    """An integer column as numpy (NULL ids become 0, as DuckDB's grouping of them would)."""
-    import numpy as np
-
-    c = t.column(col)
-    if c.null_count:
-        c = c.fill_null(0)
-    return np.asarray(c.to_numpy(), np.int64)
 
 
 def _bounds(ts: np.ndarray, ann: np.ndarray, starts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
