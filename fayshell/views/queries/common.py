@@ -39,6 +39,22 @@ NODE_FIELD = {"node": FieldDef("node")}
 NEWEST_LOOKBACK_NS = 60 * NS
 
 
+#: Buckets of a live view's rollups kept apart behind the newest (10 minutes: past the longest
+#: bounded window, a minute, with room for a node clock ahead of the shell's); older ones are
+#: folded into one per key once a minute more of them has built up.
+FOLD_KEEP_NS = 600 * NS
+FOLD_EVERY_NS = 60 * NS
+
+
+def fold_cutoff(con: Con, table: str, keep: int, every: int) -> int | None:
+    """The bucket below which ``table``'s buckets (column ``b``) are folded now: ``keep``
+    behind the newest, once ``every`` more are past it; None when nothing is due."""
+    row = con.execute(f"SELECT min(b), max(b) FROM {table}").fetchall()[0]
+    if row[0] is None or row[0] >= row[1] - keep - every:
+        return None  # nothing old enough, or only the bucket a previous fold left
+    return int(row[1]) - keep
+
+
 def existing_tables(con: Con) -> set[str]:
     """Names of the tables and views in the main schema."""
     rows = con.execute(

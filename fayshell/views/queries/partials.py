@@ -207,15 +207,12 @@ def add_events(con: Con, session: str, node: str, table: Any) -> None:
         con.unregister("fay_incoming")
 
 
-#: Buckets kept apart behind the newest (10 minutes: past the longest bounded window, a
-#: minute, with room for a node clock ahead of the shell's); older ones are folded into one
-#: per key once a minute more of them has built up.
-KEEP_NS = 600 * NS
-FOLD_EVERY_NS = 60 * NS
-
-
 def fold_old(
-    con: Con, kind: Kind, width: int, keep_ns: int = KEEP_NS, every_ns: int = FOLD_EVERY_NS
+    con: Con,
+    kind: Kind,
+    width: int,
+    keep_ns: int = common.FOLD_KEEP_NS,
+    every_ns: int = common.FOLD_EVERY_NS,
 ) -> None:
     """Fold the partial rows (and event counts) of buckets more than ``keep_ns`` behind the
     newest into one row per key just below the cutoff: counts and sums added, maxima kept,
@@ -223,10 +220,9 @@ def fold_old(
     bounded window reaches the folded bucket; the whole session adds it up)."""
     keep, every = max(1, keep_ns // width), max(0, every_ns // width)
     for table, fold in ((kind.parts, _fold_parts(kind)), ("parts_events", _FOLD_EVENTS)):
-        row = con.execute(f"SELECT min(b), max(b) FROM {table}").fetchall()[0]
-        if row[0] is None or row[0] >= row[1] - keep - every:
+        cut = common.fold_cutoff(con, table, keep, every)
+        if cut is None:
             continue
-        cut = int(row[1]) - keep
         con.execute(f"CREATE OR REPLACE TEMP TABLE fay_folded AS {fold.format(cut=cut)}")
         con.execute(f"DELETE FROM {table} WHERE b < {cut}")
         con.execute(f"INSERT INTO {table} BY NAME SELECT * FROM fay_folded")

@@ -25,14 +25,12 @@ from typing import Any
 
 from fayshell.views.filters import Where
 from fayshell.views.model import NS
-from fayshell.views.queries.common import Con
+from fayshell.views.queries.common import FOLD_EVERY_NS, FOLD_KEEP_NS, Con, fold_cutoff
 
 BUCKET_NS = 2 * NS
-#: Buckets kept apart behind the newest one: 10 minutes, well past the longest bounded window
-#: (a minute), with room for a node clock ahead of the shell's. Older ones are folded.
-KEEP_BUCKETS = 10 * 60 * NS // BUCKET_NS
-#: Fold again once this many more buckets are past the cutoff (a minute): not every refresh.
-FOLD_EVERY = 60 * NS // BUCKET_NS
+#: Buckets kept apart behind the newest, and how many more before folding again (common).
+KEEP_BUCKETS = FOLD_KEEP_NS // BUCKET_NS
+FOLD_EVERY = FOLD_EVERY_NS // BUCKET_NS
 
 
 @dataclass(frozen=True)
@@ -129,10 +127,9 @@ def sync(con: Con, roll: Rollup) -> None:
 def fold_old(con: Con, roll: Rollup, keep: int = KEEP_BUCKETS, every: int = FOLD_EVERY) -> None:
     """Fold the buckets more than ``keep`` behind the newest into one bucket per key, just
     below the cutoff (still before any bounded window; the whole session adds it up)."""
-    row = con.execute(f"SELECT min(b), max(b) FROM {roll.table}").fetchone()
-    if row is None or row[0] is None or row[0] >= row[1] - keep - every:
-        return  # nothing old enough, or only the bucket a previous fold left
-    cut = int(row[1]) - keep
+    cut = fold_cutoff(con, roll.table, keep, every)
+    if cut is None:
+        return
     con.execute(
         f"CREATE OR REPLACE TEMP TABLE {roll.table} AS "
         f"SELECT {cut - 1} AS b, {roll.columns}, sum(c)::BIGINT AS c, sum(n)::BIGINT AS n, "
