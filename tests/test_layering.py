@@ -29,6 +29,20 @@ def imported_after(code: str) -> set[str]:
     return set(json.loads(out.stdout.strip().splitlines()[-1]))
 
 
+def in_bundle(module: str) -> bool:
+    """Whether the agent bundle carries ``module`` (a fayshell module name)."""
+    from fayshell.remote.agentbundle import CORE as BUNDLED
+
+    parts = module.split(".")[1:]
+    path = "/".join(parts)
+    return (
+        not parts
+        or f"{path}.py" in BUNDLED
+        or f"{path}/__init__.py" in BUNDLED
+        or any(path == b or path.startswith(b + "/") for b in BUNDLED if not b.endswith(".py"))
+    )
+
+
 def test_core_imports_no_ui_toolkit() -> None:
     code = "\n".join(f"import {m}" for m in CORE)
     code += "\nfrom fayshell.commands import load_registry\nload_registry()"
@@ -58,7 +72,10 @@ def test_node_agent_imports_only_the_headless_core() -> None:
         "d = pathlib.Path(tempfile.mkdtemp())\n"
         "NodeStore.open(d / 's.duckdb').close()"
     )
-    mods = {m.split(".")[0] for m in imported_after(code)}
+    imported = imported_after(code)
+    outside = sorted(m for m in imported if m.startswith("fayshell") and not in_bundle(m))
+    assert not outside, f"the agent imports modules its bundle (agentbundle.CORE) lacks: {outside}"
+    mods = {m.split(".")[0] for m in imported}
     assert not mods & {
         "textual",
         "prompt_toolkit",

@@ -33,6 +33,7 @@ from fayshell.errors import FayError
 #: the agent imports nothing outside it).
 CORE = (
     "__init__.py",
+    "concurrency.py",
     "errors.py",
     "host.py",
     "vocabulary.py",

@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from fayshell.concurrency import Background
 from fayshell.store.arrowsql import int_column, valid_mask
 
 if TYPE_CHECKING:
@@ -40,12 +41,30 @@ def build_spans(rows: pa.Table, compiled: bool = True) -> pa.Table:
     value = _Codes.of(rows.column("value"), order)
     t0, t1 = _bounds(ts, ann, starts)
     first = pa.array(order[starts])
+    with Background(_keyvals, rows, g, ts, is_kv, order, value, len(starts)) as keyvals:
+        out = _span_columns(rows, first, tid[starts], sid[starts], t0, t1)
+        out["client_dur_ns"] = _between(starts, ts, ann & value.eq("cs"), ann & value.eq("cr"))
+        out["server_dur_ns"] = _between(starts, ts, ann & value.eq("sr"), ann & value.eq("ss"))
+        out["annotations"] = _annotations(g, ts, ann, value, len(starts))
+        out["keyvals"], out["error"] = keyvals.result()  # built on another core meanwhile
+    return pa.table(out)
+
+
+def _span_columns(
+    rows: pa.Table,
+    first: pa.Array,
+    tid: np.ndarray,
+    sid: np.ndarray,
+    t0: np.ndarray,
+    t1: np.ndarray,
+) -> dict[str, Any]:
+    """The columns each span takes from its first row, and its times."""
     out: dict[str, Any] = (
         {"node": rows.column("node").take(first)} if "node" in rows.column_names else {}
     )
     out |= {
-        "trace_id": tid[starts],
-        "span_id": sid[starts],
+        "trace_id": tid,
+        "span_id": sid,
         "parent_span_id": rows.column("parent").take(first),
         "service": rows.column("service_name").take(first),
         "ip": rows.column("ip").take(first),
@@ -54,12 +73,8 @@ def build_spans(rows: pa.Table, compiled: bool = True) -> pa.Table:
         "ts_start": t0,
         "ts_end": t1,
         "dur_ns": t1 - t0,
-        "client_dur_ns": _between(starts, ts, ann & value.eq("cs"), ann & value.eq("cr")),
-        "server_dur_ns": _between(starts, ts, ann & value.eq("sr"), ann & value.eq("ss")),
-        "annotations": _annotations(g, ts, ann, value, len(starts)),
     }
-    out["keyvals"], out["error"] = _keyvals(rows, g, ts, is_kv, order, value, len(starts))
-    return pa.table(out)
+    return out
 
 
 def _span_order(tid: np.ndarray, sid: np.ndarray, ts: np.ndarray, use_c: bool = True) -> np.ndarray:

@@ -137,3 +137,21 @@ def until_no_agents(lc: LocalCluster, nodes: tuple[str, ...], timeout: float = 1
         time.sleep(0.1)
     for node in nodes:
         assert agent_pids(lc, node) == [], f"an agent process is left on {node}"
+
+
+async def started_session(sh: Shell, session: str, enable: str, nodes: tuple[str, ...]) -> None:
+    """A tracing session on ``nodes`` with ``enable`` (Enable-Tracepoint's arguments), started."""
+    await sh.run(f"New-TraceSession {session} -Node {','.join(nodes)}")
+    await sh.run(f"Enable-Tracepoint -Session {session} {enable}")
+    await sh.run(f"Start-Trace {session}")
+
+
+async def removed_session(
+    sh: Shell, session: str, lc: LocalCluster | None = None, nodes: tuple[str, ...] = ()
+) -> None:
+    """Once a view over ``session`` is closed: no agent left on ``nodes`` (when ``lc`` is given),
+    then the session removed."""
+    for node in nodes:
+        assert lc is not None
+        assert agent_pids(lc, node) == [], f"closing the view left an agent on {node}"
+    await sh.run(f"Remove-TraceSession {session} -Force")

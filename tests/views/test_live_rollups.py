@@ -35,7 +35,9 @@ from tests.views.live_helpers import (
     agent_pids,
     live_feed,
     place_archive,
+    removed_session,
     resume_node,
+    started_session,
     stop_node,
     tick_until,
     until_no_agents,
@@ -77,9 +79,7 @@ async def test_syscalls_from_rollups_equal_pull_and_import(
     roll_shell: Shell, real_cluster: LocalCluster, tmp_path: Path
 ) -> None:
     sh, session = roll_shell, "rsys"
-    await sh.run(f"New-TraceSession {session} -Node {A},{B}")
-    await sh.run(f"Enable-Tracepoint -Session {session} -Domain user -Name 'fay_none:*'")
-    await sh.run(f"Start-Trace {session}")
+    await started_session(sh, session, "-Domain user -Name 'fay_none:*'", (A, B))
     outputs = sh.state.trace_sessions[session].outputs
     first = generate(tmp_path / "g1", seed=21, events=60_000)
     place_archive(real_cluster.node(A), outputs[A], first.dirs[0], 2001)
@@ -159,9 +159,7 @@ async def test_syscalls_from_rollups_equal_pull_and_import(
         assert app.return_code == 0
     finally:
         await close_feed(feed)
-    for node in (A, B):
-        assert agent_pids(real_cluster, node) == [], f"closing the view left an agent on {node}"
-    await sh.run(f"Remove-TraceSession {session} -Force")
+    await removed_session(sh, session, real_cluster, (A, B))
 
 
 def group_key(grouping: str) -> Callable[[Any], tuple[Any, ...]]:
@@ -195,9 +193,7 @@ async def test_spans_from_rollups_equal_pull_and_import(
     roll_shell: Shell, real_cluster: LocalCluster, blkkin_binary: Path
 ) -> None:
     sh, session, requests = roll_shell, "rspan", 40
-    await sh.run(f"New-TraceSession {session} -Node {A},{B}")
-    await sh.run(f"Enable-Tracepoint -Session {session} -Domain user -Name 'zipkin:*'")
-    await sh.run(f"Start-Trace {session}")
+    await started_session(sh, session, "-Domain user -Name 'zipkin:*'", (A, B))
     done = await asyncio.gather(
         *(
             run_on(
@@ -260,18 +256,14 @@ async def test_spans_from_rollups_equal_pull_and_import(
         assert app.return_code == 0
     finally:
         await close_feed(feed)
-    for node in (A, B):
-        assert agent_pids(real_cluster, node) == [], f"closing the view left an agent on {node}"
-    await sh.run(f"Remove-TraceSession {session} -Force")
+    await removed_session(sh, session, real_cluster, (A, B))
 
 
 async def test_frozen_node_is_marked_and_the_other_keeps_refreshing(
     roll_shell: Shell, real_cluster: LocalCluster, tmp_path: Path
 ) -> None:
     sh, session = roll_shell, "rfault"
-    await sh.run(f"New-TraceSession {session} -Node {A},{B}")
-    await sh.run(f"Enable-Tracepoint -Session {session} -Domain user -Name 'fay_none:*'")
-    await sh.run(f"Start-Trace {session}")
+    await started_session(sh, session, "-Domain user -Name 'fay_none:*'", (A, B))
     outputs = sh.state.trace_sessions[session].outputs
     run, feed = await live_feed(sh, "syscalls", session, source="Agent")
     assert isinstance(feed, RollupFeed)
@@ -309,7 +301,7 @@ async def test_frozen_node_is_marked_and_the_other_keeps_refreshing(
         resume_node(frozen)
         await close_feed(feed)
     until_no_agents(real_cluster, (A, B))
-    await sh.run(f"Remove-TraceSession {session} -Force")
+    await removed_session(sh, session)
 
 
 async def test_auto_pulls_nodes_without_python_and_says_so(
@@ -320,9 +312,7 @@ async def test_auto_pulls_nodes_without_python_and_says_so(
         deploy=AgentSettings(python="/nonexistent/bin/python3"), bundle_root=agent_bundle.root
     )
     set_agent_hub(sh.state, AgentHub(sh.state.options, settings))
-    await sh.run(f"New-TraceSession {session} -Node {A},{B}")
-    await sh.run(f"Enable-Tracepoint -Session {session} -Domain user -Name 'fay_none:*'")
-    await sh.run(f"Start-Trace {session}")
+    await started_session(sh, session, "-Domain user -Name 'fay_none:*'", (A, B))
     _, feed = await live_feed(sh, "syscalls", session, source="Auto")
     try:
         assert isinstance(feed, LiveFeed), "no agent anywhere: the pull path"
@@ -348,7 +338,7 @@ async def test_auto_pulls_nodes_without_python_and_says_so(
     finally:
         await close_feed(feed)
     assert any("not shown" in str(w) for w in sh.host.warnings)
-    await sh.run(f"Remove-TraceSession {session} -Force")
+    await removed_session(sh, session)
 
 
 async def test_a_pulled_node_and_an_agent_node_in_one_view(
@@ -360,9 +350,7 @@ async def test_a_pulled_node_and_an_agent_node_in_one_view(
     from fayshell.views.live import LivePump, LiveTarget, chunk_home
 
     sh, session = roll_shell, "rmix"
-    await sh.run(f"New-TraceSession {session} -Node {A},{B}")
-    await sh.run(f"Enable-Tracepoint -Session {session} -Domain user -Name 'fay_none:*'")
-    await sh.run(f"Start-Trace {session}")
+    await started_session(sh, session, "-Domain user -Name 'fay_none:*'", (A, B))
     outputs = sh.state.trace_sessions[session].outputs
     for k, node in enumerate((A, B)):
         gen = generate(tmp_path / f"g{k}", seed=41 + k, events=30_000)
@@ -410,7 +398,7 @@ async def test_a_pulled_node_and_an_agent_node_in_one_view(
     finally:
         await close_feed(feed)
     until_no_agents(real_cluster, (A, B))
-    await sh.run(f"Remove-TraceSession {session} -Force")
+    await removed_session(sh, session)
 
 
 def roll_hub_settings(sh: Shell) -> HubSettings:

@@ -28,7 +28,9 @@ from tests.views.helpers import make_app, text_of
 from tests.views.live_helpers import (
     agent_pids,
     live_feed,
+    removed_session,
     resume_node,
+    started_session,
     stop_node,
     tick_until,
     until_no_agents,
@@ -85,9 +87,7 @@ async def test_logs_from_rollups_equal_pull_and_import(
     roll_shell: Shell, real_cluster: LocalCluster, pylog_script: Any
 ) -> None:
     sh, session = roll_shell, "rlogs"
-    await sh.run(f"New-TraceSession {session} -Node {A},{B}")
-    await sh.run(f"Enable-Tracepoint -Session {session} -Domain python")
-    await sh.run(f"Start-Trace {session}")
+    await started_session(sh, session, "-Domain python", (A, B))
     want = await emit_logs(sh, str(pylog_script))
 
     # the reference: pull + import into the shell's database, shown by the same view
@@ -166,9 +166,7 @@ async def test_logs_from_rollups_equal_pull_and_import(
         assert app.return_code == 0
     finally:
         await close_feed(feed)
-    for node in (A, B):
-        assert agent_pids(real_cluster, node) == [], f"closing the view left an agent on {node}"
-    await sh.run(f"Remove-TraceSession {session} -Force")
+    await removed_session(sh, session, real_cluster, (A, B))
 
 
 async def test_a_frozen_node_is_not_asked_and_the_other_keeps_refreshing(
@@ -177,9 +175,7 @@ async def test_a_frozen_node_is_not_asked_and_the_other_keeps_refreshing(
     """While B is frozen the view marks it, stops asking it for records (every refresh would
     wait for it) and keeps A's page and counts current; when B is back so are its records."""
     sh, session = roll_shell, "rlogf"
-    await sh.run(f"New-TraceSession {session} -Node {A},{B}")
-    await sh.run(f"Enable-Tracepoint -Session {session} -Domain python")
-    await sh.run(f"Start-Trace {session}")
+    await started_session(sh, session, "-Domain python", (A, B))
     want = await emit_logs(sh, str(pylog_script))
     run, feed = await live_feed(sh, "logs", session, severity="Debug", source="Agent")
     assert isinstance(feed, RollupFeed)
@@ -227,7 +223,7 @@ async def test_a_frozen_node_is_not_asked_and_the_other_keeps_refreshing(
         resume_node(frozen)
         await close_feed(feed)
     until_no_agents(real_cluster, (A, B))
-    await sh.run(f"Remove-TraceSession {session} -Force")
+    await removed_session(sh, session)
 
 
 async def test_a_pulled_node_and_an_agent_node_in_one_logs_view(
@@ -243,9 +239,7 @@ async def test_a_pulled_node_and_an_agent_node_in_one_logs_view(
     from fayshell.views.rollfeed import RollupTarget
 
     sh, session = roll_shell, "rlogx"
-    await sh.run(f"New-TraceSession {session} -Node {A},{B}")
-    await sh.run(f"Enable-Tracepoint -Session {session} -Domain python")
-    await sh.run(f"Start-Trace {session}")
+    await started_session(sh, session, "-Domain python", (A, B))
     want = await emit_logs(sh, str(pylog_script))
     outputs = sh.state.trace_sessions[session].outputs
 
@@ -285,4 +279,4 @@ async def test_a_pulled_node_and_an_agent_node_in_one_logs_view(
     finally:
         await close_feed(feed)
     until_no_agents(real_cluster, (A, B))
-    await sh.run(f"Remove-TraceSession {session} -Force")
+    await removed_session(sh, session)

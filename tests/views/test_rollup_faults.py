@@ -32,7 +32,13 @@ from fayshell.views.rollfeed import RollupFeed, _waited
 from tests.fixtures.cluster import LocalCluster, _user_pids
 from tests.fixtures.shell import Shell
 from tests.views.helpers import make_app, text_of
-from tests.views.live_helpers import live_feed, place_archive, until_no_agents
+from tests.views.live_helpers import (
+    live_feed,
+    place_archive,
+    removed_session,
+    started_session,
+    until_no_agents,
+)
 from tests.views.live_helpers import tick_until as _tick_until
 from tests.views.test_live_rollups import A, B
 from tests.views.test_live_syscalls import generate
@@ -177,9 +183,7 @@ async def test_killed_agent_is_marked_restarted_and_counts_stay_exact(
     roll_shell: Shell, real_cluster: LocalCluster, tmp_path: Path, agent_bundle: Bundle
 ) -> None:
     sh, session = roll_shell, "rdeath"
-    await sh.run(f"New-TraceSession {session} -Node {A},{B}")
-    await sh.run(f"Enable-Tracepoint -Session {session} -Domain user -Name 'fay_none:*'")
-    await sh.run(f"Start-Trace {session}")
+    await started_session(sh, session, "-Domain user -Name 'fay_none:*'", (A, B))
     outputs = sh.state.trace_sessions[session].outputs
     placed: dict[str, list[Path]] = {A: [], B: []}
     index = [5000]
@@ -301,7 +305,7 @@ async def test_killed_agent_is_marked_restarted_and_counts_stay_exact(
         if db is not None:
             db.close()
     until_no_agents(real_cluster, (A, B))
-    await sh.run(f"Remove-TraceSession {session} -Force")
+    await removed_session(sh, session)
 
 
 async def test_a_failed_cycle_is_not_reported_as_never_retrieved() -> None:
