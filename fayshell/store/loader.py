@@ -453,7 +453,9 @@ def _load(
         spans=SpanStager.for_classes([ev.name for ev in trace.classes]),
         catalog=catalog,
     )
-    load.answer_first = settings.answer_first and _answerable(trace, load.stager)
+    load.answer_first = (
+        settings.answer_first and _fits(trace, settings) and _answerable(trace, load.stager)
+    )
     staged = Staged()
     readers = stream_readers(trace, settings.prefer_c, settings.batch_rows)
     reported: dict[int, int] = {}
@@ -736,6 +738,13 @@ def _finish(db: Database, load: ChunkLoad, tdir: Path) -> None:
 
 
 # --- answer_first: the chunk kept in memory, queryable at once, written in the background ---
+
+
+def _fits(trace: Trace, settings: LoadSettings) -> bool:
+    """Whether the chunk can be held whole (answer_first): decided before decoding, so a big
+    trace goes the bounded-memory way from its first batch instead of after half a GiB."""
+    size = sum(f.stat().st_size for f in trace.files)
+    return size * settings.decoded_per_file_byte <= settings.pending_bytes
 
 
 def _answerable(trace: Trace, stager: SyscallStager | None) -> bool:

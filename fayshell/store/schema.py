@@ -100,9 +100,11 @@ EXAMPLES
 def ensure_schema(db: Database) -> None:
     """Create the store's fixed tables (and the ``events`` view) if they do not exist yet:
     once per database connection (``db.schema_ready``; ``db.schema_changed()`` asks again)."""
-    if db.schema_ready or db.has_pending:  # (pending: the names of the tables a chunk
-        return  # feeds are temporary views until it is written)
-    with db.lock:
+    if db.schema_ready:
+        return
+    with db.lock:  # checked under the lock: another thread's import may publish meanwhile
+        if db.has_pending:  # a chunk is being written, so the schema is there; the names
+            return  # of the tables it feeds are temporary views until it is written
         db.execute(SCHEMA)
         if not db.execute("SELECT count(*) FROM store_state")[0][0]:
             db.execute("INSERT INTO store_state VALUES (0)")

@@ -67,6 +67,10 @@ class LoadSettings:
     #: is decoded (the bounded-memory path). The 10M-event kernel trace of bench/ingest.py
     #: decodes to 389 MiB (peak RSS 1.5 GiB kept whole), its BlkKin trace to 274 MiB.
     pending_bytes: int = 512 << 20
+    #: Decoded Arrow bytes per byte of trace file, at most (bench/ingest.py's traces: kernel
+    #: layout 1.8, BlkKin 1.5): a chunk whose files would decode past ``pending_bytes`` is
+    #: not held at all (a 2 GiB trace stays within its bounded memory from the first batch).
+    decoded_per_file_byte: float = 2.0
     #: Called by the background writer just before it commits (tests hold it there).
     before_commit: Callable[[], None] | None = None
 

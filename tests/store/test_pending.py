@@ -218,9 +218,20 @@ def test_row_wise_pipelines_see_the_pending_rows(gen: GenInfo) -> None:
     assert len(list(db.relation("SELECT * FROM syscalls").iter_records())) == counted
 
 
-def test_past_pending_bytes_the_chunk_is_flushed_as_it_is_decoded(gen: GenInfo) -> None:
+@pytest.mark.parametrize(
+    "ratio",
+    [
+        pytest.param(2.0, id="too-big-by-its-files"),  # never held
+        pytest.param(0.0, id="past-the-budget-while-decoding"),  # held, then flushed
+    ],
+)
+def test_past_pending_bytes_the_chunk_is_flushed_as_it_is_decoded(
+    gen: GenInfo, ratio: float
+) -> None:
     db = Database.open(":memory:")
-    small = LoadSettings(answer_first=True, pending_bytes=1, flush_rows=2000)
+    small = LoadSettings(
+        answer_first=True, pending_bytes=1, flush_rows=2000, decoded_per_file_byte=ratio
+    )
     for d in gen.dirs:
         import_trace(db, d, node="n", session="s", settings=small)
         assert not db.has_pending  # committed when import_trace returned
