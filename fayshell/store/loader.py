@@ -9,6 +9,7 @@ one :class:`~fayshell.store.settings.LoadSettings`.
 from __future__ import annotations
 
 import hashlib
+import re
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
@@ -137,7 +138,23 @@ def import_settings(db: Database, settings: LoadSettings) -> Iterator[None]:
     try:
         yield
     finally:
-        db.execute("; ".join(f"SET {n} = {_lit(v)}" for n, v in zip(names, keep, strict=True)))
+        back = [exact_size(v) if n == "memory_limit" else v for n, v in zip(names, keep, strict=True)]
+        db.execute("; ".join(f"SET {n} = {_lit(v)}" for n, v in zip(names, back, strict=True)))
+
+
+#: How DuckDB shows a size setting: one decimal and a binary unit ("18.8 GiB").
+_SHOWN_SIZE = re.compile(r"(\d+\.\d) ([KMGT]iB)")
+
+
+def exact_size(shown: str) -> str:
+    """A size as DuckDB shows it, to set it back so that it shows the same again.
+
+    DuckDB truncates the value it shows to one decimal, so setting back what it showed loses
+    up to a tenth of a unit each time ("18.8 GiB" became 18.7, 18.6, 18.5 GiB over a live
+    view's first imports); the middle of the shown tenth ("18.85 GiB") shows as itself.
+    """
+    m = _SHOWN_SIZE.fullmatch(shown)
+    return f"{m[1]}5 {m[2]}" if m else shown
 
 
 def _lit(value: object) -> str:

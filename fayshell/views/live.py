@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from fayshell.remote.inventory import NodeSpec
     from fayshell.remote.transport import Transport
     from fayshell.store.database import Database
+    from fayshell.store.settings import LoadSettings
     from fayshell.tracing.receive import NodeReceipt
     from fayshell.views.feeds import Feed
 
@@ -98,7 +99,10 @@ class LivePump:
         *,
         rotate: bool = True,
         timer_ns: int = 0,
+        settings: LoadSettings | None = None,
     ) -> None:
+        from fayshell.store.settings import LIVE_SETTINGS
+
         self.cluster = cluster
         self.target = target
         self.db = db
@@ -106,6 +110,8 @@ class LivePump:
         self.rotate = rotate
         #: The session's own rotation period when the pump does not rotate (0: none known).
         self.timer_ns = timer_ns
+        #: How chunks are imported (LIVE_SETTINGS: DuckDB's memory held small, see there).
+        self.settings = settings or LIVE_SETTINGS
         self.nodes = {
             s.name: NodeTally(s.name, NodeHealth(s.name, True, "starting")) for s in target.specs
         }
@@ -208,7 +214,9 @@ class LivePump:
 
         async with self._import_lock:
             work = asyncio.ensure_future(
-                asyncio.to_thread(import_trace, self.db, path, node=node, session=session)
+                asyncio.to_thread(
+                    import_trace, self.db, path, node=node, session=session, settings=self.settings
+                )
             )
             self._importing = work
             res = await asyncio.shield(work)  # a cancelled cycle lets the load finish

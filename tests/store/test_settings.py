@@ -1,0 +1,52 @@
+"""LIVE_SETTINGS: a live view's imports hold DuckDB's memory to their limit (issue 14)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from fayshell.remote.cluster import Cluster
+from fayshell.remote.inventory import Inventory
+from fayshell.store.database import Database
+from fayshell.store.loader import import_trace
+from fayshell.store.settings import LIVE_SETTINGS
+from fayshell.views.live import LivePump, LiveTarget
+from tests.fixtures.ctfgen import GenSpec, write_trace
+
+MIB = 1 << 20
+
+
+def duckdb_bytes(db: Database) -> int:
+    """What DuckDB's buffer manager holds (file blocks cached, appends not checkpointed …)."""
+    return int(db.execute("SELECT sum(memory_usage_bytes) FROM duckdb_memory()")[0][0] or 0)
+
+
+def test_live_import_evicts_the_file_cache(tmp_path: Path) -> None:
+    """Under a roomy limit (DuckDB's default is most of the machine's memory) a query that
+    read the whole file leaves it cached; the next live import brings DuckDB back within the
+    live limit, and the limit the shell had is restored after it."""
+    db = Database.open(str(tmp_path / "live.duckdb"))
+    try:
+        db.execute("SET memory_limit = '1GB'")
+        before = db.execute("SELECT current_setting('memory_limit')")[0][0]
+        db.execute("CREATE TABLE filler AS SELECT range AS i, hash(range) AS h FROM range(8000000)")
+        db.execute("CHECKPOINT")
+        db.execute("SELECT sum(i), max(h) FROM filler")
+        cap = 32 * MIB
+        assert LIVE_SETTINGS.memory_limit == "32MB"
+        assert duckdb_bytes(db) > 1.5 * cap  # the whole file (64 MB) is cached
+        write_trace(tmp_path / "t", GenSpec(events=20_000, cpus=2, keep_truth=False))
+        res = import_trace(db, tmp_path / "t", node="n1", session="s", settings=LIVE_SETTINGS)
+        assert not res.errors and res.events > 0
+        assert duckdb_bytes(db) <= cap
+        assert db.execute("SELECT current_setting('memory_limit')")[0][0] == before
+    finally:
+        db.close()
+
+
+def test_live_pump_imports_with_live_settings(tmp_path: Path) -> None:
+    db = Database.open(":memory:")
+    try:
+        pump = LivePump(Cluster(Inventory()), LiveTarget("s", (), tmp_path), db)
+        assert pump.settings is LIVE_SETTINGS
+    finally:
+        db.close()
