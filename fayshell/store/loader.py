@@ -138,7 +138,9 @@ def import_settings(db: Database, settings: LoadSettings) -> Iterator[None]:
     try:
         yield
     finally:
-        back = [exact_size(v) if n == "memory_limit" else v for n, v in zip(names, keep, strict=True)]
+        back = [
+            exact_size(v) if n == "memory_limit" else v for n, v in zip(names, keep, strict=True)
+        ]
         db.execute("; ".join(f"SET {n} = {_lit(v)}" for n, v in zip(names, back, strict=True)))
 
 

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from fayshell.memory import give_back
 from fayshell.views.feeds import NodeHealth
 
 if TYPE_CHECKING:
@@ -136,6 +137,7 @@ class LivePump:
         running = [t.task for t in self.nodes.values() if t.task is not None and t.health.ok]
         if running:
             await asyncio.wait(running, timeout=self.times.wait_s)
+        give_back()  # what the imports freed goes back to the system, not kept for the next
         return tuple(self._health(t) for t in self.nodes.values())
 
     def _health(self, tally: NodeTally) -> NodeHealth:
