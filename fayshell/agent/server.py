@@ -4,7 +4,8 @@ Started by the shell over one SSH channel (``python3 -I -B <bundle>/agent.py``, 
 ``python -m fayshell.agent --cache DIR``). It listens on no port, writes only under its cache
 directory (the node-local DuckDB file and DuckDB's spill directory) and exits when stdin closes.
 Requests run one at a time; a Cancel (read by the stdin thread while a query runs) interrupts
-the running one. Every failure of a request is an Error frame; only a broken stream (a
+the running one (again and again until it ends: DuckDB forgets an interrupt that comes before
+its query has started). Every failure of a request is an Error frame; only a broken stream (a
 malformed frame) ends the agent.
 """
 
@@ -16,6 +17,7 @@ import platform
 import queue
 import sys
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -27,6 +29,8 @@ from fayshell.agent.nodestore import NodeStore
 from fayshell.errors import FayError
 
 STORE_FILE = "store.duckdb"
+#: How often a cancelled query is interrupted again until it has ended.
+INTERRUPT_EVERY_S = 0.05
 
 
 @dataclass(frozen=True)
@@ -52,6 +56,7 @@ class Agent:
         self.held: list[bytes] = []  # answers not written yet (see send)
         self.requests: queue.Queue[p.Frame | None] = queue.Queue()
         self.running: int | None = None
+        self.running_query = False  # the running request is a Query (interrupted until it ends)
         self.cancelled: set[int] = set()
         self.state_lock = threading.Lock()
         self.store: NodeStore | None = None
@@ -102,8 +107,26 @@ class Agent:
         with self.state_lock:
             if rid is not None:
                 self.cancelled.add(rid)
-            if self.running is not None and rid in (None, self.running) and self.store:
+            target = self.running if rid in (None, self.running) else None
+            if target is None or self.store is None:
+                return
+            self.store.interrupt()
+            if not self.running_query:
+                return
+        threading.Thread(
+            target=self.interrupt_until_done, args=(target,), name="fay-agent-cancel", daemon=True
+        ).start()
+
+    def interrupt_until_done(self, rid: int) -> None:
+        """Interrupt query ``rid`` until it has ended: a Cancel can arrive after the request
+        started but before DuckDB began its query, and DuckDB clears an interrupt when a query
+        begins (a stray interrupt on an idle connection is dropped the same way)."""
+        while True:
+            with self.state_lock:
+                if self.running != rid or self.store is None:
+                    return
                 self.store.interrupt()
+            time.sleep(INTERRUPT_EVERY_S)
 
     # ---- requests ----
 
@@ -128,6 +151,7 @@ class Agent:
                 self.send_quietly(p.Error(rid, "cancelled", f"request {rid} cancelled"))
                 return
             self.running = rid
+            self.running_query = isinstance(frame, p.Query)
         try:
             answer = self.answer(frame)
             self.send(answer, more=not self.requests.empty())

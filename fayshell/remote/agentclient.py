@@ -117,8 +117,11 @@ class AgentClient:
             await self._send(*(frame for _, frame in asks))
             answers = [await fut for fut in futs.values()]
         except asyncio.CancelledError:
-            with contextlib.suppress(Exception):  # stop them on the node too
-                await self._send(*(p.Cancel(r) for r, f in futs.items() if not f.done()))
+            # stop them on the node too: every request not answered (the future this task
+            # awaited was cancelled with it, so "done" does not mean answered)
+            unanswered = [r for r, f in futs.items() if f.cancelled() or not f.done()]
+            with contextlib.suppress(Exception):
+                await self._send(*(p.Cancel(r) for r in unanswered))
             raise
         finally:
             for rid in futs:
