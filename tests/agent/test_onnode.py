@@ -194,7 +194,9 @@ async def test_exact_percentiles_on_request(both: Shell) -> None:
     pipeline = "Get-Span -Session onn {on} | Measure-Object dur_ns -Percentile 50,90,99"
     here = rows(await both.run(pipeline.replace("{on}", "")))
     there = rows(await both.run(pipeline.replace("{on}", "-OnNode -ExactPercentile")))
-    assert here == there
+    # the same interpolation, done by two engines on the same values: equal to the last few
+    # bits of a double (one run in five differed by one unit in the last place at P99)
+    assert [{k: pytest.approx(v, rel=1e-12) for k, v in r.items()} for r in here] == there
 
 
 async def test_missing_node_is_named_and_agents_leave_nothing(
