@@ -548,7 +548,6 @@ class _Names:
 
     def nameless(self, rows: np.ndarray) -> np.ndarray:
         """Which of ``rows`` have no name (procname must then come from ``threads``)."""
-
         valid = valid_mask(self.values)
         return ~valid[self.index[rows]]
 
@@ -581,7 +580,7 @@ def pair_runs(runs: pa.Table) -> pa.Table:
     runs = runs.combine_chunks()
     tid = runs.column("tid")
     cpu = np.asarray(runs.column("cpu").to_numpy(zero_copy_only=False), np.int64)
-    key = np.where(valid_mask(tid), np.asarray(tid.fill_null(0).to_numpy(), np.int64), -1 - cpu)
+    key = np.where(valid_mask(tid), int_column(runs, "tid"), -1 - cpu)
     order = np.lexsort((int_column(runs, "heid"), int_column(runs, "hts"), key))
     k = key[order]
     first = np.ones(len(k), bool)

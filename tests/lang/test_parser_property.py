@@ -110,4 +110,5 @@ def test_at_before_a_non_ascii_letter_is_a_word_not_a_splat() -> None:
     """Found by the property test above: '@À' made the parser fail an internal assertion."""
     from fayshell.lang.parser import parse
 
-    parse("?\t@À")
+    (command,) = parse("?\t@À").statements[0].elements
+    assert [(type(a).__name__, a.value) for a in command.args] == [("Literal", "@À")]
