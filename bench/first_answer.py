@@ -132,13 +132,15 @@ def main() -> int:
     ap.add_argument("--ust", type=Path, help="an existing UST (BlkKin) trace")
     ap.add_argument("--ust-requests", type=int, default=180_000)
     ap.add_argument("--skip-ust", action="store_true")
+    ap.add_argument("--skip-kernel", action="store_true")
     ap.add_argument("--runs", type=int, default=1)
     a = ap.parse_args()
     if shutil.which("babeltrace2") is None:
         print("babeltrace2 is not installed: nothing to compare with", file=sys.stderr)
         return 2
     a.cache.mkdir(parents=True, exist_ok=True)
-    measure("kernel", a.kernel or ensure_kernel(a.cache, a.kernel_events), a.cache, a.runs)
+    if not a.skip_kernel:
+        measure("kernel", a.kernel or ensure_kernel(a.cache, a.kernel_events), a.cache, a.runs)
     if not a.skip_ust:
         measure("ust-blkkin", a.ust or ensure_ust(a.cache, a.ust_requests), a.cache, a.runs)
     return 0

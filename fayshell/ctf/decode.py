@@ -7,7 +7,9 @@ in its :class:`StreamStats`; the events decoded before it are kept.
 
 from __future__ import annotations
 
+import itertools
 import mmap
+from bisect import bisect_left
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -16,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from fayshell.ctf.backend import EventDecoder, RawBatch, make_decoder, read_struct
 from fayshell.ctf.pyexec import DecodeError
-from fayshell.ctf.trace import PACKET_MAGIC, Trace
+from fayshell.ctf.trace import PACKET_MAGIC, StreamCode, Trace
 from fayshell.errors import TraceFormatError
 
 if TYPE_CHECKING:
@@ -60,6 +62,29 @@ class _Packet:
     events: int
 
 
+@dataclass(frozen=True)
+class _Head:
+    """A packet's header and context as read, and where its events start (bits)."""
+
+    stream: StreamCode
+    ctx: dict[str, Any]
+    pos: int
+    size: int  # the packet's bits
+    content: int  # bits of it that hold data
+
+
+@dataclass(frozen=True)
+class Part:
+    """Whole packets of one stream file, bytes ``start`` to ``end``, decoded on their own
+    (packets are self-contained). ``discarded`` and ``seq`` are the running loss counters of
+    the packet before ``start``, so losses are counted across the cut as in one pass."""
+
+    start: int
+    end: int
+    discarded: int | None = None
+    seq: int | None = None
+
+
 @contextmanager
 def mapped(path: Path) -> Iterator[Any]:
     """The file's bytes, memory-mapped (empty bytes for an empty file)."""
@@ -81,7 +106,7 @@ class _Released:
     resident memory, and a stream file may be gigabytes (they stay in the page cache)."""
 
     data: Any
-    at: int = 0
+    at: int = 0  # a page boundary
 
     def upto(self, offset: int) -> None:
         if not isinstance(self.data, mmap.mmap) or not hasattr(mmap, "MADV_DONTNEED"):
@@ -96,17 +121,27 @@ class StreamReader:
     """Packets of one stream file, decoded in batches."""
 
     def __init__(
-        self, trace: Trace, path: Path, prefer_c: bool = True, batch_rows: int = BATCH_ROWS
+        self,
+        trace: Trace,
+        path: Path,
+        prefer_c: bool = True,
+        batch_rows: int = BATCH_ROWS,
+        part: Part | None = None,
     ) -> None:
         self.trace = trace
         self.path = path
         self.prefer_c = prefer_c
         self.batch_rows = batch_rows
+        self.part = part  # None: the whole file
         self.stats = StreamStats(path)
         self.decoder: EventDecoder | None = None
         self.packets: list[_Packet] = []
-        self._disc: int | None = None
-        self._seq: int | None = None
+        self._disc = part.discarded if part else None
+        self._seq = part.seq if part else None
+
+    def size(self) -> int:
+        """The bytes this reader decodes (``stats.bytes_read`` counts up to it)."""
+        return self.part.end - self.part.start if self.part else self.path.stat().st_size
 
     def fail(self, offset: int, message: str) -> TraceFormatError:
         return TraceFormatError(str(self.path), offset, message)
@@ -124,52 +159,58 @@ class StreamReader:
             yield self._flush()
 
     def _run(self, data: Any) -> Iterator[EventBatch]:
-        size = len(data) * 8
-        off = 0
+        part = self.part
+        size = (part.end if part else len(data)) * 8
+        off = part.start * 8 if part else 0
         clock = 0
-        done = _Released(data)
+        done = _Released(data, off // 8 - off // 8 % mmap.PAGESIZE)
         while off < size:
-            hdr, pos = self._struct(self.trace.packet_header, data, off, off, size, "packet header")
-            self._check_header(hdr, off)
-            sid = int(hdr.get("stream_id") or 0)
-            sc = self.trace.streams.get(sid)
-            if sc is None:
-                raise self.fail(off // 8, f"packet names stream class {sid}, not in metadata")
-            if self.stats.stream_id < 0:
-                self.stats.stream_id = sid
-            elif sid != self.stats.stream_id:
-                raise self.fail(off // 8, f"stream id changes from {self.stats.stream_id} to {sid}")
-            ctx, pos = self._struct(sc.packet_context, data, off, pos, size, "packet context")
-            psize = int(ctx.get("packet_size") or (size - off))
-            content = int(ctx.get("content_size") or psize)
-            if psize <= 0 or psize % 8 or content > psize or off + content < pos:
-                raise self.fail(
-                    off // 8, f"bad packet sizes: content {content}, packet {psize} bits"
-                )
-            if off + psize > size:
-                raise self.fail(
-                    off // 8,
-                    f"truncated packet: {psize // 8} bytes declared, "
-                    f"{(size - off) // 8} in the file",
-                )
-            self._count_losses(ctx)
+            head = self._head(data, off, size)
+            self._count_losses(head.ctx)
             if self.decoder is None:
-                self.decoder = make_decoder(sc.events, sc.class_of_id, self.prefer_c)
+                self.decoder = make_decoder(
+                    head.stream.events, head.stream.class_of_id, self.prefer_c
+                )
+            ctx = head.ctx
             clock = (
                 int(ctx.get("timestamp_begin", clock) or 0) if "timestamp_begin" in ctx else clock
             )
-            res = self.decoder.packet(data, pos, off + content, clock)
+            res = self.decoder.packet(data, head.pos, off + head.content, clock)
             clock = res.clock
             cpu = ctx.get("cpu_id")
             self.packets.append(_Packet(-1 if cpu is None else int(cpu), res.events))
             self.stats.packets += 1
             if res.error is not None:
                 raise self.fail(res.error.bit // 8, res.error.message)
-            off += psize
-            self.stats.bytes_read = off // 8
+            off += head.size
+            self.stats.bytes_read = off // 8 - (part.start if part else 0)
             if self.decoder.rows >= self.batch_rows:
                 yield self._flush()
                 done.upto(off // 8)
+
+    def _head(self, data: Any, off: int, size: int) -> _Head:
+        """The packet header and context at bit ``off``, checked."""
+        hdr, pos = self._struct(self.trace.packet_header, data, off, off, size, "packet header")
+        self._check_header(hdr, off)
+        sid = int(hdr.get("stream_id") or 0)
+        sc = self.trace.streams.get(sid)
+        if sc is None:
+            raise self.fail(off // 8, f"packet names stream class {sid}, not in metadata")
+        if self.stats.stream_id < 0:
+            self.stats.stream_id = sid
+        elif sid != self.stats.stream_id:
+            raise self.fail(off // 8, f"stream id changes from {self.stats.stream_id} to {sid}")
+        ctx, pos = self._struct(sc.packet_context, data, off, pos, size, "packet context")
+        psize = int(ctx.get("packet_size") or (size - off))
+        content = int(ctx.get("content_size") or psize)
+        if psize <= 0 or psize % 8 or content > psize or off + content < pos:
+            raise self.fail(off // 8, f"bad packet sizes: content {content}, packet {psize} bits")
+        if off + psize > size:
+            raise self.fail(
+                off // 8,
+                f"truncated packet: {psize // 8} bytes declared, {(size - off) // 8} in the file",
+            )
+        return _Head(sc, ctx, pos, psize, content)
 
     def _struct(
         self, prog: Any, data: Any, off: int, pos: int, size: int, what: str
@@ -247,7 +288,66 @@ def to_event_batch(
 
 
 def stream_readers(
-    trace: Trace, prefer_c: bool = True, batch_rows: int = BATCH_ROWS
+    trace: Trace,
+    prefer_c: bool = True,
+    batch_rows: int = BATCH_ROWS,
+    part_bytes: int = 0,
+    workers: int = 1,
 ) -> list[StreamReader]:
-    """One reader per stream file; iterate ``reader.batches()``, then read ``reader.stats``."""
-    return [StreamReader(trace, path, prefer_c, batch_rows) for path in trace.files]
+    """Readers of the trace's stream files, largest first; iterate ``reader.batches()``, then
+    read ``reader.stats``. With ``part_bytes``, a file of several times that much is cut at
+    packet boundaries into parts of about a quarter of the trace per worker (at least
+    ``part_bytes`` each), so one large file does not leave the other workers idle."""
+    sizes = {path: path.stat().st_size if path.exists() else 0 for path in trace.files}
+    target = max(part_bytes, sum(sizes.values()) // max(4 * workers, 1))
+    readers = []
+    for path in sorted(trace.files, key=lambda f: -sizes[f]):
+        parts = cut(trace, path, sizes[path] // target) if part_bytes > 0 else []
+        readers += [StreamReader(trace, path, prefer_c, batch_rows, p) for p in parts] or [
+            StreamReader(trace, path, prefer_c, batch_rows)
+        ]
+    return readers
+
+
+def cut(trace: Trace, path: Path, n: int) -> list[Part]:
+    """``path`` as ``n`` parts of about equal bytes, cut at packet boundaries; no parts when
+    ``n`` < 2 or a packet header cannot be read (the whole file is then decoded in one pass,
+    which reports the damage where it is)."""
+    starts = packet_starts(trace, path) if n >= 2 else None
+    if not starts:
+        return []
+    size = path.stat().st_size
+    offsets = [off for off, _, _ in starts]
+    at = sorted({bisect_left(offsets, size * k // n) for k in range(1, n)} - {0, len(starts)})
+    bounds = [0, *at, len(starts)]
+    return [
+        Part(
+            offsets[i],
+            offsets[j] if j < len(starts) else size,
+            starts[i - 1][1] if i else None,
+            starts[i - 1][2] if i else None,
+        )
+        for i, j in itertools.pairwise(bounds)
+    ]
+
+
+def packet_starts(trace: Trace, path: Path) -> list[tuple[int, int | None, int | None]] | None:
+    """Each packet's first byte and running loss counters (discarded events, sequence
+    number), from the headers alone; None when one is damaged or a packet does not give
+    its own clock base (``timestamp_begin``, then a part could not start there)."""
+    reader = StreamReader(trace, path)
+    out: list[tuple[int, int | None, int | None]] = []
+    try:
+        with mapped(path) as data:
+            off, size = 0, len(data) * 8
+            while off < size:
+                head = reader._head(data, off, size)
+                if "timestamp_begin" not in head.ctx:
+                    return None
+                out.append(
+                    (off // 8, head.ctx.get("events_discarded"), head.ctx.get("packet_seq_num"))
+                )
+                off += head.size
+    except (TraceFormatError, OSError):
+        return None
+    return out

@@ -476,7 +476,10 @@ def _load(
         settings.answer_first and _fits(trace, settings) and _answerable(trace, load.stager)
     )
     staged = Staged()
-    readers = stream_readers(trace, settings.prefer_c, settings.batch_rows)
+    parts = settings.part_bytes if _cuttable(trace) else 0
+    readers = stream_readers(
+        trace, settings.prefer_c, settings.batch_rows, parts, settings.decode_workers
+    )
     reported: dict[int, int] = {}
     try:
         for reader, batch in settings.batches(readers):
@@ -503,7 +506,7 @@ def _load(
     for reader in readers:
         load.stats.append(reader.stats)
         if progress is not None:
-            progress.advance(reader.path.stat().st_size - reported.get(id(reader), 0))
+            progress.advance(reader.size() - reported.get(id(reader), 0))
     return load
 
 
@@ -764,6 +767,13 @@ def _fits(trace: Trace, settings: LoadSettings) -> bool:
     trace goes the bounded-memory way from its first batch instead of after half a GiB."""
     size = sum(f.stat().st_size for f in trace.files)
     return size * settings.decoded_per_file_byte <= settings.pending_bytes
+
+
+def _cuttable(trace: Trace) -> bool:
+    """Whether the stream files may be cut into parts decoded in any order: not when the
+    trace has syscalls, whose pairing (staged, or in SQL by ts then eid) takes each CPU's
+    events in file order, ties included."""
+    return not any(ENTRY_RE.match(ev.name) or EXIT_RE.match(ev.name) for ev in trace.classes)
 
 
 def _answerable(trace: Trace, stager: SyscallStager | None) -> bool:

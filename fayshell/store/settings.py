@@ -18,6 +18,13 @@ if TYPE_CHECKING:
 BatchSource = Callable[[list["StreamReader"]], Iterator[tuple["StreamReader", "EventBatch"]]]
 
 
+def default_workers() -> int:
+    """Decoder threads: the CPU count, at most 4, at least 1."""
+    from fayshell.ctf.parallel import default_workers as workers
+
+    return workers()
+
+
 def parallel_streams(readers: list[StreamReader]) -> Iterator[tuple[StreamReader, EventBatch]]:
     """Batches of every stream, decoded in parallel threads (the C decoder releases the GIL),
     one batch waiting per decoder thread."""
@@ -54,6 +61,13 @@ class LoadSettings:
     #: Pair syscalls on the decoded batches (False: the all-SQL path, also used for
     #: multi-channel traces).
     fast_syscalls: bool = True
+    #: Stream files of at least twice this many bytes are cut at packet boundaries and their
+    #: parts decoded by different threads (0: every file whole). BlkKin traces put most events
+    #: in one or two files; whole, one thread decoded 148 of bench/ingest.py's 196 MB while the
+    #: other was idle. Never for traces with syscalls (their pairing needs file order).
+    part_bytes: int = 16 << 20
+    #: Decoder threads the parts are planned for (the CPU count, at most 4).
+    decode_workers: int = field(default_factory=default_workers)
     #: Use the compiled decoder and the compiled store algorithms when they are built.
     prefer_c: bool = True
     #: Where the decoded batches come from (and in which order).

@@ -28,7 +28,6 @@ def build_spans(rows: pa.Table, compiled: bool = True) -> pa.Table:
     import numpy as np
     import pyarrow as pa
 
-    rows = rows.combine_chunks()
     tid, sid, ts = int_column(rows, "trace_id"), int_column(rows, "span_id"), int_column(rows, "ts")
     order = _span_order(tid, sid, ts, compiled)
     tid, sid, ts = tid[order], sid[order], ts[order]

@@ -231,3 +231,26 @@ def test_spans_split_between_flushes(recorded: Recorded, db: Database) -> None:
     assert len(got) >= 40 * 3
     events = sorted(small.execute("SELECT ts, name FROM events"))
     assert events == sorted(db.execute("SELECT ts, name FROM events"))
+
+
+def test_stream_files_cut_into_parts(recorded: Recorded, db: Database) -> None:
+    """Every stream file cut into parts decoded by different threads (LoadSettings.part_bytes):
+    the same spans, events and logs as whole files, and the same totals per chunk."""
+    from fayshell.ctf.decode import stream_readers
+    from fayshell.ctf.trace import open_trace
+
+    cut = LoadSettings(part_bytes=1, decode_workers=8)
+    trace = open_trace(recorded.dirs[0])
+    assert len(stream_readers(trace, part_bytes=1, workers=8)) > len(trace.files)
+    parts = Database.open(":memory:")
+    res = import_trace(parts, recorded.dirs[0].parents[3], node="ust01", session="s", settings=cut)
+    assert not res.errors and res.chunks_loaded == len(recorded.dirs)
+    for sql in (
+        "SELECT trace_id, span_id, service, name, parent_span_id, ts_start, ts_end, dur_ns, "
+        "client_dur_ns, server_dur_ns, annotations, keyvals, error FROM spans",
+        "SELECT ts, name, cpu FROM events",
+        "SELECT * FROM logs",
+        "SELECT events, discarded, lost_packets, first_ts, last_ts, errors FROM chunks",
+    ):
+        got = sorted(map(str, parts.execute(sql)))
+        assert got and got == sorted(map(str, db.execute(sql))), sql
