@@ -23,6 +23,7 @@ from fayshell.errors import FayError, Interrupted, StoreError, TraceFormatError
 from fayshell.host import ProgressTask
 from fayshell.store import derived
 from fayshell.store.arrowsql import duck_type, q
+from fayshell.store.evict import keep_queues_short
 from fayshell.store.kernel import ENTRY_RE, EXIT_RE, SyscallStager, ThreadFact
 from fayshell.store.pending import PendingChunk
 from fayshell.store.relation import quote_literal
@@ -124,7 +125,10 @@ def import_trace(
     ensure_schema(db)
     root = Path(path).expanduser()
     with import_settings(db, settings):
-        return _import_all(db, root, node, session, progress, settings)
+        result = _import_all(db, root, node, session, progress, settings)
+    if settings.max_dead_entries and not db.has_pending:
+        keep_queues_short(db, settings.max_dead_entries)
+    return result
 
 
 @contextmanager

@@ -85,6 +85,10 @@ class LoadSettings:
     #: layout 1.8, BlkKin 1.5): a chunk whose files would decode past ``pending_bytes`` is
     #: not held at all (a 2 GiB trace stays within its bounded memory from the first batch).
     decoded_per_file_byte: float = 2.0
+    #: After the import, DuckDB's eviction queues are emptied when they hold more than this
+    #: many dead entries (fayshell.store.evict; 0: never). Each keeps a freed buffer's
+    #: bookkeeping on the C heap until DuckDB itself runs short of memory.
+    max_dead_entries: int = 0
     #: Called by the background writer just before it commits (tests hold it there).
     before_commit: Callable[[], None] | None = None
 
@@ -98,6 +102,9 @@ DEFAULT_SETTINGS = LoadSettings()
 #: followed the file to 99 MiB. Setting the limit at each import's start evicts the cache down
 #: to it. Import cost measured on a generated kernel trace: 1M events 1.1 -> 1.3 s, 3M events
 #: 1.6 -> 2.2 s (a live chunk is one rotation's data; the soak's are ~200 events per node).
-LIVE_SETTINGS = LoadSettings(memory_limit="32MB")
+#: Its imports also keep DuckDB's eviction queues short (fayshell.store.evict): about 46 dead
+#: entries each (~800 bytes of C heap apiece) grew the soak's shell by 4.5 MiB a minute; at
+#: most 4,096 of them is ~3 MiB, emptied every ~90 imports in ~15 ms.
+LIVE_SETTINGS = LoadSettings(memory_limit="32MB", max_dead_entries=4096)
 #: The shell's Import-Trace: answers before the data is on disk.
 ANSWER_FIRST = LoadSettings(answer_first=True)
