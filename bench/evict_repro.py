@@ -1,6 +1,7 @@
 """Dead entries of DuckDB's eviction queues under live-style imports, without the cluster.
 
     python bench/evict_repro.py [--imports 4000] [--every 500] [--purge-every 0]
+    python bench/evict_repro.py --loader [--imports 800] [--max-dead 4096]
 
 What a live view does to the database, in a loop on a file database: an import (memory limit
 set to 32 MB, a few hundred rows appended to three tables in one transaction, the limit set
@@ -8,7 +9,10 @@ back), and every 8 imports a refresh query over the last rows. Printed every ``-
 imports: the dead entries of the eviction queues (duckdb_eviction_queues()), the queues' size,
 DuckDB's own memory and the process's RSS. Needs only duckdb and pyarrow, so it runs under any
 venv (to compare DuckDB releases). ``--purge-every N`` purges the queues every N imports the
-way fayshell.store.evict does (the memory limit lowered to 0 bytes and set back), to compare.
+way fayshell.store.evict does (an unreachable memory limit, which DuckDB refuses after walking
+every queue), to compare. ``--loader`` instead imports generated one-chunk kernel traces (300
+events each) through fayshell's own loader with LIVE_SETTINGS, its queue bound set by
+``--max-dead`` (0: never emptied).
 """
 
 from __future__ import annotations
@@ -103,12 +107,50 @@ def purge(con: duckdb.DuckDBPyConnection, limit: str) -> None:
     con.execute(f"SET memory_limit = '{limit}'")
 
 
+def loader_main(imports: int, every: int, max_dead: int) -> None:
+    """The same samples over fayshell's import_trace of ``imports`` small chunks."""
+    from dataclasses import replace
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+    from fayshell.store.database import Database
+    from fayshell.store.loader import import_trace
+    from fayshell.store.settings import LIVE_SETTINGS
+    from tests.fixtures.ctfgen import GenSpec, write_trace
+
+    tmp = Path(tempfile.mkdtemp(prefix="fay-evict-"))
+    spec = GenSpec(events=300 * imports, cpus=2, chunks=imports, keep_truth=False)
+    dirs = write_trace(tmp / "t", spec).dirs
+    settings = replace(LIVE_SETTINGS, max_dead_entries=max_dead)
+    db = Database.open(str(tmp / "repro.duckdb"))
+    print(f"duckdb {duckdb.__version__}, {imports} loader imports, max dead entries {max_dead}")
+    start = time.monotonic()
+    for k, chunk in enumerate(dirs, 1):
+        import_trace(db, chunk, node=f"n{k % 8}", session="s", settings=settings)
+        if k % 8 == 0:
+            db.execute("SELECT node, count(*), max(ts) FROM events GROUP BY ALL")
+        if k % every == 0:
+            dead, size = queues(db.con)
+            print(
+                f"  imports={k:6d} dead_nodes={dead:8d} queued={size:8d} "
+                f"duckdb={duckdb_mib(db.con):6.1f} MiB rss={rss_mib():6.1f} MiB "
+                f"t={time.monotonic() - start:5.1f}s",
+                flush=True,
+            )
+    db.close()
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--imports", type=int, default=4000)
     ap.add_argument("--every", type=int, default=500)
     ap.add_argument("--purge-every", type=int, default=0)
+    ap.add_argument("--loader", action="store_true", help="through fayshell's import_trace")
+    ap.add_argument("--max-dead", type=int, default=4096, help="with --loader (0: off)")
     args = ap.parse_args(argv)
+    if args.loader:
+        loader_main(args.imports, args.every, args.max_dead)
+        return 0
     path = Path(tempfile.mkdtemp(prefix="fay-evict-")) / "repro.duckdb"
     con = duckdb.connect(str(path))
     con.execute(SCHEMA)
