@@ -6,8 +6,10 @@ a dead entry keeps the freed buffer's bookkeeping (its BlockHandle) allocated on
 outside ``duckdb_memory()``. DuckDB removes dead entries only when it evicts (the pool is
 short of memory) or when a queue passes 32,768 entries (a purge that stops early while a
 queue holds many live entries), so under a roomy memory limit a live view's small imports
-(about 46 dead entries each, 8 imports a second on 8 nodes) grew the shell by 4.5 MiB a
-minute in bench/soak.py. DuckDB 2.0.1 behaves the same (bench/evict_repro.py under both).
+(about 46 dead entries each, 8 imports a second on 8 nodes) left up to ~140,000 of them in
+an 8-minute bench/soak.py. Bounding them took its RSS slope after warm-up from +4.5 to
++3.0 MiB/min and its end RSS from 277 to 217 MiB: part of the growth, not all of it.
+DuckDB 2.0.1 behaves the same (bench/evict_repro.py under both).
 
 DuckDB has no statement that purges the queues. Asking for a memory limit it cannot reach
 does: it walks every queue to its end, dropping dead entries and evicting what it can, then

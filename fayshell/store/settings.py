@@ -103,8 +103,8 @@ DEFAULT_SETTINGS = LoadSettings()
 #: to it. Import cost measured on a generated kernel trace: 1M events 1.1 -> 1.3 s, 3M events
 #: 1.6 -> 2.2 s (a live chunk is one rotation's data; the soak's are ~200 events per node).
 #: Its imports also keep DuckDB's eviction queues short (fayshell.store.evict): about 46 dead
-#: entries each (~800 bytes of C heap apiece) grew the soak's shell by 4.5 MiB a minute; at
-#: most 4,096 of them is ~3 MiB, emptied every ~90 imports in ~15 ms.
+#: entries each, kept on the C heap while the pool has room; emptied past 4,096 (every ~90
+#: imports, ~15 ms), the soak's RSS slope went from +4.5 to +3.0 MiB/min.
 LIVE_SETTINGS = LoadSettings(memory_limit="32MB", max_dead_entries=4096)
 #: The shell's Import-Trace: answers before the data is on disk.
 ANSWER_FIRST = LoadSettings(answer_first=True)
