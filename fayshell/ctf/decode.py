@@ -159,11 +159,10 @@ class StreamReader:
             yield self._flush()
 
     def _run(self, data: Any) -> Iterator[EventBatch]:
-        part = self.part
-        size = (part.end if part else len(data)) * 8
-        off = part.start * 8 if part else 0
+        start, end = (self.part.start, self.part.end) if self.part else (0, len(data))
+        size, off = end * 8, start * 8
         clock = 0
-        done = _Released(data, off // 8 - off // 8 % mmap.PAGESIZE)
+        done = _Released(data, start - start % mmap.PAGESIZE)
         while off < size:
             head = self._head(data, off, size)
             self._count_losses(head.ctx)
@@ -183,7 +182,7 @@ class StreamReader:
             if res.error is not None:
                 raise self.fail(res.error.bit // 8, res.error.message)
             off += head.size
-            self.stats.bytes_read = off // 8 - (part.start if part else 0)
+            self.stats.bytes_read = off // 8 - start
             if self.decoder.rows >= self.batch_rows:
                 yield self._flush()
                 done.upto(off // 8)
