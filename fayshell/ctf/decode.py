@@ -293,15 +293,17 @@ def stream_readers(
     part_bytes: int = 0,
     workers: int = 1,
 ) -> list[StreamReader]:
-    """Readers of the trace's stream files, largest first; iterate ``reader.batches()``, then
-    read ``reader.stats``. With ``part_bytes``, a file of several times that much is cut at
-    packet boundaries into parts of about a quarter of the trace per worker (at least
-    ``part_bytes`` each), so one large file does not leave the other workers idle."""
+    """Readers of the trace's stream files; iterate ``reader.batches()``, then read
+    ``reader.stats``. With ``part_bytes``: largest first, and a file of several times that
+    much cut at packet boundaries into parts of about a quarter of the trace per worker (at
+    least ``part_bytes`` each), so one large file does not leave the other workers idle."""
+    if part_bytes <= 0:
+        return [StreamReader(trace, path, prefer_c, batch_rows) for path in trace.files]
     sizes = {path: path.stat().st_size if path.exists() else 0 for path in trace.files}
     target = max(part_bytes, sum(sizes.values()) // max(4 * workers, 1))
     readers = []
     for path in sorted(trace.files, key=lambda f: -sizes[f]):
-        parts = cut(trace, path, sizes[path] // target) if part_bytes > 0 else []
+        parts = cut(trace, path, sizes[path] // target)
         readers += [StreamReader(trace, path, prefer_c, batch_rows, p) for p in parts] or [
             StreamReader(trace, path, prefer_c, batch_rows)
         ]

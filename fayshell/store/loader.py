@@ -480,7 +480,9 @@ def _load(
         settings.answer_first and _fits(trace, settings) and _answerable(trace, load.stager)
     )
     staged = Staged()
-    parts = settings.part_bytes if _cuttable(trace) else 0
+    # syscall pairing (staged, or in SQL by ts then eid) takes each CPU's events in file order,
+    # ties included: such files are never cut into parts decoded in any order
+    parts = 0 if _has_syscalls(trace) else settings.part_bytes
     readers = stream_readers(
         trace, settings.prefer_c, settings.batch_rows, parts, settings.decode_workers
     )
@@ -773,11 +775,9 @@ def _fits(trace: Trace, settings: LoadSettings) -> bool:
     return size * settings.decoded_per_file_byte <= settings.pending_bytes
 
 
-def _cuttable(trace: Trace) -> bool:
-    """Whether the stream files may be cut into parts decoded in any order: not when the
-    trace has syscalls, whose pairing (staged, or in SQL by ts then eid) takes each CPU's
-    events in file order, ties included."""
-    return not any(ENTRY_RE.match(ev.name) or EXIT_RE.match(ev.name) for ev in trace.classes)
+def _has_syscalls(trace: Trace) -> bool:
+    """Whether the trace declares syscall entry or exit events."""
+    return any(ENTRY_RE.match(ev.name) or EXIT_RE.match(ev.name) for ev in trace.classes)
 
 
 def _answerable(trace: Trace, stager: SyscallStager | None) -> bool:
@@ -793,7 +793,7 @@ def _answerable(trace: Trace, stager: SyscallStager | None) -> bool:
         for ev in trace.classes
     ):
         return False
-    return stager is not None or not any(ENTRY_RE.match(n) or EXIT_RE.match(n) for n in names)
+    return stager is not None or not _has_syscalls(trace)
 
 
 def _flush_held(db: Database, load: ChunkLoad) -> None:
