@@ -157,6 +157,7 @@ class StreamReader:
             self.stats.error = self.fail(0, f"cannot read: {exc.strerror}")
         if self.decoder is not None and self.decoder.rows:
             yield self._flush()
+        self.decoder = None  # its buffers (a batch's capacity per column) go with it
 
     def _run(self, data: Any) -> Iterator[EventBatch]:
         start, end = (self.part.start, self.part.end) if self.part else (0, len(data))
