@@ -68,8 +68,17 @@ def main(argv: list[str] | None = None) -> int:
             f"events={s.events} db={s.db_bytes >> 20} MiB chunk_files={s.chunk_files} "  # type: ignore[attr-defined]
             f"duckdb={s.duckdb_mib:.0f} MiB lag={s.lag_s:.1f}s "  # type: ignore[attr-defined]
             f"cpu={s.cpu_s:.0f}s load={s.load:.1f} "  # type: ignore[attr-defined]
-            f"dead_nodes={s.dead_nodes}",  # type: ignore[attr-defined]
+            f"dead_nodes={s.dead_nodes}{heap(s.heap)}",  # type: ignore[attr-defined]
             flush=True,
+        )
+
+    def heap(h: object) -> str:
+        if h is None:
+            return ""
+        return (
+            f" malloc={h.malloc_used_mib:.0f}+{h.malloc_free_mib:.0f}free MiB "  # type: ignore[attr-defined]
+            f"arrow={h.arrow_used_mib:.0f} MiB threads={h.threads} "  # type: ignore[attr-defined]
+            f"anon={h.anon_mib:.0f} file={h.file_mib:.0f} MiB py_blocks={h.py_blocks}"  # type: ignore[attr-defined]
         )
 
     lc = start_cluster(args.nodes)

@@ -55,3 +55,35 @@ def give_back() -> bool:
     """Return the memory malloc holds free to the system (True when some was returned)."""
     libc = _libc()
     return libc is not None and bool(libc.malloc_trim(0))
+
+
+class _Mallinfo2(ctypes.Structure):
+    """glibc's ``struct mallinfo2``: ten size_t fields in this order."""
+
+    _fields_ = [  # noqa: RUF012  (ctypes declares a structure's layout this way)
+        (n, ctypes.c_size_t)
+        for n in [
+            "arena",
+            "ordblks",
+            "smblks",
+            "hblks",
+            "hblkhd",
+            "usmblks",
+            "fsmblks",
+            "uordblks",
+            "fordblks",
+            "keepcost",
+        ]
+    ]
+
+
+def mallinfo() -> tuple[int, int] | None:
+    """Bytes malloc has handed out (heap and mmapped) and bytes it holds free, over every
+    arena (glibc's mallinfo2); None on another C library or a glibc before 2.33."""
+    libc = _libc()
+    fn = getattr(libc, "mallinfo2", None)
+    if fn is None:
+        return None
+    fn.restype = _Mallinfo2
+    m = fn()
+    return m.uordblks + m.hblkhd, m.fordblks + m.fsmblks

@@ -36,3 +36,21 @@ def test_freed_memory_is_reused_and_given_back_after_the_command() -> None:
     assert kept - before > 60 << 10
     assert memory.give_back()
     assert rss_kib() - before < 16 << 10
+
+
+@glibc
+def test_mallinfo_counts_a_live_allocation_and_its_release() -> None:
+    import ctypes
+
+    libc = ctypes.CDLL(None)
+    libc.malloc.restype = ctypes.c_void_p
+    libc.free.argtypes = [ctypes.c_void_p]
+    got = memory.mallinfo()
+    assert got is not None
+    p = libc.malloc(8 << 20)  # 8 MiB held: counted as in use wherever glibc serves it
+    held = memory.mallinfo()
+    libc.free(p)
+    after = memory.mallinfo()
+    assert held is not None and after is not None
+    assert held[0] - got[0] >= 8 << 20
+    assert held[0] - after[0] >= 8 << 20
