@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import re
 import uuid as uuidlib
-from dataclasses import dataclass, replace
+from dataclasses import replace
+from typing import NamedTuple
 
 from fayshell.ctf.types import (
     ArrayType,
@@ -46,36 +47,39 @@ _TOKEN = re.compile(
   | (?P<num>0[xX][0-9a-fA-F]+[uUlL]*|\d+[uUlL]*)
   | (?P<id>[A-Za-z_][A-Za-z0-9_]*)
   | (?P<op>:=|\.\.\.|->|[{}\[\]();,=:<>.+\-*])
+  | (?P<bad>.)
 """,
     re.VERBOSE | re.DOTALL,
 )
 
 
-@dataclass(frozen=True)
-class Tok:
-    """One token: kind (str, chr, num, id, op), text and line."""
+class Tok(NamedTuple):
+    """One token: kind (str, chr, num, id, op), text and offset in the metadata text (a real
+    kernel trace's metadata has about 80,000 tokens: lines are counted only for an error)."""
 
     kind: str
     text: str
-    line: int
+    pos: int
 
 
 def tokenize(text: str) -> list[Tok]:
     """Split TSDL text into tokens, dropping blanks and comments."""
-    out: list[Tok] = []
-    pos, line, n = 0, 1, len(text)
-    while pos < n:
-        m = _TOKEN.match(text, pos)
-        if m is None:
-            raise TsdlError(line, f"unexpected character {text[pos]!r}")
-        kind = m.lastgroup or ""
-        s = m.group()
-        if kind != "ws":
-            out.append(Tok(kind, s, line))
-        line += s.count("\n")
-        pos = m.end()
-    out.append(Tok("eof", "", line))
-    return out
+    make = Tok._make  # a tuple built in C: Tok(...) runs Python code per token
+    toks = [
+        make((m.lastgroup, m.group(), m.start()))
+        for m in _TOKEN.finditer(text)
+        if m.lastgroup != "ws"
+    ]
+    bad = next((t for t in toks if t.kind == "bad"), None)
+    if bad is not None:
+        raise TsdlError(line_at(text, bad.pos), f"unexpected character {bad.text!r}")
+    toks.append(Tok("eof", "", len(text)))
+    return toks
+
+
+def line_at(text: str, pos: int) -> int:
+    """The line (from 1) of offset ``pos`` in ``text``."""
+    return text.count("\n", 0, pos) + 1
 
 
 def parse_int(text: str) -> int:
@@ -104,6 +108,7 @@ class Parser:
     """Recursive-descent parser over the token list; builds the metadata as it goes."""
 
     def __init__(self, text: str) -> None:
+        self.text = text
         self.toks = tokenize(text)
         self.i = 0
         m = _NATIVE_BO.search(text)
@@ -128,8 +133,13 @@ class Parser:
         self.i += 1
         return t
 
+    def line(self, t: Tok) -> int:
+        return line_at(self.text, t.pos)
+
     def error(self, message: str) -> TsdlError:
-        return TsdlError(self.tok.line, f"{message} (at {self.tok.text or 'end of metadata'!r})")
+        return TsdlError(
+            self.line(self.tok), f"{message} (at {self.tok.text or 'end of metadata'!r})"
+        )
 
     def expect(self, text: str) -> Tok:
         if self.tok.text != text or self.tok.kind in ("str", "chr"):
@@ -236,7 +246,7 @@ class Parser:
             return ".".join(parts)
         if t.kind == "chr":
             return ord(_unquote(t.text)[0])
-        raise TsdlError(t.line, f"expected a value, got {t.text!r}")
+        raise TsdlError(self.line(t), f"expected a value, got {t.text!r}")
 
     # -- blocks --------------------------------------------------------------------------
     def on_trace(self, a: dict[str, object]) -> None:
@@ -301,7 +311,7 @@ class Parser:
 
     def as_struct(self, t: object, what: str) -> StructType:
         if not isinstance(t, StructType):
-            raise TsdlError(self.tok.line, f"{what} must be a struct")
+            raise TsdlError(self.line(self.tok), f"{what} must be a struct")
         return t
 
     # -- types ---------------------------------------------------------------------------
@@ -501,7 +511,7 @@ class Parser:
         while not self.accept("}"):
             t = self.next()
             if t.kind not in ("id", "str"):
-                raise TsdlError(t.line, f"expected an enum label, got {t.text!r}")
+                raise TsdlError(self.line(t), f"expected an enum label, got {t.text!r}")
             label = _unquote(t.text) if t.kind == "str" else t.text
             low = high = nxt
             if self.accept("="):
@@ -519,7 +529,7 @@ class Parser:
         neg = self.accept("-")
         t = self.next()
         if t.kind != "num":
-            raise TsdlError(t.line, f"expected a number, got {t.text!r}")
+            raise TsdlError(self.line(t), f"expected a number, got {t.text!r}")
         return -parse_int(t.text) if neg else parse_int(t.text)
 
     def variant(self) -> VariantType:

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from fayshell.errors import SqlError
 from fayshell.lang.plansplit import PART, SplitOptions, Splitter
-from fayshell.store.database import Database, sql_error
+from fayshell.store.database import Database, insert_rows, sql_error
 from fayshell.store.relation import Relation as StoreRelation
 from fayshell.store.relation import quote_ident
 
@@ -98,9 +98,7 @@ class NodeDatabase(Database):
                 + ", ".join(f"{quote_ident(n)} {t}" for n, t in schema.items())
                 + ")"
             ).fetchall()
-            if rows:
-                marks = ", ".join("?" for _ in names)
-                con.executemany(f"INSERT INTO fay_out VALUES ({marks})", rows)
+            insert_rows(con, "fay_out", rows)
             return con.execute(f"COPY fay_out TO {m.group(2)}").fetchall()
         except duckdb.Error as exc:
             raise sql_error(exc) from None

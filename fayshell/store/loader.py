@@ -23,6 +23,7 @@ from fayshell.errors import FayError, Interrupted, StoreError, TraceFormatError
 from fayshell.host import ProgressTask
 from fayshell.store import derived
 from fayshell.store.arrowsql import duck_type, q
+from fayshell.store.database import insert_rows
 from fayshell.store.evict import keep_queues_short
 from fayshell.store.kernel import ENTRY_RE, EXIT_RE, SyscallStager, ThreadFact
 from fayshell.store.pending import PendingChunk
@@ -529,7 +530,7 @@ def class_ids(db: Database, trace: Trace, catalog: Catalog) -> np.ndarray:
             known[ev.name] = top
             new.append((top, ev.name))
     if new:  # a failure here drops the cached catalog (load_chunk)
-        db.con.executemany("INSERT INTO event_names VALUES (?, ?)", new)
+        insert_rows(db.con, "event_names", new)
     return np.array([known[ev.name] for ev in trace.classes] or [0], dtype=np.int32)
 
 
@@ -633,9 +634,9 @@ def _flush_jobs(db: Database, load: ChunkLoad, staged: Staged, catalog: Catalog)
     if staged.events:
         events = pa.concat_tables(staged.events, promote_options="permissive")
         jobs.append(Insert("event_rows", events, "? AS chunk_no, *", [load.chunk_no]))
-    for cls, tables in staged.payload.items():
-        table = pa.concat_tables(tables, promote_options="permissive")
-        jobs.append(Insert(_payload_table(db, load, cls, table, catalog), table))
+    payload = _concat(staged.payload)
+    for cls, name in _payload_tables(db, load, payload, catalog).items():
+        jobs.append(Insert(name, payload[cls]))
     if load.stager is not None:
         jobs.extend(load.stager.take(load.node, load.session))
     return jobs
@@ -705,36 +706,67 @@ def _context_column(
     return col
 
 
-def _payload_table(
-    db: Database, load: ChunkLoad, cls: int, table: pa.Table, catalog: Catalog
-) -> str:
-    """The payload table of a class, created or widened to hold ``table``'s columns."""
-    ev = load.trace.classes[cls]
-    key = (ev.name, load.trace.domain)
-    tname = catalog.tables.get(key)
-    if tname is None:
-        taken = set(catalog.tables.values())
-        want = tname = payload_table_name(ev.name)
-        n = 2
-        while tname in taken:
-            tname = f"{want}_{n}"
-            n += 1
-        db.execute(
-            "INSERT INTO event_classes VALUES (?, ?, ?, ?)",
-            [ev.name, load.trace.domain, ev.loglevel, tname],
-        )
-        catalog.tables[key] = tname
+def _concat(payload: dict[int, list[pa.Table]]) -> dict[int, pa.Table]:
+    """Each class's staged payload batches as one table."""
+    import pyarrow as pa
+
+    return {
+        cls: pa.concat_tables(tables, promote_options="permissive")
+        for cls, tables in payload.items()
+    }
+
+
+def _payload_tables(
+    db: Database, load: ChunkLoad, tables: dict[int, pa.Table], catalog: Catalog
+) -> dict[int, str]:
+    """The payload table of each class in ``tables``, created or widened to hold its columns:
+    a few statements for them all (a real kernel trace has hundreds of classes, and DuckDB
+    takes about a millisecond for each statement)."""
+    domain = load.trace.domain
+    names: dict[int, str] = {}
+    new: list[tuple[Any, ...]] = []
+    for cls in tables:
+        ev = load.trace.classes[cls]
+        tname = catalog.tables.get((ev.name, domain))
+        if tname is None:  # the catalog is read again when the load fails
+            tname = catalog.tables[(ev.name, domain)] = _free_name(ev.name, catalog)
+            new.append((ev.name, domain, ev.loglevel, tname))
+        names[cls] = tname
+    insert_rows(db.con, "event_classes", new)
+    ddl = [sql for cls, table in tables.items() for sql in _ddl(names[cls], table, catalog)]
+    if ddl:
+        db.execute(";\n".join(ddl))
+    return names
+
+
+def _free_name(event: str, catalog: Catalog) -> str:
+    """A payload table name for ``event`` that no other class has."""
+    taken = set(catalog.tables.values())
+    want = tname = payload_table_name(event)
+    n = 2
+    while tname in taken:
+        tname = f"{want}_{n}"
+        n += 1
+    return tname
+
+
+def _ddl(tname: str, table: pa.Table, catalog: Catalog) -> list[str]:
+    """What creates ``tname`` with ``table``'s columns (one statement), or adds those it lacks."""
     have = catalog.columns.get(tname)
     if have is None:
-        db.execute(f"CREATE TABLE IF NOT EXISTS {q(tname)} (eid BIGINT)")
-        have = catalog.columns[tname] = {"eid"}
+        defs = {"eid": "eid BIGINT"}
+        for f in table.schema:
+            defs.setdefault(f.name.lower(), f"{q(f.name)} {duck_type(f.type)}")
+        catalog.columns[tname] = set(defs)
+        return [f"CREATE TABLE IF NOT EXISTS {q(tname)} ({', '.join(defs.values())})"]
+    out = []
     for f in table.schema:
         if f.name.lower() not in have:
-            db.execute(
+            out.append(
                 f"ALTER TABLE {q(tname)} ADD COLUMN IF NOT EXISTS {q(f.name)} {duck_type(f.type)}"
             )
             have.add(f.name.lower())
-    return tname
+    return out
 
 
 def _finish(db: Database, load: ChunkLoad, tdir: Path) -> None:
@@ -855,10 +887,10 @@ def _pending_chunk(
     )
     out = PendingChunk(load.chunk_id)
     by_name: dict[str, pa.Table] = {}
-    for cls, tables in held.payload.items():
-        table = pa.concat_tables(tables, promote_options="permissive")
-        out.add(_payload_table(db, load, cls, table, catalog), table)
-        by_name[load.trace.classes[cls].name] = table
+    payload = _concat(held.payload)
+    for cls, name in _payload_tables(db, load, payload, catalog).items():
+        out.add(name, payload[cls])
+        by_name[load.trace.classes[cls].name] = payload[cls]
     if held.events:
         events = pa.concat_tables(held.events, promote_options="permissive")
         out.add("event_rows", events, chunk_no=load.chunk_no)

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from fayshell.errors import TraceFormatError
+from fayshell.store.arrowsql import q
 from fayshell.store.database import Database
 from fayshell.store.loader import import_trace
 from fayshell.store.settings import LoadSettings
@@ -200,3 +201,23 @@ def test_ust_events_with_log_levels_become_logs(tmp_path: Path, prefer_c: bool) 
     )
     assert got == want and len(got) == 48  # t:simple has no log level
     assert db.execute("SELECT DISTINCT node, session FROM logs") == [("mini", "mini-trace")]
+
+
+def test_payload_table_made_whole_then_widened(tmp_path: Path) -> None:
+    """A class's payload table is created with all its columns at once; a later chunk whose
+    class declares another field widens it: earlier rows read NULL there."""
+    from tests.ctf.minitrace import write_mini
+
+    first = write_mini(tmp_path / "a")
+    second = write_mini(tmp_path / "b")
+    meta = second / "metadata"
+    meta.write_text(meta.read_text().replace("uint64_t _x; }", "uint64_t _y; }"))
+    db = Database.open(str(tmp_path / "t.duckdb"))
+    for trace in (first, second):
+        assert import_trace(db, trace).events == 60
+    (table,) = db.execute("SELECT table_name FROM event_classes WHERE name = 't:simple'")[0]
+    misc = db.execute("SELECT table_name FROM event_classes WHERE name = 't:misc'")[0][0]
+    cols = " ".join(r[0] for r in db.execute(f"DESCRIBE {q(misc)}"))
+    assert cols == "eid kind s3 flag nib be13 be3 f32 f64be n vals s fixed text v_A v_B v_C last"
+    rows = db.execute(f"SELECT x IS NULL, y IS NULL, count(*) FROM {q(table)} GROUP BY ALL")
+    assert sorted(rows) == [(False, True, 12), (True, False, 12)]
