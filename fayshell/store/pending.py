@@ -104,8 +104,9 @@ class PendingWrites:
         con = self._db.con
         dbname = con.execute("SELECT current_database()").fetchall()[0][0]
         self._serial += 1
-        for table in chunk.tables:
-            self._show(con, dbname, table, chunk)
+        views = [self._view(con, dbname, table, chunk) for table in chunk.tables]
+        if views:  # one statement: a real kernel trace feeds hundreds of payload tables
+            con.execute(";\n".join(views))
         writer = con.cursor()
         thread = threading.Thread(
             target=self._write,
@@ -116,10 +117,11 @@ class PendingWrites:
         self._thread = thread
         thread.start()
 
-    def _show(
+    def _view(
         self, con: duckdb.DuckDBPyConnection, dbname: str, table: str, chunk: PendingChunk
-    ) -> None:
-        """The temporary view ``table``: stored rows minus removals, plus pending rows."""
+    ) -> str:
+        """What creates the temporary view ``table``: stored rows minus removals, plus pending
+        rows (registered on ``con`` here)."""
         stored = f"{q(dbname)}.main.{q(table)}"
         conds = []
         for i, rem in enumerate(r for r in chunk.removals if r.table == table):
@@ -131,10 +133,8 @@ class PendingWrites:
         for i, added in enumerate(chunk.adds.get(table, [])):
             name = self._register(con, f"fay_pa_{self._serial}_{table}_{i}", added.rows)
             parts.append(f"SELECT {added.select} FROM {q(name)}")
-        con.execute(
-            f"CREATE OR REPLACE TEMP VIEW {q(table)} AS " + " UNION ALL BY NAME ".join(parts)
-        )
         self._names.append("view:" + table)
+        return f"CREATE OR REPLACE TEMP VIEW {q(table)} AS " + " UNION ALL BY NAME ".join(parts)
 
     def _register(self, con: duckdb.DuckDBPyConnection, name: str, rows: pa.Table | None) -> str:
         if rows is None:
@@ -170,10 +170,11 @@ class PendingWrites:
     def _hide(self) -> None:
         """Drop the temporary views and registered Arrow (caller holds ``db.lock``)."""
         con = self._db.raw
-        for name in reversed(self._names):
-            if name.startswith("view:"):
-                con.execute(f"DROP VIEW IF EXISTS temp.main.{q(name[5:])}")
-            else:
+        views = [n[5:] for n in self._names if n.startswith("view:")]
+        if views:  # first, and in one statement: the views read the registered Arrow
+            con.execute(";\n".join(f"DROP VIEW IF EXISTS temp.main.{q(v)}" for v in views))
+        for name in self._names:
+            if not name.startswith("view:"):
                 con.unregister(name)
         self._names = []
 
@@ -204,12 +205,18 @@ def write_chunk(con: duckdb.DuckDBPyConnection, dbname: str, chunk: PendingChunk
         con.execute(f"DELETE FROM {q(dbname)}.main.{q(rem.table)} x WHERE {where}")
         if rem.keys is not None:
             con.unregister("fay_keys")
-    for table, parts in chunk.adds.items():
-        for added in parts:
-            con.register("fay_rows", added.rows)
-            con.execute(
-                f"INSERT INTO {q(dbname)}.main.{q(table)} BY NAME SELECT {added.select} FROM fay_rows"
-            )
-            con.unregister("fay_rows")
+    adds = [(table, added) for table, parts in chunk.adds.items() for added in parts]
+    inserts = [
+        f"INSERT INTO {q(dbname)}.main.{q(table)} BY NAME SELECT {added.select} FROM fay_rows_{i}"
+        for i, (table, added) in enumerate(adds)
+    ]
+    for i, (_, added) in enumerate(adds):
+        con.register(f"fay_rows_{i}", added.rows)
+    try:
+        if inserts:  # one statement: a real kernel trace feeds hundreds of payload tables
+            con.execute(";\n".join(inserts))
+    finally:
+        for i in range(len(adds)):
+            con.unregister(f"fay_rows_{i}")
     for sql, params in chunk.finish:
         con.execute(sql, params)
