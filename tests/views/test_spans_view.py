@@ -99,3 +99,25 @@ def test_waterfall_bars_scale_to_the_trace() -> None:
     assert bar(span(0, 100), 0, 100, 10) == "█" * 10
     assert bar(span(50, 10), 0, 100, 10) == "     █    "
     assert bar(span(99, 0), 0, 100, 10) == "         █"
+
+
+async def test_a_query_replaced_before_it_starts_leaves_no_coroutine_behind(
+    feed: OfflineFeed,
+) -> None:
+    """Queries asked for back to back (a held sort key): each cancels the one before, which
+    may not have started yet. Its work is created only when it starts, so nothing is left
+    never awaited (Python warns at such a coroutine's end)."""
+    import gc
+    import warnings
+
+    app = make_app(feed, "spans", window="session")
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        async with app.run_test(size=(100, 30)) as pilot:
+            await settle(pilot)
+            for _ in range(5):
+                app.screen.requery()
+            await settle(pilot)
+            assert column(app, 1) == ["GET /page", "get_user", "db.query", "get_cart"]
+        gc.collect()
+    assert [str(w.message) for w in seen if "never awaited" in str(w.message)] == []

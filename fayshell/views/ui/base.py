@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
+from functools import partial
 from typing import Any, ClassVar
 
 from rich.text import Text
@@ -35,7 +36,7 @@ from fayshell.views.model import (
 )
 from fayshell.views.queries import common
 from fayshell.views.ui.table import Col, current_key, fill
-from fayshell.views.ui.widgets import RatesPanel
+from fayshell.views.ui.widgets import RatesPanel, start_work
 
 
 class TopScreen(Screen[None]):
@@ -167,7 +168,7 @@ class TopScreen(Screen[None]):
             return
         self._tick_missed = False
         self._feed_busy = True
-        self.run_worker(self._refresh_feed(), group="feed", exclusive=True)
+        start_work(self, self._refresh_feed, "feed")
 
     async def _refresh_feed(self) -> None:
         try:
@@ -200,8 +201,8 @@ class TopScreen(Screen[None]):
         """Run the queries again now; a newer request cancels one still running."""
         self._query_busy = True
         self._query_seq += 1
-        work = self._requery(self.current_query(), self.feed.version, self._query_seq)
-        self.run_worker(work, group="query", exclusive=True)
+        work = partial(self._requery, self.current_query(), self.feed.version, self._query_seq)
+        start_work(self, work, "query")
 
     async def _requery(self, q: Query, version: int, seq: int) -> None:
         self.show_status("querying…")

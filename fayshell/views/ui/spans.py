@@ -19,6 +19,7 @@ from fayshell.views.model import WINDOW_LABELS, Query, SpanStat, TraceSummary
 from fayshell.views.queries import spans as spq
 from fayshell.views.ui.base import TopScreen
 from fayshell.views.ui.table import Col, fill
+from fayshell.views.ui.widgets import start_work
 
 KEY_COLS: dict[str, Col] = {
     "service": Col("service", "SERVICE"),
@@ -108,7 +109,7 @@ class TracesScreen(Screen[None]):
         yield Footer()
 
     def on_mount(self) -> None:
-        self.run_worker(self._load(), group="traces", exclusive=True)
+        start_work(self, self._load, "traces")
 
     async def _load(self) -> None:
         r = self.row

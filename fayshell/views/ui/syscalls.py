@@ -17,6 +17,7 @@ from fayshell.views.model import WINDOW_LABELS, Query, SyscallStat
 from fayshell.views.queries import syscalls as sq
 from fayshell.views.ui.base import TopScreen
 from fayshell.views.ui.table import Col, fill
+from fayshell.views.ui.widgets import start_work
 
 KEY_COLS: dict[str, Col] = {
     "name": Col("name", "SYSCALL"),
@@ -117,7 +118,7 @@ class BreakdownScreen(Screen[None]):
         yield Footer()
 
     def on_mount(self) -> None:
-        self.run_worker(self._load(), group="breakdown", exclusive=True)
+        start_work(self, self._load, "breakdown")
 
     async def _load(self) -> None:
         for g in self.groupings:

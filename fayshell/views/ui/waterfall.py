@@ -17,6 +17,7 @@ from fayshell.views.feeds import Feed
 from fayshell.views.model import TraceSpan
 from fayshell.views.queries import spans as spq
 from fayshell.views.ui.table import Col, fill
+from fayshell.views.ui.widgets import start_work
 
 BAR_WIDTH = 32
 SERVICE_COLORS = ("cyan", "magenta", "green", "yellow", "blue", "bright_red", "bright_cyan")
@@ -62,7 +63,7 @@ class WaterfallScreen(Screen[None]):
         yield Footer()
 
     def on_mount(self) -> None:
-        self.run_worker(self._load(), group="waterfall", exclusive=True)
+        start_work(self, self._load, "waterfall")
 
     async def _load(self) -> None:
         self.spans = await self.feed.query(spq.trace_spans, self.trace_id, self.session)

@@ -1,16 +1,28 @@
-"""Small widgets shared by the views: the per-node events/s sparklines."""
+"""Small widgets shared by the views (the per-node events/s sparklines), and how a view starts
+its background work."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Coroutine, Mapping, Sequence
+from typing import Any
 
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Horizontal, VerticalScroll
+from textual.dom import DOMNode
 from textual.widgets import Label, Sparkline
+from textual.worker import Worker
 
 from fayshell.views import format as fmt
 from fayshell.views.model import NodeRate
+
+
+def start_work(
+    node: DOMNode, work: Callable[[], Coroutine[Any, Any, None]], group: str
+) -> Worker[None]:
+    """Run ``work`` as the only worker of ``group`` (a newer one cancels it). It is handed over
+    uncalled: a worker cancelled before it starts then leaves no coroutine never awaited."""
+    return node.run_worker(work, group=group, exclusive=True)
 
 
 class NodeRateRow(Horizontal):
