@@ -756,17 +756,20 @@ def _ddl(tname: str, table: pa.Table, catalog: Catalog) -> list[str]:
     if have is None:
         defs = {"eid": "eid BIGINT"}
         for f in table.schema:
-            defs.setdefault(f.name.lower(), f"{q(f.name)} {duck_type(f.type)}")
+            defs.setdefault(f.name.lower(), _column(f))
         catalog.columns[tname] = set(defs)
         return [f"CREATE TABLE IF NOT EXISTS {q(tname)} ({', '.join(defs.values())})"]
     out = []
     for f in table.schema:
         if f.name.lower() not in have:
-            out.append(
-                f"ALTER TABLE {q(tname)} ADD COLUMN IF NOT EXISTS {q(f.name)} {duck_type(f.type)}"
-            )
+            out.append(f"ALTER TABLE {q(tname)} ADD COLUMN IF NOT EXISTS {_column(f)}")
             have.add(f.name.lower())
     return out
+
+
+def _column(f: pa.Field) -> str:
+    """The column definition of an Arrow field."""
+    return f"{q(f.name)} {duck_type(f.type)}"
 
 
 def _finish(db: Database, load: ChunkLoad, tdir: Path) -> None:
