@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import platform
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -54,3 +56,41 @@ def test_mallinfo_counts_a_live_allocation_and_its_release() -> None:
     assert held is not None and after is not None
     assert held[0] - got[0] >= 8 << 20
     assert held[0] - after[0] >= 8 << 20
+
+
+#: Eight threads each holding a malloc'd block at the same moment, then glibc's malloc_stats
+#: (one "Arena N:" paragraph per arena, on stderr); argv[1] "limited" applies fayshell's
+#: settings first, as the shell does at start.
+ARENA_PROBE = """
+import ctypes, sys, threading
+from fayshell import memory
+if sys.argv[1] == "limited":
+    assert memory.reuse_freed_memory()
+libc = ctypes.CDLL(None)
+libc.malloc.restype = ctypes.c_void_p
+libc.free.argtypes = [ctypes.c_void_p]
+together = threading.Barrier(8)
+def hold():
+    block = libc.malloc(4096)
+    together.wait()
+    libc.free(block)
+threads = [threading.Thread(target=hold) for _ in range(8)]
+for t in threads:
+    t.start()
+for t in threads:
+    t.join()
+libc.malloc_stats()
+"""
+
+
+def arenas(mode: str) -> int:
+    run = subprocess.run(
+        [sys.executable, "-c", ARENA_PROBE, mode], capture_output=True, text=True, check=True
+    )
+    return sum(line.startswith("Arena ") for line in run.stderr.splitlines())
+
+
+@glibc
+def test_threads_share_at_most_the_set_number_of_arenas() -> None:
+    assert arenas("default") > memory.ARENAS  # glibc's own limit lets eight threads spread
+    assert 1 <= arenas("limited") <= memory.ARENAS
