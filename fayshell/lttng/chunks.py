@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Callable, Collection, Iterable
+from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 
@@ -37,6 +37,9 @@ class RemoteEntry:
     path: str
     size: int = 0
     is_dir: bool = False
+    #: When the entry last changed (its inode), by the node's clock: for an archive, when LTTng
+    #: renamed it into ``archives/``. 0.0 when the listing does not say (SFTP).
+    ctime: float = field(default=0.0, compare=False)
 
 
 @dataclass(frozen=True)
@@ -84,10 +87,49 @@ class ChunkListing:
     in_progress: tuple[str, ...] = ()  # directories still being written
     ignored: tuple[str, ...] = field(default_factory=tuple)  # top-level names not understood
     settled: tuple[str, ...] = ()  # archived chunks the caller already has (not classified)
+    #: Every archived chunk listed (settled or not) -> its RemoteEntry.ctime.
+    archived: dict[str, float] = field(default_factory=dict)
 
     def by_id(self) -> dict[str, ChunkInfo]:
         """Chunks keyed by chunk id."""
         return {c.chunk_id: c for c in self.complete}
+
+
+#: A live pull lists all of a node's archives at least once in this many cycles.
+FULL_LISTING_EVERY = 30
+#: File change times can be coarse (a clock tick; seconds on some filesystems): archives
+#: changed within this much before the watch's mark are listed again.
+CTIME_MARGIN_S = 5.0
+
+
+@dataclass
+class ArchiveWatch:
+    """Which of a node's archived chunks a live pull lists, cycle after cycle: those changed
+    (renamed into ``archives/``, by the node's clock) since the oldest one not taken yet, or
+    since the newest one listed when all were taken. A session archiving a chunk a second for
+    an hour then costs each cycle a few names, not 3,600. Every FULL_LISTING_EVERY-th listing
+    takes them all, so an archive hidden by the node's clock stepping back is late, not lost.
+    """
+
+    mark: float | None = None
+    listings: int = 0
+
+    def since(self) -> float | None:
+        """The change time archives must be newer than to be listed (None: list them all)."""
+        if self.mark is None or self.listings % FULL_LISTING_EVERY == 0:
+            return None
+        return self.mark - CTIME_MARGIN_S
+
+    def listed(self, archived: Mapping[str, float], untaken: Collection[str]) -> None:
+        """After a cycle: the archives its listing had (name -> change time) and those of them
+        it did not take (a pull failed or was cancelled: they must be listed again)."""
+        self.listings += 1
+        if any(t <= 0 for t in archived.values()):
+            self.mark = None  # a listing without change times (SFTP, the local node)
+            return
+        waiting = [archived[n] for n in untaken if n in archived]
+        if waiting or archived:
+            self.mark = min(waiting) if waiting else max(archived.values())
 
 
 def _parse_ts(text: str) -> datetime:
@@ -137,7 +179,7 @@ def find_chunks(
     ``snapshot_names``: names given to ``snapshot record --name`` (plain ``snapshot-<k>`` is always
     recognised), so custom snapshot directories are told apart from unknown ones.
     """
-    items = [RemoteEntry(_norm(e.path), e.size, e.is_dir) for e in entries]
+    items = [RemoteEntry(_norm(e.path), e.size, e.is_dir, e.ctime) for e in entries]
     items = [e for e in items if e.path]
     tops: dict[str, bool] = {}
     for e in items:
@@ -150,6 +192,11 @@ def find_chunks(
     ignored: list[str] = []
 
     arch_dirs = {e.path.split("/")[1] for e in items if e.path.startswith("archives/")}
+    archived = {
+        e.path.removeprefix("archives/"): e.ctime
+        for e in items
+        if e.is_dir and e.path.startswith("archives/") and e.path.count("/") == 1
+    }
     arch_files = _files_by_dir([e for e in items if e.path.startswith("archives/")], 2)
     top_files = _files_by_dir(items, 1)
     known = sorted(arch_dirs.intersection(settled))
@@ -227,7 +274,7 @@ def find_chunks(
         else:
             in_progress.append("trace")
     return ChunkListing(
-        tuple(complete), tuple(sorted(in_progress)), tuple(sorted(ignored)), tuple(known)
+        tuple(complete), tuple(sorted(in_progress)), tuple(sorted(ignored)), tuple(known), archived
     )
 
 

@@ -18,7 +18,14 @@ import contextlib
 import os
 import shutil
 import stat
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Sequence, Set
+from collections.abc import (
+    AsyncIterator,
+    Awaitable,
+    Callable,
+    Iterator,
+    Sequence,
+    Set,
+)
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -34,7 +41,7 @@ from fayshell.lttng import (
     find_chunks,
     list_local,
 )
-from fayshell.lttng.chunks import CURRENT_RE
+from fayshell.lttng.chunks import CURRENT_RE, ArchiveWatch
 from fayshell.remote.quoting import quote_argv
 from fayshell.remote.results import COMMAND, NodeError
 from fayshell.tracing.lttngrun import ROTATE_TIMEOUT, run_request
@@ -94,7 +101,10 @@ class NodeReceipt:
 
 
 async def walk(
-    t: Transport, root: str, descend: Callable[[str], bool] | None = None
+    t: Transport,
+    root: str,
+    descend: Callable[[str], bool] | None = None,
+    since: float | None = None,
 ) -> list[RemoteEntry]:
     """A recursive listing of ``root`` on the node (paths relative to it, with sizes).
 
@@ -103,41 +113,51 @@ async def walk(
     chunk ``archives/<name>`` for which ``descend(name)`` is false is listed by name only, not
     its files: a live pull lists the files of the chunks it has not received yet, so one
     cycle's listing does not grow with every chunk the session has archived (a second ``find``
-    over just those chunks).
+    over just those chunks). With ``since`` too (a ``ctime`` of the node's clock, see
+    :class:`ArchiveWatch`), ``find`` leaves out the archives that have not changed after it, so
+    the listing's size no longer grows with the archives either; SFTP and the local node list
+    them all.
     """
     files = await t.files()
     if getattr(files, "sftp", None) is None:
         return await asyncio.to_thread(list_local, root, descend) if os.path.isdir(root) else []
     root = root.rstrip("/") or "/"
-    if descend is None:
+    if descend is None and since is None:
         found = await _find(t, root, [root])
         return found if found is not None else await _sftp_walk(files, root)
-    shallow = await _find(t, root, [root], prune=f"{_glob_escape(root)}/archives/*")
+    shallow = await _find(t, root, [root], f"{_glob_escape(root)}/archives/*", since)
     if shallow is None:
         return await _sftp_walk(files, root, descend)
-    new = [e.path for e in shallow if e.is_dir and _archive(e.path) and descend(_archive(e.path))]
+    wanted = descend or (lambda name: True)
+    new = [e.path for e in shallow if e.is_dir and _archive(e.path) and wanted(_archive(e.path))]
     if not new:
         return shallow
     deep = await _find(t, root, [f"{root}/{p}" for p in new])
     return shallow + deep if deep is not None else await _sftp_walk(files, root, descend)
 
 
-FIND_LINE = "%y %s %p\\n"
+FIND_LINE = "%y %s %C@ %p\\n"
 
 
 async def _find(
-    t: Transport, root: str, starts: list[str], prune: str | None = None
+    t: Transport,
+    root: str,
+    starts: list[str],
+    prune: str | None = None,
+    since: float | None = None,
 ) -> list[RemoteEntry] | None:
     """``find`` below ``starts`` (paths made relative to ``root``; entries matching the glob
-    ``prune`` listed but not entered); None when the node's find cannot (no GNU find)."""
+    ``prune`` listed but not entered, and only those changed after ``since`` when given); None
+    when the node's find cannot (no GNU find)."""
     argv = ["find", *starts, "-mindepth", "1"]
     if prune is not None:
-        argv += ["-path", prune, "-prune", "-printf", FIND_LINE, "-o"]
+        newer = [] if since is None else ["-newerct", f"@{since:.6f}"]
+        argv += ["-path", prune, "-prune", *newer, "-printf", FIND_LINE, "-o", "!", "-path", prune]
     res = await t.run(quote_argv([*argv, "-printf", FIND_LINE]), timeout=LIST_TIMEOUT)
     vanished = all("No such file" in line for line in res.stderr.splitlines())
     if res.exit_status == 0 or (res.exit_status == 1 and vanished):
         pre = root.rstrip("/") + "/"
-        return [_entry(line, pre) for line in res.stdout.splitlines() if line.count(" ") >= 2]
+        return [_entry(line, pre) for line in res.stdout.splitlines() if line.count(" ") >= 3]
     return None
 
 
@@ -153,8 +173,9 @@ def _glob_escape(path: str) -> str:
 
 
 def _entry(line: str, pre: str) -> RemoteEntry:
-    kind, size, path = line.split(" ", 2)
-    return RemoteEntry(path.removeprefix(pre), int(size) if kind == "f" else 0, kind == "d")
+    kind, size, ctime, path = line.split(" ", 3)
+    size_ = int(size) if kind == "f" else 0
+    return RemoteEntry(path.removeprefix(pre), size_, kind == "d", float(ctime))
 
 
 async def _sftp_walk(
@@ -309,32 +330,41 @@ def _verify(node: str, chunk: ChunkInfo, tmp: Path) -> None:
 
 
 async def chunk_listing(
-    t: Transport, session: str, remembered: str, have: Set[str] = frozenset()
+    t: Transport,
+    session: str,
+    remembered: str,
+    have: Set[str] = frozenset(),
+    since: float | None = None,
 ) -> tuple[str, ChunkListing]:
     """The session's output dir and complete chunks on the node; the archived chunks named in
-    ``have`` (already received) are listed by name only (``ChunkListing.settled``).
+    ``have`` (already received) are listed by name only (``ChunkListing.settled``), and with
+    ``since`` those unchanged since then not at all (:class:`ArchiveWatch`).
 
     A stopped rotating session still holds its last chunk open: it is rotated once so the whole
     trace can be pulled (waiting out a timer rotation that is already under way).
     """
     out = await output_dir(t, session, remembered)
-    listing = await _listing(t, out.path, out.stopped, have)
+    listing = await _listing(t, out.path, out.stopped, have, since)
     if out.stopped and out.mode == "normal" and _open_chunk(listing):
         await _rotate_stopped(t, session)
-        listing = await _settled_listing(t, out.path, have)
+        listing = await _settled_listing(t, out.path, have, since)
     return out.path, listing
 
 
-async def _listing(t: Transport, path: str, stopped: bool, have: Set[str]) -> ChunkListing:
-    entries = await walk(t, path, (lambda name: name not in have) if have else None)
+async def _listing(
+    t: Transport, path: str, stopped: bool, have: Set[str], since: float | None
+) -> ChunkListing:
+    entries = await walk(t, path, (lambda name: name not in have) if have else None, since)
     return find_chunks(entries, stopped=stopped, settled=have)
 
 
-async def _settled_listing(t: Transport, path: str, have: Set[str]) -> ChunkListing:
+async def _settled_listing(
+    t: Transport, path: str, have: Set[str], since: float | None
+) -> ChunkListing:
     """The listing once the final rotation has archived the open chunk (bounded wait)."""
     deadline = asyncio.get_running_loop().time() + ROTATE_TIMEOUT
     while True:
-        listing = await _listing(t, path, True, have)
+        listing = await _listing(t, path, True, have, since)
         if not _open_chunk(listing) or asyncio.get_running_loop().time() > deadline:
             return listing
         await asyncio.sleep(0.2)
@@ -368,6 +398,7 @@ async def receive_node(
     emit: Callable[[Any], None],
     importer: Importer | None,
     imported: set[str] | None = None,
+    watch: ArchiveWatch | None = None,
 ) -> NodeReceipt:
     """Pull every complete, not yet received chunk of ``session`` from one node, in order.
 
@@ -375,11 +406,13 @@ async def receive_node(
     importer. A chunk received but not in it (its pull finished, then the cycle was cancelled
     before its turn to import) is imported from where it lies, not pulled again; the caller
     adds every chunk the importer took. Without it, a chunk directory that exists is done.
+    ``watch`` (kept by the caller with ``imported``): which archives the listing leaves out.
     """
     node_dir = dest / session / t.node
     node_dir.mkdir(parents=True, exist_ok=True)
     have = received_here(node_dir) if imported is None else imported
-    root, listing = await chunk_listing(t, session, remembered, have)
+    since = watch.since() if watch is not None else None
+    root, listing = await chunk_listing(t, session, remembered, have, since)
     empty = [c for c in listing.complete if c.empty]  # nothing recorded in that period
     todo = [c for c in listing.complete if not c.empty and c.chunk_id not in have]
     skipped = len(listing.settled) + len(listing.complete) - len(todo) - len(empty)
@@ -436,6 +469,8 @@ async def receive_node(
         for pull in pulls:
             pull.cancel()
         await asyncio.gather(*pulls, return_exceptions=True)
+        if watch is not None:
+            watch.listed(listing.archived, [c.chunk_id for c in todo if c.chunk_id not in have])
     return NodeReceipt(t.node, received, skipped, len(empty), len(listing.in_progress), got)
 
 

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from fayshell.lttng.chunks import ArchiveWatch
 from fayshell.memory import give_back
 from fayshell.views.feeds import NodeHealth
 
@@ -57,6 +58,7 @@ class NodeTally:
     cycles: int = 0
     #: Chunks handed to the importer (None until the first cycle reads what is on disk).
     imported: set[str] | None = None
+    archives: ArchiveWatch = field(default_factory=ArchiveWatch)
     #: Cycles failed in a row, and when the next may start (monotonic; backoff).
     failures: int = 0
     retry_at: float = 0.0
@@ -208,6 +210,7 @@ class LivePump:
             emit,
             self._import,
             tally.imported,
+            tally.archives,
         )
 
     async def _import(self, path: Path, node: str, session: str) -> int:

@@ -9,6 +9,7 @@ import pytest
 
 from fayshell.errors import TraceFormatError
 from fayshell.lttng import RemoteEntry, find_chunks, list_local
+from fayshell.lttng.chunks import CTIME_MARGIN_S, FULL_LISTING_EVERY, ArchiveWatch
 
 A0 = "archives/20261121T193418+0000-20261121T193420+0000-0"
 A1 = "archives/20261121T193420+0000-20261121T193422+0000-1"
@@ -130,3 +131,38 @@ def test_list_local_leaves_out_the_files_of_refused_archives(tmp_path) -> None:
     assert RemoteEntry(A0, 0, True) in entries and RemoteEntry(A1, 0, True) in entries
     assert RemoteEntry(f"{A1}/ust/metadata", 1) in entries
     assert not [e for e in entries if e.path.startswith(A0 + "/")]
+
+
+def test_listing_keeps_each_archives_change_time() -> None:
+    name = "20261121T193418+0000-20261121T193419+0000-1"
+    entries = [
+        RemoteEntry("archives", 0, True, 9.0),
+        RemoteEntry(f"archives/{name}", 0, True, 7.5),
+        RemoteEntry(f"archives/{name}/ust/metadata", 5, False, 7.0),
+    ]
+    assert find_chunks(entries).archived == {name: 7.5}
+    assert find_chunks(entries, settled={name}).archived == {name: 7.5}
+
+
+def test_archive_watch_marks_the_oldest_untaken_else_the_newest_listed() -> None:
+    watch = ArchiveWatch()
+    assert watch.since() is None  # nothing known: list everything
+    watch.listed({"a": 100.0, "b": 101.0}, untaken=[])
+    assert watch.since() == 101.0 - CTIME_MARGIN_S
+    watch.listed({"b": 101.0, "c": 104.0, "d": 106.0}, untaken=["c"])  # c's pull failed
+    assert watch.since() == 104.0 - CTIME_MARGIN_S
+    watch.listed({}, untaken=[])  # nothing changed since: the mark stays
+    assert watch.since() == 104.0 - CTIME_MARGIN_S
+    watch.listed({"c": 104.0, "d": 106.0}, untaken=[])
+    assert watch.since() == 106.0 - CTIME_MARGIN_S
+    watch.listed({"e": 0.0}, untaken=[])  # a listing without times (SFTP): list everything
+    assert watch.since() is None
+
+
+def test_archive_watch_lists_everything_every_so_often() -> None:
+    watch = ArchiveWatch()
+    full = []
+    for _ in range(2 * FULL_LISTING_EVERY):
+        full.append(watch.since() is None)
+        watch.listed({"a": 100.0}, untaken=[])
+    assert full.count(True) == 2 and full[0] and full[FULL_LISTING_EVERY]

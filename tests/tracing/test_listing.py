@@ -110,3 +110,61 @@ async def test_chunk_pulled_but_not_imported_is_imported_next_cycle(
     [again] = [o async for o in fay_cluster.map("node01", lambda t: cycle(t, None))]
     assert took == [ARCHIVES[2]] and again.value.received == 1 and again.value.skipped == 2
     await fay_cluster.run_all("node01", f"rm -rf {quote_argv([out])}")
+
+
+async def test_watched_pull_lists_only_archives_changed_after_its_mark(
+    real_cluster: LocalCluster, fay_cluster: Cluster, tmp_path: Path
+) -> None:
+    """A live cycle's find leaves out the archives renamed into ``archives/`` before the watch's
+    mark (by the node's clock), so its listing stays a few names long however many chunks the
+    session has archived; an archive renamed in after the mark is listed and pulled."""
+    import asyncio
+
+    from fayshell.lttng.chunks import CTIME_MARGIN_S, ArchiveWatch
+    from fayshell.tracing.receive import ByteProgress, receive_node
+
+    out = f"{real_cluster.node('node01').home}/fay-watch"
+    await fay_cluster.run_all("node01", f"rm -rf {quote_argv([out])} && {_archiving(out, 0, 3)}")
+
+    async def listing(t: Any) -> list[RemoteEntry]:
+        return await walk(t, out)
+
+    [full] = [o async for o in fay_cluster.map("node01", listing)]
+    ctimes = {e.path: e.ctime for e in full.value if e.path.count("/") == 1 and e.is_dir}
+    old = max(ctimes[f"archives/{a}"] for a in ARCHIVES[:3])
+    assert min(ctimes.values()) > 1e9  # seconds since the epoch, from the node's find
+    await asyncio.sleep(0.05)  # past the file system's clock tick
+    await fay_cluster.run_all("node01", _archiving(out, 3, 4))
+    # all but the new one taken (a millisecond more: find's time has fewer digits than %C@)
+    watch = ArchiveWatch(mark=old + CTIME_MARGIN_S + 0.001, listings=1)
+    imported: set[str] = set()
+    took: list[str] = []
+
+    async def importer(path: Path, node: str, session: str) -> int:
+        took.append(path.name)
+        return 1
+
+    async def cycle(t: Any) -> Any:
+        dest = tmp_path / "dest"
+        return await receive_node(
+            t, "w", dest, out, ByteProgress(None), lambda rec: None, importer, imported, watch
+        )
+
+    [got] = [o async for o in fay_cluster.map("node01", cycle)]
+    assert took == [ARCHIVES[3]] and got.value.received == 1
+    assert got.value.skipped == 0  # the three older archives were not even listed
+    assert watch.mark is not None and watch.mark > old and watch.listings == 2
+    await fay_cluster.run_all("node01", f"rm -rf {quote_argv([out])}")
+
+
+def _archiving(out: str, lo: int, hi: int) -> str:
+    """Shell commands writing ARCHIVES[lo:hi] under ``out`` as LTTng does: each chunk made
+    aside, then renamed into ``archives/``."""
+    steps = [f"mkdir -p {quote_argv([f'{out}/archives'])}"]
+    for a in ARCHIVES[lo:hi]:
+        aside = f"{out}/{a}.tmp"
+        for f in FILES:
+            steps.append(f"mkdir -p {quote_argv([f'{aside}/{f}'.rsplit('/', 1)[0]])}")
+            steps.append(f"printf 12345 > {quote_argv([f'{aside}/{f}'])}")
+        steps.append(f"mv {quote_argv([aside])} {quote_argv([f'{out}/archives/{a}'])}")
+    return " && ".join(steps)
