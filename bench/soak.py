@@ -59,6 +59,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--rate", type=float, default=200.0, help="records per second per node")
     ap.add_argument("--every", type=float, default=10.0, help="seconds between samples")
     args = ap.parse_args(argv)
+    from fayshell.cli import prepare_process
+
+    prepare_process()  # the allocator settings the shell runs with: the soak measures them
     from tests.fixtures.cluster import start_cluster
     from tests.fixtures.soak import run_soak
 

@@ -44,12 +44,18 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
-def main(argv: list[str] | None = None) -> int:
-    argv = list(sys.argv[1:] if argv is None else argv)
+def prepare_process() -> None:
+    """The process-wide settings the shell runs with, made before any thread starts (the soak
+    bench makes them too, to measure what users run)."""
     # numpy's OpenBLAS keeps a polling thread per core (seen using CPU during imports);
     # fayshell does no linear algebra and needs the cores for decoding and DuckDB.
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
     reuse_freed_memory()
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    prepare_process()
     if argv and argv[0] == "top":
         return _top(argv[1:])
     opts = build_parser().parse_args(argv)
