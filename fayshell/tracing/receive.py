@@ -18,14 +18,7 @@ import contextlib
 import os
 import shutil
 import stat
-from collections.abc import (
-    AsyncIterator,
-    Awaitable,
-    Callable,
-    Iterator,
-    Sequence,
-    Set,
-)
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Sequence, Set
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
