@@ -164,6 +164,12 @@ def _domains(files: tuple[ChunkFile, ...]) -> tuple[str, ...]:
     return tuple(d for d in TRACE_DOMAINS if d in found)
 
 
+def archive_name(path: str) -> str:
+    """The chunk name of a path ``archives/<name>`` (exactly that deep), else ''."""
+    head, _, name = path.partition("/")
+    return name if head == "archives" and name and "/" not in name else ""
+
+
 def find_chunks(
     entries: Iterable[RemoteEntry],
     stopped: bool = False,
@@ -192,11 +198,7 @@ def find_chunks(
     ignored: list[str] = []
 
     arch_dirs = {e.path.split("/")[1] for e in items if e.path.startswith("archives/")}
-    archived = {
-        e.path.removeprefix("archives/"): e.ctime
-        for e in items
-        if e.is_dir and e.path.startswith("archives/") and e.path.count("/") == 1
-    }
+    archived = {archive_name(e.path): e.ctime for e in items if e.is_dir and archive_name(e.path)}
     arch_files = _files_by_dir([e for e in items if e.path.startswith("archives/")], 2)
     top_files = _files_by_dir(items, 1)
     known = sorted(arch_dirs.intersection(settled))

@@ -34,7 +34,7 @@ from fayshell.lttng import (
     find_chunks,
     list_local,
 )
-from fayshell.lttng.chunks import CURRENT_RE, ArchiveWatch
+from fayshell.lttng.chunks import CURRENT_RE, ArchiveWatch, archive_name
 from fayshell.remote.quoting import quote_argv
 from fayshell.remote.results import COMMAND, NodeError
 from fayshell.tracing.lttngrun import ROTATE_TIMEOUT, run_request
@@ -122,7 +122,7 @@ async def walk(
     if shallow is None:
         return await _sftp_walk(files, root, descend)
     wanted = descend or (lambda name: True)
-    new = [e.path for e in shallow if e.is_dir and _archive(e.path) and wanted(_archive(e.path))]
+    new = [e.path for e in shallow if e.is_dir and (n := archive_name(e.path)) and wanted(n)]
     if not new:
         return shallow
     deep = await _find(t, root, [f"{root}/{p}" for p in new])
@@ -152,12 +152,6 @@ async def _find(
         pre = root.rstrip("/") + "/"
         return [_entry(line, pre) for line in res.stdout.splitlines() if line.count(" ") >= 3]
     return None
-
-
-def _archive(path: str) -> str:
-    """The chunk name of a path ``archives/<name>`` (exactly that deep), else ''."""
-    head, _, name = path.partition("/")
-    return name if head == "archives" and name and "/" not in name else ""
 
 
 def _glob_escape(path: str) -> str:
@@ -194,7 +188,8 @@ async def _sftp_walk(
             path = f"{rel}/{n.filename}" if rel else n.filename
             is_dir = stat.S_ISDIR(n.attrs.permissions or 0)
             out.append(RemoteEntry(path, int(n.attrs.size or 0), is_dir))
-            if is_dir and (descend is None or not _archive(path) or descend(_archive(path))):
+            name = archive_name(path)
+            if is_dir and (descend is None or not name or descend(name)):
                 subs.append(path)
         await asyncio.gather(*(visit(s) for s in subs))
 

@@ -9,7 +9,7 @@ import pytest
 
 from fayshell.errors import TraceFormatError
 from fayshell.lttng import RemoteEntry, find_chunks, list_local
-from fayshell.lttng.chunks import CTIME_MARGIN_S, FULL_LISTING_EVERY, ArchiveWatch
+from fayshell.lttng.chunks import CTIME_MARGIN_S, FULL_LISTING_EVERY, ArchiveWatch, archive_name
 
 A0 = "archives/20261121T193418+0000-20261121T193420+0000-0"
 A1 = "archives/20261121T193420+0000-20261121T193422+0000-1"
@@ -166,3 +166,17 @@ def test_archive_watch_lists_everything_every_so_often() -> None:
         full.append(watch.since() is None)
         watch.listed({"a": 100.0}, untaken=[])
     assert full.count(True) == 2 and full[0] and full[FULL_LISTING_EVERY]
+
+
+@pytest.mark.parametrize(
+    ("path", "name"),
+    [
+        ("archives/20261125T010000+0000-1", "20261125T010000+0000-1"),
+        ("archives/x/ust", ""),
+        ("archives/", ""),
+        ("archives", ""),
+        ("snapshot-1/archives", ""),
+    ],
+)
+def test_archive_name_is_the_chunk_directly_under_archives(path: str, name: str) -> None:
+    assert archive_name(path) == name
