@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from fayshell.errors import FayError, Interrupted, SqlError, StoreError
+from fayshell.store.loaded import LoadedChunks
 
 if TYPE_CHECKING:
     import duckdb
@@ -155,10 +156,11 @@ class Database:
     The store's background writer borrows the connection (``lend``): until it gives it back,
     ``con`` raises :class:`ConnectionLent` in every other thread instead of racing with it.
 
-    ``schema_ready`` (the store's fixed tables were ensured on this connection) and ``catalog``
-    (the loader's knowledge of names, payload tables and columns) spare every chunk's import a
-    catalog read; :meth:`schema_changed` forgets both, as a user statement that may change the
-    schema (``relation`` of a DDL statement) does.
+    ``schema_ready`` (the store's fixed tables were ensured on this connection), ``catalog``
+    (the loader's knowledge of names, payload tables and columns) and ``loaded_chunks`` spare
+    every chunk's import a catalog read and a scan of ``chunks``; :meth:`schema_changed`
+    forgets them, as a user statement that may change the schema (``relation`` of a DDL
+    statement) does.
     """
 
     def __init__(self, path: str, con: duckdb.DuckDBPyConnection) -> None:
@@ -169,11 +171,13 @@ class Database:
         self._pending: PendingWrites | None = None
         self.schema_ready = False
         self.catalog: Any = None
+        self.loaded_chunks = LoadedChunks()
 
     def schema_changed(self) -> None:
         """Forget what is known of the schema: the next import checks and reads it again."""
         self.schema_ready = False
         self.catalog = None
+        self.loaded_chunks = LoadedChunks()
 
     @property
     def con(self) -> duckdb.DuckDBPyConnection:

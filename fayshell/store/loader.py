@@ -402,14 +402,17 @@ class StoreState:
     @classmethod
     def read(cls, db: Database, chunk_id: str) -> StoreState:
         # one-row tables joined: DuckDB runs scalar subqueries several times slower
-        loaded, chunk_no, nxt, top, names, classes = db.execute(
-            "SELECT * FROM (SELECT count(*) FILTER (WHERE chunk_id = ?), "
-            "coalesce(max(chunk_no), 0) + 1 FROM chunks), (SELECT max(next_eid) FROM store_state), "
-            "(SELECT max(eid) FROM event_rows), (SELECT count(*) FROM event_names), "
-            "(SELECT count(*) FROM event_classes)",
-            [chunk_id],
+        # orphans counted from next_eid on, not max(eid): row groups below it are skipped
+        # (a scan of every eid made each load of a long live session slower)
+        rows, last_no, nxt, orphans, names, classes = db.execute(
+            "SELECT * FROM (SELECT count(*), coalesce(max(chunk_no), 0) FROM chunks), "
+            "(SELECT max(next_eid) FROM store_state), (SELECT count(*) FROM event_rows "
+            "WHERE eid >= (SELECT max(next_eid) FROM store_state)), "
+            "(SELECT count(*) FROM event_names), (SELECT count(*) FROM event_classes)"
         )[0]
-        return cls(bool(loaded), nxt, top is not None and top >= nxt, chunk_no, names, classes)
+        db.loaded_chunks.update(db.execute, rows, last_no)
+        loaded = chunk_id in db.loaded_chunks
+        return cls(loaded, nxt, orphans > 0, last_no + 1, names, classes)
 
 
 @dataclass

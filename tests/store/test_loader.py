@@ -221,3 +221,14 @@ def test_payload_table_made_whole_then_widened(tmp_path: Path) -> None:
     assert cols == "eid kind s3 flag nib be13 be3 f32 f64be n vals s fixed text v_A v_B v_C last"
     rows = db.execute(f"SELECT x IS NULL, y IS NULL, count(*) FROM {q(table)} GROUP BY ALL")
     assert sorted(rows) == [(False, True, 12), (True, False, 12)]
+
+
+def test_a_chunk_removed_by_a_statement_loads_again(chunked: GenInfo) -> None:
+    db = Database.open(":memory:")
+    root = chunked.dirs[0].parent
+    assert import_trace(db, root).chunks_loaded == 3
+    db.execute("DELETE FROM event_rows WHERE chunk_no = 2")
+    db.execute("DELETE FROM chunks WHERE chunk_no = 2")
+    again = import_trace(db, root)
+    assert (again.chunks_loaded, again.chunks_skipped) == (1, 2)
+    assert db.execute("SELECT count(*) FROM events")[0][0] == chunked.events
