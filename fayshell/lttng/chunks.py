@@ -198,7 +198,7 @@ def find_chunks(
     ignored: list[str] = []
 
     arch_dirs = {e.path.split("/")[1] for e in items if e.path.startswith("archives/")}
-    archived = {archive_name(e.path): e.ctime for e in items if e.is_dir and archive_name(e.path)}
+    archived = {n: e.ctime for e in items if e.is_dir and (n := archive_name(e.path))}
     arch_files = _files_by_dir([e for e in items if e.path.startswith("archives/")], 2)
     top_files = _files_by_dir(items, 1)
     known = sorted(arch_dirs.intersection(settled))

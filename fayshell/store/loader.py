@@ -245,8 +245,7 @@ def remove_orphans(db: Database) -> None:
     """Drop rows of an interrupted load: events are committed per batch, but a chunk counts
     (chunks row, store_state.next_eid, derived tables) only in its final transaction."""
     nxt = db.execute("SELECT next_eid FROM store_state")[0][0]
-    top = db.execute("SELECT max(eid) FROM event_rows")[0][0]
-    if top is None or top < nxt:
+    if not db.execute("SELECT count(*) FROM event_rows WHERE eid >= ?", [nxt])[0][0]:
         return
     with transaction(db.con):
         db.execute("DELETE FROM event_rows WHERE eid >= ?", [nxt])
@@ -388,9 +387,10 @@ class Staged:
 @dataclass(frozen=True)
 class StoreState:
     """What a chunk's load needs to know of the store before it starts, in one statement:
-    whether the chunk is loaded, the next eid, whether an interrupted load left rows behind,
+    the next eid, whether an interrupted load left rows behind (rows from the next eid on),
     the chunk's number, and how many event names and classes there are (the cached
-    :class:`Catalog` is current when these match)."""
+    :class:`Catalog` is current when these match); whether the chunk is loaded comes from
+    ``db.loaded_chunks``, which that statement's row count and last number keep current."""
 
     loaded: bool
     next_eid: int
