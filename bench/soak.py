@@ -7,9 +7,9 @@ numbered records a second through LTTng's Python agent for the whole run while t
 live (tests/fixtures/soak.py). Printed: per node, events emitted against stored + discarded
 (must be equal, nothing stored twice); the shell's RSS slope after warm-up (MiB/min); refresh
 p50/p99 in the first and last quarter; database bytes per event at mid-run and at the end; the
-pulled-chunk files left after import (must be 0). Each sample line also shows DuckDB's own
-memory (duckdb_memory()) and the dead entries of its eviction queues (their bookkeeping stays on
-the C heap, outside duckdb_memory()). Exit status 1 when a promise is broken.
+pulled chunks left in the chunk directory once imported (must be 0). Each sample line also
+shows DuckDB's own memory (duckdb_memory()) and the dead entries of its eviction queues (their
+bookkeeping stays on the C heap, outside duckdb_memory()). Exit status 1 when a promise is broken.
 """
 
 from __future__ import annotations
@@ -47,7 +47,7 @@ def report(result: object) -> list[str]:
         f"{max(s.load for s in result.samples):.1f} (2 cores)",
         f"database: {result.bytes_per_event('middle'):.1f} bytes/event at mid-run, "
         f"{result.bytes_per_event('end'):.1f} at the end",
-        f"pulled chunk files left after import: {result.chunk_files_left}",
+        f"pulled chunks left in the chunk directory: {result.chunks_left}",
     ]
     return lines
 
@@ -68,7 +68,7 @@ def main(argv: list[str] | None = None) -> int:
     def say(s: object) -> None:
         print(
             f"  t={s.t_s:7.0f}s rss={s.rss_mib:6.1f} MiB refresh={s.refresh_ms:6.1f} ms "  # type: ignore[attr-defined]
-            f"events={s.events} db={s.db_bytes >> 20} MiB chunk_files={s.chunk_files} "  # type: ignore[attr-defined]
+            f"events={s.events} db={s.db_bytes >> 20} MiB chunks_left={s.chunks_left} "  # type: ignore[attr-defined]
             f"duckdb={s.duckdb_mib:.0f} MiB lag={s.lag_s:.1f}s "  # type: ignore[attr-defined]
             f"cpu={s.cpu_s:.0f}s load={s.load:.1f} "  # type: ignore[attr-defined]
             f"dead_nodes={s.dead_nodes}{heap(s.heap)}",  # type: ignore[attr-defined]

@@ -132,7 +132,7 @@ def prepare(
         "/ filter (node:, proc:, sys: globs), < > sort column, r reverse, Enter drill down, "
         "Esc back, q quit. With -Session naming a session this shell created (or one on the "
         "-Node nodes), the view is live: every interval it rotates, pulls and imports the new "
-        "chunks (kept next to the database in X.chunks/, their files deleted once imported) and 'now' is the wall clock; q leaves "
+        "chunks (kept next to the database in X.chunks/ until imported) and 'now' is the wall clock; q leaves "
         "the session tracing. Live syscalls and spans views are fed by node rollups by default "
         "(-Source Auto): each node's agent imports its own chunks and sends per-interval "
         "partial aggregates (kilobytes); percentiles then come from a log-bucketed histogram "

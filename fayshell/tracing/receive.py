@@ -289,7 +289,7 @@ async def pull_chunk(
 
 def received_here(node_dir: Path) -> frozenset[str]:
     """Names of the chunks already received into ``node_dir`` (a chunk directory exists only
-    once complete; its files go once imported, the directory stays as this mark)."""
+    once complete)."""
     with os.scandir(node_dir) as it:
         return frozenset(e.name for e in it if e.is_dir() and not e.name.startswith("."))
 

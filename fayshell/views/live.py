@@ -12,6 +12,7 @@ event loop (and the view) never waits on decoding.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import time
 from dataclasses import dataclass, field
@@ -200,7 +201,8 @@ class LivePump:
 
         if tally.imported is None:
             node_dir = self.target.dest / self.target.session / t.node
-            tally.imported = await asyncio.to_thread(imported_here, node_dir)
+            async with self._import_lock:  # no import has the connection meanwhile
+                tally.imported = await asyncio.to_thread(imported_here, self.db, node_dir)
         return await receive_node(
             t,
             self.target.session,
@@ -227,7 +229,7 @@ class LivePump:
             res = await asyncio.shield(work)  # a cancelled cycle lets the load finish
         self.import_errors += [f"{node}: {e.one_line()}" for e in res.errors]
         if not res.errors:
-            await asyncio.to_thread(empty_chunk, path)
+            await asyncio.to_thread(remove_chunk, path)
         return int(res.events)
 
     # -- shutdown ------------------------------------------------------------------------------
@@ -275,41 +277,45 @@ async def sessions_on(
     return [s for s in specs if s.name in keep]
 
 
-def empty_chunk(path: Path) -> None:
-    """Delete an imported chunk's files (the database holds its rows); the empty directory
-    stays as the mark that the chunk was received, so the next pull does not fetch it again."""
+def remove_chunk(path: Path) -> None:
+    """Delete an imported chunk's directory: the database's ``chunks`` rows now mark it as
+    received (see :func:`imported_here`), so ``X.chunks/`` holds only chunks not imported yet."""
     import shutil
 
-    for child in path.iterdir():
-        if child.is_dir() and not child.is_symlink():
-            shutil.rmtree(child)
-        else:
-            child.unlink()
+    shutil.rmtree(path, ignore_errors=True)
 
 
-def imported_here(node_dir: Path) -> set[str]:
-    """The chunks of ``node_dir`` already imported: their emptied directories (a directory
-    with files was pulled and not imported yet, or its import failed: it is imported again)."""
+def imported_here(db: Database, node_dir: Path) -> set[str]:
+    """The chunks pulled into ``node_dir`` and imported: those a ``chunks`` row of ``db`` has
+    below it (its ``path``), except a directory still holding files (its import failed: it is
+    imported again). Empty directories, the marks kept by earlier versions, are removed."""
+    prefix = f"{node_dir}{os.sep}"
+    query = "SELECT DISTINCT path FROM chunks WHERE starts_with(path, ?)"
+    rows = db.execute(query, [prefix]) if "chunks" in db.tables() else []
+    names = {path[len(prefix) :].split(os.sep, 1)[0] for (path,) in rows}
+    return names - _pulled_dirs(node_dir)
+
+
+def _pulled_dirs(node_dir: Path) -> set[str]:
+    """Names of the chunk directories in ``node_dir`` that hold files; empty ones go."""
     if not node_dir.is_dir():
         return set()
     with os.scandir(node_dir) as it:
         dirs = [e.path for e in it if e.is_dir() and not e.name.startswith(".")]
-    return {os.path.basename(d) for d in dirs if _is_empty(d)}
-
-
-def _is_empty(path: str) -> bool:
-    with os.scandir(path) as it:
-        return next(it, None) is None
+    for d in dirs:
+        with contextlib.suppress(OSError):  # not empty
+            os.rmdir(d)
+    return {os.path.basename(d) for d in dirs if os.path.isdir(d)}
 
 
 def chunk_home(db_path: str) -> Path:
-    """Where a live view keeps pulled chunks: next to the database (``X.duckdb`` → ``X.chunks``),
-    each emptied once imported."""
+    """Where a live view keeps pulled chunks until they are imported: next to the database
+    (``X.duckdb`` → ``X.chunks``, absolute: the ``chunks`` rows name them by this path)."""
     import tempfile
 
     if db_path == ":memory:":
         return Path(tempfile.gettempdir()) / "fayshell-live-chunks"
-    path = Path(db_path).expanduser()
+    path = Path(db_path).expanduser().resolve()
     return path.with_name(path.stem + ".chunks")
 
 

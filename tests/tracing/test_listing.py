@@ -73,6 +73,8 @@ async def test_chunk_pulled_but_not_imported_is_imported_next_cycle(
     """A live cycle cancelled between a chunk's pull and its import (its turn in the import
     queue) leaves the chunk's directory with its files: the next cycle imports it from there
     instead of taking the directory as done (its events were lost for good before)."""
+    from fayshell.store.database import Database
+    from fayshell.store.schema import ensure_schema
     from fayshell.tracing.receive import ByteProgress, receive_node
     from fayshell.views.live import imported_here
 
@@ -84,10 +86,14 @@ async def test_chunk_pulled_but_not_imported_is_imported_next_cycle(
     )
     await fay_cluster.run_all("node01", f"rm -rf {quote_argv([out])} && {script}")
     node_dir = tmp_path / "dest" / "gone" / "node01"
-    (node_dir / ARCHIVES[0]).mkdir(parents=True)  # imported: emptied
+    db = Database.open(str(tmp_path / "x.duckdb"))
+    ensure_schema(db)
+    # imported: its row names it, its directory is gone
+    db.execute("INSERT INTO chunks (path) VALUES (?)", [f"{node_dir}/{ARCHIVES[0]}/ust/uid"])
     (node_dir / ARCHIVES[1] / "ust").mkdir(parents=True)  # pulled, never imported
     (node_dir / ARCHIVES[1] / "ust" / "metadata").write_bytes(b"12345")
-    imported = imported_here(node_dir)
+    imported = imported_here(db, node_dir)
+    db.close()
     assert imported == {ARCHIVES[0]}
     took: list[str] = []
 
@@ -106,6 +112,7 @@ async def test_chunk_pulled_but_not_imported_is_imported_next_cycle(
     assert first.value.received == 2 and first.value.skipped == 1
     # without the importer's record (Receive-Trace), a chunk directory that exists is done
     took.clear()
+    (node_dir / ARCHIVES[0]).mkdir()
     (node_dir / ARCHIVES[2]).rename(tmp_path / "moved")
     [again] = [o async for o in fay_cluster.map("node01", lambda t: cycle(t, None))]
     assert took == [ARCHIVES[2]] and again.value.received == 1 and again.value.skipped == 2

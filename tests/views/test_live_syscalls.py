@@ -14,7 +14,7 @@ from collections import Counter
 from pathlib import Path
 
 from fayshell.views.feeds import LiveFeed
-from fayshell.views.live import LivePump, PumpTimes, close_feed
+from fayshell.views.live import LivePump, PumpTimes, chunk_home, close_feed
 from fayshell.views.model import NS
 from tests.fixtures.cluster import LocalCluster
 from tests.fixtures.ctfgen import GenInfo, GenSpec, write_trace
@@ -146,6 +146,30 @@ async def test_syscalls_live_from_placed_chunks(
         assert app.return_code == 0
     finally:
         await close_feed(feed)
+    await _restarted_view_pulls_nothing_again(sh)
     states = await sh.run(f"Get-TraceSession {SESSION}")
     assert {s.node: s.state for s in states} == {A: "active", B: "active"}, "q keeps tracing"
     await sh.run(f"Remove-TraceSession {SESSION} -Force")
+
+
+async def _restarted_view_pulls_nothing_again(sh: Shell) -> None:
+    """The imported chunks left nothing in X.chunks/; a new live view knows them from the
+    database's chunks rows and pulls none of them again."""
+    home = chunk_home(sh.state.database.path) / SESSION
+    assert sorted(p.name for p in home.glob("*/*")) == [], "an imported chunk was left"
+    before = syscall_calls(sh)
+    run, feed = await live_feed(sh, "syscalls", SESSION)
+    assert isinstance(feed, LiveFeed)
+    app = make_app(feed, "syscalls", window="session", interval_ns=run.config.interval_ns)
+    try:
+        async with app.run_test(size=(140, 40)) as pilot:
+            await tick_until(
+                pilot,
+                lambda: all(t.complete_ns is not None for t in feed.pump.nodes.values()),
+                what="a full cycle on both nodes",
+            )
+            assert {n: t.chunks for n, t in feed.pump.nodes.items()} == {A: 0, B: 0}
+            assert syscall_calls(sh) == before and shown(app) == before
+            await pilot.press("q")
+    finally:
+        await close_feed(feed)

@@ -2,8 +2,8 @@
 
 `bench/soak.py` runs the same for 30 minutes and reports RSS slope and refresh times; here
 the promises that do not depend on the machine's speed are checked: per node, every emitted
-record is stored or counted as discarded by the tracer, none is stored twice, and the pulled
-chunks' files are gone once imported.
+record is stored or counted as discarded by the tracer, none is stored twice, and no pulled
+chunk is left in the chunk directory once imported.
 """
 
 from __future__ import annotations
