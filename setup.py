@@ -29,10 +29,20 @@ class OptionalBuildExt(build_ext):
 FLAGS = ["-O3", "-std=c11", "-Wall"]
 
 setup(
-    ext_modules=[Extension("fayshell.ctf._decode", ["fayshell/ctf/_decode.c"],
-                           depends=["fayshell/ctf/_opcodes.h"], extra_compile_args=FLAGS,
-                           optional=True),
-                 Extension("fayshell.store._algos", ["fayshell/store/_algos.c"],
-                           extra_compile_args=FLAGS, optional=True)],
+    ext_modules=[
+        Extension(
+            "fayshell.ctf._decode",
+            ["fayshell/ctf/_decode.c"],
+            depends=["fayshell/ctf/_opcodes.h"],
+            extra_compile_args=FLAGS,
+            optional=True,
+        ),
+        Extension(
+            "fayshell.store._algos",
+            ["fayshell/store/_algos.c"],
+            extra_compile_args=FLAGS,
+            optional=True,
+        ),
+    ],
     cmdclass={"build_ext": OptionalBuildExt},
 )
