@@ -298,14 +298,14 @@ def imported_here(db: Database, node_dir: Path) -> set[str]:
 
 def _pulled_dirs(node_dir: Path) -> set[str]:
     """Names of the chunk directories in ``node_dir`` that hold files; empty ones go."""
+    from fayshell.tracing.receive import received_here
+
     if not node_dir.is_dir():
         return set()
-    with os.scandir(node_dir) as it:
-        dirs = [e.path for e in it if e.is_dir() and not e.name.startswith(".")]
-    for d in dirs:
+    for name in received_here(node_dir):
         with contextlib.suppress(OSError):  # not empty
-            os.rmdir(d)
-    return {os.path.basename(d) for d in dirs if os.path.isdir(d)}
+            (node_dir / name).rmdir()
+    return set(received_here(node_dir))
 
 
 def chunk_home(db_path: str) -> Path:
