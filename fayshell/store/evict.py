@@ -36,9 +36,11 @@ def dead_entries(db: Database) -> int:
     return int(rows[0][0] or 0)
 
 
-def empty_eviction_queues(db: Database) -> None:
-    """Walk every eviction queue to its end (see the module docstring); the memory limit is
-    the same after as before. Holds the database's lock; call it off the event loop."""
+def shrink_pool(db: Database, limit: str) -> bool:
+    """Evict DuckDB's buffer pool down to ``limit`` by setting it as the memory limit, then
+    set back the limit shown before. False when DuckDB refused it (what it could not evict
+    is pinned by a running query): it keeps its limit, having evicted what it could. Holds
+    the database's lock; call it off the event loop."""
     import duckdb
 
     from fayshell.store.loader import exact_size
@@ -48,10 +50,17 @@ def empty_eviction_queues(db: Database) -> None:
         con = db.con
         shown = con.execute("SELECT current_setting('memory_limit')").fetchall()[0][0]
         try:
-            con.execute(f"SET memory_limit = '{UNREACHABLE_LIMIT}'")
+            con.execute(f"SET memory_limit = {quote_literal(limit)}")
         except duckdb.OutOfMemoryException:
-            return  # refused after the walk: the limit was never changed
-        con.execute(f"SET memory_limit = {quote_literal(exact_size(shown))}")  # it fit in none
+            return False
+        con.execute(f"SET memory_limit = {quote_literal(exact_size(shown))}")
+        return True
+
+
+def empty_eviction_queues(db: Database) -> None:
+    """Walk every eviction queue to its end (see the module docstring); the memory limit is
+    the same after as before. Holds the database's lock; call it off the event loop."""
+    shrink_pool(db, UNREACHABLE_LIMIT)
 
 
 def keep_queues_short(db: Database, max_dead: int) -> bool:

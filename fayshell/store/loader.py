@@ -24,7 +24,7 @@ from fayshell.host import ProgressTask
 from fayshell.store import derived
 from fayshell.store.arrowsql import duck_type, q
 from fayshell.store.database import insert_rows
-from fayshell.store.evict import keep_queues_short
+from fayshell.store.evict import keep_queues_short, shrink_pool
 from fayshell.store.kernel import ENTRY_RE, EXIT_RE, SyscallStager, ThreadFact
 from fayshell.store.pending import PendingChunk
 from fayshell.store.relation import quote_literal
@@ -127,9 +127,17 @@ def import_trace(
     root = Path(path).expanduser()
     with import_settings(db, settings):
         result = _import_all(db, root, node, session, progress, settings)
-    if settings.max_dead_entries and not db.has_pending:
-        keep_queues_short(db, settings.max_dead_entries)
+    if not db.has_pending:
+        _after_import(db, settings)
     return result
+
+
+def _after_import(db: Database, settings: LoadSettings) -> None:
+    """The pool evicted and its queues kept short, as ``settings`` ask."""
+    if settings.evict_to is not None:
+        shrink_pool(db, settings.evict_to)
+    if settings.max_dead_entries:
+        keep_queues_short(db, settings.max_dead_entries)
 
 
 @contextmanager

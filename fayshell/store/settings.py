@@ -85,6 +85,11 @@ class LoadSettings:
     #: layout 1.8, BlkKin 1.5): a chunk whose files would decode past ``pending_bytes`` is
     #: not held at all (a 2 GiB trace stays within its bounded memory from the first batch).
     decoded_per_file_byte: float = 2.0
+    #: After the import, DuckDB's buffer pool is evicted down to this size (its limit set to
+    #: it and back, fayshell.store.evict.shrink_pool; None: never). Unlike a low
+    #: ``memory_limit``, which applies to the whole database while the import runs, it never
+    #: bounds a query another cursor runs meanwhile.
+    evict_to: str | None = None
     #: After the import, DuckDB's eviction queues are emptied when they hold more than this
     #: many dead entries (fayshell.store.evict; 0: never). Each keeps a freed buffer's
     #: bookkeeping on the C heap until DuckDB itself runs short of memory.
@@ -94,17 +99,18 @@ class LoadSettings:
 
 
 DEFAULT_SETTINGS = LoadSettings()
-#: A live view's imports (fayshell.views.live.LivePump): one rotation's chunk at a time, with
-#: DuckDB's memory held to 32 MB. DuckDB keeps every block of the database file it has read or
-#: written in its buffer pool until the memory limit forces it out, so under the import's
-#: 192 MB (and 80 % of RAM between imports) the shell's memory grew with the file although a
-#: live view only reads its last window: in the 30-minute soak (bench/soak.py) DuckDB's share
-#: followed the file to 99 MiB. Setting the limit at each import's start evicts the cache down
-#: to it. Import cost measured on a generated kernel trace: 1M events 1.1 -> 1.3 s, 3M events
-#: 1.6 -> 2.2 s (a live chunk is one rotation's data; the soak's are ~200 events per node).
+#: A live view's imports (fayshell.views.live.LivePump): one rotation's chunk at a time, and
+#: DuckDB's buffer pool evicted to 32 MB after each. DuckDB keeps every block of the database
+#: file it has read or written in its buffer pool until the memory limit forces it out, so
+#: under the import's 192 MB (and 80 % of RAM between imports) the shell's memory grew with
+#: the file although a live view only reads its last window: in the 30-minute soak
+#: (bench/soak.py) DuckDB's share followed the file to 99 MiB. Each import now ends by
+#: evicting down to 32 MB. (Holding the limit at 32 MB for the whole import did the same, but
+#: DuckDB's limit is the database's: a query another cursor ran meanwhile, such as
+#: percentiles over a whole session, failed with "out of memory".)
 #: Its imports also keep DuckDB's eviction queues short (fayshell.store.evict): about 46 dead
 #: entries each, kept on the C heap while the pool has room; emptied past 4,096 (every ~90
 #: imports, ~15 ms), the soak's RSS slope went from +4.5 to +3.0 MiB/min.
-LIVE_SETTINGS = LoadSettings(memory_limit="32MB", max_dead_entries=4096)
+LIVE_SETTINGS = LoadSettings(evict_to="32MB", max_dead_entries=4096)
 #: The shell's Import-Trace: answers before the data is on disk.
 ANSWER_FIRST = LoadSettings(answer_first=True)

@@ -86,12 +86,12 @@ def test_query_while_the_writer_is_behind_sees_each_row_once(gen: GenInfo) -> No
 @pytest.fixture(scope="module")
 def blkkin(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     """A real BlkKin-only trace (no log events: every table answer_first derives), cut into
-    two chunks between packets as a rotation would."""
+    two chunks between packets as a rotation would, with a span on both sides of the cut."""
     from fayshell.ctf.trace import find_traces
     from fayshell.lttng import AddContext, CreateSession, EnableChannel, EnableEvent, Start, Stop
     from tests.fixtures.workloads.build import build_blkkin
     from tests.lttng.harness import PrivateSessiond
-    from tests.store.test_real_ust import split_by_packets
+    from tests.store.test_real_ust import split_within_a_span
 
     program = build_blkkin()
     d = PrivateSessiond()
@@ -109,7 +109,7 @@ def blkkin(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
         d.ok(Start("fay-pending").argv())
         d.workload([str(program), "--requests", "60"])
         d.ok(Stop("fay-pending").argv())
-        return split_by_packets(find_traces(out)[0], tmp_path_factory.mktemp("cut"))
+        return split_within_a_span(find_traces(out)[0], tmp_path_factory.mktemp("cut"))
     finally:
         d.stop()
 

@@ -187,24 +187,41 @@ def split_by_packets(trace: Path, out: Path, shift: int = 0) -> tuple[Path, Path
     return a, b
 
 
-def test_spans_completed_across_chunks(recorded: Recorded, db: Database, tmp_path: Path) -> None:
-    # a packet boundary may fall between two requests (the switch timer closes packets while
-    # the program sleeps): try cuts around the middle until one splits a span
+#: Spans with rows on both sides of the cut: begun before the second chunk's first event.
+STRADDLING = (
+    "SELECT count(*) FROM spans WHERE ts_start < "
+    "(SELECT max(first_ts) FROM chunks) AND ts_end >= (SELECT max(first_ts) FROM chunks)"
+)
+
+
+def split_within_a_span(trace: Path, out: Path) -> tuple[Path, Path]:
+    """Two chunks as :func:`split_by_packets` cuts them, with a span on both sides of the cut.
+
+    A packet boundary may fall between two requests (the switch timer closes packets while
+    the program sleeps), so cuts around the middle are tried until one splits a span.
+    """
     for shift in (0, -1, 1, -2, 2, -3, 3):
-        a, b = split_by_packets(recorded.dirs[0], tmp_path / f"cut{shift}", shift)
-        split = Database.open(":memory:")
-        first = import_trace(split, a, node="ust01", session="s")
-        partial = split.execute("SELECT count(*) FROM spans")[0][0]
-        second = import_trace(split, b, node="ust01", session="s")
-        assert first.chunks_loaded == second.chunks_loaded == 1
-        assert first.events > 0 and second.events > 0
-        cut = split.execute("SELECT max(first_ts) FROM chunks")[0][0]
-        straddling = split.execute(
-            "SELECT count(*) FROM spans WHERE ts_start < ? AND ts_end >= ?", [cut, cut]
-        )[0][0]
-        if straddling:
-            break
-    assert straddling > 0
+        a, b = split_by_packets(trace, out / f"cut{shift}", shift)
+        probe = Database.open(":memory:")
+        try:
+            for d in (a, b):
+                import_trace(probe, d, node="probe", session="s")
+            if probe.execute(STRADDLING)[0][0]:
+                return a, b
+        finally:
+            probe.close()
+    raise AssertionError(f"{trace}: no cut within 3 packets of the middle splits a span")
+
+
+def test_spans_completed_across_chunks(recorded: Recorded, db: Database, tmp_path: Path) -> None:
+    a, b = split_within_a_span(recorded.dirs[0], tmp_path)
+    split = Database.open(":memory:")
+    first = import_trace(split, a, node="ust01", session="s")
+    partial = split.execute("SELECT count(*) FROM spans")[0][0]
+    second = import_trace(split, b, node="ust01", session="s")
+    assert first.chunks_loaded == second.chunks_loaded == 1
+    assert first.events > 0 and second.events > 0
+    assert split.execute(STRADDLING)[0][0] > 0
     cols = (
         "trace_id, span_id, service, name, parent_span_id, ts_start, ts_end, dur_ns, "
         "client_dur_ns, server_dur_ns, annotations, keyvals, error"
