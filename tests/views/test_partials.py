@@ -212,6 +212,11 @@ def test_log_page_merged_from_each_nodes_newest_equals_the_page(
     merged = sorted(merged, key=lq.page_key)[:limit]
     got = lq.make_page(lq.severity_counts(con, q), merged, severity)
     assert got == want and len(got.records) == min(limit, got.total)
+    # the page is cut at its limit-th newest timestamp first: the same as every record sorted
+    everything = lq.newest_records(con, q, severity, 1 << 30)
+    assert len(everything) == got.total
+    cut = lq.newest_records(con, q, severity, limit)
+    assert cut == sorted(everything, key=lq.page_key)[:limit]
 
 
 def totals_by_key(parts: Any, kind: partials.Kind) -> list[tuple[Any, ...]]:
