@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from fayshell.errors import FayError, Interrupted, SqlError, StoreError
 from fayshell.store.loaded import LoadedChunks
+from fayshell.store.poolgate import PoolGate
 
 if TYPE_CHECKING:
     import duckdb
@@ -172,6 +173,8 @@ class Database:
         self.schema_ready = False
         self.catalog: Any = None
         self.loaded_chunks = LoadedChunks()
+        #: Statements on other cursors against the memory limit lowered (fayshell.store.evict).
+        self.pool_gate = PoolGate()
 
     def schema_changed(self) -> None:
         """Forget what is known of the schema: the next import checks and reads it again."""

@@ -16,7 +16,8 @@ does: it walks every queue to its end, dropping dead entries and evicting what i
 refuses the limit and keeps the one it had (``BufferPool::SetLimit``). Evicting means what any
 memory pressure means: cached file blocks are dropped (read again when needed) and appended
 rows not yet checkpointed move to the temporary file (read back when needed); nothing held by
-a running query is touched.
+a running query is touched. The limit is low for a moment only, and only while no statement
+runs on another cursor (fayshell.store.poolgate): one that allocated then would fail.
 """
 
 from __future__ import annotations
@@ -38,35 +39,35 @@ def dead_entries(db: Database) -> int:
 
 def shrink_pool(db: Database, limit: str) -> bool:
     """Evict DuckDB's buffer pool down to ``limit`` by setting it as the memory limit, then
-    set back the limit shown before. False when DuckDB refused it (what it could not evict
-    is pinned by a running query): it keeps its limit, having evicted what it could. Holds
-    the database's lock; call it off the event loop."""
+    set back the limit shown before; when DuckDB refuses it (what it could not evict is
+    pinned), it keeps its limit, having evicted what it could. False, with nothing done,
+    when a statement runs on another cursor (fayshell.store.poolgate): the next import
+    tries again. Holds the database's lock; call it off the event loop."""
     import duckdb
 
     from fayshell.store.loader import exact_size
     from fayshell.store.relation import quote_literal
 
-    with db.lock:
+    with db.lock, db.pool_gate.alone() as alone:
+        if not alone:
+            return False
         con = db.con
         shown = con.execute("SELECT current_setting('memory_limit')").fetchall()[0][0]
         try:
             con.execute(f"SET memory_limit = {quote_literal(limit)}")
         except duckdb.OutOfMemoryException:
-            return False
+            return True  # refused: the limit was never changed
         con.execute(f"SET memory_limit = {quote_literal(exact_size(shown))}")
         return True
 
 
-def empty_eviction_queues(db: Database) -> None:
+def empty_eviction_queues(db: Database) -> bool:
     """Walk every eviction queue to its end (see the module docstring); the memory limit is
-    the same after as before. Holds the database's lock; call it off the event loop."""
-    shrink_pool(db, UNREACHABLE_LIMIT)
+    the same after as before. False when it was not done (see :func:`shrink_pool`)."""
+    return shrink_pool(db, UNREACHABLE_LIMIT)
 
 
 def keep_queues_short(db: Database, max_dead: int) -> bool:
     """Empty the eviction queues when they hold more than ``max_dead`` dead entries; True
     when they were emptied."""
-    if dead_entries(db) <= max_dead:
-        return False
-    empty_eviction_queues(db)
-    return True
+    return dead_entries(db) > max_dead and empty_eviction_queues(db)

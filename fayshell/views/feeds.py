@@ -104,7 +104,8 @@ class DatabaseFeed:
             if self._cursor is None:
                 with self.db.lock:
                     self._cursor = self.db.con.cursor()
-            return fn(self._cursor, *args)
+            with self.db.pool_gate.statements():
+                return fn(self._cursor, *args)
 
     async def query(self, fn: Callable[..., T], *args: Any) -> T:
         return await asyncio.to_thread(self._run, fn, *args)

@@ -449,6 +449,11 @@ class RollupFeed:
     def _local_rollups(self) -> None:
         """The pulled nodes' new rows in the shell's database, rolled up like on a node."""
         cur = self._local_cursor()
+        assert self.db is not None
+        with self.db.pool_gate.statements():
+            self._roll_up_pulled(cur)
+
+    def _roll_up_pulled(self, cur: Any) -> None:
         kind, session = self.target.kind, self.target.session
         hi, ev_hi = cur.execute(partials.node_marks_sql(kind, session)).fetchall()[0][:2]
         width = self.target.width_ns
@@ -477,6 +482,13 @@ class RollupFeed:
                 return self.db.con.cursor()
         return NodeCursor(self, node)
 
+    def _statements(self, node: str) -> contextlib.AbstractContextManager[None]:
+        """Around statements on :meth:`cursor`'s cursor: the shell's database's pool gate for
+        a pulled node (fayshell.store.poolgate), nothing for an agent's."""
+        if node in self.pulled and self.db is not None:
+            return self.db.pool_gate.statements()
+        return contextlib.nullcontext()
+
     def count_ask(self, node: str) -> None:
         with self._asks_lock:
             self.node_queries += 1
@@ -493,7 +505,9 @@ class RollupFeed:
 
         def one(node: str) -> list[T]:
             scoped = q.but(scope=Scope(q.scope.session or self.target.session, (node,)))
-            return fn(self.cursor(node), scoped)
+            cur = self.cursor(node)
+            with self._statements(node):
+                return fn(cur, scoped)
 
         with concurrent.futures.ThreadPoolExecutor(max(1, len(nodes))) as pool:
             asked = [(node, pool.submit(one, node)) for node in nodes]

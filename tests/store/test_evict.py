@@ -2,12 +2,20 @@
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
+from typing import Any
 
 from fayshell.store.database import Database
-from fayshell.store.evict import dead_entries, empty_eviction_queues, keep_queues_short
+from fayshell.store.evict import (
+    dead_entries,
+    empty_eviction_queues,
+    keep_queues_short,
+    shrink_pool,
+)
 from fayshell.store.loader import import_trace
 from fayshell.store.settings import LIVE_SETTINGS
+from fayshell.views.feeds import OfflineFeed
 from tests.fixtures.ctfgen import GenSpec, write_trace
 
 LIMIT = "SELECT current_setting('memory_limit')"
@@ -91,4 +99,75 @@ def test_live_imports_keep_the_dead_entries_bounded(tmp_path: Path) -> None:
         assert db.execute("SELECT count(*) FROM events")[0][0] == info.events
         assert db.execute(LIMIT)[0][0] == before
     finally:
+        db.close()
+
+
+def test_a_view_query_running_keeps_the_limit_where_it_is(tmp_path: Path) -> None:
+    """While a view's refresh runs a statement on its own cursor, the pool is not shrunk
+    (nothing is done, False); once it is over, it is."""
+    db = Database.open(str(tmp_path / "v.duckdb"))
+    feed = OfflineFeed(db)
+    inside, leave = threading.Event(), threading.Event()
+
+    def refresh(cur: Any) -> int:
+        n = int(cur.execute("SELECT count(*) FROM range(1000)").fetchall()[0][0])
+        inside.set()
+        assert leave.wait(10)
+        return n
+
+    try:
+        before = db.execute(LIMIT)[0][0]
+        t = threading.Thread(target=feed._run, args=(refresh,))
+        t.start()
+        assert inside.wait(10)
+        assert not shrink_pool(db, "0B") and not empty_eviction_queues(db)
+        assert db.execute(LIMIT)[0][0] == before
+        leave.set()
+        t.join(10)
+        assert shrink_pool(db, "0B") and db.execute(LIMIT)[0][0] == before
+    finally:
+        leave.set()
+        feed.close()
+        db.close()
+
+
+def test_view_queries_never_meet_the_lowered_limit(tmp_path: Path) -> None:
+    """A view's refreshes (their own cursor) run while the pool is emptied again and again.
+    Ungated, DuckDB took the 0-byte limit for a moment whenever the pool was empty: about one
+    query in ten failed ("failed to allocate data of size 32.0 KiB (0 bytes/0 bytes used)")
+    and a limit could stay at 0, failing every statement after it."""
+    db = Database.open(str(tmp_path / "r.duckdb"))
+    db.execute("CREATE TABLE t (i INTEGER)")
+    db.execute("CHECKPOINT")
+    feed = OfflineFeed(db)
+    stop = threading.Event()
+    answers: list[Any] = []
+
+    def refresh(cur: Any) -> list[Any]:
+        return cur.execute("SELECT 1 FROM duckdb_tables() WHERE table_name = 't'").fetchall()
+
+    def refreshing() -> None:
+        while not stop.is_set():
+            try:
+                answers.append(feed._run(refresh))
+            except Exception as exc:  # what a refresh would show instead of the page
+                answers.append(exc)
+            stop.wait(0.001)  # a view refreshes on a timer, not back to back
+
+    try:
+        before = db.execute(LIMIT)[0][0]
+        t = threading.Thread(target=refreshing)
+        t.start()
+        done = 0
+        for _ in range(500):  # as after each of a live view's imports, between refreshes
+            done += shrink_pool(db, "0B")
+            stop.wait(0.001)
+        stop.set()
+        t.join(10)
+        assert done > 0 and len(answers) > 20
+        assert all(a == [(1,)] for a in answers), [a for a in answers if a != [(1,)]][:3]
+        assert db.execute(LIMIT)[0][0] == before
+    finally:
+        stop.set()
+        feed.close()
         db.close()
