@@ -302,10 +302,11 @@ def _pulled_dirs(node_dir: Path) -> set[str]:
 
     if not node_dir.is_dir():
         return set()
-    for name in received_here(node_dir):
+    names = received_here(node_dir)
+    for name in names:
         with contextlib.suppress(OSError):  # not empty
             (node_dir / name).rmdir()
-    return set(received_here(node_dir))
+    return {name for name in names if (node_dir / name).is_dir()}
 
 
 def chunk_home(db_path: str) -> Path:

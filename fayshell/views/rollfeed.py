@@ -38,7 +38,7 @@ import concurrent.futures
 import contextlib
 import threading
 import time
-from collections.abc import Callable, Coroutine
+from collections.abc import Callable, Coroutine, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -473,21 +473,19 @@ class RollupFeed:
 
     # ---- drill-downs: asked of the owning node --------------------------------------------
 
-    def cursor(self, node: str) -> Any:
+    @contextlib.contextmanager
+    def _asking(self, node: str) -> Iterator[Any]:
         """A cursor answering SELECTs with ``node``'s data: its agent, or for a pulled node
-        a fresh cursor on the shell's database."""
-        if node in self.pulled and self.db is not None:
-            self.db.wait_pending()
-            with self.db.lock:
-                return self.db.con.cursor()
-        return NodeCursor(self, node)
-
-    def _statements(self, node: str) -> contextlib.AbstractContextManager[None]:
-        """Around statements on :meth:`cursor`'s cursor: the shell's database's pool gate for
-        a pulled node (fayshell.store.poolgate), nothing for an agent's."""
-        if node in self.pulled and self.db is not None:
-            return self.db.pool_gate.statements()
-        return contextlib.nullcontext()
+        a fresh cursor on the shell's database, used inside its pool gate
+        (fayshell.store.poolgate)."""
+        if node not in self.pulled or self.db is None:
+            yield NodeCursor(self, node)
+            return
+        self.db.wait_pending()
+        with self.db.lock:
+            cur = self.db.con.cursor()
+        with self.db.pool_gate.statements():
+            yield cur
 
     def count_ask(self, node: str) -> None:
         with self._asks_lock:
@@ -505,8 +503,7 @@ class RollupFeed:
 
         def one(node: str) -> list[T]:
             scoped = q.but(scope=Scope(q.scope.session or self.target.session, (node,)))
-            cur = self.cursor(node)
-            with self._statements(node):
+            with self._asking(node) as cur:
                 return fn(cur, scoped)
 
         with concurrent.futures.ThreadPoolExecutor(max(1, len(nodes))) as pool:
