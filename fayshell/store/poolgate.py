@@ -6,9 +6,9 @@ evicts down to the new limit and then makes it the limit, so a statement that al
 another cursor in between fails ("failed to allocate data of size 32.0 KiB (0 bytes/0 bytes
 used)"), and a statement that succeeded in lowering it may then fail to set it back.
 
-Statements on cursors of their own (the views' refreshes) run inside :meth:`statements`;
-lowering the limit runs inside :meth:`alone`, which never waits: when any statement runs, it
-is not done this time. Statements on the database's own connection are kept out by the
+Statements on cursors of their own (fayshell.store.cursors: the views' refreshes, streamed
+pipeline rows) run inside :meth:`statements`; lowering the limit runs inside :meth:`alone`,
+which never waits: when any statement runs, it is not done this time. Statements on the database's own connection are kept out by the
 database's lock, which the store holds throughout.
 """
 

@@ -12,6 +12,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from fayshell.store.cursors import new_cursor
 from fayshell.store.database import interruptible, sql_error
 
 if TYPE_CHECKING:
@@ -61,14 +62,19 @@ class Relation:
             yield from (dict(zip(names, row, strict=True)) for row in rows)
             return
         try:
-            cur = self.db.con.cursor()
+            cur = new_cursor(self.db)
         except Exception as exc:
             raise sql_error(exc) from None
-        interruptible(cur, lambda: cur.execute(self.sql))
-        names = [d[0] for d in cur.description or []]
+        gate = (
+            self.db.pool_gate
+        )  # each call, not the pauses between batches (fayshell.store.cursors)
         try:
+            with gate.statements():
+                interruptible(cur, lambda: cur.execute(self.sql))
+            names = [d[0] for d in cur.description or []]
             while True:
-                rows = interruptible(cur, lambda: cur.fetchmany(batch))
+                with gate.statements():
+                    rows = interruptible(cur, lambda: cur.fetchmany(batch))
                 if not rows:
                     return
                 for row in rows:

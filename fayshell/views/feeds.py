@@ -11,17 +11,15 @@ clock when live. The cursor also holds the views' rollups (TEMP tables, see
 from __future__ import annotations
 
 import asyncio
-import threading
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
+from fayshell.store.cursors import KeptCursor
 from fayshell.views.queries.common import data_version
 
 if TYPE_CHECKING:
-    import duckdb
-
     from fayshell.store.database import Database
 
 T = TypeVar("T")
@@ -85,7 +83,7 @@ class Feed(Protocol):
 
 @dataclass
 class DatabaseFeed:
-    """Common part: a private cursor on the database and a lock serialising its use."""
+    """Common part: a cursor of its own on the database, used by one query at a time."""
 
     db: Database
     status: FeedStatus = field(default_factory=FeedStatus)
@@ -93,19 +91,14 @@ class DatabaseFeed:
     version: int = 0
     #: Banners to show above the view (e.g. a flight-recorder firing); none by default.
     alerts: Callable[[], list[str]] | None = None
-    _cursor: duckdb.DuckDBPyConnection | None = None
-    _lock: threading.Lock = field(default_factory=threading.Lock)
+    _cursor: KeptCursor = field(init=False)
+
+    def __post_init__(self) -> None:
+        self._cursor = KeptCursor(self.db)
 
     def _run(self, fn: Callable[..., T], *args: Any) -> T:
-        # the view's own cursor cannot see an import's pending rows (temporary views of the
-        # main connection): wait until they are written
-        self.db.wait_pending()
-        with self._lock:
-            if self._cursor is None:
-                with self.db.lock:
-                    self._cursor = self.db.con.cursor()
-            with self.db.pool_gate.statements():
-                return fn(self._cursor, *args)
+        with self._cursor.use() as cur:
+            return fn(cur, *args)
 
     async def query(self, fn: Callable[..., T], *args: Any) -> T:
         return await asyncio.to_thread(self._run, fn, *args)
@@ -114,10 +107,7 @@ class DatabaseFeed:
         return None
 
     def close(self) -> None:
-        with self._lock:
-            if self._cursor is not None:
-                self._cursor.close()
-                self._cursor = None
+        self._cursor.close()
 
 
 @dataclass

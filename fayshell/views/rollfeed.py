@@ -43,6 +43,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from fayshell.errors import FayError
+from fayshell.store.cursors import KeptCursor, one_cursor
 from fayshell.views.feeds import FeedStatus, NodeHealth
 from fayshell.views.live import PumpTimes
 from fayshell.views.model import (
@@ -153,7 +154,7 @@ class RollupFeed:
         self.lock = threading.Lock()
         self.nodes = {n: RollTally(n, NodeHealth(n, True, "starting")) for n in target.agent_nodes}
         self.pulled: dict[str, RollTally] = {}
-        self._local: Any = None
+        self._local: KeptCursor | None = None
         self.notes: list[str] = [
             f"node rollups: percentiles ≈ within {partials.HIST.alpha:.0%}, "
             "windows in whole intervals"
@@ -312,7 +313,6 @@ class RollupFeed:
             self.con.close()
         if self._local is not None:
             self._local.close()
-            self._local = None
 
     async def aclose(self) -> None:
         """Stop the cycles in flight, the pull pump, and every agent this view started."""
@@ -425,6 +425,7 @@ class RollupFeed:
     def add_pulled(self, nodes: list[str], pump: LivePump, db: Database) -> None:
         """Serve ``nodes`` by pulling their chunks with ``pump`` into ``db``."""
         self.pump, self.db = pump, db
+        self._local = KeptCursor(db)
         self.pulled = {n: RollTally(n, NodeHealth(n, True, "starting")) for n in nodes}
         self.notes.append(f"pulled (no agent): {', '.join(nodes)}")
 
@@ -438,19 +439,10 @@ class RollupFeed:
                 tally.health = h
         return healths
 
-    def _local_cursor(self) -> Any:
-        assert self.db is not None
-        self.db.wait_pending()
-        if self._local is None:
-            with self.db.lock:
-                self._local = self.db.con.cursor()
-        return self._local
-
     def _local_rollups(self) -> None:
         """The pulled nodes' new rows in the shell's database, rolled up like on a node."""
-        cur = self._local_cursor()
-        assert self.db is not None
-        with self.db.pool_gate.statements():
+        assert self._local is not None
+        with self._local.use() as cur:
             self._roll_up_pulled(cur)
 
     def _roll_up_pulled(self, cur: Any) -> None:
@@ -476,15 +468,11 @@ class RollupFeed:
     @contextlib.contextmanager
     def _asking(self, node: str) -> Iterator[Any]:
         """A cursor answering SELECTs with ``node``'s data: its agent, or for a pulled node
-        a fresh cursor on the shell's database, used inside its pool gate
-        (fayshell.store.poolgate)."""
+        a cursor of its own on the shell's database (fayshell.store.cursors)."""
         if node not in self.pulled or self.db is None:
             yield NodeCursor(self, node)
             return
-        self.db.wait_pending()
-        with self.db.lock:
-            cur = self.db.con.cursor()
-        with self.db.pool_gate.statements():
+        with one_cursor(self.db) as cur:
             yield cur
 
     def count_ask(self, node: str) -> None:
