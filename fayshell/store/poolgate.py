@@ -8,8 +8,9 @@ used)"), and a statement that succeeded in lowering it may then fail to set it b
 
 Statements on cursors of their own (fayshell.store.cursors: the views' refreshes, streamed
 pipeline rows) run inside :meth:`statements`; lowering the limit runs inside :meth:`alone`,
-which never waits: when any statement runs, it is not done this time. Statements on the database's own connection are kept out by the
-database's lock, which the store holds throughout.
+which never waits: when any statement runs, it is not done this time. Statements on the
+database's own connection are kept out by the database's lock, which the store holds
+throughout.
 """
 
 from __future__ import annotations

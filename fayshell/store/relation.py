@@ -65,9 +65,7 @@ class Relation:
             cur = new_cursor(self.db)
         except Exception as exc:
             raise sql_error(exc) from None
-        gate = (
-            self.db.pool_gate
-        )  # each call, not the pauses between batches (fayshell.store.cursors)
+        gate = self.db.pool_gate  # around each call, not the pauses between batches
         try:
             with gate.statements():
                 interruptible(cur, lambda: cur.execute(self.sql))
