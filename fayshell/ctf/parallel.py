@@ -27,55 +27,68 @@ def default_workers() -> int:
 def parallel_batches(
     readers: list[StreamReader], workers: int | None = None, depth: int = 2
 ) -> Iterator[tuple[StreamReader, EventBatch]]:
-    """Batches of all readers, decoded by ``workers`` threads; at most ``depth`` per worker wait."""
+    """Batches of all readers, decoded by ``workers`` threads that start at once (before the
+    first batch is asked for); at most ``depth`` per worker wait. Iterate to the end or close()."""
     n = min(workers or default_workers(), len(readers))
     if n <= 1:
-        for r in readers:
-            for b in r.batches():
-                yield r, b
-        return
-    q: queue.Queue[object] = queue.Queue(maxsize=n * depth)
-    todo = iter(readers)
-    lock = threading.Lock()
-    stop = threading.Event()
+        return ((r, b) for r in readers for b in r.batches())
+    return ParallelBatches(readers, n, depth)
 
-    def put(item: object) -> bool:
-        while not stop.is_set():
+
+class ParallelBatches(Iterator[tuple[StreamReader, EventBatch]]):
+    """The batches of ``readers`` from ``n`` decoder threads, started by the constructor;
+    :meth:`close` (or the end of the iteration) stops them and waits for them."""
+
+    def __init__(self, readers: list[StreamReader], n: int, depth: int) -> None:
+        self._q: queue.Queue[object] = queue.Queue(maxsize=n * depth)
+        self._todo = iter(readers)
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        self._finished = 0
+        self._threads = [
+            threading.Thread(target=self._work, daemon=True, name=f"ctf-decode-{i}")
+            for i in range(n)
+        ]
+        for t in self._threads:
+            t.start()
+
+    def _put(self, item: object) -> bool:
+        while not self._stop.is_set():
             try:
-                q.put(item, timeout=0.1)
+                self._q.put(item, timeout=0.1)
                 return True
             except queue.Full:
                 continue
         return False
 
-    def work() -> None:
+    def _work(self) -> None:
         try:
-            while not stop.is_set():
-                with lock:
-                    r = next(todo, None)
+            while not self._stop.is_set():
+                with self._lock:
+                    r = next(self._todo, None)
                 if r is None:
                     break
                 for b in r.batches():
-                    if not put((r, b)):
+                    if not self._put((r, b)):
                         return
         except BaseException as exc:  # handed to the consumer, which re-raises it
-            put(_Failed(exc))
-        put(_DONE)
+            self._put(_Failed(exc))
+        self._put(_DONE)
 
-    threads = [threading.Thread(target=work, daemon=True, name=f"ctf-decode-{i}") for i in range(n)]
-    for t in threads:
-        t.start()
-    finished = 0
-    try:
-        while finished < n:
-            item = q.get()
+    def __next__(self) -> tuple[StreamReader, EventBatch]:
+        while self._finished < len(self._threads):
+            item = self._q.get()
             if item is _DONE:
-                finished += 1
+                self._finished += 1
             elif isinstance(item, _Failed):
+                self.close()
                 raise item.exc
             else:
-                yield item  # type: ignore[misc]
-    finally:
-        stop.set()
-        for t in threads:
+                return item  # type: ignore[return-value]
+        self.close()
+        raise StopIteration
+
+    def close(self) -> None:
+        self._stop.set()
+        for t in self._threads:
             t.join()

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from fayshell.concurrency import Background
-from fayshell.ctf.decode import EventBatch, StreamStats, stream_readers
+from fayshell.ctf.decode import EventBatch, StreamReader, StreamStats, stream_readers
 from fayshell.ctf.trace import Trace, find_traces, open_trace
 from fayshell.errors import FayError, Interrupted, StoreError, TraceFormatError
 from fayshell.host import ProgressTask
@@ -469,6 +469,35 @@ def _load(
     settings: LoadSettings,
     state: StoreState,
 ) -> ChunkLoad:
+    # syscall pairing (staged, or in SQL by ts then eid) takes each CPU's events in file order,
+    # ties included: such files are never cut into parts decoded in any order
+    parts = 0 if _has_syscalls(trace) else settings.part_bytes
+    readers = stream_readers(
+        trace, settings.prefer_c, settings.batch_rows, parts, settings.decode_workers
+    )
+    batches = settings.batches(readers)  # the decoders start now, while the catalog is read
+    try:
+        feed = (readers, batches)
+        return _load_batches(db, trace, cid, node, session, progress, settings, state, feed)
+    finally:
+        close = getattr(batches, "close", None)
+        if close is not None:
+            close()
+
+
+def _load_batches(
+    db: Database,
+    trace: Trace,
+    cid: str,
+    node: str,
+    session: str,
+    progress: ProgressTask | None,
+    settings: LoadSettings,
+    state: StoreState,
+    feed: tuple[list[StreamReader], Iterator[tuple[StreamReader, EventBatch]]],
+) -> ChunkLoad:
+    """_load once its decoders have started: ``feed`` is the readers and their batches."""
+    readers, batches = feed
     base = state.next_eid
     catalog = Catalog.of(db, state)
     ids = class_ids(db, trace, catalog)
@@ -492,15 +521,9 @@ def _load(
         settings.answer_first and _fits(trace, settings) and _answerable(trace, load.stager)
     )
     staged = Staged()
-    # syscall pairing (staged, or in SQL by ts then eid) takes each CPU's events in file order,
-    # ties included: such files are never cut into parts decoded in any order
-    parts = 0 if _has_syscalls(trace) else settings.part_bytes
-    readers = stream_readers(
-        trace, settings.prefer_c, settings.batch_rows, parts, settings.decode_workers
-    )
     reported: dict[int, int] = {}
     try:
-        for reader, batch in settings.batches(readers):
+        for reader, batch in batches:
             _stage(db, load, batch, staged, catalog)
             if progress is not None:
                 done = reader.stats.bytes_read

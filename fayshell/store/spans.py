@@ -8,10 +8,11 @@ service_name, ip, port_no, trace_name, value, key); ``key`` is NULL for annotati
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
 from fayshell.concurrency import Background
-from fayshell.store.arrowsql import int_column, valid_mask
+from fayshell.store.arrowsql import cast, filter_rows, int_column, one_chunk, take, valid_mask
 
 if TYPE_CHECKING:
     import numpy as np
@@ -23,13 +24,84 @@ I64_MIN = -(1 << 63)
 
 def build_spans(rows: pa.Table, compiled: bool = True) -> pa.Table:
     """The spans of ``rows`` (ROW_COLUMNS, plus ``node`` when present), one row per
-    (trace_id, span_id): rows grouped by span in time order, strings as dictionary codes
-    (grouped by the compiled span_order when built and ``compiled``, else numpy)."""
+    (trace_id, span_id), in order of their first row (by time); see ``_algos.span_build`` for
+    what each column holds. The compiled pass when it is built and ``compiled``, else numpy
+    (the reference, tested equal)."""
+    algos = _algos() if compiled else None
+    return _build_numpy(rows) if algos is None else _build_compiled(rows, algos)
+
+
+def _algos() -> ModuleType | None:
+    try:
+        from fayshell.store import _algos
+    except ImportError:
+        return None
+    return _algos
+
+
+def _build_compiled(rows: pa.Table, algos: ModuleType) -> pa.Table:
+    """build_spans in one compiled pass: Arrow only gathers the strings it picked."""
     import numpy as np
     import pyarrow as pa
 
     tid, sid, ts = int_column(rows, "trace_id"), int_column(rows, "span_id"), int_column(rows, "ts")
-    order = _span_order(tid, sid, ts, compiled)
+    value, key = _strings(rows.column("value")), _strings(rows.column("key"))
+    got = algos.span_build(tid, sid, ts, *_buffers(value), *_buffers(key))
+    order, starts, ann, kv = (np.frombuffer(got[i], np.int32) for i in (0, 1, 8, 10))
+    t0, t1, cli, srv = (np.frombuffer(got[i], np.int64) for i in (2, 3, 4, 6))
+    cli_ok, srv_ok, err = (np.frombuffer(got[i], np.bool_) for i in (5, 7, 12))
+    first = order[starts[:-1]]
+    lists = (ts[ann], value, key, ann, kv, np.frombuffer(got[9], np.int32), got[11])
+    with Background(_lists, *lists) as annotations_keyvals:  # gathered on the other core
+        out = _span_columns(rows, pa.array(first), tid[first], sid[first], t0, t1)
+        out["client_dur_ns"] = pa.array(cli, pa.int64(), mask=~cli_ok)
+        out["server_dur_ns"] = pa.array(srv, pa.int64(), mask=~srv_ok)
+        out["annotations"], out["keyvals"] = annotations_keyvals.result()
+    out["error"] = err
+    return pa.table(out)
+
+
+def _lists(
+    ann_ts: np.ndarray,
+    value: pa.Array,
+    key: pa.Array,
+    ann: np.ndarray,
+    kv: np.ndarray,
+    ann_offsets: np.ndarray,
+    kv_offsets: bytes,
+) -> tuple[pa.Array, pa.Array]:
+    """The annotations and keyvals columns from span_build's row lists."""
+    import numpy as np
+    import pyarrow as pa
+
+    items = pa.StructArray.from_arrays([pa.array(ann_ts), take(value, ann)], ["ts", "value"])
+    keyvals = pa.MapArray.from_arrays(
+        pa.array(np.frombuffer(kv_offsets, np.int32)), take(key, kv), take(value, kv)
+    )
+    return pa.ListArray.from_arrays(pa.array(ann_offsets), items), keyvals
+
+
+def _strings(col: pa.ChunkedArray) -> pa.Array:
+    """A string column as one array of Arrow's ``string`` layout (int32 offsets)."""
+    import pyarrow as pa
+
+    arr = one_chunk(col)
+    return arr if arr.type == pa.string() else one_chunk(cast(arr, pa.string()))
+
+
+def _buffers(arr: pa.Array) -> tuple[object, object, object, int]:
+    """A string array as span_build takes it: offsets, data, validity (None), offset."""
+    valid, offsets, data = arr.buffers()
+    return offsets, b"" if data is None else data, valid, arr.offset
+
+
+def _build_numpy(rows: pa.Table) -> pa.Table:
+    """build_spans with numpy and Arrow's kernels."""
+    import numpy as np
+    import pyarrow as pa
+
+    tid, sid, ts = int_column(rows, "trace_id"), int_column(rows, "span_id"), int_column(rows, "ts")
+    order = _span_order(tid, sid, ts)
     tid, sid, ts = tid[order], sid[order], ts[order]
     new = np.ones(len(ts), bool)
     new[1:] = (tid[1:] != tid[:-1]) | (sid[1:] != sid[:-1])
@@ -59,16 +131,16 @@ def _span_columns(
 ) -> dict[str, Any]:
     """The columns each span takes from its first row, and its times."""
     out: dict[str, Any] = (
-        {"node": rows.column("node").take(first)} if "node" in rows.column_names else {}
+        {"node": take(rows.column("node"), first)} if "node" in rows.column_names else {}
     )
     out |= {
         "trace_id": tid,
         "span_id": sid,
-        "parent_span_id": rows.column("parent").take(first),
-        "service": rows.column("service_name").take(first),
-        "ip": rows.column("ip").take(first),
-        "port": rows.column("port_no").take(first),
-        "name": rows.column("trace_name").take(first),
+        "parent_span_id": take(rows.column("parent"), first),
+        "service": take(rows.column("service_name"), first),
+        "ip": take(rows.column("ip"), first),
+        "port": take(rows.column("port_no"), first),
+        "name": take(rows.column("trace_name"), first),
         "ts_start": t0,
         "ts_end": t1,
         "dur_ns": t1 - t0,
@@ -76,35 +148,15 @@ def _span_columns(
     return out
 
 
-def _span_order(tid: np.ndarray, sid: np.ndarray, ts: np.ndarray, use_c: bool = True) -> np.ndarray:
+def _span_order(tid: np.ndarray, sid: np.ndarray, ts: np.ndarray) -> np.ndarray:
     """Row order grouping each (trace_id, span_id), groups by their first time, rows of a
-    group in time order: one hashing pass of fayshell.store._algos when built, else numpy."""
-    import numpy as np
-
-    by_ts = np.argsort(ts, kind="stable")
-    if use_c:
-        try:
-            from fayshell.store._algos import span_order
-        except ImportError:
-            pass
-        else:
-            grouped = span_order(
-                np.ascontiguousarray(tid[by_ts], np.int64),
-                np.ascontiguousarray(sid[by_ts], np.int64),
-            )
-            return by_ts[np.frombuffer(grouped, np.int64)]
-    return _span_order_numpy(tid, sid, ts, by_ts)
-
-
-def _span_order_numpy(
-    tid: np.ndarray, sid: np.ndarray, ts: np.ndarray, by_ts: np.ndarray
-) -> np.ndarray:
-    """_span_order without the C extension: a hash of the ids numbered by first appearance in
-    time, checked for collisions (then an exact three-key sort)."""
+    group in time order: a hash of the ids numbered by first appearance in time, checked for
+    collisions (then an exact three-key sort)."""
     import numpy as np
     import pyarrow as pa
     import pyarrow.compute as pc
 
+    by_ts = np.argsort(ts, kind="stable")
     with np.errstate(over="ignore"):
         h = (tid * np.int64(-7046029254386353131) + sid)[by_ts]
     gid = np.asarray(pc.dictionary_encode(pa.array(h)).indices.to_numpy(), np.int64)
@@ -139,6 +191,16 @@ class _Codes:
 
         at = pc.index(self.words, word).as_py()
         return self.codes == at if at >= 0 else self.codes == -2
+
+    def in_byte_order(self) -> np.ndarray:
+        """The codes renumbered in the byte order of their words (-1 stays -1)."""
+        import numpy as np
+        import pyarrow.compute as pc
+
+        by = np.asarray(pc.sort_indices(self.words), np.int64)
+        rank = np.full(len(by) + 1, -1, np.int64)
+        rank[by] = np.arange(len(by))
+        return rank[self.codes]
 
     def take(self, rows: np.ndarray) -> pa.Array:
         """The plain strings of the given sorted rows."""
@@ -194,13 +256,14 @@ def _keyvals(
     value: _Codes,
     groups: int,
 ) -> tuple[pa.Array, np.ndarray]:
-    """MAP(key, value) per span (the latest value of a repeated key) and the error flag."""
+    """MAP(key, value) per span (the latest value of a repeated key; keys in byte order) and
+    the error flag."""
     import numpy as np
     import pyarrow as pa
 
     idx = np.flatnonzero(is_kv)
     key = _Codes.of(t.column("key"), order)
-    kg, kc, kts = g[idx], key.codes[idx], ts[idx]
+    kg, kc, kts = g[idx], key.in_byte_order()[idx], ts[idx]
     by = np.lexsort((kts, kc, kg))
     idx, kg, kc = idx[by], kg[by], kc[by]
     last = np.ones(len(idx), bool)  # the latest row of each (span, key)
@@ -270,7 +333,6 @@ def zipkin_rows(t: pa.Table, ts: pa.ChunkedArray | pa.Array, event: str) -> pa.T
     """One payload table of a zipkin class as span rows (ROW_COLUMNS); rows without trace or
     span id are left out, as they belong to no span."""
     import pyarrow as pa
-    import pyarrow.compute as pc
 
     n = t.num_rows
     names = set(t.column_names)
@@ -281,9 +343,9 @@ def zipkin_rows(t: pa.Table, ts: pa.ChunkedArray | pa.Array, event: str) -> pa.T
         c = t.column(name)
         if c.type == typ:
             return c
-        if typ == pa.int64() and pa.types.is_unsigned_integer(c.type):
+        if typ == pa.int64() and pa.types.is_uint64(c.type):
             return _wrap_signed(c)
-        return pc.cast(c, typ)
+        return cast(c, typ)
 
     if event == ZIPKIN_ANNOTATION:
         value, key = col("event", pa.string()), pa.nulls(n, pa.string())
@@ -291,7 +353,7 @@ def zipkin_rows(t: pa.Table, ts: pa.ChunkedArray | pa.Array, event: str) -> pa.T
         value, key = col("val", pa.string()), col("key", pa.string())
     out = pa.table(
         {
-            "ts": pc.take(ts, t.column("row")),
+            "ts": take(ts, t.column("row")),
             "trace_id": col("trace_id", pa.int64()),
             "span_id": col("span_id", pa.int64()),
             "parent": col("parent_span_id", pa.int64()),
@@ -303,19 +365,21 @@ def zipkin_rows(t: pa.Table, ts: pa.ChunkedArray | pa.Array, event: str) -> pa.T
             "key": key,
         }
     )
-    ok = pc.and_(pc.is_valid(out.column("trace_id")), pc.is_valid(out.column("span_id")))
-    return out if pc.all(ok).as_py() else out.filter(ok)
+    ids = out.column("trace_id"), out.column("span_id")
+    if not any(c.null_count for c in ids):
+        return out
+    return filter_rows(out, pa.array(valid_mask(ids[0]) & valid_mask(ids[1])))
 
 
-def _wrap_signed(c: pa.ChunkedArray) -> pa.Array:
-    """A 64-bit unsigned column as int64, values >= 2**63 wrapped (as DuckDB's as_bigint)."""
-    import numpy as np
+def _wrap_signed(c: pa.ChunkedArray) -> pa.ChunkedArray:
+    """A 64-bit unsigned column as int64, values >= 2**63 wrapped (as DuckDB's as_bigint):
+    the same buffers read as signed."""
     import pyarrow as pa
 
-    arr = c.combine_chunks()
-    vals = np.asarray(arr.fill_null(0).to_numpy(), np.uint64).view(np.int64)
-    return pa.array(
-        vals,
+    return pa.chunked_array(
+        [
+            pa.Array.from_buffers(pa.int64(), len(a), a.buffers(), a.null_count, a.offset)
+            for a in c.chunks
+        ],
         pa.int64(),
-        mask=arr.is_null().to_numpy(zero_copy_only=False) if arr.null_count else None,
     )

@@ -1,4 +1,4 @@
-"""Span grouping (store/spans.py): the C pass equals the numpy one; spans from zipkin rows."""
+"""Spans from zipkin rows (store/spans.py): the compiled pass equals the numpy reference."""
 
 from __future__ import annotations
 
@@ -21,17 +21,71 @@ def _ids(rng: np.random.Generator, n: int) -> tuple[np.ndarray, np.ndarray, np.n
 
 
 @pytest.mark.parametrize("n", [0, 1, 7, 5000])
-def test_c_grouping_equals_numpy(n: int) -> None:
-    pytest.importorskip("fayshell.store._algos", reason="the C extension is not built")
+def test_numpy_grouping(n: int) -> None:
     tid, sid, ts = _ids(np.random.default_rng(n), n)
-    c = _span_order(tid, sid, ts)
-    py = _span_order(tid, sid, ts, use_c=False)
-    assert np.array_equal(c, py)
-    assert sorted(c.tolist()) == list(range(n))
-    keys = list(zip(tid[c].tolist(), sid[c].tolist(), strict=True))
+    order = _span_order(tid, sid, ts)
+    assert sorted(order.tolist()) == list(range(n))
+    keys = list(zip(tid[order].tolist(), sid[order].tolist(), strict=True))
     runs = [k for i, k in enumerate(keys) if i == 0 or keys[i - 1] != k]
     assert len(runs) == len(set(keys))  # each span's rows are contiguous
-    assert all(ts[c][i] <= ts[c][i + 1] for i in range(n - 1) if keys[i] == keys[i + 1])
+    assert all(ts[order][i] <= ts[order][i + 1] for i in range(n - 1) if keys[i] == keys[i + 1])
+
+
+WORDS = ["cs", "cr", "sr", "ss", "c", "csx", "", "é", "error", "zz", None]
+KEYS = ["error", "k", "K", "é", "", "k2", "a\x00b"]
+
+
+def _random_rows(rng: np.random.Generator, n: int) -> pa.Table:
+    """Rows of a few hundred spans: annotations (the four timing ones, others, NULL), repeated
+    keys (non-ASCII, empty, "error"), timestamps with ties."""
+    tid, sid, ts = _ids(rng, n)
+    kv = rng.random(n) < 0.3
+    value = [WORDS[i] for i in rng.integers(0, len(WORDS), n)]
+    key = [KEYS[i] if k else None for i, k in zip(rng.integers(0, len(KEYS), n), kv, strict=True)]
+    return pa.table(
+        {
+            "ts": pa.array(ts),
+            "trace_id": pa.array(tid),
+            "span_id": pa.array(sid),
+            "parent": pa.array(rng.integers(0, 3, n), pa.int64()),
+            "service_name": pa.array([f"svc{i}" for i in rng.integers(0, 3, n)]),
+            "ip": pa.array(["10.0.0.1"] * n, pa.string()),
+            "port_no": pa.array(rng.integers(0, 9, n), pa.int32()),
+            "trace_name": pa.array([f"op{i}" for i in rng.integers(0, 4, n)]),
+            "value": pa.array(value, pa.string()),
+            "key": pa.array(key, pa.string()),
+        }
+    )
+
+
+@pytest.mark.parametrize("n", [1, 2, 9, 4000])
+def test_compiled_spans_equal_numpy(n: int) -> None:
+    """Differential: the compiled pass builds exactly the reference's table (order, bounds,
+    durations, annotation lists, key/value maps, error flags), on one chunk and on several
+    chunks that are slices of a larger array (Arrow offsets)."""
+    pytest.importorskip("fayshell.store._algos", reason="the C extension is not built")
+    rows = _random_rows(np.random.default_rng(n), n)
+    want = build_spans(rows, compiled=False)
+    assert build_spans(rows).equals(want)
+    big = _random_rows(np.random.default_rng(n + 1), n + 50)
+    sliced = pa.concat_tables([big.slice(3, 0), rows.slice(0, n // 3), rows.slice(n // 3)])
+    assert build_spans(sliced).equals(want)
+
+
+def test_map_keeps_the_latest_value_of_each_key_in_byte_order() -> None:
+    rows = _rows(
+        (100, 1, 7, "cs", None),
+        (120, 1, 7, "x1", "k"),
+        (105, 1, 7, "v", "é"),
+        (130, 1, 7, "x2", "k"),
+        (130, 1, 7, "x3", "k"),  # a tie: the later row wins
+        (110, 1, 7, "b", "K"),
+    )
+    for compiled in (True, False):
+        (span,) = build_spans(rows, compiled).to_pylist()
+        assert span["keyvals"] == [("K", "b"), ("k", "x3"), ("é", "v")]
+        assert span["annotations"] == [{"ts": 100, "value": "cs"}]
+        assert (span["client_dur_ns"], span["error"]) == (None, False)
 
 
 def _rows(*rows: tuple[int, int, int, str, str | None]) -> pa.Table:
@@ -52,7 +106,8 @@ def _rows(*rows: tuple[int, int, int, str, str | None]) -> pa.Table:
     return pa.table({c: pa.array(v, types.get(c, pa.string())) for c, v in cols.items()})
 
 
-def test_spans_from_rows() -> None:
+@pytest.mark.parametrize("compiled", [True, False])
+def test_spans_from_rows(compiled: bool) -> None:
     rows = _rows(
         (100, 1, 7, "cs", None),
         (140, 2, 9, "sr", None),
@@ -63,7 +118,7 @@ def test_spans_from_rows() -> None:
         (130, 1, 7, "v2", "k"),
         (145, 2, 9, "boom", "error"),
     )
-    spans = build_spans(rows).to_pylist()
+    spans = build_spans(rows, compiled).to_pylist()
     assert [(s["trace_id"], s["span_id"]) for s in spans] == [(1, 7), (2, 9)]
     a, b = spans
     assert (a["ts_start"], a["ts_end"], a["dur_ns"]) == (100, 160, 60)
