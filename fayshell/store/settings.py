@@ -14,7 +14,9 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from fayshell.ctf.decode import EventBatch, StreamReader
 
-#: How the decoded batches of a chunk's stream files reach the loader.
+#: How the decoded batches of a chunk's stream files reach the loader. It may start decoding
+#: when called (before the first batch is asked for); the loader closes what it returns (when
+#: that has a ``close``) once it is done or has failed.
 BatchSource = Callable[[list["StreamReader"]], Iterator[tuple["StreamReader", "EventBatch"]]]
 
 
@@ -26,11 +28,11 @@ def default_workers() -> int:
 
 
 def parallel_streams(readers: list[StreamReader]) -> Iterator[tuple[StreamReader, EventBatch]]:
-    """Batches of every stream, decoded in parallel threads (the C decoder releases the GIL),
-    one batch waiting per decoder thread."""
+    """Batches of every stream, decoded in parallel threads (the C decoder releases the GIL)
+    that start at once, one batch waiting per decoder thread."""
     from fayshell.ctf.parallel import parallel_batches
 
-    yield from parallel_batches(readers, depth=1)
+    return parallel_batches(readers, depth=1)
 
 
 @dataclass(frozen=True, kw_only=True)
