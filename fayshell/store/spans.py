@@ -1,5 +1,6 @@
-"""Group BlkKin (zipkin) rows into spans with numpy/Arrow: sorted runs instead of SQL list
-aggregates (which DuckDB builds slowly for hundreds of thousands of small groups).
+"""Group BlkKin (zipkin) rows into spans: one compiled pass (fayshell.store._algos) when it is
+built, else sorted runs in numpy/Arrow (the reference); both instead of SQL list aggregates
+(which DuckDB builds slowly for hundreds of thousands of small groups).
 
 Input: one row per zipkin event of the affected spans (node, ts, trace_id, span_id, parent,
 service_name, ip, port_no, trace_name, value, key); ``key`` is NULL for annotations.
@@ -9,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from types import ModuleType
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from fayshell.concurrency import Background
 from fayshell.store.arrowsql import cast, filter_rows, int_column, one_chunk, take, valid_mask
@@ -27,11 +28,12 @@ def build_spans(rows: pa.Table, compiled: bool = True) -> pa.Table:
     (trace_id, span_id), in order of their first row (by time); see ``_algos.span_build`` for
     what each column holds. The compiled pass when it is built and ``compiled``, else numpy
     (the reference, tested equal)."""
-    algos = _algos() if compiled else None
+    algos = _compiled() if compiled else None
     return _build_numpy(rows) if algos is None else _build_compiled(rows, algos)
 
 
-def _algos() -> ModuleType | None:
+def _compiled() -> ModuleType | None:
+    """fayshell.store._algos when it is built."""
     try:
         from fayshell.store import _algos
     except ImportError:
@@ -39,25 +41,54 @@ def _algos() -> ModuleType | None:
     return _algos
 
 
+class _Built(NamedTuple):
+    """What ``_algos.span_build`` returns: buffers of int32 row numbers and offsets, int64
+    times and one byte per span flags; a span's lists are its rows in ``ann`` and ``kv``
+    between two offsets."""
+
+    order: bytes
+    starts: bytes
+    t0: bytes
+    t1: bytes
+    cli: bytes
+    cli_ok: bytes
+    srv: bytes
+    srv_ok: bytes
+    ann: bytes
+    ann_offsets: bytes
+    kv: bytes
+    kv_offsets: bytes
+    error: bytes
+
+    def ints(self, name: str) -> np.ndarray:
+        import numpy as np
+
+        width = {"t0": np.int64, "t1": np.int64, "cli": np.int64, "srv": np.int64}
+        return np.frombuffer(getattr(self, name), width.get(name, np.int32))
+
+    def flags(self, name: str) -> np.ndarray:
+        import numpy as np
+
+        return np.frombuffer(getattr(self, name), np.bool_)
+
+
 def _build_compiled(rows: pa.Table, algos: ModuleType) -> pa.Table:
     """build_spans in one compiled pass: Arrow only gathers the strings it picked."""
-    import numpy as np
     import pyarrow as pa
 
     tid, sid, ts = int_column(rows, "trace_id"), int_column(rows, "span_id"), int_column(rows, "ts")
     value, key = _strings(rows.column("value")), _strings(rows.column("key"))
-    got = algos.span_build(tid, sid, ts, *_buffers(value), *_buffers(key))
-    order, starts, ann, kv = (np.frombuffer(got[i], np.int32) for i in (0, 1, 8, 10))
-    t0, t1, cli, srv = (np.frombuffer(got[i], np.int64) for i in (2, 3, 4, 6))
-    cli_ok, srv_ok, err = (np.frombuffer(got[i], np.bool_) for i in (5, 7, 12))
-    first = order[starts[:-1]]
-    lists = (ts[ann], value, key, ann, kv, np.frombuffer(got[9], np.int32), got[11])
+    got = _Built(*algos.span_build(tid, sid, ts, *_buffers(value), *_buffers(key)))
+    first = got.ints("order")[got.ints("starts")[:-1]]
+    ann, kv = got.ints("ann"), got.ints("kv")
+    lists = (ts[ann], value, key, ann, kv, got.ints("ann_offsets"), got.ints("kv_offsets"))
     with Background(_lists, *lists) as annotations_keyvals:  # gathered on the other core
+        t0, t1 = got.ints("t0"), got.ints("t1")
         out = _span_columns(rows, pa.array(first), tid[first], sid[first], t0, t1)
-        out["client_dur_ns"] = pa.array(cli, pa.int64(), mask=~cli_ok)
-        out["server_dur_ns"] = pa.array(srv, pa.int64(), mask=~srv_ok)
+        out["client_dur_ns"] = pa.array(got.ints("cli"), mask=~got.flags("cli_ok"))
+        out["server_dur_ns"] = pa.array(got.ints("srv"), mask=~got.flags("srv_ok"))
         out["annotations"], out["keyvals"] = annotations_keyvals.result()
-    out["error"] = err
+    out["error"] = got.flags("error")
     return pa.table(out)
 
 
@@ -68,16 +99,13 @@ def _lists(
     ann: np.ndarray,
     kv: np.ndarray,
     ann_offsets: np.ndarray,
-    kv_offsets: bytes,
+    kv_offsets: np.ndarray,
 ) -> tuple[pa.Array, pa.Array]:
     """The annotations and keyvals columns from span_build's row lists."""
-    import numpy as np
     import pyarrow as pa
 
     items = pa.StructArray.from_arrays([pa.array(ann_ts), take(value, ann)], ["ts", "value"])
-    keyvals = pa.MapArray.from_arrays(
-        pa.array(np.frombuffer(kv_offsets, np.int32)), take(key, kv), take(value, kv)
-    )
+    keyvals = pa.MapArray.from_arrays(pa.array(kv_offsets), take(key, kv), take(value, kv))
     return pa.ListArray.from_arrays(pa.array(ann_offsets), items), keyvals
 
 
@@ -90,7 +118,8 @@ def _strings(col: pa.ChunkedArray) -> pa.Array:
 
 
 def _buffers(arr: pa.Array) -> tuple[object, object, object, int]:
-    """A string array as span_build takes it: offsets, data, validity (None), offset."""
+    """A string array as span_build takes it: offsets, data, validity (None: no NULL) and
+    the array's offset."""
     valid, offsets, data = arr.buffers()
     return offsets, b"" if data is None else data, valid, arr.offset
 
