@@ -163,6 +163,28 @@ static inline int store_int(Col *c, uint64_t v)
     return 0;
 }
 
+/* The row's end once its bytes are in: offset, validity. */
+static int end_text(Col *c)
+{
+    if (c->data.len > INT32_MAX)
+        return -1;
+    c->n++;
+    if (put_i32(&c->offs, (int32_t)c->data.len))
+        return -1;
+    if (c->nullable) {
+        uint8_t one = 1;
+        if (put(&c->valid, &one, 1))
+            return -1;
+    }
+    return 0;
+}
+
+/* Append text known to be ASCII. */
+static inline int put_ascii(Col *c, const uint8_t *s, size_t n)
+{
+    return put(&c->data, s, n) ? -1 : end_text(c);
+}
+
 /* Append text, replacing ill-formed UTF-8 like Python's errors="replace". */
 static int put_text(Col *c, const uint8_t *s, size_t n)
 {
@@ -213,17 +235,7 @@ static int put_text(Col *c, const uint8_t *s, size_t n)
             i = j;
         }
     }
-    if (c->data.len > INT32_MAX)
-        return -1;
-    c->n++;
-    if (put_i32(&c->offs, (int32_t)c->data.len))
-        return -1;
-    if (c->nullable) {
-        uint8_t one = 1;
-        if (put(&c->valid, &one, 1))
-            return -1;
-    }
-    return 0;
+    return end_text(c);
 }
 
 static int oom(Decoder *d, int64_t pos) { FAIL(d, pos, "out of memory"); }
@@ -298,13 +310,16 @@ op_string: {
     if (pos & 7)
         FAIL(d, pos, "string is not byte aligned");
     const uint8_t *s = d->buf + (pos >> 3);
-    size_t avail = (size_t)((end >> 3) - (pos >> 3));
-    const uint8_t *z = end > pos ? memchr(s, 0, avail) : NULL;
-    if (!z)
+    size_t avail = end > pos ? (size_t)((end >> 3) - (pos >> 3)) : 0, n = 0;
+    uint8_t high = 0;
+    while (n < avail && s[n]) /* one pass finds the end and whether all of it is ASCII: */
+        high |= s[n++];       /* strings here are short, and memchr then a check cost more */
+    if (n == avail)
         FAIL(d, pos, "string runs past the packet content");
-    if (r[1] >= 0 && put_text(&d->cols[r[1]], s, (size_t)(z - s)))
+    if (r[1] >= 0 && (high < 0x80 ? put_ascii(&d->cols[r[1]], s, n)
+                                  : put_text(&d->cols[r[1]], s, n)))
         return oom(d, pos);
-    pos += (int64_t)(z - s + 1) * 8;
+    pos += (int64_t)(n + 1) * 8;
     NEXT();
 }
 op_text: {
