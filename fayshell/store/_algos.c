@@ -180,16 +180,11 @@ typedef struct {
     int32_t row, pad;
 } Group;
 
-#define RECENT 4096
-
 typedef struct {
     Group *g;
     int32_t n, room;
     int32_t *slot;      /* open addressing: group number or -1 */
     size_t cap;
-    /* the group last found per low bits of the hash: a span's rows come close together, and
-       this small table stays in cache where the whole one does not (3x faster on BlkKin) */
-    int32_t recent[RECENT];
 } Groups;
 
 static inline size_t id_hash(int64_t t, int64_t s)
@@ -216,29 +211,22 @@ static int groups_rehash(Groups *gs, size_t cap)
     return 0;
 }
 
-static inline int32_t found(Group *e, int32_t g, int64_t ts, int32_t i)
-{
-    if (ts < e->ts) {
-        e->ts = ts;
-        e->row = i;
-    }
-    return g;
-}
-
 /* The group of row i (made when new), or -1 when out of memory. */
 static int32_t group_of(Groups *gs, int64_t t, int64_t s, int64_t ts, int32_t i)
 {
-    size_t h = id_hash(t, s), at = h & (gs->cap - 1);
-    int32_t *near = &gs->recent[h & (RECENT - 1)];
-    if (*near >= 0 && gs->g[*near].tid == t && gs->g[*near].sid == s)
-        return found(&gs->g[*near], *near, ts, i);
+    size_t at = id_hash(t, s) & (gs->cap - 1);
     for (;;) {
         int32_t g = gs->slot[at];
         if (g < 0)
             break;
         Group *e = &gs->g[g];
-        if (e->tid == t && e->sid == s)
-            return found(e, *near = g, ts, i);
+        if (e->tid == t && e->sid == s) {
+            if (ts < e->ts) {  /* the first row: smallest ts, then position */
+                e->ts = ts;
+                e->row = i;
+            }
+            return g;
+        }
         at = (at + 1) & (gs->cap - 1);
     }
     if (gs->n == gs->room) {
@@ -251,7 +239,7 @@ static int32_t group_of(Groups *gs, int64_t t, int64_t s, int64_t ts, int32_t i)
     }
     int32_t g = gs->n++;
     gs->g[g] = (Group){t, s, ts, i, 0};
-    gs->slot[at] = *near = g;
+    gs->slot[at] = g;
     if ((size_t)gs->n * 2 > gs->cap && groups_rehash(gs, gs->cap * 2))
         return -1;
     return g;
@@ -409,7 +397,6 @@ static int build(Work *w, int64_t n, const int64_t *t, const int64_t *s, const i
     size_t n1 = (size_t)(n ? n : 1);
     w->gid = malloc(n1 * 4);
     w->kind = malloc(n1);
-    memset(w->gs.recent, 0xff, sizeof w->gs.recent);
     if (!w->gid || !w->kind || groups_rehash(&w->gs, 1 << 12))
         return -1;
     for (int64_t i = 0; i < n; i++) {
