@@ -469,86 +469,79 @@ def _load(
     settings: LoadSettings,
     state: StoreState,
 ) -> ChunkLoad:
+    with _decoding(trace, settings) as (readers, batches):  # decoding while the catalog is read
+        base = state.next_eid
+        catalog = Catalog.of(db, state)
+        ids = class_ids(db, trace, catalog)
+        load = ChunkLoad(
+            settings=settings,
+            trace=trace,
+            chunk_id=cid,
+            node=node,
+            session=session,
+            eid_lo=base,
+            chunk_no=state.chunk_no,
+            class_ids=ids,
+            eid_next=base,
+            writer=FlushWriter(db),
+            hold=RowGroupHold(settings),
+            stager=_stager(db, trace, node, session, settings),
+            spans=SpanStager.for_classes([ev.name for ev in trace.classes]),
+            catalog=catalog,
+        )
+        load.answer_first = (
+            settings.answer_first and _fits(trace, settings) and _answerable(trace, load.stager)
+        )
+        staged = Staged()
+        reported: dict[int, int] = {}
+        try:
+            for reader, batch in batches:
+                _stage(db, load, batch, staged, catalog)
+                if progress is not None:
+                    done = reader.stats.bytes_read
+                    progress.advance(done - reported.get(id(reader), 0))
+                    reported[id(reader)] = done
+                    if isinstance(progress, ChunkProgress):
+                        progress.decoded(load.eid_next - load.eid_lo)
+                if staged.rows >= settings.flush_rows or staged.bytes >= settings.flush_bytes:
+                    if load.answer_first and staged.bytes < settings.pending_bytes:
+                        continue  # kept whole for answer_first
+                    load.answer_first = False
+                    _flush(db, load, staged, catalog)
+                    staged = Staged()
+            if load.answer_first:
+                load.held = staged
+            else:
+                _flush(db, load, staged, catalog, final=True)
+            load.writer.wait()
+        finally:
+            load.writer.drain()  # never leave a write running when an error propagates
+    for reader in readers:
+        load.stats.append(reader.stats)
+        if progress is not None:
+            progress.advance(reader.size() - reported.get(id(reader), 0))
+    return load
+
+
+@contextmanager
+def _decoding(
+    trace: Trace, settings: LoadSettings
+) -> Iterator[tuple[list[StreamReader], Iterator[tuple[StreamReader, EventBatch]]]]:
+    """The trace's readers and their batches, decoding from now on (``settings.batches``
+    starts them); the decoders are stopped when the block ends, however it ends."""
     # syscall pairing (staged, or in SQL by ts then eid) takes each CPU's events in file order,
     # ties included: such files are never cut into parts decoded in any order
     parts = 0 if _has_syscalls(trace) else settings.part_bytes
     readers = stream_readers(
         trace, settings.prefer_c, settings.batch_rows, parts, settings.decode_workers
     )
-    batches = settings.batches(readers)  # the decoders start now, while the catalog is read
+    batches = settings.batches(readers)
     try:
-        feed = (readers, batches)
-        return _load_batches(db, trace, cid, node, session, progress, settings, state, feed)
+        yield readers, batches
     finally:
         close = getattr(batches, "close", None)
         if close is not None:
             close()
-
-
-def _load_batches(
-    db: Database,
-    trace: Trace,
-    cid: str,
-    node: str,
-    session: str,
-    progress: ProgressTask | None,
-    settings: LoadSettings,
-    state: StoreState,
-    feed: tuple[list[StreamReader], Iterator[tuple[StreamReader, EventBatch]]],
-) -> ChunkLoad:
-    """_load once its decoders have started: ``feed`` is the readers and their batches."""
-    readers, batches = feed
-    base = state.next_eid
-    catalog = Catalog.of(db, state)
-    ids = class_ids(db, trace, catalog)
-    load = ChunkLoad(
-        settings=settings,
-        trace=trace,
-        chunk_id=cid,
-        node=node,
-        session=session,
-        eid_lo=base,
-        chunk_no=state.chunk_no,
-        class_ids=ids,
-        eid_next=base,
-        writer=FlushWriter(db),
-        hold=RowGroupHold(settings),
-        stager=_stager(db, trace, node, session, settings),
-        spans=SpanStager.for_classes([ev.name for ev in trace.classes]),
-        catalog=catalog,
-    )
-    load.answer_first = (
-        settings.answer_first and _fits(trace, settings) and _answerable(trace, load.stager)
-    )
-    staged = Staged()
-    reported: dict[int, int] = {}
-    try:
-        for reader, batch in batches:
-            _stage(db, load, batch, staged, catalog)
-            if progress is not None:
-                done = reader.stats.bytes_read
-                progress.advance(done - reported.get(id(reader), 0))
-                reported[id(reader)] = done
-                if isinstance(progress, ChunkProgress):
-                    progress.decoded(load.eid_next - load.eid_lo)
-            if staged.rows >= settings.flush_rows or staged.bytes >= settings.flush_bytes:
-                if load.answer_first and staged.bytes < settings.pending_bytes:
-                    continue  # kept whole for answer_first
-                load.answer_first = False
-                _flush(db, load, staged, catalog)
-                staged = Staged()
-        if load.answer_first:
-            load.held = staged
-        else:
-            _flush(db, load, staged, catalog, final=True)
-        load.writer.wait()
-    finally:
-        load.writer.drain()  # never leave a write running when an error propagates
-    for reader in readers:
-        load.stats.append(reader.stats)
-        if progress is not None:
-            progress.advance(reader.size() - reported.get(id(reader), 0))
-    return load
 
 
 def class_ids(db: Database, trace: Trace, catalog: Catalog) -> np.ndarray:
