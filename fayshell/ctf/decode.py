@@ -262,8 +262,8 @@ def to_event_batch(
     import pyarrow as pa
 
     cycles = raw.ts.to_numpy(zero_copy_only=False)
-    if trace.freq == 1_000_000_000:
-        ts = cycles.astype(np.int64) + np.int64(trace.clock_offset_ns)
+    if trace.freq == 1_000_000_000:  # one new array (cycles are the decoder's own buffer)
+        ts = cycles.view(np.int64) + np.int64(trace.clock_offset_ns)
     else:
         ts = np.array([trace.to_ns(int(c)) for c in cycles], dtype=np.int64)
     counts = np.array([p.events for p in packets], dtype=np.int64)

@@ -262,13 +262,18 @@ def _add_cpu_state(c: ArrowChunk, out: PendingChunk, outcome: StagedOutcome) -> 
 
 
 def add_spans(
-    c: ArrowChunk, out: PendingChunk, rows: pa.Table, tables: dict[str, str], compiled: bool
+    c: ArrowChunk,
+    out: PendingChunk,
+    rows: pa.Table,
+    spans: pa.Table,
+    tables: dict[str, str],
+    compiled: bool,
 ) -> None:
-    """The chunk's spans; a span that also has stored rows is rebuilt from all its events
-    and replaces them (derived.derive_spans)."""
+    """The chunk's spans (``spans``: build_spans of its ``rows``); a span that also has stored
+    rows is rebuilt from all its events and replaces them (derived.derive_spans)."""
     import pyarrow as pa
 
-    built = _session_spans(c, _with_node(c, build_spans(rows, compiled)))
+    built = _session_spans(c, _with_node(c, spans))
     keys = built.select(["trace_id", "span_id"])
     with c.registered(fay_q_keys=keys):
         overlap = c.arrow(

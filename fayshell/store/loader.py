@@ -44,6 +44,7 @@ if TYPE_CHECKING:
     import numpy as np
     import pyarrow as pa
 
+    from fayshell.store import derive_arrow as da
     from fayshell.store.database import Database
     from fayshell.store.kernel import StagedOutcome
 
@@ -901,12 +902,9 @@ class _Syscalls:
 def _pending_chunk(
     db: Database, load: ChunkLoad, tdir: Path, syscalls: _Syscalls | None
 ) -> PendingChunk:
-    import pyarrow as pa
-
     from fayshell.store import derive_arrow as da
 
-    held, catalog = load.held, load.catalog
-    assert held is not None and catalog is not None
+    assert load.held is not None
     c = da.ArrowChunk(
         db=db,
         dbname=db.execute("SELECT current_database()")[0][0],
@@ -915,6 +913,32 @@ def _pending_chunk(
         chunk_no=load.chunk_no,
         eid_lo=load.eid_lo,
     )
+    rows = load.spans.take() if load.spans is not None and load.held.events else None
+    if rows is None:
+        out = _pending_rows(db, load, c, syscalls)
+    else:  # the spans are built on the other core meanwhile
+        with Background(build_spans, rows, load.settings.prefer_c) as spans:
+            out = _pending_rows(db, load, c, syscalls)
+            tables = load.payload_tables()
+            da.add_spans(c, out, rows, spans.result(), tables, load.settings.prefer_c)
+    out.add("chunks", _chunk_row(load, tdir))
+    out.finish = [
+        ("UPDATE store_state SET next_eid = ?", [load.eid_next]),
+        ("UPDATE syscalls_mark SET next_rowid = NULL", []),
+    ]
+    return out
+
+
+def _pending_rows(
+    db: Database, load: ChunkLoad, c: da.ArrowChunk, syscalls: _Syscalls | None
+) -> PendingChunk:
+    """A held chunk's events, payload, threads and syscalls (all but its spans)."""
+    import pyarrow as pa
+
+    from fayshell.store import derive_arrow as da
+
+    held, catalog = load.held, load.catalog
+    assert held is not None and catalog is not None
     out = PendingChunk(load.chunk_id)
     by_name: dict[str, pa.Table] = {}
     payload = _concat(held.payload)
@@ -936,14 +960,6 @@ def _pending_chunk(
                 threads,
                 syscalls.paired.result(),
             )
-        rows = load.spans.take() if load.spans is not None else None
-        if rows is not None:
-            da.add_spans(c, out, rows, load.payload_tables(), load.settings.prefer_c)
-    out.add("chunks", _chunk_row(load, tdir))
-    out.finish = [
-        ("UPDATE store_state SET next_eid = ?", [load.eid_next]),
-        ("UPDATE syscalls_mark SET next_rowid = NULL", []),
-    ]
     return out
 
 
