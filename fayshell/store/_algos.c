@@ -388,35 +388,45 @@ static int get_strs(PyObject *offs, PyObject *data, PyObject *valid, long long o
     return 0;
 }
 
-/* Everything span_build allocates, freed in one place. */
+/* What span_build returns, in _Built's order (fayshell/store/spans.py). */
+enum { O_ORDER, O_STARTS, O_T0, O_T1, O_CLI, O_CLI_OK, O_SRV, O_SRV_OK, O_ANN, O_ANN_OFFS, O_KV,
+       O_KV_OFFS, O_ERR, NOUT };
+
+/* Everything span_build allocates, freed (or released) in one place. */
 typedef struct {
     Groups gs;
-    int32_t *gid, *cnt, *byg, *tmp, *gorder;
+    int32_t *gid, *cnt, *byg, *tmp, *gorder, *kv;
     int8_t *kind;
+    int64_t nkv;
     SpanOut o;
+    PyObject *out[NOUT];  /* the results, written in place */
 } Work;
 
 static void work_free(Work *w)
 {
-    void *p[] = {w->gs.g, w->gs.slot, w->gid, w->cnt, w->byg, w->tmp, w->gorder, w->kind,
-                 w->o.order, w->o.starts, w->o.ann, w->o.kv, w->o.ann_offs, w->o.kv_offs,
-                 w->o.t0, w->o.t1, w->o.cli, w->o.srv, w->o.cli_ok, w->o.srv_ok, w->o.err};
+    void *p[] = {w->gs.g, w->gs.slot, w->gid, w->cnt, w->byg, w->tmp, w->gorder, w->kind, w->kv};
     for (size_t i = 0; i < sizeof p / sizeof p[0]; i++)
         free(p[i]);
+    for (int i = 0; i < NOUT; i++)
+        Py_XDECREF(w->out[i]);
 }
 
-/* The passes, without the GIL; -1 when out of memory. */
-static int build(Work *w, int64_t n, const int64_t *t, const int64_t *s, const int64_t *ts,
+/* Rows into spans, the spans in time order (without the GIL); -1 when out of memory. */
+static int group(Work *w, int64_t n, const int64_t *t, const int64_t *s, const int64_t *ts,
                  const Strs *value, const Strs *key)
 {
     size_t n1 = (size_t)(n ? n : 1);
     w->gid = malloc(n1 * 4);
     w->kind = malloc(n1);
-    /* room for n / 2 spans at half load (a span has two rows or more, as a rule): no rehash */
+    /* room for n / 4 spans at half load (a span has two rows or more, as a rule, and four on
+       BlkKin's RPCs): no rehash, and no copy of the spans as they grow (pages are only
+       touched, and so only resident, when written) */
     size_t cap = 1 << 12;
-    while (cap < n1)
+    while (cap < n1 / 2)
         cap <<= 1;
-    if (!w->gid || !w->kind || groups_rehash(&w->gs, cap))
+    w->gs.room = (int32_t)(cap / 2);
+    w->gs.g = malloc(sizeof(Group) * cap / 2);
+    if (!w->gid || !w->kind || !w->gs.g || groups_rehash(&w->gs, cap))
         return -1;
     Groups *gs = &w->gs;
     for (int64_t i = 0; i < n; i++) {
@@ -432,31 +442,13 @@ static int build(Work *w, int64_t n, const int64_t *t, const int64_t *s, const i
         if ((w->gid[i] = group_of(gs, t[i], s[i], ts[i], (int32_t)i)) < 0)
             return -1;
         w->kind[i] = row_kind(value, key, i);
+        w->nkv += w->kind[i] == A_KV;
     }
     int32_t ng = w->gs.n;
-    size_t g1 = (size_t)ng + 1;
-    SpanOut *o = &w->o;
-    int64_t nkv = 0;
-    for (int64_t i = 0; i < n; i++)
-        nkv += w->kind[i] == A_KV;
-    w->cnt = calloc(g1, 4);
+    w->cnt = calloc((size_t)ng + 1, 4);
     w->byg = malloc(n1 * 4);
-    o->order = malloc(n1 * 4);
-    o->ann = malloc((size_t)(n - nkv + 1) * 4);
-    o->kv = malloc((size_t)(nkv + 1) * 4);
-    o->starts = malloc(g1 * 4);
-    o->ann_offs = malloc(g1 * 4);
-    o->kv_offs = malloc(g1 * 4);
-    o->t0 = malloc(g1 * 8);
-    o->t1 = malloc(g1 * 8);
-    o->cli = malloc(g1 * 8);
-    o->srv = malloc(g1 * 8);
-    o->cli_ok = malloc(g1);
-    o->srv_ok = malloc(g1);
-    o->err = malloc(g1);
-    if (!w->cnt || !w->byg || !o->order || !o->ann || !o->kv || !o->starts ||
-        !o->ann_offs || !o->kv_offs || !o->t0 || !o->t1 || !o->cli || !o->srv || !o->cli_ok ||
-        !o->srv_ok || !o->err)
+    w->kv = malloc((size_t)(w->nkv + 1) * 4);
+    if (!w->cnt || !w->byg || !w->kv)
         return -1;
     /* rows by group number (counting sort), a group's rows in input order */
     for (int64_t i = 0; i < n; i++)
@@ -471,9 +463,38 @@ static int build(Work *w, int64_t n, const int64_t *t, const int64_t *s, const i
     for (int64_t i = 0; i < n; i++)
         w->byg[w->cnt[w->gid[i]]++] = (int32_t)i;
     /* cnt[g] is now group g's end */
-    if (!(w->gorder = time_order(&w->gs, w->gid, n)))
-        return -1;
-    int32_t at = 0;
+    return (w->gorder = time_order(&w->gs, w->gid, n)) ? 0 : -1;
+}
+
+/* The results as bytes objects of their final sizes, o's arrays pointing into them (with the
+   GIL): written in place, not copied once built. Key/value rows are built apart (fewer are
+   kept than read) and copied last. */
+static int alloc_out(Work *w, int64_t n)
+{
+    Py_ssize_t g = w->gs.n, g1 = g + 1, size[NOUT] = {
+        [O_ORDER] = n * 4, [O_STARTS] = g1 * 4, [O_T0] = g * 8, [O_T1] = g * 8, [O_CLI] = g * 8,
+        [O_CLI_OK] = g, [O_SRV] = g * 8, [O_SRV_OK] = g, [O_ANN] = (n - w->nkv) * 4,
+        [O_ANN_OFFS] = g1 * 4, [O_KV] = 0, [O_KV_OFFS] = g1 * 4, [O_ERR] = g};
+    void *at[NOUT];
+    for (int i = 0; i < NOUT; i++) {
+        if (i == O_KV)
+            continue;
+        if (!(w->out[i] = PyBytes_FromStringAndSize(NULL, size[i])))
+            return -1;
+        at[i] = PyBytes_AS_STRING(w->out[i]);
+    }
+    w->o = (SpanOut){.order = at[O_ORDER], .starts = at[O_STARTS], .ann = at[O_ANN],
+                     .kv = w->kv, .ann_offs = at[O_ANN_OFFS], .kv_offs = at[O_KV_OFFS],
+                     .t0 = at[O_T0], .t1 = at[O_T1], .cli = at[O_CLI], .srv = at[O_SRV],
+                     .cli_ok = at[O_CLI_OK], .srv_ok = at[O_SRV_OK], .err = at[O_ERR]};
+    return 0;
+}
+
+/* Each span's rows in time order, and its figures (without the GIL). */
+static void figure(Work *w, const int64_t *ts, const Strs *key)
+{
+    SpanOut *o = &w->o;
+    int32_t at = 0, ng = w->gs.n;
     o->ann_offs[0] = o->kv_offs[0] = 0;
     for (int32_t j = 0; j < ng; j++) {
         int32_t g = w->gorder[j], a = g ? w->cnt[g - 1] : 0, len = w->cnt[g] - a;
@@ -484,7 +505,6 @@ static int build(Work *w, int64_t n, const int64_t *t, const int64_t *s, const i
         at += len;
     }
     o->starts[ng] = at;
-    return 0;
 }
 
 static PyObject *span_build(PyObject *self, PyObject *args)
@@ -510,20 +530,24 @@ static PyObject *span_build(PyObject *self, PyObject *args)
         goto done;
     int failed;
     Py_BEGIN_ALLOW_THREADS
-    failed = build(&w, n, vt.buf, vs.buf, vts.buf, &value, &key);
+    failed = group(&w, n, vt.buf, vs.buf, vts.buf, &value, &key);
     Py_END_ALLOW_THREADS
     if (failed) {
         PyErr_NoMemory();
         goto done;
     }
-    SpanOut *o = &w.o;
-    Py_ssize_t g = w.gs.n;
-    res = Py_BuildValue("(y#y#y#y#y#y#y#y#y#y#y#y#y#)", (char *)o->order, n * 4,
-                        (char *)o->starts, (g + 1) * 4, (char *)o->t0, g * 8, (char *)o->t1,
-                        g * 8, (char *)o->cli, g * 8, (char *)o->cli_ok, g, (char *)o->srv,
-                        g * 8, (char *)o->srv_ok, g, (char *)o->ann, (Py_ssize_t)o->nann * 4,
-                        (char *)o->ann_offs, (g + 1) * 4, (char *)o->kv, (Py_ssize_t)o->nkv * 4,
-                        (char *)o->kv_offs, (g + 1) * 4, (char *)o->err, g);
+    if (alloc_out(&w, n))
+        goto done;
+    Py_BEGIN_ALLOW_THREADS
+    figure(&w, vts.buf, &key);
+    Py_END_ALLOW_THREADS
+    if (!(w.out[O_KV] = PyBytes_FromStringAndSize((char *)w.o.kv, (Py_ssize_t)w.o.nkv * 4)))
+        goto done;
+    if ((res = PyTuple_New(NOUT)))
+        for (int i = 0; i < NOUT; i++) {
+            PyTuple_SET_ITEM(res, i, w.out[i]);
+            w.out[i] = NULL;
+        }
 done:
     work_free(&w);
     for (int i = 0; i < 6; i++)
