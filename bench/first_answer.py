@@ -25,7 +25,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
-from ingest import bt2_counter, ensure_kernel, ensure_ust, trace_size  # noqa: E402
+from ingest import ensure_kernel, ensure_ust, trace_size  # noqa: E402
 
 QUERIES = {
     "kernel": "SELECT name, count(*) AS calls, sum(dur_ns) AS total_ns FROM syscalls "
@@ -35,12 +35,13 @@ QUERIES = {
 }
 
 
-def cpu_of(cmd: list[str]) -> float:
-    """User + system CPU seconds of one run of ``cmd`` (the machine may be loaded: CPU time
-    says what wall time cannot)."""
+def timed(cmd: list[str]) -> tuple[float, float]:
+    """Wall seconds and user + system CPU seconds of one run of ``cmd`` (the machine may be
+    loaded: CPU time says what wall time cannot)."""
+    start = time.perf_counter()
     proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     _, _, usage = os.wait4(proc.pid, 0)
-    return usage.ru_utime + usage.ru_stime
+    return time.perf_counter() - start, usage.ru_utime + usage.ru_stime
 
 
 def cpu_now(pid: int) -> float:
@@ -102,27 +103,30 @@ def first_answer(trace: Path, query: str, db: Path) -> Run:
 
 
 def measure(kind: str, trace: Path, cache: Path, runs: int, name: str = "") -> None:
-    """One trace's figures; ``kind`` picks the query, ``name`` labels the lines."""
+    """One trace's figures; ``kind`` picks the query, ``name`` labels the lines. Each run is
+    babeltrace2 then fayshell, back to back, so that a machine slowing down or speeding up
+    during the runs weighs on both: the ratio is the median of each pair's."""
     name = name or kind
     print(f"== {name}: {trace} ({trace_size(trace) / 2**20:.0f} MiB)", flush=True)
-    bt2 = bt2_counter(trace, runs)
-    got = [first_answer(trace, QUERIES[kind], cache / f"first-{kind}.duckdb") for _ in range(runs)]
-    answer = statistics.median(g.answer for g in got)
-    total = statistics.median(g.total for g in got)
-    cpu = statistics.median(g.cpu for g in got)
-    cpu_answer = statistics.median(g.cpu_answer for g in got)
-    bt2_cpu = statistics.median(
-        cpu_of(["babeltrace2", str(trace), "-c", "sink.utils.counter"]) for _ in range(runs)
-    )
+    bt2: list[tuple[float, float]] = []
+    got: list[Run] = []
+    for _ in range(runs):
+        bt2.append(timed(["babeltrace2", str(trace), "-c", "sink.utils.counter"]))
+        got.append(first_answer(trace, QUERIES[kind], cache / f"first-{kind}.duckdb"))
+    ratio = statistics.median(b / g.answer for (b, _), g in zip(bt2, got, strict=True))
+    cpu_ratio = statistics.median(c / g.cpu_answer for (_, c), g in zip(bt2, got, strict=True))
     print("\n".join(got[-1].lines[:5]))
     print(
-        f"{name}: babeltrace2 counter {bt2:.2f} s; first answer {answer:.2f} s "
-        f"({bt2 / answer:.2f}x, goal >= 2x); whole import and exit {total:.2f} s",
+        f"{name}: babeltrace2 counter {statistics.median(b for b, _ in bt2):.2f} s; first "
+        f"answer {statistics.median(g.answer for g in got):.2f} s ({ratio:.2f}x, median of "
+        f"{runs} pairs; goal >= 2x); whole import and exit "
+        f"{statistics.median(g.total for g in got):.2f} s",
         flush=True,
     )
     print(
-        f"{name}: CPU seconds: babeltrace2 {bt2_cpu:.2f}; fayshell at the first answer "
-        f"{cpu_answer:.2f} ({bt2_cpu / cpu_answer:.2f}x), whole run {cpu:.2f}",
+        f"{name}: CPU seconds: babeltrace2 {statistics.median(c for _, c in bt2):.2f}; fayshell "
+        f"at the first answer {statistics.median(g.cpu_answer for g in got):.2f} "
+        f"({cpu_ratio:.2f}x), whole run {statistics.median(g.cpu for g in got):.2f}",
         flush=True,
     )
 
