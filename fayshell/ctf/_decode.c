@@ -179,10 +179,19 @@ static int end_text(Col *c)
     return 0;
 }
 
-/* Append text known to be ASCII. */
-static inline int put_ascii(Col *c, const uint8_t *s, size_t n)
+/* Append text known to be ASCII; `limit` ends the readable bytes after s. A short string
+   (most are) is copied as 16 bytes at once, one vector move instead of a call to memcpy: the
+   bytes past it land in the buffer's spare room and are overwritten by the next value. */
+static inline int put_ascii(Col *c, const uint8_t *s, size_t n, const uint8_t *limit)
 {
-    return put(&c->data, s, n) ? -1 : end_text(c);
+    Buf *b = &c->data;
+    if (n <= 16 && s + 16 <= limit && b->len + 16 <= b->cap) {
+        memcpy(b->p + b->len, s, 16);
+        b->len += n;
+    } else if (put(b, s, n)) {
+        return -1;
+    }
+    return end_text(c);
 }
 
 /* Append text, replacing ill-formed UTF-8 like Python's errors="replace". */
@@ -316,7 +325,7 @@ op_string: {
         high |= s[n++];       /* strings here are short, and memchr then a check cost more */
     if (n == avail)
         FAIL(d, pos, "string runs past the packet content");
-    if (r[1] >= 0 && (high < 0x80 ? put_ascii(&d->cols[r[1]], s, n)
+    if (r[1] >= 0 && (high < 0x80 ? put_ascii(&d->cols[r[1]], s, n, d->buf + d->buflen)
                                   : put_text(&d->cols[r[1]], s, n)))
         return oom(d, pos);
     pos += (int64_t)(n + 1) * 8;
