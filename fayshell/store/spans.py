@@ -245,7 +245,7 @@ def _bounds(ts: np.ndarray, ann: np.ndarray, starts: np.ndarray) -> tuple[np.nda
 
     lo = np.minimum.reduceat(np.where(ann, ts, I64_MAX), starts)
     hi = np.maximum.reduceat(np.where(ann, ts, I64_MIN), starts)
-    ends = np.r_[starts[1:], len(ts)] - 1
+    ends = np.r_[starts[1:], len(ts)][: len(starts)] - 1  # (no span: no end either)
     none = lo == I64_MAX
     lo[none] = ts[starts][none]
     hi[none] = ts[ends][none]

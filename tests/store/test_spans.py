@@ -72,6 +72,22 @@ def test_compiled_spans_equal_numpy(n: int) -> None:
     assert build_spans(sliced).equals(want)
 
 
+@pytest.mark.parametrize("n", [0, 1, 50])
+@pytest.mark.parametrize("key", ["k", None])
+def test_compiled_spans_equal_numpy_with_one_kind_of_row(n: int, key: str | None) -> None:
+    """Differential at the edges of the compiled pass's sizes: no row at all, only key/value
+    rows (no annotation list has an item), only annotations (no map has a key)."""
+    pytest.importorskip("fayshell.store._algos", reason="the C extension is not built")
+    rows = _random_rows(np.random.default_rng(n), n)
+    rows = rows.set_column(
+        rows.schema.get_field_index("key"), "key", pa.array([key] * n, pa.string())
+    )
+    want = build_spans(rows, compiled=False)
+    ids = zip(rows["trace_id"].to_pylist(), rows["span_id"].to_pylist(), strict=True)
+    assert want.num_rows == len(set(ids))
+    assert build_spans(rows).equals(want)
+
+
 def test_map_keeps_the_latest_value_of_each_key_in_byte_order() -> None:
     rows = _rows(
         (100, 1, 7, "cs", None),
