@@ -39,8 +39,12 @@ def timed(cmd: list[str]) -> tuple[float, float]:
     """Wall seconds and user + system CPU seconds of one run of ``cmd`` (the machine may be
     loaded: CPU time says what wall time cannot)."""
     start = time.perf_counter()
-    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    _, _, usage = os.wait4(proc.pid, 0)
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    assert proc.stderr is not None
+    err = proc.stderr.read().decode()
+    _, status, usage = os.wait4(proc.pid, 0)
+    if os.waitstatus_to_exitcode(status):
+        raise SystemExit(f"{' '.join(cmd)} failed: {err[-400:]}")
     return time.perf_counter() - start, usage.ru_utime + usage.ru_stime
 
 
