@@ -12,4 +12,5 @@ pytest_plugins = [
     "tests.fixtures.traceshell",
     "tests.fixtures.store_data",
     "tests.fixtures.threads",
+    "tests.fixtures.workers",
 ]

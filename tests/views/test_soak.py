@@ -20,6 +20,7 @@ RATE = 50.0
 
 
 @pytest.mark.timeout(SECONDS + 420)
+@pytest.mark.beside_the_suite
 async def test_live_view_soak(real_cluster: LocalCluster, tmp_path: Path) -> None:
     result = await run_soak(
         real_cluster, tmp_path / "soak.duckdb", SECONDS, RATE, say=lambda s: print(s, flush=True)
