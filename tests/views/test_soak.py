@@ -3,7 +3,8 @@
 `bench/soak.py` runs the same for 30 minutes and reports RSS slope and refresh times; here
 the promises that do not depend on the machine's speed are checked: per node, every emitted
 record is stored or counted as discarded by the tracer, none is stored twice, and no pulled
-chunk is left in the chunk directory once imported.
+chunk is left in the chunk directory once imported. Those hold on a busy machine, so the soak
+starts first and runs beside the rest of the suite (tests/fixtures/workers.py).
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ RATE = 50.0
 
 
 @pytest.mark.timeout(SECONDS + 420)
-@pytest.mark.beside_the_suite
+@pytest.mark.long_running
 async def test_live_view_soak(real_cluster: LocalCluster, tmp_path: Path) -> None:
     result = await run_soak(
         real_cluster, tmp_path / "soak.duckdb", SECONDS, RATE, say=lambda s: print(s, flush=True)
