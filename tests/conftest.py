@@ -12,5 +12,6 @@ pytest_plugins = [
     "tests.fixtures.traceshell",
     "tests.fixtures.store_data",
     "tests.fixtures.threads",
+    "tests.fixtures.bundle",
     "tests.fixtures.workers",
 ]

@@ -39,11 +39,3 @@ def session_dir(session_dir_template: Path, tmp_path: Path) -> Path:
     dest = tmp_path / "lttng-traces" / "incident-1"
     shutil.copytree(session_dir_template, dest)
     return dest
-
-
-@pytest.fixture(scope="session")
-def agent_bundle(tmp_path_factory: pytest.TempPathFactory):  # -> Bundle
-    """The agent bundle, built once per test session from this environment."""
-    from fayshell.remote.agentbundle import build
-
-    return build(tmp_path_factory.mktemp("bundle"))

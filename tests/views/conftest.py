@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from fayshell.commands.store import set_agent_hub
-from fayshell.remote.agentbundle import Bundle, build
+from fayshell.remote.agentbundle import Bundle
 from fayshell.remote.agenthub import AgentHub, HubSettings
 from fayshell.store.database import Database
 from fayshell.views.feeds import OfflineFeed
@@ -45,12 +45,6 @@ def con(db: Database) -> Iterator[Any]:
     cur = db.con.cursor()
     yield cur
     cur.close()
-
-
-@pytest.fixture(scope="module")
-def agent_bundle(tmp_path_factory: pytest.TempPathFactory) -> Bundle:
-    """The agent bundle, built once per test module from this tree."""
-    return build(tmp_path_factory.mktemp("bundle"))
 
 
 @pytest.fixture
