@@ -45,6 +45,7 @@ _TOKEN = re.compile(
   | (?P<str>"(?:[^"\\]|\\.)*")
   | (?P<chr>'(?:[^'\\]|\\.)*')
   | (?P<num>0[xX][0-9a-fA-F]+[uUlL]*|\d+[uUlL]*)
+  | (?P<int>integer\s*\{[^{}"'/]*\})
   | (?P<id>[A-Za-z_][A-Za-z0-9_]*)
   | (?P<op>:=|\.\.\.|->|[{}\[\]();,=:<>.+\-*])
   | (?P<bad>.)
@@ -54,26 +55,32 @@ _TOKEN = re.compile(
 
 
 class Tok(NamedTuple):
-    """One token: kind (str, chr, num, id, op), text and offset in the metadata text (a real
-    kernel trace's metadata has about 80,000 tokens: lines are counted only for an error)."""
+    """One token: kind (str, chr, num, int, id, op), text and offset in the metadata text (a
+    real kernel trace's metadata has about 80,000 tokens: lines are counted only for an error).
+
+    ``int`` is a whole ``integer { ... }`` type without comments or quotes, kept as one token:
+    a real kernel trace declares about 2,000 of them, mostly the same few texts, so each text
+    is split and parsed once (:meth:`Parser.integer_type`)."""
 
     kind: str
     text: str
     pos: int
 
 
-def tokenize(text: str) -> list[Tok]:
-    """Split TSDL text into tokens, dropping blanks and comments."""
+def tokenize(text: str, start: int = 0, end: int | None = None) -> list[Tok]:
+    """Split ``text[start:end]`` into tokens (offsets in ``text``), dropping blanks and
+    comments."""
+    end = len(text) if end is None else end
     make = Tok._make  # a tuple built in C: Tok(...) runs Python code per token
     toks = [
         make((m.lastgroup, m.group(), m.start()))
-        for m in _TOKEN.finditer(text)
+        for m in _TOKEN.finditer(text, start, end)
         if m.lastgroup != "ws"
     ]
     bad = next((t for t in toks if t.kind == "bad"), None)
     if bad is not None:
         raise TsdlError(line_at(text, bad.pos), f"unexpected character {bad.text!r}")
-    toks.append(Tok("eof", "", len(text)))
+    toks.append(Tok("eof", "", end))
     return toks
 
 
@@ -117,6 +124,7 @@ class Parser:
         self.structs: dict[str, StructType] = {}
         self.enums: dict[str, EnumType] = {}
         self.variants: dict[str, VariantType] = {}
+        self.integers: dict[str, IntType] = {}  # integer type texts already parsed
         self.meta = Metadata(big_endian=self.native_be)
         self.pending_events: list[EventClass] = []
 
@@ -186,7 +194,13 @@ class Parser:
             self.typealias()
         elif t == "typedef":
             self.typedef()
-        elif t in ("struct", "enum", "variant", "integer", "floating_point", "string"):
+        elif self.tok.kind == "int" or t in (
+            "struct",
+            "enum",
+            "variant",
+            "floating_point",
+            "string",
+        ):
             self.type_spec()
             self.expect(";")
         else:
@@ -317,9 +331,11 @@ class Parser:
     # -- types ---------------------------------------------------------------------------
     def type_spec(self) -> CtfType:
         t = self.tok.text
+        if self.tok.kind == "int":
+            return self.integer_type(self.next())
         if self.tok.kind != "id":
             raise self.error("expected a type")
-        if t == "integer":
+        if t == "integer":  # one with a comment or a quote inside: tokens one by one
             self.next()
             return self.integer(self.attr_block())
         if t == "floating_point":
@@ -354,6 +370,22 @@ class Parser:
             raise self.error("unknown type")
         self.i = best[0]
         return best[1]
+
+    def integer_type(self, tok: Tok) -> IntType:
+        """The type of an ``int`` token: its text's tokens parsed the first time it is seen."""
+        known = self.integers.get(tok.text)
+        if known is not None:
+            return known
+        toks, i = self.toks, self.i
+        self.toks, self.i = (
+            tokenize(self.text, tok.pos + len("integer"), tok.pos + len(tok.text)),
+            0,
+        )
+        try:
+            known = self.integers[tok.text] = self.integer(self.attr_block())
+        finally:
+            self.toks, self.i = toks, i
+        return known
 
     def attr_block(self) -> dict[str, object]:
         self.expect("{")
