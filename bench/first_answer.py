@@ -117,14 +117,15 @@ def measure(kind: str, trace: Path, cache: Path, runs: int, name: str = "") -> N
     for _ in range(runs):
         bt2.append(timed(["babeltrace2", str(trace), "-c", "sink.utils.counter"]))
         got.append(first_answer(trace, QUERIES[kind], cache / f"first-{kind}.duckdb"))
-    ratio = statistics.median(b / g.answer for (b, _), g in zip(bt2, got, strict=True))
+    ratios = [b / g.answer for (b, _), g in zip(bt2, got, strict=True)]
+    ratio = statistics.median(ratios)
     cpu_ratio = statistics.median(c / g.cpu_answer for (_, c), g in zip(bt2, got, strict=True))
     print("\n".join(got[-1].lines[:5]))
     print(
         f"{name}: babeltrace2 counter {statistics.median(b for b, _ in bt2):.2f} s; first "
         f"answer {statistics.median(g.answer for g in got):.2f} s ({ratio:.2f}x, median of "
-        f"{runs} pairs; goal >= 2x); whole import and exit "
-        f"{statistics.median(g.total for g in got):.2f} s",
+        f"{runs} pairs, {min(ratios):.2f}x to {max(ratios):.2f}x; goal >= 2x); whole import "
+        f"and exit {statistics.median(g.total for g in got):.2f} s",
         flush=True,
     )
     print(
