@@ -6,7 +6,9 @@ Q is the top 10 system calls by total time on the kernel-layout trace (and on a 
 trace, ../shared/traces/kernel-many-threads, whose 1,181 event classes weigh on a small trace)
 and the top 10 span names by total time on the BlkKin trace. The clock stops when the first row of the answer is
 on fayshell's stdout; the process's whole run (the import finished, the file closed) is
-reported beside it. Traces come from bench/ingest.py's generators (cached under --cache).
+reported beside it, and so is the fixed cost every answer pays: a fresh shell answering
+``sql SELECT 42`` on a new database (interpreter, imports, database file), with the whole answer
+time 2x would need. Traces come from bench/ingest.py's generators (cached under --cache).
 """
 
 from __future__ import annotations
@@ -33,6 +35,10 @@ QUERIES = {
     "ust-blkkin": "SELECT name, count(*) AS spans, sum(dur_ns) AS total_ns FROM spans "
     "GROUP BY ALL ORDER BY 3 DESC LIMIT 10",
 }
+
+
+#: What a fresh shell does with no trace at all: its fixed cost on the way to any answer.
+STARTUP = "sql SELECT 42 AS answer"
 
 
 def timed(cmd: list[str]) -> tuple[float, float]:
@@ -70,18 +76,14 @@ class Run:
 
 def first_answer(trace: Path, query: str, db: Path) -> Run:
     """One fresh fayshell process importing ``trace`` into a new ``db``, then answering."""
+    return answer_of(f"Import-Trace '{trace}' | Out-Null; sql {query}", db)
+
+
+def answer_of(line: str, db: Path) -> Run:
+    """One fresh fayshell process running ``line`` on a new ``db``, until its table's first row."""
     for f in (db, Path(f"{db}.wal")):
         f.unlink(missing_ok=True)
-    cmd = [
-        sys.executable,
-        "-m",
-        "fayshell",
-        "--no-color",
-        "--db",
-        str(db),
-        "-c",
-        f"Import-Trace '{trace}' | Out-Null; sql {query}",
-    ]
+    cmd = [sys.executable, "-m", "fayshell", "--no-color", "--db", str(db), "-c", line]
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     start = time.perf_counter()
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
@@ -114,9 +116,11 @@ def measure(kind: str, trace: Path, cache: Path, runs: int, name: str = "") -> N
     print(f"== {name}: {trace} ({trace_size(trace) / 2**20:.0f} MiB)", flush=True)
     bt2: list[tuple[float, float]] = []
     got: list[Run] = []
+    fixed: list[float] = []
     for _ in range(runs):
         bt2.append(timed(["babeltrace2", str(trace), "-c", "sink.utils.counter"]))
         got.append(first_answer(trace, QUERIES[kind], cache / f"first-{kind}.duckdb"))
+        fixed.append(answer_of(STARTUP, cache / "first-startup.duckdb").answer)
     ratios = [b / g.answer for (b, _), g in zip(bt2, got, strict=True)]
     ratio = statistics.median(ratios)
     cpu_ratio = statistics.median(c / g.cpu_answer for (_, c), g in zip(bt2, got, strict=True))
@@ -132,6 +136,12 @@ def measure(kind: str, trace: Path, cache: Path, runs: int, name: str = "") -> N
         f"{name}: CPU seconds: babeltrace2 {statistics.median(c for _, c in bt2):.2f}; fayshell "
         f"at the first answer {statistics.median(g.cpu_answer for g in got):.2f} "
         f"({cpu_ratio:.2f}x), whole run {statistics.median(g.cpu for g in got):.2f}",
+        flush=True,
+    )
+    print(
+        f"{name}: fixed cost: a fresh shell answers `{STARTUP}` on a new database in "
+        f"{statistics.median(fixed):.2f} s (interpreter, imports, database file); 2x would need "
+        f"the whole answer in {statistics.median(b for b, _ in bt2) / 2:.2f} s",
         flush=True,
     )
 
