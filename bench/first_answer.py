@@ -86,7 +86,9 @@ def answer_of(line: str, db: Path) -> Run:
     cmd = [sys.executable, "-m", "fayshell", "--no-color", "--db", str(db), "-c", line]
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     start = time.perf_counter()
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+    # from ROOT: `-m` puts the working directory ahead of PYTHONPATH, so a bench run from
+    # another checkout would measure that checkout's code
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, cwd=ROOT)
     assert proc.stdout is not None
     lines: list[str] = []
     answered = None
@@ -165,6 +167,9 @@ def main() -> int:
         "classes); measured too when it exists",
     )
     a = ap.parse_args()
+    for name in ("cache", "kernel", "ust", "real_kernel"):  # the shells run from ROOT
+        if getattr(a, name) is not None:
+            setattr(a, name, getattr(a, name).resolve())
     if shutil.which("babeltrace2") is None:
         print("babeltrace2 is not installed: nothing to compare with", file=sys.stderr)
         return 2

@@ -582,6 +582,11 @@ static PyObject *Decoder_take(Decoder *d, PyObject *unused)
         return NULL;
     for (Py_ssize_t i = 0; i < d->ncols; i++) {
         Col *c = &d->cols[i];
+        if (c->table && !d->table_rows[c->table] && !c->n) {
+            /* a class without events in this batch (most of a kernel trace's 1,181) */
+            PyList_SET_ITEM(cols, i, Py_NewRef(Py_None));
+            continue;
+        }
         PyObject *offs = (c->kind == K_STR || c->kind == K_LIST) ? take_buf(&c->offs) : Py_NewRef(Py_None);
         PyObject *valid = c->nullable ? take_buf(&c->valid) : Py_NewRef(Py_None);
         PyObject *t = Py_BuildValue("(LNNN)", (long long)c->n, take_buf(&c->data), offs, valid);
@@ -710,7 +715,8 @@ static PyMethodDef Decoder_methods[] = {
     {"packet", (PyCFunction)Decoder_packet, METH_VARARGS,
      "packet(buf, start_bit, end_bit, clock) -> (events, clock, err_bit, err)"},
     {"take", (PyCFunction)Decoder_take, METH_NOARGS,
-     "take() -> (ts, cls, table_rows, columns); resets the buffers"},
+     "take() -> (ts, cls, table_rows, columns); resets the buffers; a column of a table "
+     "without rows is None"},
     {NULL, NULL, 0, NULL}
 };
 

@@ -5,6 +5,8 @@ Importing this module raises ImportError when ``fayshell.ctf._decode`` was not b
 
 from __future__ import annotations
 
+import threading
+from dataclasses import dataclass
 from typing import Any
 
 from fayshell.ctf import _decode  # noqa: F401 - ImportError here selects the Python decoder
@@ -13,6 +15,8 @@ from fayshell.ctf.backend import PacketResult, RawBatch, arrow_type
 from fayshell.ctf.pyexec import DecodeError
 
 MAX_IDS = 1 << 20
+#: One column as ``Decoder.take`` returns it: values, data, offsets and validity buffers.
+_Raw = tuple[int, bytes, bytes | None, bytes | None]
 _COL_FIELD = {P.INT: 4, P.FLOAT: 3, P.STRING: 1, P.TEXTARR: 2, P.TEXTSEQ: 2, P.LIST: 1}
 
 
@@ -31,77 +35,107 @@ def _relocate(prog: P.Program, base_pc: int, base_col: int) -> list[int]:
     return out
 
 
-class CEventDecoder:
-    """Flattens a stream's programs into one code array and drives ``_decode.Decoder``."""
+@dataclass(frozen=True)
+class Layout:
+    """One stream's programs flattened for ``_decode.Decoder``: its constructor's arguments,
+    and where each decoded column goes. The same for every reader of the stream, so it is
+    made once (``layout``): for a real kernel trace's 1,181 classes it takes about 20 ms, and
+    an import has a reader for each file part."""
 
-    def __init__(self, code: P.StreamPrograms, class_of_id: dict[int, int]) -> None:
+    args: tuple[Any, ...]
+    columns: list[tuple[int, P.Column]]  # (table, column)
+    by_table: list[list[int]]  # each table's top-level columns
+    child_of: dict[int, int]  # a list column -> its element column
+    class_of_table: list[int]  # the trace class of each table (0: the common context)
+
+    @classmethod
+    def of(cls, code: P.StreamPrograms, class_of_id: dict[int, int]) -> Layout:
         import numpy as np
-
-        from fayshell.ctf._decode import Decoder
 
         ids = sorted(code.classes)
         if ids and (ids[-1] >= MAX_IDS or ids[0] < 0):
             raise ImportError("event ids too large for the C decoder")
+        programs = [(0, code.header), (0, code.context)]
+        programs += [(n + 1, code.classes[eid]) for n, eid in enumerate(ids)]
         flat: list[int] = []
-        self.columns: list[tuple[int, P.Column]] = []  # (table, column)
-        pcs: dict[str, int] = {}
-        programs: list[tuple[str, int, P.Program]] = [
-            ("header", 0, code.header),
-            ("context", 0, code.context),
-        ]
-        self.table_of: dict[int, int] = {}
-        for n, eid in enumerate(ids):
-            self.table_of[eid] = n + 1
-            programs.append((f"c{eid}", n + 1, code.classes[eid]))
-        for key, table, prog in programs:
-            pcs[key] = len(flat) // P.WIDTH
-            flat.extend(_relocate(prog, pcs[key], len(self.columns)))
-            base = len(self.columns)
-            for col in prog.columns:
-                self.columns.append((table, col))
+        pcs: list[int] = []
+        columns: list[tuple[int, P.Column]] = []
+        child_of: dict[int, int] = {}
+        for table, prog in programs:
+            pcs.append(len(flat) // P.WIDTH)
+            base = len(columns)
+            flat.extend(_relocate(prog, pcs[-1], base))
             for i, col in enumerate(prog.columns):
+                columns.append((table, col))
                 if col.kind == P.K_LIST:
-                    col_child = col.child + base
-                    self.columns[base + i] = (table, col)
-                    self._child_of = getattr(self, "_child_of", {})
-                    self._child_of[base + i] = col_child
+                    child_of[base + i] = col.child + base
+        by_table: list[list[int]] = [[] for _ in range(len(ids) + 1)]
+        for i, (table, col) in enumerate(columns):
+            if not col.is_child:
+                by_table[table].append(i)
         n = (ids[-1] + 1) if ids else 0
         class_pc = np.full(n, -1, np.int64)
         class_table = np.zeros(n, np.int64)
         class_global = np.zeros(n, np.int64)
-        for eid in ids:
-            class_pc[eid] = pcs[f"c{eid}"]
-            class_table[eid] = self.table_of[eid]
-            class_global[eid] = class_of_id[eid]
-        specs = []
-        child_of = getattr(self, "_child_of", {})
-        for i, (table, col) in enumerate(self.columns):
-            specs.extend(
-                [
-                    col.kind,
-                    col.width,
-                    int(col.nullable),
-                    table,
-                    int(col.is_child),
-                    child_of.get(i, -1),
-                ]
-            )
-        self.code = code
-        self.class_of_id = class_of_id
-        self.ntables = len(ids) + 1
-        self.dec = Decoder(
+        for k, eid in enumerate(ids):
+            class_pc[eid], class_table[eid], class_global[eid] = pcs[k + 2], k + 1, class_of_id[eid]
+        specs = [
+            (col.kind, col.width, int(col.nullable), table, int(col.is_child), child_of.get(i, -1))
+            for i, (table, col) in enumerate(columns)
+        ]
+        args = (
             np.array(flat, np.int64).tobytes(),
-            pcs["header"],
-            pcs["context"],
+            pcs[0],
+            pcs[1],
             class_pc.tobytes(),
             class_table.tobytes(),
             class_global.tobytes(),
-            np.array(specs, np.int64).tobytes(),
-            self.ntables,
+            np.array(specs, np.int64).reshape(-1).tobytes(),
+            len(ids) + 1,
             max(code.nregs, 1),
         )
-        self.eid_of_table = {t: eid for eid, t in self.table_of.items()}
-        self.child_of = child_of
+        return cls(args, columns, by_table, child_of, [0] + [class_of_id[eid] for eid in ids])
+
+
+class Layouts:
+    """The layouts of the streams decoded lately, made once each (readers of one stream on
+    several threads: the first makes it, the others wait for it). A few are kept, with their
+    programs: a live view opens each new chunk anew, so its programs are new objects too."""
+
+    def __init__(self, keep: int = 4) -> None:
+        self.keep = keep
+        self._lock = threading.Lock()
+        self._made: dict[tuple[int, int], tuple[P.StreamPrograms, dict[int, int], Layout]] = {}
+
+    def get(self, code: P.StreamPrograms, class_of_id: dict[int, int]) -> Layout:
+        with self._lock:
+            hit = self._made.get((id(code), id(class_of_id)))
+            if hit is not None and hit[0] is code and hit[1] is class_of_id:
+                return hit[2]
+            made = Layout.of(code, class_of_id)
+            if len(self._made) >= self.keep:
+                self._made.clear()
+            self._made[(id(code), id(class_of_id))] = (code, class_of_id, made)  # keeps both alive
+            return made
+
+
+#: The process's layouts (every C decoder is made through it unless given another).
+LAYOUTS = Layouts()
+
+
+class CEventDecoder:
+    """Drives ``_decode.Decoder`` over a stream's flattened programs (its ``Layout``)."""
+
+    def __init__(
+        self,
+        code: P.StreamPrograms,
+        class_of_id: dict[int, int],
+        layouts: Layouts = LAYOUTS,
+    ) -> None:
+        from fayshell.ctf._decode import Decoder
+
+        self.layout = layouts.get(code, class_of_id)
+        self.dec = Decoder(*self.layout.args)
 
     @property
     def rows(self) -> int:
@@ -115,25 +149,13 @@ class CEventDecoder:
         import pyarrow as pa
 
         ts, cls, table_rows, cols = self.dec.take()
-        arrays = [self._array(i, cols) for i in range(len(cols))]
-        ctx: dict[str, pa.Array] = {}
+        ctx = self._arrays(0, cols)
         payload: dict[int, tuple[pa.Array, dict[str, pa.Array]]] = {}
-        for i, (table, col) in enumerate(self.columns):
-            if col.is_child:
-                continue
-            if table == 0:
-                ctx[col.name] = arrays[i]
-            elif table_rows[table]:
-                eid = self.eid_of_table[table]
-                g = self.class_of_id[eid]
+        for table, g in enumerate(self.layout.class_of_table):
+            if table and table_rows[table]:
                 if g not in payload:
                     payload[g] = (self._rows(table_rows[table]), {})
-                payload[g][1][col.name] = arrays[i]
-        for table in range(1, self.ntables):
-            eid = self.eid_of_table[table]
-            g = self.class_of_id[eid]
-            if g not in payload and table_rows[table]:
-                payload[g] = (self._rows(table_rows[table]), {})
+                payload[g][1].update(self._arrays(table, cols))
         return RawBatch(
             pa.Array.from_buffers(pa.uint64(), len(ts) // 8, [None, pa.py_buffer(ts)]),
             pa.Array.from_buffers(pa.int32(), len(cls) // 4, [None, pa.py_buffer(cls)]),
@@ -141,18 +163,25 @@ class CEventDecoder:
             payload,
         )
 
+    def _arrays(self, table: int, cols: list[_Raw | None]) -> Any:
+        """``table``'s columns by name, as Arrow arrays."""
+        lay = self.layout
+        return {lay.columns[i][1].name: self._array(i, cols) for i in lay.by_table[table]}
+
     @staticmethod
     def _rows(raw: bytes) -> Any:
         import pyarrow as pa
 
         return pa.Array.from_buffers(pa.int64(), len(raw) // 8, [None, pa.py_buffer(raw)])
 
-    def _array(self, i: int, cols: list[tuple[int, bytes, bytes | None, bytes | None]]) -> Any:
+    def _array(self, i: int, cols: list[_Raw | None]) -> Any:
         import numpy as np
         import pyarrow as pa
 
-        table, col = self.columns[i]
-        n, data, offs, valid = cols[i]
+        table, col = self.layout.columns[i]
+        raw = cols[i]
+        assert raw is not None  # None only for the columns of a table without rows
+        n, data, offs, valid = raw
         vbuf = None
         if valid is not None:
             v = np.frombuffer(valid, np.uint8)
@@ -163,7 +192,7 @@ class CEventDecoder:
                 pa.string(), n, [vbuf, pa.py_buffer(offs), pa.py_buffer(data)]
             )
         if col.kind == P.K_LIST:
-            child_idx = self.child_of[i]
+            child_idx = self.layout.child_of[i]
             child = self._array(child_idx, cols)
             return pa.Array.from_buffers(
                 pa.list_(child.type), n, [vbuf, pa.py_buffer(offs)], children=[child]

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import signal
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -57,6 +58,39 @@ def insert_rows(
             f"INSERT INTO {table} VALUES " + ", ".join([marks] * len(part)),
             [v for row in part for v in row],
         )
+
+
+def append_rows(con: Any, table: str, rows: Sequence[Sequence[Any]]) -> None:
+    """``rows`` appended to ``table`` (a name our code writes, quoted by the caller) as one
+    Arrow table, by position; for rows whose columns each hold one Python type (pyarrow infers
+    it, DuckDB casts on insert). DuckDB binds a parameter in about 25 us: the 1,181 event names
+    of a real kernel trace took 0.06-0.12 s through ``insert_rows``, and take a tenth of that
+    as one scan."""
+    import pyarrow as pa
+
+    if not rows:
+        return
+    cols = [pa.array(list(col)) for col in zip(*rows, strict=True)]
+    name = f"fay_append_{threading.get_ident()}"
+    con.register(name, pa.table(cols, names=[f"c{i}" for i in range(len(cols))]))
+    try:
+        con.execute(f"INSERT INTO {table} SELECT * FROM {name}")
+    finally:
+        con.unregister(name)
+
+
+@contextmanager
+def transaction(con: duckdb.DuckDBPyConnection) -> Iterator[None]:
+    """BEGIN ... COMMIT, or ROLLBACK when the block raises. Also one commit for a script of
+    DDL statements, which DuckDB otherwise commits one by one (181 CREATE TABLEs: 0.08 s
+    alone, 0.05 s together)."""
+    con.execute("BEGIN TRANSACTION")
+    try:
+        yield
+    except BaseException:
+        con.execute("ROLLBACK")
+        raise
+    con.execute("COMMIT")
 
 
 def _may_change_schema(sql: str) -> bool:

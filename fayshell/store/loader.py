@@ -23,7 +23,7 @@ from fayshell.errors import FayError, Interrupted, StoreError, TraceFormatError
 from fayshell.host import ProgressTask
 from fayshell.store import derived
 from fayshell.store.arrowsql import duck_type, q
-from fayshell.store.database import insert_rows
+from fayshell.store.database import append_rows, transaction
 from fayshell.store.evict import keep_queues_short, shrink_pool
 from fayshell.store.kernel import ENTRY_RE, EXIT_RE, SyscallStager, ThreadFact
 from fayshell.store.pending import PendingChunk
@@ -236,18 +236,6 @@ class ChunkProgress:
 
     def decoded(self, events: int) -> None:
         self.task.update(description=f"{self.label}: {events:,} events")
-
-
-@contextmanager
-def transaction(con: duckdb.DuckDBPyConnection) -> Iterator[None]:
-    """BEGIN ... COMMIT, or ROLLBACK when the block raises."""
-    con.execute("BEGIN TRANSACTION")
-    try:
-        yield
-    except BaseException:
-        con.execute("ROLLBACK")
-        raise
-    con.execute("COMMIT")
 
 
 def remove_orphans(db: Database) -> None:
@@ -557,8 +545,8 @@ def class_ids(db: Database, trace: Trace, catalog: Catalog) -> np.ndarray:
             top += 1
             known[ev.name] = top
             new.append((top, ev.name))
-    if new:  # a failure here drops the cached catalog (load_chunk)
-        insert_rows(db.con, "event_names", new)
+    # a failure here drops the cached catalog (load_chunk)
+    append_rows(db.con, "event_names", new)
     return np.array([known[ev.name] for ev in trace.classes] or [0], dtype=np.int32)
 
 
@@ -760,10 +748,12 @@ def _payload_tables(
             tname = catalog.tables[(ev.name, domain)] = _free_name(ev.name, catalog)
             new.append((ev.name, domain, ev.loglevel, tname))
         names[cls] = tname
-    insert_rows(db.con, "event_classes", new)
     ddl = [sql for cls, table in tables.items() for sql in _ddl(names[cls], table, catalog)]
-    if ddl:
-        db.execute(";\n".join(ddl))
+    if new or ddl:
+        with transaction(db.con):
+            append_rows(db.con, "event_classes", new)
+            if ddl:
+                db.execute(";\n".join(ddl))
     return names
 
 

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from fayshell.errors import StoreError
 from fayshell.store.arrowsql import q
+from fayshell.store.database import transaction
 from fayshell.store.relation import quote_literal
 
 if TYPE_CHECKING:
@@ -105,8 +106,9 @@ class PendingWrites:
         dbname = con.execute("SELECT current_database()").fetchall()[0][0]
         self._serial += 1
         views = [self._view(con, dbname, table, chunk) for table in chunk.tables]
-        if views:  # one statement: a real kernel trace feeds hundreds of payload tables
-            con.execute(";\n".join(views))
+        if views:  # one script, one commit: a real kernel trace feeds hundreds of tables
+            with transaction(con):
+                con.execute(";\n".join(views))
         writer = con.cursor()
         thread = threading.Thread(
             target=self._write,
