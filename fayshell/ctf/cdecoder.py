@@ -39,7 +39,7 @@ def _relocate(prog: P.Program, base_pc: int, base_col: int) -> list[int]:
 class Layout:
     """One stream's programs flattened for ``_decode.Decoder``: its constructor's arguments,
     and where each decoded column goes. The same for every reader of the stream, so it is
-    made once (``layout``): for a real kernel trace's 1,181 classes it takes about 20 ms, and
+    made once (``Layouts``): for a real kernel trace's 1,181 classes it takes about 20 ms, and
     an import has a reader for each file part."""
 
     args: tuple[Any, ...]
@@ -57,28 +57,11 @@ class Layout:
             raise ImportError("event ids too large for the C decoder")
         programs = [(0, code.header), (0, code.context)]
         programs += [(n + 1, code.classes[eid]) for n, eid in enumerate(ids)]
-        flat: list[int] = []
-        pcs: list[int] = []
-        columns: list[tuple[int, P.Column]] = []
-        child_of: dict[int, int] = {}
-        for table, prog in programs:
-            pcs.append(len(flat) // P.WIDTH)
-            base = len(columns)
-            flat.extend(_relocate(prog, pcs[-1], base))
-            for i, col in enumerate(prog.columns):
-                columns.append((table, col))
-                if col.kind == P.K_LIST:
-                    child_of[base + i] = col.child + base
+        flat, pcs, columns, child_of = _flatten(programs)
         by_table: list[list[int]] = [[] for _ in range(len(ids) + 1)]
         for i, (table, col) in enumerate(columns):
             if not col.is_child:
                 by_table[table].append(i)
-        n = (ids[-1] + 1) if ids else 0
-        class_pc = np.full(n, -1, np.int64)
-        class_table = np.zeros(n, np.int64)
-        class_global = np.zeros(n, np.int64)
-        for k, eid in enumerate(ids):
-            class_pc[eid], class_table[eid], class_global[eid] = pcs[k + 2], k + 1, class_of_id[eid]
         specs = [
             (col.kind, col.width, int(col.nullable), table, int(col.is_child), child_of.get(i, -1))
             for i, (table, col) in enumerate(columns)
@@ -87,14 +70,46 @@ class Layout:
             np.array(flat, np.int64).tobytes(),
             pcs[0],
             pcs[1],
-            class_pc.tobytes(),
-            class_table.tobytes(),
-            class_global.tobytes(),
+            *_class_tables(ids, pcs[2:], class_of_id),
             np.array(specs, np.int64).reshape(-1).tobytes(),
             len(ids) + 1,
             max(code.nregs, 1),
         )
         return cls(args, columns, by_table, child_of, [0] + [class_of_id[eid] for eid in ids])
+
+
+def _flatten(
+    programs: list[tuple[int, P.Program]],
+) -> tuple[list[int], list[int], list[tuple[int, P.Column]], dict[int, int]]:
+    """(table, program) pairs as one code array: the code, each program's first instruction,
+    the columns with their tables, and each list column's element column."""
+    flat: list[int] = []
+    pcs: list[int] = []
+    columns: list[tuple[int, P.Column]] = []
+    child_of: dict[int, int] = {}
+    for table, prog in programs:
+        pcs.append(len(flat) // P.WIDTH)
+        base = len(columns)
+        flat.extend(_relocate(prog, pcs[-1], base))
+        for i, col in enumerate(prog.columns):
+            columns.append((table, col))
+            if col.kind == P.K_LIST:
+                child_of[base + i] = col.child + base
+    return flat, pcs, columns, child_of
+
+
+def _class_tables(ids: list[int], pcs: list[int], class_of_id: dict[int, int]) -> list[bytes]:
+    """By event id: its program's first instruction (-1: no such id), its table and its
+    trace class, as int64 arrays."""
+    import numpy as np
+
+    n = (ids[-1] + 1) if ids else 0
+    class_pc = np.full(n, -1, np.int64)
+    class_table = np.zeros(n, np.int64)
+    class_global = np.zeros(n, np.int64)
+    for k, eid in enumerate(ids):
+        class_pc[eid], class_table[eid], class_global[eid] = pcs[k], k + 1, class_of_id[eid]
+    return [class_pc.tobytes(), class_table.tobytes(), class_global.tobytes()]
 
 
 class Layouts:
