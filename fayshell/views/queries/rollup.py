@@ -18,8 +18,6 @@ window reaches them, and the whole-session window only adds them up.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -82,18 +80,6 @@ def split_window(lo: int | None, hi: int) -> Span:
     if first > last:
         return Span(None, None, ((lo, hi),))
     return Span(first, last, ((lo, first * BUCKET_NS - 1), ((last + 1) * BUCKET_NS, hi)))
-
-
-@contextmanager
-def snapshot(con: Con) -> Iterator[None]:
-    """One transaction: the partials and the raw rows are read at the same instant."""
-    con.execute("BEGIN TRANSACTION")
-    try:
-        yield
-    except BaseException:
-        con.execute("ROLLBACK")
-        raise
-    con.execute("COMMIT")
 
 
 def sync(con: Con, roll: Rollup) -> None:

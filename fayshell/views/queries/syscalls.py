@@ -14,6 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from fayshell.store.database import transaction
 from fayshell.views.filters import FieldDef, Where, query_where
 from fayshell.views.model import Query, SyscallStat, sort_rows
 from fayshell.views.queries import rollup
@@ -118,7 +119,7 @@ def _table_rows(con: Con) -> int:
 def _rolled_rows(con: Con, q: Query, g: Grouping, roll: rollup.Rollup) -> list[dict[str, Any]]:
     """Main rows (and the top column, when the rollup has it) from the partials plus the raw
     window edges."""
-    with rollup.snapshot(con):
+    with transaction(con):  # the partials and the raw rows read at the same instant
         rollup.sync(con, roll)
         rows = _rolled_query(con, q, g, roll)
     # offline the rate interval is the window itself: its calls, no second pass
