@@ -123,14 +123,15 @@ class Layouts:
         self._made: dict[tuple[int, int], tuple[P.StreamPrograms, dict[int, int], Layout]] = {}
 
     def get(self, code: P.StreamPrograms, class_of_id: dict[int, int]) -> Layout:
+        key = (id(code), id(class_of_id))
         with self._lock:
-            hit = self._made.get((id(code), id(class_of_id)))
+            hit = self._made.get(key)
             if hit is not None and hit[0] is code and hit[1] is class_of_id:
                 return hit[2]
             made = Layout.of(code, class_of_id)
             if len(self._made) >= self.keep:
                 self._made.clear()
-            self._made[(id(code), id(class_of_id))] = (code, class_of_id, made)  # keeps both alive
+            self._made[key] = (code, class_of_id, made)  # keeps both alive: ids stay theirs
             return made
 
 
@@ -193,7 +194,7 @@ class CEventDecoder:
         import numpy as np
         import pyarrow as pa
 
-        table, col = self.layout.columns[i]
+        col = self.layout.columns[i][1]
         raw = cols[i]
         assert raw is not None  # None only for the columns of a table without rows
         n, data, offs, valid = raw
