@@ -71,7 +71,7 @@ class Layout:
             pcs[0],
             pcs[1],
             *_class_tables(ids, pcs[2:], class_of_id),
-            np.array(specs, np.int64).reshape(-1).tobytes(),
+            np.array(specs, np.int64).tobytes(),
             len(ids) + 1,
             max(code.nregs, 1),
         )
@@ -126,12 +126,12 @@ class Layouts:
         key = (id(code), id(class_of_id))
         with self._lock:
             hit = self._made.get(key)
-            if hit is not None and hit[0] is code and hit[1] is class_of_id:
+            if hit is not None:  # the entry keeps both alive: their ids are still theirs
                 return hit[2]
             made = Layout.of(code, class_of_id)
             if len(self._made) >= self.keep:
                 self._made.clear()
-            self._made[key] = (code, class_of_id, made)  # keeps both alive: ids stay theirs
+            self._made[key] = (code, class_of_id, made)
             return made
 
 
