@@ -130,6 +130,7 @@ async def _records(ctx: Invocation, table: str | None) -> list[Any] | None:
 @contextlib.contextmanager
 def _source(ctx: Invocation, table: str | None, records: list[Any] | None) -> Iterator[Relation]:
     """The relation to export: the pipeline's, a table's, or records registered as a view."""
+    from fayshell.store.database import registered
     from fayshell.store.relation import quote_ident
 
     if records is None and table is None:
@@ -143,11 +144,8 @@ def _source(ctx: Invocation, table: str | None, records: list[Any] | None) -> It
         yield db.relation(f"SELECT * FROM {quote_ident(known[table.lower()])}")
         return
     name = f"_fay_export_input_{id(records)}"
-    db.con.register(name, _arrow(ctx, records or []))
-    try:
+    with registered(db.con, **{name: _arrow(ctx, records or [])}):
         yield db.relation(f"SELECT * FROM {quote_ident(name)}")
-    finally:
-        db.con.unregister(name)
 
 
 def _arrow(ctx: Invocation, records: list[Any]) -> Any:

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from fayshell.errors import SqlError
 from fayshell.lang.plansplit import PART, SplitOptions, Splitter
-from fayshell.store.database import Database, insert_rows, sql_error
+from fayshell.store.database import Database, insert_rows, registered, sql_error
 from fayshell.store.relation import Relation as StoreRelation
 from fayshell.store.relation import quote_ident
 
@@ -171,8 +171,7 @@ def load_part(con: Any, name: str, schema: dict[str, str], tables: list[Any]) ->
     whole = union(tables)
     for k, table in enumerate([whole] if whole is not None else tables):
         view = f"{name}_node{k}"
-        con.register(view, table)
-        try:
+        with registered(con, **{view: table}):
             for col, typ in con.execute(
                 f"SELECT column_name, column_type FROM (DESCRIBE {view})"
             ).fetchall():
@@ -182,8 +181,6 @@ def load_part(con: Any, name: str, schema: dict[str, str], tables: list[Any]) ->
                     ).fetchall()
                     have.add(col.lower())
             con.execute(f"INSERT INTO {name} BY NAME SELECT * FROM {view}").fetchall()
-        finally:
-            con.unregister(view)
 
 
 def union(tables: list[Any]) -> Any:

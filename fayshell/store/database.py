@@ -72,11 +72,21 @@ def append_rows(con: Any, table: str, rows: Sequence[Sequence[Any]]) -> None:
         return
     cols = [pa.array(list(col)) for col in zip(*rows, strict=True)]
     name = f"fay_append_{threading.get_ident()}"
-    con.register(name, pa.table(cols, names=[f"c{i}" for i in range(len(cols))]))
-    try:
+    with registered(con, **{name: pa.table(cols, names=[f"c{i}" for i in range(len(cols))])}):
         con.execute(f"INSERT INTO {table} SELECT * FROM {name}")
+
+
+@contextmanager
+def registered(con: Any, **tables: Any) -> Iterator[None]:
+    """Arrow tables (or other objects DuckDB scans) visible to ``con`` under the given names
+    for the block, unregistered when it ends, even by an error."""
+    for name, table in tables.items():
+        con.register(name, table)
+    try:
+        yield
     finally:
-        con.unregister(name)
+        for name in tables:
+            con.unregister(name)
 
 
 @contextmanager

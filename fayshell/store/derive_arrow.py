@@ -8,11 +8,11 @@ written here. Each query below mirrors the statement of derived.py named in its 
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from fayshell.store import database
 from fayshell.store.arrowsql import q, valid_mask
 from fayshell.store.derived import ZIPKIN, _id_table, _lit, _zipkin_part
 from fayshell.store.kernel import FACT_EVENTS, pair_runs
@@ -53,15 +53,9 @@ class ArrowChunk:
     def arrow(self, sql: str, params: list[Any] | None = None) -> pa.Table:
         return self.db.con.sql(sql, params=params or None).to_arrow_table()
 
-    @contextmanager
-    def registered(self, **tables: pa.Table) -> Iterator[None]:
-        for name, t in tables.items():
-            self.db.con.register(name, t)
-        try:
-            yield
-        finally:
-            for name in tables:
-                self.db.con.unregister(name)
+    def registered(self, **tables: pa.Table) -> AbstractContextManager[None]:
+        """``tables`` visible to the chunk's connection for a block (database.registered)."""
+        return database.registered(self.db.con, **tables)
 
 
 def constant(value: object, n: int, typ: pa.DataType) -> pa.Array:

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 from fayshell.lttng.severity import severity_sql
 from fayshell.store.arrowsql import as_bigint, q
+from fayshell.store.database import registered
 from fayshell.store.kernel import ENTRY_RE, EXIT_RE
 from fayshell.store.relation import quote_literal
 from fayshell.store.spans import ZIPKIN_ANNOTATION, ZIPKIN_KEYVALS
@@ -188,9 +189,7 @@ def staged_syscalls(db: Database, info: ChunkInfo, staged: StagedOutcome) -> Non
         params,
     )
     db.execute(_PAIR_RUNS_SQL)
-    db.con.register("fay_names", _id_table(staged.names))
-    db.con.register("fay_comms", _id_table(staged.comms))
-    try:
+    with registered(db.con, fay_names=_id_table(staged.names), fay_comms=_id_table(staged.comms)):
         db.execute(
             _THREADS_CTE
             + """
@@ -213,9 +212,6 @@ def staged_syscalls(db: Database, info: ChunkInfo, staged: StagedOutcome) -> Non
             WHERE p.n_kind IS NULL AND p.tkind = 1 AND n.value NOT IN ('exit', 'exit_group')""",
             params,
         )
-    finally:
-        db.con.unregister("fay_names")
-        db.con.unregister("fay_comms")
     if staged.stale_tids:
         db.execute(
             """

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from fayshell.errors import StoreError
 from fayshell.store.arrowsql import q
-from fayshell.store.database import transaction
+from fayshell.store.database import registered, transaction
 from fayshell.store.relation import quote_literal
 
 if TYPE_CHECKING:
@@ -200,25 +200,17 @@ class PendingWrites:
 def write_chunk(con: duckdb.DuckDBPyConnection, dbname: str, chunk: PendingChunk) -> None:
     """Apply a pending chunk on ``con`` (inside the caller's transaction)."""
     for rem in chunk.removals:
-        where = rem.where
-        if rem.keys is not None:
-            con.register("fay_keys", rem.keys)
-            where = where.replace("{keys}", "fay_keys")
-        con.execute(f"DELETE FROM {q(dbname)}.main.{q(rem.table)} x WHERE {where}")
-        if rem.keys is not None:
-            con.unregister("fay_keys")
+        keys = {} if rem.keys is None else {"fay_keys": rem.keys}
+        where = rem.where.replace("{keys}", "fay_keys") if keys else rem.where
+        with registered(con, **keys):
+            con.execute(f"DELETE FROM {q(dbname)}.main.{q(rem.table)} x WHERE {where}")
     adds = [(table, added) for table, parts in chunk.adds.items() for added in parts]
     inserts = [
         f"INSERT INTO {q(dbname)}.main.{q(table)} BY NAME SELECT {added.select} FROM fay_rows_{i}"
         for i, (table, added) in enumerate(adds)
     ]
-    for i, (_, added) in enumerate(adds):
-        con.register(f"fay_rows_{i}", added.rows)
-    try:
+    with registered(con, **{f"fay_rows_{i}": added.rows for i, (_, added) in enumerate(adds)}):
         if inserts:  # one statement: a real kernel trace feeds hundreds of payload tables
             con.execute(";\n".join(inserts))
-    finally:
-        for i in range(len(adds)):
-            con.unregister(f"fay_rows_{i}")
     for sql, params in chunk.finish:
         con.execute(sql, params)

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from fayshell.store.arrowsql import q
+from fayshell.store.database import registered
 
 if TYPE_CHECKING:
     import duckdb
@@ -34,14 +35,11 @@ class Insert:
     def run(self, con: duckdb.DuckDBPyConnection) -> None:
         if not self.data.num_rows:
             return
-        con.register("fay_batch", self.data)
-        try:
+        with registered(con, fay_batch=self.data):
             con.execute(
                 f"INSERT INTO {q(self.table)} BY NAME SELECT {self.select} FROM fay_batch",
                 self.params,
             )
-        finally:
-            con.unregister("fay_batch")
 
 
 class FlushWriter:

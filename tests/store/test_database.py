@@ -8,7 +8,7 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from fayshell.store.database import append_rows, insert_rows, transaction
+from fayshell.store.database import append_rows, insert_rows, registered, transaction
 
 
 def test_insert_rows_binds_as_executemany_over_several_statements(tmp_path: Path) -> None:
@@ -59,6 +59,24 @@ def test_append_rows_of_nothing_and_failed_leave_nothing_registered(tmp_path: Pa
     assert con.execute("SELECT * FROM a").fetchall() == [(1, "one")]
     views = "SELECT count(*) FROM duckdb_views() WHERE NOT internal"
     assert con.execute(views).fetchall() == [(0,)]
+
+
+def test_registered_tables_are_scanned_in_the_block_only(tmp_path: Path) -> None:
+    """Tables registered for a block are queryable by their names inside it and gone after
+    it, also when the block raises."""
+    import pyarrow as pa
+
+    con = duckdb.connect(str(tmp_path / "t.duckdb"))
+    views = "SELECT count(*) FROM duckdb_views() WHERE NOT internal"
+    with registered(con, fay_x=pa.table({"v": [1, 2]}), fay_y=pa.table({"v": [3]})):
+        got = con.execute("SELECT sum(v) FROM (FROM fay_x UNION ALL FROM fay_y)").fetchall()
+        assert got == [(6,)]
+    assert con.execute(views).fetchall() == [(0,)]
+    with pytest.raises(duckdb.CatalogException), registered(con, fay_x=pa.table({"v": [1]})):
+        con.execute("SELECT * FROM fay_missing")
+    assert con.execute(views).fetchall() == [(0,)]
+    with registered(con):  # nothing to register: the block still runs
+        assert con.execute("SELECT 1").fetchall() == [(1,)]
 
 
 def test_transaction_commits_a_script_once_and_rolls_back_on_error(tmp_path: Path) -> None:

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from fayshell.lang.plansplit import SplitOptions
+from fayshell.store.database import registered
 from fayshell.store.relation import quote_literal
 from fayshell.views.filters import FieldDef, Where, query_where
 from fayshell.views.model import NS, Header, NodeRate, Query, SpanStat, SyscallStat, sort_rows
@@ -185,26 +186,20 @@ def add_parts(con: Con, kind: Kind, session: str, node: str, table: Any) -> None
     if table.num_rows == 0:
         return
     cols = ", ".join(["b", *kind.keys, *value_columns(kind)])
-    con.register("fay_incoming", table)
-    try:
+    with registered(con, fay_incoming=table):
         con.execute(
             f"INSERT INTO {kind.parts} (session, node, {cols}) "
             f"SELECT ?, ?, {cols} FROM fay_incoming",
             [session, node],
         )
-    finally:
-        con.unregister("fay_incoming")
 
 
 def add_events(con: Con, session: str, node: str, table: Any) -> None:
     """Append one node's events per bucket (an Arrow table from :func:`node_events_sql`)."""
     if table.num_rows == 0:
         return
-    con.register("fay_incoming", table)
-    try:
+    with registered(con, fay_incoming=table):
         con.execute("INSERT INTO parts_events SELECT ?, ?, b, c FROM fay_incoming", [session, node])
-    finally:
-        con.unregister("fay_incoming")
 
 
 def fold_old(
