@@ -7,6 +7,8 @@ import json
 import subprocess
 import sys
 
+from fayshell.commands import FAMILIES
+
 CORE = [
     "fayshell.lang.interp",
     "fayshell.lang.parser",
@@ -45,7 +47,7 @@ def in_bundle(module: str) -> bool:
 
 def test_core_imports_no_ui_toolkit() -> None:
     code = "\n".join(f"import {m}" for m in CORE)
-    code += "\nfrom fayshell.commands import load_registry\nload_registry()"
+    code += "\nfrom fayshell.commands import full_registry\nfull_registry()"
     mods = imported_after(code)
     assert not {m for m in mods if m.split(".")[0] in ("textual", "prompt_toolkit")}
 
@@ -59,6 +61,16 @@ def test_plain_run_keeps_heavy_libraries_unloaded() -> None:
     mods = imported_after(code)
     heavy = {"duckdb", "textual", "prompt_toolkit", "asyncssh", "rich", "pyarrow", "numpy"}
     assert not {m.split(".")[0] for m in mods} & heavy
+
+
+def test_a_script_imports_only_the_command_families_it_names() -> None:
+    code = (
+        "import io, contextlib\nfrom fayshell.cli import main\n"
+        "with contextlib.redirect_stdout(io.StringIO()):\n"
+        "    main(['-c', '1..3 | Write-Output | Out-Null'])"
+    )
+    mods = imported_after(code)
+    assert {f for f in FAMILIES if f"fayshell.commands.{f}" in mods} == {"output"}
 
 
 def test_node_agent_imports_only_the_headless_core() -> None:

@@ -157,8 +157,8 @@ def get_command(
     examples=[("Get-Alias ?", "What '?' stands for.")],
 )
 def get_alias(ctx: Invocation, *, name: list[str] | None = None) -> list[AliasInfo]:
-    reg = ctx.state.registry
-    out = [AliasInfo(a, reg.aliases[a]) for a in sorted(reg.aliases)]
+    table = ctx.state.registry.alias_table()
+    out = [AliasInfo(a, table[a]) for a in sorted(table)]
     if name:
         out = [a for a in out if any(wildcard_match(a.Name, n) for n in name)]
     return out

@@ -16,6 +16,7 @@ name in snake_case (``FilterScript`` -> ``filter_script``). It may be sync or as
 from __future__ import annotations
 
 import re
+import threading
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from types import ModuleType
@@ -202,42 +203,122 @@ def cmdlet(
     return deco
 
 
+@dataclass(frozen=True)
+class CommandIndex:
+    """Which family declares each cmdlet name and alias (lower case), and the aliases of the
+    raw-tail cmdlets (the parser's words): what the shell needs before it imports a family.
+    ``fayshell/commands/_index.py`` holds the shell's, generated from the declarations."""
+
+    family_of: dict[str, str]
+    raw_aliases: frozenset[str]
+
+    @classmethod
+    def of(cls, registry: Registry) -> CommandIndex:
+        """The index of every cmdlet ``registry`` holds (all its families imported)."""
+        family_of: dict[str, str] = {}
+        for spec in registry:
+            for name in (spec.name, *spec.aliases):
+                family_of[name.lower()] = spec.family
+        raw = frozenset(a.lower() for c in registry if c.raw_tail for a in c.aliases)
+        return cls(dict(sorted(family_of.items())), raw)
+
+
 @dataclass
 class Registry:
-    """All cmdlets and aliases the shell knows, looked up case-insensitively."""
+    """All cmdlets and aliases the shell knows, looked up case-insensitively. A registry made by
+    :meth:`lazy` imports a family when a name its index gives is first resolved (a script pays
+    only for the families it uses); listing the commands, or a name the index does not
+    know, imports every family left. Which cmdlet a name resolves to never depends on the index;
+    the parser's raw-tail words come from it until every family is imported (a test keeps the
+    index equal to the declarations)."""
 
-    cmdlets: dict[str, Cmdlet] = field(default_factory=dict)
-    aliases: dict[str, str] = field(default_factory=dict)
+    _cmdlets: dict[str, Cmdlet] = field(default_factory=dict)
+    _aliases: dict[str, str] = field(default_factory=dict)
+    #: Families not imported yet, in listing order, and how to import one.
+    _left: list[str] = field(default_factory=list)
+    _importer: Callable[[str], ModuleType] | None = None
+    _index: CommandIndex | None = None
+    #: Held while families are imported (completion may run on its own thread).
+    _lock: threading.RLock = field(default_factory=threading.RLock, repr=False, compare=False)
 
     @classmethod
     def from_modules(cls, modules: Iterable[ModuleType]) -> Registry:
         reg = cls()
         for mod in modules:
-            for obj in vars(mod).values():
-                spec = getattr(obj, "__cmdlet__", None)
-                if isinstance(spec, Cmdlet):
-                    reg.add(spec)
+            reg.add_module(mod)
         return reg
+
+    @classmethod
+    def lazy(
+        cls, families: Iterable[str], importer: Callable[[str], ModuleType], index: CommandIndex
+    ) -> Registry:
+        """A registry of ``families``, each imported (by ``importer``) when first needed."""
+        return cls(_left=list(families), _importer=importer, _index=index)
+
+    def add_module(self, mod: ModuleType) -> None:
+        """Every cmdlet declared in ``mod``."""
+        for obj in vars(mod).values():
+            spec = getattr(obj, "__cmdlet__", None)
+            if isinstance(spec, Cmdlet):
+                self.add(spec)
 
     def add(self, spec: Cmdlet) -> None:
         key = spec.name.lower()
-        if key in self.cmdlets:
+        if key in self._cmdlets:
             raise ValueError(f"cmdlet {spec.name} declared twice")
-        self.cmdlets[key] = spec
+        self._cmdlets[key] = spec
         for alias in spec.aliases:
-            self.aliases[alias.lower()] = spec.name
+            self._aliases[alias.lower()] = spec.name
 
     def resolve(self, name: str) -> Cmdlet | None:
         """The cmdlet a name or alias refers to, or None."""
         low = name.lower()
-        spec = self.cmdlets.get(low)
-        if spec is None and low in self.aliases:
-            spec = self.cmdlets[self.aliases[low].lower()]
+        spec = self._known(low)
+        return self._import_for(low) if spec is None and self._left else spec
+
+    def _import_for(self, low: str) -> Cmdlet | None:
+        """Import the family the index gives for ``low``, else every family left; look again."""
+        with self._lock:
+            family = self._index.family_of.get(low) if self._index is not None else None
+            if family in self._left:
+                self._import(family)
+            spec = self._known(low)
+            if spec is None:  # not in the index, or no longer where it says
+                self._import_all()
+                spec = self._known(low)
+            return spec
+
+    def _known(self, low: str) -> Cmdlet | None:
+        spec = self._cmdlets.get(low)
+        if spec is None and low in self._aliases:
+            spec = self._cmdlets[self._aliases[low].lower()]
         return spec
 
+    def raw_aliases(self) -> frozenset[str]:
+        """The aliases whose command takes the rest of its line unparsed (``sql``)."""
+        if self._left and self._index is not None:
+            return self._index.raw_aliases
+        return frozenset(a.lower() for c in self if c.raw_tail for a in c.aliases)
+
+    def alias_table(self) -> dict[str, str]:
+        """Every alias (lower case) and the cmdlet it stands for."""
+        self._import_all()
+        return dict(self._aliases)
+
+    def _import(self, family: str) -> None:
+        assert self._importer is not None
+        self._left.remove(family)
+        self.add_module(self._importer(family))
+
+    def _import_all(self) -> None:
+        with self._lock:
+            while self._left:
+                self._import(self._left[0])
+
     def __iter__(self) -> Iterator[Cmdlet]:
-        return iter(sorted(self.cmdlets.values(), key=lambda c: c.name))
+        self._import_all()
+        return iter(sorted(self._cmdlets.values(), key=lambda c: c.name))
 
     def names(self) -> list[str]:
         """Every cmdlet name and alias, for completion and "did you mean"."""
-        return [c.name for c in self] + sorted(self.aliases)
+        return [c.name for c in self] + sorted(self._aliases)

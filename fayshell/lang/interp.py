@@ -210,8 +210,7 @@ class Interpreter:
         return parse(source, file, self.raw_commands())
 
     def raw_commands(self) -> frozenset[str]:
-        reg = self.state.registry
-        return frozenset(a.lower() for c in reg if c.raw_tail for a in c.aliases)
+        return self.state.registry.raw_aliases()
 
     async def run(
         self, source: str, file: str = "<input>", on_output: OutputCallback | None = None
