@@ -219,8 +219,7 @@ class CommandIndex:
         for spec in registry:
             for name in (spec.name, *spec.aliases):
                 family_of[name.lower()] = spec.family
-        raw = frozenset(a.lower() for c in registry if c.raw_tail for a in c.aliases)
-        return cls(dict(sorted(family_of.items())), raw)
+        return cls(dict(sorted(family_of.items())), registry.raw_aliases())
 
 
 @dataclass
