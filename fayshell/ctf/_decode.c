@@ -21,6 +21,7 @@
 typedef struct {
     uint8_t *p;
     size_t len, cap;
+    size_t first;       /* the first allocation's size (0: 1 KiB), from an earlier decoder */
 } Buf;
 
 typedef struct {
@@ -69,7 +70,7 @@ static inline int grow(Buf *b, size_t extra)
 
 static int grow_slow(Buf *b, size_t extra)
 {
-    size_t cap = b->cap ? b->cap : 1024;
+    size_t cap = b->cap ? b->cap : b->first ? b->first : 1024;
     while (cap < b->len + extra)
         cap *= 2;
     uint8_t *p = realloc(b->p, cap);
@@ -632,14 +633,65 @@ static int64_t *int64s(PyObject *obj, Py_ssize_t *n)
     return p;
 }
 
-/* Decoder(code, header_pc, context_pc, class_pc, class_table, class_global, colspecs, ntables, nregs) */
+/* Every buffer of the decoder, in the order of sizes(): each column's data, offsets and
+   validity, each table's rows, then ts and cls. */
+static Py_ssize_t nbufs(const Decoder *d) { return d->ncols * 3 + d->ntables + 2; }
+
+static Buf *buf_at(Decoder *d, Py_ssize_t i)
+{
+    if (i < d->ncols * 3) {
+        Col *c = &d->cols[i / 3];
+        return i % 3 == 0 ? &c->data : i % 3 == 1 ? &c->offs : &c->valid;
+    }
+    i -= d->ncols * 3;
+    return i < d->ntables ? &d->table_row[i] : i == d->ntables ? &d->ts : &d->cls;
+}
+
+/* Each buffer's first allocation: an int64 per buffer (sizes() of a decoder of the same
+   layout), or None. A size beyond 1 GiB is not taken. */
+static int first_sizes(Decoder *d, PyObject *sizes)
+{
+    if (sizes == Py_None)
+        return 0;
+    Py_ssize_t n;
+    int64_t *v = int64s(sizes, &n);
+    if (!v)
+        return -1;
+    if (n != nbufs(d)) {
+        free(v);
+        PyErr_SetString(PyExc_ValueError, "sizes: one per buffer of this layout expected");
+        return -1;
+    }
+    for (Py_ssize_t i = 0; i < n; i++)
+        buf_at(d, i)->first = v[i] > 0 && v[i] <= ((int64_t)1 << 30) ? (size_t)v[i] : 0;
+    free(v);
+    return 0;
+}
+
+static PyObject *Decoder_sizes(Decoder *d, PyObject *unused)
+{
+    (void)unused;
+    Py_ssize_t n = nbufs(d);
+    PyObject *out = PyBytes_FromStringAndSize(NULL, n * 8);
+    if (!out)
+        return NULL;
+    int64_t *v = (int64_t *)PyBytes_AS_STRING(out);
+    for (Py_ssize_t i = 0; i < n; i++) {
+        Buf *b = buf_at(d, i);
+        v[i] = (int64_t)(b->cap > b->first ? b->cap : b->first);
+    }
+    return out;
+}
+
+/* Decoder(code, header_pc, context_pc, class_pc, class_table, class_global, colspecs, ntables,
+   nregs, sizes=None) */
 static int Decoder_init(Decoder *d, PyObject *args, PyObject *kw)
 {
     (void)kw;
-    PyObject *code, *cpc, *ctab, *cglob, *specs;
+    PyObject *code, *cpc, *ctab, *cglob, *specs, *sizes = Py_None;
     long long hpc, xpc, ntables, nregs;
-    if (!PyArg_ParseTuple(args, "OLLOOOOLL", &code, &hpc, &xpc, &cpc, &ctab, &cglob, &specs,
-                          &ntables, &nregs))
+    if (!PyArg_ParseTuple(args, "OLLOOOOLL|O", &code, &hpc, &xpc, &cpc, &ctab, &cglob, &specs,
+                          &ntables, &nregs, &sizes))
         return -1;
     Py_ssize_t n1, n2, n3, nspec;
     d->code = int64s(code, &d->ncode);
@@ -670,6 +722,10 @@ static int Decoder_init(Decoder *d, PyObject *args, PyObject *kw)
     if (!d->cols || !d->table_rows || !d->table_row || !d->table_has_nullable || !d->regs) {
         free(sp);
         PyErr_NoMemory();
+        return -1;
+    }
+    if (first_sizes(d, sizes)) {
+        free(sp);
         return -1;
     }
     for (Py_ssize_t i = 0; i < d->ncols; i++) {
@@ -717,6 +773,8 @@ static PyMethodDef Decoder_methods[] = {
     {"take", (PyCFunction)Decoder_take, METH_NOARGS,
      "take() -> (ts, cls, table_rows, columns); resets the buffers; a column of a table "
      "without rows is None"},
+    {"sizes", (PyCFunction)Decoder_sizes, METH_NOARGS,
+     "sizes() -> bytes: each buffer's size (int64), for the next decoder of the layout"},
     {NULL, NULL, 0, NULL}
 };
 

@@ -6,7 +6,7 @@ Importing this module raises ImportError when ``fayshell.ctf._decode`` was not b
 from __future__ import annotations
 
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from fayshell.ctf import _decode  # noqa: F401 - ImportError here selects the Python decoder
@@ -35,6 +35,25 @@ def _relocate(prog: P.Program, base_pc: int, base_col: int) -> list[int]:
     return out
 
 
+class BufferSizes:
+    """The buffer sizes the last decoder of a layout reached, where the next one starts. An
+    import decodes a large stream file in parts, a decoder each, and one that starts at 1 KiB
+    grows every buffer by copying it into fresh pages (decoding the BlkKin bench trace alone,
+    in 7 parts: 18% more CPU and 14% more page faults). Readers on several threads share it."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._sizes: bytes | None = None
+
+    def get(self) -> bytes | None:
+        with self._lock:
+            return self._sizes
+
+    def put(self, sizes: bytes) -> None:
+        with self._lock:
+            self._sizes = sizes
+
+
 @dataclass(frozen=True)
 class Layout:
     """One stream's programs flattened for ``_decode.Decoder``: its constructor's arguments,
@@ -47,6 +66,7 @@ class Layout:
     by_table: list[list[int]]  # each table's top-level columns
     child_of: dict[int, int]  # a list column -> its element column
     class_of_table: list[int]  # the trace class of each table (0: the common context)
+    sizes: BufferSizes = field(default_factory=BufferSizes, compare=False)
 
     @classmethod
     def of(cls, code: P.StreamPrograms, class_of_id: dict[int, int]) -> Layout:
@@ -151,7 +171,7 @@ class CEventDecoder:
         from fayshell.ctf._decode import Decoder
 
         self.layout = layouts.get(code, class_of_id)
-        self.dec = Decoder(*self.layout.args)
+        self.dec = Decoder(*self.layout.args, self.layout.sizes.get())
 
     @property
     def rows(self) -> int:
@@ -164,6 +184,7 @@ class CEventDecoder:
     def take(self) -> RawBatch:
         import pyarrow as pa
 
+        self.layout.sizes.put(self.dec.sizes())
         ts, cls, table_rows, cols = self.dec.take()
         ctx = self._arrays(0, cols)
         payload: dict[int, tuple[pa.Array, dict[str, pa.Array]]] = {}

@@ -1,12 +1,15 @@
 """The C decoder's stream layouts: made once per stream and shared by its readers, on any
-thread; each table's columns listed once."""
+thread; each table's columns listed once; a new decoder starts at the buffer sizes the last
+one reached."""
 
 from __future__ import annotations
 
 import threading
 
+import numpy as np
 import pytest
 
+from fayshell.ctf.decode import StreamReader, cut
 from fayshell.ctf.trace import open_trace
 from tests.ctf.conftest import have_c, shared_trace
 from tests.fixtures.ctfgen import GenInfo
@@ -15,6 +18,8 @@ if not have_c():
     pytest.skip(
         "fayshell.ctf._decode is not built (no C compiler at install)", allow_module_level=True
     )
+
+from fayshell.ctf._decode import Decoder  # noqa: E402
 
 from fayshell.ctf.cdecoder import CEventDecoder, Layout, Layouts  # noqa: E402
 
@@ -69,3 +74,20 @@ def test_each_top_level_column_belongs_to_one_table() -> None:
     assert all(lay.columns[i][0] == t for t, cols in enumerate(lay.by_table) for i in cols)
     assert len(lay.class_of_table) == len(stream.events.classes) + 1
     assert sorted(lay.class_of_table[1:]) == sorted(stream.class_of_id.values())
+
+
+def test_a_new_decoder_starts_at_the_sizes_the_last_one_reached(gen_lossy: GenInfo) -> None:
+    """The parts of a file are decoded by a decoder each: the next one's buffers start as
+    large as the last one's grew (not from 1 KiB, copied at each doubling)."""
+    trace = open_trace(gen_lossy.dirs[0])
+    (stream,) = trace.streams.values()
+    path = trace.files[0]
+    first, _ = (StreamReader(trace, path, True, 4096, p) for p in cut(trace, path, 2))
+    assert sum(b.common.num_rows for b in first.batches()) > 4096
+    reached = CEventDecoder(stream.events, stream.class_of_id).layout.sizes.get()
+    assert reached is not None
+    assert np.frombuffer(reached, np.int64).max() >= 4096 * 8  # a batch's timestamps
+    nxt = CEventDecoder(stream.events, stream.class_of_id)
+    assert nxt.dec.sizes() == reached
+    with pytest.raises(ValueError, match="one per buffer"):
+        Decoder(*nxt.layout.args, reached[:8])

@@ -1,6 +1,6 @@
 """Decoded batches stay valid after their C decoder is gone and while it decodes the next batch
-(whether it copies its column blocks out or hands them over), with the Python reference
-decoder's values."""
+(it hands its column buffers over, without a copy), with the Python reference decoder's
+values."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ from tests.fixtures.ctfgen import GenInfo, GenSpec, write_trace
 
 @pytest.fixture(scope="module")
 def big(tmp_path_factory: pytest.TempPathFactory) -> GenInfo:
-    """Batches of 8192 rows: every 8-byte column block is past the copy-below size (64 KiB)."""
+    """Batches of 8192 rows: 64 KiB per 8-byte column."""
     out = tmp_path_factory.mktemp("gen") / "owned"
     return write_trace(out, GenSpec(events=60_000, cpus=2, seed=11))
 
