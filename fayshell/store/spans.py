@@ -76,8 +76,9 @@ def _build_compiled(rows: pa.Table, algos: ModuleType) -> pa.Table:
     """build_spans in one compiled pass: Arrow only gathers the strings it picked."""
     import pyarrow as pa
 
-    tid, sid, ts = int_column(rows, "trace_id"), int_column(rows, "span_id"), int_column(rows, "ts")
-    value, key = _strings(rows.column("value")), _strings(rows.column("key"))
+    with Background(_value_key, rows) as strings:  # gathered on the other core
+        tid, sid, ts = (int_column(rows, c) for c in ("trace_id", "span_id", "ts"))
+        value, key = strings.result()
     got = _Built(*algos.span_build(tid, sid, ts, *_buffers(value), *_buffers(key)))
     first = got.ints("order")[got.ints("starts")[:-1]]
     ann, kv = got.ints("ann"), got.ints("kv")
@@ -107,6 +108,11 @@ def _lists(
     items = pa.StructArray.from_arrays([pa.array(ann_ts), take(value, ann)], ["ts", "value"])
     keyvals = pa.MapArray.from_arrays(pa.array(kv_offsets), take(key, kv), take(value, kv))
     return pa.ListArray.from_arrays(pa.array(ann_offsets), items), keyvals
+
+
+def _value_key(rows: pa.Table) -> tuple[pa.Array, pa.Array]:
+    """The value and key columns as one array each."""
+    return _strings(rows.column("value")), _strings(rows.column("key"))
 
 
 def _strings(col: pa.ChunkedArray) -> pa.Array:
