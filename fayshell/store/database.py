@@ -205,11 +205,13 @@ class Database:
     (the loader's knowledge of names, payload tables and columns) and ``loaded_chunks`` spare
     every chunk's import a catalog read and a scan of ``chunks``; :meth:`schema_changed`
     forgets them, as a user statement that may change the schema (``relation`` of a DDL
-    statement) does.
+    statement) does. ``new``: the file did not exist when it was opened, and no statement that
+    may change the schema has run since, so it holds no table of an older version of the store.
     """
 
-    def __init__(self, path: str, con: duckdb.DuckDBPyConnection) -> None:
+    def __init__(self, path: str, con: duckdb.DuckDBPyConnection, new: bool = False) -> None:
         self.path = path
+        self.new = new
         self.lock = threading.RLock()
         self._con = con
         self._borrower: threading.Thread | None = None
@@ -222,7 +224,7 @@ class Database:
 
     def schema_changed(self) -> None:
         """Forget what is known of the schema: the next import checks and reads it again."""
-        self.schema_ready = False
+        self.schema_ready = self.new = False
         self.catalog = None
         self.loaded_chunks = LoadedChunks()
 
@@ -278,14 +280,16 @@ class Database:
     def open(cls, path: str) -> Database:
         import duckdb
 
+        new = False
         if path != ":memory:":
             Path(path).expanduser().parent.mkdir(parents=True, exist_ok=True)
             path = str(Path(path).expanduser())
+            new = not Path(path).exists()
         try:
             con = duckdb.connect(path)
         except Exception as exc:  # duckdb raises its own IOException/ConnectionException types
             raise StoreError(f"cannot open database {path}: {sql_error(exc).message}") from None
-        return cls(path, con)
+        return cls(path, con, new)
 
     def relation(self, sql: str) -> Relation:
         """A lazy relation over ``sql``; nothing runs until it is fetched."""
@@ -297,6 +301,8 @@ class Database:
 
     def execute(self, sql: str, params: list[Any] | None = None) -> list[tuple[Any, ...]]:
         """Run a statement and fetch all rows; DuckDB errors become :class:`SqlError`."""
+        if self.new and _may_change_schema(sql):
+            self.new = False
         with self.lock:
             con = self.con
             return interruptible(con, lambda: con.execute(sql, params or []).fetchall())

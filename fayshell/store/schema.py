@@ -105,31 +105,44 @@ def ensure_schema(db: Database) -> None:
     with db.lock:  # checked under the lock: another thread's import may publish meanwhile
         if db.has_pending:  # a chunk is being written, so the schema is there; the names
             return  # of the tables it feeds are temporary views until it is written
+        fresh = db.new
         db.execute(SCHEMA)
         if not db.execute("SELECT count(*) FROM store_state")[0][0]:
             db.execute("INSERT INTO store_state VALUES (0)")
         if not db.execute("SELECT count(*) FROM syscalls_mark")[0][0]:
             # set while a load runs: its syscalls rows start at this rowid (derived.py)
             db.execute("INSERT INTO syscalls_mark VALUES (NULL)")
-        kind = db.execute(
-            "SELECT table_type FROM information_schema.tables "
-            "WHERE table_schema = 'main' AND table_name = 'events'"
-        )
-        if kind and kind[0][0] == "BASE TABLE":
+        kind = None if fresh else _events_kind(db)
+        if kind == "BASE TABLE":
             from fayshell.store.migrate import events_table_to_rows
 
             events_table_to_rows(db)
-        if not kind or kind[0][0] == "BASE TABLE":
+        if kind in (None, "BASE TABLE"):
             refresh_events_view(db)
         db.schema_ready = True
 
 
-def context_columns(db: Database) -> list[str]:
-    """The stream context columns of ``event_rows``, in table order."""
-    rows = db.execute(
-        "SELECT column_name FROM duckdb_columns() WHERE schema_name = 'main' "
-        "AND table_name = 'event_rows' ORDER BY column_index"
+def _events_kind(db: Database) -> str | None:
+    """What ``events`` is (``information_schema.tables.table_type``): a ``VIEW`` (this
+    store's), a ``BASE TABLE`` (an older store's, to migrate) or None. (The first catalog
+    query of a process takes 13-23 ms; a database that did not exist before it was opened is
+    spared it.)"""
+    kind = db.execute(
+        "SELECT table_type FROM information_schema.tables "
+        "WHERE table_schema = 'main' AND table_name = 'events'"
     )
+    return str(kind[0][0]) if kind else None
+
+
+def context_columns(db: Database) -> list[str]:
+    """The stream context columns of the stored ``event_rows`` (not of the temporary view of
+    a pending chunk), in table order. (``pragma_table_info`` of one table: 1-2 ms in a fresh
+    process, where a query of ``duckdb_columns()`` took 9-16 ms.)"""
+    from fayshell.store.relation import quote_ident, quote_literal
+
+    (name,) = db.execute("SELECT current_database()")[0]
+    table = quote_literal(f"{quote_ident(name)}.main.event_rows")
+    rows = db.execute(f"SELECT name FROM pragma_table_info({table}) ORDER BY cid")
     return [r[0] for r in rows if r[0] not in EVENT_ROW_COLUMNS]
 
 

@@ -45,9 +45,10 @@ def test_events_view_has_the_contract_columns(trace: Path) -> None:
     assert db.execute("SELECT count(*), count(DISTINCT eid) FROM events")[0] == (total, total)
 
 
-def _legacy_copy(db: Database) -> Database:
-    """A store as the wide layout wrote it: ``events`` a table, chunks without chunk_no."""
-    old = Database.open(":memory:")
+def _legacy_copy(db: Database, old: Database | None = None) -> Database:
+    """A store as the wide layout wrote it: ``events`` a table, chunks without chunk_no (in
+    ``old``, else in memory)."""
+    old = old or Database.open(":memory:")
     rows: list[Any] = db.execute("SELECT * FROM events ORDER BY eid")
     cols = db.execute(
         "SELECT column_name, data_type FROM information_schema.columns "
@@ -78,6 +79,24 @@ def test_wide_events_table_is_upgraded(trace: Path) -> None:
     assert old.execute("SELECT count(*) FROM event_rows")[0][0] == len(db.execute(EVENTS))
     again = import_trace(old, trace, node="n1", session="s1")
     assert again.chunks_skipped == 1 and again.chunks_loaded == 0
+
+
+def test_only_a_file_this_open_made_skips_the_layout_check(trace: Path, tmp_path: Path) -> None:
+    """A database file that did not exist has no wide ``events`` table to upgrade, so its
+    first import spares that catalog query; a statement that may change the schema since it
+    was opened, or a file that existed, brings the check back."""
+    fresh = Database.open(str(tmp_path / "new.duckdb"))
+    assert fresh.new
+    import_trace(fresh, trace, node="n1", session="s1")
+    kind = "SELECT table_type FROM information_schema.tables WHERE table_name = 'events'"
+    assert fresh.execute(kind) == [("VIEW",)]
+    old = _legacy_copy(fresh, Database.open(str(tmp_path / "old.duckdb")))
+    assert not old.new  # its CREATE TABLE statements
+    ensure_schema(old)
+    assert old.execute(kind) == [("VIEW",)]
+    assert old.execute(EVENTS) == fresh.execute(EVENTS)
+    old.con.close()
+    assert not Database.open(str(tmp_path / "old.duckdb")).new
 
 
 def test_failed_background_write_leaves_no_rows(
