@@ -164,23 +164,34 @@ def _span_columns(
     t0: np.ndarray,
     t1: np.ndarray,
 ) -> dict[str, Any]:
-    """The columns each span takes from its first row, and its times."""
-    out: dict[str, Any] = (
-        {"node": take(rows.column("node"), first)} if "node" in rows.column_names else {}
-    )
+    """The columns each span takes from its first row, and its times. Two of the string
+    columns are taken on a thread of their own meanwhile: the caller gathers the annotation and
+    key/value lists on another, and these takes were the longest of the three."""
+    with Background(_taken, rows, first, ("service_name", "trace_name")) as strings:
+        out: dict[str, Any] = (
+            {"node": take(rows.column("node"), first)} if "node" in rows.column_names else {}
+        )
+        parent, ip = take(rows.column("parent"), first), take(rows.column("ip"), first)
+        port = take(rows.column("port_no"), first)
+        service, name = strings.result()
     out |= {
         "trace_id": tid,
         "span_id": sid,
-        "parent_span_id": take(rows.column("parent"), first),
-        "service": take(rows.column("service_name"), first),
-        "ip": take(rows.column("ip"), first),
-        "port": take(rows.column("port_no"), first),
-        "name": take(rows.column("trace_name"), first),
+        "parent_span_id": parent,
+        "service": service,
+        "ip": ip,
+        "port": port,
+        "name": name,
         "ts_start": t0,
         "ts_end": t1,
         "dur_ns": t1 - t0,
     }
     return out
+
+
+def _taken(rows: pa.Table, first: pa.Array, names: tuple[str, ...]) -> list[Any]:
+    """The values of the named columns at the rows ``first``."""
+    return [take(rows.column(n), first) for n in names]
 
 
 def _span_order(tid: np.ndarray, sid: np.ndarray, ts: np.ndarray) -> np.ndarray:
