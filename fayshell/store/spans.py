@@ -165,8 +165,9 @@ def _span_columns(
     t1: np.ndarray,
 ) -> dict[str, Any]:
     """The columns each span takes from its first row, and its times. Two of the string
-    columns are taken on a thread of their own meanwhile: the caller gathers the annotation and
-    key/value lists on another, and these takes were the longest of the three."""
+    columns are taken on a thread of their own meanwhile, while both callers gather other
+    columns on another (the compiled pass its annotation and key/value lists, numpy its maps):
+    this function's takes were the longest of those on the compiled path."""
     with Background(_taken, rows, first, ("service_name", "trace_name")) as strings:
         out: dict[str, Any] = (
             {"node": take(rows.column("node"), first)} if "node" in rows.column_names else {}
