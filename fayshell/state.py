@@ -133,9 +133,14 @@ class ShellState:
     history: History = field(default_factory=lambda: History())
     #: The evaluator running this state (set by it), for Invoke-Expression and -Scope.
     interpreter: Any = None
+    #: Statements begun so far, at any depth (the interpreter numbers them): see
+    #: ``statement_finished``.
+    statements: int = 0
     _registry: Registry | None = None
     _database: Database | None = None
     _cluster: Cluster | None = None
+    #: The held background write last seen (its chunk's number) and ``statements`` then.
+    _held: tuple[int, int] | None = None
 
     def __post_init__(self) -> None:
         for name, value in (
@@ -232,6 +237,29 @@ class ShellState:
                 db.close()  # waits for a chunk written in the background
             except FayError as exc:
                 self.host.error(exc.message)
+
+    def statement_started(self) -> int:
+        """Number a statement that begins."""
+        self.statements += 1
+        return self.statements
+
+    def statement_finished(self, started: int) -> None:
+        """After the statement numbered ``started``. Import-Trace's background write is held
+        (LoadSettings.hold_write) until a statement begun after the importing one has run: the
+        question asked right after the import runs on both cores, then the write starts."""
+        db = self._database
+        held = None if db is None else db.held_write
+        if db is None or held is None:
+            return
+        if self._held is None or self._held[0] != held:
+            self._held = (held, self.statements)  # the end of the importing statement
+        elif started > self._held[1]:
+            db.start_pending()
+
+    def release_writes(self) -> None:
+        """The shell is about to wait (for the user, for time): a held write starts now."""
+        if self._database is not None:
+            self._database.start_pending()
 
     def wait_for_writes(self) -> None:
         """Block until the database's background write (Import-Trace) is on disk."""

@@ -296,3 +296,26 @@ async def test_here_string_continues_until_its_closing_line(tmp_path) -> None:
     code, out, _ = await run_keys(tmp_path, '$h = @"\r', "a $(1+1)\r", '"@\r', "$h\r", "\x04")
     assert code == 0
     assert out.strip() == "a 2"
+
+
+async def test_an_imports_write_starts_while_the_prompt_waits(tmp_path) -> None:
+    """Import-Trace holds its background write for the next statement; typed alone on a line,
+    the write starts as soon as the prompt is shown again."""
+    from tests.fixtures.ctfgen import GenSpec, write_trace
+
+    write_trace(tmp_path / "trace" / "web01", GenSpec(events=5000, cpus=2, seed=4))
+    with create_pipe_input() as pipe:
+        repl, _, err = make_repl(pipe, tmp_path)
+        task = asyncio.ensure_future(repl.run())
+        pipe.send_text(f"Import-Trace '{tmp_path / 'trace'}' | Out-Null\r")
+        for _ in range(400):  # until the line has run (the prompt is waiting again)
+            await asyncio.sleep(0.05)
+            if repl.state.statements and repl.running is None:
+                break
+        db = repl.state.database
+        assert db.held_write is None and err.getvalue() == ""
+        repl.state.wait_for_writes()
+        assert db.execute("SELECT count(*) FROM main.chunks")[0][0] == 1
+        pipe.send_text("\x04")
+        assert await asyncio.wait_for(task, 20) == 0
+        await repl.state.aclose()

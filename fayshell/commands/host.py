@@ -158,6 +158,7 @@ async def start_sleep(
     wait = _seconds(seconds, milliseconds, duration)
     if wait < 0:
         raise ParameterError("Start-Sleep", given[0], "cannot be negative")
+    ctx.state.release_writes()  # an import's background write runs while the shell sleeps
     await asyncio.sleep(wait)
 
 

@@ -248,31 +248,55 @@ class Interpreter:
         traps = [stmt for stmt in script.statements if isinstance(stmt, ast.Trap)]
         try:
             for stmt in script.statements:
-                self.failed = []
-                if traps:
-                    trapped: list[Any] = []
-                    await self.trapped(stmt, self.state.globals, traps, trapped)
-                    out = trapped
-                else:
-                    try:
-                        out = await self.statement_with_partial(stmt, on_output, gathered)
-                    except (BreakSignal, ContinueSignal) as sig:  # outside any loop: stop
-                        await self.emit(sig.output, on_output, gathered)
+                with self.numbered():
+                    if not await self.top_statement(stmt, traps, on_output, gathered):
                         break
-                    except ExitSignal as sig:
-                        await self.emit(sig.output, on_output, gathered)
-                        sig.output = []
-                        raise
-                if on_output is None:
-                    gathered.extend(unroll(out) if not is_relation(out) else [out])
-                elif out is not None and out != []:
-                    res = on_output(out)
-                    if res is not None:
-                        await res
-                self.raise_for_failures(stmt)
         finally:
             self.origin = saved
         return gathered
+
+    @contextlib.contextmanager
+    def numbered(self) -> Iterator[None]:
+        """A script's statement, numbered for the shell state, which starts a held background
+        write once a statement begun after the import has run and shown its output."""
+        started = self.state.statement_started()
+        try:
+            yield
+        finally:
+            self.state.statement_finished(started)
+
+    async def top_statement(
+        self,
+        stmt: ast.Node,
+        traps: list[ast.Trap],
+        on_output: OutputCallback | None,
+        gathered: list[Any],
+    ) -> bool:
+        """Run a script's statement and show its output; False when a break or continue
+        outside any loop stops the script."""
+        self.failed = []
+        if traps:
+            trapped: list[Any] = []
+            await self.trapped(stmt, self.state.globals, traps, trapped)
+            out = trapped
+        else:
+            try:
+                out = await self.statement_with_partial(stmt, on_output, gathered)
+            except (BreakSignal, ContinueSignal) as sig:  # outside any loop: stop
+                await self.emit(sig.output, on_output, gathered)
+                return False
+            except ExitSignal as sig:
+                await self.emit(sig.output, on_output, gathered)
+                sig.output = []
+                raise
+        if on_output is None:
+            gathered.extend(unroll(out) if not is_relation(out) else [out])
+        elif out is not None and out != []:
+            res = on_output(out)
+            if res is not None:
+                await res
+        self.raise_for_failures(stmt)
+        return True
 
     async def statement_with_partial(
         self, stmt: ast.Node, on_output: OutputCallback | None, gathered: list[Any]

@@ -259,9 +259,20 @@ class Database:
         """Whether a chunk is (or was, until ``wait_pending``) written in the background."""
         return self._pending is not None and self._pending.busy
 
+    @property
+    def held_write(self) -> int | None:
+        """The number of a published chunk whose background write waits for
+        ``start_pending`` (LoadSettings.hold_write), else None."""
+        return None if self._pending is None else self._pending.held
+
+    def start_pending(self) -> None:
+        """Start the background write of a held chunk (nothing when none is held)."""
+        if self._pending is not None:
+            self._pending.start()
+
     def wait_pending(self) -> None:
-        """Block until a chunk written in the background is on disk (never call it holding
-        ``lock``: the writer needs it to commit)."""
+        """Block until a chunk written in the background is on disk, starting its write if it
+        was held (never call it holding ``lock``: the writer needs it to commit)."""
         if self._pending is not None:
             self._pending.wait()
 

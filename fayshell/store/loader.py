@@ -876,7 +876,7 @@ def _publish(db: Database, load: ChunkLoad, tdir: Path) -> bool:
             syscalls = _Syscalls(direct, st.outcome(True), paired)
             chunk = _pending_chunk(db, load, tdir, syscalls)
     derived.drop_staged(db)
-    db.pending.publish(chunk, load.settings.before_commit)
+    db.pending.publish(chunk, load.settings.before_commit, held=load.settings.hold_write)
     return True
 
 

@@ -10,6 +10,12 @@ its ``chunks`` row included, in one transaction; it commits and drops the views 
 ``db.lock``, which every query on the user's connection holds too, so a query sees each row
 exactly once: from the Arrow before the commit, from the file after it. A write that never
 commits (the process killed) leaves the chunk unmarked: it is imported again next time.
+
+A chunk may be published *held* (``LoadSettings.hold_write``, the shell's Import-Trace): its
+writer starts only when ``start`` is called or someone waits for it. The shell starts it once
+the statement after the import has run, when it goes idle, or when anything needs the file
+(fayshell.state.State.statement_finished): the question asked right after an import is then
+answered with both cores, not beside the writer.
 """
 
 from __future__ import annotations
@@ -92,14 +98,23 @@ class PendingWrites:
         self._error: BaseException | None = None
         self._names: list[str] = []  # registered Arrow and temporary views to drop
         self._serial = 0
+        self._held = False
+        self._starting = threading.Lock()  # start() may be called from several threads
 
     @property
     def busy(self) -> bool:
         return self._thread is not None
 
-    def publish(self, chunk: PendingChunk, before_commit: BeforeCommit | None = None) -> None:
-        """Show ``chunk`` on the user's connection and start writing it (caller holds
-        ``db.lock``, no write is pending)."""
+    @property
+    def held(self) -> int | None:
+        """The number of the published chunk whose writer has not started yet, else None."""
+        return self._serial if self._held else None
+
+    def publish(
+        self, chunk: PendingChunk, before_commit: BeforeCommit | None = None, held: bool = False
+    ) -> None:
+        """Show ``chunk`` on the user's connection and write it, from now on or, ``held``,
+        from ``start`` (caller holds ``db.lock``, no write is pending)."""
         if self._thread is not None:
             raise RuntimeError("a chunk is already pending")  # load_chunk waits first
         con = self._db.con
@@ -117,7 +132,16 @@ class PendingWrites:
             daemon=True,
         )
         self._thread = thread
-        thread.start()
+        self._held = held
+        if not held:
+            thread.start()
+
+    def start(self) -> None:
+        """Start the held chunk's writer (nothing when none is held)."""
+        with self._starting:
+            if self._held and self._thread is not None:
+                self._held = False
+                self._thread.start()
 
     def _view(
         self, con: duckdb.DuckDBPyConnection, dbname: str, table: str, chunk: PendingChunk
@@ -185,6 +209,7 @@ class PendingWrites:
         thread = self._thread
         if thread is None:
             return
+        self.start()
         thread.join()
         self._thread = None
         err, self._error = self._error, None

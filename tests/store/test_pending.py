@@ -9,14 +9,17 @@ import subprocess
 import sys
 import threading
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from fayshell.errors import StoreError
+from fayshell.lang.streams import is_relation
 from fayshell.store.database import Database
 from fayshell.store.loader import import_trace
 from fayshell.store.settings import ANSWER_FIRST, LoadSettings
 from tests.fixtures.ctfgen import GenInfo, GenSpec, write_trace
+from tests.fixtures.shell import Shell
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -259,3 +262,78 @@ def test_imports_from_two_threads_take_turns(gen: GenInfo) -> None:
     assert db.execute("SELECT count(*) FROM chunks")[0][0] == 2
     got = db.execute("SELECT count(*), count(DISTINCT eid) FROM events")[0]
     assert got[0] == got[1] == sum(db.execute("SELECT sum(events) FROM chunks")[0])
+
+
+def test_a_held_write_starts_only_when_asked(gen: GenInfo, tmp_path: Path) -> None:
+    """hold_write: the chunk is queryable at once, nothing is stored until start_pending
+    starts its writer, which then stores what the flushing path does."""
+    gate = Gate()
+    path = tmp_path / "held.duckdb"
+    db = Database.open(str(path))
+    held = LoadSettings(answer_first=True, hold_write=True, before_commit=gate)
+    assert import_trace(db, gen.dirs[0], node="n", session="s", settings=held).chunks_loaded == 1
+    assert db.held_write is not None and db.has_pending
+    during = _rows(db)
+    other = db.con.cursor()  # another connection sees only what is stored
+    assert other.execute("SELECT count(*) FROM chunks").fetchall() == [(0,)]
+    db.start_pending()
+    assert db.held_write is None
+    assert gate.reached.wait(60)  # the writer runs, up to its commit
+    gate.go.set()
+    db.wait_pending()
+    assert other.execute("SELECT count(*) FROM chunks").fetchall() == [(1,)]
+    other.close()
+    db.close()
+    flushed = Database.open(":memory:")
+    import_trace(flushed, gen.dirs[0], node="n", session="s")
+    assert during == _rows(Database.open(str(path))) == _rows(flushed)
+
+
+def test_waiting_for_a_held_write_starts_it(gen: GenInfo) -> None:
+    db = Database.open(":memory:")
+    import_trace(db, gen.dirs[0], node="n", session="s", settings=ANSWER_FIRST)
+    assert db.held_write is not None  # the shell's Import-Trace holds its write
+    db.wait_pending()
+    assert db.held_write is None and not db.has_pending
+    assert db.execute("SELECT count(*) FROM main.chunks")[0][0] == 1
+
+
+async def test_the_shell_writes_an_import_after_the_next_statement(
+    gen: GenInfo, shell: Shell
+) -> None:
+    """Import-Trace's write waits until the statement after it has run and shown its output:
+    that question is answered from memory with both cores; then the write starts."""
+    shown: list[tuple[int | None, list[object]]] = []
+
+    def show(out: Any) -> None:  # a list of items, or a Relation
+        rows = out.records() if is_relation(out) else list(out)
+        shown.append((shell.state.database.held_write, rows))
+
+    await shell.interp.run(
+        f"Import-Trace '{gen.dirs[0]}' -Node n -Session s | Out-Null\n"
+        "sql SELECT count(*) AS n FROM chunks",
+        on_output=show,
+    )
+    ((held, rows),) = shown
+    assert held is not None and rows == [{"n": 1}]  # answered while the write was held
+    db = shell.state.database
+    assert db.held_write is None  # started once that statement was done
+    shell.state.wait_for_writes()
+    assert db.execute("SELECT count(*) FROM main.chunks")[0][0] == 1
+
+
+@pytest.mark.parametrize("sleep", [False, True], ids=["loop", "loop-with-sleep"])
+async def test_a_held_write_starts_after_the_loop_or_when_the_shell_sleeps(
+    gen: GenInfo, shell: Shell, sleep: bool
+) -> None:
+    """Only a script's own statements count: an import inside a loop is written after the
+    statement after the loop, or as soon as Start-Sleep makes the shell wait."""
+    body = f"Import-Trace '{gen.dirs[0]}' -Node n -Session s | Out-Null"
+    body += "; Start-Sleep -Milliseconds 1" if sleep else ""
+    await shell.run(f"foreach ($i in 1) {{ {body} }}")
+    db = shell.state.database
+    assert (db.held_write is None) == sleep
+    await shell.run("$x = 1")
+    assert db.held_write is None
+    shell.state.wait_for_writes()
+    assert db.execute("SELECT count(*) FROM main.chunks")[0][0] == 1
