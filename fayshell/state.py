@@ -133,8 +133,8 @@ class ShellState:
     history: History = field(default_factory=lambda: History())
     #: The evaluator running this state (set by it), for Invoke-Expression and -Scope.
     interpreter: Any = None
-    #: Statements begun so far, at any depth (the interpreter numbers them): see
-    #: ``statement_finished``.
+    #: Statements of scripts and input lines begun so far (the interpreter numbers a script's
+    #: own statements, not those inside its blocks): see ``statement_finished``.
     statements: int = 0
     _registry: Registry | None = None
     _database: Database | None = None
@@ -252,7 +252,7 @@ class ShellState:
         if db is None or held is None:
             return
         if self._held is None or self._held[0] != held:
-            self._held = (held, self.statements)  # the end of the importing statement
+            self._held = (held, self.statements)  # first seen: the importing statement ended
         elif started > self._held[1]:
             db.start_pending()
 

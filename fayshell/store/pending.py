@@ -14,7 +14,7 @@ commits (the process killed) leaves the chunk unmarked: it is imported again nex
 A chunk may be published *held* (``LoadSettings.hold_write``, the shell's Import-Trace): its
 writer starts only when ``start`` is called or someone waits for it. The shell starts it once
 the statement after the import has run, when it goes idle, or when anything needs the file
-(fayshell.state.State.statement_finished): the question asked right after an import is then
+(fayshell.state.ShellState.statement_finished): the question asked right after an import is then
 answered with both cores, not beside the writer.
 """
 
@@ -131,8 +131,8 @@ class PendingWrites:
             name="store-pending",
             daemon=True,
         )
+        self._held = held  # before the thread is seen: a waiter must find it held or started
         self._thread = thread
-        self._held = held
         if not held:
             thread.start()
 
