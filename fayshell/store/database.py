@@ -337,6 +337,11 @@ class Database:
             except Exception as exc:
                 raise sql_error(exc) from None
 
+    def current_name(self) -> str:
+        """The name of the database the connection uses now (the file's stem, unless a user
+        statement switched to another: asked each time, not kept)."""
+        return str(self.execute("SELECT current_database()")[0][0])
+
     def tables(self) -> list[str]:
         rows = self.execute(
             "SELECT table_name FROM information_schema.tables "

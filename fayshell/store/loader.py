@@ -897,7 +897,7 @@ def _pending_chunk(
     assert load.held is not None
     c = da.ArrowChunk(
         db=db,
-        dbname=db.execute("SELECT current_database()")[0][0],
+        dbname=db.current_name(),
         node=load.node,
         session=load.session,
         chunk_no=load.chunk_no,

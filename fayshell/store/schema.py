@@ -140,8 +140,7 @@ def context_columns(db: Database) -> list[str]:
     process, where a query of ``duckdb_columns()`` took 9-16 ms.)"""
     from fayshell.store.relation import quote_ident, quote_literal
 
-    (name,) = db.execute("SELECT current_database()")[0]
-    table = quote_literal(f"{quote_ident(name)}.main.event_rows")
+    table = quote_literal(f"{quote_ident(db.current_name())}.main.event_rows")
     rows = db.execute(f"SELECT name FROM pragma_table_info({table}) ORDER BY cid")
     return [r[0] for r in rows if r[0] not in EVENT_ROW_COLUMNS]
 

@@ -169,11 +169,10 @@ def _span_columns(
     columns on another (the compiled pass its annotation and key/value lists, numpy its maps):
     this function's takes were the longest of those on the compiled path."""
     with Background(_taken, rows, first, ("service_name", "trace_name")) as strings:
+        parent, ip, port = _taken(rows, first, ("parent", "ip", "port_no"))
         out: dict[str, Any] = (
             {"node": take(rows.column("node"), first)} if "node" in rows.column_names else {}
         )
-        parent, ip = take(rows.column("parent"), first), take(rows.column("ip"), first)
-        port = take(rows.column("port_no"), first)
         service, name = strings.result()
     out |= {
         "trace_id": tid,
