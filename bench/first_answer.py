@@ -147,6 +147,21 @@ def measure(kind: str, trace: Path, cache: Path, runs: int, name: str = "") -> N
         f"the whole answer in {bt2_wall / 2:.2f} s",
         flush=True,
     )
+    cpu_answer = statistics.median(g.cpu_answer for g in got)
+    best = best_case(statistics.median(fixed), cpu_answer, os.cpu_count() or 1)
+    print(
+        f"{name}: best case for this much CPU on {os.cpu_count()} cores: the fixed cost on one "
+        f"core, the rest of the {cpu_answer:.2f} CPU seconds on every core, {best:.2f} s "
+        f"({bt2_wall / best:.2f}x): the most that better overlap alone could give",
+        flush=True,
+    )
+
+
+def best_case(fixed: float, cpu: float, cores: int) -> float:
+    """The soonest an answer that uses ``cpu`` CPU seconds could come on ``cores`` cores when
+    its first ``fixed`` seconds run on one core (a fresh shell's start: the interpreter, its
+    imports, the database file) and the rest keeps every core busy."""
+    return fixed + max(cpu - fixed, 0.0) / cores
 
 
 def main() -> int:
