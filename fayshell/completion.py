@@ -67,6 +67,8 @@ TYPE_NAMES = (
     "scriptblock",
     "datetime",
     "timespan",
+    "version",
+    "semver",
     "object",
 )
 #: A variable being typed inside a double-quoted string: ``"on $no<Tab>``.

@@ -10,9 +10,11 @@ from __future__ import annotations
 import collections
 import dataclasses
 import functools
+import inspect
 import math
 from collections.abc import AsyncGenerator, AsyncIterator, Mapping
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
 
 from fayshell.commands.invocation import Invocation
@@ -38,6 +40,7 @@ from fayshell.lang.ops import (
 from fayshell.lang.sqlgen import Translator, Untranslatable, column_kind
 from fayshell.lang.streams import aiter_items, collect, is_relation, unroll
 from fayshell.lang.values import UNSET, ScriptBlock
+from fayshell.lang.versions import SemanticVersion, Version
 from fayshell.records import has_property, is_record, property_names
 from fayshell.store.relation import quote_ident, quote_literal
 
@@ -619,6 +622,11 @@ class _SortKey:
         return bool(self.value < other.value)
 
 
+#: Values that order by their own comparison (dates in time, versions part by part), not by
+#: their text ("12/1/2023" after "3/5/2024", "1.10" before "1.9").
+ORDERED = (datetime, Version, SemanticVersion)
+
+
 def _rank(value: Any) -> tuple[int, Any]:
     if value is None:
         return 0, 0
@@ -626,9 +634,15 @@ def _rank(value: Any) -> tuple[int, Any]:
         return 1, float(value) if not isinstance(value, bool) else int(value)
     if isinstance(value, str):
         return 2, value.casefold()
+    if isinstance(value, datetime):
+        from fayshell.lang.dates import wall_clock
+
+        return 3, wall_clock(value)
+    if isinstance(value, ORDERED):  # a kind of version: one rank each (they do not compare)
+        return 4 + ORDERED.index(type(value)), value
     if is_record(value):  # a [pscustomobject] has no order of its own: keep the input order
-        return 3, ""
-    return 3, to_string(value).casefold()
+        return 6, ""
+    return 6, to_string(value).casefold()
 
 
 # ---- Group-Object ------------------------------------------------------------------------------
@@ -971,7 +985,8 @@ async def _measure_rows(source: Any, specs: list[PropSpec], stats: list[str]) ->
 
 
 def _measurable(values: list[Any], stats: list[str]) -> list[Any]:
-    """Numbers where they convert; strings are kept for -Minimum/-Maximum (as PowerShell)."""
+    """Numbers where they convert; for -Minimum/-Maximum, dates and versions are kept as they
+    are and the rest as strings (PowerShell compares them with their own CompareTo)."""
     out: list[Any] = []
     for v in values:
         try:
@@ -981,7 +996,7 @@ def _measurable(values: list[Any], stats: list[str]) -> list[Any]:
                 raise ParameterError(
                     "Measure-Object", None, f"input {to_string(v)[:40]!r} is not a number"
                 ) from None
-            out.append(to_string(v))
+            out.append(v if isinstance(v, ORDERED) else to_string(v))
     return out
 
 
@@ -1175,7 +1190,7 @@ def _foreach_blocks(
 
 def _member_of(item: Any, name: str, args: Any) -> list[Any]:
     """``ForEach-Object Name``: the property's value, or the result of calling the method."""
-    from fayshell.lang.interp import member
+    from fayshell.lang.interp import member, value_method
 
     if (
         isinstance(item, str)
@@ -1186,4 +1201,10 @@ def _member_of(item: Any, name: str, args: Any) -> list[Any]:
             return unroll(string_method(item, name, unroll(args)))
         except OperatorError:
             pass
-    return unroll(member(item, name))
+    value = member(item, name)
+    if not isinstance(item, (str, Mapping)) and (value is None or inspect.ismethod(value)):
+        try:  # a method: [version]'s ToString, a date's AddDays, a number's ToString
+            return unroll(value_method(item, name, unroll(args)))
+        except OperatorError:
+            pass
+    return unroll(value)

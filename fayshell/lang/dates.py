@@ -523,6 +523,12 @@ def _add_months(dt: DateTime, months: Any) -> DateTime:
     )
 
 
+def wall_clock(value: datetime) -> datetime:
+    """What .NET compares two dates by: their wall-clock time, whatever their Kind (an aware
+    datetime, from DuckDB's TIMESTAMPTZ, becomes a Utc or Local DateTime first)."""
+    return to_datetime(value).naive()
+
+
 def _compare(dt: DateTime, other: Any) -> int:
     b = to_datetime(other).naive()
     a = dt.naive()

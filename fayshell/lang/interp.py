@@ -76,6 +76,7 @@ from fayshell.lang.values import (
     TypeInfo,
     TypeName,
 )
+from fayshell.lang.versions import SemanticVersion, Version
 from fayshell.records import get_property, is_record
 from fayshell.state import Scope, ShellState
 
@@ -1450,33 +1451,11 @@ class Interpreter:
             obj = obj.records()
         if isinstance(obj, ScriptBlock) and low in ("invoke", "invokereturnasis"):
             return single_or_list(await obj.invoke(*args))
-        result = call_method(obj, node.name, args)  # dates and durations (lang/dates.py)
-        if result is not NOT_HANDLED:
-            return result
-        if low == "gettype" and not args and not hasattr(obj, "GetType"):
-            return TypeInfo(type_name_of(obj), "System." + type_name_of(obj))
-        if isinstance(obj, str):
-            return string_method(obj, node.name, args)
         if isinstance(obj, (list, dict)):
             handled, value = await self.collection_method(obj, low, args)
             if handled:
                 return value
-        method = getattr(obj, node.name, None) if not isinstance(obj, (int, float)) else None
-        if callable(method) and node.name[:1].isupper():
-            try:
-                return method(*args)
-            except TypeError as exc:
-                raise OperatorError(f"{node.name}(): {exc}") from None
-        if low == "tostring":
-            return number_to_string(obj, args)
-        if low in ("equals", "compareto") and len(args) == 1:
-            eq = compare("eq", obj, args[0])
-            return (
-                eq if low == "equals" else (0 if eq else (-1 if compare("lt", obj, args[0]) else 1))
-            )
-        raise OperatorError(
-            f"{type_name_of(obj)} has no method {node.name}() (with {len(args)} arguments)"
-        )
+        return value_method(obj, node.name, args)
 
     async def collection_method(
         self, obj: list[Any] | dict[Any, Any], low: str, args: list[Any]
@@ -1710,7 +1689,10 @@ def automatic_variables() -> dict[str, Any]:
         "IsWindows": sys.platform == "win32",
         "IsCoreCLR": True,
         "PSVersionTable": Hashtable(
-            PSVersion="7.4", PSEdition="Core", FayshellVersion=__version__, Platform=sys.platform
+            PSVersion=SemanticVersion(7, 4, 0),
+            PSEdition="Core",
+            FayshellVersion=__version__,
+            Platform=sys.platform,
         ),
         "PSEdition": "Core",
         "VerbosePreference": "SilentlyContinue",
@@ -1817,6 +1799,32 @@ def member(obj: Any, name: str) -> Any:
     if not is_record(obj) and low in ("count", "length"):
         return 1
     return get_property(obj, name)
+
+
+def value_method(obj: Any, name: str, args: list[Any]) -> Any:
+    """``obj.Name(args)`` on a value (collections' own methods and script blocks' Invoke are
+    the evaluator's): dates and durations, strings, the .NET-named methods of fayshell's value
+    types ([version], a regex match ...), then ToString, Equals and CompareTo on any value."""
+    low = name.lower()
+    result = call_method(obj, name, args)  # dates and durations (lang/dates.py)
+    if result is not NOT_HANDLED:
+        return result
+    if low == "gettype" and not args and not hasattr(obj, "GetType"):
+        return TypeInfo(type_name_of(obj), "System." + type_name_of(obj))
+    if isinstance(obj, str):
+        return string_method(obj, name, args)
+    method = getattr(obj, name, None) if not isinstance(obj, (int, float)) else None
+    if callable(method) and name[:1].isupper():
+        try:
+            return method(*args)
+        except TypeError as exc:
+            raise OperatorError(f"{name}(): {exc}") from None
+    if low == "tostring":
+        return number_to_string(obj, args)
+    if low in ("equals", "compareto") and len(args) == 1:
+        eq = compare("eq", obj, args[0])
+        return eq if low == "equals" else (0 if eq else (-1 if compare("lt", obj, args[0]) else 1))
+    raise OperatorError(f"{type_name_of(obj)} has no method {name}() (with {len(args)} arguments)")
 
 
 def index_value(obj: Any, key: Any) -> Any:
@@ -1949,6 +1957,9 @@ TYPE_CHECKS: dict[str, tuple[type, ...]] = {
     "char": (str,),
     "datetime": (datetime.datetime,),
     "timespan": (Duration,),
+    "version": (Version,),
+    "semver": (SemanticVersion,),
+    "management.automation.semanticversion": (SemanticVersion,),
     "exception": (ExceptionValue,),
     "management.automation.errorrecord": (ErrorRecordValue,),
     "errorrecord": (ErrorRecordValue,),
@@ -2085,6 +2096,16 @@ def _static_call(t: str, low: str, args: list[Any]) -> tuple[bool, Any]:
         ("char", "isupper"): lambda: text[0].isupper(),
         ("char", "islower"): lambda: text[0].islower(),
         ("char", "iswhitespace"): lambda: text[0].isspace(),
+        ("version", "new"): lambda: Version.new(*args),
+        ("version", "parse"): lambda: Version.parse(text[0]),
+        **{
+            (semver, name): fn
+            for semver in ("semver", "management.automation.semanticversion")
+            for name, fn in (
+                ("new", lambda: SemanticVersion.new(*args)),
+                ("parse", lambda: SemanticVersion.parse(text[0])),
+            )
+        },
         ("array", "reverse"): lambda: args[0].reverse() if isinstance(args[0], list) else None,
         ("array", "indexof"): lambda: next(
             (i for i, v in enumerate(unroll(args[0])) if compare("eq", v, args[1])), -1

@@ -22,6 +22,7 @@ from fayshell.lang.values import (
     TypeName,
     parse_unit_number,
 )
+from fayshell.lang.versions import SemanticVersion, Version, VersionError, to_semver, to_version
 
 
 def _dates() -> ModuleType:
@@ -129,6 +130,11 @@ def coerce_like(left: Any, right: Any) -> Any:
             return right
     if isinstance(left, datetime) and isinstance(right, str):
         return _dates().to_datetime(right)
+    if isinstance(left, (Version, SemanticVersion)) and not isinstance(right, type(left)):
+        try:  # [version]"2.13" -ge "2.9", $PSVersionTable.PSVersion -ge [version]"7.0"
+            return to_version(right) if isinstance(left, Version) else to_semver(right)
+        except VersionError:
+            return right  # not equal, and not ordered: -gt says it cannot compare them
     if isinstance(left, str) and not isinstance(right, str) and right is not None:
         return to_string(right)
     return right
@@ -343,6 +349,18 @@ def _to_bool(value: Any) -> bool:
     return truthy(value)
 
 
+def _versioned(parse: Callable[[Any], Any]) -> Callable[[Any], Any]:
+    """A [version]/[semver] cast: a text that is not a version is a cast error."""
+
+    def cast(value: Any) -> Any:
+        try:
+            return parse(value)
+        except VersionError as exc:
+            raise CastError(str(exc)) from None
+
+    return cast
+
+
 CONVERSIONS: dict[str, Callable[[Any], Any]] = {
     **dict.fromkeys(
         ("int", "long", "int32", "int64", "int16", "uint32", "uint64", "short", "byte", "sbyte"),
@@ -358,6 +376,8 @@ CONVERSIONS: dict[str, Callable[[Any], Any]] = {
     "scriptblock": lambda v: v,
     "void": lambda v: None,
     "type": lambda v: TypeName(to_string(v)),
+    "version": _versioned(to_version),
+    **dict.fromkeys(("semver", "management.automation.semanticversion"), _versioned(to_semver)),
 }
 
 

@@ -3,7 +3,9 @@ with the same results either way."""
 
 from __future__ import annotations
 
+import os
 import statistics
+from datetime import date, datetime
 
 import pytest
 
@@ -313,3 +315,45 @@ async def test_expand_property_skips_null_and_adds_selected_properties(shell) ->
         "Select-Object -ExpandProperty items -Property n"
     )
     assert out == [{"v": 1, "n": "x"}, {"v": 2, "n": "x"}]
+
+
+#: Three times whose text order ("12/1/2023" after "3/5/2024") is not their time order.
+WHEN = (
+    "sql SELECT * FROM (VALUES (1, TIMESTAMP '2023-12-01 10:00:00'), "
+    "(2, TIMESTAMP '2024-03-05 09:00:00'), (3, TIMESTAMP '2023-02-01 23:00:00')) AS t(id, ts)"
+)
+
+
+@pytest.mark.parametrize("typ", ["TIMESTAMP", "TIMESTAMPTZ"])
+async def test_dates_sort_and_measure_by_time_in_sql_and_rowwise(shell, typ) -> None:
+    table = WHEN.replace("TIMESTAMP '", f"{typ} '")
+    for stage, want in [
+        ("Sort-Object ts | % id", [3, 1, 2]),
+        ("Sort-Object ts -Descending | % id", [2, 1, 3]),
+        ("Sort-Object ts -Top 1 | % id", [3]),
+    ]:
+        assert await shell.run(f"{table} | {stage}") == want, stage
+        assert await shell.run(f"@({table}) | {stage}") == want, f"row-wise {stage}"
+    in_sql = await shell.run(f"{table} | Measure-Object ts -Maximum -Minimum")
+    rowwise = await shell.run(f"@({table}) | Measure-Object ts -Maximum -Minimum")
+    for m in (in_sql[0], rowwise[0]):
+        assert (m["Maximum"].year, m["Maximum"].month) == (2024, 3)
+        assert (m["Minimum"].year, m["Minimum"].month) == (2023, 2)
+
+
+async def test_files_sort_by_last_write_time_not_its_text(shell, tmp_path) -> None:
+    for name, when in (("a", "2023-12-01"), ("b", "2024-03-05"), ("c", "2023-02-01")):
+        (tmp_path / name).write_text(name)
+        stamp = datetime.fromisoformat(when).timestamp()
+        os.utime(tmp_path / name, (stamp, stamp))
+    files = f"Get-ChildItem '{tmp_path}' -File"
+    assert await shell.run(f"{files} | Sort-Object LastWriteTime | % Name") == ["c", "a", "b"]
+    newest = f"({files} | Sort-Object LastWriteTime -Descending | Select-Object -First 1).Name"
+    assert await shell.run(newest) == ["b"]
+    (m,) = await shell.run(f"{files} | Measure-Object LastWriteTime -Maximum -Minimum")
+    assert (m["Maximum"].date(), m["Minimum"].date()) == (date(2024, 3, 5), date(2023, 2, 1))
+    assert await shell.run(f"{files} | % {{ $_.LastWriteTime }} | Sort-Object | % Month") == [
+        2,
+        12,
+        3,
+    ]

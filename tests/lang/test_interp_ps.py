@@ -600,3 +600,55 @@ async def test_switch_file_and_redirection_follow_the_location(shell, tmp_path) 
 async def test_dot_source_relative_to_the_location(shell, tmp_path) -> None:
     (tmp_path / "lib.fay").write_text("$libvar = 'loaded'\n")
     assert await shell.run(f"Set-Location '{tmp_path}'; . ./lib.fay; $libvar") == ["loaded"]
+
+
+@pytest.mark.parametrize(
+    "src, expected",
+    [
+        ('([version]"2.13.1").Major', [2]),
+        ('([version]"2.13").Build', [-1]),
+        ('"$([version]"2.13.1")"', ["2.13.1"]),
+        ('[version]"2.13.1" -ge "2.9"', [True]),
+        ('[version]"1.10" -gt [version]"1.9"', [True]),
+        ('[version]"1.2" -eq "1.2"', [True]),
+        ('[version]"1.2" -eq "1.2.0"', [False]),
+        ('[version]"1.2" -eq "not a version"', [False]),
+        ('[version]"1.2" -is [version]', [True]),
+        ('"1.2" -as [version] -is [System.Version]', [True]),
+        ('$null -eq ("x" -as [version])', [True]),
+        ("[version]1.5 -eq '1.5'", [True]),
+        ("[version]::new(1, 2, 3).ToString(2)", ["1.2"]),
+        ('[version]::Parse("4.5").Minor', [5]),
+        ('([version]"1.2").GetType().FullName', ["System.Version"]),
+        (
+            '"1.10", "1.9", "1.2.3" | ForEach-Object { [version]$_ } | Sort-Object | % ToString',
+            ["1.2.3", "1.9", "1.10"],
+        ),
+        ('([version[]]("1.9", "1.10") | Measure-Object -Maximum).Maximum.ToString()', ["1.10"]),
+        ('[semver]"7.4.1-rc.1" -lt "7.4.1"', [True]),
+        ("[semver]::new(7, 4).ToString()", ["7.4.0"]),
+        ("$PSVersionTable.PSVersion.Major -ge 7", [True]),
+        ('"$($PSVersionTable.PSVersion)"', ["7.4.0"]),
+        ('$PSVersionTable.PSVersion -ge [version]"7.0"', [True]),
+        ('$PSVersionTable.PSVersion -lt "7.10"', [True]),
+        ("$PSVersionTable.PSVersion -is [semver]", [True]),
+    ],
+)
+async def test_versions_cast_compare_and_sort(shell, src, expected) -> None:
+    assert await shell.run(src) == expected
+
+
+@pytest.mark.parametrize(
+    "src, message",
+    [
+        ('[version]"7"', 'Cannot convert value "7" to type "System.Version"'),
+        ('[version]"1.x"', "Input string was not in a correct format."),
+        ('[semver]"v1"', '"System.Management.Automation.SemanticVersion"'),
+        ('[version]"1.2" -gt "abc"', "cannot compare Version with string using -gt"),
+        ("[version]::new(1)", "[version]::new(1 arguments)"),
+    ],
+)
+async def test_bad_versions_are_one_line_errors(shell, src, message) -> None:
+    with pytest.raises(RuntimeFayError) as info:
+        await shell.run(src)
+    assert message in info.value.message and "\n" not in info.value.message
