@@ -11,6 +11,7 @@ number (``Select-Object @{n='ts_ns'; e={ $_.ts }}`` shows it in a table).
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import math
 from collections.abc import Iterable
@@ -66,6 +67,8 @@ def format_value(value: Any) -> str:
         return str(value)
     if isinstance(value, (list, tuple)):
         return "{" + ", ".join(format_value(v) for v in value) + "}"
+    if dataclasses.is_dataclass(value) and type(value).__str__ is not object.__str__:
+        return str(value)  # a value type ([version], a regex match) reads as its ToString()
     if is_record(value):
         return "@{" + "; ".join(f"{k}={format_value(v)}" for k, v in as_dict(value).items()) + "}"
     return str(value)

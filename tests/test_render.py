@@ -8,7 +8,8 @@ import datetime as dt
 import pytest
 
 from fayshell.lang.dates import DateTime
-from fayshell.lang.values import Hashtable, PSCustomObject
+from fayshell.lang.values import Hashtable, MatchGroup, MatchInfo, PSCustomObject
+from fayshell.lang.versions import Version
 from fayshell.render import (
     fit_widths,
     format_cell,
@@ -61,6 +62,12 @@ def test_ids_as_sixteen_hex_digits_like_zipkin() -> None:
 def test_datetime_values_keep_their_precision() -> None:
     when = dt.datetime(2016, 3, 4, 17, 46, 23, 123456)
     assert format_cell("loaded_at", when) == "2016-03-04 17:46:23.123456"
+
+
+def test_value_types_in_a_cell_read_as_their_tostring_and_records_as_hashtables() -> None:
+    assert format_cell("v", Version(2, 13, 1)) == "2.13.1"
+    assert format_cell("m", MatchInfo("b", 1, 1, [MatchGroup("b")])) == "b"
+    assert format_cell("r", PSCustomObject(a=1, b="x")) == "@{a=1; b=x}"
 
 
 def test_plain_table_and_list_use_the_display_forms() -> None:

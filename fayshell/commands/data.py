@@ -9,6 +9,7 @@ import datetime
 import io
 import json
 import math
+import re
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any, Literal
@@ -131,6 +132,10 @@ async def convert_to_json(
     "ConvertFrom-Json",
     synopsis="Parse JSON text into objects (JSON objects become records, arrays are "
     "written out item by item).",
+    description="A string holding an ISO 8601 date and time (2024-03-05T10:00:00, with "
+    "fractions of a second and a zone or not) becomes a [datetime], as in PowerShell 7: "
+    "of kind Unspecified without a zone, Utc with Z, and converted to local time (kind "
+    "Local) with an offset. A date alone stays a string.",
     params=[
         Param(
             "InputObject",
@@ -179,9 +184,29 @@ async def convert_from_json(
         ) from None
     if _depth_of(value) > depth:
         raise CommandError("ConvertFrom-Json", f"the JSON is nested deeper than -Depth {depth}")
+    value = _with_dates(value)
     if isinstance(value, list) and not no_enumerate:
         return value
     return [value]
+
+
+#: A JSON string PowerShell 7 reads as a date (Json.NET's ISO 8601 date and time).
+JSON_DATE = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,7})?(Z|[+-]\d{2}:\d{2})?")
+
+
+def _with_dates(value: Any) -> Any:
+    """``value`` with its ISO date-time strings as dates (see ConvertFrom-Json's help)."""
+    if isinstance(value, dict):
+        return {k: _with_dates(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_with_dates(v) for v in value]
+    if isinstance(value, str) and JSON_DATE.fullmatch(value):
+        from fayshell.lang.dates import DateTime, parse_date
+
+        if value.endswith("Z"):  # UTC: kept as it is, of kind Utc
+            return DateTime.of(datetime.datetime.fromisoformat(value[:-1]), "Utc")
+        return parse_date(value)  # an offset: local time; no zone: Unspecified
+    return value
 
 
 def _depth_of(value: Any) -> int:

@@ -166,3 +166,21 @@ async def test_display_hint_shows_one_part(shell) -> None:
     assert await shell.text(f"{d} -DisplayHint Date") == "\nMonday, January 15, 2024\n"
     assert await shell.text(f"{d} -DisplayHint Time") == "\n1:05:00 PM\n"
     assert await shell.text(d) == "\nMonday, January 15, 2024 1:05:00 PM\n"
+
+
+async def test_convert_from_json_reads_iso_date_times_as_dates(shell, zone) -> None:
+    doc = (
+        '\'{"z": "2024-03-05T10:00:00Z", "off": ["2024-03-05T10:00:00.1234567+02:00"], '
+        '"plain": "2024-03-05T10:00:00", "day": "2024-03-05", "text": "at 2024-03-05T10:00:00"}\''
+    )
+    (o,) = await shell.run(f"{doc} | ConvertFrom-Json")
+    assert isinstance(o["z"], DateTime) and (o["z"].Kind, o["z"].hour) == ("Utc", 10)
+    (off,) = o["off"]
+    assert (off.Kind, off.hour, off.microsecond) == ("Local", 3, 123456)  # 08:00Z in UTC-5
+    assert (o["plain"].Kind, o["plain"].hour) == ("Unspecified", 10)
+    assert o["day"] == "2024-03-05" and o["text"] == "at 2024-03-05T10:00:00"
+    newer = f"({doc} | ConvertFrom-Json).z -gt (Get-Date -Year 2024 -Month 1 -Day 1)"
+    assert await shell.run(newer) == [True]
+    assert await shell.run(
+        "Get-Date -Year 2024 -Month 3 -Day 5 | ConvertTo-Json | ConvertFrom-Json | % Month"
+    ) == [3]
