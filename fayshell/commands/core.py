@@ -638,8 +638,8 @@ def _rank(value: Any) -> tuple[int, Any]:
         from fayshell.lang.dates import wall_clock
 
         return 3, wall_clock(value)
-    if isinstance(value, ORDERED):  # a kind of version: one rank each (they do not compare)
-        return 4 + ORDERED.index(type(value)), value
+    if isinstance(value, (Version, SemanticVersion)):  # one rank each: they do not compare
+        return (4 if isinstance(value, Version) else 5), value
     if is_record(value):  # a [pscustomobject] has no order of its own: keep the input order
         return 6, ""
     return 6, to_string(value).casefold()
