@@ -47,9 +47,27 @@ def _parts(numbers: tuple[Any, ...], type_name: str) -> tuple[int, ...]:
     return out
 
 
+class _ByKey:
+    """Equal, hashed and ordered by ``key()``, against versions of the same kind only."""
+
+    def key(self) -> tuple[Any, ...]:
+        raise NotImplementedError
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is type(self) and self.key() == other.key()
+
+    def __hash__(self) -> int:
+        return hash(self.key())
+
+    def __lt__(self, other: object) -> bool:
+        if type(other) is not type(self):
+            return NotImplemented
+        return bool(self.key() < other.key())
+
+
 @functools.total_ordering
 @dataclass(frozen=True, eq=False)
-class Version:
+class Version(_ByKey):
     """``[version]"2.13.1"``: shown as PowerShell shows it, a Major Minor Build Revision row."""
 
     Major: int
@@ -87,17 +105,6 @@ class Version:
     def key(self) -> tuple[int, int, int, int]:
         return (self.Major, self.Minor, self.Build, self.Revision)
 
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, Version) and self.key() == other.key()
-
-    def __hash__(self) -> int:
-        return hash(self.key())
-
-    def __lt__(self, other: object) -> bool:
-        if not isinstance(other, Version):
-            return NotImplemented
-        return self.key() < other.key()
-
     def __str__(self) -> str:
         return ".".join(str(n) for n in self.key() if n >= 0)
 
@@ -125,7 +132,7 @@ _SEMVER = re.compile(
 
 @functools.total_ordering
 @dataclass(frozen=True, eq=False)
-class SemanticVersion:
+class SemanticVersion(_ByKey):
     """``[semver]"7.4.1-rc.1"`` and ``$PSVersionTable.PSVersion``."""
 
     Major: int
@@ -171,17 +178,6 @@ class SemanticVersion:
             parts = self.PreReleaseLabel.split(".")
             pre = (0, *((0, int(p), "") if p.isdigit() else (1, 0, p) for p in parts))
         return (self.Major, self.Minor, self.Patch, pre)
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, SemanticVersion) and self.key() == other.key()
-
-    def __hash__(self) -> int:
-        return hash(self.key())
-
-    def __lt__(self, other: object) -> bool:
-        if not isinstance(other, SemanticVersion):
-            return NotImplemented
-        return self.key() < other.key()
 
     def __str__(self) -> str:
         pre = f"-{self.PreReleaseLabel}" if self.PreReleaseLabel else ""
