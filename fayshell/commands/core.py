@@ -1103,7 +1103,8 @@ async def invoke_here(block: ScriptBlock, item: Any = UNSET) -> list[Any]:
             "RemainingScripts",
             "any",
             rest=True,
-            help="More positional script blocks: Begin Process... End.",
+            help="More positional script blocks: Begin Process... End (after a member name: "
+            "the method's arguments).",
         ),
         Param("Begin", "scriptblock", help="Run once before the first object."),
         Param("End", "scriptblock", help="Run once after the last object."),
@@ -1141,6 +1142,10 @@ async def foreach_object(
             for out in await parallel.invoke(dollar_under=item):
                 yield out
         return
+    if remaining_scripts and argument_list is None and not isinstance(process, ScriptBlock):
+        # `% AddDays 1`: the words after a member name are its -ArgumentList (PowerShell's
+        # ValueFromRemainingArguments)
+        argument_list, remaining_scripts = remaining_scripts, None
     begin, blocks, end = _foreach_blocks(process, remaining_scripts or [], begin, end, member_name)
     if begin is not None:
         for out in await invoke_here(begin):

@@ -27,7 +27,8 @@ about_Language -- the fayshell language in brief
   += -= *= /= %= ??= , a ?? b, cond ? a : b, 'a'..'e', [math]::Round(x, 2), [int]::MaxValue.
   Types: [int] [long] [double] [string] [bool] [char] [datetime] [timespan] [version] [semver]
   [array] [hashtable] [ordered] [pscustomobject] [regex]; [version]'2.13' -gt '2.9' (compared
-  part by part), and $PSVersionTable.PSVersion is a [semver] (7.4.0).
+  part by part), and $PSVersionTable.PSVersion is a [semver] (7.4.0). [IO.Path]::GetFileName,
+  GetDirectoryName, GetExtension, GetFileNameWithoutExtension, ChangeExtension, Combine.
   Pipelines: a && b, a || b; > file, >> file, 2>&1, 2>$null; & $block args; . ./lib.fay
   Control: if (...) { } elseif (...) { } else { }, foreach ($x in $xs) { }, while (...) { },
   for ($i = 0; $i -lt 3; $i++) { }, do { } while/until (...), switch [-Regex|-Wildcard|

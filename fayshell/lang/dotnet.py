@@ -6,6 +6,7 @@ from __future__ import annotations
 import datetime as dt
 import functools
 import math
+import posixpath
 import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
@@ -363,6 +364,38 @@ MATH: dict[str, Any] = {
     "acos": math.acos,
 }
 
+
+def _extension(path: str) -> str:
+    """The file name's last ``.suffix`` (".gz" of "a.tar.gz"; "" when none)."""
+    name = posixpath.basename(path)
+    dot = name.rfind(".")
+    return name[dot:] if 0 <= dot < len(name) - 1 else ""
+
+
+def _without_extension(path: str) -> str:
+    name = posixpath.basename(path)
+    return name[: len(name) - len(_extension(name))] if _extension(name) else name.rstrip(".")
+
+
+def _change_extension(path: str, ext: str | None = None) -> str:
+    stem = path[: len(path) - len(_extension(path))] if _extension(path) else path.rstrip(".")
+    if ext is None:
+        return stem
+    return stem + (ext if ext.startswith(".") else "." + ext)
+
+
+#: [System.IO.Path]'s methods scripts use, on Linux paths ('/' separates; the parent of the
+#: root is $null, as .NET says).
+PATH_METHODS: dict[str, Callable[..., Any]] = {
+    "getfilename": posixpath.basename,
+    "getdirectoryname": lambda p: None if p in ("/", "") else posixpath.dirname(p),
+    "getextension": _extension,
+    "getfilenamewithoutextension": _without_extension,
+    "changeextension": _change_extension,
+    "combine": posixpath.join,
+    "ispathrooted": lambda p: p.startswith("/"),
+}
+
 LIMITS: dict[str, dict[str, Any]] = {
     "int": {"maxvalue": 2**31 - 1, "minvalue": -(2**31)},
     "int32": {"maxvalue": 2**31 - 1, "minvalue": -(2**31)},
@@ -381,6 +414,7 @@ LIMITS: dict[str, dict[str, Any]] = {
     },
     "string": {"empty": ""},
     "environment": {"newline": "\n"},
+    "io.path": {"directoryseparatorchar": "/", "pathseparator": ":"},
 }
 
 

@@ -2015,6 +2015,12 @@ def static_member(type_name: str, name: str, args: list[Any] | None) -> Any:
             return fn(*[to_number(a) for a in args])
         except (TypeError, ValueError, OverflowError) as exc:
             raise OperatorError(f"[math]::{name}({len(args)} arguments): {exc}") from None
+    if t == "io.path" and low in dotnet.PATH_METHODS and args is not None:
+        fn = dotnet.PATH_METHODS[low]
+        try:
+            return fn(*[None if a is None else to_string(a) for a in args])
+        except TypeError:
+            raise OperatorError(f"[{type_name}]::{name}: {len(args)} arguments") from None
     if args is None and low in dotnet.LIMITS.get(t, {}):
         return dotnet.LIMITS[t][low]
     if args is None and (t.endswith("options") or t in dotnet.ENUMS):

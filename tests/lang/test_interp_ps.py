@@ -652,3 +652,31 @@ async def test_bad_versions_are_one_line_errors(shell, src, message) -> None:
     with pytest.raises(RuntimeFayError) as info:
         await shell.run(src)
     assert message in info.value.message and "\n" not in info.value.message
+
+
+@pytest.mark.parametrize(
+    "src, expected",
+    [
+        ('[System.IO.Path]::GetFileName("/var/log/a.tar.gz")', ["a.tar.gz"]),
+        ('[IO.Path]::GetDirectoryName("/var/log/a.gz")', ["/var/log"]),
+        ('$null -eq [IO.Path]::GetDirectoryName("/")', [True]),
+        ('[IO.Path]::GetExtension("/x.d/a.tar.gz")', [".gz"]),
+        ('[IO.Path]::GetExtension("/x.d/README")', [""]),
+        ('[IO.Path]::GetFileNameWithoutExtension("/x/a.tar.gz")', ["a.tar"]),
+        ('[IO.Path]::ChangeExtension("a.txt", "log")', ["a.log"]),
+        ('[IO.Path]::ChangeExtension("a.txt", "")', ["a."]),
+        ('[IO.Path]::ChangeExtension("a.txt", $null)', ["a"]),
+        ('[IO.Path]::Combine("/a", "b", "c.txt")', ["/a/b/c.txt"]),
+        ('[IO.Path]::Combine("/a", "/b")', ["/b"]),
+        ('[IO.Path]::IsPathRooted("a/b")', [False]),
+        ("[IO.Path]::DirectorySeparatorChar", ["/"]),
+    ],
+)
+async def test_io_path_statics_on_linux_paths(shell, src, expected) -> None:
+    assert await shell.run(src) == expected
+
+
+async def test_io_path_with_too_few_arguments_is_a_one_line_error(shell) -> None:
+    with pytest.raises(RuntimeFayError) as info:
+        await shell.run("[IO.Path]::GetFileName()")
+    assert info.value.message.endswith("[IO.Path]::GetFileName: 0 arguments")
