@@ -372,16 +372,16 @@ def _extension(path: str) -> str:
     return name[dot:] if 0 <= dot < len(name) - 1 else ""
 
 
-def _without_extension(path: str) -> str:
-    name = posixpath.basename(path)
-    return name[: len(name) - len(_extension(name))] if _extension(name) else name.rstrip(".")
+def _stem(path: str) -> str:
+    """``path`` without its extension (and without a trailing dot)."""
+    ext = _extension(path)
+    return path[: len(path) - len(ext)] if ext else path.rstrip(".")
 
 
 def _change_extension(path: str, ext: str | None = None) -> str:
-    stem = path[: len(path) - len(_extension(path))] if _extension(path) else path.rstrip(".")
     if ext is None:
-        return stem
-    return stem + (ext if ext.startswith(".") else "." + ext)
+        return _stem(path)
+    return _stem(path) + (ext if ext.startswith(".") else "." + ext)
 
 
 #: [System.IO.Path]'s methods scripts use, on Linux paths ('/' separates; the parent of the
@@ -390,7 +390,7 @@ PATH_METHODS: dict[str, Callable[..., Any]] = {
     "getfilename": posixpath.basename,
     "getdirectoryname": lambda p: None if p in ("/", "") else posixpath.dirname(p),
     "getextension": _extension,
-    "getfilenamewithoutextension": _without_extension,
+    "getfilenamewithoutextension": lambda p: _stem(posixpath.basename(p)),
     "changeextension": _change_extension,
     "combine": posixpath.join,
     "ispathrooted": lambda p: p.startswith("/"),

@@ -2017,6 +2017,8 @@ def static_member(type_name: str, name: str, args: list[Any] | None) -> Any:
             raise OperatorError(f"[math]::{name}({len(args)} arguments): {exc}") from None
     if t == "io.path" and low in dotnet.PATH_METHODS and args is not None:
         fn = dotnet.PATH_METHODS[low]
+        if args and args[0] is None:
+            return None  # .NET: a $null path gives $null
         try:
             return fn(*[None if a is None else to_string(a) for a in args])
         except TypeError:

@@ -670,6 +670,7 @@ async def test_bad_versions_are_one_line_errors(shell, src, message) -> None:
         ('[IO.Path]::Combine("/a", "/b")', ["/b"]),
         ('[IO.Path]::IsPathRooted("a/b")', [False]),
         ("[IO.Path]::DirectorySeparatorChar", ["/"]),
+        ("$null -eq [IO.Path]::GetFileName($null)", [True]),
     ],
 )
 async def test_io_path_statics_on_linux_paths(shell, src, expected) -> None:
