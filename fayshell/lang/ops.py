@@ -141,6 +141,8 @@ def coerce_like(left: Any, right: Any) -> Any:
 
 
 def _cmp_key(value: Any, case: bool) -> Any:
+    if isinstance(value, datetime):  # by wall-clock time whatever the Kind, as .NET compares
+        return _dates().wall_clock(value)  # (DuckDB's TIMESTAMPTZ values are aware datetimes)
     return value if case or not isinstance(value, str) else value.casefold()
 
 

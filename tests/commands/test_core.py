@@ -335,6 +335,8 @@ async def test_dates_sort_and_measure_by_time_in_sql_and_rowwise(shell, typ) -> 
         ("Sort-Object ts | % id", [3, 1, 2]),
         ("Sort-Object ts -Descending | % id", [2, 1, 3]),
         ("Sort-Object ts -Top 1 | % id", [3]),
+        ("Where-Object { $_.ts -gt [datetime]'2024-01-01' } | % id", [2]),
+        ("Where-Object ts -lt '2023-06-01' | % id", [3]),
     ]:
         assert await shell.run(f"{table} | {stage}") == want, stage
         assert await shell.run(f"@({table}) | {stage}") == want, f"row-wise {stage}"
