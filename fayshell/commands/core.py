@@ -14,7 +14,6 @@ import inspect
 import math
 from collections.abc import AsyncGenerator, AsyncIterator, Mapping
 from dataclasses import dataclass, field
-from datetime import datetime
 from typing import Any
 
 from fayshell.commands.invocation import Invocation
@@ -30,7 +29,9 @@ from fayshell.commands.props import (
 from fayshell.commands.registry import BY_VALUE, Param, cmdlet
 from fayshell.errors import ParameterError, UnknownProperty
 from fayshell.lang.ops import (
+    ORDERED,
     OperatorError,
+    SortKey,
     compare,
     string_method,
     to_number,
@@ -40,8 +41,7 @@ from fayshell.lang.ops import (
 from fayshell.lang.sqlgen import Translator, Untranslatable, column_kind
 from fayshell.lang.streams import aiter_items, collect, is_relation, unroll
 from fayshell.lang.values import UNSET, ScriptBlock
-from fayshell.lang.versions import SemanticVersion, Version
-from fayshell.records import has_property, is_record, property_names
+from fayshell.records import has_property, property_names
 from fayshell.store.relation import quote_ident, quote_literal
 
 INPUT = Param("InputObject", "any", pipeline=BY_VALUE, help="The records to work on.")
@@ -596,53 +596,14 @@ def _unique_part(value: Any, case: bool) -> Any:
     return repr(value)
 
 
-def _case_key_at(pos: int, keyed: tuple[list[Any], Any]) -> tuple[_SortKey, str]:
+def _case_key_at(pos: int, keyed: tuple[list[Any], Any]) -> tuple[SortKey, str]:
     """Case-sensitive order: case-insensitively first, then lowercase before uppercase."""
     value = keyed[0][pos]
-    return _SortKey(value), value.swapcase() if isinstance(value, str) else ""
+    return SortKey(value), value.swapcase() if isinstance(value, str) else ""
 
 
-def _key_at(pos: int, keyed: tuple[list[Any], Any]) -> _SortKey:
-    return _SortKey(keyed[0][pos])
-
-
-@functools.total_ordering
-class _SortKey:
-    """Orders mixed values: $null first, numbers numerically, strings case-insensitively."""
-
-    def __init__(self, value: Any) -> None:
-        self.rank, self.value = _rank(value)
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, _SortKey) and (self.rank, self.value) == (other.rank, other.value)
-
-    def __lt__(self, other: _SortKey) -> bool:
-        if self.rank != other.rank:
-            return self.rank < other.rank
-        return bool(self.value < other.value)
-
-
-#: Values that order by their own comparison (dates in time, versions part by part), not by
-#: their text ("12/1/2023" after "3/5/2024", "1.10" before "1.9").
-ORDERED = (datetime, Version, SemanticVersion)
-
-
-def _rank(value: Any) -> tuple[int, Any]:
-    if value is None:
-        return 0, 0
-    if isinstance(value, (bool, int, float)):
-        return 1, float(value) if not isinstance(value, bool) else int(value)
-    if isinstance(value, str):
-        return 2, value.casefold()
-    if isinstance(value, datetime):
-        from fayshell.lang.dates import wall_clock
-
-        return 3, wall_clock(value)
-    if isinstance(value, (Version, SemanticVersion)):  # one rank each: they do not compare
-        return (4 if isinstance(value, Version) else 5), value
-    if is_record(value):  # a [pscustomobject] has no order of its own: keep the input order
-        return 6, ""
-    return 6, to_string(value).casefold()
+def _key_at(pos: int, keyed: tuple[list[Any], Any]) -> SortKey:
+    return SortKey(keyed[0][pos])
 
 
 # ---- Group-Object ------------------------------------------------------------------------------
@@ -803,7 +764,7 @@ async def _group_rows(
             groups.values(),
             key=lambda g: [_case_key_at(i, (g.Values, None)) for i in range(len(g.Values))],
         )
-    return sorted(groups.values(), key=lambda g: [_SortKey(v) for v in g.Values])
+    return sorted(groups.values(), key=lambda g: [SortKey(v) for v in g.Values])
 
 
 # ---- Measure-Object ----------------------------------------------------------------------------
@@ -1004,7 +965,7 @@ def _stats_of(values: list[Any], stats: list[str]) -> dict[str, Any]:
     rec: dict[str, Any] = {}
     if not values:
         return {s: (0 if s == "Sum" else None) for s in stats}
-    ordered = sorted(values, key=_SortKey)
+    ordered = sorted(values, key=SortKey)
     for stat in stats:
         rec[stat] = _stat(stat, values, ordered)
     return rec

@@ -42,6 +42,7 @@ from fayshell.lang.ops import (
     CastError,
     DivideByZero,
     OperatorError,
+    SortKey,
     arithmetic,
     compare,
     convert,
@@ -2115,6 +2116,7 @@ def _static_call(t: str, low: str, args: list[Any]) -> tuple[bool, Any]:
             )
         },
         ("array", "reverse"): lambda: args[0].reverse() if isinstance(args[0], list) else None,
+        ("array", "sort"): lambda: args[0].sort(key=SortKey) if isinstance(args[0], list) else None,
         ("array", "indexof"): lambda: next(
             (i for i, v in enumerate(unroll(args[0])) if compare("eq", v, args[1])), -1
         ),

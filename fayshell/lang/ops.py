@@ -23,6 +23,7 @@ from fayshell.lang.values import (
     parse_unit_number,
 )
 from fayshell.lang.versions import SemanticVersion, Version, VersionError, to_semver, to_version
+from fayshell.records import is_record
 
 
 def _dates() -> ModuleType:
@@ -138,6 +139,44 @@ def coerce_like(left: Any, right: Any) -> Any:
     if isinstance(left, str) and not isinstance(right, str) and right is not None:
         return to_string(right)
     return right
+
+
+@functools.total_ordering
+class SortKey:
+    """Orders mixed values as Sort-Object and [array]::Sort do: $null first, numbers
+    numerically, strings case-insensitively, dates in time, versions part by part."""
+
+    def __init__(self, value: Any) -> None:
+        self.rank, self.value = _rank(value)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, SortKey) and (self.rank, self.value) == (other.rank, other.value)
+
+    def __lt__(self, other: SortKey) -> bool:
+        if self.rank != other.rank:
+            return self.rank < other.rank
+        return bool(self.value < other.value)
+
+
+#: Values that order by their own comparison (dates in time, versions part by part), not by
+#: their text ("12/1/2023" after "3/5/2024", "1.10" before "1.9").
+ORDERED = (datetime, Version, SemanticVersion)
+
+
+def _rank(value: Any) -> tuple[int, Any]:
+    if value is None:
+        return 0, 0
+    if isinstance(value, (bool, int, float)):
+        return 1, float(value) if not isinstance(value, bool) else int(value)
+    if isinstance(value, str):
+        return 2, value.casefold()
+    if isinstance(value, datetime):
+        return 3, _dates().wall_clock(value)
+    if isinstance(value, (Version, SemanticVersion)):  # one rank each: they do not compare
+        return (4 if isinstance(value, Version) else 5), value
+    if is_record(value):  # a [pscustomobject] has no order of its own: keep the input order
+        return 6, ""
+    return 6, to_string(value).casefold()
 
 
 def _cmp_key(value: Any, case: bool) -> Any:

@@ -681,3 +681,19 @@ async def test_io_path_with_too_few_arguments_is_a_one_line_error(shell) -> None
     with pytest.raises(RuntimeFayError) as info:
         await shell.run("[IO.Path]::GetFileName()")
     assert info.value.message.endswith("[IO.Path]::GetFileName: 0 arguments")
+
+
+@pytest.mark.parametrize(
+    "src, expected",
+    [
+        ("$a = @(3, 1, 2); [array]::Sort($a); $a -join ','", ["1,2,3"]),
+        ("$a = 'b', 'C', 'a'; [array]::Sort($a); $a -join ','", ["a,b,C"]),
+        ("$a = [version[]]('1.10', '1.9'); [array]::Sort($a); $a -join ','", ["1.9,1.10"]),
+        (
+            "$a = [datetime[]]('2024-03-05', '2023-12-01'); [array]::Sort($a); $a[0].Year",
+            [2023],
+        ),
+    ],
+)
+async def test_array_sort_orders_in_place_as_sort_object_does(shell, src, expected) -> None:
+    assert await shell.run(src) == expected
