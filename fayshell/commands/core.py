@@ -33,7 +33,6 @@ from fayshell.lang.ops import (
     OperatorError,
     SortKey,
     compare,
-    string_method,
     to_number,
     to_string,
     truthy,
@@ -1158,18 +1157,11 @@ def _member_of(item: Any, name: str, args: Any) -> list[Any]:
     """``ForEach-Object Name``: the property's value, or the result of calling the method."""
     from fayshell.lang.interp import member, value_method
 
-    if (
-        isinstance(item, str)
-        and name.lower() != "length"
-        and not (args is None and has_property(item, name))
-    ):
-        try:
-            return unroll(string_method(item, name, unroll(args)))
-        except OperatorError:
-            pass
     value = member(item, name)
-    if not isinstance(item, (str, Mapping)) and (value is None or inspect.ismethod(value)):
-        try:  # a method: [version]'s ToString, a date's AddDays, a number's ToString
+    # not a property (nothing, or a Python method such as str.split): a method call, as
+    # `$x.Name(args)` makes it ('a,b' | % Split ',', a version's ToString, a date's AddDays)
+    if not isinstance(item, Mapping) and (value is None or inspect.isroutine(value)):
+        try:
             return unroll(value_method(item, name, unroll(args)))
         except OperatorError:
             pass

@@ -523,15 +523,15 @@ def _add_months(dt: DateTime, months: Any) -> DateTime:
     )
 
 
-def wall_clock(value: datetime) -> datetime:
+def wall_clock(value: Any) -> datetime:
     """What .NET compares two dates by: their wall-clock time, whatever their Kind (an aware
-    datetime, from DuckDB's TIMESTAMPTZ, becomes a Utc or Local DateTime first)."""
+    datetime, from DuckDB's TIMESTAMPTZ, becomes a Utc or Local DateTime first; a text or
+    ticks are read as ``[datetime]`` reads them)."""
     return to_datetime(value).naive()
 
 
 def _compare(dt: DateTime, other: Any) -> int:
-    b = to_datetime(other).naive()
-    a = dt.naive()
+    a, b = wall_clock(dt), wall_clock(other)
     return (a > b) - (a < b)
 
 
