@@ -281,6 +281,7 @@ async def test_foreach_scopes_blocks_and_members(shell) -> None:
     assert await shell.run("3.5, [version]'1.2' | ForEach-Object ToString") == ["3.5", "1.2"]
     assert await shell.run("[datetime]'2024-03-05' | % AddDays 1 | % Day") == [6]
     assert await shell.run("'a,b' | ForEach-Object Split ','") == ["a", "b"]
+    assert await shell.run("'a b' | ForEach-Object Split") == ["a", "b"]  # Split() itself
     assert await shell.run("1..3 | ForEach-Object { if ($_ -eq 2) { return }; $_ }") == [1, 3]
 
 
