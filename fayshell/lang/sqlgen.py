@@ -9,7 +9,7 @@ comparison becomes ``lower()`` on both sides, ``-like`` becomes ``ILIKE``); anyt
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, fields, replace
 from typing import Any
 
 from fayshell.errors import SourceSpan, UnknownProperty
@@ -27,12 +27,34 @@ class Untranslatable(Exception):  # noqa: N818 - a reason to fall back, not an e
     """The script block uses something SQL cannot express with the same meaning."""
 
 
+#: What a ``Sql`` that is no constant holds in ``const``.
+NOT_CONST: tuple[()] = ()
+
+
 @dataclass(frozen=True)
 class Sql:
-    """A translated expression and what is known of its type."""
+    """A translated expression and what is known of its type.
+
+    SQL's NULL is PowerShell's ``$null`` in a column, but a test in PowerShell is never
+    unknown: ``$null -lt 5`` is True (``$null`` orders as 0 or ""), ``-not ($null -eq 3)`` is
+    True. ``nullable`` marks an expression that may be NULL; ``test`` one whose NULL means
+    False (a comparison with a NULL column), which :func:`truth` makes FALSE wherever the
+    result is consumed (``-not``, ``-xor``, a comparison). A WHERE drops a NULL row as it
+    drops a FALSE one, so top-level tests stay plain and DuckDB still pushes them into scans.
+    """
 
     text: str
     kind: str  # "string", "number", "bool", "null", "other"
+    nullable: bool = False
+    test: bool = False
+    const: tuple[Any, ...] = NOT_CONST  # (value,) for a literal
+
+
+def truth(sql: Sql) -> Sql:
+    """A test that is never NULL (NULL read as False)."""
+    if not (sql.nullable and sql.test):
+        return sql
+    return Sql(f"coalesce({sql.text}, FALSE)", "bool")
 
 
 def column_kind(duck_type: str) -> str:
@@ -87,9 +109,10 @@ class Translator:
         return result.text
 
     def value(self) -> Sql:
-        """A value expression for calculated properties and sort keys."""
+        """A value expression for calculated properties and sort keys (a test is never
+        NULL: ``$null -gt 5`` is False)."""
         self.check_members()
-        return self.expr(self.single_expression())
+        return truth(self.expr(self.single_expression()))
 
     def expr(self, node: ast.Node) -> Sql:
         if isinstance(node, ast.Literal):
@@ -98,7 +121,7 @@ class Translator:
             if isinstance(node.pipeline, (ast.Pipeline, ast.Command, ast.Assign)):
                 raise Untranslatable("a command inside the script block")
             inner = self.expr(node.pipeline)
-            return Sql(f"({inner.text})", inner.kind)
+            return replace(inner, text=f"({inner.text})")
         if isinstance(node, ast.Member):
             return self.member(node)
         if isinstance(node, ast.VarRef):
@@ -115,7 +138,7 @@ class Translator:
         found = self.columns.get(node.name.lower())
         if found is None:
             raise self.unknown(node)
-        return Sql(quote_ident(found[0]), found[1])
+        return Sql(quote_ident(found[0]), found[1], nullable=True)
 
     def variable(self, node: ast.VarRef) -> Sql:
         if node.name.lower() in ("_", "psitem"):
@@ -130,7 +153,7 @@ class Translator:
         if node.op == "-not":
             if inner.kind != "bool":
                 raise Untranslatable("-not of a non-boolean")
-            return Sql(f"(NOT {inner.text})", "bool")
+            return Sql(f"(NOT {_truthy(inner)})", "bool")  # -not $null is True
         if inner.kind != "number":
             raise Untranslatable("arithmetic on a non-number")
         return Sql(f"({node.op}{inner.text})", "number")
@@ -141,8 +164,12 @@ class Translator:
             left, right = self.expr(node.left), self.expr(node.right)
             if left.kind != "bool" or right.kind != "bool":
                 raise Untranslatable(f"-{op} of non-boolean operands")
-            sql_op = {"and": "AND", "or": "OR", "xor": "<>"}[op]
-            return Sql(f"({left.text} {sql_op} {right.text})", "bool")
+            if op == "xor":
+                return Sql(f"({_truthy(left)} <> {_truthy(right)})", "bool")
+            sql_op = {"and": "AND", "or": "OR"}[op]
+            # NULL AND/OR x is as true as FALSE AND/OR x: only a consumer makes it FALSE
+            nullable = left.nullable or right.nullable
+            return Sql(f"({left.text} {sql_op} {right.text})", "bool", nullable, test=True)
         if op in ARITH:
             return self.arithmetic(node)
         case = op[0] == "c" and op[1:] in CMP | {"like": 0, "notlike": 0, "match": 0, "notmatch": 0}
@@ -176,8 +203,9 @@ class Translator:
 
     def arithmetic(self, node: ast.Binary) -> Sql:
         left, right = self.expr(node.left), self.expr(node.right)
-        if left.kind == "string" and node.op == "+":
-            return Sql(f"({left.text} || CAST({right.text} AS VARCHAR))", "string")
+        if left.kind == "string" and node.op == "+":  # $null + 'a' is 'a'
+            text = f"(coalesce({left.text}, '') || coalesce(CAST({right.text} AS VARCHAR), ''))"
+            return Sql(text, "string")
         if left.kind not in ("number", "null") or right.kind not in ("number", "null"):
             raise Untranslatable("arithmetic on non-numbers")
         # $null counts as 0 in arithmetic, as in the evaluator
@@ -195,19 +223,22 @@ class Translator:
             return Sql(f"({other.text} IS {neg}NULL)", "bool")
         if left.kind == "other" or right.kind == "other":
             raise Untranslatable("comparison of a column of a complex type")
-        if left.kind == "string" and right.kind == "number":
-            right = Sql(f"CAST({right.text} AS VARCHAR)", "string")
-        if left.kind == "string" and right.kind == "string" and not case:
-            left, right = (
-                Sql(f"lower({left.text})", "string"),
-                Sql(f"lower({right.text})", "string"),
-            )
         if left.kind == "bool" and right.kind != "bool":
             raise Untranslatable("comparison of a boolean with a non-boolean")
-        text = f"({left.text} {CMP[op]} {right.text})"
+        left, right = truth(left), truth(right)
+        lt, rt = left.text, right.text
+        if left.kind == "string" and right.kind == "number":
+            rt = f"CAST({rt} AS VARCHAR)"
+        if left.kind == "string" and right.kind == "string" and not case:
+            lt, rt = f"lower({lt})", f"lower({rt})"
         if op == "ne":
-            text = f"({left.text} IS DISTINCT FROM {right.text})"
-        return Sql(text, "bool")
+            return Sql(f"({lt} IS DISTINCT FROM {rt})", "bool")
+        if op == "eq" and left.nullable and right.nullable:  # $null -eq $null is True
+            return Sql(f"({lt} IS NOT DISTINCT FROM {rt})", "bool")
+        text = f"({lt} {CMP[op]} {rt})"
+        if op == "eq" or not (left.nullable or right.nullable):
+            return Sql(text, "bool", left.nullable or right.nullable, test=True)
+        return _ordered(op, text, left, right, case)
 
     def pattern(self, op: str, left: Sql, right_node: ast.Node, case: bool) -> Sql:
         right = self.expr(right_node)
@@ -228,16 +259,19 @@ class Translator:
         return Sql(f"(NOT {text})" if negate else text, "bool")
 
     def membership(self, negate: bool, item: Sql, collection_node: ast.Node) -> Sql:
+        """``item -in list`` as -eq against each value: ``$null`` only matches ``$null``."""
         values = self.constant(collection_node)
         items = values if isinstance(values, list) else [values]
-        if not items:
-            return Sql("TRUE" if negate else "FALSE", "bool")
-        lits = [literal(v) for v in items]
+        lits = [literal(v) for v in items if v is not None]
+        item = truth(item)
+        subject = item.text
         if item.kind == "string" and all(v.kind == "string" for v in lits):
-            item = Sql(f"lower({item.text})", "string")
-            lits = [Sql(f"lower({v.text})", "string") for v in lits]
-        word = "NOT IN" if negate else "IN"
-        return Sql(f"({item.text} {word} ({', '.join(v.text for v in lits)}))", "bool")
+            subject, lits = f"lower({subject})", [Sql(f"lower({v.text})", "string") for v in lits]
+        found = [f"{subject} IN ({', '.join(v.text for v in lits)})"] if lits else []
+        if len(lits) < len(items):
+            found.append(f"{item.text} IS NULL")
+        test = Sql(f"({' OR '.join(found) or 'FALSE'})", "bool", item.nullable, test=True)
+        return Sql(f"(NOT {truth(test).text})", "bool") if negate else test
 
     def constant(self, node: ast.Node) -> Any:
         """A value known before the query runs: a literal, an array of them, or a variable."""
@@ -250,6 +284,35 @@ class Translator:
         if isinstance(node, ast.VarRef) and node.name.lower() not in ("_", "psitem"):
             return self.block.scope.lookup(node.name)[1]
         raise Untranslatable("the collection is not a constant")
+
+
+def _truthy(sql: Sql) -> str:
+    """A boolean that is never NULL: a NULL test or a NULL column read as False."""
+    return f"coalesce({sql.text}, FALSE)" if sql.nullable else sql.text
+
+
+#: What ``$null`` orders as against a value of each kind (as ops._order converts it).
+_NULL_AS = {"number": "0", "string": "''", "bool": "FALSE"}
+
+
+def _ordered(op: str, text: str, left: Sql, right: Sql, case: bool) -> Sql:
+    """``text`` (``left op right``, either side a column that may be NULL) with PowerShell's
+    answer for a NULL side: ``$null`` orders as the other side's 0 or "" (ops._order)."""
+    from fayshell.lang.ops import compare
+
+    if left.const or right.const:
+        value, column = (left.const[0], right) if left.const else (right.const[0], left)
+        args = (None, value) if column is left else (value, None)
+        if not compare(("c" if case else "i") + op, *args):
+            return Sql(text, "bool", nullable=True, test=True)  # NULL rows fail either way
+        return Sql(f"({text} OR {column.text} IS NULL)", "bool")
+    if left.kind != right.kind:
+        raise Untranslatable("ordering of columns of different kinds")
+    zero = _NULL_AS[left.kind]
+    lt, rt = f"coalesce({left.text}, {zero})", f"coalesce({right.text}, {zero})"
+    if left.kind == "string" and not case:
+        lt, rt = f"lower({lt})", f"lower({rt})"
+    return Sql(f"({lt} {CMP[op]} {rt})", "bool")
 
 
 def is_row_var(node: ast.Node) -> bool:
@@ -283,15 +346,15 @@ def _unquote(text: str) -> str:
 def literal(value: Any) -> Sql:
     """A Python value as a SQL literal; raises Untranslatable for records and blocks."""
     if value is None:
-        return Sql("NULL", "null")
+        return Sql("NULL", "null", nullable=True, const=(None,))
     if isinstance(value, bool):
-        return Sql("TRUE" if value else "FALSE", "bool")
+        return Sql("TRUE" if value else "FALSE", "bool", const=(value,))
     if isinstance(value, int):
-        return Sql(str(int(value)), "number")
+        return Sql(str(int(value)), "number", const=(value,))
     if isinstance(value, float):
-        return Sql(repr(value), "number")
+        return Sql(repr(value), "number", const=(value,))
     if isinstance(value, str):
-        return Sql(quote_literal(value), "string")
+        return Sql(quote_literal(value), "string", const=(value,))
     raise Untranslatable(f"a {type(value).__name__} value cannot be a SQL literal")
 
 

@@ -322,6 +322,63 @@ async def test_expand_property_skips_null_and_adds_selected_properties(shell) ->
     assert out == [{"v": 1, "n": "x"}, {"v": 2, "n": "x"}]
 
 
+#: NULLs in a string, a number and a boolean column: where SQL's three-valued logic and
+#: PowerShell's $null part ways ($null orders as 0 or "", a test is never unknown).
+NULLS = (
+    "sql SELECT * FROM (VALUES (1, 'apple', 3, NULL::VARCHAR, true, 4), "
+    "(2, 'Banana', 10, 'x', NULL, 1), (3, NULL, NULL, 'y', false, NULL), "
+    "(4, 'APPLE', -7, '', true, NULL)) AS t(id, name, n, tag, flag, m)"
+)
+#: Filters and the ids PowerShell keeps (the same whether the rows come from SQL or not).
+NULL_FILTERS = [
+    ("$_.n -lt 5", [1, 3, 4]),
+    ("$_.n -ge 0", [1, 2, 3]),
+    ("$_.n -le -8", []),
+    ("5 -gt $_.n", [1, 3, 4]),
+    ("-not ($_.n -eq 3)", [2, 3, 4]),
+    ("-not ($_.n -gt 5)", [1, 3, 4]),
+    ("$_.name -lt 'b'", [1, 3, 4]),
+    ("-not ($_.name -eq 'apple')", [2, 3]),
+    ("-not $_.flag", [2, 3]),
+    ("$_.flag -xor $true", [2, 3]),
+    ("-not ($_.flag -and $_.n -gt 0)", [2, 3, 4]),
+    ("$_.flag -or $_.n -gt 5", [1, 2, 4]),
+    ("$_.name -notin 'apple','x'", [2, 3]),
+    ("$_.name -in 'apple', $null", [1, 3, 4]),
+    ("'x','y' -notcontains $_.tag", [1, 4]),
+    ("-not ($_.tag -in 'x','y')", [1, 4]),
+    ("($_.name + 'z') -eq 'z'", [3]),
+    ("$_.n -lt $_.m", [1, 4]),
+    ("$_.n -eq $_.m", [3]),
+    ("-not ($_.n -le $_.m)", [2]),
+    ("($_.n -gt 5) -eq $false", [1, 3, 4]),
+    ("$_.flag -eq $false", [3]),
+]
+
+
+@pytest.mark.parametrize(("test", "ids"), NULL_FILTERS)
+async def test_null_columns_filter_as_powershell_in_sql_and_rowwise(shell, test, ids) -> None:
+    stage = f"Where-Object {{ {test} }} | ForEach-Object id"
+    rel = await shell.raw(f"{NULLS} | Where-Object {{ {test} }}")
+    assert len(rel) == 1 and is_relation(rel[0]), f"{test} fell back to row-wise"
+    assert await shell.run(f"{NULLS} | {stage}") == ids, "in SQL"
+    assert await shell.run(f"@({NULLS}) | {stage}") == ids, "row-wise"
+
+
+@pytest.mark.parametrize(
+    "stage",
+    [
+        "Select-Object id, @{n='big'; e={ $_.n -gt 5 }}, @{n='off'; e={ -not $_.flag }}",
+        "Sort-Object { $_.n -gt 5 }, id | Select-Object id",
+        "Group-Object { $_.n -lt 0 } | Select-Object Name, Count",
+    ],
+)
+async def test_tests_on_null_columns_are_false_not_null_as_values(shell, stage) -> None:
+    in_sql = await shell.run(f"{NULLS} | {stage}")
+    assert normalize(in_sql) == normalize(await shell.run(f"@({NULLS}) | {stage}"))
+    assert None not in [v for r in in_sql for k, v in dict(r).items() if k != "id"]
+
+
 #: Three times whose text order ("12/1/2023" after "3/5/2024") is not their time order.
 WHEN = (
     "sql SELECT * FROM (VALUES (1, TIMESTAMP '2023-12-01 10:00:00'), "
