@@ -16,9 +16,10 @@ import datetime as dt
 import math
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from decimal import Decimal
 from typing import Any, Literal
 
-from fayshell.lang.values import Duration, Hashtable, PSCustomObject, ScriptBlock, Size
+from fayshell.lang.values import NUMBERS, Duration, Hashtable, PSCustomObject, ScriptBlock, Size
 from fayshell.records import as_dict, is_record, property_names
 
 MAX_CELL = 60
@@ -65,6 +66,8 @@ def format_value(value: Any) -> str:
         return f"{value:.3f}".rstrip("0").rstrip(".") if abs(value) >= 1e-3 else f"{value:.3g}"
     if isinstance(value, ScriptBlock):
         return str(value)
+    if isinstance(value, Decimal):  # every digit, as PowerShell shows a [decimal]
+        return format(value, "f")
     if isinstance(value, (list, tuple)):
         return "{" + ", ".join(format_value(v) for v in value) + "}"
     if dataclasses.is_dataclass(value) and type(value).__str__ is not object.__str__:
@@ -330,7 +333,7 @@ def _clip(text: str) -> str:
 def _is_number(value: Any) -> bool:
     """Numbers right-align; an enum value (a DayOfWeek) is an int that reads as a name: text."""
     return (
-        isinstance(value, (int, float))
+        isinstance(value, NUMBERS)
         and not isinstance(value, bool)
         and not hasattr(type(value), "TYPE_NAME")
     )

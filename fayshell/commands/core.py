@@ -14,6 +14,7 @@ import inspect
 import math
 from collections.abc import AsyncGenerator, AsyncIterator, Mapping
 from dataclasses import dataclass, field
+from decimal import Decimal
 from typing import Any
 
 from fayshell.commands.invocation import Invocation
@@ -39,7 +40,7 @@ from fayshell.lang.ops import (
 )
 from fayshell.lang.sqlgen import Translator, Untranslatable, column_kind
 from fayshell.lang.streams import aiter_items, collect, is_relation, unroll
-from fayshell.lang.values import UNSET, ScriptBlock
+from fayshell.lang.values import NUMBERS, UNSET, ScriptBlock
 from fayshell.records import has_property, property_names
 from fayshell.store.relation import quote_ident, quote_literal
 
@@ -360,8 +361,21 @@ def _select_sql(
         tail += f" LIMIT {first}"
     if skip:
         tail += f" OFFSET {skip}"
-    distinct = "DISTINCT " if unique else ""
-    return rel.wrap(distinct + ", ".join(cols), tail.strip())
+    if unique:
+        return _first_of_each(rel.wrap(", ".join(cols) + f", {_POS}"), tail)
+    return rel.wrap(", ".join(cols), tail.strip())
+
+
+#: Each row's place in its input, for the -Unique that keeps the first of equal rows.
+_POS = "row_number() OVER () AS _fay_pos"
+
+
+def _first_of_each(rel: Any, tail: str) -> Any:
+    """The first of each set of equal rows of ``rel`` (numbered by ``_POS``), in input order
+    (PowerShell's -Unique keeps input order; DISTINCT alone would not)."""
+    names = ", ".join(quote_ident(n) for n in rel.schema() if n != "_fay_pos")
+    keep = f"QUALIFY row_number() OVER (PARTITION BY {names} ORDER BY _fay_pos) = 1"
+    return rel.wrap("* EXCLUDE (_fay_pos)", f"{keep} ORDER BY _fay_pos{tail}")
 
 
 def _label(spec: PropSpec, schema: dict[str, str]) -> str:
@@ -590,7 +604,7 @@ async def _sort_rows(items: list[Any], order: SortOrder) -> list[Any]:
 def _unique_part(value: Any, case: bool) -> Any:
     if isinstance(value, str):
         return value if case else value.casefold()
-    if isinstance(value, (int, float)) and not isinstance(value, bool):
+    if isinstance(value, NUMBERS) and not isinstance(value, bool):
         return ("n", value)
     return repr(value)
 
@@ -950,7 +964,8 @@ def _measurable(values: list[Any], stats: list[str]) -> list[Any]:
     out: list[Any] = []
     for v in values:
         try:
-            out.append(to_number(v))
+            n = to_number(v)
+            out.append(float(n) if isinstance(n, Decimal) else n)  # measured as doubles
         except OperatorError:
             if any(s not in ("Minimum", "Maximum") for s in stats):
                 raise ParameterError(

@@ -11,6 +11,7 @@ import json
 import math
 import re
 from collections.abc import Iterable, Mapping
+from decimal import Decimal
 from pathlib import Path
 from typing import Any, Literal
 
@@ -55,6 +56,8 @@ def json_value(value: Any, depth: int, cut: _Truncated) -> Any:
         return to_string(value)
     if value is None or type(value) in (bool, int, float, str):
         return value
+    if isinstance(value, Decimal):  # a JSON number (trailing zeros of its scale dropped)
+        return float(value) if value % 1 else int(value)
     if isinstance(value, (datetime.datetime, datetime.date)):
         return value.isoformat()
     for kind in (bool, int, float, str):  # subclasses: durations and sizes as numbers

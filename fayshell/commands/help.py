@@ -87,8 +87,8 @@ about_Differences -- where fayshell deliberately differs from PowerShell
   Tab completion also offers the columns of the relation flowing into a cmdlet
     ('sql SELECT * FROM syscalls | Sort-Object dur<Tab>') and shows each candidate's kind.
   Language: regular expressions are .NET syntax run by Python's re: named groups (?<n>),
-    \\k<n>, \\A, \\z and \\Z work; balancing groups and \\p{...} categories do not. [decimal] is
-    a double. There are no class or enum definitions. Write-Error is non-terminating unless
+    \\k<n>, \\A, \\z and \\Z work; balancing groups and \\p{...} categories do not. There are
+    no class or enum definitions. Write-Error is non-terminating unless
     -ErrorAction Stop is given or the script sets $ErrorActionPreference (the shell's
     default is Stop for cmdlets that fail on some items). A script block passed to -split
     is not supported (-replace takes one). Recursion stops near 1000 nested calls with a

@@ -11,6 +11,7 @@ from fayshell.commands.registry import BY_VALUE, Param, cmdlet
 from fayshell.errors import ParameterError
 from fayshell.lang.ops import to_string
 from fayshell.lang.streams import aiter_items, collect
+from fayshell.lang.values import NUMBERS
 from fayshell.records import property_names
 from fayshell.render import MAX_CELL, FormatKind, Formatted, format_value, render_plain
 
@@ -85,7 +86,7 @@ def text_table(columns: list[str], rows: list[list[Any]], wrap: bool, header: bo
     ]
     numeric = [
         all(
-            isinstance(r[i], (int, float)) and not isinstance(r[i], bool)
+            isinstance(r[i], NUMBERS) and not isinstance(r[i], bool)
             for r in rows
             if r[i] is not None
         )

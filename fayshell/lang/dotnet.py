@@ -9,10 +9,8 @@ import math
 import posixpath
 import re
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
-
-if TYPE_CHECKING:
-    from decimal import Decimal
+from decimal import Decimal
+from typing import Any
 
 
 class DotNetError(Exception):
@@ -224,7 +222,7 @@ def format_item(value: Any, spec: str, to_string: Callable[[Any], str]) -> str:
         return format_timespan(int(value), spec)
     if isinstance(value, str) or value is None or isinstance(value, bool):
         return to_string(value)
-    if isinstance(value, (int, float)):
+    if isinstance(value, (int, float, Decimal)):
         standard = _standard(value, spec)
         return standard if standard is not None else _custom_number(value, spec)
     return to_string(value)

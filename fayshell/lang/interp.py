@@ -63,6 +63,7 @@ from fayshell.lang.streams import (
     unroll,
 )
 from fayshell.lang.values import (
+    NUMBERS,
     UNSET,
     Char,
     DictionaryEntry,
@@ -1814,7 +1815,7 @@ def value_method(obj: Any, name: str, args: list[Any]) -> Any:
         return TypeInfo(type_name_of(obj), "System." + type_name_of(obj))
     if isinstance(obj, str):
         return string_method(obj, name, args)
-    method = getattr(obj, name, None) if not isinstance(obj, (int, float)) else None
+    method = getattr(obj, name, None) if not isinstance(obj, NUMBERS) else None
     if callable(method) and name[:1].isupper():
         try:
             return method(*args)

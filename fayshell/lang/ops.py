@@ -6,14 +6,17 @@ from __future__ import annotations
 import fnmatch
 import functools
 import math
+import operator
 import re
 from collections.abc import Callable, Mapping
 from datetime import datetime
+from decimal import Decimal, InvalidOperation
 from types import ModuleType
 from typing import Any
 
 from fayshell.lang.dotnet import DotNetError, format_double, regex
 from fayshell.lang.values import (
+    NUMBERS,
     Char,
     Duration,
     Hashtable,
@@ -64,11 +67,11 @@ def truthy(value: Any) -> bool:
     return bool(value)
 
 
-def to_number(value: Any) -> int | float:
-    """Convert to int or float; raises OperatorError when that is not possible."""
+def to_number(value: Any) -> int | float | Decimal:
+    """Convert to int, float or Decimal; raises OperatorError when that is not possible."""
     if isinstance(value, bool):
         return int(value)
-    if isinstance(value, (int, float)):
+    if isinstance(value, NUMBERS):
         return value
     if isinstance(value, str):
         text = value.strip()
@@ -100,6 +103,8 @@ def to_string(value: Any) -> str:
         return _dates().invariant_text(value)
     if type(value) is float:
         return format_double(value)
+    if isinstance(value, Decimal):  # .NET never writes a decimal with an exponent
+        return format(value, "f")
     if isinstance(value, dict) and not isinstance(value, Hashtable):
         return "@{" + "; ".join(f"{k}={to_string(v)}" for k, v in value.items()) + "}"
     if isinstance(value, Hashtable):
@@ -114,6 +119,7 @@ def type_name(value: Any) -> str:
         bool: "bool",
         int: "int",
         float: "double",
+        Decimal: "decimal",
         str: "string",
         list: "array",
         dict: "hashtable",
@@ -124,7 +130,7 @@ def coerce_like(left: Any, right: Any) -> Any:
     """Convert ``right`` to the type of ``left`` (PowerShell's rule for comparisons)."""
     if isinstance(left, bool):
         return truthy(right)
-    if isinstance(left, (int, float)) and isinstance(right, str):
+    if isinstance(left, NUMBERS) and isinstance(right, str):
         try:
             return to_number(right)
         except OperatorError:
@@ -166,7 +172,7 @@ ORDERED = (datetime, Version, SemanticVersion)
 def _rank(value: Any) -> tuple[int, Any]:
     if value is None:
         return 0, 0
-    if isinstance(value, (bool, int, float)):
+    if isinstance(value, (bool, *NUMBERS)):
         return 1, float(value) if not isinstance(value, bool) else int(value)
     if isinstance(value, str):
         return 2, value.casefold()
@@ -234,9 +240,9 @@ def _scalar_compare(op: str, left: Any, right: Any, case: bool) -> bool:
 
 def _order(op: str, left: Any, right: Any) -> bool:
     if left is None:
-        left, right = (0 if isinstance(right, (int, float)) else ""), right
+        left, right = (0 if isinstance(right, NUMBERS) else ""), right
     if right is None:
-        right = 0 if isinstance(left, (int, float)) else ""
+        right = 0 if isinstance(left, NUMBERS) else ""
     try:
         if op == "gt":
             return bool(left > right)
@@ -268,7 +274,7 @@ def arithmetic(op: str, left: Any, right: Any) -> Any:
     if isinstance(left, datetime) or isinstance(right, datetime):
         return _dates().date_arithmetic(op, left, right)
     if op == "+":
-        if left is None and not isinstance(right, (int, float)):
+        if left is None and not isinstance(right, NUMBERS):
             return list(right) if isinstance(right, (list, tuple)) else right
         if isinstance(left, str):
             return left + to_string(right)
@@ -285,6 +291,8 @@ def arithmetic(op: str, left: Any, right: Any) -> Any:
             raise OperatorError(f"repeating {len(left)} items {count} times is too large")
         return left * count if isinstance(left, str) else list(left) * count
     a, b = to_number(left), to_number(right)
+    if isinstance(a, Decimal) or isinstance(b, Decimal):
+        return _decimal_arithmetic(op, to_decimal(a), to_decimal(b))
     if op == "+":
         return _keep_unit(left, right, a + b)
     if op == "-":
@@ -300,6 +308,56 @@ def arithmetic(op: str, left: Any, right: Any) -> Any:
         r = math.fmod(a, b)
         return int(r) if isinstance(a, int) and isinstance(b, int) else r
     raise OperatorError(f"unknown operator {op}")
+
+
+#: The largest [decimal]; beyond it .NET's decimal arithmetic fails.
+DECIMAL_MAX = Decimal(2**96 - 1)
+
+
+def to_decimal(value: Any) -> Decimal:
+    """A number as [decimal]: a double keeps its 15 significant digits, as .NET converts it
+    (``[decimal]0.1`` is 0.1, not the double's binary expansion); text keeps its digits
+    (``[decimal]'1.10'`` is 1.10)."""
+    if isinstance(value, str) and (exact := _decimal_text(value)) is not None:
+        return exact
+    n = to_number(value)
+    if isinstance(n, float):
+        if math.isnan(n) or math.isinf(n) or abs(n) > DECIMAL_MAX:
+            raise CastError("Value was either too large or too small for a Decimal.")
+        return Decimal(format(n, ".15g"))
+    return Decimal(n)
+
+
+_DECIMAL_OPS: dict[str, Callable[[Decimal, Decimal], Decimal]] = {
+    "+": operator.add,
+    "-": operator.sub,
+    "*": operator.mul,
+    "/": operator.truediv,
+    "%": operator.mod,  # Decimal's % keeps the dividend's sign, as .NET's remainder
+}
+
+
+def _decimal_text(text: str) -> Decimal | None:
+    """Plain decimal digits as a Decimal; None for hex, units, NaN and the like."""
+    try:
+        d = Decimal(text.strip().replace("_", "x"))  # (Decimal would read "1_0" as 10)
+    except InvalidOperation:
+        return None
+    return d if d.is_finite() else None
+
+
+def _decimal_arithmetic(op: str, a: Decimal, b: Decimal) -> Decimal:
+    """``+ - * / %`` on [decimal] (either operand decimal makes both decimal, as in .NET): 28
+    significant digits, the remainder with the dividend's sign."""
+    if b == 0 and op in "/%":
+        raise DivideByZero("Attempted to divide by zero.")
+    try:
+        result = _DECIMAL_OPS[op](a, b)
+    except InvalidOperation as exc:
+        raise OperatorError(str(exc)) from None
+    if abs(result) > DECIMAL_MAX:
+        raise OperatorError("Value was either too large or too small for a Decimal.")
+    return result
 
 
 def _keep_unit(left: Any, right: Any, result: int | float) -> Any:
@@ -356,8 +414,8 @@ def _to_int(value: Any) -> int:
             f'Cannot convert value "{value}" to type "System.Int32". '
             'Error: "Input string was not in a correct format."'
         ) from None
-    if isinstance(n, float):
-        if n != n or n in (float("inf"), float("-inf")):
+    if isinstance(n, (float, Decimal)):  # to even, as .NET rounds
+        if not math.isfinite(n):
             raise CastError(f"cannot convert {value} to an integer")
         return int(round(n))
     return int(n)
@@ -383,7 +441,7 @@ def _to_duration(value: Any) -> Duration:
     if isinstance(value, str) and ":" in value:
         return _dates().parse_timespan(value)
     n = to_number(value)
-    return n if isinstance(n, Duration) else Duration(int(n * 1e9))
+    return n if isinstance(n, Duration) else Duration(int(float(n) * 1e9))
 
 
 def _to_bool(value: Any) -> bool:
@@ -407,7 +465,8 @@ CONVERSIONS: dict[str, Callable[[Any], Any]] = {
         ("int", "long", "int32", "int64", "int16", "uint32", "uint64", "short", "byte", "sbyte"),
         _to_int,
     ),
-    **dict.fromkeys(("double", "float", "decimal", "single"), lambda v: float(to_number(v))),
+    **dict.fromkeys(("double", "float", "single"), lambda v: float(to_number(v))),
+    "decimal": to_decimal,
     "string": lambda v: to_string(v),
     **dict.fromkeys(("bool", "boolean", "switch"), _to_bool),
     "char": _to_char,

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from decimal import Decimal
 from typing import TypedDict, TypeVar
 
 from fayshell.errors import IncompleteInput, ParseError, SourceSpan
@@ -92,7 +93,7 @@ CAST_OPERAND = re.compile(r"[$(@'\"\[{0-9]|[-+][0-9.$(]")
 
 NUMBER = re.compile(
     r"(?i)(?:0x(?P<hex>[0-9a-f]+)|(?P<num>\d+(?:\.\d+)?)"
-    r"(?:(?P<unit>ns|us|ms|s|m|h|kb|mb|gb|tb)|(?P<exp>e[+-]?\d+))?)(?![\w])"
+    r"(?:(?P<unit>ns|us|ms|s|m|h|kb|mb|gb|tb)|(?P<exp>e[+-]?\d+)?(?P<suffix>d|l)?))(?![\w])"
 )
 IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 DASH_WORD = re.compile(r"-([A-Za-z][A-Za-z0-9_]*)")
@@ -1362,7 +1363,7 @@ def attribute_flags(text: str) -> set[str]:
 
 
 def number_from_match(m: re.Match[str]) -> object:
-    """The value of a NUMBER match: int, float, Duration or Size."""
+    """The value of a NUMBER match: int, float, Decimal (``1.5d``), Duration or Size."""
     if m.group("hex"):
         return int(m.group("hex"), 16)
     digits, unit, exp = m.group("num"), m.group("unit"), m.group("exp")
@@ -1370,6 +1371,11 @@ def number_from_match(m: re.Match[str]) -> object:
         value = parse_unit_number(digits + unit)
         assert value is not None  # NUMBER only admits units parse_unit_number knows
         return value
+    suffix = (m.group("suffix") or "").lower()
+    if suffix == "d":
+        return Decimal(digits + (exp or ""))
+    if suffix == "l" and not exp and "." not in digits:
+        return int(digits)
     if exp or "." in digits:
         return float(digits + (exp or ""))
     return int(digits)

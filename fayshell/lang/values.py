@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -20,6 +21,10 @@ DURATION_UNITS: dict[str, int] = {
     "h": 3_600_000_000_000,
 }
 SIZE_UNITS: dict[str, int] = {"kb": 1 << 10, "mb": 1 << 20, "gb": 1 << 30, "tb": 1 << 40}
+
+#: The Python types of PowerShell's numbers: [int] and [long], [double], and [decimal] (which
+#: DuckDB's DECIMAL columns and a ``1.5d`` literal give).
+NUMBERS = (int, float, Decimal)
 
 #: Marks "no $_ given" when invoking a script block ($null is a valid $_).
 UNSET: Any = object()

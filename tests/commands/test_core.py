@@ -38,6 +38,8 @@ STAGES = [
     "Select-Object id, @{n='us'; e={ $_.dur_ns / 1000 }}",
     "Select-Object n* -Last 2",
     "Select-Object node -Unique | Sort-Object node",
+    "Select-Object node -Unique",  # the first of equal rows, in input order
+    "Sort-Object dur_ns | Select-Object name -Unique -First 3",
     "Sort-Object dur_ns -Descending",
     "Sort-Object node, @{e='id'; Descending=$true}",
     "Sort-Object name, id",

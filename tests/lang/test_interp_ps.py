@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from decimal import Decimal
+
 import pytest
 
 from fayshell.errors import RuntimeFayError
@@ -697,3 +699,42 @@ async def test_io_path_with_too_few_arguments_is_a_one_line_error(shell) -> None
 )
 async def test_array_sort_orders_in_place_as_sort_object_does(shell, src, expected) -> None:
     assert await shell.run(src) == expected
+
+
+@pytest.mark.parametrize(
+    "src, expected",
+    [
+        # DuckDB's DECIMAL columns arrive as [decimal] values: arithmetic stays decimal
+        ("$x = @(sql SELECT 1.5 AS d)[0]; $x.d + 1", [Decimal("2.5")]),
+        ("@(sql SELECT 2.25::DECIMAL(9,2) AS e)[0].e * 2", [Decimal("4.50")]),
+        ("$x = @(sql SELECT 1.5 AS d)[0]; 2.5 * $x.d", [Decimal("3.75")]),  # either side
+        ("(@(sql SELECT 1.5 AS d)[0].d).GetType().FullName", ["System.Decimal"]),
+        ("0.1d + 0.2d -eq 0.3d", [True]),
+        ("0.1 + 0.2 -eq 0.3", [False]),  # doubles, for contrast
+        ("1d / 3", [Decimal("0.3333333333333333333333333333")]),
+        ("-7.5d % 2", [Decimal("-1.5")]),  # the dividend's sign
+        ("\"$([decimal]'1.10' * 3)\"", ["3.30"]),  # text keeps its digits
+        ("[decimal]0.1 -eq 0.1d", [True]),  # a double keeps 15 digits
+        ("[int]2.5d, [int]3.5d", [2, 4]),  # to even
+        ("2.5d -gt '2'", [True]),
+        ("(1.50d).ToString('N3'), ('{0}' -f 1.50d)", ["1.500", "1.50"]),
+        ("@{d = 1.50d} | ConvertTo-Json -Compress", ['{"d":1.5}']),
+        ("5l + 1", [6]),
+    ],
+)
+async def test_decimals_from_duckdb_and_literals(shell, src, expected) -> None:
+    assert await shell.run(src) == expected
+
+
+async def test_decimal_overflow_is_a_one_line_error(shell) -> None:
+    with pytest.raises(RuntimeFayError) as info:
+        await shell.run("79228162514264337593543950335d + 1")
+    assert info.value.message.endswith("Value was either too large or too small for a Decimal.")
+
+
+async def test_measure_of_a_decimal_column_in_sql_and_rowwise(shell) -> None:
+    table = "sql SELECT * FROM (VALUES (1.5), (2.25), (NULL)) AS t(d)"
+    stage = "Measure-Object d -Sum -Average -Maximum"
+    for src in (f"{table} | {stage}", f"@({table}) | {stage}"):
+        m = (await shell.run(src))[0]
+        assert (m["Count"], m["Sum"], m["Average"], m["Maximum"]) == (2, 3.75, 1.875, 2.25), src
