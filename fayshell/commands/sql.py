@@ -66,8 +66,9 @@ class OnNodeOptions:
     aliases=("sql",),
     synopsis="Run SQL on the session's DuckDB database; a query returns a relation.",
     description="'sql' takes the rest of the line as raw SQL (up to a lone '|'), so a query can "
-    "feed the pipeline cmdlets, which then extend the same DuckDB query. Statements "
-    "that are not queries (CREATE, INSERT, ...) run at once and output nothing.",
+    "feed the pipeline cmdlets, which then extend the same DuckDB query; a quoted string or a "
+    "variable after it is the query's value instead (sql \"... WHERE node = '$n'\"). "
+    "Statements that are not queries (CREATE, INSERT, ...) run at once and output nothing.",
     params=[
         Param("Query", str, position=0, mandatory=True, help="The SQL text."),
         Param(

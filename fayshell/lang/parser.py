@@ -725,7 +725,7 @@ class Parser:
                 raise self.error(f"unexpected {self.describe_here()}", "a command name")
             name = m.group(0)
             self.pos = m.end()
-        if name.lower() in self.raw_commands:
+        if name.lower() in self.raw_commands and not self.quoted_tail():
             return ast.Command(name, [], raw_tail=self.raw_tail(), **self.at(start))
         args, redirects = self.command_args()
         return ast.Command(name, args, redirects=redirects, **self.at(start))
@@ -751,6 +751,13 @@ class Parser:
             else:
                 args.append(self.argument())
         return args, redirects
+
+    def quoted_tail(self) -> bool:
+        """A raw command's text that starts as a string or a variable (``sql "SELECT …
+        $x"``, ``sql $q``): its arguments, parsed as any command's. No SQL statement starts
+        with a quote or ``$``, so the text is the query's value, with ``$x`` expanded."""
+        self.skip_ws()
+        return self.peek() in "\"'$" or self.src.startswith(("@'", '@"'), self.pos)
 
     def raw_tail(self) -> str:
         """The rest of the line as raw text (SQL), up to a newline, ';' or a lone '|'.

@@ -23,6 +23,13 @@ async def test_bad_sql_is_duckdbs_message_in_one_line(shell) -> None:
     assert "no_such_table" in info.value.one_line()
 
 
+async def test_sql_given_a_string_or_a_variable_runs_its_value(shell) -> None:
+    await shell.run("sql CREATE TABLE t AS SELECT range AS i, 'n' || range AS s FROM range(5)")
+    assert await shell.run('$i = 3; sql "SELECT s FROM t WHERE i = $i"') == [{"s": "n3"}]
+    assert await shell.run("$q = 'SELECT count(*) AS n FROM t'; sql $q | % n") == [5]
+    assert await shell.run("sql 'SELECT max(i) AS m FROM t' -Verbose | % m") == [4]
+
+
 async def test_connect_database_switches_files(shell, tmp_path) -> None:
     other = tmp_path / "incident.duckdb"
     await shell.run(f"Connect-Database '{other}'")

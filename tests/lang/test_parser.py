@@ -62,6 +62,14 @@ def test_sql_takes_rest_of_line_up_to_lone_pipe() -> None:
     assert sql.raw_tail == "SELECT 'a|b' || x FROM t WHERE (y = 1\n  OR y = 2)"
 
 
+@pytest.mark.parametrize("text", ['"SELECT $x"', "'SELECT 1'", "$q", "@'\nSELECT 1\n'@"])
+def test_sql_given_a_string_or_variable_parses_it_as_an_argument(text) -> None:
+    node = only(f"sql {text} | Select-Object -First 1")
+    assert isinstance(node, ast.Pipeline)
+    sql = node.elements[0]
+    assert isinstance(sql, ast.Command) and sql.raw_tail is None and len(sql.args) == 1
+
+
 def test_calculated_property_hashtable() -> None:
     node = only("@{n='ms'; e={ $_.dur_ns / 1e6 }}")
     assert isinstance(node, ast.HashLit) and len(node.pairs) == 2
