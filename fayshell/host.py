@@ -66,6 +66,33 @@ class NullProgress:
 
 
 @dataclass
+class RecordedProgress:
+    """A progress task that keeps what it was told (CaptureHost's)."""
+
+    description: str
+    total: float | None = None
+    completed: float = 0.0
+    closed: bool = False
+
+    def advance(self, amount: float = 1.0) -> None:
+        self.completed += amount
+
+    def update(
+        self,
+        *,
+        completed: float | None = None,
+        total: float | None = None,
+        description: str | None = None,
+    ) -> None:
+        self.completed = self.completed if completed is None else completed
+        self.total = self.total if total is None else total
+        self.description = self.description if description is None else description
+
+    def close(self) -> None:
+        self.closed = True
+
+
+@dataclass
 class StreamHost:
     """Plain host writing to text streams: host text to ``out``, diagnostics to ``err``.
 
@@ -108,6 +135,7 @@ class CaptureHost:
     verbose_lines: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
+    progress_tasks: list[RecordedProgress] = field(default_factory=list)
     answer: bool = False
 
     def write_host(self, text: str, color: str | None = None, newline: bool = True) -> None:
@@ -125,7 +153,9 @@ class CaptureHost:
     def progress(
         self, description: str, total: float | None = None, unit: str = ""
     ) -> ProgressTask:
-        return NullProgress()
+        task = RecordedProgress(description, total)
+        self.progress_tasks.append(task)
+        return task
 
     def confirm(self, question: str) -> bool:
         return self.answer

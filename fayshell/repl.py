@@ -141,6 +141,7 @@ class Repl:
                 code = await self.execute(text)
                 if code is not None:
                     return code
+                self.state.close_progress()
                 self.state.release_writes()  # an import's write runs while the prompt waits
                 give_back()  # the command's peak is not kept while the prompt waits
 

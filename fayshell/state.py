@@ -133,10 +133,13 @@ class ShellState:
     history: History = field(default_factory=lambda: History())
     #: The evaluator running this state (set by it), for Invoke-Expression and -Scope.
     interpreter: Any = None
+    #: Write-Progress bars still shown, by their -Id (see ``close_progress``).
+    progress_bars: dict[int, Any] = field(default_factory=dict)
     #: Statements of scripts and input lines begun so far (the interpreter numbers a script's
     #: own statements, not those inside its blocks): see ``statement_finished``.
     statements: int = 0
     _registry: Registry | None = None
+    _random: Any = None  # random.Random, made at its first use (Get-Random)
     _database: Database | None = None
     _cluster: Cluster | None = None
     #: The held background write last seen (its chunk's number) and ``statements`` then.
@@ -223,8 +226,17 @@ class ShellState:
         found, value = self.globals.lookup("ErrorActionPreference")
         return error_action(value) if found and value else "Stop"
 
+    def close_progress(self) -> None:
+        """Take down what Write-Progress left shown: when the statement that drew it ends
+        (before its output is shown, which a live bar would break into), an input line
+        fails or the shell closes."""
+        for bar in self.progress_bars.values():
+            bar.close()
+        self.progress_bars.clear()
+
     async def aclose(self) -> None:
         """Stop trigger watches, close SSH connections and the database."""
+        self.close_progress()
         for watch in self.trace_triggers.values():
             await watch.stop()
         self.trace_triggers.clear()
@@ -255,6 +267,15 @@ class ShellState:
             self._held = (held, self.statements)  # first seen: the importing statement ended
         elif started > self._held[1]:
             db.start_pending()
+
+    def random(self, seed: int | None = None) -> Any:
+        """The session's random generator (a ``random.Random``), seeded anew when ``seed``
+        is given: Get-Random -SetSeed makes the session's later results repeatable too."""
+        import random
+
+        if self._random is None or seed is not None:
+            self._random = random.Random(seed)
+        return self._random
 
     def release_writes(self) -> None:
         """The shell is about to wait (for the user, for time): a held write starts now."""

@@ -618,6 +618,31 @@ async def add_content(
 
 
 @cmdlet(
+    "Clear-Content",
+    aliases=("clc",),
+    synopsis="Empty files, keeping the files themselves.",
+    params=[
+        Param("Path", "strings", position=0, pipeline=PATH_PIPE, aliases=("FullName",)),
+        Param("LiteralPath", "strings", aliases=("PSPath", "LP")),
+    ],
+    examples=[("Clear-Content incident.log", "Start the log over.")],
+)
+def clear_content(
+    ctx: Invocation, *, path: list[str] | None = None, literal_path: list[str] | None = None
+) -> None:
+    if not path and not literal_path:
+        raise ctx.fail("give the -Path of the files to empty")
+    for found in targets(ctx, path, literal_path):
+        if found.is_dir():
+            ctx.write_error(ErrorRecord(str(found), "", "is a directory, not a file"))
+            continue
+        try:
+            os.truncate(found, 0)
+        except OSError as exc:
+            os_failure(ctx, found, exc)
+
+
+@cmdlet(
     "Out-File",
     synopsis="Write the output, as it would be shown, to a file.",
     params=[
@@ -901,6 +926,67 @@ def move_item(
         if pass_thru:
             out.append(file_item(dest))
     return out
+
+
+@cmdlet(
+    "Rename-Item",
+    aliases=("ren", "rni"),
+    synopsis="Give a file or directory a new name in the same directory.",
+    description="-NewName is a name, not a path: moving elsewhere is Move-Item's. An existing "
+    "item of that name is never replaced.",
+    params=[
+        Param("Path", str, position=0, pipeline=PATH_PIPE, aliases=("FullName",)),
+        Param("NewName", str, position=1, mandatory=True),
+        Param("LiteralPath", str, aliases=("PSPath", "LP")),
+        Param("Force", bool, help="Accepted for compatibility (nothing is hidden or read-only)."),
+        Param("PassThru", bool, help="Output the renamed item."),
+    ],
+    examples=[("Rename-Item run.duckdb incident-42.duckdb", "Rename a file in place.")],
+)
+def rename_item(
+    ctx: Invocation,
+    *,
+    new_name: str,
+    path: str | None = None,
+    literal_path: str | None = None,
+    force: bool = False,
+    pass_thru: bool = False,
+) -> list[FileItem]:
+    if path is None and literal_path is None:
+        raise ctx.fail("give the -Path of the item to rename")
+    found = list(targets(ctx, _listed(path), _listed(literal_path)))
+    if len(found) > 1:
+        raise ctx.fail(f"{path} names {len(found)} items; rename them one at a time")
+    if not found:
+        return []  # reported by targets()
+    dest = _renamed(found[0], new_name)
+    if dest is None:
+        raise ctx.fail(
+            f"cannot rename to {new_name!r}: -NewName is a name in the same directory "
+            "(Move-Item moves elsewhere)"
+        )
+    if os.path.lexists(dest):
+        raise ctx.fail(f"{dest} already exists")
+    try:
+        found[0].rename(dest)
+    except OSError as exc:
+        raise ctx.fail(f"{found[0]}: {(exc.strerror or type(exc).__name__).lower()}") from None
+    return [file_item(dest)] if pass_thru else []
+
+
+def _listed(value: str | None) -> list[str] | None:
+    return None if value is None else [value]
+
+
+def _renamed(source: Path, new_name: str) -> Path | None:
+    """``source`` named ``new_name`` (a name, or a path into the same directory); None when
+    it names another directory or no name at all."""
+    named = Path(new_name)
+    if named.name in ("", ".", ".."):
+        return None
+    if named.parent != Path(".") and named.parent.resolve() != source.parent.resolve():
+        return None
+    return source.with_name(named.name)
 
 
 @cmdlet(

@@ -1,5 +1,5 @@
-"""The session at the console: Clear-Host, Get-History / Invoke-History / Clear-History and
-Start-Sleep."""
+"""The session at the console: Clear-Host, Get-History / Invoke-History / Clear-History,
+Start-Sleep and Write-Progress."""
 
 from __future__ import annotations
 
@@ -160,6 +160,56 @@ async def start_sleep(
         raise ParameterError("Start-Sleep", given[0], "cannot be negative")
     ctx.state.release_writes()  # an import's background write runs while the shell sleeps
     await asyncio.sleep(wait)
+
+
+@cmdlet(
+    "Write-Progress",
+    synopsis="Show a progress bar for a long task (on a terminal; not part of the output).",
+    description="Each -Id is one bar; -Completed takes it down, and so does the end of the "
+    "statement that drew it (a loop, typically): its output is shown then, which a live bar "
+    "would break into. -PercentComplete from 0 to 100 fills it (-1: no percentage).",
+    params=[
+        Param("Activity", str, position=0, help="What the bar is about."),
+        Param("Status", str, position=1, help="Where the activity stands."),
+        Param("Id", int, position=2, help="Which bar (0 unless several are shown)."),
+        Param("PercentComplete", int, help="How far, from 0 to 100 (-1: unknown)."),
+        Param("CurrentOperation", str, help="The step running now."),
+        Param("SecondsRemaining", int, help="Accepted for compatibility (not shown)."),
+        Param("ParentId", int, help="Accepted for compatibility (bars are not nested)."),
+        Param("Completed", bool, help="Take the bar down."),
+    ],
+    examples=[
+        (
+            "1..8 | % { Write-Progress 'Pulling' \"node $_\" -PercentComplete ($_ * 12.5) }",
+            "A bar that fills as eight nodes are pulled.",
+        )
+    ],
+)
+def write_progress(
+    ctx: Invocation,
+    *,
+    activity: str | None = None,
+    status: str | None = None,
+    id: int = 0,
+    percent_complete: int = -1,
+    current_operation: str | None = None,
+    seconds_remaining: int | None = None,
+    parent_id: int | None = None,
+    completed: bool = False,
+) -> None:
+    bars = ctx.state.progress_bars
+    if completed:
+        if id in bars:
+            bars.pop(id).close()
+        return
+    if activity is None:
+        raise ParameterError("Write-Progress", "Activity", "is needed unless -Completed")
+    if not -1 <= percent_complete <= 100:
+        raise ParameterError("Write-Progress", "PercentComplete", "must be from -1 to 100")
+    text = ": ".join(t for t in (activity, status, current_operation) if t)
+    if id not in bars:
+        bars[id] = ctx.progress(text, 100 if percent_complete >= 0 else None)
+    bars[id].update(description=text, completed=percent_complete if percent_complete >= 0 else None)
 
 
 def _seconds(seconds: Any, milliseconds: int | None, duration: Duration | None) -> float:

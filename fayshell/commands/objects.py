@@ -653,6 +653,107 @@ def _same_as_last(last: Any, item: Any, as_string: bool, on_type: bool, fold: bo
         return False
 
 
+# ---- Get-Random and New-Guid ---------------------------------------------------------------
+
+#: Get-Random's default bound: [0, Int32.MaxValue).
+INT32_MAX = 2**31 - 1
+
+
+@cmdlet(
+    "Get-Random",
+    synopsis="A random number, or random items of the input.",
+    description="Numbers: from -Minimum (0) up to but not including -Maximum (Int32.MaxValue); "
+    "a double when either bound is one, else an integer. Items: -Count of them (1) without "
+    "repeats, or every item in random order with -Shuffle. -SetSeed makes this and the "
+    "session's later results repeatable.",
+    params=[
+        Param("Maximum", "any", position=0, help="The bound numbers stay below."),
+        Param("Minimum", "any", help="The smallest number returned."),
+        Param("InputObject", "any", pipeline=BY_VALUE, help="Items to pick from."),
+        Param("Count", int, help="How many numbers or items (items are not repeated)."),
+        Param("Shuffle", bool, help="Every item, in random order."),
+        Param("SetSeed", int, help="Seed the session's random generator."),
+    ],
+    examples=[
+        ("Get-Random -Maximum 100", "An integer from 0 to 99."),
+        ("Get-Node | Get-Random", "One node at random."),
+        ("1..10 | Get-Random -Count 3", "Three different numbers of 1..10."),
+    ],
+    stream=True,
+)
+async def get_random(
+    ctx: Invocation,
+    *,
+    maximum: Any = None,
+    minimum: Any = None,
+    input_object: Any = None,
+    count: int | None = None,
+    shuffle: bool = False,
+    set_seed: int | None = None,
+) -> list[Any]:
+    rng = ctx.state.random(set_seed)
+    if count is not None and count < 1:
+        raise ParameterError("Get-Random", "Count", f"{count} is less than 1")
+    listed = isinstance(maximum, list)  # Get-Random 1,2,3: the list is the items
+    if ctx.input is not None or input_object is not None or listed:
+        if minimum is not None or (maximum is not None and not listed):
+            raise ParameterError("Get-Random", None, "give items or -Minimum/-Maximum, not both")
+        source = ctx.input if ctx.input is not None else input_object
+        items = await collect(maximum if source is None else source)
+        return rng.sample(items, len(items) if shuffle else min(count or 1, len(items)))
+    if shuffle:
+        raise ParameterError("Get-Random", "Shuffle", "needs items to shuffle")
+    low, high = _bounds(minimum, maximum)
+    pick = rng.randrange if isinstance(low, int) else rng.uniform
+    return [pick(low, high) for _ in range(count or 1)]
+
+
+def _bounds(minimum: Any, maximum: Any) -> tuple[int | float, int | float]:
+    """Get-Random's [low, high) with PowerShell's message when it is empty."""
+    from fayshell.lang.ops import to_number
+
+    try:
+        low = 0 if minimum is None else to_number(minimum)
+        high = INT32_MAX if maximum is None else to_number(maximum)
+    except OperatorError as exc:
+        raise ParameterError("Get-Random", None, str(exc)) from None
+    if low >= high:
+        raise ParameterError(
+            "Get-Random",
+            None,
+            f"The Minimum value ({to_string(low)}) cannot be greater than or equal to the "
+            f"Maximum value ({to_string(high)}).",
+        )
+    if isinstance(low, int) and isinstance(high, int):
+        return low, high
+    return float(low), float(high)  # a double (or decimal) bound: doubles
+
+
+@dataclass(frozen=True)
+class Guid:
+    """A [guid]: a table shows its Guid column, text shows its value."""
+
+    Guid: str
+    TYPE_NAME = "System.Guid"
+
+    def __str__(self) -> str:
+        return self.Guid
+
+    def ToString(self) -> str:  # noqa: N802 - .NET method name
+        return self.Guid
+
+
+@cmdlet(
+    "New-Guid",
+    synopsis="A new random GUID (version 4).",
+    examples=[("(New-Guid).Guid", "The GUID's text, e.g. for a unique session name.")],
+)
+def new_guid(ctx: Invocation) -> list[Guid]:
+    import uuid
+
+    return [Guid(str(uuid.uuid4()))]
+
+
 # ---- Tee-Object ----------------------------------------------------------------------------
 
 

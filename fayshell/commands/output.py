@@ -182,6 +182,34 @@ async def out_null(ctx: Invocation, *, input_object: Any = None) -> None:
 
 
 @cmdlet(
+    "Out-Host",
+    aliases=("oh",),
+    synopsis="Show the input on the console now; nothing goes down the pipeline.",
+    description="Tables and lists are written at once, not joined with the statements' "
+    "output around them.",
+    params=[Param("Paging", bool, help="Accepted for compatibility (there is no pager)."), INPUT],
+    examples=[("Get-Node | Out-Host", "Show the nodes in the middle of a script's output.")],
+    stream=True,
+)
+async def out_host(ctx: Invocation, *, paging: bool = False, input_object: Any = None) -> None:
+    items = (
+        await collect(ctx.input)
+        if ctx.input is not None
+        else ([] if input_object is None else [input_object])
+    )
+    host = ctx.state.host
+    show = getattr(host, "show", None)
+    if show is None:  # a host without tables of its own (tests, embedding): the text
+        if items:
+            host.write_host(render_plain(items))
+        return
+    end_output = getattr(host, "end_output", lambda: None)
+    end_output()  # what earlier statements left open comes first
+    show(items)
+    end_output()
+
+
+@cmdlet(
     "Write-Output",
     aliases=("echo", "write"),
     synopsis="Write values to the output (what an expression alone does too).",

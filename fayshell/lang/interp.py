@@ -292,6 +292,7 @@ class Interpreter:
                 await self.emit(sig.output, on_output, gathered)
                 sig.output = []
                 raise
+        self.state.close_progress()  # a Write-Progress bar lasts its statement (its loop)
         if on_output is None:
             gathered.extend(unroll(out) if not is_relation(out) else [out])
         elif out is not None and out != []:

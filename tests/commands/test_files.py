@@ -253,6 +253,34 @@ async def test_move_item_refuses_to_replace_without_force(shell, here: Path) -> 
     assert (here / "b.txt").read_text() == "a" and not (here / "a.txt").exists()
 
 
+async def test_rename_item_names_in_place_and_never_replaces(shell, here: Path) -> None:
+    (here / "a.txt").write_text("a")
+    (here / "b.txt").write_text("b")
+    (item,) = await shell.run("Rename-Item a.txt c.txt -PassThru")
+    assert item.Name == "c.txt" and (here / "c.txt").read_text() == "a"
+    await shell.run("Get-Item c.txt | Rename-Item -NewName ./d.txt")  # a path to the same dir
+    assert sorted(p.name for p in here.iterdir()) == ["b.txt", "d.txt"]
+    for src, message in [
+        ("Rename-Item d.txt b.txt", "b.txt already exists"),
+        ("Rename-Item d.txt ../d.txt", "-NewName is a name in the same directory"),
+        ("Rename-Item *.txt e.txt", "*.txt names 2 items"),
+    ]:
+        with pytest.raises(CommandError) as info:
+            await shell.run(src)
+        assert message in info.value.one_line()
+    assert (here / "b.txt").read_text() == "b" and (here / "d.txt").read_text() == "a"
+
+
+async def test_clear_content_empties_files_and_keeps_them(shell, here: Path) -> None:
+    (here / "a.log").write_text("one\ntwo\n")
+    (here / "b.log").write_text("x")
+    assert await shell.run("Clear-Content *.log; Get-ChildItem *.log | % Length") == [0, 0]
+    (here / "d").mkdir()
+    with pytest.raises(CommandError):
+        await shell.run("Clear-Content d")
+    assert "is a directory" in shell.host.errors[-1]
+
+
 async def test_new_temporary_file(shell) -> None:
     import tempfile
 

@@ -97,3 +97,23 @@ async def test_start_sleep_is_interruptible(shell) -> None:
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task
+
+
+async def test_write_progress_draws_one_bar_per_id_for_its_statement(shell) -> None:
+    out = await shell.run(
+        "1..4 | ForEach-Object { Write-Progress 'Pulling' \"node $_\" -PercentComplete ($_ * 25); $_ }"
+    )
+    assert out == [1, 2, 3, 4]  # not part of the output
+    (bar,) = shell.host.progress_tasks
+    assert (bar.description, bar.total, bar.completed) == ("Pulling: node 4", 100, 100)
+    assert bar.closed  # its statement ended
+    await shell.run(
+        "Write-Progress a -Id 1 -CurrentOperation step; Write-Progress b -Id 2; "
+        "Write-Progress -Id 1 -Completed"
+    )
+    one, two = shell.host.progress_tasks[1:]
+    assert (one.description, one.total, two.description) == ("a: step", None, "b")
+    assert one.closed and two.closed
+    with pytest.raises(ParameterError) as info:
+        await shell.run("Write-Progress x -PercentComplete 101")
+    assert "must be from -1 to 100" in info.value.one_line()

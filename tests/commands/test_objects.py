@@ -197,3 +197,34 @@ async def test_tee_object_variable_and_file(shell, tmp_path) -> None:
     assert path.read_text() == "a\nb\nc\n"
     with pytest.raises(FayError):
         await shell.run("1 | Tee-Object")
+
+
+async def test_get_random_numbers_items_and_seed(shell) -> None:
+    first = await shell.run("Get-Random -SetSeed 7 -Maximum 100 -Count 5")
+    assert first == await shell.run("Get-Random -SetSeed 7 -Maximum 100 -Count 5")  # repeatable
+    assert all(isinstance(n, int) and 0 <= n < 100 for n in first)
+    doubles = await shell.run("Get-Random -Minimum 1.5 -Maximum 2 -Count 20")
+    assert all(isinstance(x, float) and 1.5 <= x < 2 for x in doubles)
+    assert await shell.run("Get-Random -Minimum 3 -Maximum 4") == [3]
+    picked = await shell.run("1..10 | Get-Random -Count 4")
+    assert len(set(picked)) == 4 and set(picked) <= set(range(1, 11))  # no repeats
+    assert sorted(await shell.run("Get-Random -InputObject a,b,c -Shuffle")) == ["a", "b", "c"]
+    assert (await shell.run("Get-Random 'x','y'"))[0] in ("x", "y")  # a list: its items
+    assert len(await shell.run("1..3 | Get-Random -Count 10")) == 3
+    for src, message in [
+        ("Get-Random -Minimum 5 -Maximum 5", "The Minimum value (5) cannot be greater than"),
+        ("1..3 | Get-Random -Maximum 2", "give items or -Minimum/-Maximum, not both"),
+        ("Get-Random -Count 0", "0 is less than 1"),
+    ]:
+        with pytest.raises(FayError) as info:
+            await shell.run(src)
+        assert message in info.value.one_line()
+
+
+async def test_new_guid_is_a_version_4_guid(shell) -> None:
+    import uuid
+
+    (g,) = await shell.run("New-Guid")
+    assert uuid.UUID(g.Guid).version == 4
+    texts = await shell.run('$g = New-Guid; "$g"; $g.ToString(); $g.Guid')
+    assert len(set(texts)) == 1 and uuid.UUID(texts[0])

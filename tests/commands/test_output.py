@@ -57,3 +57,10 @@ async def test_format_table_wrap_hide_headers_and_autosize(shell) -> None:
     (table,) = await shell.run("@{a=1; b=2} | Format-Table -Property b -AutoSize")
     assert table.columns == ["b"] and table.rows == [[2]]
     assert await shell.text("@{a=1; b=2} | Format-List -Property b") == "\nb : 2\n"
+
+
+async def test_out_host_shows_now_and_outputs_nothing(shell) -> None:
+    assert await shell.run("'a', 'b' | Out-Host; 'after'") == ["after"]
+    assert shell.host.lines == ["a\nb"]
+    assert await shell.run("Out-Host -InputObject 3 -Paging") == []
+    assert shell.host.lines[-1] == "3"
