@@ -84,6 +84,9 @@ from fayshell.state import Scope, ShellState
 
 OutputCallback = Callable[[Any], Awaitable[None] | None]
 
+#: The scripts a statement naming a path runs (``./incident.fay``).
+SCRIPT_SUFFIXES = (".fay", ".ps1")
+
 
 class BreakSignal(Exception):  # noqa: N818 - control flow
     """``break [label]``; ``output`` is what the interrupted block wrote before it."""
@@ -999,6 +1002,8 @@ class Interpreter:
         try:
             if node.callee is not None:
                 return await self.call_operator(node, scope, input_stream)
+            if "/" in node.name or "\\" in node.name:  # ./incident.fay: run the script
+                return await self.script_command(node, scope)
             target = self.lookup_command(node.name)
             args = await self.eval_args(node, scope)
             if isinstance(target, FunctionInfo):
@@ -1055,17 +1060,33 @@ class Interpreter:
             return await self.call_function(callee, args, input_stream)
         name = to_string(callee)
         if name.lower().endswith(".fay") or os.path.sep in name:
-            if dot:
-                return await self.run_file(name, scope, args)
-            try:  # `exit N` in a script run with & ends that script: N is $LASTEXITCODE
-                return await self.run_file(name, Scope(self.state.globals, True), args)
-            except ExitSignal as exc:
-                self.state.globals.set_local("LASTEXITCODE", exc.code)
-                return exc.output
+            return await self.run_script_file(name, args, scope, dot)
         target = self.lookup_command(name)
         if isinstance(target, FunctionInfo):
             return await self.call_function(target, args, input_stream)
         return await self.call_cmdlet(target, args, input_stream, node)
+
+    async def script_command(self, node: ast.Command, scope: Scope) -> Any:
+        """A statement naming a path (``./x.fay``, ``.\\x.fay``, ``~/x.fay``): that script,
+        as ``& path`` runs it; fayshell runs no native programs (Invoke-Command does, on
+        nodes)."""
+        path = node.name.replace("\\", "/")
+        if not path.lower().endswith(SCRIPT_SUFFIXES):
+            raise CommandNotFound(
+                f"cannot run {node.name!r}: fayshell runs scripts "
+                f"({', '.join(SCRIPT_SUFFIXES)}); run programs on a node with Invoke-Command"
+            )
+        return await self.run_script_file(path, await self.eval_args(node, scope), scope, False)
+
+    async def run_script_file(self, path: str, args: list[Any], scope: Scope, dot: bool) -> Any:
+        """``& path`` (a scope of its own; its ``exit N`` sets $LASTEXITCODE) or ``. path``."""
+        if dot:
+            return await self.run_file(path, scope, args)
+        try:
+            return await self.run_file(path, Scope(self.state.globals, True), args)
+        except ExitSignal as exc:
+            self.state.globals.set_local("LASTEXITCODE", exc.code)
+            return exc.output
 
     async def run_file(self, path: str, scope: Scope, args: list[Any]) -> Any:
         """Run a .fay script file in ``scope`` (dot-sourcing passes the caller's scope)."""

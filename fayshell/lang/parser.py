@@ -92,13 +92,15 @@ REDIRECT = re.compile(r"([1-6*]?)(>>|>)(&[12])?")
 CAST_OPERAND = re.compile(r"[$(@'\"\[{0-9]|[-+][0-9.$(]")
 
 NUMBER = re.compile(
-    r"(?i)(?:0x(?P<hex>[0-9a-f]+)|(?P<num>\d+(?:\.\d+)?)"
+    r"(?i)(?:0x(?P<hex>[0-9a-f]+)|(?P<num>\d+(?:\.\d+)?|\.\d+)"
     r"(?:(?P<unit>ns|us|ms|s|m|h|kb|mb|gb|tb)|(?P<exp>e[+-]?\d+)?(?P<suffix>d|l)?))(?![\w])"
 )
 IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 DASH_WORD = re.compile(r"-([A-Za-z][A-Za-z0-9_]*)")
 VAR_NAME = re.compile(r"[A-Za-z0-9_?^]+(?::[A-Za-z0-9_]+)?")
 COMMAND_NAME = re.compile(r"[^\s|;(){}\"',]+")
+#: A statement that starts with a path runs the script (or program) there: ./x.fay, ~/x, /x.
+PATH_COMMAND = re.compile(r"(?:\.{1,2}[/\\]|~[/\\]|/)[^\s|;(){}\"',]")
 BAREWORD_STOP = set(" \t\r\n|;,(){}\"'")
 #: What peek() returns past the end: never equal to, or contained in, any one-character string.
 EOF_MARK = "<end of input>"
@@ -681,6 +683,7 @@ class Parser:
             ch.isalpha()
             or ch == "_"
             or (ch in "?%" and (self.peek(1) in " \t\n{" or self.peek(1) == EOF_MARK))
+            or PATH_COMMAND.match(self.src, self.pos)
         ):
             return self.command()
         if ch == EOF_MARK or ch in "|;)}":
@@ -1374,6 +1377,7 @@ def number_from_match(m: re.Match[str]) -> object:
     if m.group("hex"):
         return int(m.group("hex"), 16)
     digits, unit, exp = m.group("num"), m.group("unit"), m.group("exp")
+    digits = "0" + digits if digits.startswith(".") else digits  # .5 is 0.5
     if unit:
         value = parse_unit_number(digits + unit)
         assert value is not None  # NUMBER only admits units parse_unit_number knows

@@ -738,3 +738,23 @@ async def test_measure_of_a_decimal_column_in_sql_and_rowwise(shell) -> None:
     for src in (f"{table} | {stage}", f"@({table}) | {stage}"):
         m = (await shell.run(src))[0]
         assert (m["Count"], m["Sum"], m["Average"], m["Maximum"]) == (2, 3.75, 1.875, 2.25), src
+
+
+async def test_a_statement_naming_a_script_path_runs_it(shell, tmp_path) -> None:
+    (tmp_path / "lib.fay").write_text("$libvar = 'set'\n")
+    (tmp_path / "y.fay").write_text('param($n = 1)\n"got $n"\nexit 3\n')
+    src = f"Set-Location '{tmp_path}'; ./lib.fay; \"[$libvar]\"; .\\y.fay 5; $LASTEXITCODE"
+    assert await shell.run(src) == ["[]", "got 5", 3]  # a scope of its own, as & runs it
+    assert await shell.run(f"{tmp_path}/y.fay -n 9") == ["got 9"]
+    with pytest.raises(RuntimeFayError) as info:
+        await shell.run("/bin/ls")
+    assert "fayshell runs scripts (.fay, .ps1)" in info.value.message
+
+
+@pytest.mark.parametrize(
+    "src, expected", [(".5 + 1", [1.5]), ("3 * .25", [0.75]), (".5s", ["500ms"]), ("6 / 2", [3])]
+)
+async def test_numbers_may_start_with_a_dot(shell, src, expected) -> None:
+    assert [str(v) if type(v).__name__ == "Duration" else v for v in await shell.run(src)] == (
+        expected
+    )
