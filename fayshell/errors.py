@@ -145,6 +145,21 @@ class CommandError(RuntimeFayError):
         self.command = command
 
 
+class ActionStopped(CommandError):
+    """A command's error that -ErrorAction Stop made terminating inside a try block: the
+    item's own message (PowerShell's ActionPreferenceStopException), and how many more
+    failed when the command went on past it (a fan-out over nodes does)."""
+
+    def __init__(self, command: str, message: str) -> None:
+        RuntimeFayError.__init__(self, message)
+        self.command = command
+
+    @classmethod
+    def of(cls, command: str, records: Sequence[object]) -> ActionStopped:
+        more = f" ({len(records) - 1} more failed)" if len(records) > 1 else ""
+        return cls(command, f"{records[0]}{more}")
+
+
 class UnknownProperty(RuntimeFayError):
     """A property a relation does not have: its columns are known, so a typo is an error.
 

@@ -226,6 +226,14 @@ class ShellState:
         found, value = self.globals.lookup("ErrorActionPreference")
         return error_action(value) if found and value else "Stop"
 
+    def remember_error(self, record: Any) -> None:
+        """Put an error first in ``$Error`` (the newest first, as PowerShell keeps it)."""
+        found, errors = self.globals.lookup("Error")
+        if not found or not isinstance(errors, list):
+            errors = []
+            self.globals.set_local("Error", errors)
+        errors.insert(0, record)
+
     def close_progress(self) -> None:
         """Take down what Write-Progress left shown: when the statement that drew it ends
         (before its output is shown, which a live bar would break into), an input line

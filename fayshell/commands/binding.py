@@ -24,6 +24,18 @@ COMMON = (
         choices=ERROR_ACTIONS,
         help="Stop (default in scripts), Continue or SilentlyContinue after a failed item.",
     ),
+    Param(
+        "ErrorVariable",
+        str,
+        aliases=("ev",),
+        help="Also keep the command's errors in this variable (+name adds to it).",
+    ),
+    Param(
+        "OutVariable",
+        str,
+        aliases=("ov",),
+        help="Also keep the command's output in this variable (+name adds to it).",
+    ),
 )
 NO_VALUE = object()
 
@@ -43,6 +55,8 @@ class Bound:
     values: dict[str, Any] = field(default_factory=dict)
     verbose: bool = False
     error_action: ErrorAction | None = None
+    error_variable: str | None = None
+    out_variable: str | None = None
 
 
 def resolve_param(spec: Cmdlet, name: str) -> Param:
@@ -101,10 +115,23 @@ def _set(spec: Cmdlet, bound: Bound, param: Param, value: Any) -> None:
         bound.verbose = truthy(value)
     elif param.name == "ErrorAction" and spec.param("ErrorAction") is None:
         bound.error_action = error_action(convert_value(spec, param, value))
+    elif param.name == "ErrorVariable" and spec.param("ErrorVariable") is None:
+        bound.error_variable = variable_name(spec, param, value)
+    elif param.name == "OutVariable" and spec.param("OutVariable") is None:
+        bound.out_variable = variable_name(spec, param, value)
     else:
         if param.pyname in bound.values:
             raise ParameterError(spec.name, param.name, "given more than once")
         bound.values[param.pyname] = convert_value(spec, param, value)
+
+
+def variable_name(spec: Cmdlet, param: Param, value: Any) -> str:
+    """A -XxxVariable's name, without the ``$`` PowerShell does not want there (``+name``
+    adds to the variable)."""
+    name = to_string(value).strip()
+    if not name.lstrip("+") or name.lstrip("+").startswith("$"):
+        raise ParameterError(spec.name, param.name, f"{name!r} is not a variable name (no $)")
+    return name
 
 
 def _bind_positional(spec: Cmdlet, bound: Bound, positional: list[Any]) -> None:

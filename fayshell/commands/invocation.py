@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from fayshell.errors import CommandError, ErrorAction, Stage
 from fayshell.host import ProgressTask
+from fayshell.lang.values import ErrorRecordValue, ExceptionValue
 
 if TYPE_CHECKING:
     from fayshell.commands.registry import Cmdlet
@@ -32,6 +33,12 @@ class ErrorRecord:
         return f"{where}{stage}{self.message}"
 
 
+def record_value(record: ErrorRecord) -> ErrorRecordValue:
+    """A non-terminating error as PowerShell's ErrorRecord (in $Error, -ErrorVariable)."""
+    error_id = f"{record.command},{record.stage}" if record.stage else record.command
+    return ErrorRecordValue(ExceptionValue(str(record)), record.target or None, "", error_id)
+
+
 @dataclass
 class Invocation:
     """One call of a cmdlet.
@@ -46,6 +53,10 @@ class Invocation:
     verbose: bool = False
     error_action: ErrorAction = "Stop"
     errors: list[ErrorRecord] = field(default_factory=list)
+    #: The -ErrorVariable list, when one was named: each error is added to it as it happens.
+    error_sink: list[Any] | None = None
+    #: Inside a try block: errors under Stop are the try's to catch, not shown here.
+    caught: bool = False
 
     @property
     def name(self) -> str:
@@ -64,8 +75,14 @@ class Invocation:
         if not record.command:
             record = ErrorRecord(record.target, record.stage, record.message, self.name)
         self.errors.append(record)
-        if self.error_action not in ("SilentlyContinue", "Ignore"):
+        stopped = self.caught and self.error_action == "Stop"  # the catch shows and keeps it
+        if self.error_action not in ("SilentlyContinue", "Ignore") and not stopped:
             self.state.host.error(f"{self.name}: {record}")
+        value = record_value(record)
+        if self.error_sink is not None:
+            self.error_sink.append(value)
+        if self.error_action != "Ignore" and not stopped:  # $Error keeps what is not shown
+            self.state.remember_error(value)
 
     def progress(
         self, description: str, total: float | None = None, unit: str = ""

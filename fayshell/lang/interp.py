@@ -17,13 +17,21 @@ import os
 import re
 import sys
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
-from fayshell.commands.binding import NO_VALUE, NamedArg, bind, missing_mandatory, pipeline_binding
+from fayshell.commands.binding import (
+    NO_VALUE,
+    Bound,
+    NamedArg,
+    bind,
+    missing_mandatory,
+    pipeline_binding,
+)
 from fayshell.commands.invocation import Invocation
 from fayshell.commands.registry import Cmdlet, Param
 from fayshell.errors import (
+    ActionStopped,
     CommandError,
     CommandNotFound,
     ErrorAction,
@@ -190,6 +198,9 @@ class Interpreter:
         self.state = state
         self.origin = Origin("<input>", [])
         self.failed: list[Invocation] = []
+        #: try blocks the running code is inside: a command's errors under Stop are then the
+        #: try's to catch (not shown; the first is the caught error, as in PowerShell).
+        self.try_depth = 0
         #: Set while a command runs under ``2>`` / ``2>&1``: its errors are collected, not shown.
         self.error_override: ErrorAction | None = None
         #: Output lists of the running top-level statement whose items go to the console as
@@ -357,12 +368,15 @@ class Interpreter:
         if res is not None:
             await res
 
-    def raise_for_failures(self, stmt: ast.Node) -> None:
-        """After a statement's output is shown: stop if a command failed items under Stop."""
-        stopping = [inv for inv in self.failed if inv.errors and inv.error_action == "Stop"]
-        self.failed = []
+    def raise_for_failures(self, stmt: ast.Node, since: int = 0) -> None:
+        """After a statement's output is shown: stop if a command it ran (those after the
+        first ``since`` of ``failed``) failed items under Stop."""
+        stopping = [inv for inv in self.failed[since:] if inv.errors and inv.error_action == "Stop"]
+        del self.failed[since:]
         if stopping:
             inv = stopping[0]
+            if inv.caught:  # PowerShell stops at the first: that error is what is caught
+                raise self.located(ActionStopped.of(inv.name, inv.errors), stmt)
             count = len(inv.errors)
             what = {e.target for e in inv.errors if e.target}
             targets = f" ({', '.join(sorted(what))})" if what else ""
@@ -447,11 +461,13 @@ class Interpreter:
                     if traps:
                         await self.trapped(stmt, scope, traps, out)
                         continue
+                    before = len(self.failed)
                     result = await self.statement_output(stmt, scope)
                     if is_relation(result):
                         out.append(result)
                     else:
                         out.extend(result)
+                    self.raise_for_failures(stmt, before)  # a function, a loop: stop here
         except (BreakSignal, ContinueSignal, ReturnSignal, ExitSignal) as signal:
             signal.output[:0] = out  # what ran before break/continue/return is still output
             raise
@@ -475,8 +491,9 @@ class Interpreter:
         if isinstance(stmt, ast.Trap):
             return
         try:
+            before = len(self.failed)
             result = await self.statement_output(stmt, scope)
-            self.raise_for_failures(stmt)
+            self.raise_for_failures(stmt, before)
             out.extend([result] if is_relation(result) else result)
         except RuntimeFayError as exc:
             trap = next((t for t in traps if error_matches(exc, t.types)), None)
@@ -500,6 +517,13 @@ class Interpreter:
 
     def error_record(self, exc: RuntimeFayError) -> ErrorRecordValue:
         """The ``$_`` of a catch block for ``exc``; also added to ``$Error``."""
+        record = self.error_value(exc)
+        self.state.remember_error(record)
+        return record
+
+    @staticmethod
+    def error_value(exc: RuntimeFayError) -> ErrorRecordValue:
+        """PowerShell's ErrorRecord for ``exc``."""
         if isinstance(exc, ThrownError):
             if isinstance(exc.value, ErrorRecordValue):
                 record = exc.value
@@ -515,11 +539,6 @@ class Interpreter:
             record = ErrorRecordValue(
                 ExceptionValue(exc.message, dotnet_type_of(exc), exc), None, str(exc.span or "")
             )
-        found, errors = self.state.globals.lookup("Error")
-        if not found or not isinstance(errors, list):
-            errors = []
-            self.state.globals.set_local("Error", errors)
-        errors.insert(0, record)
         return record
 
     async def exec_if(self, node: ast.If, scope: Scope) -> Any:
@@ -632,13 +651,21 @@ class Interpreter:
         with self.collecting(out):
             return await self.try_into(node, scope, out)
 
+    async def try_body(self, body: list[ast.Node], scope: Scope, out: list[Any]) -> None:
+        self.try_depth += 1
+        try:
+            for stmt in body:
+                before = len(self.failed)
+                result = await self.statement_output(stmt, scope)
+                out.extend([result] if is_relation(result) else result)
+                self.raise_for_failures(stmt, before)
+        finally:
+            self.try_depth -= 1
+
     async def try_into(self, node: ast.Try, scope: Scope, out: list[Any]) -> list[Any]:
         try:
             try:
-                for stmt in node.body:
-                    result = await self.statement_output(stmt, scope)
-                    out.extend([result] if is_relation(result) else result)
-                    self.raise_for_failures(stmt)
+                await self.try_body(node.body, scope, out)
             except RuntimeFayError as exc:
                 out.extend(exc.partial_output)
                 exc.partial_output.clear()
@@ -1123,8 +1150,27 @@ class Interpreter:
             input_stream,
             verbose=bound.verbose,
             error_action=self.error_override or bound.error_action or self.state.error_action,
+            caught=self.try_depth > 0,
         )
         self.failed.append(ctx)
+        kept = Kept.of(bound, self.caller_scope)
+        if kept is None:
+            return await self.run_cmdlet(spec, ctx, bound, input_stream, node)
+        ctx.error_sink = kept.errors
+        try:
+            result = await self.run_cmdlet(spec, ctx, bound, input_stream, node)
+        except RuntimeFayError as exc:
+            kept.errors.append(self.error_value(exc))
+            kept.store([])
+            raise
+        if hasattr(result, "__aiter__"):
+            return kept.stream(result, self.error_value)
+        kept.store(result)
+        return result
+
+    async def run_cmdlet(
+        self, spec: Cmdlet, ctx: Invocation, bound: Bound, input_stream: Any, node: ast.Node
+    ) -> Any:
         pipeline_params = [p for p in spec.params if p.pipeline and p.pyname not in bound.values]
         if spec.stream or input_stream is None or not pipeline_params:
             if input_stream is not None and not spec.stream and not pipeline_params:
@@ -1688,6 +1734,50 @@ class FlushingHost:
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.host, name)
+
+
+@dataclass
+class Kept:
+    """A cmdlet call's -OutVariable and -ErrorVariable: its output and errors, stored in the
+    caller's scope once the call is done (``+name`` adds to what the variable held)."""
+
+    scope: Scope
+    out_name: str | None
+    error_name: str | None
+    errors: list[Any] = field(default_factory=list)
+
+    @classmethod
+    def of(cls, bound: Bound, scope: Scope) -> Kept | None:
+        if bound.out_variable is None and bound.error_variable is None:
+            return None
+        return cls(scope, bound.out_variable, bound.error_variable)
+
+    def store(self, output: Any) -> None:
+        if self.out_name is not None:
+            self._set(self.out_name, output if is_relation(output) else unroll(output))
+        if self.error_name is not None:
+            self._set(self.error_name, self.errors)
+
+    def _set(self, name: str, items: Any) -> None:
+        if name.startswith("+"):
+            name = name[1:]
+            found, held = self.scope.lookup(name)
+            items = (unroll(held) if found and held is not None else []) + unroll(items)
+        self.scope.set_local(name, items)
+
+    async def stream(
+        self, items: AsyncIterator[Any], error_value: Callable[[RuntimeFayError], Any]
+    ) -> AsyncIterator[Any]:
+        out: list[Any] = []
+        try:
+            async for item in items:
+                out.append(item)
+                yield item
+        except RuntimeFayError as exc:
+            self.errors.append(error_value(exc))
+            raise
+        finally:
+            self.store(out)
 
 
 def _sync_output(on_output: OutputCallback) -> Callable[[list[Any]], None]:

@@ -104,6 +104,8 @@ PATH_COMMAND = re.compile(r"(?:\.{1,2}[/\\]|~[/\\]|/)[^\s|;(){}\"',]")
 BAREWORD_STOP = set(" \t\r\n|;,(){}\"'")
 #: What peek() returns past the end: never equal to, or contained in, any one-character string.
 EOF_MARK = "<end of input>"
+#: Where an argument-mode word ends (quotes join it instead: a"b" is one word).
+ARG_END = set(" \t\r\n|;,(){}") | {EOF_MARK}
 
 
 class Loc(TypedDict):
@@ -738,6 +740,7 @@ class Parser:
         args: list[ast.Node] = []
         redirects: list[tuple[str, str, ast.Node | None]] = []
         while True:
+            word_end = self.pos
             self.skip_ws()
             ch = self.peek()
             if ch == EOF_MARK or ch in "\n;|)}" or self.src.startswith("&&", self.pos):
@@ -745,7 +748,11 @@ class Parser:
             redirect = self.redirection()
             if redirect is not None:
                 redirects.append(redirect)
-            elif ch == "-" and (self.peek(1).isalpha() or self.peek(1) == "_"):
+            elif (
+                ch == "-"
+                and (self.peek(1).isalpha() or self.peek(1) == "_")
+                and (self.pos > word_end or not args)  # $a.Length-more: "-more" is text
+            ):
                 args.append(self.param_arg())
             elif ch == "@" and (m := IDENT.match(self.src, self.pos + 1)) is not None:
                 # a splat names a variable (ASCII identifier); '@À' is a bare word
@@ -832,18 +839,53 @@ class Parser:
         ch = self.peek()
         start = self.pos
         if ch == "$" or ch in "\"'({" or self.src.startswith(("@(", "@{", "@'", '@"'), self.pos):
-            return self.postfix(self.primary())
+            node = self.postfix(self.primary())
+            if isinstance(node, ast.VarRef) and self.peek() not in ARG_END | {">"}:
+                return self.bareword(start, [node])  # $HOME/logs: one argument
+            return node
         if ch == EOF_MARK or ch in "\n;|)}":
             raise self.error(f"unexpected {self.describe_here()}", "an argument")
-        end = self.pos
-        while end < len(self.src) and self.src[end] not in BAREWORD_STOP:
-            end += 1
-        word = self.src[self.pos : end]
-        self.pos = end
-        number = self.number_value(word)
-        if number is not None:
-            return ast.Literal(number, **self.at(start))
-        return ast.Literal(word, **self.at(start))
+        return self.bareword(start, [])
+
+    def bareword(self, start: int, parts: list[str | ast.Node]) -> ast.Node:
+        """An argument-mode word: an expandable string (about_Parsing), so ``a$x``,
+        ``$HOME/logs``, ``a$(1+1)`` and ``a"$x"b`` are one argument each; plain text that
+        is a number is that number."""
+        src = self.src
+        buf: list[str] = []
+        while self.pos < len(src) and (src[self.pos] not in ARG_END or src[self.pos] in "\"'"):
+            ch = src[self.pos]
+            if ch in "\"'" or (ch == "$" and self.dynamic_at(self.pos)):
+                parts += ["".join(buf)] if buf else []
+                buf = []
+                parts.append(self.string() if ch in "\"'" else self.dollar_part())
+                continue
+            if ch == "`" and self.pos + 1 < len(src):
+                buf.append(self.ESCAPES.get(src[self.pos + 1], src[self.pos + 1]))
+                self.pos += 2
+                continue
+            buf.append(ch)
+            self.pos += 1
+        parts += ["".join(buf)] if buf else []
+        if len(parts) == 1 and isinstance(parts[0], str):
+            number = self.number_value(parts[0])
+            return ast.Literal(parts[0] if number is None else number, **self.at(start))
+        if len(parts) == 1 and isinstance(parts[0], ast.Node):
+            return parts[0]  # 'quoted' or "quoted" alone
+        return ast.ExpandString(parts, **self.at(start))
+
+    def dynamic_at(self, pos: int) -> bool:
+        """A ``$`` that starts a variable or ``$(…)`` (else it is a plain character)."""
+        nxt = self.src[pos + 1 : pos + 2]
+        return nxt in ("(", "{") or bool(VAR_NAME.match(self.src, pos + 1))
+
+    def dollar_part(self) -> ast.Node:
+        """``$name``, ``${name}`` or ``$(…)`` inside a word."""
+        if self.peek(1) == "(":
+            start = self.pos
+            self.pos += 1
+            return ast.SubExpr(self.enclosed("(", ")"), **self.at(start))
+        return self.variable()
 
     @staticmethod
     def number_value(word: str) -> object | None:

@@ -180,6 +180,9 @@ class ErrorRecordValue:
     def ToString(self) -> str:  # noqa: N802 - .NET method name
         return self.Exception.Message
 
+    def GetType(self) -> TypeInfo:  # noqa: N802 - .NET method name
+        return TypeInfo("ErrorRecord", "System.Management.Automation.ErrorRecord")
+
     def __str__(self) -> str:
         return self.Exception.Message
 

@@ -758,3 +758,84 @@ async def test_numbers_may_start_with_a_dot(shell, src, expected) -> None:
     assert [str(v) if type(v).__name__ == "Duration" else v for v in await shell.run(src)] == (
         expected
     )
+
+
+@pytest.mark.parametrize(
+    "src, expected",
+    [
+        # about_Parsing's argument-mode table ($a is 4)
+        ("Write-Output a$a", ["a4"]),
+        ("Write-Output $a+2", ["4+2"]),
+        ('Write-Output a"$a"', ["a4"]),
+        ("Write-Output a'$a'", ["a$a"]),
+        ("Write-Output a$(2)", ["a2"]),
+        ("Write-Output $a.Length-more", [1, "-more"]),  # member access ends the word
+        # what scripts type every day
+        ("$d = '/var/log'; Write-Output $d/syslog", ["/var/log/syslog"]),
+        ("$n = 'web'; Write-Output $n-01,${n}02", ["web-01", "web02"]),
+        ("Write-Output a`$a ^x$ 5 -5", ["a$a", "^x$", 5, -5]),
+    ],
+)
+async def test_argument_mode_words_expand_as_strings(shell, src, expected) -> None:
+    assert await shell.run(f"$a = 4; {src}") == expected
+
+
+async def test_paths_built_from_variables_reach_the_cmdlet_whole(shell, tmp_path) -> None:
+    (tmp_path / "logs").mkdir()
+    (tmp_path / "logs" / "a.log").write_text("x")
+    src = f"$root = '{tmp_path}'; Get-ChildItem $root/logs | % Name; Test-Path $root/logs/a.log"
+    assert await shell.run(src) == ["a.log", True]
+
+
+async def test_error_and_out_variables_keep_what_a_command_did(shell) -> None:
+    out = await shell.run(
+        "Get-Item /nope-1, / -ErrorAction SilentlyContinue -ErrorVariable ev -OutVariable ov; "
+        "$ev.Count; $ev[0].Exception.Message; $ev[0].TargetObject; $ov.FullName; "
+        "Get-Item /nope-2 -ErrorAction SilentlyContinue -ErrorVariable +ev; $ev.Count; "
+        "Get-Item / -ErrorVariable ev | Out-Null; $ev.Count"
+    )
+    assert out[1:] == [
+        1,
+        "/nope-1: cannot find the path because it does not exist",
+        "/nope-1",
+        "/",
+        2,  # +ev added to it
+        0,  # a run without errors leaves it empty
+    ]
+    with pytest.raises(RuntimeFayError) as info:
+        await shell.run("Get-Item / -ErrorVariable $ev")
+    assert "is not a variable name (no $)" in info.value.message
+
+
+async def test_error_keeps_non_terminating_errors_newest_first(shell) -> None:
+    out = await shell.run(
+        "$Error.Clear(); Get-Item /e-1, /e-2 -ErrorAction SilentlyContinue; "
+        'Get-Item /e-3 -ErrorAction Ignore; $Error.Count; "$($Error[0])"'
+    )
+    assert out == [2, "/e-2: cannot find the path because it does not exist"]
+
+
+async def test_a_caught_stop_is_the_first_error_and_is_not_shown(shell) -> None:
+    out = await shell.run(
+        "$Error.Clear(); try { Get-Item /gone -ErrorAction Stop; 'not reached' } "
+        "catch { $_.Exception.Message; $_.GetType().FullName }; $Error.Count"
+    )
+    assert out == [
+        "/gone: cannot find the path because it does not exist",
+        "System.Management.Automation.ErrorRecord",
+        1,
+    ]
+    assert shell.host.errors == []  # PowerShell shows nothing of an error it caught
+    (message,) = await shell.run("try { Get-Item /g1, /g2 } catch { $_.Exception.Message }")
+    assert message.endswith("does not exist (1 more failed)")  # the fan-out went on
+
+
+async def test_stop_ends_a_function_or_loop_at_the_failing_statement(shell) -> None:
+    src = "function f { Get-Item /f-1; 'after in f' }; try { f } catch { 'caught' }"
+    assert await shell.run(src) == ["caught"]
+    with pytest.raises(RuntimeFayError):
+        await shell.run('foreach ($n in 1, 2) { Get-Item /l-$n; "next $n" }')
+    assert shell.host.errors == ["Get-Item: /l-1: cannot find the path because it does not exist"]
+    assert await shell.run(
+        'foreach ($n in 1, 2) { Get-Item /c-$n -ErrorAction Continue; "next $n" }'
+    ) == ["next 1", "next 2"]
