@@ -10,7 +10,6 @@ from __future__ import annotations
 import collections
 import dataclasses
 import functools
-import inspect
 import math
 from collections.abc import AsyncGenerator, AsyncIterator, Mapping
 from dataclasses import dataclass, field
@@ -1170,14 +1169,6 @@ def _foreach_blocks(
 
 def _member_of(item: Any, name: str, args: Any) -> list[Any]:
     """``ForEach-Object Name``: the property's value, or the result of calling the method."""
-    from fayshell.lang.interp import member, value_method
+    from fayshell.lang.interp import member_or_call
 
-    value = member(item, name)
-    # not a property (nothing, or a Python method such as str.split): a method call, as
-    # `$x.Name(args)` makes it ('a,b' | % Split ',', a version's ToString, a date's AddDays)
-    if not isinstance(item, Mapping) and (value is None or inspect.isroutine(value)):
-        try:
-            return unroll(value_method(item, name, unroll(args)))
-        except OperatorError:
-            pass
-    return unroll(value)
+    return member_or_call(item, name, unroll(args))

@@ -16,6 +16,7 @@ from collections.abc import Callable
 from datetime import UTC, date, datetime, timedelta
 from typing import Any, Literal
 
+from fayshell.lang.dotnet import format_timespan
 from fayshell.lang.ops import OperatorError
 from fayshell.lang.values import Duration
 
@@ -567,6 +568,9 @@ DURATION_METHODS: dict[str, Callable[..., Any]] = {
     "subtract": lambda d, other: Duration(int(d) - int(other)),
     "negate": lambda d: Duration(-int(d)),
     "duration": lambda d: Duration(abs(int(d))),
+    # .NET's TimeSpan text ("01:30:00"; a format such as 'hh\:mm' or 'g'), where "$d" and
+    # tables show a duration as it was typed (90m)
+    "tostring": lambda d, spec="c": format_timespan(int(d), str(spec)),
 }
 
 

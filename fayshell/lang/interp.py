@@ -1565,17 +1565,35 @@ class Interpreter:
                 raise OperatorError(
                     f"{low}({len(args)} arguments): {exc or 'bad arguments'}"
                 ) from None
-        if low in ("where", "foreach") and isinstance(obj, list) and args:
-            block = args[0]
-            out: list[Any] = []
-            for item in obj:
-                res = await block.invoke(dollar_under=item)
-                if low == "foreach":
-                    out.extend(res)
-                elif truthy(single_or_list(res)):
-                    out.append(item)
-            return True, out
+        if low == "where" and isinstance(obj, list) and args:
+            return True, await self.where_method(obj, args)
+        if low == "foreach" and isinstance(obj, list) and args:
+            return True, await self.foreach_method(obj, args)
         return False, None
+
+    async def where_method(self, items: list[Any], args: list[Any]) -> list[Any]:
+        """``.Where({...}[, mode[, count]])``: Default, First, Last, SkipUntil, Until, Split."""
+        if not isinstance(args[0], ScriptBlock):
+            raise OperatorError(".Where() needs a script block")
+        mode = to_string(args[1]).lower() if len(args) > 1 else "default"
+        count = int(to_number(args[2])) if len(args) > 2 else 0
+        if mode not in WHERE_MODES:
+            raise OperatorError(f".Where() mode {args[1]!r}: one of {', '.join(WHERE_MODES)}")
+        if count < 0:
+            raise OperatorError(".Where() count cannot be negative")
+        hits = [truthy(single_or_list(await args[0].invoke(dollar_under=i))) for i in items]
+        return where_selected(items, hits, mode, count)
+
+    async def foreach_method(self, items: list[Any], args: list[Any]) -> list[Any]:
+        """``.ForEach({...})``, ``.ForEach('Property')`` or ``.ForEach('Method', args...)``."""
+        out: list[Any] = []
+        if isinstance(args[0], ScriptBlock):
+            for item in items:
+                out.extend(await args[0].invoke(dollar_under=item))
+            return out
+        for item in items:
+            out.extend(member_or_call(item, to_string(args[0]), list(args[1:])))
+        return out
 
     async def eval_unary(self, node: ast.Unary, scope: Scope) -> Any:
         value = await self.eval(node.operand, scope)
@@ -1780,6 +1798,31 @@ class Kept:
             self.store(out)
 
 
+#: The modes of an array's .Where() (about_Arrays).
+WHERE_MODES = ("default", "first", "last", "skipuntil", "until", "split")
+
+
+def where_selected(items: list[Any], hits: list[bool], mode: str, count: int) -> list[Any]:
+    """The items ``.Where`` keeps in ``mode`` given each item's test; ``count`` (0: all, but
+    one for First and Last) bounds how many (Split: in its first collection)."""
+    found = [i for i, h in zip(items, hits, strict=True) if h]
+    if mode == "first":
+        return found[: count or 1]
+    if mode == "last":
+        return found[-(count or 1) :] if found else []
+    limit = count or len(items)
+    start = next((k for k, h in enumerate(hits) if h), len(items))
+    if mode == "skipuntil":
+        return items[start:][:limit]
+    if mode == "until":
+        return items[:start][:limit]
+    if mode == "split":
+        chosen = [k for k, h in enumerate(hits) if h][:limit]
+        rest = set(range(len(items))) - set(chosen)
+        return [[items[k] for k in chosen], [items[k] for k in sorted(rest)]]
+    return found[:limit]
+
+
 def _sync_output(on_output: OutputCallback) -> Callable[[list[Any]], None]:
     def show(items: list[Any]) -> None:
         res = on_output(items)
@@ -1913,6 +1956,19 @@ def member(obj: Any, name: str) -> Any:
     if not is_record(obj) and low in ("count", "length"):
         return 1
     return get_property(obj, name)
+
+
+def member_or_call(item: Any, name: str, args: list[Any]) -> list[Any]:
+    """``ForEach-Object Name`` and ``.ForEach('Name')``: the property's value, or what
+    calling the method gives (as ``$x.Name(args)``: 'a,b' | % Split ',', a date's AddDays)."""
+    value = member(item, name)
+    # not a property (nothing, or a Python method such as str.split): a method call
+    if not isinstance(item, Mapping) and (value is None or inspect.isroutine(value)):
+        try:
+            return unroll(value_method(item, name, args))
+        except OperatorError:
+            pass
+    return unroll(value)
 
 
 def value_method(obj: Any, name: str, args: list[Any]) -> Any:

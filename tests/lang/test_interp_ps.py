@@ -839,3 +839,31 @@ async def test_stop_ends_a_function_or_loop_at_the_failing_statement(shell) -> N
     assert await shell.run(
         'foreach ($n in 1, 2) { Get-Item /c-$n -ErrorAction Continue; "next $n" }'
     ) == ["next 1", "next 2"]
+
+
+@pytest.mark.parametrize(
+    "src, expected",
+    [
+        ("(1..3).Where({ $_ -ge 2 }, 'First')", [2]),
+        ("(1..10).Where({ $_ % 2 }, 'Last', 2)", [7, 9]),
+        ("(1..6).Where({ $_ -gt 3 }, 'SkipUntil')", [4, 5, 6]),
+        ("(1..6).Where({ $_ -gt 3 }, 'Until', 2)", [1, 2]),
+        ("(1..5).Where({ $_ -gt 1 }, 'Default', 2)", [2, 3]),
+        ("$a, $b = (1..6).Where({ $_ % 2 }, 'Split', 2); \"$a|$b\"", ["1 3|2 4 5 6"]),
+        ("('a', 'bb').ForEach('Length')", [1, 2]),
+        ("('a,b', 'c').ForEach('Split', ',')", ["a", "b", "c"]),
+        ("[timespan]'01:30:00' | % ToString", ["01:30:00"]),
+        (
+            "(New-TimeSpan -Seconds 90).ToString('g'), ([timespan]'1:2:3').ToString('hh\\:mm')",
+            ["0:01:30", "01:02"],
+        ),
+    ],
+)
+async def test_array_where_modes_foreach_names_and_timespan_text(shell, src, expected) -> None:
+    assert await shell.run(src) == expected
+
+
+async def test_where_with_an_unknown_mode_is_a_one_line_error(shell) -> None:
+    with pytest.raises(RuntimeFayError) as info:
+        await shell.run("(1..3).Where({ $_ }, 'Sometimes')")
+    assert "one of default, first, last, skipuntil, until, split" in info.value.message
