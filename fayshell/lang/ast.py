@@ -40,12 +40,16 @@ class VarRef(Node):
 class Member(Node):
     obj: Node
     name: str
+    #: ``?.`` / ``?[]``: $null when ``obj`` is $null (nothing evaluated past it)
+    safe: bool = field(default=False, kw_only=True)
 
 
 @dataclass(eq=False)
 class Index(Node):
     obj: Node
     index: Node
+    #: ``?.`` / ``?[]``: $null when ``obj`` is $null (nothing evaluated past it)
+    safe: bool = field(default=False, kw_only=True)
 
 
 @dataclass(eq=False)
@@ -53,6 +57,8 @@ class MethodCall(Node):
     obj: Node
     name: str
     args: list[Node]
+    #: ``?.`` / ``?[]``: $null when ``obj`` is $null (nothing evaluated past it)
+    safe: bool = field(default=False, kw_only=True)
 
 
 @dataclass(eq=False)

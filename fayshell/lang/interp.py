@@ -245,9 +245,8 @@ class Interpreter:
         saved = self.origin
         self.origin = Origin(script.file, script.source.split("\n"))
         if not script.file.startswith("<"):
-            path = os.path.abspath(script.file)
-            self.state.globals.set_local("PSScriptRoot", os.path.dirname(path))
-            self.state.globals.set_local("PSCommandPath", path)
+            for name, value in script_variables(os.path.abspath(script.file), "").items():
+                self.state.globals.set_local(name, value)
         if script.params:  # the script's param(): bound from its command-line arguments
             found, given = self.state.globals.lookup("args")
             try:
@@ -948,6 +947,8 @@ class Interpreter:
             return single_or_list(await collect(out))
         if isinstance(node, STATEMENT_VALUES):
             return single_or_list(await collect(await self.exec(node, scope)))
+        if isinstance(node, ast.Assign):  # $x = $y = 5: the inner assignment's value
+            return await self.assign(node, scope)
         return await self.eval(node, scope)
 
     # ---- pipelines and commands -----------------------------------------------------------
@@ -1129,8 +1130,12 @@ class Interpreter:
             ) from None
         script = self.parse(source, path)
         saved = self.origin
+        own = script_variables(path, saved.file)  # the script's own, also when dot-sourced
+        held = {name: scope.vars.get(name.lower()) for name in own}
         self.origin = Origin(path, source.split("\n"))
         scope.set_local("args", [a for a in args if not isinstance(a, NamedArg)])
+        for name, value in own.items():
+            scope.set_local(name, value)
         try:
             if script.params:
                 await self.bind_params(script.params, args, scope, path, None)
@@ -1138,6 +1143,11 @@ class Interpreter:
         except ReturnSignal as ret:
             return as_stream(ret.output)
         finally:
+            for name, item in held.items():  # a dot-sourcing caller gets its own back
+                if item is None:
+                    scope.remove(name)
+                else:
+                    scope.set_local(*item)
             self.origin = saved
 
     async def call_cmdlet(
@@ -1245,13 +1255,15 @@ class Interpreter:
 
     async def call_function(self, func: FunctionInfo, args: list[Any], input_stream: Any) -> Any:
         saved, self.origin = self.origin, func.origin
+        scope = Scope(func.scope, True)
+        scope.set_local("MyInvocation", invocation_info(func.node.name, "Function", saved.file))
         try:
             return as_stream(
                 await self.run_callable(
                     func.node.params,
                     func.node.body,
                     func.node.named,
-                    Scope(func.scope, True),
+                    scope,
                     args,
                     input_stream,
                     func.node.name,
@@ -1472,7 +1484,8 @@ class Interpreter:
         return value if found else None
 
     async def eval_member(self, node: ast.Member, scope: Scope) -> Any:
-        return member(await self.eval(node.obj, scope), node.name)
+        obj = await self.eval(node.obj, scope)
+        return None if node.safe and obj is None else member(obj, node.name)
 
     async def eval_typelit(self, node: ast.TypeLit, scope: Scope) -> Any:
         return TypeName(node.name)
@@ -1506,6 +1519,8 @@ class Interpreter:
 
     async def eval_index(self, node: ast.Index, scope: Scope) -> Any:
         obj = await self.eval(node.obj, scope)
+        if node.safe and obj is None:
+            return None
         key = await self.eval(node.index, scope)
         if is_relation(obj):
             obj = obj.records()
@@ -1515,6 +1530,8 @@ class Interpreter:
 
     async def eval_method(self, node: ast.MethodCall, scope: Scope) -> Any:
         obj = await self.eval(node.obj, scope)
+        if node.safe and obj is None:
+            return None
         args = [await self.eval(a, scope) for a in node.args]
         low = node.name.lower()
         if is_relation(obj):
@@ -1796,6 +1813,32 @@ class Kept:
             raise
         finally:
             self.store(out)
+
+
+def invocation_info(name: str, kind: str, caller: str, path: str | None = None) -> dict[str, Any]:
+    """``$MyInvocation`` of a function or script: what runs and the script that called it."""
+    command = {"Name": name, "CommandType": kind, "Definition": path or name}
+    if path is not None:
+        command["Path"] = path
+    return {
+        "MyCommand": command,
+        "InvocationName": name,
+        "ScriptName": "" if caller.startswith("<") else caller,
+        "PSScriptRoot": "" if caller.startswith("<") else os.path.dirname(caller),
+        "PSCommandPath": "" if caller.startswith("<") else caller,
+    }
+
+
+def script_variables(path: str, caller: str) -> dict[str, Any]:
+    """The automatic variables a script file runs with: its own folder and path, and
+    ``$MyInvocation``."""
+    return {
+        "PSScriptRoot": os.path.dirname(path),
+        "PSCommandPath": path,
+        "MyInvocation": invocation_info(
+            os.path.basename(path), "ExternalScript", caller, path=path
+        ),
+    }
 
 
 #: The modes of an array's .Where() (about_Arrays).

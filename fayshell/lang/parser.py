@@ -678,7 +678,7 @@ class Parser:
             self.skip_ws()
             if ch == "&" and (self.peek().isalpha() or self.peek() == "_"):
                 return self.command()
-            callee = self.postfix(self.primary()) if self.peek() in "$({\"'@" else self.arg_atom()
+            callee = self.arg_atom()  # & $PSScriptRoot/x.fay: the whole word
             args, redirects = self.command_args()
             return ast.Command(ch, args, callee=callee, redirects=redirects, **self.at(start))
         if (
@@ -1064,8 +1064,11 @@ class Parser:
 
     def postfix(self, node: ast.Node) -> ast.Node:
         while True:
-            ch = self.peek()
             start = self.pos
+            # ?. and ?[ (PowerShell 7's null-conditional access) right after the operand
+            safe = self.src.startswith(("?.", "?["), self.pos)
+            self.pos += safe
+            ch = self.peek()
             if (
                 ch == "."
                 and self.peek(1) != "."
@@ -1075,9 +1078,10 @@ class Parser:
                 name = self.word_at()
                 self.pos += len(name)
                 if self.peek() == "(":
-                    node = ast.MethodCall(node, name, self.call_args(), **self.at(start))
+                    args = self.call_args()
+                    node = ast.MethodCall(node, name, args, safe=safe, **self.at(start))
                 else:
-                    node = ast.Member(node, name, **self.at(start))
+                    node = ast.Member(node, name, safe=safe, **self.at(start))
             elif self.src.startswith(("++", "--"), self.pos) and isinstance(
                 node, (ast.VarRef, ast.Member, ast.Index)
             ):
@@ -1093,8 +1097,9 @@ class Parser:
                 if self.eof():
                     raise self.incomplete("missing closing ']'", "']'", start)
                 self.expect("]")
-                node = ast.Index(node, index, **self.at(start))
+                node = ast.Index(node, index, safe=safe, **self.at(start))
             else:
+                self.pos -= safe
                 return node
 
     def call_args(self) -> list[ast.Node]:

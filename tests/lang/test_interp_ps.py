@@ -867,3 +867,39 @@ async def test_where_with_an_unknown_mode_is_a_one_line_error(shell) -> None:
     with pytest.raises(RuntimeFayError) as info:
         await shell.run("(1..3).Where({ $_ }, 'Sometimes')")
     assert "one of default, first, last, skipuntil, until, split" in info.value.message
+
+
+@pytest.mark.parametrize(
+    "src, expected",
+    [
+        ("$s = 'ab'; ${s}?.Length", [2]),
+        ('$s = $null; ${s}?.Length; ${s}?.ToUpper(($x = 5)); "[$x]"', ["[]"]),  # no call
+        ("$a = @(7); ${a}?[0]; $n = $null; ${n}?[0]", [7]),
+        ("$t = $true; $t ? 1 : 2", [1]),  # the ternary still needs its spaces
+        ("$x = $y = 5; $x + $y", [10]),
+        ('$x = ($y = 2) + 1; "$x$y"', ["32"]),
+    ],
+)
+async def test_null_conditional_access_and_chained_assignment(shell, src, expected) -> None:
+    assert await shell.run(src) == expected
+
+
+async def test_scripts_know_their_own_folder_and_invocation(shell, tmp_path) -> None:
+    (tmp_path / "lib").mkdir()
+    (tmp_path / "lib" / "a.fay").write_text(
+        '"lib: $(Split-Path -Leaf $PSScriptRoot) $($MyInvocation.MyCommand.Name)"\n'
+        'function helper { "$($MyInvocation.MyCommand.Name) <- '
+        '$(Split-Path -Leaf $MyInvocation.ScriptName)" }\n'
+    )
+    (tmp_path / "main.fay").write_text(
+        ". $PSScriptRoot/lib/a.fay\n"  # dot-sourced: its own root while it runs
+        '"main: $(Split-Path -Leaf $PSScriptRoot) $($MyInvocation.MyCommand.Name)"\n'
+        "helper\n"
+        "& $PSScriptRoot/lib/a.fay\n"
+    )
+    assert await shell.run(f"& '{tmp_path}/main.fay'") == [
+        "lib: lib a.fay",
+        f"main: {tmp_path.name} main.fay",
+        "helper <- main.fay",
+        "lib: lib a.fay",
+    ]
