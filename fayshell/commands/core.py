@@ -926,11 +926,11 @@ def _measure_sql(rel: Any, specs: list[PropSpec], stats: list[str]) -> Any:
 async def _measure_rows(source: Any, specs: list[PropSpec], stats: list[str]) -> list[Any]:
     items = await collect(source)
     if not specs:
-        values = [v for v in items if v is not None]
+        values = [v for v in items if v is not None]  # $null is not measured, nor counted
         return [
             _measure_record(
                 "",
-                len(values) if stats else len(items),
+                len(values),
                 _stats_of(_measurable(values, stats), stats),
             )
         ]

@@ -440,7 +440,8 @@ class Interpreter:
             handler = STATEMENTS.get(type(node))
             if handler is not None:
                 return await handler(self, node, scope)
-            return unroll(await self.eval(node, scope))
+            value = await self.eval(node, scope)
+            return [None] if value is None and writes_null(node) else unroll(value)
         except (OperatorError, DotNetError, OverflowError) as exc:
             raise self.located(operator_error(exc), node) from None
 
@@ -964,7 +965,8 @@ class Interpreter:
                 stream = await self.invoke(element, scope, stream if i else None)
             elif i == 0:
                 value = await self.eval(element, scope)
-                stream = value if is_relation(value) else unroll(value)
+                one_null = value is None and writes_null(element)  # $null | % {} runs once
+                stream = value if is_relation(value) else ([None] if one_null else unroll(value))
             else:
                 raise self.located(
                     RuntimeFayError(
@@ -1813,6 +1815,18 @@ class Kept:
             raise
         finally:
             self.store(out)
+
+
+def writes_null(node: ast.Node) -> bool:
+    """Whether an expression whose value is $null writes that $null (``@($null).Count`` is
+    1, ``$null | % { 'ran' }`` runs once) rather than nothing: a method call that gives
+    nothing is a void one (``$list.Add(1)``), and so is a ``[void]`` cast."""
+    if isinstance(node, ast.Paren):
+        inner = node.pipeline
+        return not isinstance(inner, (ast.Pipeline, ast.Command)) and writes_null(inner)
+    if isinstance(node, ast.Cast):
+        return node.type.lower() not in ("void", "system.void")
+    return not isinstance(node, (ast.MethodCall, ast.StaticMember, ast.Assign, ast.IncDec))
 
 
 def invocation_info(name: str, kind: str, caller: str, path: str | None = None) -> dict[str, Any]:

@@ -873,8 +873,8 @@ async def test_where_with_an_unknown_mode_is_a_one_line_error(shell) -> None:
     "src, expected",
     [
         ("$s = 'ab'; ${s}?.Length", [2]),
-        ('$s = $null; ${s}?.Length; ${s}?.ToUpper(($x = 5)); "[$x]"', ["[]"]),  # no call
-        ("$a = @(7); ${a}?[0]; $n = $null; ${n}?[0]", [7]),
+        ('$s = $null; ${s}?.Length; ${s}?.ToUpper(($x = 5)); "[$x]"', [None, "[]"]),  # no call
+        ("$a = @(7); ${a}?[0]; $n = $null; ${n}?[0]", [7, None]),
         ("$t = $true; $t ? 1 : 2", [1]),  # the ternary still needs its spaces
         ("$x = $y = 5; $x + $y", [10]),
         ('$x = ($y = 2) + 1; "$x$y"', ["32"]),
@@ -903,3 +903,22 @@ async def test_scripts_know_their_own_folder_and_invocation(shell, tmp_path) -> 
         "helper <- main.fay",
         "lib: lib a.fay",
     ]
+
+
+@pytest.mark.parametrize(
+    "src, expected",
+    [
+        ("@($null).Count", [1]),
+        ("$null | ForEach-Object { 'ran' }", ["ran"]),
+        ("$x = $null; $x | Where-Object { $null -eq $_ } | % { 'kept' }", ["kept"]),
+        ("$null -in @($null)", [True]),
+        ("function f { $null }; @(f).Count", [1]),
+        ("function f { }; @(f).Count", [0]),  # no output is not $null
+        ("@([void]1).Count", [0]),
+        ("$l = [System.Collections.Generic.List[int]]::new(); @($l.Add(1)).Count", [0]),  # void
+        ("@() | ForEach-Object { 'never' }", []),
+        ("1, $null, 2 | Measure-Object | % Count", [2]),  # $null is not counted
+    ],
+)
+async def test_null_is_an_item_when_written_nothing_is_not(shell, src, expected) -> None:
+    assert await shell.run(src) == expected
