@@ -110,6 +110,24 @@ class FileItem:
     def __str__(self) -> str:
         return self.FullName
 
+    @property
+    def Directory(self) -> FileItem | None:  # noqa: N802 - .NET property name
+        """A file's folder (FileInfo.Directory); $null for a folder, as .NET has none."""
+        return None if self.PSIsContainer else file_item(Path(self.DirectoryName))
+
+    @property
+    def Parent(self) -> FileItem | None:  # noqa: N802 - .NET property name
+        """A folder's parent (DirectoryInfo.Parent); $null at the root and for a file."""
+        parent = Path(self.FullName).parent
+        if not self.PSIsContainer or str(parent) == self.FullName:
+            return None
+        return file_item(parent)
+
+    def ps_is(self, type_name: str) -> bool | None:
+        """``-is [System.IO.FileInfo]`` and its kin (short names, as dotnet.short_type)."""
+        kinds = {"io.fileinfo": not self.PSIsContainer, "io.directoryinfo": self.PSIsContainer}
+        return kinds.get(type_name, True if type_name == "io.filesysteminfo" else None)
+
 
 def file_item(path: Path) -> FileItem:
     """The record for an existing path (symbolic links described, not followed)."""

@@ -18,6 +18,7 @@ import re
 import sys
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mapping
 from dataclasses import dataclass, field
+from decimal import Decimal
 from typing import Any
 
 from fayshell.commands.binding import (
@@ -2170,7 +2171,7 @@ TYPE_CHECKS: dict[str, tuple[type, ...]] = {
     "double": (float,),
     "float": (float,),
     "single": (float,),
-    "decimal": (float,),
+    "decimal": (Decimal,),
     "string": (str,),
     "bool": (bool,),
     "boolean": (bool,),
@@ -2180,7 +2181,7 @@ TYPE_CHECKS: dict[str, tuple[type, ...]] = {
     "collections.hashtable": (dict,),
     "scriptblock": (ScriptBlock,),
     "pscustomobject": (dict,),
-    "valuetype": (int, float, bool),
+    "valuetype": (int, float, Decimal, bool),
     "char": (str,),
     "datetime": (datetime.datetime,),
     "timespan": (Duration,),
@@ -2190,6 +2191,11 @@ TYPE_CHECKS: dict[str, tuple[type, ...]] = {
     "exception": (ExceptionValue,),
     "management.automation.errorrecord": (ErrorRecordValue,),
     "errorrecord": (ErrorRecordValue,),
+    # Get-Item's and Get-ChildItem's records answer these themselves (FileItem.ps_is)
+    **dict.fromkeys(
+        ("io.fileinfo", "io.directoryinfo", "io.filesysteminfo"),
+        (),
+    ),
 }
 
 
@@ -2201,6 +2207,9 @@ def is_type(value: Any, name: str) -> bool:
     types = TYPE_CHECKS.get(low)
     if types is None:
         raise OperatorError(f"unknown type [{name}]")
+    answer = getattr(value, "ps_is", lambda _: None)(low)
+    if answer is not None:
+        return bool(answer)
     if isinstance(value, bool) and bool not in types:
         return False
     if low == "char":

@@ -281,6 +281,18 @@ async def test_clear_content_empties_files_and_keeps_them(shell, here: Path) -> 
     assert "is a directory" in shell.host.errors[-1]
 
 
+async def test_items_know_their_folder_and_their_dotnet_type(shell, here: Path) -> None:
+    (here / "sub").mkdir()
+    (here / "sub" / "f.txt").write_text("x")
+    out = await shell.run(
+        "$f = Get-Item sub/f.txt; $d = Get-Item sub; $f.Directory.Name; $d.Parent.FullName; "
+        "$f -is [System.IO.FileInfo]; $d -is [IO.DirectoryInfo]; $f -is [IO.DirectoryInfo]; "
+        "$d -is [System.IO.FileSystemInfo]; 'x' -is [System.IO.FileInfo]; "
+        "$null -eq $f.Parent; $null -eq (Get-Item /).Parent"
+    )
+    assert out == ["sub", str(here), True, True, False, True, False, True, True]
+
+
 async def test_new_temporary_file(shell) -> None:
     import tempfile
 
