@@ -720,7 +720,7 @@ async def test_array_sort_orders_in_place_as_sort_object_does(shell, src, expect
         ("(1.50d).ToString('N3'), ('{0}' -f 1.50d)", ["1.500", "1.50"]),
         ("@{d = 1.50d} | ConvertTo-Json -Compress", ['{"d":1.5}']),
         ("5l + 1", [6]),
-        ("1.5d -is [decimal], 1.5 -is [decimal], 1.5d -is [double]", [True, False, False]),
+        ("1.5d -is [decimal]; 1.5 -is [decimal]; 1.5d -is [double]", [True, False, False]),
     ],
 )
 async def test_decimals_from_duckdb_and_literals(shell, src, expected) -> None:
