@@ -17,9 +17,13 @@ about_Language -- the fayshell language in brief
   Statements end at a newline or ';'. '#' starts a comment. A trailing '|' continues a pipeline.
   Commands are Verb-Noun, case-insensitive: Get-Node -Name 'web[01-04]' -Verbose
   Parameters: -Name value, -Name:value, switches (-Live), unambiguous prefixes (-Sev), positions.
-  Values: 'literal', "interpolated $var $($expr)", 42, 1.5, $true $false $null, 1,2,3, @(...),
-  @{k = v}, 1..10, durations 500ms 2s 5m 1h, sizes 4KB 16MB 1GB.
-  Variables: $x = <pipeline>; $_ in script blocks; $x.prop, $x[0], $env:HOME.
+  Values: 'literal', "interpolated $var $($expr)", 42, 1.5, .5, 1.5d ([decimal]), 5l, $true
+  $false $null, 1,2,3, @(...), @{k = v}, 1..10, durations 500ms 2s 5m 1h, sizes 4KB 16MB 1GB.
+  A bare argument is an expandable string: Get-Item $HOME/logs/a$n.log is one argument.
+  Variables: $x = <pipeline>; $_ in script blocks; $x.prop, $x[0], $env:HOME, ${x}?.prop and
+  ${x}?[0] ($null when $x is), $MyInvocation, $PSScriptRoot (the running script's folder).
+  Every cmdlet also takes -Verbose, -ErrorAction, -ErrorVariable ev and -OutVariable ov
+  (+ev adds to ev); $Error keeps the newest error first.
   Here-strings: @" ... "@ (expanding) and @' ... '@ (literal), each quote on its own line.
   Operators: + - * / %  -eq -ne -gt -ge -lt -le -like -notlike -match -notmatch -in -notin
   -contains (c/i prefixes: -ceq -ireplace -csplit) -and -or -xor -not ! -band -bor -bxor -shl
@@ -29,7 +33,9 @@ about_Language -- the fayshell language in brief
   [array] [hashtable] [ordered] [pscustomobject] [regex]; [version]'2.13' -gt '2.9' (compared
   part by part), and $PSVersionTable.PSVersion is a [semver] (7.4.0). [IO.Path]::GetFileName,
   GetDirectoryName, GetExtension, GetFileNameWithoutExtension, ChangeExtension, Combine.
-  Pipelines: a && b, a || b; > file, >> file, 2>&1, 2>$null; & $block args; . ./lib.fay
+  Pipelines: a && b, a || b; > file, >> file, 2>&1, 2>$null; & $block args; . ./lib.fay;
+  ./incident.fay args runs a script. Arrays: .Where({ }, 'First'|'Last'|'SkipUntil'|'Until'|
+  'Split', n), .ForEach({ }), .ForEach('Property').
   Control: if (...) { } elseif (...) { } else { }, foreach ($x in $xs) { }, while (...) { },
   for ($i = 0; $i -lt 3; $i++) { }, do { } while/until (...), switch [-Regex|-Wildcard|
   -Exact|-CaseSensitive] ($x) { 'a' { } { $_ -gt 1 } { } default { } }, :label loops,
@@ -47,10 +53,12 @@ about_Differences -- where fayshell deliberately differs from PowerShell
     (binary units): they print as typed, add and compare as numbers, and -Rotate 2s or
     -Size 64MB take them. Subtracting two dates gives a duration (it has TotalSeconds,
     TotalHours, Days, Hours... like a TimeSpan, but prints as 96h, not as a table);
-    New-TimeSpan and [timespan]'01:30:00' give durations too. In PowerShell 2s is not a
-    literal, and 4KB is 4096 (here it is the size 4KB, which is also 4096).
-  sql takes the rest of the line as DuckDB SQL ('sql SELECT ...'); PowerShell has no such
-    command. Its result is a relation, not a list of objects.
+    New-TimeSpan and [timespan]'01:30:00' give durations too; ToString() gives .NET's
+    TimeSpan text (01:30:00). In PowerShell 2s is not a literal, and 4KB is 4096 (here it
+    is the size 4KB, which is also 4096).
+  sql takes the rest of the line as DuckDB SQL ('sql SELECT ...'), or the value of a
+    string or variable after it (sql "... '$n'"); PowerShell has no such command. Its
+    result is a relation, not a list of objects.
   Relations and pushdown: output of sql, Get-Syscall, Get-Span, Get-Log, Get-Event stays a
     DuckDB relation; Where-Object, Select-Object, Sort-Object, Group-Object and
     Measure-Object after it become SQL and run inside DuckDB (-Verbose shows the query).
@@ -65,7 +73,10 @@ about_Differences -- where fayshell deliberately differs from PowerShell
     SSH with strict host-key checking, not WinRM, and return records (node, stdout, ...).
   Errors: a command that fails for some items (nodes, files) reports each in one line and
     goes on; under -ErrorAction Stop (the default) the statement then ends with a summary
-    line. Bugs are "internal error" lines, never a .NET stack trace.
+    line, and a function or loop ends at that statement. Inside try, as in PowerShell,
+    nothing is shown and the first item's error is what catch gets (with how many more
+    failed, when a fan-out went on past it). Bugs are "internal error" lines, never a .NET
+    stack trace.
   The current location (cd, Set-Location) is the shell's own, as in PowerShell; fayshell
     also points DuckDB's file_search_path at it, so 'sql ... read_csv('x.csv')' finds
     files relative to it. There are no PowerShell drives except Env: ($env:NAME).
@@ -86,6 +97,8 @@ about_Differences -- where fayshell deliberately differs from PowerShell
     Mode is d----, ----- or l---- (UnixMode has the permission bits).
   Tab completion also offers the columns of the relation flowing into a cmdlet
     ('sql SELECT * FROM syscalls | Sort-Object dur<Tab>') and shows each candidate's kind.
+  Running a script by its path (./x.fay, & $PSScriptRoot/x.ps1) runs .fay and .ps1 files;
+    fayshell runs no native programs here (Invoke-Command runs them on nodes).
   Language: regular expressions are .NET syntax run by Python's re: named groups (?<n>),
     \\k<n>, \\A, \\z and \\Z work; balancing groups and \\p{...} categories do not. There are
     no class or enum definitions. Write-Error is non-terminating unless
