@@ -115,6 +115,11 @@ class ParamDecl(Node):
     from_pipeline: bool = False
     #: ``[Parameter(ValueFromPipelineByPropertyName)]``: bound from the input's property.
     by_property: bool = False
+    #: ``[ValidateSet('a','b')]``, ``[ValidateRange(1,10)]`` ...: the attribute's name
+    #: (lower-case) and its argument expressions, checked when a value is bound.
+    checks: list[tuple[str, list[Node]]] = field(default_factory=list)
+    #: ``[Alias('n')]``: other names of the parameter.
+    aliases: list[str] = field(default_factory=list)
 
 
 @dataclass(eq=False)
@@ -122,6 +127,8 @@ class ScriptBlockLit(Node):
     params: list[ParamDecl]
     body: list[Node]
     text: str
+    #: ``[Alias('x')]`` before ``param()``: other names of the function.
+    aliases: list[str] = field(default_factory=list, kw_only=True)
     #: ``begin``/``process``/``end`` blocks when the body is written with them (else None).
     named: dict[str, list[Node]] | None = None
 
@@ -302,6 +309,7 @@ class FunctionDef(Node):
     body: list[Node]
     text: str
     named: dict[str, list[Node]] | None = None
+    aliases: list[str] = field(default_factory=list, kw_only=True)
 
 
 @dataclass(eq=False)

@@ -827,7 +827,9 @@ class Interpreter:
 
     async def exec_function(self, node: ast.FunctionDef, scope: Scope) -> Any:
         spec = callable_spec(node.name, node.params)
-        self.state.functions[node.name.lower()] = FunctionInfo(node, scope, self.origin, spec)
+        info = FunctionInfo(node, scope, self.origin, spec)
+        for name in (node.name, *node.aliases):  # [Alias('x')] names it too
+            self.state.functions[name.lower()] = info
         return None
 
     async def exec_return(self, node: ast.Return, scope: Scope) -> Any:
@@ -1324,6 +1326,7 @@ class Interpreter:
             p = spec.param(decl.name)
             if p is not None and p.pyname in bound.values:
                 value = bound.values[p.pyname]
+                await self.check_param(decl, value, scope, name)
             elif decl.mandatory and not (
                 (decl.from_pipeline or decl.by_property) and input_stream is not None
             ):
@@ -1333,6 +1336,23 @@ class Interpreter:
             scope.set_local(decl.name, value)
         scope.set_local("args", bound.values.get("args", []))
         return bound
+
+    async def check_param(self, decl: ast.ParamDecl, value: Any, scope: Scope, name: str) -> None:
+        """A bound value against the parameter's [Validate...] attributes; a failure is
+        PowerShell's "Cannot validate argument on parameter" error."""
+        for attr, arg_nodes in decl.checks:
+            args = [await self.eval(a, scope) for a in arg_nodes]
+            if attr == "validatescript" and args and isinstance(args[0], ScriptBlock):
+                ok = truthy(single_or_list(await args[0].invoke(dollar_under=value)))
+                problem = None if ok else script_failed(arg_nodes[0], value)
+            else:
+                problem = validation_problem(attr, args, value)
+            if problem is not None:
+                raise ParameterError(
+                    name or "function",
+                    decl.name,
+                    f"Cannot validate argument on parameter '{decl.name}'. {problem}",
+                )
 
     async def body_output(self, body: list[ast.Node], scope: Scope) -> list[Any]:
         try:
@@ -1375,6 +1395,7 @@ class Interpreter:
                             if decl.from_pipeline and not (decl.by_property and is_record(item))
                             else get_property(item, decl.name)
                         )
+                        await self.check_param(decl, value, scope, "")
                         scope.set_local(decl.name, value)
                     out += await self.body_output(process, scope)
         elif input_stream is not None:
@@ -1818,6 +1839,83 @@ class Kept:
             self.store(out)
 
 
+#: ValidateRange's named ranges (PowerShell 6+).
+RANGE_KINDS = {
+    "positive": (">", 0),
+    "negative": ("<", 0),
+    "nonnegative": (">=", 0),
+    "nonpositive": ("<=", 0),
+}
+
+
+def validation_problem(attr: str, args: list[Any], value: Any) -> str | None:
+    """Why ``value`` fails the ``[attr(args)]`` check (PowerShell's words), or None."""
+    items = unroll(value)
+    if attr == "validatenotnull":
+        return None if value is not None else "The argument is null. Provide a valid value."
+    if attr == "validatenotnullorempty":
+        empty = value is None or value == "" or (isinstance(value, list) and not value)
+        return "The argument is null or empty. Provide a non-empty value." if empty else None
+    if attr == "validateset":
+        allowed = [to_string(a) for a in unroll(args)]
+        for v in items:
+            if not any(to_string(v).lower() == a.lower() for a in allowed):
+                return (
+                    f'The argument "{to_string(v)}" does not belong to the set '
+                    f'"{",".join(allowed)}" specified by the ValidateSet attribute.'
+                )
+    if attr == "validatepattern" and args:
+        for v in items:
+            if not dotnet.regex(to_string(args[0]), False).search(to_string(v)):
+                return f'The argument "{to_string(v)}" does not match the "{args[0]}" pattern.'
+    if attr == "validaterange":
+        return next((p for v in items if (p := _out_of_range(args, v)) is not None), None)
+    if attr == "validatelength" and len(args) == 2:
+        for v in items:
+            n = len(to_string(v))
+            if n < int(to_number(args[0])):
+                return f"The character length ({n}) of the argument is too short."
+            if n > int(to_number(args[1])):
+                return f"The character length of the {n} argument is too long."
+    if attr == "validatecount" and len(args) == 2:
+        lo, hi = int(to_number(args[0])), int(to_number(args[1]))
+        if not lo <= len(items) <= hi:
+            return (
+                f"The parameter requires at least {lo} value(s) and no more than {hi} "
+                f"value(s) - {len(items)} value(s) were provided."
+            )
+    return None
+
+
+def _out_of_range(args: list[Any], value: Any) -> str | None:
+    if len(args) == 1 and to_string(args[0]).lower() in RANGE_KINDS:
+        op, bound = RANGE_KINDS[to_string(args[0]).lower()]
+        if compare({">": "gt", "<": "lt", ">=": "ge", "<=": "le"}[op], value, bound):
+            return None
+        return f"The argument {to_string(value)} is not {to_string(args[0])}."
+    if len(args) != 2:
+        return None
+    if compare("lt", value, args[0]):
+        return (
+            f"The {to_string(value)} argument is less than the minimum allowed range of "
+            f"{to_string(args[0])}."
+        )
+    if compare("gt", value, args[1]):
+        return (
+            f"The {to_string(value)} argument is greater than the maximum allowed range of "
+            f"{to_string(args[1])}."
+        )
+    return None
+
+
+def script_failed(block: ast.Node, value: Any) -> str:
+    text = block.text.strip() if isinstance(block, ast.ScriptBlockLit) else "script"
+    return (
+        f'The "{text}" validation script for the argument with value "{to_string(value)}" '
+        "did not return a result of True."
+    )
+
+
 def writes_null(node: ast.Node) -> bool:
     """Whether an expression whose value is $null writes that $null (``@($null).Count`` is
     1, ``$null | % { 'ran' }`` runs once) rather than nothing: a method call that gives
@@ -1937,6 +2035,7 @@ def callable_spec(name: str, params: list[ast.ParamDecl]) -> Cmdlet:
             position=i,
             default=p.default,
             pipeline="value" if p.from_pipeline else "",
+            aliases=tuple(p.aliases),
         )
         for i, p in enumerate(params)
         if _param_type(p.type) is not bool

@@ -597,7 +597,9 @@ class Parser:
         named = lit.named
         if named is None and self.src[start : start + 6].lower() == "filter":
             named = {"process": lit.body}
-        return ast.FunctionDef(name, params or lit.params, lit.body, text, named, **self.at(start))
+        return ast.FunctionDef(
+            name, params or lit.params, lit.body, text, named, aliases=lit.aliases, **self.at(start)
+        )
 
     def param_list(self) -> list[ast.ParamDecl]:
         """``( [type]$a = default, $b )`` -- after ``param`` or a function name."""
@@ -614,9 +616,19 @@ class Parser:
             pstart = self.pos
             ptype = None
             flags: set[str] = set()
+            checks: list[tuple[str, list[ast.Node]]] = []
+            aliases: list[str] = []
             while self.peek() == "[":
+                attr_at = self.pos
                 text = self.type_literal()
-                if "(" in text:
+                kind = text.partition("(")[0].strip()
+                if kind == "alias" or kind.startswith("validate"):
+                    name, args = self.attribute(attr_at)
+                    if name == "alias":
+                        aliases += [a.value for a in args if isinstance(a, ast.Literal)]
+                    else:
+                        checks.append((name, args))
+                elif "(" in text:
                     flags |= attribute_flags(text)
                 else:
                     ptype = text
@@ -641,6 +653,8 @@ class Parser:
                     "mandatory" in flags,
                     "valuefrompipeline" in flags,
                     "valuefrompipelinebypropertyname" in flags,
+                    checks,
+                    aliases,
                     **self.at(pstart),
                 )
             )
@@ -1048,6 +1062,35 @@ class Parser:
             return ast.Cast(type_name, self.unary(), **self.at(start))
         return self.postfix(self.primary())
 
+    def attribute(self, at: int) -> tuple[str, list[ast.Node]]:
+        """The attribute written at ``at`` (``[ValidateRange(1, 10)]``): its lower-case name
+        and its positional arguments, parsed as expressions where they are."""
+        sub = Parser(self.src, self.file, self.raw_commands)
+        sub.pos = at + 1
+        name = sub.word_at()
+        sub.pos += len(name)
+        sub.skip_ws()
+        args: list[ast.Node] = []
+        if sub.peek() == "(":
+            sub.pos += 1
+            sub.no_comma += 1
+            while True:
+                sub.skip_ws(newlines=True)
+                if sub.peek() in (")", EOF_MARK):
+                    break
+                arg = sub.expression()
+                sub.skip_ws(newlines=True)
+                if sub.peek() == "=":  # Name=value: a named argument, not checked here
+                    sub.pos += 1
+                    sub.expression()
+                else:
+                    args.append(arg)
+                sub.skip_ws(newlines=True)
+                if sub.peek() != ",":
+                    break
+                sub.pos += 1
+        return name.lower(), args
+
     def type_literal(self) -> str:
         """``[name]`` with nested brackets (``[string[]]``, ``[ValidateSet('a')]``), lower-cased."""
         start = self.pos
@@ -1244,9 +1287,14 @@ class Parser:
         self.expect("{")
         self.skip_ws(newlines=True)
         params: list[ast.ParamDecl] = []
+        aliases: list[str] = []
         save = self.pos
         while self.peek() == "[":  # [CmdletBinding()] and other attributes before param()
-            self.type_literal()
+            attr_at = self.pos
+            if self.type_literal().startswith("alias("):
+                aliases += [
+                    a.value for a in self.attribute(attr_at)[1] if isinstance(a, ast.Literal)
+                ]
             self.skip_ws(newlines=True)
         if self.keyword_at() == "param":
             self.pos += len("param")
@@ -1254,13 +1302,14 @@ class Parser:
             params = self.param_list()
         else:
             self.pos = save
+            aliases = []
         named = self.named_blocks(start)
         body = named.get("end", []) if named is not None else self.statements(end="}")
         if self.eof():
             raise self.incomplete("missing closing '}'", "'}'", start)
         self.pos += 1
         text = self.src[start + 1 : self.pos - 1]
-        return ast.ScriptBlockLit(params, body, text, named, **self.at(start))
+        return ast.ScriptBlockLit(params, body, text, named, aliases=aliases, **self.at(start))
 
     def named_block_word(self) -> str:
         """``begin``/``process``/``end`` when one starts here followed by '{', else ''."""

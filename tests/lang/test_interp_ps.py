@@ -6,7 +6,7 @@ from decimal import Decimal
 
 import pytest
 
-from fayshell.errors import RuntimeFayError
+from fayshell.errors import ParameterError, RuntimeFayError
 from fayshell.host import CaptureHost
 from fayshell.lang.interp import ExitSignal, Interpreter
 from fayshell.state import Options, ShellState
@@ -923,3 +923,39 @@ async def test_scripts_know_their_own_folder_and_invocation(shell, tmp_path) -> 
 )
 async def test_null_is_an_item_when_written_nothing_is_not(shell, src, expected) -> None:
     assert await shell.run(src) == expected
+
+
+VALIDATED = (
+    "function k { param([ValidateSet('a','b')]$Kind = 'a', [ValidateCount(1,2)][int[]]$L = 1, "
+    "[ValidateLength(1,3)][string]$S = 'x', [ValidateScript({ $_ -gt 0 })][int]$P = 1, "
+    "[ValidateRange(1,10)][int]$R = 1, [ValidateRange('Positive')][int]$Q = 1, "
+    "[ValidatePattern('^web\\d+$')]$Node = 'web1', [ValidateNotNullOrEmpty()]$E = 'e', "
+    "[Alias('nm')]$Name) \"$Kind $Name\" }; "
+)
+
+
+@pytest.mark.parametrize(
+    "call, message",
+    [
+        ("k -Kind c", 'The argument "c" does not belong to the set "a,b"'),
+        ("k -L 1,2,3", "requires at least 1 value(s) and no more than 2 value(s) - 3"),
+        ("k -S abcd", "The character length of the 4 argument is too long."),
+        ("k -P -1", 'validation script for the argument with value "-1" did not return'),
+        ("k -R 11", "The 11 argument is greater than the maximum allowed range of 10."),
+        ("k -R 0", "The 0 argument is less than the minimum allowed range of 1."),
+        ("k -Q 0", "The argument 0 is not Positive."),
+        ("k -Node db1", 'The argument "db1" does not match the "^web\\d+$" pattern.'),
+        ("k -E ''", "The argument is null or empty."),
+    ],
+)
+async def test_validation_attributes_reject_with_powershells_words(shell, call, message) -> None:
+    with pytest.raises(ParameterError) as info:
+        await shell.run(VALIDATED + call)
+    assert "Cannot validate argument on parameter" in info.value.message
+    assert message in info.value.message
+
+
+async def test_valid_values_and_aliases_pass(shell) -> None:
+    assert await shell.run(VALIDATED + "k -Kind B -nm zed -R 10 -Node WEB7") == ["B zed"]
+    src = "function Get-Two { [CmdletBinding()] [Alias('g2')] param() 'two' }; g2"
+    assert await shell.run(src) == ["two"]
