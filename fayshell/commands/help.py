@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import difflib
 import importlib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from fayshell.commands.invocation import Invocation
 from fayshell.commands.registry import Cmdlet, Param, cmdlet
@@ -111,12 +111,16 @@ about_Differences -- where fayshell deliberately differs from PowerShell
 
 @dataclass(frozen=True)
 class CommandInfo:
-    """A command as Get-Command lists it."""
+    """A command as Get-Command lists it (PowerShell's CommandType first: Cmdlet, Function
+    or Alias; an alias's Definition is the command it stands for)."""
 
+    CommandType: str
     Name: str
-    Kind: str
     Family: str
     Synopsis: str
+    Definition: str = field(default="", repr=False)
+    #: The parameters' names, as (Get-Command X).Parameters.Keys lists them.
+    Parameters: dict[str, str] = field(default_factory=dict, repr=False)
 
 
 @dataclass(frozen=True)
@@ -150,11 +154,26 @@ def get_command(
     verb: str | None = None,
     noun: str | None = None,
 ) -> list[CommandInfo]:
-    out = [CommandInfo(c.name, "Cmdlet", c.family, c.synopsis) for c in ctx.state.registry]
+    out = [_cmdlet_info(c) for c in ctx.state.registry]
     out += [
-        CommandInfo(f.node.name, "Function", "function", "user function")
-        for f in ctx.state.functions.values()
+        CommandInfo(
+            "Function",
+            f.node.name,
+            "function",
+            "user function",
+            f.node.text.strip(),
+            {p.name: p.type or "Object" for p in f.node.params},
+        )
+        for key, f in ctx.state.functions.items()
+        if key == f.node.name.lower()  # an [Alias()] of a function is listed as an alias
     ]
+    aliases = ctx.state.registry.alias_table()
+    if name:  # aliases are listed when asked for by name, as PowerShell lists them
+        out += [
+            CommandInfo("Alias", a, "alias", f"-> {aliases[a]}", aliases[a])
+            for a in aliases
+            if any(wildcard_match(a, n) for n in name) and a != aliases[a].lower()
+        ]
     if name:
         out = [c for c in out if any(wildcard_match(c.Name, n) for n in name)]
         if not out and not any(ch in n for n in name for ch in "*?["):
@@ -164,6 +183,11 @@ def get_command(
     if noun:
         out = [c for c in out if wildcard_match(c.Name.split("-", 1)[-1], noun)]
     return sorted(out, key=lambda c: c.Name.lower())
+
+
+def _cmdlet_info(c: Cmdlet) -> CommandInfo:
+    params = {p.name: p.type_name() for p in c.params}
+    return CommandInfo("Cmdlet", c.name, c.family, c.synopsis, c.name, params)
 
 
 @cmdlet(

@@ -61,8 +61,13 @@ async def test_get_command_filters(shell) -> None:
     ]
     verbs = {c.Name.split("-")[0] for c in await shell.run("Get-Command -Verb ConvertTo")}
     assert verbs == {"ConvertTo"}
-    await shell.run("function Get-Thing { 1 }")
-    assert [c.Kind for c in await shell.run("Get-Command Get-Thing")] == ["Function"]
+    await shell.run("function Get-Thing { param($Name, [switch]$Loud) 1 }")
+    assert [c.CommandType for c in await shell.run("Get-Command Get-Thing")] == ["Function"]
+    assert await shell.run("(Get-Command Get-Thing).Parameters.Keys") == ["Name", "Loud"]
+    (alias,) = await shell.run("Get-Command gci")
+    assert (alias.CommandType, alias.Name, alias.Definition) == ("Alias", "gci", "Get-ChildItem")
+    assert await shell.run("(Get-Command Get-ChildItem).CommandType") == ["Cmdlet"]
+    assert "Path" in await shell.run("(Get-Command Get-ChildItem).Parameters.Keys")
 
 
 async def test_get_alias_lists_expected_aliases(shell) -> None:
