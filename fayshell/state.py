@@ -98,6 +98,10 @@ class Scope:
     def remove(self, name: str) -> bool:
         return self.vars.pop(name.lower(), None) is not None
 
+    def local(self, name: str) -> tuple[str, Any] | None:
+        """This scope's own (name, value) of ``name``, if it holds one."""
+        return self.vars.get(name.lower())
+
     def items(self) -> list[tuple[str, Any]]:
         """Every visible variable (inner scopes shadow outer), sorted by name."""
         seen: dict[str, tuple[str, Any]] = {}

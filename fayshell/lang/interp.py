@@ -43,7 +43,7 @@ from fayshell.errors import (
     SourceSpan,
 )
 from fayshell.host import Host, ProgressTask
-from fayshell.lang import ast, dotnet
+from fayshell.lang import ast, dotnet, validate
 from fayshell.lang.dates import NOT_HANDLED, call_method
 from fayshell.lang.dates import static_member as date_static
 from fayshell.lang.dotnet import DotNetError, type_name_of
@@ -1136,7 +1136,7 @@ class Interpreter:
         script = self.parse(source, path)
         saved = self.origin
         own = script_variables(path, saved.file)  # the script's own, also when dot-sourced
-        held = {name: scope.vars.get(name.lower()) for name in own}
+        held = {name: scope.local(name) for name in own}
         self.origin = Origin(path, source.split("\n"))
         scope.set_local("args", [a for a in args if not isinstance(a, NamedArg)])
         for name, value in own.items():
@@ -1300,7 +1300,7 @@ class Interpreter:
         if named is None:
             scope.set_local("input", await collect(input_stream))
             return await self.body_output(body, scope)
-        return await self.named_output(named, params, scope, input_stream)
+        return await self.named_output(named, params, scope, input_stream, name)
 
     async def bind_params(
         self,
@@ -1344,14 +1344,12 @@ class Interpreter:
             args = [await self.eval(a, scope) for a in arg_nodes]
             if attr == "validatescript" and args and isinstance(args[0], ScriptBlock):
                 ok = truthy(single_or_list(await args[0].invoke(dollar_under=value)))
-                problem = None if ok else script_failed(arg_nodes[0], value)
+                why = None if ok else validate.script_failed(args[0].node.text.strip(), value)
             else:
-                problem = validation_problem(attr, args, value)
-            if problem is not None:
+                why = validate.problem(attr, args, value)
+            if why is not None:
                 raise ParameterError(
-                    name or "function",
-                    decl.name,
-                    f"Cannot validate argument on parameter '{decl.name}'. {problem}",
+                    name, decl.name, f"Cannot validate argument on parameter '{decl.name}'. {why}"
                 )
 
     async def body_output(self, body: list[ast.Node], scope: Scope) -> list[Any]:
@@ -1366,11 +1364,12 @@ class Interpreter:
         params: list[ast.ParamDecl],
         scope: Scope,
         input_stream: Any,
+        name: str,
     ) -> list[Any]:
         """begin once, process once per input item (``$_`` bound), end once."""
         out: list[Any] = []
         with self.collecting(out):
-            return await self.named_into(named, params, scope, input_stream, out)
+            return await self.named_into(named, params, scope, input_stream, out, name)
 
     async def named_into(
         self,
@@ -1379,6 +1378,7 @@ class Interpreter:
         scope: Scope,
         input_stream: Any,
         out: list[Any],
+        name: str,
     ) -> list[Any]:
         out += await self.body_output(named.get("begin", []), scope)
         process = named.get("process")
@@ -1395,7 +1395,7 @@ class Interpreter:
                             if decl.from_pipeline and not (decl.by_property and is_record(item))
                             else get_property(item, decl.name)
                         )
-                        await self.check_param(decl, value, scope, "")
+                        await self.check_param(decl, value, scope, name)
                         scope.set_local(decl.name, value)
                     out += await self.body_output(process, scope)
         elif input_stream is not None:
@@ -1837,83 +1837,6 @@ class Kept:
             raise
         finally:
             self.store(out)
-
-
-#: ValidateRange's named ranges (PowerShell 6+).
-RANGE_KINDS = {
-    "positive": (">", 0),
-    "negative": ("<", 0),
-    "nonnegative": (">=", 0),
-    "nonpositive": ("<=", 0),
-}
-
-
-def validation_problem(attr: str, args: list[Any], value: Any) -> str | None:
-    """Why ``value`` fails the ``[attr(args)]`` check (PowerShell's words), or None."""
-    items = unroll(value)
-    if attr == "validatenotnull":
-        return None if value is not None else "The argument is null. Provide a valid value."
-    if attr == "validatenotnullorempty":
-        empty = value is None or value == "" or (isinstance(value, list) and not value)
-        return "The argument is null or empty. Provide a non-empty value." if empty else None
-    if attr == "validateset":
-        allowed = [to_string(a) for a in unroll(args)]
-        for v in items:
-            if not any(to_string(v).lower() == a.lower() for a in allowed):
-                return (
-                    f'The argument "{to_string(v)}" does not belong to the set '
-                    f'"{",".join(allowed)}" specified by the ValidateSet attribute.'
-                )
-    if attr == "validatepattern" and args:
-        for v in items:
-            if not dotnet.regex(to_string(args[0]), False).search(to_string(v)):
-                return f'The argument "{to_string(v)}" does not match the "{args[0]}" pattern.'
-    if attr == "validaterange":
-        return next((p for v in items if (p := _out_of_range(args, v)) is not None), None)
-    if attr == "validatelength" and len(args) == 2:
-        for v in items:
-            n = len(to_string(v))
-            if n < int(to_number(args[0])):
-                return f"The character length ({n}) of the argument is too short."
-            if n > int(to_number(args[1])):
-                return f"The character length of the {n} argument is too long."
-    if attr == "validatecount" and len(args) == 2:
-        lo, hi = int(to_number(args[0])), int(to_number(args[1]))
-        if not lo <= len(items) <= hi:
-            return (
-                f"The parameter requires at least {lo} value(s) and no more than {hi} "
-                f"value(s) - {len(items)} value(s) were provided."
-            )
-    return None
-
-
-def _out_of_range(args: list[Any], value: Any) -> str | None:
-    if len(args) == 1 and to_string(args[0]).lower() in RANGE_KINDS:
-        op, bound = RANGE_KINDS[to_string(args[0]).lower()]
-        if compare({">": "gt", "<": "lt", ">=": "ge", "<=": "le"}[op], value, bound):
-            return None
-        return f"The argument {to_string(value)} is not {to_string(args[0])}."
-    if len(args) != 2:
-        return None
-    if compare("lt", value, args[0]):
-        return (
-            f"The {to_string(value)} argument is less than the minimum allowed range of "
-            f"{to_string(args[0])}."
-        )
-    if compare("gt", value, args[1]):
-        return (
-            f"The {to_string(value)} argument is greater than the maximum allowed range of "
-            f"{to_string(args[1])}."
-        )
-    return None
-
-
-def script_failed(block: ast.Node, value: Any) -> str:
-    text = block.text.strip() if isinstance(block, ast.ScriptBlockLit) else "script"
-    return (
-        f'The "{text}" validation script for the argument with value "{to_string(value)}" '
-        "did not return a result of True."
-    )
 
 
 def writes_null(node: ast.Node) -> bool:

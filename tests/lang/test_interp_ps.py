@@ -943,7 +943,7 @@ VALIDATED = (
         ("k -P -1", 'validation script for the argument with value "-1" did not return'),
         ("k -R 11", "The 11 argument is greater than the maximum allowed range of 10."),
         ("k -R 0", "The 0 argument is less than the minimum allowed range of 1."),
-        ("k -Q 0", "The argument 0 is not Positive."),
+        ("k -Q 0", 'The argument "0" cannot be validated because its value is not greater than'),
         ("k -Node db1", 'The argument "db1" does not match the "^web\\d+$" pattern.'),
         ("k -E ''", "The argument is null or empty."),
     ],
@@ -953,6 +953,17 @@ async def test_validation_attributes_reject_with_powershells_words(shell, call, 
         await shell.run(VALIDATED + call)
     assert "Cannot validate argument on parameter" in info.value.message
     assert message in info.value.message
+
+
+async def test_pipeline_bound_values_are_validated_too(shell) -> None:
+    src = (
+        "function p { param([Parameter(ValueFromPipeline)][ValidateRange(1, 5)][int]$N) "
+        "process { $N } }; "
+    )
+    assert await shell.run(src + "1, 5 | p") == [1, 5]
+    with pytest.raises(ParameterError) as info:
+        await shell.run(src + "3, 9 | p")
+    assert info.value.message.startswith("p -N: Cannot validate argument on parameter 'N'.")
 
 
 async def test_valid_values_and_aliases_pass(shell) -> None:
