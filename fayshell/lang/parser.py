@@ -101,7 +101,6 @@ VAR_NAME = re.compile(r"[A-Za-z0-9_?^]+(?::[A-Za-z0-9_]+)?")
 COMMAND_NAME = re.compile(r"[^\s|;(){}\"',]+")
 #: A statement that starts with a path runs the script (or program) there: ./x.fay, ~/x, /x.
 PATH_COMMAND = re.compile(r"(?:\.{1,2}[/\\]|~[/\\]|/)[^\s|;(){}\"',]")
-BAREWORD_STOP = set(" \t\r\n|;,(){}\"'")
 #: What peek() returns past the end: never equal to, or contained in, any one-character string.
 EOF_MARK = "<end of input>"
 #: Where an argument-mode word ends (quotes join it instead: a"b" is one word).
@@ -881,6 +880,8 @@ class Parser:
             buf.append(ch)
             self.pos += 1
         parts += ["".join(buf)] if buf else []
+        if not parts:  # a,,b: an empty word
+            return ast.Literal("", **self.at(start))
         if len(parts) == 1 and isinstance(parts[0], str):
             number = self.number_value(parts[0])
             return ast.Literal(parts[0] if number is None else number, **self.at(start))
