@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any, TextIO
 
 from fayshell.errors import FayError, ParseError
-from fayshell.host import NullProgress, ProgressTask
+from fayshell.host import NullProgress, ProgressTask, RecordedProgress
 from fayshell.lang.streams import is_relation
 from fayshell.render import (
     fit_widths,
@@ -59,20 +59,17 @@ BYTE_UNITS = ("bytes", "B")
 
 
 @dataclass
-class DelayedProgress:
+class DelayedProgress(RecordedProgress):
     """A progress bar that appears only once its work has taken ``delay_s``: a quick command
     shows none. Until then it only remembers where the work is."""
 
-    start: Any  # () -> RichProgress: builds and starts the bar
-    delay_s: float
-    began: float = field(default_factory=time.monotonic)
-    completed: float = 0.0
-    total: float | None = None
-    description: str | None = None
-    shown: RichProgress | None = None
+    start: Any = field(default=None, kw_only=True)  # () -> RichProgress: builds the bar
+    delay_s: float = field(default=0.0, kw_only=True)
+    began: float = field(default_factory=time.monotonic, kw_only=True)
+    shown: RichProgress | None = field(default=None, kw_only=True)
 
     def advance(self, amount: float = 1.0) -> None:
-        self.completed += amount
+        super().advance(amount)
         self._show()
         if self.shown is not None:
             self.shown.advance(amount)
@@ -84,9 +81,7 @@ class DelayedProgress:
         total: float | None = None,
         description: str | None = None,
     ) -> None:
-        self.completed = self.completed if completed is None else completed
-        self.total = self.total if total is None else total
-        self.description = self.description if description is None else description
+        super().update(completed=completed, total=total, description=description)
         if self.shown is not None:
             self.shown.update(
                 completed=completed,
@@ -106,6 +101,7 @@ class DelayedProgress:
             )
 
     def close(self) -> None:
+        super().close()
         if self.shown is not None:
             self.shown.close()
 
@@ -175,9 +171,9 @@ class ConsoleHost:
         if not (self.color and getattr(self.err, "isatty", lambda: False)()):
             return NullProgress()
         task = DelayedProgress(
-            lambda: self._rich_progress(_short(description), total, unit),
-            self.progress_delay_s,
             total=total,
+            start=lambda: self._rich_progress(_short(description), total, unit),
+            delay_s=self.progress_delay_s,
         )
         task.update()
         return task

@@ -67,9 +67,9 @@ class NullProgress:
 
 @dataclass
 class RecordedProgress:
-    """A progress task that keeps what it was told (CaptureHost's)."""
+    """A progress task that keeps what it was told (CaptureHost's; a console bar's state)."""
 
-    description: str
+    description: str | None = None
     total: float | None = None
     completed: float = 0.0
     closed: bool = False
