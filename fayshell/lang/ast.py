@@ -42,6 +42,8 @@ class Member(Node):
     name: str
     #: ``?.`` / ``?[]``: $null when ``obj`` is $null (nothing evaluated past it)
     safe: bool = field(default=False, kw_only=True)
+    #: ``$x.$name`` or ``$x."a $b"``: the name is this expression's value (``name`` is "")
+    computed: Node | None = field(default=None, kw_only=True)
 
 
 @dataclass(eq=False)

@@ -902,11 +902,14 @@ class Interpreter:
                 raise self.located(RuntimeFayError("cannot index into this value"), node)
         elif isinstance(target, ast.Member):
             obj = await self.eval(target.obj, scope)
+            name = target.name
+            if target.computed is not None:  # $o.$p = 1
+                name = to_string(await self.eval(target.computed, scope))
             if isinstance(obj, dict):
-                obj[_dict_key(obj, target.name)] = value
+                obj[_dict_key(obj, name)] = value
             else:
                 raise self.located(
-                    RuntimeFayError(f"cannot set property {target.name} on this value"), node
+                    RuntimeFayError(f"cannot set property {name} on this value"), node
                 )
         else:
             raise self.located(RuntimeFayError("cannot assign to this expression"), node)
@@ -1509,7 +1512,11 @@ class Interpreter:
 
     async def eval_member(self, node: ast.Member, scope: Scope) -> Any:
         obj = await self.eval(node.obj, scope)
-        return None if node.safe and obj is None else member(obj, node.name)
+        if node.safe and obj is None:
+            return None
+        if node.computed is None:
+            return member(obj, node.name)
+        return member(obj, to_string(await self.eval(node.computed, scope)))
 
     async def eval_typelit(self, node: ast.TypeLit, scope: Scope) -> Any:
         return TypeName(node.name)
@@ -1574,8 +1581,10 @@ class Interpreter:
         """Array and hashtable methods: Contains, IndexOf, Add, Remove, ContainsKey, Where ..."""
         if isinstance(obj, dict):
             key = _dict_key(obj, args[0]) if args else None
+            has_key = lambda: any(str(k).lower() == str(args[0]).lower() for k in obj)  # noqa: E731
             table: dict[str, Callable[[], Any]] = {
-                "containskey": lambda: any(str(k).lower() == str(args[0]).lower() for k in obj),
+                "containskey": has_key,
+                "contains": has_key,  # OrderedDictionary's, and Hashtable's too
                 "containsvalue": lambda: any(compare("eq", v, args[0]) for v in obj.values()),
                 "add": lambda: obj.__setitem__(key, args[1]) if key not in obj else _dup(key),
                 "remove": lambda: obj.pop(key, None) and None,

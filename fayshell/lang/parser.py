@@ -1113,7 +1113,14 @@ class Parser:
             safe = self.src.startswith(("?.", "?["), self.pos)
             self.pos += safe
             ch = self.peek()
-            if (
+            if ch == "." and (self.peek(1) in "\"'" or self.peek(1) == "$"):
+                self.pos += 1  # $x.'a b', $x."$k", $x.$name
+                name_node = self.string() if self.peek() in "\"'" else self.dollar_part()
+                if isinstance(name_node, ast.Literal):
+                    node = ast.Member(node, str(name_node.value), safe=safe, **self.at(start))
+                else:
+                    node = ast.Member(node, "", safe=safe, computed=name_node, **self.at(start))
+            elif (
                 ch == "."
                 and self.peek(1) != "."
                 and (self.peek(1).isalpha() or self.peek(1) == "_")

@@ -970,3 +970,16 @@ async def test_valid_values_and_aliases_pass(shell) -> None:
     assert await shell.run(VALIDATED + "k -Kind B -nm zed -R 10 -Node WEB7") == ["B zed"]
     src = "function Get-Two { [CmdletBinding()] [Alias('g2')] param() 'two' }; g2"
     assert await shell.run(src) == ["two"]
+
+
+@pytest.mark.parametrize(
+    "src, expected",
+    [
+        ("$d = @{'key with space' = 1}; $d.'key with space'; $d.\"key with space\"", [1, 1]),
+        ("$o = [pscustomobject]@{a = 5}; $p = 'a'; $o.$p; $o.$p = 9; $o.a", [5, 9]),
+        ("$h = @{k2 = 2}; $h.\"k$(1 + 1)\"; 'xyz'.$('Length')", [2, 3]),
+        ("$o = [ordered]@{x = 1}; $o.Contains('x'); @{y = 1}.Contains('z')", [True, False]),
+    ],
+)
+async def test_member_names_from_strings_and_variables(shell, src, expected) -> None:
+    assert await shell.run(src) == expected
