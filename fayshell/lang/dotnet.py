@@ -6,8 +6,10 @@ from __future__ import annotations
 import datetime as dt
 import functools
 import math
+import os
 import posixpath
 import re
+import sys
 from collections.abc import Callable
 from decimal import Decimal
 from typing import Any
@@ -331,9 +333,31 @@ def _log(x: float, base: float) -> float:
     return math.log10(x) if base == 10 else math.log2(x) if base == 2 else math.log(x, base)
 
 
-def _round(x: Any, digits: Any = 0, *_: Any) -> Any:
-    value = round(float(x), int(digits))
-    return value if digits else float(value)
+#: [MidpointRounding] modes and Decimal's rounding for each ([math]::Round's third argument).
+ROUNDING = {
+    "toeven": "ROUND_HALF_EVEN",
+    "awayfromzero": "ROUND_HALF_UP",
+    "tozero": "ROUND_DOWN",
+    "tonegativeinfinity": "ROUND_FLOOR",
+    "topositiveinfinity": "ROUND_CEILING",
+}
+
+
+def _round(x: Any, *rest: Any) -> Any:
+    """[math]::Round(x[, digits][, mode]): to even by default, as .NET; a decimal stays one."""
+    import decimal
+
+    digits = next((int(r) for r in rest if not isinstance(r, str)), 0)
+    mode = next((r.lower() for r in rest if isinstance(r, str)), "toeven")
+    if mode not in ROUNDING:
+        raise ValueError(f"{mode!r} is not a MidpointRounding ({', '.join(ROUNDING)})")
+    if mode == "toeven" and not isinstance(x, Decimal):
+        value = round(float(x), digits)
+        return value if digits else float(value)
+    exact = x if isinstance(x, Decimal) else Decimal(repr(float(x)))
+    step = Decimal(1).scaleb(-digits)
+    rounded = exact.quantize(step, rounding=getattr(decimal, ROUNDING[mode]))
+    return rounded if isinstance(x, Decimal) else float(rounded)
 
 
 MATH: dict[str, Any] = {
@@ -410,9 +434,34 @@ LIMITS: dict[str, dict[str, Any]] = {
         "positiveinfinity": math.inf,
         "negativeinfinity": -math.inf,
     },
+    "decimal": {"maxvalue": Decimal(2**96 - 1), "minvalue": -Decimal(2**96 - 1)},
     "string": {"empty": ""},
     "environment": {"newline": "\n"},
     "io.path": {"directoryseparatorchar": "/", "pathseparator": ":"},
+}
+
+
+def _user_name() -> str:
+    import getpass
+
+    return getpass.getuser()
+
+
+def _machine_name() -> str:
+    import socket
+
+    return socket.gethostname().split(".")[0]
+
+
+#: [Environment]'s properties that ask the machine (read when used).
+ENVIRONMENT: dict[str, Callable[[], Any]] = {
+    "machinename": _machine_name,
+    "processorcount": lambda: os.cpu_count() or 1,
+    "username": _user_name,
+    "is64bitprocess": lambda: sys.maxsize > 2**32,
+    "is64bitoperatingsystem": lambda: sys.maxsize > 2**32,
+    "osversion": lambda: f"Unix {os.uname().release}",
+    "processid": os.getpid,
 }
 
 
@@ -426,6 +475,7 @@ ENUMS = frozenset(
         "io.fileattributes",
         "datetimekind",
         "stringcomparison",
+        "midpointrounding",
     }
 )
 

@@ -82,6 +82,7 @@ from fayshell.lang.values import (
     Hashtable,
     MatchGroup,
     MatchInfo,
+    Ref,
     ScriptBlock,
     Size,
     TypeInfo,
@@ -907,6 +908,8 @@ class Interpreter:
                 name = to_string(await self.eval(target.computed, scope))
             if isinstance(obj, dict):
                 obj[_dict_key(obj, name)] = value
+            elif isinstance(obj, Ref) and name.lower() == "value":
+                obj.Value = value
             else:
                 raise self.located(
                     RuntimeFayError(f"cannot set property {name} on this value"), node
@@ -1739,10 +1742,21 @@ class Interpreter:
         return ScriptBlock(node, scope, self)
 
     async def eval_cast(self, node: ast.Cast, scope: Scope) -> Any:
+        if dotnet.short_type(node.type) == "ref":
+            return self.reference(node.operand, scope)
         value = await self.eval(node.operand, scope)
         if is_relation(value) and node.type in ("array", "object[]"):
             value = value.records()
         return convert(value, node.type)
+
+    def reference(self, operand: ast.Node, scope: Scope) -> Ref:
+        """``[ref]$x``: the variable itself (a method's or function's ``.Value = v`` sets it)."""
+        if not isinstance(operand, ast.VarRef):
+            raise self.located(RuntimeFayError("[ref] needs a variable, as in [ref]$x"), operand)
+        name = operand.name
+        return Ref(
+            lambda: scope.lookup(name)[1], lambda value: self.set_variable(name, value, scope)
+        )
 
 
 def _no_func(ctx: Invocation, **kwargs: Any) -> None:
@@ -2278,8 +2292,10 @@ def static_member(type_name: str, name: str, args: list[Any] | None) -> Any:
         fn = dotnet.MATH[low]
         if args is None:
             return fn
+        modes = dotnet.ROUNDING if low == "round" else {}  # Round(x, 'AwayFromZero')
+        given = [a if to_string(a).lower() in modes else to_number(a) for a in args]
         try:
-            return fn(*[to_number(a) for a in args])
+            return fn(*given)
         except (TypeError, ValueError, OverflowError) as exc:
             raise OperatorError(f"[math]::{name}({len(args)} arguments): {exc}") from None
     if t == "io.path" and low in dotnet.PATH_METHODS and args is not None:
@@ -2292,6 +2308,8 @@ def static_member(type_name: str, name: str, args: list[Any] | None) -> Any:
             raise OperatorError(f"[{type_name}]::{name}: {len(args)} arguments") from None
     if args is None and low in dotnet.LIMITS.get(t, {}):
         return dotnet.LIMITS[t][low]
+    if t == "environment" and args is None and low in dotnet.ENVIRONMENT:
+        return dotnet.ENVIRONMENT[low]()
     if args is None and (t.endswith("options") or t in dotnet.ENUMS):
         return name  # an enum value such as [StringSplitOptions]::RemoveEmptyEntries
     if args is not None:
@@ -2311,7 +2329,41 @@ def _full_type_name(type_name: str) -> str:
     return "System." + type_name
 
 
+#: The types whose ``::TryParse(text, [ref]$x)`` fayshell answers, and the value $x gets when
+#: the text does not parse (.NET's default of the type).
+TRY_PARSE = {
+    **dict.fromkeys(("int", "int32", "long", "int64", "double", "single", "float"), 0),
+    "decimal": Decimal(0),
+    "bool": False,
+    "boolean": False,
+    "datetime": None,
+    "version": None,
+}
+
+
+def _try_parse(t: str, args: list[Any]) -> bool:
+    """``[int]::TryParse($s, [ref]$n)``: True and $n set when ``$s`` converts, else False and
+    $n the type's default. Booleans parse only 'True'/'False', as .NET's do."""
+    if len(args) != 2 or not isinstance(args[1], Ref):
+        raise OperatorError(f"[{t}]::TryParse needs (text, [ref]$variable)")
+    text = to_string(args[0]).strip()
+    try:
+        if t in ("bool", "boolean"):
+            if text.lower() not in ("true", "false"):
+                raise CastError(text)
+            value: Any = text.lower() == "true"
+        else:
+            value = convert(text, t)
+    except (OperatorError, ValueError):
+        args[1].Value = TRY_PARSE[t]
+        return False
+    args[1].Value = value
+    return True
+
+
 def _static_call(t: str, low: str, args: list[Any]) -> tuple[bool, Any]:
+    if low == "tryparse" and t in TRY_PARSE:
+        return True, _try_parse(t, args)
     text = [to_string(a) for a in args]
     calls: dict[tuple[str, str], Callable[[], Any]] = {
         ("string", "isnullorempty"): lambda: args[0] is None or text[0] == "",
@@ -2338,6 +2390,7 @@ def _static_call(t: str, low: str, args: list[Any]) -> tuple[bool, Any]:
         ("convert", "toboolean"): lambda: convert(args[0], "bool"),
         ("convert", "todouble"): lambda: convert(args[0], "double"),
         ("regex", "escape"): lambda: re.escape(text[0]),
+        ("environment", "getenvironmentvariable"): lambda: os.environ.get(text[0]),
         ("regex", "ismatch"): lambda: dotnet.regex(text[1], True).search(text[0]) is not None,
         ("regex", "replace"): lambda: dotnet.regex(text[1], True).sub(
             dotnet.replacement(text[2]), text[0]

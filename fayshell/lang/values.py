@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
@@ -185,6 +186,24 @@ class ErrorRecordValue:
 
     def __str__(self) -> str:
         return self.Exception.Message
+
+
+class Ref:
+    """``[ref]$x``: a variable handed to a method or function that sets it through
+    ``.Value`` (``[int]::TryParse($s, [ref]$n)``)."""
+
+    TYPE_NAME = "System.Management.Automation.PSReference"
+
+    def __init__(self, get: Callable[[], Any], put: Callable[[Any], None]) -> None:
+        self._get, self._put = get, put
+
+    @property
+    def Value(self) -> Any:  # noqa: N802 - .NET property name
+        return self._get()
+
+    @Value.setter
+    def Value(self, value: Any) -> None:  # noqa: N802 - .NET property name
+        self._put(value)
 
 
 class Hashtable(dict[Any, Any]):

@@ -983,3 +983,22 @@ async def test_valid_values_and_aliases_pass(shell) -> None:
 )
 async def test_member_names_from_strings_and_variables(shell, src, expected) -> None:
     assert await shell.run(src) == expected
+
+
+@pytest.mark.parametrize(
+    "src, expected",
+    [
+        ("$n = 0; [int]::TryParse('12', [ref]$n); $n", [True, 12]),
+        ("$n = 5; [int]::TryParse('x', [ref]$n); $n", [False, 0]),
+        ("$d = $null; [datetime]::TryParse('2024-03-05', [ref]$d); $d.Day", [True, 5]),
+        ("$b = $null; [bool]::TryParse('yes', [ref]$b); $b", [False, False]),
+        ("function f([ref]$r) { $r.Value = 7 }; $y = 1; f ([ref]$y); $y", [7]),
+        ("[math]::Round(2.5); [math]::Round(2.5, [MidpointRounding]::AwayFromZero)", [2.0, 3.0]),
+        ("[math]::Round(2.345, 2, 'AwayFromZero'); [math]::Round(-2.5, 'ToZero')", [2.35, -2.0]),
+        ("[math]::Round(2.345d, 2)", [Decimal("2.34")]),
+        ("[Environment]::ProcessorCount -ge 1; [Environment]::MachineName -ne ''", [True, True]),
+        ("$env:FAY_T = 'v'; [Environment]::GetEnvironmentVariable('FAY_T')", ["v"]),
+    ],
+)
+async def test_ref_tryparse_rounding_modes_and_environment(shell, src, expected) -> None:
+    assert await shell.run(src) == expected
