@@ -67,6 +67,8 @@ class Scope:
     def __init__(self, parent: Scope | None = None, isolated: bool = False) -> None:
         self.parent = parent
         self.vars: dict[str, tuple[str, Any]] = {}
+        #: Type-constrained variables (``[string[]]$x = …``): their types, outermost first.
+        self.types: dict[str, list[str]] = {}
         #: A function's or ``& {}``'s scope: assignments create locals instead of reaching out.
         self.isolated = isolated
 
@@ -79,18 +81,32 @@ class Scope:
             scope = scope.parent
         return False, None
 
-    def set(self, name: str, value: Any) -> None:
-        """Assign in the scope that already holds the name, else in this one."""
+    def set(self, name: str, value: Any) -> Scope:
+        """Assign in the scope that already holds the name, else in this one; the scope that
+        holds it."""
         key = name.lower()
         scope: Scope | None = self
         while scope is not None:
             if key in scope.vars:
                 scope.vars[key] = (scope.vars[key][0], value)
-                return
+                return scope
             if scope.isolated:
                 break
             scope = scope.parent
         self.vars[key] = (name, value)
+        return self
+
+    def constraint(self, name: str) -> list[str]:
+        """The types ``[int]$x = …`` gave the variable an assignment would reach (none: [])."""
+        key = name.lower()
+        scope: Scope | None = self
+        while scope is not None:
+            if key in scope.vars:
+                return scope.types.get(key, [])
+            if scope.isolated:
+                return []
+            scope = scope.parent
+        return []
 
     def set_local(self, name: str, value: Any) -> None:
         self.vars[name.lower()] = (name, value)

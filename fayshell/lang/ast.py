@@ -229,6 +229,9 @@ class Assign(Node):
     target: Node
     op: str
     value: Node
+    #: ``[int]$x = …``: the types written before the variable (its value is cast to them
+    #: already); the variable keeps them, so later assignments are converted too.
+    types: list[str] = field(default_factory=list, kw_only=True)
 
 
 @dataclass(eq=False)

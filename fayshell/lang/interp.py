@@ -891,7 +891,8 @@ class Interpreter:
                 await self.store(sub, part, scope, node)
             return
         if isinstance(target, ast.VarRef):
-            self.set_variable(target.name, value, scope)
+            types = node.types if isinstance(node, ast.Assign) else []
+            self.set_variable(target.name, value, scope, types)
         elif isinstance(target, ast.Index):
             container = await self.eval(target.obj, scope)
             key = await self.eval(target.index, scope)
@@ -917,7 +918,9 @@ class Interpreter:
         else:
             raise self.located(RuntimeFayError("cannot assign to this expression"), node)
 
-    def set_variable(self, name: str, value: Any, scope: Scope) -> None:
+    def set_variable(
+        self, name: str, value: Any, scope: Scope, types: list[str] | None = None
+    ) -> None:
         low = name.lower()
         if ":" in low:
             prefix, _, rest = name.partition(":")
@@ -937,7 +940,12 @@ class Interpreter:
                 name = "_"
             if low == "erroractionpreference":
                 self.preference_set = True  # Write-Error follows it from now on
-        scope.set(name, value)
+        kept = scope.constraint(name)  # [string[]]$l = …; $l += 3 keeps strings
+        for type_name in reversed(kept if not types else []):
+            value = convert(value, type_name)
+        holder = scope.set(name, value)
+        if types:
+            holder.types[low] = list(types)
 
     async def value_of(self, node: ast.Node, scope: Scope) -> Any:
         """The value of a statement used as a value (condition, assignment right side)."""

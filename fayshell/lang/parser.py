@@ -382,7 +382,7 @@ class Parser:
                 value = self.statement_value()
                 for type_name in reversed(types):
                     value = ast.Cast(type_name, value, **self.at(start))
-                return ast.Assign(target, op, value, **self.at(start))
+                return ast.Assign(target, op, value, types=types, **self.at(start))
         self.pos = start
         return None
 

@@ -1002,3 +1002,15 @@ async def test_member_names_from_strings_and_variables(shell, src, expected) -> 
 )
 async def test_ref_tryparse_rounding_modes_and_environment(shell, src, expected) -> None:
     assert await shell.run(src) == expected
+
+
+async def test_typed_variables_keep_their_type(shell) -> None:
+    src = (
+        "[string[]]$l = 1, 2; $l += 3; $l[2].GetType().Name; "
+        "[int]$c = 5; $c = '7'; $c + 1; $c = 2.5; $c; $c++; $c; "
+        "function f { $c = 'x'; $c }; f"  # a function's own $c is not the typed one
+    )
+    assert await shell.run(src) == ["String", 8, 2, 3, "x"]
+    with pytest.raises(RuntimeFayError) as info:
+        await shell.run("[int]$d = 1; $d = 'abc'")
+    assert 'Cannot convert value "abc" to type "System.Int32"' in info.value.message
