@@ -216,6 +216,8 @@ def format_timespan(ns: int, spec: str) -> str:
 
 def format_item(value: Any, spec: str, to_string: Callable[[Any], str]) -> str:
     """One ``{0:spec}`` item."""
+    if isinstance(value, dt.datetime) and type(value).__format__ is not dt.datetime.__format__:
+        return format(value, spec)  # the shell's DateTime: en-US, -f's culture ("{0:t}": 9:05 AM)
     if not spec:
         return to_string(value)
     if isinstance(value, dt.datetime):

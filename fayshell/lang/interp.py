@@ -44,7 +44,7 @@ from fayshell.errors import (
 )
 from fayshell.host import Host, ProgressTask
 from fayshell.lang import ast, dotnet, validate
-from fayshell.lang.dates import NOT_HANDLED, call_method
+from fayshell.lang.dates import NOT_HANDLED, DateTime, call_method
 from fayshell.lang.dates import static_member as date_static
 from fayshell.lang.dotnet import DotNetError, type_name_of
 from fayshell.lang.ops import (
@@ -1870,6 +1870,12 @@ class Kept:
             self.store(out)
 
 
+def culture_args(args: list[Any]) -> list[Any]:
+    """-f's and [string]::Format's arguments, dates made the shell's DateTime: they format in
+    en-US, the culture -f uses ("{0}" -f $d is 3/10/2024 9:05:00 AM; "$d" stays invariant)."""
+    return [DateTime.of(a) if isinstance(a, datetime.datetime) else a for a in args]
+
+
 def writes_null(node: ast.Node) -> bool:
     """Whether an expression whose value is $null writes that $null (``@($null).Count`` is
     1, ``$null | % { 'ran' }`` runs once) rather than nothing: a method call that gives
@@ -2136,7 +2142,7 @@ def binary_op(op: str, left: Any, right: Any) -> Any:
         return range_values(left, right)
     if op == "f":
         args = right if isinstance(right, list) else [right]
-        return dotnet.composite_format(to_string(left), args, to_string)
+        return dotnet.composite_format(to_string(left), culture_args(args), to_string)
     if op == "join":
         return to_string(right).join(to_string(v) for v in unroll(left))
     if op in ("split", "isplit", "csplit"):
@@ -2380,7 +2386,7 @@ def _static_call(t: str, low: str, args: list[Any]) -> tuple[bool, Any]:
         ("string", "concat"): lambda: "".join(text),
         ("string", "format"): lambda: dotnet.composite_format(
             text[0],
-            args[1] if len(args) == 2 and isinstance(args[1], list) else args[1:],
+            culture_args(args[1] if len(args) == 2 and isinstance(args[1], list) else args[1:]),
             to_string,
         ),
         ("string", "compare"): lambda: (text[0] > text[1]) - (text[0] < text[1]),

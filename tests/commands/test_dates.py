@@ -184,3 +184,18 @@ async def test_convert_from_json_reads_iso_date_times_as_dates(shell, zone) -> N
     assert await shell.run(
         "Get-Date -Year 2024 -Month 3 -Day 5 | ConvertTo-Json | ConvertFrom-Json | % Month"
     ) == [3]
+
+
+async def test_format_operator_writes_dates_in_the_en_us_culture(shell) -> None:
+    src = (
+        "$d = [datetime]'2024-03-10 09:05'; '{0:t}' -f $d; '{0:d}' -f $d; '{0}' -f $d; "
+        "'{0:g}' -f $d; [string]::Format('{0:D}', $d); \"$d\""
+    )
+    assert await shell.run(src) == [
+        "9:05 AM",
+        "3/10/2024",
+        "3/10/2024 9:05:00 AM",
+        "3/10/2024 9:05 AM",
+        "Sunday, March 10, 2024",
+        "03/10/2024 09:05:00",  # inside a string: the invariant culture, as in PowerShell
+    ]
