@@ -81,9 +81,9 @@ about_Differences -- where fayshell deliberately differs from PowerShell
     also points DuckDB's file_search_path at it, so 'sql ... read_csv('x.csv')' finds
     files relative to it. There are no PowerShell drives except Env: ($env:NAME).
   Dates use the en-US culture whatever the machine's locale: shown as "Tuesday, March 5,
-    2024 2:30:00 PM", formatted by -Format/ToString() in en-US, and inside strings ("$d")
-    as the invariant culture's "03/05/2024 14:30:00", as PowerShell does. A date in a table
-    cell shows as PowerShell shows it, "3/5/2024 2:30:00 PM"; a datetime column of the
+    2024 2:30:00 PM", formatted by -Format, ToString() and -f in en-US, and inside strings
+    ("$d") as the invariant culture's "03/05/2024 14:30:00", as PowerShell does. A date in a
+    table cell shows as PowerShell shows it, "3/5/2024 2:30:00 PM"; a datetime column of the
     store keeps its ISO form with microseconds. A DateTime has microsecond precision (.NET:
     100 ns ticks).
   Output formatting follows PowerShell's Out-Default (blank lines around tables and lists,
