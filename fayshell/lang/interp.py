@@ -2542,22 +2542,21 @@ def error_matches(exc: RuntimeFayError, types: list[str]) -> bool:
     return False
 
 
+#: The .NET exception a PowerShell user sees for fayshell's errors, most specific first.
+DOTNET_EXCEPTIONS: tuple[tuple[type[BaseException], str], ...] = (
+    (CommandNotFound, "System.Management.Automation.CommandNotFoundException"),
+    (ParameterError, "System.Management.Automation.ParameterBindingException"),
+    (DivideByZero, "System.DivideByZeroException"),
+    (CastError, "System.Management.Automation.PSInvalidCastException"),
+)
+
+
 def dotnet_type_of(exc: RuntimeFayError) -> str:
     """The .NET exception type name a PowerShell user would see for a fayshell error."""
-    cause = exc.cause or exc
-    for name, classes in CATCH_TYPES.items():
-        if name.startswith(("management.", "io.")) or name in (
-            "exception",
-            "systemexception",
-            "runtimeexception",
-        ):
-            continue
-        if classes != (Exception,) and isinstance(cause, classes):
-            return "System." + name[0].upper() + name[1:].replace("exception", "Exception")
-    if isinstance(exc, CommandNotFound):
-        return "System.Management.Automation.CommandNotFoundException"
-    if isinstance(exc, ParameterError):
-        return "System.Management.Automation.ParameterBindingException"
+    for cause in (exc.cause, exc):
+        for cls, name in DOTNET_EXCEPTIONS:
+            if cause is not None and isinstance(cause, cls):
+                return name
     return "System.Management.Automation.RuntimeException"
 
 

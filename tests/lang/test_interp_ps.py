@@ -1014,3 +1014,17 @@ async def test_typed_variables_keep_their_type(shell) -> None:
     with pytest.raises(RuntimeFayError) as info:
         await shell.run("[int]$d = 1; $d = 'abc'")
     assert 'Cannot convert value "abc" to type "System.Int32"' in info.value.message
+
+
+@pytest.mark.parametrize(
+    "src, name",
+    [
+        ("1/0", "System.DivideByZeroException"),
+        ("[int]'x'", "System.Management.Automation.PSInvalidCastException"),
+        ("Nope-Command", "System.Management.Automation.CommandNotFoundException"),
+        ("Get-Item -Bogus 1", "System.Management.Automation.ParameterBindingException"),
+        ("throw 'plain'", "System.Management.Automation.RuntimeException"),
+    ],
+)
+async def test_caught_errors_name_their_dotnet_exception_type(shell, src, name) -> None:
+    assert await shell.run(f"try {{ {src} }} catch {{ $_.Exception.GetType().FullName }}") == [name]
