@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
 from fayshell.errors import CommandError, ErrorAction, Stage
 from fayshell.host import ProgressTask
-from fayshell.lang.values import ErrorRecordValue, ExceptionValue
+from fayshell.lang.values import ErrorCategoryInfo, ErrorRecordValue, ExceptionValue
 
 if TYPE_CHECKING:
     from fayshell.commands.registry import Cmdlet
@@ -26,6 +27,8 @@ class ErrorRecord:
     stage: RecordStage
     message: str
     command: str = ""
+    #: PowerShell's ErrorCategory name ($_.CategoryInfo.Category): ObjectNotFound, ...
+    category: str = "NotSpecified"
 
     def __str__(self) -> str:
         where = f"{self.target}: " if self.target else ""
@@ -36,7 +39,8 @@ class ErrorRecord:
 def record_value(record: ErrorRecord) -> ErrorRecordValue:
     """A non-terminating error as PowerShell's ErrorRecord (in $Error, -ErrorVariable)."""
     error_id = f"{record.command},{record.stage}" if record.stage else record.command
-    return ErrorRecordValue(ExceptionValue(str(record)), record.target or None, "", error_id)
+    info = ErrorCategoryInfo(record.category, record.command, "RuntimeException", record.target)
+    return ErrorRecordValue(ExceptionValue(str(record)), record.target or None, "", error_id, info)
 
 
 @dataclass
@@ -73,7 +77,7 @@ class Invocation:
     def write_error(self, record: ErrorRecord) -> None:
         """Report a non-terminating error; the command goes on with the other items."""
         if not record.command:
-            record = ErrorRecord(record.target, record.stage, record.message, self.name)
+            record = dataclasses.replace(record, command=self.name)
         self.errors.append(record)
         stopped = self.caught and self.error_action == "Stop"  # the catch shows and keeps it
         if self.error_action not in ("SilentlyContinue", "Ignore") and not stopped:

@@ -77,6 +77,7 @@ from fayshell.lang.values import (
     Char,
     DictionaryEntry,
     Duration,
+    ErrorCategoryInfo,
     ErrorRecordValue,
     ExceptionValue,
     Hashtable,
@@ -538,8 +539,14 @@ class Interpreter:
                 target = None if isinstance(exc.value, (str, ExceptionValue)) else exc.value
                 record = ErrorRecordValue(exception, target, str(exc.span or ""))
         else:
+            kind = dotnet_type_of(exc)
+            info = ErrorCategoryInfo(
+                getattr(exc, "category", None) or ERROR_CATEGORIES.get(kind, "NotSpecified"),
+                getattr(exc, "command", ""),
+                kind.rsplit(".", 1)[-1],
+            )
             record = ErrorRecordValue(
-                ExceptionValue(exc.message, dotnet_type_of(exc), exc), None, str(exc.span or "")
+                ExceptionValue(exc.message, kind, exc), None, str(exc.span or ""), "", info
             )
         return record
 
@@ -2549,6 +2556,14 @@ DOTNET_EXCEPTIONS: tuple[tuple[type[BaseException], str], ...] = (
     (DivideByZero, "System.DivideByZeroException"),
     (CastError, "System.Management.Automation.PSInvalidCastException"),
 )
+
+
+#: $_.CategoryInfo.Category of the errors fayshell raises (by their .NET type).
+ERROR_CATEGORIES = {
+    "System.Management.Automation.CommandNotFoundException": "ObjectNotFound",
+    "System.Management.Automation.ParameterBindingException": "InvalidArgument",
+    "System.Management.Automation.PSInvalidCastException": "InvalidArgument",
+}
 
 
 def dotnet_type_of(exc: RuntimeFayError) -> str:

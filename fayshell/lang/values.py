@@ -165,17 +165,37 @@ class ExceptionValue:
         return self.Message
 
 
+@dataclass(frozen=True)
+class ErrorCategoryInfo:
+    """``$_.CategoryInfo``: the kind of error (PowerShell's ErrorCategory name), the command
+    that failed, the exception's type and the target."""
+
+    Category: str = "NotSpecified"
+    Activity: str = ""
+    Reason: str = ""
+    TargetName: str = ""
+
+    def __str__(self) -> str:  # as .NET's: NotSpecified: (:) [Write-Error], WriteErrorException
+        return f"{self.Category}: ({self.TargetName}:) [{self.Activity}], {self.Reason}"
+
+
 class ErrorRecordValue:
     """``$_`` in catch/trap and items of ``$Error``: prints as its message, like PowerShell."""
 
     def __init__(
-        self, exception: ExceptionValue, target: Any = None, where: str = "", error_id: str = ""
+        self,
+        exception: ExceptionValue,
+        target: Any = None,
+        where: str = "",
+        error_id: str = "",
+        category: ErrorCategoryInfo | None = None,
     ) -> None:
         self.Exception = exception
         self.TargetObject = target
         self.FullyQualifiedErrorId = error_id or exception.Message
         self.ScriptStackTrace = where
-        self.CategoryInfo = exception.TypeName.rsplit(".", 1)[-1]
+        reason = exception.TypeName.rsplit(".", 1)[-1]
+        self.CategoryInfo = category or ErrorCategoryInfo(Reason=reason)
         self.InvocationInfo = None
 
     def ToString(self) -> str:  # noqa: N802 - .NET method name

@@ -1028,3 +1028,23 @@ async def test_typed_variables_keep_their_type(shell) -> None:
 )
 async def test_caught_errors_name_their_dotnet_exception_type(shell, src, name) -> None:
     assert await shell.run(f"try {{ {src} }} catch {{ $_.Exception.GetType().FullName }}") == [name]
+
+
+async def test_error_records_say_their_category(shell) -> None:
+    out = await shell.run(
+        "try { Get-Item /gone-c -ErrorAction Stop } catch { $_.CategoryInfo.Category }; "
+        "try { Nope-Command } catch { $_.CategoryInfo.Category }; "
+        "try { [int]'x' } catch { $_.CategoryInfo.Category; $_.CategoryInfo.Reason }; "
+        "Get-Item /gone-d -ErrorAction SilentlyContinue -ErrorVariable ev; "
+        "$ev[0].CategoryInfo.Category; $ev[0].CategoryInfo.Activity; "
+        "try { Write-Error 'w' -ErrorAction Stop } catch { \"$($_.CategoryInfo)\" }"
+    )
+    assert out == [
+        "ObjectNotFound",
+        "ObjectNotFound",
+        "InvalidArgument",
+        "PSInvalidCastException",
+        "ObjectNotFound",
+        "Get-Item",
+        "NotSpecified: (:) [], RuntimeException",
+    ]
