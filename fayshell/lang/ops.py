@@ -3,7 +3,6 @@ the left side's type, comparison operators filtering arrays, wildcard ``-like``,
 
 from __future__ import annotations
 
-import fnmatch
 import functools
 import math
 import operator
@@ -261,11 +260,33 @@ def _order(op: str, left: Any, right: Any) -> bool:
 
 @functools.lru_cache(maxsize=256)
 def _wildcard_regex(pattern: str, case: bool) -> re.Pattern[str]:
-    return re.compile(fnmatch.translate(pattern), 0 if case else re.IGNORECASE)
+    return re.compile(wildcard_regex(pattern), 0 if case else re.IGNORECASE)
+
+
+def wildcard_regex(pattern: str) -> str:
+    """A PowerShell wildcard as a whole-string regex: ``*``, ``?``, ``[a-c]``, and a backtick
+    that makes the next character literal (``'a*b' -like 'a`*b'``)."""
+    out: list[str] = []
+    i = 0
+    while i < len(pattern):
+        ch = pattern[i]
+        close = pattern.find("]", i + 2) if ch == "[" else -1
+        if ch == "`" and i + 1 < len(pattern):
+            out.append(re.escape(pattern[i + 1]))
+            i += 1
+        elif ch in "*?":
+            out.append(".*" if ch == "*" else ".")
+        elif close > 0:
+            out.append("[" + pattern[i + 1 : close].replace("\\", "\\\\") + "]")
+            i = close
+        else:
+            out.append(re.escape(ch))
+        i += 1
+    return "(?s:" + "".join(out) + r")\Z"
 
 
 def wildcard_match(text: str, pattern: str, case: bool = False) -> bool:
-    """PowerShell ``-like``: ``*``, ``?`` and ``[abc]`` over the whole string."""
+    """PowerShell ``-like``: ``*``, ``?``, ``[abc]`` and backtick escapes, the whole string."""
     return _wildcard_regex(pattern, case).match(text) is not None
 
 

@@ -359,15 +359,21 @@ def literal(value: Any) -> Sql:
 
 
 def wildcard_to_like(pattern: str) -> str:
-    """PowerShell wildcard (``*``, ``?``) to a LIKE pattern with ``\\`` as escape."""
+    """PowerShell wildcard (``*``, ``?``, a backtick before a literal one) to a LIKE pattern
+    with ``\\`` as escape."""
     out = []
+    escaped = False
     for ch in pattern:
+        if ch == "`" and not escaped:
+            escaped = True
+            continue
         if ch in "%_\\":
             out.append("\\" + ch)
-        elif ch == "*":
+        elif ch == "*" and not escaped:
             out.append("%")
-        elif ch == "?":
+        elif ch == "?" and not escaped:
             out.append("_")
         else:
             out.append(ch)
+        escaped = False
     return "".join(out)

@@ -423,3 +423,11 @@ async def test_files_sort_by_last_write_time_not_its_text(shell, tmp_path) -> No
         12,
         3,
     ]
+
+
+async def test_wildcard_backtick_escapes_in_sql_and_rowwise(shell) -> None:
+    table = "sql SELECT * FROM (VALUES (1, 'a*b'), (2, 'axb'), (3, 'a?'), (4, 'ab')) t(id, s)"
+    for test, ids in (("s -like 'a`*b'", [1]), ("s -like 'a`?'", [3]), ("s -like 'a?'", [3, 4])):
+        stage = f"Where-Object {test} | ForEach-Object id"
+        assert await shell.run(f"{table} | {stage}") == ids, f"{test} in SQL"
+        assert await shell.run(f"@({table}) | {stage}") == ids, f"{test} row-wise"

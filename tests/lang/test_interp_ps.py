@@ -1048,3 +1048,15 @@ async def test_error_records_say_their_category(shell) -> None:
         "Get-Item",
         "NotSpecified: (:) [], RuntimeException",
     ]
+
+
+@pytest.mark.parametrize(
+    "src, expected",
+    [
+        ("'a*b' -like 'a`*b'; 'axb' -like 'a`*b'", [True, False]),
+        ("'a?' -like 'a`?'; 'ab' -like 'a`?'", [True, False]),
+        ("'x' -like '[xy]'; 'bz' -like '[a-c]z'; 'a[' -like 'a['", [True, True, True]),
+    ],
+)
+async def test_wildcards_take_backtick_escapes(shell, src, expected) -> None:
+    assert await shell.run(src) == expected
