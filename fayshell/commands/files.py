@@ -173,11 +173,8 @@ def expand(state: ShellState, path: str, literal: bool = False) -> list[Path]:
 
 
 def missing(ctx: Invocation, path: Path | str) -> None:
-    ctx.write_error(
-        ErrorRecord(
-            str(path), "", "cannot find the path because it does not exist", "", "ObjectNotFound"
-        )
-    )
+    message = "cannot find the path because it does not exist"
+    ctx.write_error(ErrorRecord(str(path), "", message, category="ObjectNotFound"))
 
 
 def os_failure(ctx: Invocation, path: Path | str, exc: OSError) -> None:
