@@ -30,7 +30,8 @@ about_Language -- the fayshell language in brief
   -shr -join -split -replace -f (.NET formats: "{0,8:N2}") -is -isnot -as [type], ++ --
   += -= *= /= %= ??= , a ?? b, cond ? a : b, 'a'..'e', [math]::Round(x, 2), [int]::MaxValue.
   Types: [int] [long] [double] [string] [bool] [char] [datetime] [timespan] [version] [semver]
-  [array] [hashtable] [ordered] [pscustomobject] [regex]; [version]'2.13' -gt '2.9' (compared
+  [array] [hashtable] [ordered] [pscustomobject] [regex], and ::new() of the collections
+  List[T], Dictionary[K,V], HashSet[T], Queue[T], Stack[T]; [version]'2.13' -gt '2.9' (compared
   part by part), and $PSVersionTable.PSVersion is a [semver] (7.4.0). [IO.Path]::GetFileName,
   GetDirectoryName, GetExtension, GetFileNameWithoutExtension, ChangeExtension, Combine.
   Pipelines: a && b, a || b; > file, >> file, 2>&1, 2>$null; & $block args; . ./lib.fay;

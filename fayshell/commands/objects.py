@@ -15,9 +15,10 @@ from typing import Any
 from fayshell.commands.invocation import Invocation
 from fayshell.commands.registry import BY_VALUE, Param, cmdlet
 from fayshell.errors import CommandError, ParameterError
+from fayshell.lang.generic import new_collection
 from fayshell.lang.ops import OperatorError, compare, to_string, wildcard_match
 from fayshell.lang.streams import collect, is_relation, single_or_list
-from fayshell.lang.values import Duration, ScriptBlock, Size
+from fayshell.lang.values import Duration, Hashtable, ScriptBlock, Size
 from fayshell.records import get_property, is_record, property_names
 
 PSCUSTOMOBJECT = "System.Management.Automation.PSCustomObject"
@@ -419,15 +420,16 @@ LIST_TYPES = ("system.collections.arraylist", "collections.arraylist", "arraylis
 
 @cmdlet(
     "New-Object",
-    synopsis="Make a new object: a PSObject with properties, a hashtable or an ArrayList.",
+    synopsis="Make a new object: a PSObject with properties, a hashtable or a collection.",
     params=[
         Param(
             "TypeName",
             str,
             position=0,
             mandatory=True,
-            help="PSObject, PSCustomObject, Hashtable, System.Collections.ArrayList "
-            "or System.Collections.Generic.List[T].",
+            help="PSObject, PSCustomObject, Hashtable, System.Collections.ArrayList, "
+            "or System.Collections.Generic.List[T], Dictionary[K,V] (a hashtable), "
+            "HashSet[T], Queue[T] or Stack[T].",
         ),
         Param(
             "ArgumentList",
@@ -462,10 +464,16 @@ def new_object(
             else ([] if argument_list is None else [argument_list])
         )
         return [[*items]]
+    if low.startswith(("system.collections.generic.dictionary[", "dictionary[")):
+        return [Hashtable()]
+    made = new_collection(type_name, argument_list)
+    if made is not None:
+        return [made]
     raise CommandError(
         "New-Object",
         f"type [{type_name}] is not available in fayshell; "
-        "New-Object makes PSObject, Hashtable and ArrayList",
+        "New-Object makes PSObject, Hashtable, ArrayList and the generic List, Dictionary, "
+        "HashSet, Queue and Stack",
     )
 
 

@@ -47,6 +47,7 @@ from fayshell.lang import ast, dotnet, validate
 from fayshell.lang.dates import NOT_HANDLED, DateTime, call_method
 from fayshell.lang.dates import static_member as date_static
 from fayshell.lang.dotnet import DotNetError, type_name_of
+from fayshell.lang.generic import DotNetCollection, new_collection
 from fayshell.lang.ops import (
     CastError,
     DivideByZero,
@@ -1587,6 +1588,12 @@ class Interpreter:
             obj = obj.records()
         if isinstance(obj, ScriptBlock) and low in ("invoke", "invokereturnasis"):
             return single_or_list(await obj.invoke(*args))
+        own = obj.method(node.name) if isinstance(obj, DotNetCollection) else None
+        if own is not None:  # a HashSet's Add, a Queue's Dequeue ...
+            try:
+                return own(*args)
+            except TypeError:
+                raise OperatorError(f"{node.name}() does not take {len(args)} arguments") from None
         if isinstance(obj, (list, dict)):
             handled, value = await self.collection_method(obj, low, args)
             if handled:
@@ -2303,9 +2310,16 @@ def static_member(type_name: str, name: str, args: list[Any] | None) -> Any:
     if (
         low == "new"
         and args is not None
-        and t in ("hashtable", "collections.hashtable", "collections.specialized.ordereddictionary")
+        and (
+            t in ("hashtable", "collections.hashtable", "collections.specialized.ordereddictionary")
+            or t.startswith("collections.generic.dictionary")
+        )
     ):
         return Hashtable()
+    if low == "new" and args is not None:  # HashSet[T], Queue[T], Stack[T]
+        made = new_collection(type_name, args[0] if args else None)
+        if made is not None:
+            return made
     if low == "new" and args is not None and ("exception" in t or t.endswith("errorrecord")):
         message = to_string(args[0]) if args else f"Exception of type '{type_name}' was thrown."
         return ExceptionValue(message, _full_type_name(type_name))
