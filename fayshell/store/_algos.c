@@ -8,7 +8,6 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <pthread.h>
 
 /*
  * pair_scan(cls, kinds, tid, run): one pass over a batch of one stream for the syscall stager
@@ -92,12 +91,7 @@ done:
  * by (ts, input position). Per span: first and last annotation time (all rows when it has no
  * annotation), cs..cr and sr..ss, its annotation rows, its key/value rows (the latest row of
  * each key, keys in byte order) and whether one key is "error".
- *
- * An optional last argument, threads, is 1 or 2, or 0 (the default): two from PARALLEL_ROWS
- * rows. With two, each step is cut in two halves that run on two threads (see Part); the result
- * is the same.
  */
-#define PARALLEL_ROWS 65536
 typedef struct {
     const int32_t *offs;
     const uint8_t *data, *valid;
@@ -217,23 +211,10 @@ static int groups_rehash(Groups *gs, size_t cap)
     return 0;
 }
 
-/* Room for `rows` rows' spans at half load (a span has two rows or more, as a rule, and four on
-   BlkKin's RPCs): no rehash, and no copy of the spans as they grow (pages are only touched, and
-   so only resident, when written). */
-static int groups_init(Groups *gs, size_t rows)
+/* The group of row i (made when new), or -1 when out of memory. */
+static int32_t group_of(Groups *gs, int64_t t, int64_t s, int64_t ts, int32_t i)
 {
-    size_t cap = 1 << 12;
-    while (cap < rows / 2)
-        cap <<= 1;
-    gs->room = (int32_t)(cap / 2);
-    gs->g = malloc(sizeof(Group) * cap / 2);
-    return gs->g ? groups_rehash(gs, cap) : -1;
-}
-
-/* The group of a row with ids (t, s) of hash h (made when new), or -1 when out of memory. */
-static int32_t group_of(Groups *gs, size_t h, int64_t t, int64_t s, int64_t ts, int32_t i)
-{
-    size_t at = h & (gs->cap - 1);
+    size_t at = id_hash(t, s) & (gs->cap - 1);
     for (;;) {
         int32_t g = gs->slot[at];
         if (g < 0)
@@ -261,6 +242,63 @@ static int32_t group_of(Groups *gs, size_t h, int64_t t, int64_t s, int64_t ts, 
     gs->slot[at] = g;
     if ((size_t)gs->n * 2 > gs->cap && groups_rehash(gs, gs->cap * 2))
         return -1;
+    return g;
+}
+
+/* Group numbers in order of (first ts, first row): first row order, then a stable LSD radix
+   sort of (ts, group) pairs by ts, all byte histograms in one pass (bytes every ts shares
+   are skipped). */
+typedef struct {
+    uint64_t key;  /* ts with its sign bit flipped: unsigned order is signed order */
+    int32_t g;
+} Keyed;
+
+static int32_t *time_order(const Groups *gs, int32_t *by_row, int64_t nrows)
+{
+    int32_t n = gs->n;
+    size_t n1 = (size_t)(n ? n : 1);
+    int32_t *g = malloc(sizeof(int32_t) * n1);
+    Keyed *a = malloc(sizeof(Keyed) * n1), *b = malloc(sizeof(Keyed) * n1);
+    if (!g || !a || !b) {
+        free(g);
+        free(a);
+        free(b);
+        return NULL;
+    }
+    memset(by_row, 0xff, sizeof(int32_t) * (size_t)nrows);
+    for (int32_t k = 0; k < n; k++)
+        by_row[gs->g[k].row] = k;
+    size_t count[8][256];
+    memset(count, 0, sizeof count);
+    int32_t k = 0;
+    for (int64_t i = 0; i < nrows; i++) {
+        int32_t x = by_row[i];
+        if (x < 0)
+            continue;
+        uint64_t key = (uint64_t)gs->g[x].ts ^ 0x8000000000000000ULL;
+        a[k++] = (Keyed){key, x};
+        for (int d = 0; d < 8; d++)
+            count[d][key >> (8 * d) & 255]++;
+    }
+    for (int d = 0; d < 8 && n; d++) {
+        size_t *c = count[d], at = 0;
+        if (c[a[0].key >> (8 * d) & 255] == (size_t)n)
+            continue;
+        for (int v = 0; v < 256; v++) {
+            size_t m = c[v];
+            c[v] = at;
+            at += m;
+        }
+        for (int32_t i = 0; i < n; i++)
+            b[c[a[i].key >> (8 * d) & 255]++] = a[i];
+        Keyed *swap = a;
+        a = b;
+        b = swap;
+    }
+    for (int32_t i = 0; i < n; i++)
+        g[i] = a[i].g;
+    free(a);
+    free(b);
     return g;
 }
 
@@ -354,238 +392,86 @@ static int get_strs(PyObject *offs, PyObject *data, PyObject *valid, long long o
 enum { O_ORDER, O_STARTS, O_T0, O_T1, O_CLI, O_CLI_OK, O_SRV, O_SRV_OK, O_ANN, O_ANN_OFFS, O_KV,
        O_KV_OFFS, O_ERR, NOUT };
 
-typedef struct Work Work;
-
-/* One of the two halves each step is cut into when two threads share the work:
- * - grouping: the spans whose ids hash to the part (the top bit of the hash), in a table of the
- *   part's own, and the kinds of a contiguous half of the rows;
- * - figures: a contiguous run of spans in time order (about half of the rows). */
-typedef struct {
-    Work *w;
-    int part, failed;
-    Groups gs;
-    int32_t *gid;         /* group of each row of the part (part 0: of every row, -1 when not
-                             its own; part 1: an array of its own, so no cache line is shared) */
-    int64_t lo, hi, nkv;  /* the rows whose kinds the part finds, and its key/value rows */
-    SpanOut o;            /* figures: the part's cursors into the shared output */
-    int32_t j0, j1, *tmp; /* figures: its spans, and room to sort one span's rows */
-} Part;
-
 /* Everything span_build allocates, freed (or released) in one place. */
-struct Work {
-    int parts;
-    int64_t n;
-    const int64_t *t, *s, *ts;
-    const Strs *value, *key;
-    Part part[2];
-    int32_t ng, longest, *cnt, *kvc, *byg, *gorder, *kv;
+typedef struct {
+    Groups gs;
+    int32_t *gid, *cnt, *byg, *tmp, *gorder, *kv;
     int8_t *kind;
     int64_t nkv;
     SpanOut o;
     PyObject *out[NOUT];  /* the results, written in place */
-};
+} Work;
 
 static void work_free(Work *w)
 {
-    void *p[] = {w->cnt, w->kvc, w->byg, w->gorder, w->kind, w->kv};
+    void *p[] = {w->gs.g, w->gs.slot, w->gid, w->cnt, w->byg, w->tmp, w->gorder, w->kind, w->kv};
     for (size_t i = 0; i < sizeof p / sizeof p[0]; i++)
         free(p[i]);
-    for (int k = 0; k < 2; k++) {
-        Part *q = &w->part[k];
-        free(q->gs.g);
-        free(q->gs.slot);
-        free(q->tmp);
-        if (k)
-            free(q->gid);
-    }
     for (int i = 0; i < NOUT; i++)
         Py_XDECREF(w->out[i]);
 }
 
-/* f(a) and g(b), on two threads when the work is cut in two (if a thread cannot start, both
-   run on this one). */
-typedef void *(*Step)(void *);
-
-static void both(const Work *w, Step f, void *a, Step g, void *b)
+/* Rows into spans, the spans in time order (without the GIL); -1 when out of memory. */
+static int group(Work *w, int64_t n, const int64_t *t, const int64_t *s, const int64_t *ts,
+                 const Strs *value, const Strs *key)
 {
-    pthread_t th;
-    int spawned = w->parts == 2 && pthread_create(&th, NULL, g, b) == 0;
-    f(a);
-    if (spawned)
-        pthread_join(th, NULL);
-    else
-        g(b);
-}
-
-static inline int is_mine(const Part *p, size_t h)
-{
-    return p->w->parts == 1 || (int)(h >> 63) == p->part;
-}
-
-/* A part's grouping: the kinds of its rows, then its spans (hashes of the rows 16 ahead, so
-   that the slot of row i + 16 and the span of row i + 8 are fetched ahead: the table outgrows
-   the caches). */
-static void *group_part(void *arg)
-{
-    Part *p = arg;
-    const Work *w = p->w;
-    const int64_t *t = w->t, *s = w->s;
-    int64_t n = w->n;
-    for (int64_t i = p->lo; i < p->hi; i++) {
-        w->kind[i] = row_kind(w->value, w->key, i);
-        p->nkv += w->kind[i] == A_KV;
-    }
-    if (p->part == 1 && w->parts == 1)
-        return NULL;
-    Groups *gs = &p->gs;
-    size_t ahead[16];
-    for (int64_t i = 0; i < n && i < 16; i++)
-        ahead[i] = id_hash(t[i], s[i]);
+    size_t n1 = (size_t)(n ? n : 1);
+    w->gid = malloc(n1 * 4);
+    w->kind = malloc(n1);
+    /* room for n / 4 spans at half load (a span has two rows or more, as a rule, and four on
+       BlkKin's RPCs): no rehash, and no copy of the spans as they grow (pages are only
+       touched, and so only resident, when written) */
+    size_t cap = 1 << 12;
+    while (cap < n1 / 2)
+        cap <<= 1;
+    w->gs.room = (int32_t)(cap / 2);
+    w->gs.g = malloc(sizeof(Group) * cap / 2);
+    if (!w->gid || !w->kind || !w->gs.g || groups_rehash(&w->gs, cap))
+        return -1;
+    Groups *gs = &w->gs;
     for (int64_t i = 0; i < n; i++) {
-        size_t h = ahead[i & 15];
-        if (i + 16 < n) {
-            size_t h16 = ahead[i & 15] = id_hash(t[i + 16], s[i + 16]);
-            if (is_mine(p, h16))
-                __builtin_prefetch(&gs->slot[h16 & (gs->cap - 1)]);
-        }
-        if (i + 8 < n && is_mine(p, ahead[(i + 8) & 15])) {
-            int32_t g = gs->slot[ahead[(i + 8) & 15] & (gs->cap - 1)];
+        /* the table outgrows the caches: the slot of row i + 16 and the span of row i + 8 are
+           fetched ahead (the C pass on the BlkKin bench trace: hash phase 0.09 -> 0.05 s) */
+        if (i + 16 < n)
+            __builtin_prefetch(&gs->slot[id_hash(t[i + 16], s[i + 16]) & (gs->cap - 1)]);
+        if (i + 8 < n) {
+            int32_t g = gs->slot[id_hash(t[i + 8], s[i + 8]) & (gs->cap - 1)];
             if (g >= 0)
                 __builtin_prefetch(&gs->g[g]);
         }
-        if (!is_mine(p, h)) {
-            if (p->part == 0)
-                p->gid[i] = -1;
-            continue;
-        }
-        if ((p->gid[i] = group_of(gs, h, t[i], s[i], w->ts[i], (int32_t)i)) < 0) {
-            p->failed = 1;
-            return NULL;
-        }
+        if ((w->gid[i] = group_of(gs, t[i], s[i], ts[i], (int32_t)i)) < 0)
+            return -1;
+        w->kind[i] = row_kind(value, key, i);
+        w->nkv += w->kind[i] == A_KV;
     }
-    return NULL;
-}
-
-static inline const Group *group_at(const Work *w, int32_t g)
-{
-    const Groups *a = &w->part[0].gs, *b = &w->part[1].gs;
-    return g < a->n ? &a->g[g] : &b->g[g - a->n];
-}
-
-/* Each row's group number (part 1's after part 0's), the rows by group (counting sort, a
-   group's rows in input order), and each group's number of key/value rows. */
-static void *count_rows(void *arg)
-{
-    Work *w = arg;
-    int32_t ng = w->ng, ng0 = w->part[0].gs.n, *gid = w->part[0].gid, *gid1 = w->part[1].gid;
+    int32_t ng = w->gs.n;
     w->cnt = calloc((size_t)ng + 1, 4);
-    w->kvc = calloc((size_t)ng + 1, 4);
-    w->byg = malloc((size_t)(w->n ? w->n : 1) * 4);
-    if (!w->cnt || !w->kvc || !w->byg)
-        return NULL;
-    for (int64_t i = 0; i < w->n; i++) {
-        int32_t g = gid[i] >= 0 ? gid[i] : ng0 + gid1[i];
-        gid[i] = g;
-        w->cnt[g + 1]++;
-        w->kvc[g] += w->kind[i] == A_KV;
-    }
-    w->longest = 1;
+    w->byg = malloc(n1 * 4);
+    w->kv = malloc((size_t)(w->nkv + 1) * 4);
+    if (!w->cnt || !w->byg || !w->kv)
+        return -1;
+    /* rows by group number (counting sort), a group's rows in input order */
+    for (int64_t i = 0; i < n; i++)
+        w->cnt[w->gid[i] + 1]++;
+    int32_t longest = 1;
     for (int32_t g = 0; g < ng; g++) {
-        w->longest = w->cnt[g + 1] > w->longest ? w->cnt[g + 1] : w->longest;
+        longest = w->cnt[g + 1] > longest ? w->cnt[g + 1] : longest;
         w->cnt[g + 1] += w->cnt[g];
     }
-    for (int64_t i = 0; i < w->n; i++)
-        w->byg[w->cnt[gid[i]]++] = (int32_t)i;
+    if (!(w->tmp = malloc((size_t)longest * 4)))  /* the merge sorts' room: one span's rows */
+        return -1;
+    for (int64_t i = 0; i < n; i++)
+        w->byg[w->cnt[w->gid[i]]++] = (int32_t)i;
     /* cnt[g] is now group g's end */
-    return NULL;
-}
-
-/* Group numbers in order of (first ts, first row): a stable LSD radix sort of the groups by
-   first row, then by first ts, all byte histograms in one pass (bytes every group shares are
-   skipped). */
-typedef struct {
-    uint64_t ts;  /* with its sign bit flipped: unsigned order is signed order */
-    uint32_t row;
-    int32_t g;
-} Keyed;
-
-static inline unsigned byte_of(const Keyed *k, int d)
-{
-    return (d < 4 ? k->row >> (8 * d) : k->ts >> (8 * (d - 4))) & 255;
-}
-
-static void *time_order(void *arg)
-{
-    Work *w = arg;
-    int32_t n = w->ng;
-    size_t n1 = (size_t)(n ? n : 1);
-    Keyed *a = malloc(sizeof(Keyed) * n1), *b = malloc(sizeof(Keyed) * n1);
-    if (!a || !b || !(w->gorder = malloc(sizeof(int32_t) * n1))) {
-        free(a);
-        free(b);
-        return NULL;
-    }
-    size_t count[12][256];
-    memset(count, 0, sizeof count);
-    for (int32_t k = 0; k < n; k++) {
-        const Group *e = group_at(w, k);
-        a[k] = (Keyed){(uint64_t)e->ts ^ 0x8000000000000000ULL, (uint32_t)e->row, k};
-        for (int d = 0; d < 12; d++)
-            count[d][byte_of(&a[k], d)]++;
-    }
-    for (int d = 0; d < 12 && n; d++) {
-        size_t *c = count[d], at = 0;
-        if (c[byte_of(&a[0], d)] == (size_t)n)
-            continue;
-        for (int v = 0; v < 256; v++) {
-            size_t m = c[v];
-            c[v] = at;
-            at += m;
-        }
-        for (int32_t i = 0; i < n; i++)
-            b[c[byte_of(&a[i], d)]++] = a[i];
-        Keyed *swap = a;
-        a = b;
-        b = swap;
-    }
-    for (int32_t i = 0; i < n; i++)
-        w->gorder[i] = a[i].g;
-    free(a);
-    free(b);
-    return NULL;
-}
-
-/* Rows into spans, the spans in time order (without the GIL); -1 when out of memory. */
-static int group(Work *w)
-{
-    size_t n1 = (size_t)(w->n ? w->n : 1);
-    int64_t mid = w->parts == 2 ? w->n / 2 : w->n;
-    w->kind = malloc(n1);
-    if (!w->kind)
-        return -1;
-    for (int k = 0; k < 2; k++) {
-        Part *p = &w->part[k];
-        *p = (Part){.w = w, .part = k, .lo = k ? mid : 0, .hi = k ? w->n : mid};
-        if (k < w->parts && (!(p->gid = malloc(n1 * 4)) || groups_init(&p->gs, n1 / w->parts)))
-            return -1;
-    }
-    both(w, group_part, &w->part[0], group_part, &w->part[1]);
-    if (w->part[0].failed || w->part[1].failed)
-        return -1;
-    w->ng = w->part[0].gs.n + w->part[1].gs.n;
-    w->nkv = w->part[0].nkv + w->part[1].nkv;
-    if (!(w->kv = malloc((size_t)(w->nkv + 1) * 4)))
-        return -1;
-    both(w, count_rows, w, time_order, w);
-    return w->byg && w->gorder ? 0 : -1;
+    return (w->gorder = time_order(&w->gs, w->gid, n)) ? 0 : -1;
 }
 
 /* The results as bytes objects of their final sizes, o's arrays pointing into them (with the
    GIL): written in place, not copied once built. Key/value rows are built apart (fewer are
    kept than read) and copied last. */
-static int alloc_out(Work *w)
+static int alloc_out(Work *w, int64_t n)
 {
-    Py_ssize_t n = w->n, g = w->ng, g1 = g + 1, size[NOUT] = {
+    Py_ssize_t g = w->gs.n, g1 = g + 1, size[NOUT] = {
         [O_ORDER] = n * 4, [O_STARTS] = g1 * 4, [O_T0] = g * 8, [O_T1] = g * 8, [O_CLI] = g * 8,
         [O_CLI_OK] = g, [O_SRV] = g * 8, [O_SRV_OK] = g, [O_ANN] = (n - w->nkv) * 4,
         [O_ANN_OFFS] = g1 * 4, [O_KV] = 0, [O_KV_OFFS] = g1 * 4, [O_ERR] = g};
@@ -604,60 +490,21 @@ static int alloc_out(Work *w)
     return 0;
 }
 
-/* A part's spans: each span's rows in time order, and its figures. */
-static void *figure_part(void *arg)
-{
-    Part *p = arg;
-    const Work *w = p->w;
-    for (int32_t j = p->j0; j < p->j1; j++) {
-        int32_t g = w->gorder[j], a = g ? w->cnt[g - 1] : 0, len = w->cnt[g] - a;
-        int32_t *rows = p->o.order + p->o.starts[j];
-        memcpy(rows, w->byg + a, (size_t)len * 4);
-        merge_sort(rows, p->tmp, len, ts_less, w->ts);
-        span_figures(&p->o, j, rows, len, w->ts, w->kind, w->key, p->tmp);
-    }
-    return NULL;
-}
-
-/* Where each span's rows start, and the spans cut in two runs of about half the rows each:
-   part 1's cursors start at its first span's annotation and (not yet deduplicated) key/value
-   rows; its kept key/value rows are moved down behind part 0's afterwards. */
-static int figure(Work *w)
+/* Each span's rows in time order, and its figures (without the GIL). */
+static void figure(Work *w, const int64_t *ts, const Strs *key)
 {
     SpanOut *o = &w->o;
-    int32_t ng = w->ng, at = 0, kv = 0, mid = ng, kv_mid = 0;
+    int32_t at = 0, ng = w->gs.n;
+    o->ann_offs[0] = o->kv_offs[0] = 0;
     for (int32_t j = 0; j < ng; j++) {
-        int32_t g = w->gorder[j];
-        if (mid == ng && w->parts == 2 && at >= w->n / 2) {
-            mid = j;
-            kv_mid = kv;
-        }
+        int32_t g = w->gorder[j], a = g ? w->cnt[g - 1] : 0, len = w->cnt[g] - a;
         o->starts[j] = at;
-        at += w->cnt[g] - (g ? w->cnt[g - 1] : 0);
-        kv += w->kvc[g];
+        memcpy(o->order + at, w->byg + a, (size_t)len * 4);
+        merge_sort(o->order + at, w->tmp, len, ts_less, ts);
+        span_figures(o, j, o->order + at, len, ts, w->kind, key, w->tmp);
+        at += len;
     }
     o->starts[ng] = at;
-    if (mid == ng)
-        kv_mid = kv;
-    o->ann_offs[0] = o->kv_offs[0] = 0;
-    for (int k = 0; k < 2; k++) {
-        Part *p = &w->part[k];
-        p->o = *o;
-        p->o.nann = k ? o->starts[mid] - kv_mid : 0;
-        p->o.nkv = k ? kv_mid : 0;
-        p->j0 = k ? mid : 0;
-        p->j1 = k ? ng : mid;
-        if (k < w->parts && !(p->tmp = malloc((size_t)w->longest * 4)))
-            return -1;
-    }
-    both(w, figure_part, &w->part[0], figure_part, &w->part[1]);
-    int32_t gap = kv_mid - w->part[0].o.nkv;
-    memmove(o->kv + w->part[0].o.nkv, o->kv + kv_mid, (size_t)(w->part[1].o.nkv - kv_mid) * 4);
-    for (int32_t j = mid; j < ng; j++)
-        o->kv_offs[j + 1] -= gap;
-    o->nkv = w->part[1].o.nkv - gap;
-    o->nann = w->part[1].o.nann;
-    return 0;
 }
 
 static PyObject *span_build(PyObject *self, PyObject *args)
@@ -665,10 +512,9 @@ static PyObject *span_build(PyObject *self, PyObject *args)
     Py_buffer vt, vs, vts, bufs[6];
     PyObject *so[3], *ko[3];
     long long voff, koff;
-    int threads = 0;
     memset(bufs, 0, sizeof bufs);
-    if (!PyArg_ParseTuple(args, "y*y*y*OOOLOOOL|i", &vt, &vs, &vts, &so[0], &so[1], &so[2],
-                          &voff, &ko[0], &ko[1], &ko[2], &koff, &threads))
+    if (!PyArg_ParseTuple(args, "y*y*y*OOOLOOOL", &vt, &vs, &vts, &so[0], &so[1], &so[2], &voff,
+                          &ko[0], &ko[1], &ko[2], &koff))
         return NULL;
     PyObject *res = NULL;
     Py_ssize_t n = vt.len / 8;
@@ -679,37 +525,22 @@ static PyObject *span_build(PyObject *self, PyObject *args)
         PyErr_SetString(PyExc_ValueError, "span_build: id and ts arrays differ in length");
         goto done;
     }
-    if (threads < 0 || threads > 2) {
-        PyErr_SetString(PyExc_ValueError, "span_build: threads must be 0 (by size), 1 or 2");
-        goto done;
-    }
     if (get_strs(so[0], so[1], so[2], voff, n, &bufs[0], &bufs[1], &bufs[2], &value) ||
         get_strs(ko[0], ko[1], ko[2], koff, n, &bufs[3], &bufs[4], &bufs[5], &key))
         goto done;
-    w.parts = threads ? threads : n >= PARALLEL_ROWS ? 2 : 1;
-    w.n = n;
-    w.t = vt.buf;
-    w.s = vs.buf;
-    w.ts = vts.buf;
-    w.value = &value;
-    w.key = &key;
     int failed;
     Py_BEGIN_ALLOW_THREADS
-    failed = group(&w);
+    failed = group(&w, n, vt.buf, vs.buf, vts.buf, &value, &key);
     Py_END_ALLOW_THREADS
     if (failed) {
         PyErr_NoMemory();
         goto done;
     }
-    if (alloc_out(&w))
+    if (alloc_out(&w, n))
         goto done;
     Py_BEGIN_ALLOW_THREADS
-    failed = figure(&w);
+    figure(&w, vts.buf, &key);
     Py_END_ALLOW_THREADS
-    if (failed) {
-        PyErr_NoMemory();
-        goto done;
-    }
     if (!(w.out[O_KV] = PyBytes_FromStringAndSize((char *)w.o.kv, (Py_ssize_t)w.o.nkv * 4)))
         goto done;
     if ((res = PyTuple_New(NOUT)))
