@@ -166,16 +166,15 @@ def get_command(
             {p.name: p.type or "Object" for p in f.node.params},
         )
         for key, f in ctx.state.functions.items()
-        if key == f.node.name.lower()  # an [Alias()] of a function is listed as an alias
+        if key == f.node.name.lower()  # once, not again under each [Alias()] name
     ]
-    aliases = ctx.state.registry.alias_table()
     if name:  # aliases are listed when asked for by name, as PowerShell lists them
+        aliases = ctx.state.registry.alias_table()
         out += [
-            CommandInfo("Alias", a, "alias", f"-> {aliases[a]}", aliases[a])
-            for a in aliases
-            if any(wildcard_match(a, n) for n in name) and a != aliases[a].lower()
+            CommandInfo("Alias", a, "alias", f"-> {target}", target)
+            for a, target in aliases.items()
+            if a != target.lower()
         ]
-    if name:
         out = [c for c in out if any(wildcard_match(c.Name, n) for n in name)]
         if not out and not any(ch in n for n in name for ch in "*?["):
             raise CommandError("Get-Command", f"no command named {name[0]!r}")
