@@ -306,8 +306,7 @@ def _at_command_position(cur: Cursor) -> list[Candidate]:
         return _matching(list(HASH_KEYS), word, "key")
     if word[:1] in ("'", '"') or word[:1].isdigit():
         return []
-    names = cur.state.registry.names() + [f.node.name for f in cur.state.functions.values()]
-    return _matching(names, word, "command")
+    return _matching(cur.state.command_names(), word, "command")
 
 
 def _on_word(cur: Cursor) -> list[Candidate]:
@@ -338,6 +337,7 @@ def _variable_typed(word: str) -> str | None:
 
 def _command_spec(state: ShellState, name: str) -> Cmdlet | None:
     """The declaration of a user function (its param block) or of a cmdlet."""
+    name = state.resolve_alias(name)
     func = state.functions.get(name.lower())
     spec = getattr(func, "spec", None)
     return spec if isinstance(spec, Cmdlet) else state.registry.resolve(name)
@@ -619,7 +619,7 @@ def _variables(state: ShellState) -> list[str]:
 
 
 def _commands(state: ShellState) -> list[str]:
-    return state.registry.names()
+    return state.command_names()
 
 
 def _sessions(state: ShellState) -> list[str]:

@@ -71,6 +71,8 @@ class Scope:
         self.types: dict[str, list[str]] = {}
         #: A function's or ``& {}``'s scope: assignments create locals instead of reaching out.
         self.isolated = isolated
+        #: Set-StrictMode's version set in this scope (0: off; None: the parent's).
+        self.strict: int | None = None
 
     def lookup(self, name: str) -> tuple[bool, Any]:
         scope: Scope | None = self
@@ -80,6 +82,15 @@ class Scope:
                 return True, scope.vars[key][1]
             scope = scope.parent
         return False, None
+
+    def strict_version(self) -> int:
+        """Set-StrictMode's version in force here (0: off): the nearest scope that set one."""
+        scope: Scope | None = self
+        while scope is not None:
+            if scope.strict is not None:
+                return scope.strict
+            scope = scope.parent
+        return 0
 
     def set(self, name: str, value: Any) -> Scope:
         """Assign in the scope that already holds the name, else in this one; the scope that
@@ -137,6 +148,8 @@ class ShellState:
     host: Host = field(default_factory=StreamHost)
     globals: Scope = field(default_factory=Scope)
     functions: dict[str, Any] = field(default_factory=dict)
+    #: Aliases made by Set-Alias and New-Alias: name (lower case) -> (name, the command).
+    aliases: dict[str, tuple[str, str]] = field(default_factory=dict)
     #: Short facts components publish for the REPL toolbar, e.g. {"sessions": "incident"}.
     status: dict[str, str] = field(default_factory=dict)
     #: Trace sessions this shell created: name -> fayshell.tracing.records.SessionMemo.
@@ -164,6 +177,21 @@ class ShellState:
     _cluster: Cluster | None = None
     #: The held background write last seen (its chunk's number) and ``statements`` then.
     _held: tuple[int, int] | None = None
+
+    def resolve_alias(self, name: str) -> str:
+        """The command a name stands for through the user's aliases (which come before
+        functions and cmdlets); ``name`` itself when it is none of them."""
+        seen = set()
+        while name.lower() in self.aliases and name.lower() not in seen:
+            seen.add(name.lower())
+            name = self.aliases[name.lower()][1]
+        return name
+
+    def command_names(self) -> list[str]:
+        """Every name a command can be called by: cmdlets, their aliases, the user's functions
+        and aliases (completion, "did you mean")."""
+        own = [f.node.name for f in self.functions.values()]
+        return self.registry.names() + own + [n for n, _ in self.aliases.values()]
 
     def __post_init__(self) -> None:
         for name, value in (

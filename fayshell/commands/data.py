@@ -21,6 +21,7 @@ from fayshell.commands.registry import BY_VALUE, Param, cmdlet
 from fayshell.errors import CommandError, ParameterError
 from fayshell.lang.ops import to_string
 from fayshell.lang.streams import aiter_items, collect, is_relation
+from fayshell.lang.values import Hashtable
 from fayshell.records import as_dict, is_record, property_names
 from fayshell.store.relation import quote_literal
 
@@ -44,8 +45,12 @@ def json_value(value: Any, depth: int, cut: _Truncated) -> Any:
     ):
         fields = _all_fields(value)
         if depth < 0:
-            cut.hit = True
-            return value_text(fields)
+            cut.hit = True  # a hashtable's text is its type's name, an object's @{k=v}
+            return (
+                "System.Collections.Hashtable"
+                if isinstance(value, Hashtable)
+                else value_text(fields)
+            )
         return {str(k): json_value(v, depth - 1, cut) for k, v in fields.items()}
     if isinstance(value, (list, tuple, set, frozenset)):
         if depth < 0:

@@ -30,10 +30,16 @@ about_Language -- the fayshell language in brief
   -shr -join -split -replace -f (.NET formats: "{0,8:N2}") -is -isnot -as [type], ++ --
   += -= *= /= %= ??= , a ?? b, cond ? a : b, 'a'..'e', [math]::Round(x, 2), [int]::MaxValue.
   Types: [int] [long] [double] [string] [bool] [char] [datetime] [timespan] [version] [semver]
-  [array] [hashtable] [ordered] [pscustomobject] [regex], and ::new() of the collections
+  [array] [hashtable] [ordered] [pscustomobject] [regex] (an object: Match, Matches,
+  IsMatch, Replace, Split; $m.Groups['name']), and ::new() of the collections
   List[T], Dictionary[K,V], HashSet[T], Queue[T], Stack[T]; [version]'2.13' -gt '2.9' (compared
   part by part), and $PSVersionTable.PSVersion is a [semver] (7.4.0). [IO.Path]::GetFileName,
-  GetDirectoryName, GetExtension, GetFileNameWithoutExtension, ChangeExtension, Combine.
+  GetDirectoryName, GetExtension, GetFileNameWithoutExtension, ChangeExtension, Combine;
+  [IO.File]::Exists, ReadAllText, ReadAllLines, WriteAllText, WriteAllLines, AppendAllText,
+  Copy, Move, Delete; [IO.Directory]::Exists, GetFiles, GetDirectories, CreateDirectory,
+  Delete; [Diagnostics.Stopwatch]::StartNew().
+  Set-StrictMode -Version 1.0|2.0|3.0|Latest makes unset variables, missing properties,
+  f(1, 2) calls and indexes past an array's end errors; Set-Alias/New-Alias name commands.
   Pipelines: a && b, a || b; > file, >> file, 2>&1, 2>$null; & $block args; . ./lib.fay;
   ./incident.fay args runs a script. Arrays: .Where({ }, 'First'|'Last'|'SkipUntil'|'Until'|
   'Split', n), .ForEach({ }), .ForEach('Property').
@@ -94,6 +100,11 @@ about_Differences -- where fayshell deliberately differs from PowerShell
     without a format view are laid out from their own properties (no .NET default views);
     every Write-Host line is written at once, before the table the script's last
     statements are still filling (PowerShell does the same within its 300 ms window).
+  Aliases made by Set-Alias and New-Alias last for the session whatever -Scope says (in
+    PowerShell an alias a script or function makes goes away with its scope); fayshell's
+    own aliases are not read-only and can be pointed elsewhere.
+  [IO.File] and [IO.Directory] resolve a relative path against the process's directory,
+    as .NET does (PowerShell's location is not theirs there either: give full paths).
   Get-Content gives plain strings (no PSPath/ReadCount note properties); Get-ChildItem's
     Mode is d----, ----- or l---- (UnixMode has the permission bits).
   Tab completion also offers the columns of the relation flowing into a cmdlet
@@ -170,6 +181,7 @@ def get_command(
     ]
     if name:  # aliases are listed when asked for by name, as PowerShell lists them
         aliases = ctx.state.registry.alias_table()
+        aliases.update({a: target for a, (_, target) in ctx.state.aliases.items()})
         out += [
             CommandInfo("Alias", a, "alias", f"-> {target}", target)
             for a, target in aliases.items()
@@ -193,16 +205,136 @@ def _cmdlet_info(c: Cmdlet) -> CommandInfo:
 @cmdlet(
     "Get-Alias",
     aliases=("gal",),
-    synopsis="List aliases and what they stand for.",
-    params=[Param("Name", "strings", position=0)],
-    examples=[("Get-Alias ?", "What '?' stands for.")],
+    synopsis="List aliases and what they stand for: the shell's and those Set-Alias made.",
+    params=[
+        Param("Name", "strings", position=0),
+        Param("Definition", "strings", help="Only the aliases of these commands (wildcards)."),
+    ],
+    examples=[
+        ("Get-Alias ?", "What '?' stands for."),
+        ("Get-Alias -Definition Get-ChildItem", "Every alias of Get-ChildItem."),
+    ],
 )
-def get_alias(ctx: Invocation, *, name: list[str] | None = None) -> list[AliasInfo]:
-    table = ctx.state.registry.alias_table()
-    out = [AliasInfo(a, table[a]) for a in sorted(table)]
+def get_alias(
+    ctx: Invocation, *, name: list[str] | None = None, definition: list[str] | None = None
+) -> list[AliasInfo]:
+    table = {a: AliasInfo(a, target) for a, target in ctx.state.registry.alias_table().items()}
+    table.update({a: AliasInfo(n, target) for a, (n, target) in ctx.state.aliases.items()})
+    out = [table[a] for a in sorted(table)]
     if name:
         out = [a for a in out if any(wildcard_match(a.Name, n) for n in name)]
+        _none_named(name, out, "Get-Alias")
+    if definition:
+        out = [a for a in out if any(wildcard_match(a.Definition, d) for d in definition)]
     return out
+
+
+def _none_named(names: list[str], found: list[AliasInfo], command: str) -> None:
+    """PowerShell's error for a name without wildcards that matched no alias."""
+    for n in names:
+        if not any(ch in n for ch in "*?[") and not any(a.Name.lower() == n.lower() for a in found):
+            raise CommandError(
+                command,
+                f"This command cannot find a matching alias because an "
+                f"alias with the name '{n}' does not exist.",
+            )
+
+
+ALIAS_PARAMS = [
+    Param("Name", str, position=0, mandatory=True, help="The alias."),
+    Param(
+        "Value",
+        str,
+        position=1,
+        mandatory=True,
+        help="The command it stands for.",
+        complete="commands",
+    ),
+    Param("Description", str, help="Kept for PowerShell scripts; not shown."),
+    Param("Scope", str, help="Accepted; fayshell keeps aliases for the whole session."),
+    Param("Force", bool, help="New-Alias: replace an alias that exists."),
+    Param("PassThru", bool, help="Output the alias."),
+]
+
+
+@cmdlet(
+    "Set-Alias",
+    aliases=("sal",),
+    synopsis="Make a name stand for a command (made or changed); it comes before functions "
+    "and cmdlets of that name.",
+    params=ALIAS_PARAMS,
+    examples=[
+        ("Set-Alias top Show-Top", "'top' now runs Show-Top."),
+        ("Set-Alias -Name spans -Value Get-Span", "Named parameters, as scripts write it."),
+    ],
+)
+def set_alias(
+    ctx: Invocation,
+    *,
+    name: str,
+    value: str,
+    description: str | None = None,
+    scope: str | None = None,
+    force: bool = False,
+    pass_thru: bool = False,
+) -> AliasInfo | None:
+    return _make_alias(ctx, name, value, pass_thru)
+
+
+@cmdlet(
+    "New-Alias",
+    aliases=("nal",),
+    synopsis="Make a new alias; an error if one of that name exists (unless -Force).",
+    params=ALIAS_PARAMS,
+    examples=[("New-Alias spans Get-Span", "'spans' now runs Get-Span.")],
+)
+def new_alias(
+    ctx: Invocation,
+    *,
+    name: str,
+    value: str,
+    description: str | None = None,
+    scope: str | None = None,
+    force: bool = False,
+    pass_thru: bool = False,
+) -> AliasInfo | None:
+    low = name.lower()
+    if not force and (low in ctx.state.aliases or low in ctx.state.registry.alias_table()):
+        raise CommandError(
+            "New-Alias",
+            f"The alias is not allowed, because an alias with the name '{name}' already exists.",
+        )
+    return _make_alias(ctx, name, value, pass_thru)
+
+
+def _make_alias(ctx: Invocation, name: str, value: str, pass_thru: bool) -> AliasInfo | None:
+    if not name.strip() or any(ch.isspace() for ch in name):
+        raise CommandError(ctx.name, f"not a valid alias name: {name!r}")
+    ctx.state.aliases[name.lower()] = (name, value)
+    return AliasInfo(name, value) if pass_thru else None
+
+
+@cmdlet(
+    "Remove-Alias",
+    synopsis="Remove aliases Set-Alias or New-Alias made.",
+    params=[
+        Param("Name", "strings", position=0, mandatory=True),
+        Param("Scope", str, help="Accepted; fayshell keeps aliases for the whole session."),
+        Param("Force", bool, help="Accepted (no alias is read-only)."),
+    ],
+    examples=[("Remove-Alias top", "'top' no longer runs Show-Top.")],
+)
+def remove_alias(
+    ctx: Invocation, *, name: list[str], scope: str | None = None, force: bool = False
+) -> None:
+    for n in name:
+        if ctx.state.aliases.pop(n.lower(), None) is None:
+            if n.lower() in ctx.state.registry.alias_table():
+                raise CommandError(
+                    "Remove-Alias",
+                    f"'{n}' is one of fayshell's own aliases; Set-Alias can point it elsewhere",
+                )
+            raise CommandError("Remove-Alias", f"No alias named '{n}' exists.")
 
 
 @cmdlet(

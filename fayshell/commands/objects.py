@@ -15,6 +15,8 @@ from typing import Any
 from fayshell.commands.invocation import Invocation
 from fayshell.commands.registry import BY_VALUE, Param, cmdlet
 from fayshell.errors import CommandError, ParameterError
+from fayshell.lang.dates import NOT_HANDLED
+from fayshell.lang.dates import static_member as date_static
 from fayshell.lang.generic import new_collection
 from fayshell.lang.ops import OperatorError, compare, to_string, wildcard_match
 from fayshell.lang.streams import collect, is_relation, single_or_list
@@ -90,6 +92,8 @@ def short_type(value: Any) -> str:
 
 def full_type(value: Any) -> str:
     """The full type name Get-Member's TypeName shows."""
+    if isinstance(value, Hashtable):
+        return "System.Collections.Hashtable"
     if isinstance(value, Mapping):
         return PSCUSTOMOBJECT
     full = {
@@ -469,11 +473,15 @@ def new_object(
     made = new_collection(type_name, argument_list)
     if made is not None:
         return [made]
+    args = argument_list if isinstance(argument_list, list) else [argument_list]
+    dated = date_static(type_name, "new", [a for a in args if a is not None])
+    if dated is not NOT_HANDLED:  # DateTime, TimeSpan, Stopwatch
+        return [dated]
     raise CommandError(
         "New-Object",
         f"type [{type_name}] is not available in fayshell; "
         "New-Object makes PSObject, Hashtable, ArrayList and the generic List, Dictionary, "
-        "HashSet, Queue and Stack",
+        "HashSet, Queue and Stack, DateTime, TimeSpan and Stopwatch",
     )
 
 

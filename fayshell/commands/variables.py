@@ -1,4 +1,4 @@
-"""Variables and timing: Get-/Set-/Remove-Variable, Measure-Command, Start-Sleep."""
+"""Variables and timing: Get-/Set-/Remove-Variable, Set-StrictMode, Measure-Command, Start-Sleep."""
 
 from __future__ import annotations
 
@@ -67,6 +67,39 @@ def get_variable(
         if not any(c in pattern for c in "*?[") and not where.lookup(pattern)[0]:
             ctx.write_error(ErrorRecord(pattern, "", f"no variable named {pattern!r}"))
     return out
+
+
+#: Set-StrictMode's versions: what -Version accepts, and the rules each turns on.
+STRICT_VERSIONS = {"1": 1, "1.0": 1, "2": 2, "2.0": 2, "3": 3, "3.0": 3, "latest": 3}
+
+
+@cmdlet(
+    "Set-StrictMode",
+    synopsis="Turn on coding rules for this scope and those below it, or turn them off.",
+    description="Version 1.0: reading a variable never set is an error (except inside a "
+    "string). 2.0: also inside strings; a property the object does not have (a hashtable has "
+    "every key); a command called as a method, f(1, 2). 3.0 (Latest): also an index past "
+    "either end of an array. A function or script that sets it does not change its caller.",
+    params=[
+        Param("Version", str, help="1.0, 2.0, 3.0 or Latest."),
+        Param("Off", bool, help="No rules (the default)."),
+    ],
+    examples=[
+        ("Set-StrictMode -Version Latest", "Every rule: a typo in a name is an error."),
+        ("Set-StrictMode -Off", "Unset variables and missing properties are $null again."),
+    ],
+)
+def set_strict_mode(ctx: Invocation, *, version: str | None = None, off: bool = False) -> None:
+    if (version is None) == (not off):
+        raise CommandError("Set-StrictMode", "give either -Version or -Off")
+    level = 0 if off else STRICT_VERSIONS.get((version or "").strip().lower())
+    if level is None:
+        raise CommandError(
+            "Set-StrictMode",
+            f"Cannot validate argument on parameter 'Version'. The {version} strict mode "
+            "version is not valid. Valid versions are 1.0, 2.0, 3.0 and Latest.",
+        )
+    _scope(ctx, None).strict = level
 
 
 def _scope(ctx: Invocation, scope: str | None) -> Scope:

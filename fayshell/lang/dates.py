@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import calendar
 import re
+import time
 from collections.abc import Callable
 from datetime import UTC, date, datetime, timedelta
 from typing import Any, Literal
@@ -695,6 +696,55 @@ def _days_in_month(year: Any, month: Any) -> int:
     return calendar.monthrange(int(year), int(month))[1]
 
 
+class Stopwatch:
+    """``[System.Diagnostics.Stopwatch]``: time measured on the monotonic clock while it runs
+    (its ticks are nanoseconds, as .NET's are on Linux)."""
+
+    MEMBERS = ("IsRunning", "Elapsed", "ElapsedMilliseconds", "ElapsedTicks")
+
+    def __init__(self) -> None:
+        self._total = 0
+        self._since: int | None = None
+
+    @classmethod
+    def StartNew(cls) -> Stopwatch:  # noqa: N802 - .NET method name
+        made = cls()
+        made.Start()
+        return made
+
+    def Start(self) -> None:  # noqa: N802 - .NET method name
+        if self._since is None:
+            self._since = time.monotonic_ns()
+
+    def Stop(self) -> None:  # noqa: N802 - .NET method name
+        if self._since is not None:
+            self._total += time.monotonic_ns() - self._since
+            self._since = None
+
+    def Reset(self) -> None:  # noqa: N802 - .NET method name
+        self._total, self._since = 0, None
+
+    def Restart(self) -> None:  # noqa: N802 - .NET method name
+        self._total, self._since = 0, time.monotonic_ns()
+
+    @property
+    def IsRunning(self) -> bool:  # noqa: N802 - .NET property name
+        return self._since is not None
+
+    @property
+    def ElapsedTicks(self) -> int:  # noqa: N802 - .NET property name
+        running = time.monotonic_ns() - self._since if self._since is not None else 0
+        return self._total + running
+
+    @property
+    def Elapsed(self) -> Duration:  # noqa: N802 - .NET property name
+        return Duration(self.ElapsedTicks)
+
+    @property
+    def ElapsedMilliseconds(self) -> int:  # noqa: N802 - .NET property name
+        return self.ElapsedTicks // 1_000_000
+
+
 #: ``[datetime]::Name`` and ``[timespan]::Name``: properties (no arguments) and methods.
 STATICS: dict[str, dict[str, Callable[..., Any]]] = {
     "datetime": {
@@ -725,11 +775,19 @@ STATICS: dict[str, dict[str, Callable[..., Any]]] = {
             else Duration(int(parts[0]) * 100)
         ),
     },
+    "stopwatch": {
+        "startnew": Stopwatch.StartNew,
+        "new": Stopwatch,
+        "frequency": lambda: 1_000_000_000,
+        "ishighresolution": lambda: True,
+    },
 }
 TYPE_ALIASES = {
     "system.datetime": "datetime",
     "system.timespan": "timespan",
     "duration": "timespan",
+    "system.diagnostics.stopwatch": "stopwatch",
+    "diagnostics.stopwatch": "stopwatch",
 }
 
 

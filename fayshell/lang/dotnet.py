@@ -503,9 +503,26 @@ def type_name_of(value: Any) -> str:
     """The .NET type name PowerShell shows for a value (``GetType().Name``)."""
     if type(value).__name__ == "Char":
         return "Char"
+    if isinstance(value, dict) and type(value).__name__ != "Hashtable":
+        return "PSCustomObject"  # [pscustomobject]@{} and a table's rows
     for cls in type(value).__mro__:
         if cls in TYPE_NAMES:
             if cls is int and not -(2**31) <= value < 2**31:
                 return "Int64"
             return TYPE_NAMES[cls]
     return type(value).__name__
+
+
+#: The namespaces of the types whose GetType().FullName is not System.<Name>.
+NAMESPACES = {
+    "Hashtable": "System.Collections.",
+    "PSCustomObject": "System.Management.Automation.",
+    "Regex": "System.Text.RegularExpressions.",
+    "Stopwatch": "System.Diagnostics.",
+}
+
+
+def full_type_name_of(value: Any) -> str:
+    """``GetType().FullName`` of a value: System.String, System.Collections.Hashtable ..."""
+    name = type_name_of(value)
+    return NAMESPACES.get(name, "System.") + name

@@ -43,7 +43,7 @@ from fayshell.errors import (
     SourceSpan,
 )
 from fayshell.host import Host, ProgressTask
-from fayshell.lang import ast, dotnet, validate
+from fayshell.lang import ast, dotnet, netio, netregex, validate
 from fayshell.lang.dates import NOT_HANDLED, DateTime, call_method
 from fayshell.lang.dates import static_member as date_static
 from fayshell.lang.dotnet import DotNetError, type_name_of
@@ -51,8 +51,12 @@ from fayshell.lang.generic import DotNetCollection, new_collection
 from fayshell.lang.ops import (
     CastError,
     DivideByZero,
+    IndexOutOfRange,
+    MethodSyntax,
     OperatorError,
+    PropertyNotFound,
     SortKey,
+    VariableNotSet,
     arithmetic,
     compare,
     convert,
@@ -82,8 +86,6 @@ from fayshell.lang.values import (
     ErrorRecordValue,
     ExceptionValue,
     Hashtable,
-    MatchGroup,
-    MatchInfo,
     Ref,
     ScriptBlock,
     Size,
@@ -91,7 +93,7 @@ from fayshell.lang.values import (
     TypeName,
 )
 from fayshell.lang.versions import SemanticVersion, Version
-from fayshell.records import get_property, is_record
+from fayshell.records import get_property, has_property, is_record
 from fayshell.state import Scope, ShellState
 
 OutputCallback = Callable[[Any], Awaitable[None] | None]
@@ -542,7 +544,9 @@ class Interpreter:
         else:
             kind = dotnet_type_of(exc)
             info = ErrorCategoryInfo(
-                getattr(exc, "category", None) or ERROR_CATEGORIES.get(kind, "NotSpecified"),
+                getattr(exc, "category", None)
+                or getattr(exc.cause, "category", None)
+                or ERROR_CATEGORIES.get(kind, "NotSpecified"),
                 getattr(exc, "command", ""),
                 kind.rsplit(".", 1)[-1],
             )
@@ -1002,13 +1006,14 @@ class Interpreter:
         return stream
 
     def lookup_command(self, name: str) -> Cmdlet | FunctionInfo:
+        name = self.state.resolve_alias(name)
         func = self.state.functions.get(name.lower())
         if func is not None:
             return func
         spec = self.state.registry.resolve(name)
         if spec is not None:
             return spec
-        names = self.state.registry.names() + [f.node.name for f in self.state.functions.values()]
+        names = self.state.command_names()
         lowered = {n.lower(): n for n in names}
         close = difflib.get_close_matches(name.lower(), list(lowered), n=1, cutoff=0.6)
         hint = (
@@ -1060,6 +1065,8 @@ class Interpreter:
             if "/" in node.name or "\\" in node.name:  # ./incident.fay: run the script
                 return await self.script_command(node, scope)
             target = self.lookup_command(node.name)
+            if scope.strict_version() >= 2 and method_style(node):
+                raise operator_error(MethodSyntax())
             args = await self.eval_args(node, scope)
             if isinstance(target, FunctionInfo):
                 return await self.call_function(target, args, input_stream)
@@ -1354,10 +1361,17 @@ class Interpreter:
             ):
                 raise ParameterError(name, decl.name, "missing mandatory parameter")
             else:
-                value = None if decl.default is None else await self.eval(decl.default, scope)
+                value = await self.param_default(decl, scope)
             scope.set_local(decl.name, value)
         scope.set_local("args", bound.values.get("args", []))
         return bound
+
+    async def param_default(self, decl: ast.ParamDecl, scope: Scope) -> Any:
+        """A parameter not given: its default, else its type's (``[switch]`` and ``[bool]``
+        False, numbers 0, ``[string]`` ''), else $null."""
+        if decl.default is not None:
+            return await self.eval(decl.default, scope)
+        return TYPE_DEFAULTS.get((decl.type or "").lower())
 
     async def check_param(self, decl: ast.ParamDecl, value: Any, scope: Scope, name: str) -> None:
         """A bound value against the parameter's [Validate...] attributes; a failure is
@@ -1457,7 +1471,7 @@ class Interpreter:
             if i < len(args):
                 value = args[i]
             else:
-                value = None if decl.default is None else await self.eval(decl.default, scope)
+                value = await self.param_default(decl, scope)
             scope.set_local(decl.name, value)
         scope.set_local("args", args[len(block.params) :] if args else [])
         if input_items is not None:
@@ -1504,7 +1518,13 @@ class Interpreter:
             if isinstance(p, str):
                 parts.append(p)
                 continue
-            value = await self.eval(p, scope)
+            try:
+                value = await self.eval(p, scope)
+            except RuntimeFayError as exc:
+                # Set-StrictMode 1 allows "$unset" (later versions do not)
+                if not isinstance(exc.cause, VariableNotSet) or scope.strict_version() != 1:
+                    raise
+                value = None
             if isinstance(value, (list, tuple)):  # "$arr" joins with $OFS (default a space)
                 found, ofs = scope.lookup("OFS")
                 sep = to_string(ofs) if found and ofs is not None else " "
@@ -1523,19 +1543,23 @@ class Interpreter:
             if prefix in ("global", "script", "local", "private"):
                 where = self.state.globals if prefix in ("global", "script") else scope
                 found, value = where.lookup(rest)
-                return value if found else None
+                return value if found else unset(name, scope)
         if low == "psitem":
             low = "_"
         found, value = scope.lookup(low)
-        return value if found else None
+        return value if found else unset(name, scope)
 
     async def eval_member(self, node: ast.Member, scope: Scope) -> Any:
         obj = await self.eval(node.obj, scope)
         if node.safe and obj is None:
             return None
-        if node.computed is None:
-            return member(obj, node.name)
-        return member(obj, to_string(await self.eval(node.computed, scope)))
+        name = node.name
+        if node.computed is not None:
+            name = to_string(await self.eval(node.computed, scope))
+        value = member(obj, name)
+        if value is None and scope.strict_version() >= 2 and not has_member(obj, name):
+            raise PropertyNotFound(name)
+        return value
 
     async def eval_typelit(self, node: ast.TypeLit, scope: Scope) -> Any:
         return TypeName(node.name)
@@ -1569,13 +1593,25 @@ class Interpreter:
 
     async def eval_index(self, node: ast.Index, scope: Scope) -> Any:
         obj = await self.eval(node.obj, scope)
-        if node.safe and obj is None:
-            return None
+        if obj is None:
+            if node.safe:
+                return None
+            raise OperatorError("Cannot index into a null array.")
         key = await self.eval(node.index, scope)
+        if isinstance(obj, netregex.GroupCollection) and isinstance(key, str):
+            return obj.named(key)  # $m.Groups['year']
         if is_relation(obj):
             obj = obj.records()
-        if isinstance(key, list):
-            return [index_value(obj, k) for k in key]
+        if not isinstance(obj, (list, tuple, str)):
+            return (
+                [index_value(obj, k) for k in key]
+                if isinstance(key, list)
+                else index_value(obj, key)
+            )
+        if isinstance(key, list):  # a slice: indexes past either end give nothing
+            return [index_value(obj, k) for k in key if in_bounds(obj, k)]
+        if scope.strict_version() >= 3 and not in_bounds(obj, key):
+            raise IndexOutOfRange()
         return index_value(obj, key)
 
     async def eval_method(self, node: ast.MethodCall, scope: Scope) -> Any:
@@ -1719,12 +1755,7 @@ class Interpreter:
         async def one(text: str) -> str:
             out, pos = [], 0
             for m in rx.finditer(text):
-                match = MatchInfo(
-                    m.group(0),
-                    m.start(),
-                    len(m.group(0)),
-                    [MatchGroup(g or "") for g in (m.group(0), *m.groups())],
-                )
+                match = netregex.match_info(m)
                 out.append(text[pos : m.start()])
                 out.append(to_string(single_or_list(await block.invoke(dollar_under=match))))
                 pos = m.end()
@@ -2024,6 +2055,16 @@ def callable_spec(name: str, params: list[ast.ParamDecl]) -> Cmdlet:
     )
 
 
+#: What a typed parameter holds when it is not given and has no default (.NET's default).
+TYPE_DEFAULTS: dict[str, Any] = {
+    **dict.fromkeys(("switch", "bool", "boolean"), False),
+    **dict.fromkeys(("int", "int32", "long", "int64", "byte", "int16", "uint32"), 0),
+    **dict.fromkeys(("double", "float", "single"), 0.0),
+    "decimal": Decimal(0),
+    "string": "",
+}
+
+
 def _param_type(declared: str | None) -> Any:
     return {
         "int": int,
@@ -2068,6 +2109,8 @@ def member(obj: Any, name: str) -> Any:
         return single_or_list([v for v in (member(item, name) for item in obj) if v is not None])
     if obj is None:
         return 0 if low in ("count", "length") else None
+    if isinstance(obj, bool) and low == "ispresent":  # a [switch] parameter
+        return obj
     if isinstance(obj, str):
         if low == "length":
             return len(obj)
@@ -2087,6 +2130,36 @@ def member(obj: Any, name: str) -> Any:
     if not is_record(obj) and low in ("count", "length"):
         return 1
     return get_property(obj, name)
+
+
+def unset(name: str, scope: Scope) -> None:
+    """The value of a variable never set: $null, or Set-StrictMode's error."""
+    if scope.strict_version():
+        raise VariableNotSet(name)
+
+
+def has_member(obj: Any, name: str) -> bool:
+    """Does ``obj`` have a property ``name`` (Set-StrictMode 2 asks before it gives $null)?
+    A hashtable has every key; an array what one of its items has (none: it is empty)."""
+    if name.lower() in ("count", "length") or isinstance(obj, Hashtable):
+        return True
+    if is_relation(obj):
+        return any(c.lower() == name.lower() for c in obj.columns())
+    if isinstance(obj, (list, tuple)):
+        return not obj or any(has_member(item, name) for item in obj)
+    return obj is not None and not isinstance(obj, str) and has_property(obj, name)
+
+
+def method_style(node: ast.Command) -> bool:
+    """``add(3, 4)``: parenthesised arguments with commas right after the command's name."""
+    if not node.args or not isinstance(node.args[0], ast.Paren):
+        return False
+    first = node.args[0]
+    inner = first.pipeline
+    if isinstance(inner, ast.Pipeline) and len(inner.elements) == 1:
+        inner = inner.elements[0]
+    adjacent = first.line == node.line and first.col == node.col + len(node.name)
+    return adjacent and isinstance(inner, ast.ArrayLit)
 
 
 def member_or_call(item: Any, name: str, args: list[Any]) -> list[Any]:
@@ -2111,11 +2184,11 @@ def value_method(obj: Any, name: str, args: list[Any]) -> Any:
     if result is not NOT_HANDLED:
         return result
     if low == "gettype" and not args and not hasattr(obj, "GetType"):
-        return TypeInfo(type_name_of(obj), "System." + type_name_of(obj))
+        return TypeInfo(type_name_of(obj), dotnet.full_type_name_of(obj))
     if isinstance(obj, str):
         return string_method(obj, name, args)
-    method = getattr(obj, name, None) if not isinstance(obj, NUMBERS) else None
-    if callable(method) and name[:1].isupper():
+    method = net_method(obj, name) if not isinstance(obj, NUMBERS) else None
+    if method is not None:
         try:
             return method(*args)
         except TypeError as exc:
@@ -2126,6 +2199,23 @@ def value_method(obj: Any, name: str, args: list[Any]) -> Any:
         eq = compare("eq", obj, args[0])
         return eq if low == "equals" else (0 if eq else (-1 if compare("lt", obj, args[0]) else 1))
     raise OperatorError(f"{type_name_of(obj)} has no method {name}() (with {len(args)} arguments)")
+
+
+def in_bounds(items: list[Any] | tuple[Any, ...] | str, index: Any) -> bool:
+    """Is ``items[index]`` an item (negative indexes count from the end)?"""
+    return -len(items) <= int(to_number(index)) < len(items)
+
+
+def net_method(obj: Any, name: str) -> Callable[..., Any] | None:
+    """``obj``'s .NET-named method ``name`` (a capitalised Python method), in any case."""
+    method = getattr(obj, name, None)
+    if callable(method) and name[:1].isupper():
+        return method
+    low = name.lower()
+    for attr in dir(type(obj)):
+        if attr.lower() == low and attr[:1].isupper() and callable(getattr(obj, attr)):
+            return getattr(obj, attr)
+    return None
 
 
 def index_value(obj: Any, key: Any) -> Any:
@@ -2400,6 +2490,12 @@ def _static_call(t: str, low: str, args: list[Any]) -> tuple[bool, Any]:
     if low == "tryparse" and t in TRY_PARSE:
         return True, _try_parse(t, args)
     text = [to_string(a) for a in args]
+    if t in ("regex", "text.regularexpressions.regex"):
+        made = netregex.static(low, text)
+        return made is not NotImplemented, made
+    if t in netio.TYPES:
+        made = netio.static(t, low, [_net_arg(a) for a in args])
+        return made is not NotImplemented, made
     calls: dict[tuple[str, str], Callable[[], Any]] = {
         ("string", "isnullorempty"): lambda: args[0] is None or text[0] == "",
         ("string", "isnullorwhitespace"): lambda: args[0] is None or text[0].strip() == "",
@@ -2424,36 +2520,7 @@ def _static_call(t: str, low: str, args: list[Any]) -> tuple[bool, Any]:
         ),
         ("convert", "toboolean"): lambda: convert(args[0], "bool"),
         ("convert", "todouble"): lambda: convert(args[0], "double"),
-        ("regex", "escape"): lambda: re.escape(text[0]),
         ("environment", "getenvironmentvariable"): lambda: os.environ.get(text[0]),
-        ("regex", "ismatch"): lambda: dotnet.regex(text[1], True).search(text[0]) is not None,
-        ("regex", "replace"): lambda: dotnet.regex(text[1], True).sub(
-            dotnet.replacement(text[2]), text[0]
-        ),
-        ("regex", "split"): lambda: dotnet.regex(text[1], True).split(text[0]),
-        ("regex", "matches"): lambda: [
-            MatchInfo(
-                m.group(0),
-                m.start(),
-                len(m.group(0)),
-                [MatchGroup(g or "") for g in (m.group(0), *m.groups())],
-            )
-            for m in dotnet.regex(text[1], True).finditer(text[0])
-        ],
-        ("regex", "match"): lambda: next(
-            (
-                MatchInfo(
-                    m.group(0),
-                    m.start(),
-                    len(m.group(0)),
-                    [MatchGroup(g or "") for g in (m.group(0), *m.groups())],
-                    True,
-                )
-                for m in [dotnet.regex(text[1], True).search(text[0])]
-                if m is not None
-            ),
-            MatchInfo("", 0, 0, [], False),
-        ),
         ("char", "isdigit"): lambda: text[0].isdigit(),
         ("char", "isletter"): lambda: text[0].isalpha(),
         ("char", "isupper"): lambda: text[0].isupper(),
@@ -2482,6 +2549,13 @@ def _static_call(t: str, low: str, args: list[Any]) -> tuple[bool, Any]:
         return True, fn()
     except (ValueError, IndexError, TypeError, KeyError) as exc:
         raise OperatorError(f"[{t}]::{low}({len(args)} arguments): {exc}") from None
+
+
+def _net_arg(value: Any) -> Any:
+    """An argument of a .NET method as text (a list as texts); $null and booleans as they are."""
+    if value is None or isinstance(value, bool):
+        return value
+    return [to_string(v) for v in value] if isinstance(value, list) else to_string(value)
 
 
 def _to_base(n: int, base: int) -> str:
@@ -2527,6 +2601,9 @@ CATCH_TYPES: dict[str, tuple[type[BaseException], ...]] = {
     "invalidcastexception": (CastError,),
     "psinvalidcastexception": (CastError,),
     "formatexception": (CastError,),
+    "management.automation.propertynotfoundexception": (PropertyNotFound,),
+    "propertynotfoundexception": (PropertyNotFound,),
+    "indexoutofrangeexception": (IndexOutOfRange,),
     "management.automation.itemnotfoundexception": (CommandError,),
     "io.ioexception": (CommandError,),
     "io.filenotfoundexception": (CommandError,),
@@ -2569,6 +2646,8 @@ DOTNET_EXCEPTIONS: tuple[tuple[type[BaseException], str], ...] = (
     (ParameterError, "System.Management.Automation.ParameterBindingException"),
     (DivideByZero, "System.DivideByZeroException"),
     (CastError, "System.Management.Automation.PSInvalidCastException"),
+    (PropertyNotFound, "System.Management.Automation.PropertyNotFoundException"),
+    (IndexOutOfRange, "System.IndexOutOfRangeException"),
 )
 
 

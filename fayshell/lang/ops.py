@@ -14,6 +14,7 @@ from types import ModuleType
 from typing import Any
 
 from fayshell.lang.dotnet import DotNetError, format_double, regex
+from fayshell.lang.netregex import Regex
 from fayshell.lang.values import (
     NUMBERS,
     Char,
@@ -46,6 +47,51 @@ class DivideByZero(OperatorError):
 
 class CastError(OperatorError):
     """A value does not convert to a type (PowerShell's PSInvalidCastException)."""
+
+
+class StrictModeError(OperatorError):
+    """A rule of Set-StrictMode broken; ``category`` is PowerShell's ErrorCategory."""
+
+    category = "InvalidOperation"
+
+
+class VariableNotSet(StrictModeError):
+    """Version 1: a variable read before it was set."""
+
+    def __init__(self, name: str) -> None:
+        super().__init__(f"The variable '${name}' cannot be retrieved because it has not been set.")
+
+
+class PropertyNotFound(StrictModeError):
+    """Version 2: a property the object does not have (PropertyNotFoundException)."""
+
+    category = "NotSpecified"
+
+    def __init__(self, name: str) -> None:
+        super().__init__(
+            f"The property '{name}' cannot be found on this object. Verify that the property "
+            "exists."
+        )
+
+
+class MethodSyntax(StrictModeError):
+    """Version 2: ``f(1, 2)``, a command called as if it were a method."""
+
+    def __init__(self) -> None:
+        super().__init__(
+            "The function or command was called as if it were a method. Parameters should be "
+            "separated by spaces. For information about parameters, see the about_Parameters "
+            "Help topic."
+        )
+
+
+class IndexOutOfRange(StrictModeError):
+    """Version 3: an index past either end of an array (IndexOutOfRangeException)."""
+
+    category = "OperationStopped"
+
+    def __init__(self) -> None:
+        super().__init__("Index was outside the bounds of the array.")
 
 
 FILTERING = {"eq", "ne", "gt", "ge", "lt", "le", "like", "notlike", "match", "notmatch"}
@@ -493,7 +539,7 @@ CONVERSIONS: dict[str, Callable[[Any], Any]] = {
     "char": _to_char,
     "datetime": _to_datetime,
     **dict.fromkeys(("duration", "timespan"), _to_duration),
-    "regex": lambda v: to_string(v),
+    "regex": lambda v: v if isinstance(v, Regex) else Regex(to_string(v)),
     "scriptblock": lambda v: v,
     "void": lambda v: None,
     "type": lambda v: TypeName(to_string(v)),

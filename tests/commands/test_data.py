@@ -44,7 +44,11 @@ async def test_convert_to_json_input_object_keeps_the_array(shell) -> None:
 
 async def test_convert_to_json_depth_cuts_with_a_warning(shell) -> None:
     (deep,) = await shell.run("@{a=@{b=@{c=@{d=1}}}} | ConvertTo-Json -Compress")
-    assert deep == '{"a":{"b":{"c":"@{d=1}"}}}'
+    assert deep == '{"a":{"b":{"c":"System.Collections.Hashtable"}}}'  # its ToString()
+    (obj,) = await shell.run(
+        "[pscustomobject]@{a=[pscustomobject]@{b=1}} | ConvertTo-Json -Depth 0 -Compress"
+    )
+    assert obj == '{"a":"@{b=1}"}'
     assert any("truncated" in w for w in shell.host.warnings)
     (full,) = await shell.run("@{a=@{b=@{c=@{d=1}}}} | ConvertTo-Json -Compress -Depth 5")
     assert json.loads(full) == {"a": {"b": {"c": {"d": 1}}}}

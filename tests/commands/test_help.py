@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from fayshell.commands import load_registry
-from fayshell.errors import CommandError, ParseError
+from fayshell.errors import CommandError, CommandNotFound, ParseError
 from fayshell.lang.parser import parse
 
 REGISTRY = load_registry()
@@ -86,6 +86,29 @@ async def test_get_alias_lists_expected_aliases(shell) -> None:
         "sql": "Invoke-Sql",
     }
     assert expected.items() <= aliases.items()
+
+
+async def test_user_aliases_come_before_functions_and_cmdlets(shell) -> None:
+    out = await shell.run(
+        "Set-Alias when Get-Date; (when -Year 2020).Year; "
+        "function hello { 'hi' }; New-Alias hh hello; hh; "
+        "Set-Alias gci Get-Date; (gci -Year 2001).Year; Remove-Alias gci; "
+        "(Get-Alias -Definition Get-ChildItem).Name; (Get-Command when).CommandType"
+    )
+    assert out == [2020, "hi", 2001, "dir", "gci", "ls", "Alias"]
+    assert {a.Name: a.Definition for a in await shell.run("Get-Alias h*")}["hh"] == "hello"
+    for bad, says in [
+        ("New-Alias hh x", "an alias with the name 'hh' already exists"),
+        ("New-Alias gci x", "an alias with the name 'gci' already exists"),
+        ("Get-Alias nope", "an alias with the name 'nope' does not exist"),
+        ("Remove-Alias nope", "No alias named 'nope' exists"),
+    ]:
+        with pytest.raises(CommandError) as info:
+            await shell.run(bad)
+        assert says in info.value.message
+    await shell.run("Remove-Alias hh")
+    with pytest.raises(CommandNotFound):
+        await shell.run("hh")
 
 
 async def test_variables_cmdlets(shell) -> None:

@@ -1060,3 +1060,132 @@ async def test_error_records_say_their_category(shell) -> None:
 )
 async def test_wildcards_take_backtick_escapes(shell, src, expected) -> None:
     assert await shell.run(src) == expected
+
+
+STRICT_ERRORS = {
+    "variable": "' cannot be retrieved because it has not been set.",
+    "property": "The property 'Month' cannot be found on this object. Verify that the property "
+    "exists.",
+    "method": "The function or command was called as if it were a method.",
+    "index": "Index was outside the bounds of the array.",
+}
+
+
+@pytest.mark.parametrize(
+    "version, src, off, broken",
+    [
+        ("1.0", "$nope -gt 5", [False], "variable"),
+        ("1.0", "$global:nope2", [None], "variable"),
+        ("2.0", '"[$nope]"', ["[]"], "variable"),
+        ("2.0", "'text'.Month", [None], "property"),
+        ("2.0", "([pscustomobject]@{a = 1}).Month", [None], "property"),
+        ("2.0", "$null.Month", [None], "property"),
+        ("2.0", "@(1, 'x').Month", [None], "property"),
+        ("2.0", "function add($a, $b) { $a + $b }; add(3, 4)", [3, 4, None], "method"),
+        ("Latest", "$a = @(1); $a[2]", [None], "index"),
+        ("3", "$a = 'ab'; $a[-3]", [None], "index"),
+    ],
+)
+async def test_strict_mode_turns_each_rule_on(shell, version, src, off, broken) -> None:
+    assert await shell.run(src) == off
+    await shell.run(f"Set-StrictMode -Version {version}")
+    with pytest.raises(RuntimeFayError) as info:
+        await shell.run(src)
+    assert STRICT_ERRORS[broken] in info.value.message
+
+
+@pytest.mark.parametrize(
+    "version, src, expected",
+    [
+        ("1.0", '"[$nope]"; (Get-Date -Year 2020).Year', ["[]", 2020]),
+        ("2.0", "$h = @{a = 1}; $null -eq $h.b; 'abc'.Length; $null.Count", [True, 3, 0]),
+        ("2.0", "([pscustomobject]@{p = $null}).p -eq $null; @().Nothing", [True, None]),
+        ("2.0", "function add($a, $b) { $a + $b }; add 3 4; (add (3, 4)).Count", [7, 3]),
+        ("2.0", "$a = @(1); $a[5] -eq $null; $a[0..3]; 'abc'[1..9] -join ''", [True, 1, "bc"]),
+        ("Latest", "$x = $null; ${x}?.Foo; ${x}?[0]; $x -eq $null", [None, None, True]),
+    ],
+)
+async def test_strict_mode_allows_what_its_version_allows(shell, version, src, expected) -> None:
+    await shell.run(f"Set-StrictMode -Version {version}")
+    assert await shell.run(src) == expected
+
+
+async def test_strict_mode_is_scoped_and_caught_as_powershell_names_it(shell) -> None:
+    out = await shell.run(
+        "Set-StrictMode -Version Latest; "
+        "function loose { Set-StrictMode -Off; $unset1 }; loose; "
+        "try { $unset2 } catch { $_.CategoryInfo.Category; $_.Exception.GetType().Name }; "
+        "try { 'x'.Nope } catch [System.Management.Automation.PropertyNotFoundException] { 'P' }; "
+        "try { @(1)[3] } catch [IndexOutOfRangeException] { $_.CategoryInfo.Category }; "
+        "Set-StrictMode -Off; $unset3"
+    )
+    assert out == [None, "InvalidOperation", "RuntimeException", "P", "OperationStopped", None]
+    for bad in ("Set-StrictMode -Version 4.0", "Set-StrictMode", "Set-StrictMode -Version 1 -Off"):
+        with pytest.raises(RuntimeFayError):
+            await shell.run(bad)
+
+
+async def test_indexing_null_is_an_error_as_in_powershell(shell) -> None:
+    with pytest.raises(RuntimeFayError) as info:
+        await shell.run("$n = $null; $n[0]")
+    assert "Cannot index into a null array." in info.value.message
+    assert await shell.run("$n = $null; ${n}?[0]; 'after'") == [None, "after"]
+
+
+async def test_parameters_not_given_hold_their_types_default(shell) -> None:
+    src = (
+        "function f { param([switch]$v, [int]$n, [string]$s, [double]$d, $o) "
+        '"[$v]"; $v.IsPresent; $v -eq $false; $n; $s -eq ""; $d; $null -eq $o }; f; '
+        "& { param([bool]$b) $b } ; f -v -n 3 | Select-Object -First 2"
+    )
+    assert await shell.run(src) == [
+        "[False]",
+        False,
+        True,
+        0,
+        True,
+        0.0,
+        True,
+        False,
+        "[True]",
+        True,
+    ]
+
+
+@pytest.mark.parametrize(
+    "src, expected",
+    [
+        ("[regex]::Escape('a-b c.d]')", ["a-b\\ c\\.d]"]),
+        (
+            "$m = ([regex]'(?<n>\\d+)').Match('ab12'); $m.Groups['n'].Value; $m.groups[1].value",
+            ["12", "12"],
+        ),
+        (
+            "$r = [regex]'\\d'; 'a1' -match $r; \"$r\"; 'x1y' -split $r; $r.isMatch('x')",
+            [True, "\\d", "x", "y", False],
+        ),
+        ("[regex]::IsMatch('ABC', 'b'); [regex]::IsMatch('ABC', 'b', 'IgnoreCase')", [False, True]),
+        (
+            "[regex]::Matches('a1b22', '\\d+').Value; [regex]::Replace('abc', 'B', 'X')",
+            ["1", "22", "abc"],
+        ),
+        (
+            "@{}.GetType().FullName; ([pscustomobject]@{a = 1}).GetType().FullName",
+            ["System.Collections.Hashtable", "System.Management.Automation.PSCustomObject"],
+        ),
+        (
+            "(sql SELECT 1 AS a)[0].GetType().Name; ([regex]'x').GetType().FullName",
+            ["PSCustomObject", "System.Text.RegularExpressions.Regex"],
+        ),
+        (
+            "$sw = [Diagnostics.Stopwatch]::StartNew(); $sw.IsRunning; $sw.stop(); $sw.IsRunning",
+            [True, False],
+        ),
+        (
+            "$sw = New-Object System.Diagnostics.Stopwatch; $sw.ElapsedTicks; $sw.Start(); Start-Sleep -Milliseconds 20; $sw.ElapsedMilliseconds -ge 20",
+            [0, True],
+        ),
+    ],
+)
+async def test_regex_objects_stopwatch_and_type_names(shell, src, expected) -> None:
+    assert await shell.run(src) == expected
