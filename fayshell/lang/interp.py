@@ -60,6 +60,7 @@ from fayshell.lang.ops import (
     arithmetic,
     compare,
     convert,
+    culture_compare,
     string_method,
     to_number,
     to_string,
@@ -2506,7 +2507,9 @@ def _static_call(t: str, low: str, args: list[Any]) -> tuple[bool, Any]:
             culture_args(args[1] if len(args) == 2 and isinstance(args[1], list) else args[1:]),
             to_string,
         ),
-        ("string", "compare"): lambda: (text[0] > text[1]) - (text[0] < text[1]),
+        ("string", "compare"): lambda: culture_compare(
+            text[0], text[1], len(args) > 2 and _ignores_case(args[2])
+        ),
         ("int", "parse"): lambda: int(text[0]),
         ("int32", "parse"): lambda: int(text[0]),
         ("double", "parse"): lambda: float(text[0]),
@@ -2549,6 +2552,11 @@ def _static_call(t: str, low: str, args: list[Any]) -> tuple[bool, Any]:
         return True, fn()
     except (ValueError, IndexError, TypeError, KeyError) as exc:
         raise OperatorError(f"[{t}]::{low}({len(args)} arguments): {exc}") from None
+
+
+def _ignores_case(option: Any) -> bool:
+    """[string]::Compare's third argument: $true, or a StringComparison that ignores case."""
+    return option is True or (isinstance(option, str) and option.lower().endswith("ignorecase"))
 
 
 def _net_arg(value: Any) -> Any:

@@ -230,6 +230,21 @@ def _rank(value: Any) -> tuple[int, Any]:
     return 6, to_string(value).casefold()
 
 
+def culture_key(text: str) -> tuple[str, str]:
+    """Case-sensitive order as .NET's culture compares text (-clt, [string]::Compare): the
+    letters first whatever their case ('a' before 'B'), then lowercase before uppercase."""
+    return text.casefold(), text.swapcase()
+
+
+def culture_compare(left: str, right: str, ignore_case: bool = False) -> int:
+    """-1, 0 or 1, as ``[string]::Compare(left, right, ignore_case)``."""
+    if ignore_case:
+        lk, rk = culture_key(left.casefold()), culture_key(right.casefold())
+    else:
+        lk, rk = culture_key(left), culture_key(right)
+    return (lk > rk) - (lk < rk)
+
+
 def _cmp_key(value: Any, case: bool) -> Any:
     if isinstance(value, datetime):  # by wall-clock time whatever the Kind, as .NET compares
         return _dates().wall_clock(value)  # (DuckDB's TIMESTAMPTZ values are aware datetimes)
@@ -275,6 +290,8 @@ def _scalar_compare(op: str, left: Any, right: Any, case: bool) -> bool:
             return not (left is None and right is None)
         return _order(op, left, right)
     right = coerce_like(left, right)
+    if case and op not in ("eq", "ne") and isinstance(left, str) and isinstance(right, str):
+        return _order(op, culture_key(left), culture_key(right))
     lk, rk = _cmp_key(left, case), _cmp_key(right, case)
     if op == "eq":
         return bool(lk == rk)
@@ -633,7 +650,7 @@ STRING_METHODS: dict[tuple[str, int], Callable[[str, list[str], list[Any]], Any]
     ("equals", -1): lambda s, t, a: (
         s.lower() == t[0].lower() if len(t) > 1 and "ignorecase" in t[1].lower() else s == t[0]
     ),
-    ("compareto", 1): lambda s, t, a: (s > t[0]) - (s < t[0]),
+    ("compareto", 1): lambda s, t, a: culture_compare(s, t[0]),
     ("tochararray", 0): lambda s, t, a: [Char(c) for c in s],
     ("getenumerator", 0): lambda s, t, a: list(s),
     ("isnormalized", 0): lambda s, t, a: True,

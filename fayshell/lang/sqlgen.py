@@ -225,11 +225,14 @@ class Translator:
             raise Untranslatable("comparison of a column of a complex type")
         if left.kind == "bool" and right.kind != "bool":
             raise Untranslatable("comparison of a boolean with a non-boolean")
+        texts = left.kind == "string" and right.kind == "string"
+        if texts and case and op not in ("eq", "ne"):  # culture order: 'a' -clt 'B'
+            raise Untranslatable("case-sensitive ordering of text")
         left, right = truth(left), truth(right)
         lt, rt = left.text, right.text
         if left.kind == "string" and right.kind == "number":
             rt = f"CAST({rt} AS VARCHAR)"
-        if left.kind == "string" and right.kind == "string" and not case:
+        if texts and not case:
             lt, rt = f"lower({lt})", f"lower({rt})"
         if op == "ne":
             return Sql(f"({lt} IS DISTINCT FROM {rt})", "bool")

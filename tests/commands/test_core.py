@@ -381,6 +381,24 @@ async def test_tests_on_null_columns_are_false_not_null_as_values(shell, stage) 
     assert None not in [v for r in in_sql for k, v in dict(r).items() if k != "id"]
 
 
+async def test_case_sensitive_ordering_is_cultures_in_sql_and_rowwise(shell) -> None:
+    """'a' -clt 'B' as .NET's culture orders text: letters first, then lowercase first."""
+    rows = "sql SELECT * FROM (VALUES (1, 'a'), (2, 'B'), (3, 'A'), (4, 'b')) AS t(id, s)"
+    for test, ids in [
+        ("$_.s -clt 'b'", [1, 3]),
+        ("$_.s -cge 'B'", [2]),
+        ("$_.s -cgt 'a'", [2, 3, 4]),
+    ]:
+        stage = f"Where-Object {{ {test} }} | ForEach-Object id"
+        assert await shell.run(f"{rows} | {stage}") == ids, test
+        assert await shell.run(f"@({rows}) | {stage}") == ids, test
+    out = await shell.run(
+        "[string]::Compare('a', 'B'); [string]::Compare('a', 'A'); "
+        "[string]::Compare('a', 'A', $true); 'b'.CompareTo('B')"
+    )
+    assert out == [-1, -1, 0, -1]
+
+
 #: Three times whose text order ("12/1/2023" after "3/5/2024") is not their time order.
 WHEN = (
     "sql SELECT * FROM (VALUES (1, TIMESTAMP '2023-12-01 10:00:00'), "
