@@ -11,7 +11,7 @@ from fayshell.commands.registry import BY_VALUE, Param, cmdlet
 from fayshell.errors import ParameterError
 from fayshell.lang.ops import to_string
 from fayshell.lang.streams import aiter_items, collect
-from fayshell.lang.values import NUMBERS
+from fayshell.lang.values import NUMBERS, DictionaryEntry, Hashtable
 from fayshell.records import property_names
 from fayshell.render import MAX_CELL, FormatKind, Formatted, format_value, render_plain
 
@@ -19,7 +19,11 @@ INPUT = Param("InputObject", "any", pipeline=BY_VALUE, help="The records to outp
 
 
 async def _shape(ctx: Invocation, property: Any, kind: FormatKind) -> Formatted:
-    items = await collect(ctx.input)
+    items = [
+        entry
+        for item in await collect(ctx.input)
+        for entry in (_entries(item) if isinstance(item, Hashtable) else [item])
+    ]
     specs = parse_props(
         f"Format-{kind.title()}",
         property if isinstance(property, list) else ([property] if property is not None else None),
@@ -30,6 +34,11 @@ async def _shape(ctx: Invocation, property: Any, kind: FormatKind) -> Formatted:
         return Formatted(kind, ["Value"], [[i] for i in items])
     rows = [[await evaluate(item, s) for s in specs] for item in items]
     return Formatted(kind, [s.label for s in specs], rows)
+
+
+def _entries(table: Hashtable) -> list[DictionaryEntry]:
+    """A hashtable as Format-Table and Format-List show it: one Name/Value entry per key."""
+    return [DictionaryEntry(k, v) for k, v in table.items()]
 
 
 @cmdlet(
@@ -213,10 +222,19 @@ async def out_host(ctx: Invocation, *, paging: bool = False, input_object: Any =
     "Write-Output",
     aliases=("echo", "write"),
     synopsis="Write values to the output (what an expression alone does too).",
-    params=[Param("InputObject", "any", position=0, rest=True, pipeline=BY_VALUE)],
-    examples=[("Write-Output 1 2 3", "Three values.")],
+    params=[
+        Param("InputObject", "any", position=0, rest=True, pipeline=BY_VALUE),
+        Param("NoEnumerate", bool, help="Write an array given as an argument as one value."),
+    ],
+    examples=[
+        ("Write-Output 1 2 3", "Three values."),
+        ("Write-Output @(1, 2) -NoEnumerate", "One value: the array."),
+    ],
 )
-def write_output(ctx: Invocation, *, input_object: Any = None) -> Any:
+def write_output(ctx: Invocation, *, input_object: Any = None, no_enumerate: bool = False) -> Any:
+    if no_enumerate and isinstance(input_object, list):
+        whole = input_object[0] if len(input_object) == 1 else input_object
+        return [whole]
     if isinstance(input_object, list):
         out: list[Any] = []
         for value in input_object:

@@ -353,6 +353,9 @@ def _round(x: Any, *rest: Any) -> Any:
     mode = next((r.lower() for r in rest if isinstance(r, str)), "toeven")
     if mode not in ROUNDING:
         raise ValueError(f"{mode!r} is not a MidpointRounding ({', '.join(ROUNDING)})")
+    most = 28 if isinstance(x, Decimal) else 15
+    if not 0 <= digits <= most:
+        raise ValueError(f"Rounding digits must be between 0 and {most}, inclusive.")
     if mode == "toeven" and not isinstance(x, Decimal):
         value = round(float(x), digits)
         return value if digits else float(value)

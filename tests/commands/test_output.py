@@ -13,12 +13,22 @@ async def test_out_file_writes_rendered_table_and_appends(shell, tmp_path) -> No
 
 
 async def test_format_table_and_list_shape_output(shell) -> None:
-    (table,) = await shell.run("@{a=1; b=2; c=3} | Format-Table c, a")
+    (table,) = await shell.run("[pscustomobject]@{a=1; b=2; c=3} | Format-Table c, a")
     assert isinstance(table, Formatted) and table.kind == "table"
     assert table.columns == ["c", "a"] and table.rows == [[3, 1]]
-    (lst,) = await shell.run("@{a=1} | fl")
+    (lst,) = await shell.run("[pscustomobject]@{a=1} | fl")
     assert lst.kind == "list" and lst.columns == ["a"]
-    assert await shell.text("@{a=1; bb=2} | Format-List") == "\na  : 1\nbb : 2\n"
+    text = await shell.text("[pscustomobject]@{a=1; bb=2} | Format-List")
+    assert text == "\na  : 1\nbb : 2\n"
+
+
+async def test_format_cmdlets_show_a_hashtables_entries(shell) -> None:
+    """As PowerShell's formatter enumerates a dictionary: one Name/Value entry per key."""
+    assert await shell.text("@{a=1; bb=2} | Format-List") == (
+        "\nName  : a\nValue : 1\n\nName  : bb\nValue : 2\n"
+    )
+    (table,) = await shell.run("@{a=1; b=2} | Format-Table Name")
+    assert table.columns == ["Name"] and table.rows == [["a"], ["b"]]
 
 
 async def test_write_host_goes_to_host_not_output(shell) -> None:
@@ -33,6 +43,8 @@ async def test_out_null_discards(shell) -> None:
 
 async def test_write_output_and_echo(shell) -> None:
     assert await shell.run("echo a b; Write-Output (1,2)") == ["a", "b", 1, 2]
+    assert await shell.run("Write-Output (1,2) -NoEnumerate") == [[1, 2]]
+    assert await shell.run("(Write-Output 1, 2, 3 -NoEnumerate).Count") == [3]
 
 
 async def test_plain_rendering_aligns_numbers_right(shell) -> None:
@@ -50,13 +62,15 @@ async def test_out_string_one_string_with_newline_or_lines(shell) -> None:
 
 
 async def test_format_table_wrap_hide_headers_and_autosize(shell) -> None:
-    lines = await shell.run("@{a=1;b='x'},@{a=22;b='y'} | Format-Table -HideTableHeaders")
+    lines = await shell.run(
+        "[pscustomobject]@{a=1;b='x'},[pscustomobject]@{a=22;b='y'} | Format-Table -HideTableHeaders"
+    )
     assert lines == [" 1 x", "22 y"]
-    lines = await shell.run("@{a=1; b=('x' * 70)} | Format-Table -Wrap")
+    lines = await shell.run("[pscustomobject]@{a=1; b=('x' * 70)} | Format-Table -Wrap")
     assert lines == ["a b", "- " + "-" * 60, "1 " + "x" * 60, "  " + "x" * 10]
-    (table,) = await shell.run("@{a=1; b=2} | Format-Table -Property b -AutoSize")
+    (table,) = await shell.run("[pscustomobject]@{a=1; b=2} | Format-Table -Property b -AutoSize")
     assert table.columns == ["b"] and table.rows == [[2]]
-    assert await shell.text("@{a=1; b=2} | Format-List -Property b") == "\nb : 2\n"
+    assert await shell.text("[pscustomobject]@{a=1; b=2} | Format-List -Property b") == "\nb : 2\n"
 
 
 async def test_out_host_shows_now_and_outputs_nothing(shell) -> None:
