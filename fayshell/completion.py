@@ -29,7 +29,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from fayshell.commands.binding import COMMON, NamedArg, bind
+from fayshell.commands.binding import NamedArg, bind, common_params
 from fayshell.commands.invocation import Invocation
 from fayshell.commands.registry import Cmdlet, Param
 from fayshell.lang import ast
@@ -391,7 +391,7 @@ def _member_target(tokens: list[Tok], partial: Tok | None) -> Tok | None:
 
 
 def _all_params(spec: Cmdlet) -> list[Param]:
-    return list(spec.params) + [c for c in COMMON if spec.param(c.name) is None]
+    return list(spec.params) + list(common_params(spec))
 
 
 def _parameter_candidates(spec: Cmdlet, word: str) -> list[Candidate]:

@@ -199,6 +199,7 @@ class ShellState:
             ("false", False),
             ("null", None),
             ("ErrorActionPreference", "Stop"),
+            ("WhatIfPreference", False),
             ("PWD", PathInfo(self.location, ProviderPath=self.location)),
             ("HOME", os.path.expanduser("~")),
         ):

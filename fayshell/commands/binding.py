@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from fayshell.commands.registry import Cmdlet, Param
+from fayshell.commands.registry import Cmdlet, Param, snake_case
 from fayshell.errors import ERROR_ACTIONS, ErrorAction, ParameterError, error_action
 from fayshell.lang.ops import OperatorError, to_number, to_string, truthy, type_name
 from fayshell.lang.values import Duration, ScriptBlock, Size, parse_unit_number
@@ -37,6 +37,19 @@ COMMON = (
         help="Also keep the command's output in this variable (+name adds to it).",
     ),
 )
+#: What a command that changes something also takes (its declaration says should_process).
+SHOULD_PROCESS = (
+    Param("WhatIf", bool, aliases=("wi",), help="Only say what it would do."),
+    Param("Confirm", bool, aliases=("cf",), help="Ask before each change."),
+)
+
+
+def common_params(spec: Cmdlet) -> tuple[Param, ...]:
+    """The parameters every command takes besides its own (its own win a name they share)."""
+    extra = COMMON + (SHOULD_PROCESS if spec.should_process else ())
+    return tuple(c for c in extra if spec.param(c.name) is None)
+
+
 NO_VALUE = object()
 
 
@@ -57,11 +70,14 @@ class Bound:
     error_action: ErrorAction | None = None
     error_variable: str | None = None
     out_variable: str | None = None
+    #: -WhatIf and -Confirm as given (None: not given; $WhatIfPreference decides).
+    what_if: bool | None = None
+    confirm: bool | None = None
 
 
 def resolve_param(spec: Cmdlet, name: str) -> Param:
     """Exact name or alias first, then a unique prefix; otherwise a clear ParameterError."""
-    candidates = list(spec.params) + [c for c in COMMON if spec.param(c.name) is None]
+    candidates = list(spec.params) + list(common_params(spec))
     low = name.lower()
     for p in candidates:
         if p.name.lower() == low or low in (a.lower() for a in p.aliases):
@@ -119,6 +135,8 @@ def _set(spec: Cmdlet, bound: Bound, param: Param, value: Any) -> None:
         bound.error_variable = variable_name(spec, param, value)
     elif param.name == "OutVariable" and spec.param("OutVariable") is None:
         bound.out_variable = variable_name(spec, param, value)
+    elif param in SHOULD_PROCESS:
+        setattr(bound, snake_case(param.name), truthy(value))
     else:
         if param.pyname in bound.values:
             raise ParameterError(spec.name, param.name, "given more than once")

@@ -575,7 +575,10 @@ async def _write_content(
             if has_wildcard(text) and not is_literal
             else [ctx.state.resolve_path(text)]
         )
+        action = "Add Content" if append else "Set Content"
         for target in found:
+            if not ctx.should_process(f"Path: {target}", action):
+                continue
             try:
                 write_text(target, body, encoding, append)
             except OSError as exc:
@@ -594,6 +597,7 @@ async def _write_content(
         ("Set-Content flag -Value 1 -NoNewline", "No trailing newline."),
     ],
     stream=True,
+    should_process=True,
 )
 async def set_content(
     ctx: Invocation,
@@ -621,6 +625,7 @@ async def set_content(
         )
     ],
     stream=True,
+    should_process=True,
 )
 async def add_content(
     ctx: Invocation,
@@ -645,6 +650,7 @@ async def add_content(
         Param("LiteralPath", "strings", aliases=("PSPath", "LP")),
     ],
     examples=[("Clear-Content incident.log", "Start the log over.")],
+    should_process=True,
 )
 def clear_content(
     ctx: Invocation, *, path: list[str] | None = None, literal_path: list[str] | None = None
@@ -654,6 +660,8 @@ def clear_content(
     for found in targets(ctx, path, literal_path):
         if found.is_dir():
             ctx.write_error(ErrorRecord(str(found), "", "is a directory, not a file"))
+            continue
+        if not ctx.should_process(f"Item: {found}", "Clear Content"):
             continue
         try:
             os.truncate(found, 0)
@@ -738,6 +746,7 @@ async def out_file(
         ("New-Item -ItemType Directory traces/node01", "A directory (and its parents)."),
         ("New-Item notes.txt -Value 'first line'", "A file with text in it."),
     ],
+    should_process=True,
 )
 def new_item(
     ctx: Invocation,
@@ -753,6 +762,8 @@ def new_item(
     out = []
     for text in path or ["."]:
         target = ctx.state.resolve_path(os.path.join(text, name) if name else text)
+        if not ctx.should_process(f"Destination: {target}", f"Create {item_type}"):
+            continue
         try:
             if item_type == "Directory":
                 _new_directory(target, force)
@@ -824,6 +835,7 @@ def new_temporary_file(ctx: Invocation) -> FileItem:
         ("Remove-Item traces -Recurse", "Delete a directory tree."),
         ("Remove-Item *.tmp", "Delete every match."),
     ],
+    should_process=True,
 )
 def remove_item(
     ctx: Invocation,
@@ -836,12 +848,19 @@ def remove_item(
     if path is None and literal_path is None:
         raise ParameterError("Remove-Item", "Path", "missing mandatory parameter -Path")
     for found in targets(ctx, path, literal_path):
+        if not ctx.should_process(str(found), f"Remove {_kind(found)}"):
+            continue
         try:
             _remove(found, recurse)
         except OSError as exc:
             os_failure(ctx, found, exc)
         except Refused as exc:
             ctx.write_error(ErrorRecord(str(found), "", str(exc)))
+
+
+def _kind(path: Path) -> str:
+    """PowerShell's word for an item in -WhatIf's sentences."""
+    return "Directory" if path.is_dir() and not path.is_symlink() else "File"
 
 
 def _remove(target: Path, recurse: bool) -> None:
@@ -874,6 +893,7 @@ def _destination(ctx: Invocation, source: Path, destination: str) -> Path:
         ("Copy-Item incident.duckdb backup.duckdb", "Copy a file."),
         ("Copy-Item traces /srv/keep -Recurse", "Copy a directory tree into /srv/keep."),
     ],
+    should_process=True,
 )
 def copy_item(
     ctx: Invocation,
@@ -888,6 +908,8 @@ def copy_item(
     out = []
     for found in targets(ctx, path, literal_path):
         dest = _destination(ctx, found, destination)
+        if not ctx.should_process(f"Item: {found} Destination: {dest}", f"Copy {_kind(found)}"):
+            continue
         try:
             if found.is_dir():
                 if recurse:
@@ -919,6 +941,7 @@ def copy_item(
         ("Move-Item run.duckdb incident-42.duckdb", "Rename a file."),
         ("Move-Item *.log archive", "Move every log into the archive directory."),
     ],
+    should_process=True,
 )
 def move_item(
     ctx: Invocation,
@@ -936,6 +959,8 @@ def move_item(
             ctx.write_error(
                 ErrorRecord(str(found), "", f"{dest} already exists (-Force replaces it)")
             )
+            continue
+        if not ctx.should_process(f"Item: {found} Destination: {dest}", f"Move {_kind(found)}"):
             continue
         try:
             shutil.move(found, dest)
@@ -961,6 +986,7 @@ def move_item(
         Param("PassThru", bool, help="Output the renamed item."),
     ],
     examples=[("Rename-Item run.duckdb incident-42.duckdb", "Rename a file in place.")],
+    should_process=True,
 )
 def rename_item(
     ctx: Invocation,
@@ -986,6 +1012,8 @@ def rename_item(
         )
     if os.path.lexists(dest):
         raise ctx.fail(f"{dest} already exists")
+    if not ctx.should_process(f"Item: {found[0]} Destination: {dest}", f"Rename {_kind(found[0])}"):
+        return []
     try:
         found[0].rename(dest)
     except OSError as exc:

@@ -23,7 +23,10 @@ about_Language -- the fayshell language in brief
   Variables: $x = <pipeline>; $_ in script blocks; $x.prop, $x[0], $env:HOME, ${x}?.prop and
   ${x}?[0] ($null when $x is), $MyInvocation, $PSScriptRoot (the running script's folder).
   Every cmdlet also takes -Verbose, -ErrorAction, -ErrorVariable ev and -OutVariable ov
-  (+ev adds to ev); $Error keeps the newest error first.
+  (+ev adds to ev); $Error keeps the newest error first. Those that change files or
+  variables also take -WhatIf (say what, change nothing; or $WhatIfPreference = $true) and
+  -Confirm (ask first), as do functions declared [CmdletBinding(SupportsShouldProcess)]
+  (if ($PSCmdlet.ShouldProcess($target, 'action')) { ... }).
   Here-strings: @" ... "@ (expanding) and @' ... '@ (literal), each quote on its own line.
   Operators: + - * / %  -eq -ne -gt -ge -lt -le -like -notlike -match -notmatch -in -notin
   -contains (c/i prefixes: -ceq -ireplace -csplit) -and -or -xor -not ! -band -bor -bxor -shl

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
 from fayshell.errors import CommandError, ErrorAction, Stage
-from fayshell.host import ProgressTask
+from fayshell.host import Host, ProgressTask
 from fayshell.lang.values import ErrorCategoryInfo, ErrorRecordValue, ExceptionValue
 
 if TYPE_CHECKING:
@@ -36,6 +36,46 @@ class ErrorRecord:
         return f"{where}{stage}{self.message}"
 
 
+@dataclass(frozen=True)
+class ShouldProcess:
+    """-WhatIf and -Confirm of one call, and what they do to a change it is about to make."""
+
+    host: Host
+    what_if: bool = False
+    confirm: bool = False
+
+    def ask(self, target: str, action: str) -> bool:
+        """May the change go ahead? Under -WhatIf it is only described ("What if: ..."); under
+        -Confirm the user is asked; otherwise yes."""
+        operation = f'Performing the operation "{action}" on target "{target}".'
+        return self.ask_described(operation, operation)
+
+    def ask_described(self, description: str, question: str) -> bool:
+        if self.what_if:
+            self.host.write_host(f"What if: {description}")
+            return False
+        return self.host.confirm(question) if self.confirm else True
+
+
+class ScriptCmdlet:
+    """``$PSCmdlet`` of a function declared ``[CmdletBinding(SupportsShouldProcess)]``."""
+
+    def __init__(self, name: str, asks: ShouldProcess) -> None:
+        self.name = name
+        self.asks = asks
+
+    def ShouldProcess(  # noqa: N802 - .NET method name
+        self, target: Any, action: Any = None, caption: Any = None
+    ) -> bool:
+        """(target), (target, action), or (description, question, caption) as .NET has them."""
+        if caption is not None:
+            return self.asks.ask_described(str(target), str(action))
+        return self.asks.ask(str(target), self.name if action is None else str(action))
+
+    def ShouldContinue(self, query: Any, caption: Any = None, *rest: Any) -> bool:  # noqa: N802
+        return self.asks.host.confirm(str(query))
+
+
 def record_value(record: ErrorRecord) -> ErrorRecordValue:
     """A non-terminating error as PowerShell's ErrorRecord (in $Error, -ErrorVariable)."""
     error_id = f"{record.command},{record.stage}" if record.stage else record.command
@@ -61,6 +101,9 @@ class Invocation:
     error_sink: list[Any] | None = None
     #: Inside a try block: errors under Stop are the try's to catch, not shown here.
     caught: bool = False
+    #: -WhatIf (or $WhatIfPreference) and -Confirm of a command that changes something.
+    what_if: bool = False
+    confirm: bool = False
 
     @property
     def name(self) -> str:
@@ -92,6 +135,11 @@ class Invocation:
         self, description: str, total: float | None = None, unit: str = ""
     ) -> ProgressTask:
         return self.state.host.progress(description, total, unit)
+
+    def should_process(self, target: str, action: str) -> bool:
+        """May this command change ``target`` (``action``: PowerShell's words, "Remove File")?
+        Every change a should_process cmdlet makes asks first."""
+        return ShouldProcess(self.state.host, self.what_if, self.confirm).ask(target, action)
 
     def fail(self, message: str) -> CommandError:
         """A terminating error for this command, to be raised by the caller."""

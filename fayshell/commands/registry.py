@@ -137,6 +137,8 @@ class Cmdlet:
     stream: bool = False
     raw_tail: bool = False
     family: str = ""
+    #: It changes something: it takes -WhatIf and -Confirm and asks ctx.should_process.
+    should_process: bool = False
 
     def param(self, name: str) -> Param | None:
         low = name.lower()
@@ -155,6 +157,8 @@ class Cmdlet:
                 name = f"[-{p.name}]" if p.position is not None else f"-{p.name}"
                 text = f"{name} <{p.type_name()}>"
             parts.append(text if p.mandatory else f"[{text}]")
+        if self.should_process:
+            parts += ["[-WhatIf]", "[-Confirm]"]
         return " ".join(parts)
 
 
@@ -173,6 +177,7 @@ def cmdlet(
     examples: Iterable[Example | tuple[str, str]] = (),
     stream: bool = False,
     raw_tail: bool = False,
+    should_process: bool = False,
 ) -> Callable[[F], F]:
     """Declare ``func`` as the cmdlet ``name``.
 
@@ -181,6 +186,7 @@ def cmdlet(
     the pipeline, the function is called once per input record with that record bound.
     ``raw_tail=True``: the rest of the line after the command name is passed unparsed as the
     first positional parameter (used by ``sql``).
+    ``should_process=True``: it takes -WhatIf and -Confirm (see Invocation.should_process).
     """
     exs = tuple(e if isinstance(e, Example) else Example(*e) for e in examples)
 
@@ -196,6 +202,7 @@ def cmdlet(
             stream=stream,
             raw_tail=raw_tail,
             family=func.__module__.rsplit(".", 1)[-1],
+            should_process=should_process,
         )
         func.__cmdlet__ = spec  # type: ignore[attr-defined]
         return func

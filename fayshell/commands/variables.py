@@ -203,9 +203,12 @@ def clear_variable(ctx: Invocation, *, name: list[str], scope: str | None = None
     synopsis="Delete a variable.",
     params=[Param("Name", "strings", position=0, mandatory=True, complete="variables")],
     examples=[("Remove-Variable web", "Forget $web.")],
+    should_process=True,
 )
 def remove_variable(ctx: Invocation, *, name: list[str]) -> None:
     for n in name:
+        if not ctx.should_process(f"Name: {n}", "Remove Variable"):
+            continue
         if not ctx.state.globals.remove(n):
             ctx.write_error(ErrorRecord(n, "", f"no variable named {n!r}"))
 

@@ -133,6 +133,8 @@ class ScriptBlockLit(Node):
     aliases: list[str] = field(default_factory=list, kw_only=True)
     #: ``begin``/``process``/``end`` blocks when the body is written with them (else None).
     named: dict[str, list[Node]] | None = None
+    #: ``[CmdletBinding(SupportsShouldProcess)]``: it takes -WhatIf and -Confirm.
+    should_process: bool = field(default=False, kw_only=True)
 
 
 @dataclass(eq=False)
@@ -315,6 +317,7 @@ class FunctionDef(Node):
     text: str
     named: dict[str, list[Node]] | None = None
     aliases: list[str] = field(default_factory=list, kw_only=True)
+    should_process: bool = field(default=False, kw_only=True)
 
 
 @dataclass(eq=False)

@@ -29,7 +29,7 @@ from fayshell.commands.binding import (
     missing_mandatory,
     pipeline_binding,
 )
-from fayshell.commands.invocation import Invocation
+from fayshell.commands.invocation import Invocation, ScriptCmdlet, ShouldProcess
 from fayshell.commands.registry import Cmdlet, Param
 from fayshell.errors import (
     ActionStopped,
@@ -840,7 +840,7 @@ class Interpreter:
         return True
 
     async def exec_function(self, node: ast.FunctionDef, scope: Scope) -> Any:
-        spec = callable_spec(node.name, node.params)
+        spec = callable_spec(node.name, node.params, node.should_process)
         info = FunctionInfo(node, scope, self.origin, spec)
         for name in (node.name, *node.aliases):  # [Alias('x')] names it too
             self.state.functions[name.lower()] = info
@@ -1185,6 +1185,14 @@ class Interpreter:
                     scope.set_local(*item)
             self.origin = saved
 
+    def what_if(self, bound: Bound) -> bool:
+        """-WhatIf as given, else $WhatIfPreference (a -WhatIf function sets it for what it
+        calls)."""
+        if bound.what_if is not None:
+            return bound.what_if
+        found, value = self.caller_scope.lookup("WhatIfPreference")
+        return found and truthy(value)
+
     async def call_cmdlet(
         self, spec: Cmdlet, args: list[Any], input_stream: Any, node: ast.Node
     ) -> Any:
@@ -1196,6 +1204,8 @@ class Interpreter:
             verbose=bound.verbose,
             error_action=self.error_override or bound.error_action or self.state.error_action,
             caught=self.try_depth > 0,
+            what_if=self.what_if(bound),
+            confirm=bool(bound.confirm),
         )
         self.failed.append(ctx)
         kept = Kept.of(bound, self.caller_scope)
@@ -1327,10 +1337,21 @@ class Interpreter:
         bound = await self.bind_params(params, args, scope, name, input_stream, spec)
         if bound.verbose:  # f -Verbose: Write-Verbose inside shows its notes
             scope.set_local("VerbosePreference", "Continue")
+        if spec is not None and spec.should_process:
+            self.should_process_in(scope, bound, name)
         if named is None:
             scope.set_local("input", await collect(input_stream))
             return await self.body_output(body, scope)
         return await self.named_output(named, params, scope, input_stream, name)
+
+    def should_process_in(self, scope: Scope, bound: Bound, name: str) -> None:
+        """A SupportsShouldProcess function's $PSCmdlet; its -WhatIf also holds for the
+        commands it calls ($WhatIfPreference)."""
+        if bound.what_if is not None:
+            scope.set_local("WhatIfPreference", bound.what_if)
+        found, value = scope.lookup("WhatIfPreference")
+        asks = ShouldProcess(self.state.host, found and truthy(value), bool(bound.confirm))
+        scope.set_local("PSCmdlet", ScriptCmdlet(name, asks))
 
     async def bind_params(
         self,
@@ -2032,7 +2053,7 @@ def command_line_args(words: list[Any]) -> list[Any]:
     return out
 
 
-def callable_spec(name: str, params: list[ast.ParamDecl]) -> Cmdlet:
+def callable_spec(name: str, params: list[ast.ParamDecl], should_process: bool = False) -> Cmdlet:
     """A binder declaration for a function's or script block's ``param()``."""
     declared = tuple(
         Param(
@@ -2053,6 +2074,7 @@ def callable_spec(name: str, params: list[ast.ParamDecl]) -> Cmdlet:
         synopsis=f"function {name}",
         params=declared + rest,
         family="function",
+        should_process=should_process,
     )
 
 

@@ -597,7 +597,14 @@ class Parser:
         if named is None and self.src[start : start + 6].lower() == "filter":
             named = {"process": lit.body}
         return ast.FunctionDef(
-            name, params or lit.params, lit.body, text, named, aliases=lit.aliases, **self.at(start)
+            name,
+            params or lit.params,
+            lit.body,
+            text,
+            named,
+            aliases=lit.aliases,
+            should_process=lit.should_process,
+            **self.at(start),
         )
 
     def param_list(self) -> list[ast.ParamDecl]:
@@ -1296,13 +1303,16 @@ class Parser:
         self.skip_ws(newlines=True)
         params: list[ast.ParamDecl] = []
         aliases: list[str] = []
+        should_process = False
         save = self.pos
         while self.peek() == "[":  # [CmdletBinding()] and other attributes before param()
             attr_at = self.pos
-            if self.type_literal().startswith("alias("):
+            attr = self.type_literal()
+            if attr.startswith("alias("):
                 aliases += [
                     a.value for a in self.attribute(attr_at)[1] if isinstance(a, ast.Literal)
                 ]
+            should_process = should_process or supports_should_process(attr)
             self.skip_ws(newlines=True)
         if self.keyword_at() == "param":
             self.pos += len("param")
@@ -1310,14 +1320,22 @@ class Parser:
             params = self.param_list()
         else:
             self.pos = save
-            aliases = []
+            aliases, should_process = [], False
         named = self.named_blocks(start)
         body = named.get("end", []) if named is not None else self.statements(end="}")
         if self.eof():
             raise self.incomplete("missing closing '}'", "'}'", start)
         self.pos += 1
         text = self.src[start + 1 : self.pos - 1]
-        return ast.ScriptBlockLit(params, body, text, named, aliases=aliases, **self.at(start))
+        return ast.ScriptBlockLit(
+            params,
+            body,
+            text,
+            named,
+            aliases=aliases,
+            should_process=should_process,
+            **self.at(start),
+        )
 
     def named_block_word(self) -> str:
         """``begin``/``process``/``end`` when one starts here followed by '{', else ''."""
@@ -1505,3 +1523,11 @@ def parse(
         return parser.parse_script()
     except RecursionError:
         raise parser.error("the input is nested too deeply", pos=0) from None
+
+
+def supports_should_process(attribute: str) -> bool:
+    """Does ``[CmdletBinding(...)]`` (lower-cased) declare SupportsShouldProcess (not =$false)?"""
+    if not attribute.startswith("cmdletbinding("):
+        return False
+    m = re.search(r"supportsshouldprocess\s*(=\s*\$?(\w+))?", attribute)
+    return m is not None and (m.group(2) or "true") not in ("false", "0")

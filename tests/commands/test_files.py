@@ -303,3 +303,47 @@ async def test_new_temporary_file(shell) -> None:
         assert await shell.run("Remove-Item $t; Test-Path $t") == [False]
     finally:
         Path(item.FullName).unlink(missing_ok=True)
+
+
+CHANGES = [
+    ("Remove-Item a.txt", 'Performing the operation "Remove File" on target "{d}/a.txt".'),
+    ("Remove-Item sub", 'Performing the operation "Remove Directory" on target "{d}/sub".'),
+    ("Copy-Item a.txt b.txt", '"Copy File" on target "Item: {d}/a.txt Destination: {d}/b.txt".'),
+    ("Move-Item a.txt sub", '"Move File" on target "Item: {d}/a.txt Destination: {d}/sub/a.txt".'),
+    (
+        "Rename-Item a.txt c.txt",
+        '"Rename File" on target "Item: {d}/a.txt Destination: {d}/c.txt".',
+    ),
+    ("New-Item n.txt", '"Create File" on target "Destination: {d}/n.txt".'),
+    ("New-Item -ItemType Directory nd", '"Create Directory" on target "Destination: {d}/nd".'),
+    ("Set-Content a.txt new", '"Set Content" on target "Path: {d}/a.txt".'),
+    ("Add-Content a.txt more", '"Add Content" on target "Path: {d}/a.txt".'),
+    ("Clear-Content a.txt", '"Clear Content" on target "Item: {d}/a.txt".'),
+]
+
+
+@pytest.mark.parametrize(("command", "says"), CHANGES, ids=[c for c, _ in CHANGES])
+async def test_whatif_says_what_each_change_would_do_and_changes_nothing(
+    shell, here: Path, command: str, says: str
+) -> None:
+    (here / "a.txt").write_text("a")
+    (here / "sub").mkdir()
+    before = sorted(p.name for p in here.rglob("*"))
+    assert await shell.run(f"{command} -WhatIf") == []
+    assert shell.host.lines[-1].startswith("What if: ")
+    assert says.format(d=here) in shell.host.lines[-1]
+    assert sorted(p.name for p in here.rglob("*")) == before and (here / "a.txt").read_text() == "a"
+    await shell.run(f"$WhatIfPreference = $true; {command}; $WhatIfPreference = $false")
+    assert sorted(p.name for p in here.rglob("*")) == before, "$WhatIfPreference"
+    shell.host.answer = False
+    await shell.run(f"{command} -Confirm")  # answered no
+    assert sorted(p.name for p in here.rglob("*")) == before and (here / "a.txt").read_text() == "a"
+
+
+async def test_confirm_answered_yes_and_whatif_false_make_the_change(shell, here: Path) -> None:
+    (here / "a.txt").write_text("a")
+    (here / "b.txt").write_text("b")
+    shell.host.answer = True
+    await shell.run("Remove-Item a.txt -Confirm")
+    await shell.run("$WhatIfPreference = $true; Remove-Item b.txt -WhatIf:$false")
+    assert list(here.iterdir()) == []

@@ -1190,3 +1190,30 @@ async def test_parameters_not_given_hold_their_types_default(shell) -> None:
 )
 async def test_regex_objects_stopwatch_and_type_names(shell, src, expected) -> None:
     assert await shell.run(src) == expected
+
+
+async def test_functions_that_support_should_process(shell, tmp_path) -> None:
+    f = tmp_path / "f.txt"
+    f.write_text("x")
+    await shell.run(
+        "function Clear-Old { [CmdletBinding(SupportsShouldProcess = $true)] param($Path) "
+        "  if ($PSCmdlet.ShouldProcess($Path, 'Clear')) { 'cleared' }; "
+        f"  Remove-Item '{f}' }}; "
+        "function Plain { [CmdletBinding()] param() 'p' }"
+    )
+    assert await shell.run("Clear-Old -Path x -WhatIf") == []
+    assert shell.host.lines[-2:] == [
+        'What if: Performing the operation "Clear" on target "x".',
+        f'What if: Performing the operation "Remove File" on target "{f}".',  # inherited
+    ]
+    assert f.exists()
+    shell.host.answer = False
+    assert await shell.run("Clear-Old -Path x -Confirm:$false") == ["cleared"]
+    assert not f.exists()
+    out = await shell.run(
+        "function Ask { [CmdletBinding(SupportsShouldProcess)] param() "
+        "$PSCmdlet.ShouldProcess('described', 'question?', 'caption') }; Ask -WhatIf; Ask -Confirm"
+    )
+    assert out == [False, False] and shell.host.lines[-1] == "What if: described"
+    with pytest.raises(ParameterError):
+        await shell.run("Plain -WhatIf")  # only SupportsShouldProcess functions take it
