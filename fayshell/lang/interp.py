@@ -1677,9 +1677,10 @@ class Interpreter:
             }
         else:
             table = {
-                "contains": lambda: compare("contains", obj, args[0]),
+                # .NET's Equals: case-sensitive, unlike -contains and -eq
+                "contains": lambda: compare("ccontains", obj, args[0]),
                 "indexof": lambda: next(
-                    (i for i, v in enumerate(obj) if compare("eq", v, args[0])), -1
+                    (i for i, v in enumerate(obj) if compare("ceq", v, args[0])), -1
                 ),
                 "add": lambda: obj.append(args[0]),
                 "clear": obj.clear,
@@ -2524,6 +2525,7 @@ def _static_call(t: str, low: str, args: list[Any]) -> tuple[bool, Any]:
         ("string", "isnullorwhitespace"): lambda: args[0] is None or text[0].strip() == "",
         ("string", "join"): lambda: text[0].join(to_string(v) for a in args[1:] for v in unroll(a)),
         ("string", "concat"): lambda: "".join(text),
+        ("string", "new"): lambda: text[0] * (int(to_number(args[1])) if len(args) > 1 else 1),
         ("string", "format"): lambda: dotnet.composite_format(
             text[0],
             culture_args(args[1] if len(args) == 2 and isinstance(args[1], list) else args[1:]),

@@ -1217,3 +1217,15 @@ async def test_functions_that_support_should_process(shell, tmp_path) -> None:
     assert out == [False, False] and shell.host.lines[-1] == "What if: described"
     with pytest.raises(ParameterError):
         await shell.run("Plain -WhatIf")  # only SupportsShouldProcess functions take it
+
+
+@pytest.mark.parametrize(
+    "src, expected",
+    [
+        ("@('a').Contains('A'); @('a').Contains('a'); 'a' -in @('A')", [False, True, True]),
+        ("@('a', 'B').IndexOf('b'); @('a', 'B').IndexOf('B')", [-1, 1]),
+        ("[string]::new('x', 3)", ["xxx"]),
+    ],
+)
+async def test_array_methods_compare_as_dotnet_equals(shell, src, expected) -> None:
+    assert await shell.run(src) == expected
