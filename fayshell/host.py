@@ -7,6 +7,7 @@ console host (rich progress on a terminal), the TUI a status line, tests a captu
 
 from __future__ import annotations
 
+import shutil
 import sys
 from dataclasses import dataclass, field
 from typing import Protocol, TextIO
@@ -159,3 +160,45 @@ class CaptureHost:
 
     def confirm(self, question: str) -> bool:
         return self.answer
+
+
+@dataclass(frozen=True)
+class HostSize:
+    """A terminal size in characters (PowerShell's Host.Size)."""
+
+    Width: int
+    Height: int
+
+
+class RawUI:
+    """``$Host.UI.RawUI``: the terminal's size now (80x24 when output is not a terminal)."""
+
+    MEMBERS = ("WindowSize", "BufferSize", "ForegroundColor", "BackgroundColor", "WindowTitle")
+    ForegroundColor = "Gray"
+    BackgroundColor = "Black"
+    WindowTitle = "fayshell"
+
+    @property
+    def WindowSize(self) -> HostSize:  # noqa: N802 - .NET property name
+        size = shutil.get_terminal_size((80, 24))
+        return HostSize(size.columns, size.lines)
+
+    @property
+    def BufferSize(self) -> HostSize:  # noqa: N802 - .NET property name
+        return self.WindowSize
+
+
+@dataclass(frozen=True)
+class HostUI:
+    RawUI: RawUI = field(default_factory=RawUI)
+
+
+@dataclass(frozen=True)
+class HostInfo:
+    """``$Host`` and Get-Host: PowerShell's console host, as scripts ask it."""
+
+    Name: str = "ConsoleHost"
+    Version: str = "7.4.0"
+    CurrentCulture: str = "en-US"
+    CurrentUICulture: str = "en-US"
+    UI: HostUI = field(default_factory=HostUI, repr=False)

@@ -39,7 +39,7 @@ def test_script_suite_expected_output(script: Path, tmp_path: Path) -> None:
     if script.stem.startswith("stops_at_error"):
         assert proc.returncode == 1
         assert proc.stderr.strip() == (
-            f"{script}:3:1: unknown command 'Frobnicate-Widget'; 'Get-Command' lists the commands"
+            f"{script}:3:1: unknown command 'Frobnicate-Gizmo'; 'Get-Command' lists the commands"
         )
     else:
         assert proc.returncode == 0 and proc.stderr == ""

@@ -19,6 +19,7 @@ from fayshell.commands.invocation import Invocation
 from fayshell.commands.objects import full_type, value_text
 from fayshell.commands.registry import BY_VALUE, Param, cmdlet
 from fayshell.errors import CommandError, ParameterError
+from fayshell.lang.netregex import unescape
 from fayshell.lang.ops import to_string
 from fayshell.lang.streams import aiter_items, collect, is_relation
 from fayshell.lang.values import Hashtable
@@ -134,6 +135,40 @@ async def convert_to_json(
             f"resulting JSON is truncated as serialization has exceeded the set depth of {depth}"
         )
     return [text]
+
+
+@cmdlet(
+    "ConvertFrom-StringData",
+    synopsis="Parse 'name = value' lines into a hashtable (one per string).",
+    description="Blank lines and lines starting with # are skipped; the name and the value "
+    "are trimmed; a backslash escapes as in a regular expression ('\\n' is a newline, "
+    "'\\\\' one backslash). A name given twice is an error naming the line.",
+    params=[
+        Param("StringData", str, position=0, mandatory=True, pipeline=BY_VALUE),
+        Param("Delimiter", str, help="What separates name and value (default '=')."),
+    ],
+    examples=[
+        ("Get-Content limits.txt -Raw | ConvertFrom-StringData", "A hashtable of the limits."),
+        ("ConvertFrom-StringData 'node = web01'", "@{node = 'web01'}"),
+    ],
+)
+def convert_from_string_data(
+    ctx: Invocation, *, string_data: str, delimiter: str | None = None
+) -> Hashtable:
+    sep = delimiter or "="
+    out = Hashtable()
+    for line in string_data.splitlines():
+        text = line.strip()
+        if not text or text.startswith("#"):
+            continue
+        if sep not in text:
+            raise ctx.fail(f"line {line!r} has no '{sep}' between a name and a value")
+        name, _, value = text.partition(sep)
+        key = unescape(name.strip())
+        if any(str(k).lower() == key.lower() for k in out):
+            raise ctx.fail(f"Data item '{key}' in line '{line}' is already defined.")
+        out[key] = unescape(value.strip())
+    return out
 
 
 @cmdlet(

@@ -1036,6 +1036,56 @@ def _renamed(source: Path, new_name: str) -> Path | None:
     return source.with_name(named.name)
 
 
+@dataclass(frozen=True)
+class FileHash:
+    """Get-FileHash's answer: the algorithm, the digest in upper-case hex, the file."""
+
+    Algorithm: str
+    Hash: str
+    Path: str
+
+
+HASHES = {"SHA1": "sha1", "SHA256": "sha256", "SHA384": "sha384", "SHA512": "sha512", "MD5": "md5"}
+
+
+@cmdlet(
+    "Get-FileHash",
+    synopsis="The digest of each file's contents (SHA256 unless -Algorithm says otherwise).",
+    params=[
+        Param("Path", "strings", position=0, pipeline=PATH_PIPE, aliases=("FullName",)),
+        Param("LiteralPath", "strings", aliases=("PSPath", "LP")),
+        Param("Algorithm", str, choices=tuple(HASHES), help="SHA1, SHA256, SHA384, SHA512, MD5."),
+    ],
+    examples=[
+        ("Get-FileHash traces/*.duckdb", "SHA256 of each database file."),
+        ("(Get-FileHash a.bin -Algorithm MD5).Hash", "The MD5 digest as text."),
+    ],
+)
+def get_file_hash(
+    ctx: Invocation,
+    *,
+    path: list[str] | None = None,
+    literal_path: list[str] | None = None,
+    algorithm: str = "SHA256",
+) -> list[FileHash]:
+    import hashlib
+
+    if not path and not literal_path:
+        raise ctx.fail("give the -Path of the files to hash")
+    out = []
+    for found in targets(ctx, path, literal_path):
+        if found.is_dir():
+            continue  # PowerShell hashes the files a wildcard names, not directories
+        try:
+            with open(found, "rb") as f:
+                digest = hashlib.file_digest(f, HASHES[algorithm.upper()])
+        except OSError as exc:
+            os_failure(ctx, found, exc)
+            continue
+        out.append(FileHash(algorithm.upper(), digest.hexdigest().upper(), str(found)))
+    return out
+
+
 @cmdlet(
     "Get-Item",
     aliases=("gi",),

@@ -40,7 +40,8 @@ about_Language -- the fayshell language in brief
   GetDirectoryName, GetExtension, GetFileNameWithoutExtension, ChangeExtension, Combine;
   [IO.File]::Exists, ReadAllText, ReadAllLines, WriteAllText, WriteAllLines, AppendAllText,
   Copy, Move, Delete; [IO.Directory]::Exists, GetFiles, GetDirectories, CreateDirectory,
-  Delete; [Diagnostics.Stopwatch]::StartNew().
+  Delete; [Diagnostics.Stopwatch]::StartNew(); [guid]::NewGuid(); [Net.Dns]::GetHostName();
+  [DateTimeOffset]::FromUnixTimeSeconds(n); $Host.UI.RawUI.WindowSize.Width.
   Set-StrictMode -Version 1.0|2.0|3.0|Latest makes unset variables, missing properties,
   f(1, 2) calls and indexes past an array's end errors; Set-Alias/New-Alias name commands.
   Pipelines: a && b, a || b; > file, >> file, 2>&1, 2>$null; & $block args; . ./lib.fay;
@@ -106,6 +107,9 @@ about_Differences -- where fayshell deliberately differs from PowerShell
   Aliases made by Set-Alias and New-Alias last for the session whatever -Scope says (in
     PowerShell an alias a script or function makes goes away with its scope); fayshell's
     own aliases are not read-only and can be pointed elsewhere.
+  [DateTimeOffset]::Now, ::UtcNow, ::FromUnixTimeSeconds(n) and ::FromUnixTimeMilliseconds(n)
+    give dates (Local or Utc) that also answer ToUnixTimeSeconds(), ToUnixTimeMilliseconds(),
+    UtcDateTime and LocalDateTime; they show as dates, without the +00:00 offset.
   [IO.File] and [IO.Directory] resolve a relative path against the process's directory,
     as .NET does (PowerShell's location is not theirs there either: give full paths).
   Get-Content gives plain strings (no PSPath/ReadCount note properties); Get-ChildItem's

@@ -1,4 +1,4 @@
-"""The session at the console: Clear-Host, Get-History / Invoke-History / Clear-History,
+"""The session at the console: Get-Host, Clear-Host, Get-History / Invoke-History / Clear-History,
 Start-Sleep and Write-Progress."""
 
 from __future__ import annotations
@@ -10,10 +10,20 @@ from fayshell.commands.invocation import Invocation
 from fayshell.commands.registry import BY_PROPERTY, Param, cmdlet
 from fayshell.errors import CommandError, ParameterError
 from fayshell.history import HistoryInfo
+from fayshell.host import HostInfo
 from fayshell.lang.values import Duration, Size
 
 #: ANSI: erase the screen and the scrollback, cursor home.
 CLEAR_SCREEN = "\x1b[2J\x1b[3J\x1b[H"
+
+
+@cmdlet(
+    "Get-Host",
+    synopsis="The console host: its name, version, culture and the terminal's size ($Host).",
+    examples=[("(Get-Host).UI.RawUI.WindowSize.Width", "How wide the terminal is.")],
+)
+def get_host(ctx: Invocation) -> HostInfo:
+    return HostInfo()
 
 
 @cmdlet(

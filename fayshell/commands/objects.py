@@ -20,7 +20,7 @@ from fayshell.lang.dates import static_member as date_static
 from fayshell.lang.generic import new_collection
 from fayshell.lang.ops import OperatorError, compare, to_string, wildcard_match
 from fayshell.lang.streams import collect, is_relation, single_or_list
-from fayshell.lang.values import Duration, Hashtable, ScriptBlock, Size
+from fayshell.lang.values import Duration, Guid, Hashtable, ScriptBlock, Size
 from fayshell.records import get_property, is_record, property_names
 
 PSCUSTOMOBJECT = "System.Management.Automation.PSCustomObject"
@@ -745,29 +745,13 @@ def _bounds(minimum: Any, maximum: Any) -> tuple[int | float, int | float]:
     return float(low), float(high)  # a double (or decimal) bound: doubles
 
 
-@dataclass(frozen=True)
-class Guid:
-    """A [guid]: a table shows its Guid column, text shows its value."""
-
-    Guid: str
-    TYPE_NAME = "System.Guid"
-
-    def __str__(self) -> str:
-        return self.Guid
-
-    def ToString(self) -> str:  # noqa: N802 - .NET method name
-        return self.Guid
-
-
 @cmdlet(
     "New-Guid",
     synopsis="A new random GUID (version 4).",
     examples=[("(New-Guid).Guid", "The GUID's text, e.g. for a unique session name.")],
 )
 def new_guid(ctx: Invocation) -> list[Guid]:
-    import uuid
-
-    return [Guid(str(uuid.uuid4()))]
+    return [Guid.new()]
 
 
 # ---- Tee-Object ----------------------------------------------------------------------------

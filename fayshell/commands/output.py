@@ -3,6 +3,7 @@ are in data.py)."""
 
 from __future__ import annotations
 
+import shutil
 from typing import Any
 
 from fayshell.commands.invocation import Invocation
@@ -135,6 +136,57 @@ def _cell_lines(text: str, wrap: bool) -> list[str]:
 )
 async def format_list(ctx: Invocation, *, property: Any = None, input_object: Any = None) -> Any:
     return [await _shape(ctx, property, "list")]
+
+
+@cmdlet(
+    "Format-Wide",
+    aliases=("fw",),
+    synopsis="Show one property of each object, several objects to a line.",
+    description="Two columns unless -Column (or -AutoSize: as many as fit); the lines share "
+    "the terminal's width. Without -Property a record shows its Name (else its first "
+    "property) and a value shows itself.",
+    params=[
+        Param("Property", "any", position=0, help="The property (or @{e={...}}) to show."),
+        Param("Column", int, help="How many objects to a line."),
+        Param("AutoSize", bool, help="As many columns as the widest value allows."),
+        INPUT,
+    ],
+    examples=[
+        ("Get-ChildItem | Format-Wide -Column 4", "File names, four to a line."),
+        ("Get-Node | fw name -AutoSize", "Node names, as many to a line as fit."),
+    ],
+    stream=True,
+)
+async def format_wide(
+    ctx: Invocation,
+    *,
+    property: Any = None,
+    column: int | None = None,
+    auto_size: bool = False,
+    input_object: Any = None,
+) -> list[str]:
+    items = await collect(ctx.input)
+    texts = [format_value(await _wide_value(item, property)) for item in items]
+    width = shutil.get_terminal_size((80, 24)).columns - 1
+    widest = max((len(t) for t in texts), default=0) + 1
+    columns = column or (max(1, width // widest) if auto_size else 2)
+    if columns < 1:
+        raise ParameterError("Format-Wide", "Column", f"{columns} is not a number of columns")
+    cell = max(width // columns, 1)
+    rows = [texts[i : i + columns] for i in range(0, len(texts), columns)]
+    lines = ["".join(t[: cell - 1].ljust(cell) for t in row).rstrip() for row in rows]
+    return ["", *lines, ""] if lines else []
+
+
+async def _wide_value(item: Any, prop: Any) -> Any:
+    if prop is not None:
+        (spec,) = parse_props("Format-Wide", [prop])
+        return await evaluate(item, spec)
+    names = property_names(item)
+    if not names:
+        return item
+    name = next((n for n in names if n.lower() == "name"), names[0])
+    return await evaluate(item, PropSpec(name, name))
 
 
 @cmdlet(

@@ -166,6 +166,9 @@ class DateTime(datetime):
     DayOfWeek = property(lambda self: WeekDay(self.isoweekday() % 7))
     DayOfYear = property(lambda self: self.timetuple().tm_yday)
     Kind = property(lambda self: self._kind)
+    # a [DateTimeOffset]'s views of itself
+    UtcDateTime = property(lambda self: self.to_utc())
+    LocalDateTime = property(lambda self: self.to_local())
     Date = property(lambda self: DateTime(self.year, self.month, self.day, kind=self._kind))
     TimeOfDay = property(lambda self: duration_of(self - datetime(self.year, self.month, self.day)))
 
@@ -563,7 +566,24 @@ DATE_METHODS: dict[str, Callable[..., Any]] = {
     "compareto": _compare,
     "equals": lambda dt, other: _compare(dt, other) == 0,
     "isdaylightsavingtime": lambda dt: bool(dt.naive().astimezone().dst()),
+    # a [DateTimeOffset]'s (fayshell's are dates; see _unix)
+    "tounixtimeseconds": lambda dt: _unix(dt) // 1_000_000,
+    "tounixtimemilliseconds": lambda dt: _unix(dt) // 1_000,
 }
+
+
+def _unix(dt: DateTime) -> int:
+    """Microseconds since the Unix epoch (a date of kind Unspecified is taken as local time,
+    as .NET's conversion to a DateTimeOffset takes it)."""
+    utc = dt.to_utc() if dt.Kind != "Utc" else dt
+    delta = utc.naive() - EPOCH
+    return (delta.days * 86_400 + delta.seconds) * 1_000_000 + delta.microseconds
+
+
+def _from_unix(unit_us: int) -> Callable[[Any], DateTime]:
+    return lambda n: DateTime.of(EPOCH + timedelta(microseconds=int(n) * unit_us), "Utc")
+
+
 DURATION_METHODS: dict[str, Callable[..., Any]] = {
     "add": lambda d, other: Duration(int(d) + int(other)),
     "subtract": lambda d, other: Duration(int(d) - int(other)),
@@ -775,6 +795,14 @@ STATICS: dict[str, dict[str, Callable[..., Any]]] = {
             else Duration(int(parts[0]) * 100)
         ),
     },
+    # [DateTimeOffset]: fayshell's are dates (Local or Utc) that also answer ToUnixTimeSeconds
+    "datetimeoffset": {
+        "now": DateTime.local_now,
+        "utcnow": lambda: DateTime.local_now().to_utc(),
+        "unixepoch": lambda: DateTime(1970, 1, 1, kind="Utc"),
+        "fromunixtimeseconds": _from_unix(1_000_000),
+        "fromunixtimemilliseconds": _from_unix(1_000),
+    },
     "stopwatch": {
         "startnew": Stopwatch.StartNew,
         "new": Stopwatch,
@@ -787,6 +815,7 @@ TYPE_ALIASES = {
     "system.timespan": "timespan",
     "duration": "timespan",
     "system.diagnostics.stopwatch": "stopwatch",
+    "system.datetimeoffset": "datetimeoffset",
     "diagnostics.stopwatch": "stopwatch",
 }
 

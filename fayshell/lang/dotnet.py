@@ -9,7 +9,9 @@ import math
 import os
 import posixpath
 import re
+import secrets
 import sys
+import tempfile
 from collections.abc import Callable
 from decimal import Decimal
 from typing import Any
@@ -421,7 +423,19 @@ PATH_METHODS: dict[str, Callable[..., Any]] = {
     "changeextension": _change_extension,
     "combine": posixpath.join,
     "ispathrooted": lambda p: p.startswith("/"),
+    "getfullpath": os.path.abspath,
+    "gettemppath": lambda: os.path.join(tempfile.gettempdir(), ""),
+    "gettempfilename": lambda: _temp_file(),
+    "getrandomfilename": lambda: f"{secrets.token_hex(4)[:8]}.{secrets.token_hex(2)[:3]}",
 }
+
+
+def _temp_file() -> str:
+    """[IO.Path]::GetTempFileName(): a new empty file's path in the temporary directory."""
+    handle, name = tempfile.mkstemp(suffix=".tmp")
+    os.close(handle)
+    return name
+
 
 LIMITS: dict[str, dict[str, Any]] = {
     "int": {"maxvalue": 2**31 - 1, "minvalue": -(2**31)},

@@ -15,7 +15,9 @@ import functools
 import inspect
 import os
 import re
+import socket
 import sys
+import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from decimal import Decimal
@@ -42,7 +44,7 @@ from fayshell.errors import (
     RuntimeFayError,
     SourceSpan,
 )
-from fayshell.host import Host, ProgressTask
+from fayshell.host import Host, HostInfo, ProgressTask
 from fayshell.lang import ast, dotnet, netio, netregex, validate
 from fayshell.lang.dates import NOT_HANDLED, DateTime, call_method
 from fayshell.lang.dates import static_member as date_static
@@ -86,6 +88,7 @@ from fayshell.lang.values import (
     ErrorCategoryInfo,
     ErrorRecordValue,
     ExceptionValue,
+    Guid,
     Hashtable,
     Ref,
     ScriptBlock,
@@ -2033,9 +2036,11 @@ def automatic_variables() -> dict[str, Any]:
             PSVersion=SemanticVersion(7, 4, 0),
             PSEdition="Core",
             FayshellVersion=__version__,
-            Platform=sys.platform,
+            Platform="Unix" if os.name == "posix" else "Win32NT",
+            OS=f"{os.uname().sysname} {os.uname().release}",
         ),
         "PSEdition": "Core",
+        "Host": HostInfo(),
         "VerbosePreference": "SilentlyContinue",
         "DebugPreference": "SilentlyContinue",
         "WarningPreference": "Continue",
@@ -2526,6 +2531,9 @@ def _static_call(t: str, low: str, args: list[Any]) -> tuple[bool, Any]:
         ("string", "join"): lambda: text[0].join(to_string(v) for a in args[1:] for v in unroll(a)),
         ("string", "concat"): lambda: "".join(text),
         ("string", "new"): lambda: text[0] * (int(to_number(args[1])) if len(args) > 1 else 1),
+        ("guid", "newguid"): Guid.new,
+        ("guid", "parse"): lambda: Guid(str(uuid.UUID(text[0]))),
+        ("net.dns", "gethostname"): socket.gethostname,
         ("string", "format"): lambda: dotnet.composite_format(
             text[0],
             culture_args(args[1] if len(args) == 2 and isinstance(args[1], list) else args[1:]),

@@ -6,7 +6,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from decimal import Decimal
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Self
 
 if TYPE_CHECKING:
     from fayshell.lang.ast import ParamDecl, ScriptBlockLit
@@ -279,3 +279,24 @@ class PSCustomObject(dict[Any, Any]):
     properties, as PowerShell shows objects without a format view."""
 
     __slots__ = ()
+
+
+@dataclass(frozen=True)
+class Guid:
+    """A [guid]: a table shows its Guid column, text shows its value."""
+
+    Guid: str
+    TYPE_NAME = "System.Guid"
+
+    @classmethod
+    def new(cls) -> Self:
+        """A random (version 4) GUID, as New-Guid and [guid]::NewGuid() make."""
+        import uuid
+
+        return cls(str(uuid.uuid4()))
+
+    def __str__(self) -> str:
+        return self.Guid
+
+    def ToString(self) -> str:  # noqa: N802 - .NET method name
+        return self.Guid

@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from fayshell.errors import FayError
+from fayshell.errors import CommandError, FayError
 
 
 async def test_convert_to_json_object_and_array(shell) -> None:
@@ -135,3 +135,15 @@ async def test_export_csv_from_relation(shell, tmp_path) -> None:
     assert rows == [{"i": "0", "s": "n0"}, {"i": "1", "s": "n1"}, {"i": "2", "s": "n2"}]
     await shell.run(f"{src} | Export-Csv '{path}'")
     assert path.read_text().splitlines() == ['"i","s"', '"0","n0"', '"1","n1"', '"2","n2"']
+
+
+async def test_convert_from_string_data(shell) -> None:
+    out = await shell.run(
+        '$h = "a = 1`n# a comment`n`nb=two words`npath = C:\\\\temp`nnl = x\\ny" | '
+        "ConvertFrom-StringData; $h.a; $h.b; $h.path; $h.nl; $h.GetType().Name; "
+        "(ConvertFrom-StringData 'k: v' -Delimiter ':').k"
+    )
+    assert out == ["1", "two words", "C:\\temp", "x\ny", "Hashtable", "v"]
+    with pytest.raises(CommandError) as info:
+        await shell.run('"a=1`nA=2" | ConvertFrom-StringData')
+    assert "Data item 'A' in line 'A=2' is already defined." in info.value.message

@@ -347,3 +347,18 @@ async def test_confirm_answered_yes_and_whatif_false_make_the_change(shell, here
     await shell.run("Remove-Item a.txt -Confirm")
     await shell.run("$WhatIfPreference = $true; Remove-Item b.txt -WhatIf:$false")
     assert list(here.iterdir()) == []
+
+
+async def test_get_file_hash_as_sha256sum_and_md5sum_give_it(shell, here: Path) -> None:
+    import hashlib
+
+    (here / "a.bin").write_bytes(b"hello")
+    (here / "sub").mkdir()
+    (h,) = await shell.run("Get-FileHash a.bin")
+    assert (h.Algorithm, h.Path) == ("SHA256", str(here / "a.bin"))
+    assert h.Hash == hashlib.sha256(b"hello").hexdigest().upper()
+    assert await shell.run("(Get-FileHash * -Algorithm md5).Hash") == [
+        hashlib.md5(b"hello").hexdigest().upper()  # the directory is left out
+    ]
+    with pytest.raises(CommandError):
+        await shell.run("Get-FileHash gone.bin")

@@ -117,3 +117,11 @@ async def test_write_progress_draws_one_bar_per_id_for_its_statement(shell) -> N
     with pytest.raises(ParameterError) as info:
         await shell.run("Write-Progress x -PercentComplete 101")
     assert "must be from -1 to 100" in info.value.one_line()
+
+
+async def test_host_says_it_is_the_console_host(shell) -> None:
+    out = await shell.run(
+        "$Host.Name; (Get-Host).Version; $Host.UI.RawUI.WindowSize.Width -gt 0; "
+        "$PSVersionTable.Platform"
+    )
+    assert out == ["ConsoleHost", "7.4.0", True, "Unix"]

@@ -78,3 +78,17 @@ async def test_out_host_shows_now_and_outputs_nothing(shell) -> None:
     assert shell.host.lines == ["a\nb"]
     assert await shell.run("Out-Host -InputObject 3 -Paging") == []
     assert shell.host.lines[-1] == "3"
+
+
+async def test_format_wide_lays_values_out_in_columns(shell) -> None:
+    lines = await shell.run("1..5 | Format-Wide")
+    assert lines == ["", "1" + " " * 38 + "2", "3" + " " * 38 + "4", "5", ""]
+    lines = await shell.run("'a','bb','ccc' | Format-Wide -Column 3")
+    assert lines[1].split() == ["a", "bb", "ccc"] and lines[1].index("bb") == 26
+    lines = await shell.run(
+        "[pscustomobject]@{Name='web01'; n=1}, [pscustomobject]@{Name='web02'; n=2} | fw"
+    )
+    assert lines[1].split() == ["web01", "web02"]
+    assert (await shell.run("[pscustomobject]@{Name='x'; n=7} | Format-Wide n"))[1] == "7"
+    wide = await shell.run("1..30 | Format-Wide -AutoSize")  # 26 of 3 characters fit in 79
+    assert [len(line.split()) for line in wide] == [0, 26, 4, 0]

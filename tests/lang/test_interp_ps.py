@@ -1229,3 +1229,28 @@ async def test_functions_that_support_should_process(shell, tmp_path) -> None:
 )
 async def test_array_methods_compare_as_dotnet_equals(shell, src, expected) -> None:
     assert await shell.run(src) == expected
+
+
+@pytest.mark.parametrize(
+    "src, expected",
+    [
+        (
+            "[DateTimeOffset]::FromUnixTimeSeconds(86400).UtcDateTime.ToString('o')",
+            ["1970-01-02T00:00:00.0000000Z"],
+        ),
+        ("[DateTimeOffset]::FromUnixTimeMilliseconds(1500).UtcDateTime.Millisecond", [500]),
+        ("[DateTimeOffset]::Now.ToUnixTimeSeconds() -gt 1.7e9", [True]),
+        ("(Get-Date -UnixTimeSeconds 86400 -AsUTC).ToUnixTimeMilliseconds()", [86_400_000]),
+        (
+            "[guid]::NewGuid().Guid.Length; [guid]::Parse('0F8FAD5B-D9CB-469F-A165-70867728950E').Guid",
+            [36, "0f8fad5b-d9cb-469f-a165-70867728950e"],
+        ),
+        ("[System.Net.Dns]::GetHostName().StartsWith([Environment]::MachineName)", [True]),
+        (
+            "[IO.Path]::GetTempPath().EndsWith('/'); [IO.Path]::GetRandomFileName() -match '^\\w{8}\\.\\w{3}$'",
+            [True, True],
+        ),
+    ],
+)
+async def test_unix_times_guids_and_machine_names(shell, src, expected) -> None:
+    assert await shell.run(src) == expected
