@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any, TextIO
 
 from fayshell.errors import FayError, ParseError
-from fayshell.host import NullProgress, ProgressTask, RecordedProgress
+from fayshell.host import NullProgress, ProgressTask, RecordedProgress, read_stdin_line
 from fayshell.lang.streams import is_relation
 from fayshell.render import (
     fit_widths,
@@ -207,6 +207,9 @@ class ConsoleHost:
         self.err.flush()
         answer = sys.stdin.readline().strip().lower()
         return answer in ("y", "yes")
+
+    def read_line(self, prompt: str, secret: bool = False) -> str | None:
+        return read_stdin_line(prompt, secret, self.err)
 
     # ---- output -----------------------------------------------------------------------------
 

@@ -46,6 +46,27 @@ class Host(Protocol):
 
     def confirm(self, question: str) -> bool: ...
 
+    def read_line(self, prompt: str, secret: bool = False) -> str | None: ...
+
+
+def read_stdin_line(prompt: str, secret: bool, err: TextIO) -> str | None:
+    """Read-Host's line from standard input (None at its end). On a terminal the prompt is
+    shown first ("prompt: ") and a secret is not echoed; piped input is read as it comes."""
+    tty = sys.stdin.isatty()
+    shown = f"{prompt}: " if prompt else ""
+    if secret and tty:
+        import getpass
+
+        try:
+            return getpass.getpass(shown, stream=err)
+        except EOFError:
+            return None
+    if tty and shown:
+        err.write(shown)
+        err.flush()
+    line = sys.stdin.readline()
+    return line.rstrip("\r\n") if line else None
+
 
 class NullProgress:
     """A progress task that shows nothing (non-interactive output, tests)."""
@@ -127,6 +148,9 @@ class StreamHost:
     def confirm(self, question: str) -> bool:
         return False
 
+    def read_line(self, prompt: str, secret: bool = False) -> str | None:
+        return read_stdin_line(prompt, secret, self.err)
+
 
 @dataclass
 class CaptureHost:
@@ -138,6 +162,9 @@ class CaptureHost:
     errors: list[str] = field(default_factory=list)
     progress_tasks: list[RecordedProgress] = field(default_factory=list)
     answer: bool = False
+    #: What Read-Host reads, in order, and the prompts it showed.
+    inputs: list[str] = field(default_factory=list)
+    prompts: list[str] = field(default_factory=list)
 
     def write_host(self, text: str, color: str | None = None, newline: bool = True) -> None:
         self.lines.append(text)
@@ -160,6 +187,11 @@ class CaptureHost:
 
     def confirm(self, question: str) -> bool:
         return self.answer
+
+    def read_line(self, prompt: str, secret: bool = False) -> str | None:
+        """The next of ``inputs`` (None when they ran out); the prompt is kept in ``prompts``."""
+        self.prompts.append(prompt)
+        return self.inputs.pop(0) if self.inputs else None
 
 
 @dataclass(frozen=True)

@@ -57,6 +57,16 @@ def test_script_arguments_are_dollar_args(tmp_path: Path) -> None:
     assert proc.stdout == "2: web02\n"
 
 
+def test_read_host_reads_piped_lines_then_null(tmp_path: Path) -> None:
+    script = tmp_path / "ask.fay"
+    script.write_text(
+        "$a = Read-Host 'Restart web02?'; \"[$a]\"; $b = Read-Host -MaskInput; \"[$b]\"; "
+        "$null -eq (Read-Host)"
+    )
+    proc = fayshell(str(script), stdin="yes\nsecret\n", cwd=tmp_path)
+    assert (proc.returncode, proc.stdout, proc.stderr) == (0, "[yes]\n[secret]\nTrue\n", "")
+
+
 def test_script_from_stdin(tmp_path: Path) -> None:
     proc = fayshell(stdin="$a = 20\n$a + 22\n", cwd=tmp_path)
     assert (proc.returncode, proc.stdout) == (0, "42\n")

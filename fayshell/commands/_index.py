@@ -133,6 +133,7 @@ FAMILY_OF: dict[str, str] = {
     "pwd": "locations",
     "r": "host",
     "rd": "files",
+    "read-host": "host",
     "receive-trace": "trace",
     "register-tracetrigger": "recorder",
     "remove-alias": "help",

@@ -1,4 +1,4 @@
-"""The session at the console: Get-Host, Clear-Host, Get-History / Invoke-History / Clear-History,
+"""The session at the console: Get-Host, Read-Host, Clear-Host, Get-History / Invoke-History / Clear-History,
 Start-Sleep and Write-Progress."""
 
 from __future__ import annotations
@@ -11,6 +11,7 @@ from fayshell.commands.registry import BY_PROPERTY, Param, cmdlet
 from fayshell.errors import CommandError, ParameterError
 from fayshell.history import HistoryInfo
 from fayshell.host import HostInfo
+from fayshell.lang.ops import to_string
 from fayshell.lang.values import Duration, Size
 
 #: ANSI: erase the screen and the scrollback, cursor home.
@@ -24,6 +25,34 @@ CLEAR_SCREEN = "\x1b[2J\x1b[3J\x1b[H"
 )
 def get_host(ctx: Invocation) -> HostInfo:
     return HostInfo()
+
+
+@cmdlet(
+    "Read-Host",
+    synopsis="Read a line the user types (or the next line of piped input).",
+    description="On a terminal the prompt is shown as 'prompt: '; -AsSecureString and "
+    "-MaskInput do not echo what is typed (the answer is a plain string here). At the end of "
+    "the input the answer is $null.",
+    params=[
+        Param("Prompt", "any", position=0, rest=True, help="What to ask."),
+        Param("AsSecureString", bool, help="Do not echo the answer."),
+        Param("MaskInput", bool, help="Do not echo the answer."),
+    ],
+    examples=[
+        ("$ok = Read-Host 'Restart web02? (y/n)'", "Ask before acting."),
+        ("$token = Read-Host 'Token' -MaskInput", "Read a secret without echoing it."),
+    ],
+)
+def read_host(
+    ctx: Invocation,
+    *,
+    prompt: Any = None,
+    as_secure_string: bool = False,
+    mask_input: bool = False,
+) -> str | None:
+    words = prompt if isinstance(prompt, list) else [] if prompt is None else [prompt]
+    text = " ".join(to_string(w) for w in words)
+    return ctx.state.host.read_line(text, as_secure_string or mask_input)
 
 
 @cmdlet(

@@ -1891,7 +1891,12 @@ class FlushingHost:
         return self.host.progress(description, total, unit)
 
     def confirm(self, question: str) -> bool:
+        self.interp.flush()
         return self.host.confirm(question)
+
+    def read_line(self, prompt: str, secret: bool = False) -> str | None:
+        self.interp.flush()
+        return self.host.read_line(prompt, secret)
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.host, name)

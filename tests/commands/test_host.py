@@ -125,3 +125,13 @@ async def test_host_says_it_is_the_console_host(shell) -> None:
         "$PSVersionTable.Platform"
     )
     assert out == ["ConsoleHost", "7.4.0", True, "Unix"]
+
+
+async def test_read_host_answers_with_the_line_typed(shell) -> None:
+    shell.host.inputs = ["web02", "hunter2"]
+    out = await shell.run(
+        "$n = Read-Host 'Which node'; $s = Read-Host 'Token' -AsSecureString; $n; $s.Length; "
+        "$null -eq (Read-Host 'More')"
+    )
+    assert out == ["web02", 7, True]
+    assert shell.host.prompts == ["Which node", "Token", "More"]
