@@ -119,6 +119,7 @@ async def _run(opts: argparse.Namespace, crash_log: CrashLog) -> int:
         state.globals.set_local("args", list(opts.args or []))
         return await run_source(state, host, source, name, crash_log)
     finally:
+        host.transcribe(None)  # a transcript still running gets its footer
         await state.aclose()
 
 

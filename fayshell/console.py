@@ -9,7 +9,13 @@ from dataclasses import dataclass, field
 from typing import Any, TextIO
 
 from fayshell.errors import FayError, ParseError
-from fayshell.host import NullProgress, ProgressTask, RecordedProgress, read_stdin_line
+from fayshell.host import (
+    NullProgress,
+    ProgressTask,
+    RecordedProgress,
+    Transcribing,
+    read_stdin_line,
+)
 from fayshell.lang.streams import is_relation
 from fayshell.render import (
     fit_widths,
@@ -107,7 +113,7 @@ class DelayedProgress(RecordedProgress):
 
 
 @dataclass
-class ConsoleHost:
+class ConsoleHost(Transcribing):
     """Host for the REPL and script runs: stdout for output, stderr for diagnostics."""
 
     out: TextIO = field(default_factory=lambda: sys.stdout)
@@ -210,6 +216,11 @@ class ConsoleHost:
 
     def read_line(self, prompt: str, secret: bool = False) -> str | None:
         return read_stdin_line(prompt, secret, self.err)
+
+    def typed(self, line: str) -> None:
+        """A line typed at the prompt, for a transcript that is running."""
+        if self.transcript is not None:
+            self.transcript.typed(line)
 
     # ---- output -----------------------------------------------------------------------------
 

@@ -10,7 +10,10 @@ from __future__ import annotations
 import shutil
 import sys
 from dataclasses import dataclass, field
-from typing import Protocol, TextIO
+from typing import TYPE_CHECKING, Protocol, TextIO
+
+if TYPE_CHECKING:
+    from fayshell.transcript import Transcript
 
 
 class ProgressTask(Protocol):
@@ -47,6 +50,11 @@ class Host(Protocol):
     def confirm(self, question: str) -> bool: ...
 
     def read_line(self, prompt: str, secret: bool = False) -> str | None: ...
+
+    @property
+    def transcript(self) -> Transcript | None: ...
+
+    def transcribe(self, transcript: Transcript | None) -> Transcript | None: ...
 
 
 def read_stdin_line(prompt: str, secret: bool, err: TextIO) -> str | None:
@@ -114,8 +122,31 @@ class RecordedProgress:
         self.closed = True
 
 
+class Transcribing:
+    """Start-Transcript for a host that writes to ``out`` and ``err`` streams."""
+
+    out: TextIO
+    err: TextIO
+    recording: Transcript | None = None
+
+    @property
+    def transcript(self) -> Transcript | None:
+        return self.recording
+
+    def transcribe(self, transcript: Transcript | None) -> Transcript | None:
+        """Start recording into ``transcript``, or (None) stop: the transcript started or
+        stopped (None: none was running)."""
+        stopped = self.recording
+        if transcript is not None:
+            transcript.attach(self)
+        elif stopped is not None:
+            stopped.detach(self)
+        self.recording = transcript
+        return transcript or stopped
+
+
 @dataclass
-class StreamHost:
+class StreamHost(Transcribing):
     """Plain host writing to text streams: host text to ``out``, diagnostics to ``err``.
 
     Used for scripts and piped output; confirmations are refused (answer "no") because
@@ -162,21 +193,30 @@ class CaptureHost:
     errors: list[str] = field(default_factory=list)
     progress_tasks: list[RecordedProgress] = field(default_factory=list)
     answer: bool = False
+    transcript: Transcript | None = None
     #: What Read-Host reads, in order, and the prompts it showed.
     inputs: list[str] = field(default_factory=list)
     prompts: list[str] = field(default_factory=list)
 
     def write_host(self, text: str, color: str | None = None, newline: bool = True) -> None:
         self.lines.append(text)
+        self._record(text)
 
     def verbose(self, message: str) -> None:
         self.verbose_lines.append(message)
+        self._record(f"VERBOSE: {message}")
 
     def warning(self, message: str) -> None:
         self.warnings.append(message)
+        self._record(f"WARNING: {message}")
 
     def error(self, message: str) -> None:
         self.errors.append(message)
+        self._record(f"ERROR: {message}")
+
+    def _record(self, line: str) -> None:
+        if self.transcript is not None:
+            self.transcript.write(line + "\n")
 
     def progress(
         self, description: str, total: float | None = None, unit: str = ""
@@ -187,6 +227,13 @@ class CaptureHost:
 
     def confirm(self, question: str) -> bool:
         return self.answer
+
+    def transcribe(self, transcript: Transcript | None) -> Transcript | None:
+        """Host lines, warnings and errors go to ``transcript`` too (None: stop)."""
+        stopped, self.transcript = self.transcript, transcript
+        if transcript is None and stopped is not None:
+            stopped.close()
+        return transcript or stopped
 
     def read_line(self, prompt: str, secret: bool = False) -> str | None:
         """The next of ``inputs`` (None when they ran out); the prompt is kept in ``prompts``."""

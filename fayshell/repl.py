@@ -138,6 +138,7 @@ class Repl:
             except EOFError:
                 return 0
             if text.strip():
+                self.host.typed(text)
                 code = await self.execute(text)
                 if code is not None:
                     return code

@@ -60,11 +60,28 @@ def test_script_arguments_are_dollar_args(tmp_path: Path) -> None:
 def test_read_host_reads_piped_lines_then_null(tmp_path: Path) -> None:
     script = tmp_path / "ask.fay"
     script.write_text(
-        "$a = Read-Host 'Restart web02?'; \"[$a]\"; $b = Read-Host -MaskInput; \"[$b]\"; "
+        '$a = Read-Host \'Restart web02?\'; "[$a]"; $b = Read-Host -MaskInput; "[$b]"; '
         "$null -eq (Read-Host)"
     )
     proc = fayshell(str(script), stdin="yes\nsecret\n", cwd=tmp_path)
     assert (proc.returncode, proc.stdout, proc.stderr) == (0, "[yes]\n[secret]\nTrue\n", "")
+
+
+def test_transcript_holds_the_output_and_ends_with_the_shell(tmp_path: Path) -> None:
+    record = tmp_path / "incident.txt"
+    script = tmp_path / "t.fay"
+    script.write_text(
+        f"Start-Transcript '{record}'\n[pscustomobject]@{{node='web01'; n=3}}\n"
+        "Write-Host 'note'\nGet-Item /nope -ErrorAction Continue\n'last'\n"
+    )
+    proc = fayshell("--no-color", str(script), cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    text = record.read_text()
+    shown = proc.stdout + proc.stderr
+    for line in ["node  n", "web01 3", "note", "/nope: cannot find the path", "last"]:
+        assert line in text and line in shown, line
+    assert text.rstrip().endswith("**********************")
+    assert "PowerShell transcript end" in text  # no Stop-Transcript: the footer at exit
 
 
 def test_script_from_stdin(tmp_path: Path) -> None:

@@ -1,4 +1,4 @@
-"""The session at the console: Get-Host, Read-Host, Clear-Host, Get-History / Invoke-History / Clear-History,
+"""The session at the console: Get-Host, Read-Host, Start-/Stop-Transcript, Clear-Host, Get-History / Invoke-History / Clear-History,
 Start-Sleep and Write-Progress."""
 
 from __future__ import annotations
@@ -53,6 +53,67 @@ def read_host(
     words = prompt if isinstance(prompt, list) else [] if prompt is None else [prompt]
     text = " ".join(to_string(w) for w in words)
     return ctx.state.host.read_line(text, as_secure_string or mask_input)
+
+
+@cmdlet(
+    "Start-Transcript",
+    synopsis="Record the session (what is typed and everything shown) in a text file.",
+    description="The file gets PowerShell's transcript header and, at Stop-Transcript or "
+    "when the shell ends, its footer. Without -Path it is "
+    "~/PowerShell_transcript.<machine>.<random>.<time>.txt. Colours are left out; secrets "
+    "typed at Read-Host -MaskInput are not shown, so they are not recorded.",
+    params=[
+        Param("Path", str, position=0, aliases=("LiteralPath",), help="The transcript file."),
+        Param("OutputDirectory", str, help="A directory for a file named as without -Path."),
+        Param("Append", bool, help="Add to the file instead of replacing it."),
+        Param("NoClobber", bool, help="Refuse to replace an existing file."),
+        Param("Force", bool, help="Accepted for compatibility."),
+        Param("IncludeInvocationHeader", bool, help="Accepted for compatibility."),
+    ],
+    examples=[
+        ("Start-Transcript ~/incident-42.txt", "Keep a record of the incident session."),
+        ("Start-Transcript -OutputDirectory ~/incidents -Append", "One more file there."),
+    ],
+)
+def start_transcript(
+    ctx: Invocation,
+    *,
+    path: str | None = None,
+    output_directory: str | None = None,
+    append: bool = False,
+    no_clobber: bool = False,
+    force: bool = False,
+    include_invocation_header: bool = False,
+) -> str:
+    from fayshell.transcript import Transcript, default_path
+
+    if ctx.state.host.transcript is not None:
+        raise ctx.fail("a transcript is already running; Stop-Transcript ends it")
+    target = ctx.state.resolve_path(path) if path else default_path()
+    if output_directory and not path:
+        target = ctx.state.resolve_path(output_directory) / default_path().name
+    if no_clobber and target.exists():
+        raise ctx.fail(f"{target} already exists (-NoClobber)")
+    try:
+        transcript = Transcript(target, append)
+    except OSError as exc:
+        raise ctx.fail(f"cannot write {target}: {exc.strerror or exc}") from None
+    ctx.state.host.transcribe(transcript)
+    return f"Transcript started, output file is {target}"
+
+
+@cmdlet(
+    "Stop-Transcript",
+    synopsis="Stop recording the session (Start-Transcript) and close its file.",
+    examples=[("Stop-Transcript", "The record is complete.")],
+)
+def stop_transcript(ctx: Invocation) -> str:
+    stopped = ctx.state.host.transcribe(None)
+    if stopped is None:
+        raise ctx.fail(
+            "An error occurred stopping transcription: The host is not currently transcribing."
+        )
+    return f"Transcript stopped, output file is {stopped.path}"
 
 
 @cmdlet(

@@ -21,7 +21,7 @@ import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from decimal import Decimal
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from fayshell.commands.binding import (
     NO_VALUE,
@@ -99,6 +99,9 @@ from fayshell.lang.values import (
 from fayshell.lang.versions import SemanticVersion, Version
 from fayshell.records import get_property, has_property, is_record
 from fayshell.state import Scope, ShellState
+
+if TYPE_CHECKING:
+    from fayshell.transcript import Transcript
 
 OutputCallback = Callable[[Any], Awaitable[None] | None]
 
@@ -1897,6 +1900,13 @@ class FlushingHost:
     def read_line(self, prompt: str, secret: bool = False) -> str | None:
         self.interp.flush()
         return self.host.read_line(prompt, secret)
+
+    def transcribe(self, transcript: Transcript | None) -> Transcript | None:
+        """Start or stop a transcript after what was output before it is shown (and so is
+        in the transcript, or not)."""
+        self.interp.flush()
+        getattr(self.host, "end_output", lambda: None)()
+        return self.host.transcribe(transcript)
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.host, name)

@@ -135,3 +135,32 @@ async def test_read_host_answers_with_the_line_typed(shell) -> None:
     )
     assert out == ["web02", 7, True]
     assert shell.host.prompts == ["Which node", "Token", "More"]
+
+
+async def test_transcript_records_what_the_host_shows(shell, tmp_path) -> None:
+    path = tmp_path / "t.txt"
+    out = await shell.run(
+        f"Start-Transcript '{path}'; Write-Host 'restarting web02'; Write-Warning 'slow'; "
+        "Stop-Transcript; Write-Host 'not recorded'"
+    )
+    assert out == [
+        f"Transcript started, output file is {path}",
+        f"Transcript stopped, output file is {path}",
+    ]
+    text = path.read_text()
+    assert text.startswith("**********************\nPowerShell transcript start\nStart time: ")
+    assert "restarting web02\nWARNING: slow\n" in text and "not recorded" not in text
+    assert text.endswith("**********************\n") and "PowerShell transcript end" in text
+    for bad, says in [
+        ("Stop-Transcript", "The host is not currently transcribing."),
+        (f"Start-Transcript '{path}' -NoClobber", "already exists"),
+        (f"Start-Transcript '{tmp_path}/no/such/dir/t.txt'", "cannot write"),
+    ]:
+        with pytest.raises(CommandError) as info:
+            await shell.run(bad)
+        assert says in info.value.message
+    await shell.run(f"Start-Transcript '{path}' -Append")
+    with pytest.raises(CommandError):
+        await shell.run(f"Start-Transcript '{tmp_path}/other.txt'")  # one at a time
+    await shell.run("Stop-Transcript")
+    assert path.read_text().count("PowerShell transcript start") == 2
