@@ -190,7 +190,7 @@ def convert_from_string_data(
         Param(
             "AsHashtable",
             bool,
-            help="Hashtables instead of objects (the same in fayshell: both are records).",
+            help="Hashtables instead of objects (every key a property, shown as Name/Value).",
         ),
         Param("Depth", int, default=1024, help="Deepest nesting accepted."),
         Param("NoEnumerate", bool, help="Write a top-level array as one value."),
@@ -227,7 +227,7 @@ async def convert_from_json(
         ) from None
     if _depth_of(value) > depth:
         raise CommandError("ConvertFrom-Json", f"the JSON is nested deeper than -Depth {depth}")
-    value = _with_dates(value)
+    value = _with_dates(value, Hashtable if as_hashtable else dict)
     if isinstance(value, list) and not no_enumerate:
         return value
     return [value]
@@ -237,12 +237,13 @@ async def convert_from_json(
 JSON_DATE = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,7})?(Z|[+-]\d{2}:\d{2})?")
 
 
-def _with_dates(value: Any) -> Any:
-    """``value`` with its ISO date-time strings as dates (see ConvertFrom-Json's help)."""
+def _with_dates(value: Any, mapping: type[dict[str, Any]]) -> Any:
+    """``value`` with its ISO date-time strings as dates (see ConvertFrom-Json's help) and its
+    objects made ``mapping``s (hashtables for -AsHashtable)."""
     if isinstance(value, dict):
-        return {k: _with_dates(v) for k, v in value.items()}
+        return mapping((k, _with_dates(v, mapping)) for k, v in value.items())
     if isinstance(value, list):
-        return [_with_dates(v) for v in value]
+        return [_with_dates(v, mapping) for v in value]
     if isinstance(value, str) and JSON_DATE.fullmatch(value):
         from fayshell.lang.dates import DateTime, parse_date
 

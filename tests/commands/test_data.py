@@ -61,6 +61,12 @@ async def test_convert_from_json_objects_arrays_and_round_trip(shell) -> None:
     assert await shell.run("'[1,2]' | ConvertFrom-Json -NoEnumerate | % { $_.Count }") == [2]
     assert await shell.run('(\'{"a":{"b":5}}\' | ConvertFrom-Json).a.b') == [5]
     assert await shell.run("('{\"a\":1}' | ConvertFrom-Json -AsHashtable)['a']") == [1]
+    doc = '\'{"a":{"b":1}}\''
+    out = await shell.run(
+        f"$h = {doc} | ConvertFrom-Json -AsHashtable; $h.GetType().Name; $h.a.GetType().Name; "
+        f"({doc} | ConvertFrom-Json).a.GetType().Name"
+    )
+    assert out == ["Hashtable", "Hashtable", "PSCustomObject"]
     back = await shell.run("[pscustomobject]@{a=1; b='x'} | ConvertTo-Json | ConvertFrom-Json")
     assert back == [{"a": 1, "b": "x"}]
 
