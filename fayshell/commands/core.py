@@ -910,6 +910,8 @@ def _measure_sql(rel: Any, specs: list[PropSpec], stats: list[str]) -> Any:
             raise Untranslatable(f"{spec.label!r} is not a column")
         ident = quote_ident(col)
         cols = [f'count({ident}) AS "Count"']
+        if schema[col].upper().startswith("DECIMAL"):  # measured as doubles, as row-wise
+            ident = f"CAST({ident} AS DOUBLE)"
         for stat in STATS:
             expr = SQL_AGG[stat].format(ident) if stat in stats else "NULL"
             cols.append(f'{expr} AS "{stat}"')

@@ -449,3 +449,14 @@ async def test_wildcard_backtick_escapes_in_sql_and_rowwise(shell) -> None:
         stage = f"Where-Object {test} | ForEach-Object id"
         assert await shell.run(f"{table} | {stage}") == ids, f"{test} in SQL"
         assert await shell.run(f"@({table}) | {stage}") == ids, f"{test} row-wise"
+
+
+async def test_measure_object_measures_decimals_as_doubles_in_sql_and_rowwise(shell) -> None:
+    rows = "sql SELECT v::DECIMAL(3, 1) AS v FROM (VALUES (1.5), (10.0), (-1.0)) t(v)"
+    stage = (
+        "Measure-Object v -Sum -Maximum -Minimum -Average | "
+        '% { "$($_.Sum) $($_.Maximum) $($_.Minimum) $($_.Average) $($_.Maximum.GetType().Name)" }'
+    )
+    expected = ["10.5 10 -1 3.5 Double"]
+    assert await shell.run(f"{rows} | {stage}") == expected, "in SQL"
+    assert await shell.run(f"@({rows}) | {stage}") == expected, "row-wise"
