@@ -733,7 +733,10 @@ def _group_key_sql(spec: PropSpec, schema: dict[str, str], case: bool) -> tuple[
     in the first spelling seen, a test as True/False), and its ORDER BY terms."""
     expr = sql_of(spec, schema)
     kind = _sql_kind(spec, schema)
-    if kind == "bool":  # $null is false, as row-wise
+    if kind == "bool" and column_of(spec, schema) is not None:  # a NULL is its own group, ""
+        text = f"CASE WHEN {expr} IS NULL THEN '' WHEN {expr} THEN 'True' ELSE 'False' END"
+        return expr, text, f"{expr} ASC NULLS FIRST"
+    if kind == "bool":  # a test: never $null, as row-wise
         key = f"coalesce({expr}, false)"
         return key, f"CASE WHEN {key} THEN 'True' ELSE 'False' END", f"{key} ASC"
     if kind == "string" and case:

@@ -301,6 +301,12 @@ def _scalar_compare(op: str, left: Any, right: Any, case: bool) -> bool:
 
 
 def _order(op: str, left: Any, right: Any) -> bool:
+    """``left -op right``. ``$null`` orders as 0 against a number, as "" against text, and
+    before anything else (a date, a version), as PowerShell compares them."""
+    other = right if left is None else left if right is None else None
+    if other is not None and not isinstance(other, (str, *NUMBERS)):
+        sign = -1 if left is None else 1
+        return {"gt": sign > 0, "ge": sign > 0, "lt": sign < 0, "le": sign < 0}[op]
     if left is None:
         left, right = (0 if isinstance(right, NUMBERS) else ""), right
     if right is None:

@@ -460,3 +460,10 @@ async def test_measure_object_measures_decimals_as_doubles_in_sql_and_rowwise(sh
     expected = ["10.5 10 -1 3.5 Double"]
     assert await shell.run(f"{rows} | {stage}") == expected, "in SQL"
     assert await shell.run(f"@({rows}) | {stage}") == expected, "row-wise"
+
+
+async def test_a_null_in_a_boolean_column_is_its_own_group(shell) -> None:
+    stage = 'Group-Object flag | ForEach-Object { "$($_.Name):$($_.Count)" }'
+    expected = [":1", "False:1", "True:2"]  # the NULL group first, named ""
+    assert await shell.run(f"{NULLS} | {stage}") == expected, "in SQL"
+    assert await shell.run(f"@({NULLS}) | {stage}") == expected, "row-wise"

@@ -1234,6 +1234,20 @@ async def test_array_methods_compare_as_dotnet_equals(shell, src, expected) -> N
 @pytest.mark.parametrize(
     "src, expected",
     [
+        ("$null -lt (Get-Date); $null -gt (Get-Date); (Get-Date) -ge $null", [True, False, True]),
+        (
+            "$null -lt [version]'1.0'; $null -le 0; $null -lt -1; $null -lt 'a'",
+            [True, True, False, True],
+        ),
+    ],
+)
+async def test_null_orders_before_dates_and_as_zero_against_numbers(shell, src, expected) -> None:
+    assert await shell.run(src) == expected
+
+
+@pytest.mark.parametrize(
+    "src, expected",
+    [
         (
             "[DateTimeOffset]::FromUnixTimeSeconds(86400).UtcDateTime.ToString('o')",
             ["1970-01-02T00:00:00.0000000Z"],
