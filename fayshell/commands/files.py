@@ -15,7 +15,7 @@ import glob
 import os
 import shutil
 import stat
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -30,7 +30,7 @@ from fayshell.commands.registry import (
     cmdlet,
 )
 from fayshell.errors import CommandError, ParameterError
-from fayshell.lang.dates import DateTime, FileTime
+from fayshell.lang.dates import DateTime, FileTime, wall_clock
 from fayshell.lang.ops import to_string, wildcard_match
 from fayshell.lang.streams import collect
 from fayshell.state import PathInfo, ShellState
@@ -401,9 +401,12 @@ def _split_one(path: str, mode: str) -> Any:
             help="Container: a directory; Leaf: anything else (a file).",
         ),
         Param("IsValid", bool, help="Only check that the path is well formed."),
+        Param("NewerThan", "any", help="Only a file written after this time counts."),
+        Param("OlderThan", "any", help="Only a file written before this time counts."),
     ],
     examples=[
         ("Test-Path ~/.ssh/config", "Is there an SSH config?"),
+        ("Test-Path incident.duckdb -NewerThan (Get-Date).AddHours(-1)", "Written lately?"),
         ("Test-Path traces -PathType Container", "Is traces a directory?"),
         ("Test-Path *.duckdb", "Is there any database here?"),
     ],
@@ -415,19 +418,43 @@ def test_path(
     literal_path: list[str] | None = None,
     path_type: str = "Any",
     is_valid: bool = False,
+    newer_than: Any = None,
+    older_than: Any = None,
 ) -> list[bool]:
     if path is None and literal_path is None:
         raise ParameterError("Test-Path", "Path", "missing mandatory parameter -Path")
     items = [(p, False) for p in path or []] + [(p, True) for p in literal_path or []]
-    return [_test_one(ctx.state, text, literal, path_type, is_valid) for text, literal in items]
+    when = _written_between(newer_than, older_than)
+    return [
+        _test_one(ctx.state, text, literal, path_type, is_valid, when) for text, literal in items
+    ]
 
 
-def _test_one(state: ShellState, text: str, literal: bool, path_type: str, valid: bool) -> bool:
+def _written_between(newer: Any, older: Any) -> Callable[[Path], bool]:
+    """-NewerThan and -OlderThan as a test of a path's last write time (local wall clock)."""
+    lo = None if newer is None else wall_clock(newer)
+    hi = None if older is None else wall_clock(older)
+
+    def test(path: Path) -> bool:
+        written = datetime.fromtimestamp(path.stat().st_mtime)
+        return (lo is None or written > lo) and (hi is None or written < hi)
+
+    return test
+
+
+def _test_one(
+    state: ShellState,
+    text: str,
+    literal: bool,
+    path_type: str,
+    valid: bool,
+    when: Callable[[Path], bool],
+) -> bool:
     if not text.strip():
         return False
     if valid:
         return "\0" not in text
-    found = expand(state, text, literal)
+    found = [p for p in expand(state, text, literal) if when(p)]
     if path_type == "Container":
         return any(p.is_dir() for p in found)
     if path_type == "Leaf":

@@ -362,3 +362,20 @@ async def test_get_file_hash_as_sha256sum_and_md5sum_give_it(shell, here: Path) 
     ]
     with pytest.raises(CommandError):
         await shell.run("Get-FileHash gone.bin")
+
+
+async def test_test_path_newer_and_older_than(shell, here: Path) -> None:
+    import os
+    import time
+
+    old = here / "old.log"
+    old.write_text("")
+    week_ago = time.time() - 7 * 86400
+    os.utime(old, (week_ago, week_ago))
+    (here / "new.log").write_text("")
+    out = await shell.run(
+        "$day = (Get-Date).AddDays(-1); Test-Path old.log -NewerThan $day; "
+        "Test-Path old.log -OlderThan $day; Test-Path *.log -NewerThan $day; "
+        "Test-Path new.log -OlderThan $day; Test-Path gone.log -OlderThan (Get-Date)"
+    )
+    assert out == [False, True, True, False, False]
