@@ -39,7 +39,7 @@ from fayshell.lang.ops import (
 )
 from fayshell.lang.sqlgen import Translator, Untranslatable, column_kind
 from fayshell.lang.streams import aiter_items, collect, is_relation, unroll
-from fayshell.lang.values import NUMBERS, UNSET, ScriptBlock
+from fayshell.lang.values import NUMBERS, ScriptBlock
 from fayshell.records import has_property, property_names
 from fayshell.store.relation import quote_ident, quote_literal
 
@@ -247,8 +247,8 @@ def _comparison_keeps(test: Comparison, item: Any) -> bool:
 
 async def _where_rows(source: Any, test: ScriptBlock | Comparison) -> AsyncIterator[Any]:
     async for item in aiter_items(source):
-        if isinstance(test, ScriptBlock):
-            out = await test.invoke(dollar_under=item)
+        if isinstance(test, ScriptBlock):  # in the caller's scope, as PowerShell runs it
+            out = await test.interp.invoke_here(test, item)
             keep = truthy(out[0] if len(out) == 1 else out)
         else:
             keep = _comparison_keeps(test, item)
@@ -1037,29 +1037,6 @@ async def _measure_text(
 # ---- ForEach-Object ----------------------------------------------------------------------------
 
 
-async def invoke_here(block: ScriptBlock, item: Any = UNSET) -> list[Any]:
-    """Run a block as ForEach-Object does: dot-sourced in the scope it was written in (so
-    ``-Begin { $sum = 0 }`` is seen by -Process and after the pipeline), with $_ set there."""
-    from fayshell.lang.interp import EXPRESSIONS, ReturnSignal
-
-    scope = block.scope
-    saved = scope.vars.get("_")
-    if item is not UNSET:
-        scope.set_local("_", item)
-    body = block.node.body
-    try:
-        if len(body) == 1 and type(body[0]) in EXPRESSIONS:  # fast path: { $_ * 2 }
-            return unroll(await block.interp.eval(body[0], scope))
-        return await block.interp.block(body, scope)
-    except ReturnSignal as ret:  # `return` ends this one invocation, as in PowerShell
-        return ret.output
-    finally:
-        if saved is None:
-            scope.vars.pop("_", None)
-        else:
-            scope.vars["_"] = saved
-
-
 @cmdlet(
     "ForEach-Object",
     aliases=("foreach-object", "%"),
@@ -1127,18 +1104,18 @@ async def foreach_object(
         argument_list, remaining_scripts = remaining_scripts, None
     begin, blocks, end = _foreach_blocks(process, remaining_scripts or [], begin, end, member_name)
     if begin is not None:
-        for out in await invoke_here(begin):
+        for out in await begin.interp.invoke_here(begin):
             yield out
     async for item in aiter_items(source):
         for block in blocks:
             if isinstance(block, ScriptBlock):
-                for out in await invoke_here(block, item):
+                for out in await block.interp.invoke_here(block, item):
                     yield out
             else:
                 for out in _member_of(item, block, argument_list):
                     yield out
     if end is not None:
-        for out in await invoke_here(end):
+        for out in await end.interp.invoke_here(end):
             yield out
 
 

@@ -657,7 +657,7 @@ class Interpreter:
         pattern = await self.eval(pattern_node, scope)
         case = "casesensitive" in flags
         if isinstance(pattern, ScriptBlock):
-            return truthy(single_or_list(await pattern.invoke(dollar_under=item)))
+            return truthy(single_or_list(await self.invoke_here(pattern, item)))
         if "regex" in flags:
             m = dotnet.regex(to_string(pattern), case).search(to_string(item))
             if m:
@@ -1478,6 +1478,28 @@ class Interpreter:
             return await self.block_in_scope(block, args, dollar_under, input_items)
         finally:
             self.direct = True
+
+    async def invoke_here(self, block: ScriptBlock, item: Any = UNSET) -> list[Any]:
+        """Run a block dot-sourced in the scope it was written in, with $_ set there, as
+        ForEach-Object, Where-Object and a switch's { } condition run theirs: ``-Begin
+        { $sum = 0 }`` is seen by -Process and after the pipeline, and so is the $Matches a
+        -match inside sets."""
+        scope = block.scope
+        saved = scope.vars.get("_")
+        if item is not UNSET:
+            scope.set_local("_", item)
+        body = block.node.body
+        try:
+            if len(body) == 1 and type(body[0]) in EXPRESSIONS:  # fast path: { $_ * 2 }
+                return unroll(await self.eval(body[0], scope))
+            return await self.block(body, scope)
+        except ReturnSignal as ret:  # `return` ends this one invocation, as in PowerShell
+            return ret.output
+        finally:
+            if saved is None:
+                scope.vars.pop("_", None)
+            else:
+                scope.vars["_"] = saved
 
     async def block_in_scope(
         self, block: ScriptBlock, args: list[Any], dollar_under: Any, input_items: Any

@@ -1268,3 +1268,19 @@ async def test_null_orders_before_dates_and_as_zero_against_numbers(shell, src, 
 )
 async def test_unix_times_guids_and_machine_names(shell, src, expected) -> None:
     assert await shell.run(src) == expected
+
+
+@pytest.mark.parametrize(
+    "src, expected",
+    [
+        ("1..3 | Where-Object { $seen = $_; $true } | Out-Null; $seen", [3]),
+        ("'a1' | Where-Object { $_ -match '(\\d)' } | Out-Null; $Matches[1]", ["1"]),
+        (
+            "switch ('a1', 'b2') { { $_ -match '(\\d)' } { \"$_ has $($Matches[1])\" } }",
+            ["a1 has 1", "b2 has 2"],
+        ),
+        ("function f { 1..2 | ? { $in_f = $_ } }; f; $null -eq $in_f", [True]),  # f's own scope
+    ],
+)
+async def test_where_and_switch_conditions_run_in_the_callers_scope(shell, src, expected) -> None:
+    assert await shell.run(src) == expected
