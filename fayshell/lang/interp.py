@@ -63,6 +63,7 @@ from fayshell.lang.ops import (
     compare,
     convert,
     culture_compare,
+    no_method,
     string_method,
     to_number,
     to_string,
@@ -916,6 +917,8 @@ class Interpreter:
             container = await self.eval(target.obj, scope)
             key = await self.eval(target.index, scope)
             if isinstance(container, list):
+                if not in_bounds(container, key):
+                    raise self.located(operator_error(IndexOutOfRange()), node)
                 container[int(to_number(key))] = value
             elif isinstance(container, dict):
                 container[_dict_key(container, key)] = value
@@ -931,9 +934,10 @@ class Interpreter:
             elif isinstance(obj, Ref) and name.lower() == "value":
                 obj.Value = value
             else:
-                raise self.located(
-                    RuntimeFayError(f"cannot set property {name} on this value"), node
-                )
+                try:
+                    set_property(obj, name, value)
+                except OperatorError as exc:
+                    raise self.located(operator_error(exc), node) from None
         else:
             raise self.located(RuntimeFayError("cannot assign to this expression"), node)
 
@@ -1666,8 +1670,10 @@ class Interpreter:
 
     async def eval_method(self, node: ast.MethodCall, scope: Scope) -> Any:
         obj = await self.eval(node.obj, scope)
-        if node.safe and obj is None:
-            return None
+        if obj is None:
+            if node.safe:
+                return None
+            raise OperatorError("You cannot call a method on a null-valued expression.")
         args = [await self.eval(a, scope) for a in node.args]
         low = node.name.lower()
         if is_relation(obj):
@@ -2264,7 +2270,22 @@ def value_method(obj: Any, name: str, args: list[Any]) -> Any:
     if low in ("equals", "compareto") and len(args) == 1:
         eq = compare("eq", obj, args[0])
         return eq if low == "equals" else (0 if eq else (-1 if compare("lt", obj, args[0]) else 1))
-    raise OperatorError(f"{type_name_of(obj)} has no method {name}() (with {len(args)} arguments)")
+    raise no_method(dotnet.full_type_name_of(obj), name, len(args), False)
+
+
+def set_property(obj: Any, name: str, value: Any) -> None:
+    """``$obj.Name = value`` on an object with such a settable property (``$Host.UI.RawUI.
+    WindowTitle``); PowerShell's errors for a missing or read-only one."""
+    real = next((a for a in dir(obj) if a.lower() == name.lower() and not a.startswith("_")), None)
+    if obj is None or real is None or callable(getattr(obj, real)):
+        raise OperatorError(
+            f"The property '{name}' cannot be found on this object. Verify that the property "
+            "exists and can be set."
+        )
+    try:
+        setattr(obj, real, value)
+    except AttributeError:  # a frozen record, a property without a setter
+        raise OperatorError(f"'{real}' is a ReadOnly property.") from None
 
 
 def in_bounds(items: list[Any] | tuple[Any, ...] | str, index: Any) -> bool:

@@ -511,6 +511,36 @@ def _to_int(value: Any) -> int:
     return int(n)
 
 
+#: The integer types a cast names: their .NET name, width in bits, whether signed, and what
+#: .NET's overflow message calls them.
+INT_TYPES: dict[str, tuple[str, int, bool, str]] = {
+    **dict.fromkeys(("int", "int32"), ("Int32", 32, True, "an Int32")),
+    **dict.fromkeys(("long", "int64"), ("Int64", 64, True, "an Int64")),
+    **dict.fromkeys(("short", "int16"), ("Int16", 16, True, "an Int16")),
+    "sbyte": ("SByte", 8, True, "a signed byte"),
+    "byte": ("Byte", 8, False, "an unsigned byte"),
+    **dict.fromkeys(("uint16", "ushort"), ("UInt16", 16, False, "a UInt16")),
+    **dict.fromkeys(("uint32", "uint"), ("UInt32", 32, False, "a UInt32")),
+    **dict.fromkeys(("uint64", "ulong"), ("UInt64", 64, False, "a UInt64")),
+}
+
+
+def _to_int_type(net: str, bits: int, signed: bool, called: str) -> Callable[[Any], int]:
+    """``[int]$x`` and its kin: the number, or .NET's error when it does not fit the type."""
+    lo, hi = (-(2 ** (bits - 1)), 2 ** (bits - 1) - 1) if signed else (0, 2**bits - 1)
+
+    def cast(value: Any) -> int:
+        n = _to_int(value)
+        if not lo <= n <= hi:
+            raise CastError(
+                f'Cannot convert value "{to_string(value)}" to type "System.{net}". Error: '
+                f'"Value was either too large or too small for {called}."'
+            )
+        return n
+
+    return cast
+
+
 def _to_char(value: Any) -> str:
     if isinstance(value, str):
         if len(value) != 1:
@@ -551,10 +581,7 @@ def _versioned(parse: Callable[[Any], Any]) -> Callable[[Any], Any]:
 
 
 CONVERSIONS: dict[str, Callable[[Any], Any]] = {
-    **dict.fromkeys(
-        ("int", "long", "int32", "int64", "int16", "uint32", "uint64", "short", "byte", "sbyte"),
-        _to_int,
-    ),
+    **{name: _to_int_type(*facts) for name, facts in INT_TYPES.items()},
     **dict.fromkeys(("double", "float", "single"), lambda v: float(to_number(v))),
     "decimal": to_decimal,
     "string": lambda v: to_string(v),
@@ -571,13 +598,25 @@ CONVERSIONS: dict[str, Callable[[Any], Any]] = {
 }
 
 
+def no_method(type_name: str, name: str, count: int, known: bool) -> OperatorError:
+    """PowerShell's error for a method a value lacks, or lacks with this many arguments."""
+    if known:
+        return OperatorError(
+            f'Cannot find an overload for "{name}" and the argument count: "{count}".'
+        )
+    return OperatorError(
+        f"Method invocation failed because [{type_name}] does not contain a method named '{name}'."
+    )
+
+
 def string_method(value: str, name: str, args: list[Any]) -> Any:
     """The .NET string methods scripts use (``ToUpper()``, ``Split(',')``, ``PadLeft(5)`` ...)."""
     low = name.lower()
     text = [to_string(a) for a in args]
     method = STRING_METHODS.get((low, len(args))) or STRING_METHODS.get((low, -1))
     if method is None:
-        raise OperatorError(f"String has no method {name}({len(args)} arguments)")
+        known = any(key == low for key, _ in STRING_METHODS)
+        raise no_method("System.String", name, len(args), known)
     try:
         return method(value, text, args)
     except (ValueError, IndexError, TypeError) as exc:

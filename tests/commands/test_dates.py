@@ -92,7 +92,7 @@ async def test_date_values_properties_and_methods(shell, zone) -> None:
     assert await one(shell, "$d -is [datetime]") is True
     with pytest.raises(RuntimeFayError) as info:
         await shell.run("$d.AddCenturies(1)")
-    assert "has no method AddCenturies()" in info.value.one_line()
+    assert "does not contain a method named 'AddCenturies'" in info.value.one_line()
 
 
 async def test_subtraction_gives_a_duration_with_timespan_members(shell) -> None:

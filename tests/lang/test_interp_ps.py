@@ -1284,3 +1284,34 @@ async def test_unix_times_guids_and_machine_names(shell, src, expected) -> None:
 )
 async def test_where_and_switch_conditions_run_in_the_callers_scope(shell, src, expected) -> None:
     assert await shell.run(src) == expected
+
+
+@pytest.mark.parametrize(
+    "src, says",
+    [
+        ("$x = $null; $x.Foo()", "You cannot call a method on a null-valued expression."),
+        ("'abc'.NoSuch()", "[System.String] does not contain a method named 'NoSuch'."),
+        (
+            "'abc'.ToUpper(1, 2)",
+            'Cannot find an overload for "ToUpper" and the argument count: "2".',
+        ),
+        ("$a = 1, 2; $a[5] = 1", "Index was outside the bounds of the array."),
+        ("$x = $null; $x.a = 1", "The property 'a' cannot be found on this object."),
+        ("$i = Get-Item /; $i.Name = 'x'", "'Name' is a ReadOnly property."),
+        ("[int]2147483648", 'Error: "Value was either too large or too small for an Int32."'),
+        ("[byte]256", "too large or too small for an unsigned byte"),
+        ("[uint32]-1", "too large or too small for a UInt32"),
+    ],
+)
+async def test_runtime_errors_say_what_powershell_says(shell, src, says) -> None:
+    with pytest.raises(RuntimeFayError) as info:
+        await shell.run(src)
+    assert says in info.value.message
+
+
+async def test_settable_properties_and_in_range_casts(shell) -> None:
+    out = await shell.run(
+        "$Host.UI.RawUI.WindowTitle = 'incident 42'; $Host.UI.RawUI.WindowTitle; "
+        "$a = 1, 2; $a[-1] = 9; $a; [long]2147483648; [int16]-32768; [byte]255"
+    )
+    assert out == ["incident 42", 1, 9, 2147483648, -32768, 255]
