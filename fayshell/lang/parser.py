@@ -84,6 +84,10 @@ COMPARISON_OPS = (
 )
 CASE_PREFIXED = tuple(p + op for p in ("c", "i") for op in COMPARISON_OPS[:16])
 ASSIGN_OPS = ("??=", "+=", "-=", "*=", "/=", "%=", "=")
+#: After ``(expr)``: members and indexes, then an assignment operator (not ``==``).
+AFTER_PAREN_ASSIGN = re.compile(
+    r"(?:\s*(?:\??\.(?:[\w$]+|'[^']*'|\"[^\"]*\")|\??\[[^\]]*\]))+\s*(?:\?\?|[-+*/%])?=(?!=)"
+)
 UNICODE_ESCAPE = re.compile(r"`u\{([0-9A-Fa-f]{1,6})\}")
 LABEL = re.compile(r":([A-Za-z_][A-Za-z0-9_]*)[ \t]*(?=\r?\n|[A-Za-z])")
 #: ``>``, ``>>``, ``2>``, ``2>&1``, ``*>``, ``3>>`` ...
@@ -126,6 +130,7 @@ class Parser:
         self.raw_commands = raw_commands
         self.no_comma = 0
         self.line_starts = [0] + [i + 1 for i, ch in enumerate(src) if ch == "\n"]
+        self._closing: dict[int, int] | None = None  # see assigns_after_paren
 
     # ---- positions and errors -------------------------------------------------------------
 
@@ -322,7 +327,7 @@ class Parser:
             return (ast.Break if kw == "break" else ast.Continue)(name, **self.at(start))
         if kw:
             raise self.error(f"unexpected keyword '{kw}'", "a statement")
-        if self.peek() in "$[":
+        if self.peek() in "$[(":
             assign = self.try_assignment()
             if assign is not None:
                 return assign
@@ -347,6 +352,14 @@ class Parser:
         start = self.pos
         types: list[str] = []
         try:
+            if self.peek() == "(":  # (Get-Item x).LastWriteTime = ..., (expr)[0] = ...
+                if not self.assigns_after_paren():
+                    return None
+                target = self.postfix(self.paren())
+                if not isinstance(target, (ast.Member, ast.Index)):
+                    self.pos = start
+                    return None
+                return self.assignment_to(target, [], start)
             while self.peek() == "[":  # [int]$x = ... (a typed variable)
                 types.append(self.type_literal())
                 self.skip_ws()
@@ -372,6 +385,21 @@ class Parser:
             return None
         if len(targets) > 1:
             target = ast.ArrayLit(targets, **self.at(start))
+        return self.assignment_to(target, types, start)
+
+    def assigns_after_paren(self) -> bool:
+        """Is the ``( ... )`` here followed by members or indexes and an assignment operator?
+        A look at the text (parenthesis pairs found once per source), so that a statement
+        starting with '(' is parsed twice only when it assigns: nested parentheses would
+        otherwise be parsed again at every level."""
+        if self._closing is None:
+            self._closing = _paren_pairs(self.src)
+        close = self._closing.get(self.pos)
+        return close is not None and AFTER_PAREN_ASSIGN.match(self.src, close + 1) is not None
+
+    def assignment_to(self, target: ast.Node, types: list[str], start: int) -> ast.Node | None:
+        """``target = value`` (or ``+=`` ...) from here; None (and back at ``start``) when no
+        assignment operator follows."""
         self.skip_ws()
         for op in ASSIGN_OPS:
             if self.src.startswith(op, self.pos) and not self.src.startswith("==", self.pos):
@@ -1531,3 +1559,31 @@ def supports_should_process(attribute: str) -> bool:
         return False
     m = re.search(r"supportsshouldprocess\s*(=\s*\$?(\w+))?", attribute)
     return m is not None and (m.group(2) or "true") not in ("false", "0")
+
+
+def _paren_pairs(src: str) -> dict[int, int]:
+    """Where each '(' of ``src`` closes (quoted text and comments skipped; unbalanced ones
+    left out)."""
+    pairs: dict[int, int] = {}
+    opened: list[int] = []
+    quote = ""
+    i = 0
+    while i < len(src):
+        ch = src[i]
+        if quote:
+            if ch == quote and src[i - 1] != "`":
+                quote = ""
+        elif ch in "'\"":
+            quote = ch
+        elif src.startswith("<#", i):  # to the closing #>
+            end = src.find("#>", i + 2)
+            i = len(src) if end < 0 else end + 1
+        elif ch == "#" and (i == 0 or src[i - 1] in " \t\n;"):  # to the end of the line
+            end = src.find("\n", i)
+            i = len(src) if end < 0 else end
+        elif ch == "(":
+            opened.append(i)
+        elif ch == ")" and opened:
+            pairs[opened.pop()] = i
+        i += 1
+    return pairs

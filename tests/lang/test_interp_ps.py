@@ -1315,3 +1315,11 @@ async def test_settable_properties_and_in_range_casts(shell) -> None:
         "$a = 1, 2; $a[-1] = 9; $a; [long]2147483648; [int16]-32768; [byte]255"
     )
     assert out == ["incident 42", 1, 9, 2147483648, -32768, 255]
+
+
+async def test_assigning_to_a_parenthesised_expressions_member(shell) -> None:
+    out = await shell.run(
+        "$o = [pscustomobject]@{p = @{q = 1}}; ($o).p.q = 7; $o.p.q; ($o.p).q += 1; $o.p.q; "
+        "$a = @(1, 2); ($a)[1] = 5; $a; (1, 2, 3)[0]"
+    )
+    assert out == [7, 8, 1, 5, 1]

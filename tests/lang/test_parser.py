@@ -210,3 +210,15 @@ def test_script_level_param_block() -> None:
     script = parse("# header\n[CmdletBinding()]\nparam($Name, [int]$N = 2)\n$Name\n")
     assert [p.name for p in script.params] == ["Name", "N"]
     assert len(script.statements) == 1
+
+
+def test_assignment_to_a_member_or_index_of_a_parenthesised_expression() -> None:
+    for src in ["(Get-Item x).LastWriteTime = $d", "($a)[1] += 2", "(Get-X).a.b['k'] = 1"]:
+        (stmt,) = parse(src).statements
+        assert isinstance(stmt, ast.Assign), src
+    for src in ["(1, 2)[0]", "(1 + 2)", "($a)[0] -eq 1", "(Get-X).a -eq 2"]:
+        (stmt,) = parse(src).statements
+        assert not isinstance(stmt, ast.Assign), src
+    # a comment with an apostrophe or a parenthesis before it does not hide the assignment
+    script = parse("# it's (here\n<# ' ( #>\n($o).p = 1")
+    assert isinstance(script.statements[-1], ast.Assign)
