@@ -10,6 +10,7 @@ from fayshell.commands.invocation import Invocation
 from fayshell.commands.props import PropSpec, evaluate, expand_wildcards, parse_props
 from fayshell.commands.registry import BY_VALUE, Param, cmdlet
 from fayshell.errors import ParameterError
+from fayshell.lang.dotnet import composite_format
 from fayshell.lang.ops import to_string
 from fayshell.lang.streams import aiter_items, collect
 from fayshell.lang.values import NUMBERS, DictionaryEntry, Hashtable
@@ -33,8 +34,15 @@ async def _shape(ctx: Invocation, property: Any, kind: FormatKind) -> Formatted:
     specs = expand_wildcards(specs, names) if specs else [PropSpec(n, n) for n in names]
     if not specs and items:
         return Formatted(kind, ["Value"], [[i] for i in items])
-    rows = [[await evaluate(item, s) for s in specs] for item in items]
+    rows = [[_formatted(await evaluate(item, s), s) for s in specs] for item in items]
     return Formatted(kind, [s.label for s in specs], rows)
+
+
+def _formatted(value: Any, spec: PropSpec) -> Any:
+    """A value as its property's FormatString writes it (the value itself without one)."""
+    if spec.format_string is None or value is None:
+        return value
+    return composite_format("{0:" + spec.format_string + "}", [value], to_string)
 
 
 def _entries(table: Hashtable) -> list[DictionaryEntry]:

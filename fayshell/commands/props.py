@@ -29,6 +29,8 @@ class PropSpec:
     label: str
     source: str | ScriptBlock
     descending: bool | None = None
+    #: Format-Table's and Format-List's ``FormatString`` ('N2', 'yyyy-MM-dd'), if any.
+    format_string: str | None = None
 
     @property
     def is_wildcard(self) -> bool:
@@ -69,7 +71,8 @@ def _calculated(command: str, table: Mapping[str, Any]) -> PropSpec:
     elif "ascending" in low:
         desc = not truthy(low["ascending"])
     source = expr if isinstance(expr, (str, ScriptBlock)) else to_string(expr)
-    return PropSpec(label, source, desc)
+    fmt = low.get("formatstring")
+    return PropSpec(label, source, desc, None if fmt is None else to_string(fmt))
 
 
 async def evaluate(item: Any, spec: PropSpec) -> Any:

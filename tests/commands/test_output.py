@@ -92,3 +92,16 @@ async def test_format_wide_lays_values_out_in_columns(shell) -> None:
     assert (await shell.run("[pscustomobject]@{Name='x'; n=7} | Format-Wide n"))[1] == "7"
     wide = await shell.run("1..30 | Format-Wide -AutoSize")  # 26 of 3 characters fit in 79
     assert [len(line.split()) for line in wide] == [0, 26, 4, 0]
+
+
+async def test_format_string_of_a_calculated_property(shell) -> None:
+    (table,) = await shell.run(
+        "[pscustomobject]@{n='a'; v=1.23456} | "
+        "Format-Table n, @{Label='Val'; Expression={ $_.v }; FormatString='N2'}"
+    )
+    assert table.columns == ["n", "Val"] and table.rows == [["a", "1.23"]]
+    text = await shell.text(
+        "[pscustomobject]@{d=[datetime]'2024-03-05 14:30'} | "
+        "Format-List @{n='when'; e='d'; FormatString='yyyy-MM-dd HH:mm'}"
+    )
+    assert text == "\nwhen : 2024-03-05 14:30\n"
