@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from fayshell.commands.invocation import ErrorRecord, Invocation
@@ -15,12 +15,18 @@ from fayshell.lang.values import ScriptBlock
 from fayshell.state import Scope
 
 
-@dataclass(frozen=True)
+@dataclass
 class VariableInfo:
-    """A variable as Get-Variable shows it."""
+    """A variable as Get-Variable shows it; setting its Value sets the variable."""
 
     Name: str
     Value: Any
+    scope: Scope | None = field(default=None, repr=False, compare=False)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        object.__setattr__(self, name, value)
+        if name == "Value" and getattr(self, "scope", None) is not None:
+            self.scope.set(self.Name, value)  # type: ignore[union-attr]
 
 
 @dataclass(frozen=True)
@@ -62,7 +68,7 @@ def get_variable(
     for var, value in where.items():
         if name and not any(wildcard_match(var, pat) for pat in name):
             continue
-        out.append(value if value_only else VariableInfo(var, value))
+        out.append(value if value_only else VariableInfo(var, value, where))
     for pattern in name or []:
         if not any(c in pattern for c in "*?[") and not where.lookup(pattern)[0]:
             ctx.write_error(ErrorRecord(pattern, "", f"no variable named {pattern!r}"))

@@ -117,6 +117,10 @@ async def test_variables_cmdlets(shell) -> None:
     assert [v.Name for v in await shell.run("Get-Variable web*")] == ["web01", "web02"]
     await shell.run("Remove-Variable limit")
     assert await shell.run("$limit -eq $null") == [True]
+    out = await shell.run(
+        "$h = 1; (Get-Variable h).Value = 2; $h; $v = Get-Variable h; $v.Value++; $h"
+    )
+    assert out == [2, 3]  # a variable's Value sets the variable, as in PowerShell
 
 
 async def test_about_differences_lists_each_deliberate_difference(shell) -> None:
