@@ -17,7 +17,7 @@ import shutil
 import stat
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -30,7 +30,7 @@ from fayshell.commands.registry import (
     cmdlet,
 )
 from fayshell.errors import CommandError, ParameterError
-from fayshell.lang.dates import DateTime, FileTime, wall_clock
+from fayshell.lang.dates import DateTime, FileTime, to_datetime, wall_clock
 from fayshell.lang.ops import to_string, wildcard_match
 from fayshell.lang.streams import collect
 from fayshell.state import PathInfo, ShellState
@@ -122,6 +122,21 @@ class FileItem:
         if not self.PSIsContainer or str(parent) == self.FullName:
             return None
         return file_item(parent)
+
+    def ps_set(self, name: str, value: Any) -> bool:
+        """``$item.LastWriteTime = $date`` (and LastAccessTime) sets the file's time, as
+        PowerShell's FileInfo does; False for other properties (read-only)."""
+        if name not in ("LastWriteTime", "LastAccessTime"):
+            return False
+        when = to_datetime(value)
+        stamp = (
+            when.naive().replace(tzinfo=UTC) if when.Kind == "Utc" else when.naive()
+        ).timestamp()
+        st = os.stat(self.FullName)
+        times = (st.st_atime, stamp) if name == "LastWriteTime" else (stamp, st.st_mtime)
+        os.utime(self.FullName, times)
+        object.__setattr__(self, name, _local(stamp))
+        return True
 
     def ps_is(self, type_name: str) -> bool | None:
         """``-is [System.IO.FileInfo]`` and its kin (short names, as dotnet.short_type)."""

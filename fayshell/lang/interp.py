@@ -2282,6 +2282,9 @@ def set_property(obj: Any, name: str, value: Any) -> None:
             f"The property '{name}' cannot be found on this object. Verify that the property "
             "exists and can be set."
         )
+    hook = getattr(obj, "ps_set", None)  # a record whose property does something when set
+    if hook is not None and hook(real, value):
+        return
     try:
         setattr(obj, real, value)
     except AttributeError:  # a frozen record, a property without a setter

@@ -379,3 +379,18 @@ async def test_test_path_newer_and_older_than(shell, here: Path) -> None:
         "Test-Path new.log -OlderThan $day; Test-Path gone.log -OlderThan (Get-Date)"
     )
     assert out == [False, True, True, False, False]
+
+
+async def test_setting_a_files_times_sets_them_on_disk(shell, here: Path) -> None:
+    import datetime as dt
+
+    f = here / "f.log"
+    f.write_text("")
+    out = await shell.run(
+        "(Get-Item f.log).LastWriteTime = [datetime]'2020-01-02 03:04:05'; "
+        "$i = Get-Item f.log; $i.LastAccessTime = '2021-05-06'; $i.LastAccessTime.Year; "
+        "(Get-Item f.log).LastWriteTime.ToString('s')"
+    )
+    assert out == [2021, "2020-01-02T03:04:05"]
+    assert dt.datetime.fromtimestamp(f.stat().st_mtime) == dt.datetime(2020, 1, 2, 3, 4, 5)
+    assert dt.datetime.fromtimestamp(f.stat().st_atime).date() == dt.date(2021, 5, 6)
