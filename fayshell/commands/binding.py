@@ -36,6 +36,12 @@ COMMON = (
         aliases=("ov",),
         help="Also keep the command's output in this variable (+name adds to it).",
     ),
+    Param(
+        "PipelineVariable",
+        str,
+        aliases=("pv",),
+        help="Each item the command writes is also this variable for the commands after it.",
+    ),
 )
 #: What a command that changes something also takes (its declaration says should_process).
 SHOULD_PROCESS = (
@@ -70,6 +76,7 @@ class Bound:
     error_action: ErrorAction | None = None
     error_variable: str | None = None
     out_variable: str | None = None
+    pipeline_variable: str | None = None
     #: -WhatIf and -Confirm as given (None: not given; $WhatIfPreference decides).
     what_if: bool | None = None
     confirm: bool | None = None
@@ -135,6 +142,8 @@ def _set(spec: Cmdlet, bound: Bound, param: Param, value: Any) -> None:
         bound.error_variable = variable_name(spec, param, value)
     elif param.name == "OutVariable" and spec.param("OutVariable") is None:
         bound.out_variable = variable_name(spec, param, value)
+    elif param.name == "PipelineVariable" and spec.param("PipelineVariable") is None:
+        bound.pipeline_variable = variable_name(spec, param, value).lstrip("+")
     elif param in SHOULD_PROCESS:
         setattr(bound, snake_case(param.name), truthy(value))
     else:

@@ -1218,6 +1218,15 @@ class Interpreter:
             confirm=bool(bound.confirm),
         )
         self.failed.append(ctx)
+        result = await self.kept_output(spec, ctx, bound, input_stream, node)
+        if bound.pipeline_variable is None:
+            return result
+        return each_as(bound.pipeline_variable, result, self.caller_scope)
+
+    async def kept_output(
+        self, spec: Cmdlet, ctx: Invocation, bound: Bound, input_stream: Any, node: ast.Node
+    ) -> Any:
+        """The cmdlet's output, kept in its -OutVariable and its errors in its -ErrorVariable."""
         kept = Kept.of(bound, self.caller_scope)
         if kept is None:
             return await self.run_cmdlet(spec, ctx, bound, input_stream, node)
@@ -1982,6 +1991,14 @@ class Kept:
             raise
         finally:
             self.store(out)
+
+
+async def each_as(name: str, output: Any, scope: Scope) -> AsyncIterator[Any]:
+    """-PipelineVariable: each item of ``output`` is also ``$name`` while the commands after
+    it take it."""
+    async for item in aiter_items(output):
+        scope.set_local(name, item)
+        yield item
 
 
 def culture_args(args: list[Any]) -> list[Any]:

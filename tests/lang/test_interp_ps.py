@@ -1323,3 +1323,11 @@ async def test_assigning_to_a_parenthesised_expressions_member(shell) -> None:
         "$a = @(1, 2); ($a)[1] = 5; $a; (1, 2, 3)[0]"
     )
     assert out == [7, 8, 1, 5, 1]
+
+
+async def test_pipeline_variable_is_each_item_for_the_commands_after(shell) -> None:
+    out = await shell.run(
+        '1..3 | ForEach-Object { $_ * 10 } -PipelineVariable tens | ForEach-Object { "$tens/$_" }; '
+        "'a', 'b' | Write-Output -pv w | Where-Object { $w -eq 'b' }"
+    )
+    assert out == ["10/10", "20/20", "30/30", "b"]
