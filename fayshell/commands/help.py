@@ -22,8 +22,8 @@ about_Language -- the fayshell language in brief
   A bare argument is an expandable string: Get-Item $HOME/logs/a$n.log is one argument.
   Variables: $x = <pipeline>; $_ in script blocks; $x.prop, $x[0], $env:HOME, ${x}?.prop and
   ${x}?[0] ($null when $x is), $MyInvocation, $PSScriptRoot (the running script's folder).
-  Every cmdlet also takes -Verbose, -ErrorAction, -ErrorVariable ev and -OutVariable ov
-  (+ev adds to ev); $Error keeps the newest error first. Those that change files or
+  Every cmdlet also takes -Verbose, -ErrorAction, -ErrorVariable ev, -OutVariable ov (+ev adds
+  to ev) and -PipelineVariable pv; $Error keeps the newest error first. Those that change files or
   variables also take -WhatIf (say what, change nothing; or $WhatIfPreference = $true) and
   -Confirm (ask first), as do functions declared [CmdletBinding(SupportsShouldProcess)]
   (if ($PSCmdlet.ShouldProcess($target, 'action')) { ... }).
