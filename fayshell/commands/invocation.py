@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, NoReturn
 
 from fayshell.errors import CommandError, ErrorAction, Stage
 from fayshell.host import Host, ProgressTask
@@ -58,11 +59,25 @@ class ShouldProcess:
 
 
 class ScriptCmdlet:
-    """``$PSCmdlet`` of a function declared ``[CmdletBinding(SupportsShouldProcess)]``."""
+    """``$PSCmdlet`` of an advanced function (``[CmdletBinding()]``); ShouldProcess honours
+    -WhatIf and -Confirm when it is declared SupportsShouldProcess."""
 
-    def __init__(self, name: str, asks: ShouldProcess) -> None:
+    ParameterSetName = "__AllParameterSets"
+
+    def __init__(self, name: str, asks: ShouldProcess, throw: Callable[[Any], NoReturn]) -> None:
         self.name = name
         self.asks = asks
+        self.throw = throw
+
+    def ThrowTerminatingError(self, record: Any) -> NoReturn:  # noqa: N802 - .NET name
+        """Stop the function with ``record`` (an ErrorRecord, as ``throw`` would)."""
+        self.throw(record)
+
+    def WriteError(self, record: Any) -> None:  # noqa: N802 - .NET method name
+        self.asks.host.error(f"{self.name}: {record}")
+
+    def WriteWarning(self, message: Any) -> None:  # noqa: N802 - .NET method name
+        self.asks.host.warning(str(message))
 
     def ShouldProcess(  # noqa: N802 - .NET method name
         self, target: Any, action: Any = None, caption: Any = None

@@ -135,6 +135,8 @@ class ScriptBlockLit(Node):
     named: dict[str, list[Node]] | None = None
     #: ``[CmdletBinding(SupportsShouldProcess)]``: it takes -WhatIf and -Confirm.
     should_process: bool = field(default=False, kw_only=True)
+    #: ``[CmdletBinding()]``: an advanced function, with $PSCmdlet.
+    advanced: bool = field(default=False, kw_only=True)
 
 
 @dataclass(eq=False)
@@ -318,6 +320,7 @@ class FunctionDef(Node):
     named: dict[str, list[Node]] | None = None
     aliases: list[str] = field(default_factory=list, kw_only=True)
     should_process: bool = field(default=False, kw_only=True)
+    advanced: bool = field(default=False, kw_only=True)
 
 
 @dataclass(eq=False)

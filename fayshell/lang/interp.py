@@ -21,7 +21,7 @@ import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from decimal import Decimal
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from fayshell.commands.binding import (
     NO_VALUE,
@@ -155,6 +155,20 @@ class ThrownError(RuntimeFayError):
         super().__init__(message)
         self.value = value
         self.type_name = type_name
+
+
+def thrown(value: Any) -> ThrownError:
+    """What ``throw value`` (and $PSCmdlet.ThrowTerminatingError) raises: an exception or an
+    error record as it is, anything else as a RuntimeException with its text."""
+    if isinstance(value, ExceptionValue):
+        return ThrownError(value.Message, value, value.TypeName)
+    if isinstance(value, ErrorRecordValue):
+        return ThrownError(value.Exception.Message, value, value.Exception.TypeName)
+    return ThrownError(to_string(value) or "ScriptHalted", value)
+
+
+def throw(value: Any) -> NoReturn:
+    raise thrown(value)
 
 
 CONTROL = (BreakSignal, ContinueSignal, ReturnSignal, ExitSignal)
@@ -869,13 +883,7 @@ class Interpreter:
             found, current = scope.lookup("_")
             if found and isinstance(current, ErrorRecordValue):
                 value = current
-        if isinstance(value, ExceptionValue):
-            raise self.located(ThrownError(value.Message, value, value.TypeName), node)
-        if isinstance(value, ErrorRecordValue):
-            raise self.located(
-                ThrownError(value.Exception.Message, value, value.Exception.TypeName), node
-            )
-        raise self.located(ThrownError(to_string(value) or "ScriptHalted", value), node)
+        raise self.located(thrown(value), node)
 
     async def assign(self, node: ast.Assign, scope: Scope) -> Any:
         if node.op == "??=":
@@ -1321,6 +1329,9 @@ class Interpreter:
         saved, self.origin = self.origin, func.origin
         scope = Scope(func.scope, True)
         scope.set_local("MyInvocation", invocation_info(func.node.name, "Function", saved.file))
+        if func.node.advanced:  # [CmdletBinding()]: $PSCmdlet (SupportsShouldProcess: below)
+            asks = ShouldProcess(self.state.host)
+            scope.set_local("PSCmdlet", ScriptCmdlet(func.node.name, asks, throw))
         try:
             return as_stream(
                 await self.run_callable(
@@ -1370,7 +1381,7 @@ class Interpreter:
             scope.set_local("WhatIfPreference", bound.what_if)
         found, value = scope.lookup("WhatIfPreference")
         asks = ShouldProcess(self.state.host, found and truthy(value), bool(bound.confirm))
-        scope.set_local("PSCmdlet", ScriptCmdlet(name, asks))
+        scope.set_local("PSCmdlet", ScriptCmdlet(name, asks, throw))
 
     async def bind_params(
         self,

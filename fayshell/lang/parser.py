@@ -632,6 +632,7 @@ class Parser:
             named,
             aliases=lit.aliases,
             should_process=lit.should_process,
+            advanced=lit.advanced,
             **self.at(start),
         )
 
@@ -1331,7 +1332,7 @@ class Parser:
         self.skip_ws(newlines=True)
         params: list[ast.ParamDecl] = []
         aliases: list[str] = []
-        should_process = False
+        should_process = advanced = False
         save = self.pos
         while self.peek() == "[":  # [CmdletBinding()] and other attributes before param()
             attr_at = self.pos
@@ -1341,6 +1342,7 @@ class Parser:
                     a.value for a in self.attribute(attr_at)[1] if isinstance(a, ast.Literal)
                 ]
             should_process = should_process or supports_should_process(attr)
+            advanced = advanced or attr.startswith("cmdletbinding")
             self.skip_ws(newlines=True)
         if self.keyword_at() == "param":
             self.pos += len("param")
@@ -1348,7 +1350,7 @@ class Parser:
             params = self.param_list()
         else:
             self.pos = save
-            aliases, should_process = [], False
+            aliases, should_process, advanced = [], False, False
         named = self.named_blocks(start)
         body = named.get("end", []) if named is not None else self.statements(end="}")
         if self.eof():
@@ -1362,6 +1364,7 @@ class Parser:
             named,
             aliases=aliases,
             should_process=should_process,
+            advanced=advanced,
             **self.at(start),
         )
 

@@ -1331,3 +1331,16 @@ async def test_pipeline_variable_is_each_item_for_the_commands_after(shell) -> N
         "'a', 'b' | Write-Output -pv w | Where-Object { $w -eq 'b' }"
     )
     assert out == ["10/10", "20/20", "30/30", "b"]
+
+
+async def test_advanced_functions_have_pscmdlet(shell) -> None:
+    out = await shell.run(
+        "function g { [CmdletBinding()] param() "
+        "  try { 1/0 } catch { $PSCmdlet.ThrowTerminatingError($_) } }; "
+        "try { g } catch { $_.Exception.GetType().Name }; "
+        "function h { [CmdletBinding()] param() $PSCmdlet.ParameterSetName; "
+        "  $PSCmdlet.WriteWarning('careful') }; h; "
+        "function plain { $null -eq $PSCmdlet }; plain"
+    )
+    assert out == ["DivideByZeroException", "__AllParameterSets", True]
+    assert shell.host.warnings[-1] == "careful"
