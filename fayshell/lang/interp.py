@@ -30,6 +30,7 @@ from fayshell.commands.binding import (
     bind,
     missing_mandatory,
     pipeline_binding,
+    resolve_param,
 )
 from fayshell.commands.invocation import Invocation, ScriptCmdlet, ShouldProcess
 from fayshell.commands.registry import Cmdlet, Param
@@ -1088,7 +1089,9 @@ class Interpreter:
                 raise operator_error(MethodSyntax())
             args = await self.eval_args(node, scope)
             if isinstance(target, FunctionInfo):
-                return await self.call_function(target, args, input_stream)
+                out = await self.call_function(target, args, input_stream)
+                named = pipeline_variable(target.spec, args)
+                return out if named is None else each_as(named, out, scope)
             self.caller_scope = scope
             return await self.call_cmdlet(target, args, input_stream, node)
         except RuntimeFayError as exc:
@@ -2002,6 +2005,15 @@ class Kept:
             raise
         finally:
             self.store(out)
+
+
+def pipeline_variable(spec: Cmdlet, args: list[Any]) -> str | None:
+    """A function call's -PipelineVariable (its binding checked the name already)."""
+    for i, arg in enumerate(args):
+        if isinstance(arg, NamedArg) and resolve_param(spec, arg.name).name == "PipelineVariable":
+            value = args[i + 1] if arg.value is NO_VALUE and i + 1 < len(args) else arg.value
+            return to_string(value).lstrip("+")
+    return None
 
 
 async def each_as(name: str, output: Any, scope: Scope) -> AsyncIterator[Any]:

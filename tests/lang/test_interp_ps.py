@@ -1328,9 +1328,11 @@ async def test_assigning_to_a_parenthesised_expressions_member(shell) -> None:
 async def test_pipeline_variable_is_each_item_for_the_commands_after(shell) -> None:
     out = await shell.run(
         '1..3 | ForEach-Object { $_ * 10 } -PipelineVariable tens | ForEach-Object { "$tens/$_" }; '
-        "'a', 'b' | Write-Output -pv w | Where-Object { $w -eq 'b' }"
+        "'a', 'b' | Write-Output -pv w | Where-Object { $w -eq 'b' }; "
+        'function tens { 1..2 | % { $_ * 10 } }; tens -PipelineVariable t | % { "$t!" }; '
+        'function one($x) { $x }; one 5 -pv:q | % { "q=$q" }'
     )
-    assert out == ["10/10", "20/20", "30/30", "b"]
+    assert out == ["10/10", "20/20", "30/30", "b", "10!", "20!", "q=5"]
 
 
 async def test_advanced_functions_have_pscmdlet(shell) -> None:
