@@ -799,7 +799,7 @@ class Parser:
                 redirects.append(redirect)
             elif (
                 ch == "-"
-                and (self.peek(1).isalpha() or self.peek(1) == "_")
+                and IDENT.match(self.src, self.pos + 1) is not None  # '-µ' is a bare word
                 and (self.pos > word_end or not args)  # $a.Length-more: "-more" is text
             ):
                 args.append(self.param_arg())
@@ -856,8 +856,8 @@ class Parser:
     def param_arg(self) -> ast.ParamArg:
         start = self.pos
         self.pos += 1
-        m = re.compile(r"[A-Za-z_][A-Za-z0-9_]*").match(self.src, self.pos)
-        assert m is not None
+        m = IDENT.match(self.src, self.pos)
+        assert m is not None  # command_args saw a name here
         self.pos = m.end()
         value = None
         if self.peek() == ":" and self.peek(1) not in " \t\n":

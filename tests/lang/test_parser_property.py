@@ -112,3 +112,11 @@ def test_at_before_a_non_ascii_letter_is_a_word_not_a_splat() -> None:
 
     (command,) = parse("?\t@À").statements[0].elements
     assert [(type(a).__name__, a.value) for a in command.args] == [("Literal", "@À")]
+
+
+def test_dash_before_a_non_ascii_letter_is_a_word_not_a_parameter() -> None:
+    """Found by the property test above: '-µ' made the parser fail an internal assertion."""
+    from fayshell.lang.parser import parse
+
+    (command,) = parse("?\t-µ").statements[0].elements
+    assert [(type(a).__name__, a.value) for a in command.args] == [("Literal", "-µ")]
