@@ -30,7 +30,6 @@ from fayshell.commands.binding import (
     bind,
     missing_mandatory,
     pipeline_binding,
-    resolve_param,
 )
 from fayshell.commands.invocation import Invocation, ScriptCmdlet, ShouldProcess
 from fayshell.commands.registry import Cmdlet, Param
@@ -1089,9 +1088,7 @@ class Interpreter:
                 raise operator_error(MethodSyntax())
             args = await self.eval_args(node, scope)
             if isinstance(target, FunctionInfo):
-                out = await self.call_function(target, args, input_stream)
-                named = pipeline_variable(target.spec, args)
-                return out if named is None else each_as(named, out, scope)
+                return await self.call_function(target, args, input_stream, scope)
             self.caller_scope = scope
             return await self.call_cmdlet(target, args, input_stream, node)
         except RuntimeFayError as exc:
@@ -1141,13 +1138,13 @@ class Interpreter:
                 )
             )
         if isinstance(callee, FunctionInfo):
-            return await self.call_function(callee, args, input_stream)
+            return await self.call_function(callee, args, input_stream, scope)
         name = to_string(callee)
         if name.lower().endswith(".fay") or os.path.sep in name:
             return await self.run_script_file(name, args, scope, dot)
         target = self.lookup_command(name)
         if isinstance(target, FunctionInfo):
-            return await self.call_function(target, args, input_stream)
+            return await self.call_function(target, args, input_stream, scope)
         return await self.call_cmdlet(target, args, input_stream, node)
 
     async def script_command(self, node: ast.Command, scope: Scope) -> Any:
@@ -1328,29 +1325,33 @@ class Interpreter:
         except RuntimeFayError as exc:
             raise self.located(exc, node) from None
 
-    async def call_function(self, func: FunctionInfo, args: list[Any], input_stream: Any) -> Any:
+    async def call_function(
+        self, func: FunctionInfo, args: list[Any], input_stream: Any, caller: Scope
+    ) -> Any:
+        """A user's function, in a scope of its own; its -PipelineVariable is set in the
+        ``caller``'s scope, where the pipeline runs."""
         saved, self.origin = self.origin, func.origin
+        node = func.node
         scope = Scope(func.scope, True)
-        scope.set_local("MyInvocation", invocation_info(func.node.name, "Function", saved.file))
-        if func.node.advanced:  # [CmdletBinding()]: $PSCmdlet (SupportsShouldProcess: below)
-            asks = ShouldProcess(self.state.host)
-            scope.set_local("PSCmdlet", ScriptCmdlet(func.node.name, asks, throw))
+        scope.set_local("MyInvocation", invocation_info(node.name, "Function", saved.file))
         try:
-            return as_stream(
-                await self.run_callable(
-                    func.node.params,
-                    func.node.body,
-                    func.node.named,
-                    scope,
-                    args,
-                    input_stream,
-                    func.node.name,
-                    func.spec,
+            bound = await self.bind_params(
+                node.params, args, scope, node.name, input_stream, func.spec
+            )
+            if node.advanced:  # [CmdletBinding()]
+                asks = self.asks(scope, bound, func.spec.should_process)
+                scope.set_local("PSCmdlet", ScriptCmdlet(node.name, asks, throw))
+            out = as_stream(
+                await self.run_bound(
+                    bound, node.params, node.body, node.named, scope, input_stream, node.name
                 )
             )
+            if bound.pipeline_variable is None:
+                return out
+            return each_as(bound.pipeline_variable, out, caller)
         except RecursionError:
             raise RuntimeFayError(
-                f"{func.node.name}: the script failed due to call depth overflow"
+                f"{node.name}: the script failed due to call depth overflow"
             ) from None
         finally:
             self.origin = saved
@@ -1364,27 +1365,39 @@ class Interpreter:
         args: list[Any],
         input_stream: Any,
         name: str,
-        spec: Cmdlet | None = None,
     ) -> list[Any]:
-        """A function or script block: bind ``param()``, then body or begin/process/end."""
-        bound = await self.bind_params(params, args, scope, name, input_stream, spec)
+        """A script block: bind ``param()``, then body or begin/process/end."""
+        bound = await self.bind_params(params, args, scope, name, input_stream)
+        return await self.run_bound(bound, params, body, named, scope, input_stream, name)
+
+    async def run_bound(
+        self,
+        bound: Bound,
+        params: list[ast.ParamDecl],
+        body: list[ast.Node],
+        named: dict[str, list[ast.Node]] | None,
+        scope: Scope,
+        input_stream: Any,
+        name: str,
+    ) -> list[Any]:
+        """A function's or script block's body (or begin/process/end), its arguments bound."""
         if bound.verbose:  # f -Verbose: Write-Verbose inside shows its notes
             scope.set_local("VerbosePreference", "Continue")
-        if spec is not None and spec.should_process:
-            self.should_process_in(scope, bound, name)
         if named is None:
             scope.set_local("input", await collect(input_stream))
             return await self.body_output(body, scope)
         return await self.named_output(named, params, scope, input_stream, name)
 
-    def should_process_in(self, scope: Scope, bound: Bound, name: str) -> None:
-        """A SupportsShouldProcess function's $PSCmdlet; its -WhatIf also holds for the
-        commands it calls ($WhatIfPreference)."""
+    def asks(self, scope: Scope, bound: Bound, should_process: bool) -> ShouldProcess:
+        """What $PSCmdlet.ShouldProcess does in a function: under SupportsShouldProcess, its
+        -WhatIf or $WhatIfPreference (a -WhatIf also holds for the commands it calls) and its
+        -Confirm; otherwise it always goes ahead."""
+        if not should_process:
+            return ShouldProcess(self.state.host)
         if bound.what_if is not None:
             scope.set_local("WhatIfPreference", bound.what_if)
         found, value = scope.lookup("WhatIfPreference")
-        asks = ShouldProcess(self.state.host, found and truthy(value), bool(bound.confirm))
-        scope.set_local("PSCmdlet", ScriptCmdlet(name, asks, throw))
+        return ShouldProcess(self.state.host, found and truthy(value), bool(bound.confirm))
 
     async def bind_params(
         self,
@@ -2005,15 +2018,6 @@ class Kept:
             raise
         finally:
             self.store(out)
-
-
-def pipeline_variable(spec: Cmdlet, args: list[Any]) -> str | None:
-    """A function call's -PipelineVariable (its binding checked the name already)."""
-    for i, arg in enumerate(args):
-        if isinstance(arg, NamedArg) and resolve_param(spec, arg.name).name == "PipelineVariable":
-            value = args[i + 1] if arg.value is NO_VALUE and i + 1 < len(args) else arg.value
-            return to_string(value).lstrip("+")
-    return None
 
 
 async def each_as(name: str, output: Any, scope: Scope) -> AsyncIterator[Any]:
