@@ -14,16 +14,9 @@ from fayshell.lang.values import TypeInfo
 
 
 class DotNetCollection(list[Any]):
-    """A list with .NET-named methods: ``method`` finds one whatever the case."""
+    """A list with .NET-named methods (the evaluator finds them whatever the case)."""
 
     TYPE_NAME = "System.Collections.Generic.Collection"
-
-    def method(self, name: str) -> Any:
-        """The bound .NET method ``name`` (any case), or None."""
-        for attr in dir(type(self)):
-            if attr.lower() == name.lower() and attr[:1].isupper():
-                return getattr(self, attr)
-        return None
 
     def GetType(self) -> TypeInfo:  # noqa: N802 - .NET method name
         return TypeInfo(f"{type(self).__name__}`1", f"{self.TYPE_NAME}`1")

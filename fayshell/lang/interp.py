@@ -1716,7 +1716,7 @@ class Interpreter:
             obj = obj.records()
         if isinstance(obj, ScriptBlock) and low in ("invoke", "invokereturnasis"):
             return single_or_list(await obj.invoke(*args))
-        own = obj.method(node.name) if isinstance(obj, DotNetCollection) else None
+        own = net_method(obj, node.name) if isinstance(obj, DotNetCollection) else None
         if own is not None:  # a HashSet's Add, a Queue's Dequeue ...
             try:
                 return own(*args)
