@@ -349,7 +349,7 @@ def _custom(dt: DateTime, fmt: str) -> str:
 
 
 def _unix_seconds(dt: DateTime) -> str:
-    seconds = (dt.to_utc().naive() - EPOCH).total_seconds()
+    seconds = _unix(dt) / 1e6
     return str(int(seconds + (0.5 if seconds >= 0 else -0.5)))
 
 
@@ -575,8 +575,7 @@ DATE_METHODS: dict[str, Callable[..., Any]] = {
 def _unix(dt: DateTime) -> int:
     """Microseconds since the Unix epoch (a date of kind Unspecified is taken as local time,
     as .NET's conversion to a DateTimeOffset takes it)."""
-    utc = dt.to_utc() if dt.Kind != "Utc" else dt
-    delta = utc.naive() - EPOCH
+    delta = dt.to_utc().naive() - EPOCH
     return (delta.days * 86_400 + delta.seconds) * 1_000_000 + delta.microseconds
 
 
