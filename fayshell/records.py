@@ -41,15 +41,21 @@ def get_property(obj: Any, name: str, default: Any = _NOT_GIVEN) -> Any:
                 return value
         return None if default is _NOT_GIVEN else default
     value = getattr(obj, name, MISSING)
-    if value is MISSING and not name.startswith("_"):
-        low = name.lower()
-        for attr in dir(obj):
-            if attr.lower() == low and not attr.startswith("_"):
-                value = getattr(obj, attr)
-                break
     if value is MISSING:
-        return None if default is _NOT_GIVEN else default
+        attr = attribute_named(obj, name)
+        if attr is None:
+            return None if default is _NOT_GIVEN else default
+        value = getattr(obj, attr)
     return value
+
+
+def attribute_named(obj: Any, name: str) -> str | None:
+    """The public attribute of ``obj`` that ``name`` names in any case (``length`` ->
+    ``Length``), or None."""
+    if name.startswith("_"):
+        return None
+    low = name.lower()
+    return next((a for a in dir(obj) if a.lower() == low and not a.startswith("_")), None)
 
 
 def has_property(obj: Any, name: str) -> bool:

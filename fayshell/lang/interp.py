@@ -98,7 +98,7 @@ from fayshell.lang.values import (
     TypeName,
 )
 from fayshell.lang.versions import SemanticVersion, Version
-from fayshell.records import get_property, has_property, is_record
+from fayshell.records import attribute_named, get_property, has_property, is_record
 from fayshell.state import Scope, ShellState
 
 if TYPE_CHECKING:
@@ -2320,7 +2320,7 @@ def value_method(obj: Any, name: str, args: list[Any]) -> Any:
 def set_property(obj: Any, name: str, value: Any) -> None:
     """``$obj.Name = value`` on an object with such a settable property (``$Host.UI.RawUI.
     WindowTitle``); PowerShell's errors for a missing or read-only one."""
-    real = next((a for a in dir(obj) if a.lower() == name.lower() and not a.startswith("_")), None)
+    real = attribute_named(obj, name)
     if obj is None or real is None or callable(getattr(obj, real)):
         raise OperatorError(
             f"The property '{name}' cannot be found on this object. Verify that the property "
