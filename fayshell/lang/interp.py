@@ -2345,11 +2345,9 @@ def net_method(obj: Any, name: str) -> Callable[..., Any] | None:
     method = getattr(obj, name, None)
     if callable(method) and name[:1].isupper():
         return method
-    low = name.lower()
-    for attr in dir(type(obj)):
-        if attr.lower() == low and attr[:1].isupper() and callable(getattr(obj, attr)):
-            return getattr(obj, attr)
-    return None
+    attr = attribute_named(obj, name)  # capitalised names sort first
+    found = getattr(obj, attr) if attr is not None and attr[:1].isupper() else None
+    return found if callable(found) else None
 
 
 def index_value(obj: Any, key: Any) -> Any:
