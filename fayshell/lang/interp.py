@@ -1084,7 +1084,7 @@ class Interpreter:
             if "/" in node.name or "\\" in node.name:  # ./incident.fay: run the script
                 return await self.script_command(node, scope)
             target = self.lookup_command(node.name)
-            if scope.strict_version() >= 2 and method_style(node):
+            if method_style(node) and scope.strict_version() >= 2:
                 raise operator_error(MethodSyntax())
             args = await self.eval_args(node, scope)
             if isinstance(target, FunctionInfo):
@@ -1700,7 +1700,7 @@ class Interpreter:
             )
         if isinstance(key, list):  # a slice: indexes past either end give nothing
             return [index_value(obj, k) for k in key if in_bounds(obj, k)]
-        if scope.strict_version() >= 3 and not in_bounds(obj, key):
+        if not in_bounds(obj, key) and scope.strict_version() >= 3:
             raise IndexOutOfRange()
         return index_value(obj, key)
 
