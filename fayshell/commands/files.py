@@ -31,7 +31,7 @@ from fayshell.commands.registry import (
 )
 from fayshell.errors import CommandError, ParameterError
 from fayshell.lang.dates import DateTime, FileTime, to_datetime, wall_clock
-from fayshell.lang.ops import to_string, wildcard_match
+from fayshell.lang.ops import has_wildcard, to_string, wildcard_match
 from fayshell.lang.streams import collect
 from fayshell.state import PathInfo, ShellState
 
@@ -78,7 +78,6 @@ ENCODING_PARAM = Param(
     ),
     help="The text encoding (default UTF8 without a byte order mark).",
 )
-WILDCARD = set("*?[")
 
 
 class Refused(Exception):
@@ -173,10 +172,6 @@ def _local(timestamp: float) -> DateTime:
 
 
 # ---- shared helpers ---------------------------------------------------------------------------
-
-
-def has_wildcard(path: str) -> bool:
-    return any(ch in WILDCARD for ch in path)
 
 
 def expand(state: ShellState, path: str, literal: bool = False) -> list[Path]:

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from fayshell.commands.invocation import Invocation
 from fayshell.commands.registry import Cmdlet, Param, cmdlet
 from fayshell.errors import CommandError
-from fayshell.lang.ops import wildcard_match
+from fayshell.lang.ops import has_wildcard, wildcard_match
 
 ABOUT_LANGUAGE = """\
 about_Language -- the fayshell language in brief
@@ -195,7 +195,7 @@ def get_command(
             if a != target.lower()
         ]
         out = [c for c in out if any(wildcard_match(c.Name, n) for n in name)]
-        if not out and not any(ch in n for n in name for ch in "*?["):
+        if not out and not any(has_wildcard(n) for n in name):
             raise CommandError("Get-Command", f"no command named {name[0]!r}")
     if verb:
         out = [c for c in out if wildcard_match(c.Name.split("-")[0], verb)]
@@ -239,7 +239,7 @@ def get_alias(
 def _none_named(names: list[str], found: list[AliasInfo], command: str) -> None:
     """PowerShell's error for a name without wildcards that matched no alias."""
     for n in names:
-        if not any(ch in n for ch in "*?[") and not any(a.Name.lower() == n.lower() for a in found):
+        if not has_wildcard(n) and not any(a.Name.lower() == n.lower() for a in found):
             raise CommandError(
                 command,
                 f"This command cannot find a matching alias because an "

@@ -7,7 +7,7 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from fayshell.commands.files import expand, has_wildcard
+from fayshell.commands.files import expand
 from fayshell.commands.invocation import ErrorRecord, Invocation
 from fayshell.commands.registry import (
     BY_VALUE_AND_PROPERTY,
@@ -16,7 +16,7 @@ from fayshell.commands.registry import (
     cmdlet,
 )
 from fayshell.errors import CommandError
-from fayshell.lang.ops import to_string
+from fayshell.lang.ops import has_wildcard, to_string
 from fayshell.state import PathInfo, ShellState
 
 PATH_PIPE: Pipeline = BY_VALUE_AND_PROPERTY

@@ -10,7 +10,7 @@ from pathlib import Path
 from fayshell.commands.invocation import ErrorRecord, Invocation
 from fayshell.commands.registry import BY_PROPERTY, Param, cmdlet
 from fayshell.lang.dates import DateTime
-from fayshell.lang.ops import wildcard_match
+from fayshell.lang.ops import has_wildcard, wildcard_match
 
 PROC = Path("/proc")
 
@@ -128,11 +128,7 @@ def get_process(
     found = [p for p in (read_process(pid, boot) for pid in pids) if p is not None]
     if name:
         found = [p for p in found if any(wildcard_match(p.ProcessName, n) for n in name)]
-    for want in [str(i) for i in id or []] + [n for n in name or [] if not _pattern(n)]:
+    for want in [str(i) for i in id or []] + [n for n in name or [] if not has_wildcard(n)]:
         if not any(want.lower() in (str(p.Id), p.ProcessName.lower()) for p in found):
             ctx.write_error(ErrorRecord(want, "", f"Cannot find a process {want!r}."))
     return sorted(found, key=lambda p: (p.ProcessName.lower(), p.Id))
-
-
-def _pattern(name: str) -> bool:
-    return any(ch in name for ch in "*?[")

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from fayshell.errors import ParameterError, UnknownProperty
-from fayshell.lang.ops import to_string, truthy, wildcard_match
+from fayshell.lang.ops import has_wildcard, to_string, truthy, wildcard_match
 from fayshell.lang.sqlgen import Translator, Untranslatable
 from fayshell.lang.values import ScriptBlock
 from fayshell.records import get_property
@@ -34,7 +34,7 @@ class PropSpec:
 
     @property
     def is_wildcard(self) -> bool:
-        return isinstance(self.source, str) and any(c in self.source for c in "*?[")
+        return isinstance(self.source, str) and has_wildcard(self.source)
 
 
 def parse_props(command: str, items: list[Any] | None) -> list[PropSpec]:

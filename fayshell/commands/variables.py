@@ -9,7 +9,7 @@ from typing import Any
 from fayshell.commands.invocation import ErrorRecord, Invocation
 from fayshell.commands.registry import Param, cmdlet
 from fayshell.errors import CommandError, RuntimeFayError
-from fayshell.lang.ops import wildcard_match
+from fayshell.lang.ops import has_wildcard, wildcard_match
 from fayshell.lang.streams import is_relation
 from fayshell.lang.values import ScriptBlock
 from fayshell.state import Scope
@@ -70,7 +70,7 @@ def get_variable(
             continue
         out.append(value if value_only else VariableInfo(var, value, where))
     for pattern in name or []:
-        if not any(c in pattern for c in "*?[") and not where.lookup(pattern)[0]:
+        if not has_wildcard(pattern) and not where.lookup(pattern)[0]:
             ctx.write_error(ErrorRecord(pattern, "", f"no variable named {pattern!r}"))
     return out
 

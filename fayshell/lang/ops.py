@@ -354,6 +354,15 @@ def wildcard_regex(pattern: str) -> str:
     return "(?s:" + "".join(out) + r")\Z"
 
 
+#: The characters that make a name a wildcard pattern.
+WILDCARD = frozenset("*?[")
+
+
+def has_wildcard(text: str) -> bool:
+    """Is ``text`` a wildcard pattern (not one name)?"""
+    return any(ch in WILDCARD for ch in text)
+
+
 def wildcard_match(text: str, pattern: str, case: bool = False) -> bool:
     """PowerShell ``-like``: ``*``, ``?``, ``[abc]`` and backtick escapes, the whole string."""
     return _wildcard_regex(pattern, case).match(text) is not None

@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from fayshell.lang.ops import has_wildcard
 from fayshell.views.model import Filter, Query
 
 
@@ -134,6 +135,6 @@ def _field_sql(fd: FieldDef, values: tuple[str, ...]) -> tuple[str, list[Any]]:
 
 def _pattern(value: str, contains: bool) -> str:
     low = value.lower()
-    if contains and not any(c in low for c in "*?["):
+    if contains and not has_wildcard(low):
         return f"*{low}*"
     return low
