@@ -89,9 +89,12 @@ def start_transcript(
 
     if ctx.state.host.transcript is not None:
         raise ctx.fail("a transcript is already running; Stop-Transcript ends it")
-    target = ctx.state.resolve_path(path) if path else default_path()
-    if output_directory and not path:
+    if path:
+        target = ctx.state.resolve_path(path)
+    elif output_directory:
         target = ctx.state.resolve_path(output_directory) / default_path().name
+    else:
+        target = default_path()
     if no_clobber and target.exists():
         raise ctx.fail(f"{target} already exists (-NoClobber)")
     try:
