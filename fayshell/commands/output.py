@@ -174,7 +174,8 @@ async def format_wide(
     input_object: Any = None,
 ) -> list[str]:
     items = await collect(ctx.input)
-    texts = [format_value(await _wide_value(item, property)) for item in items]
+    spec = parse_props("Format-Wide", [property])[0] if property is not None else None
+    texts = [format_value(await _wide_value(item, spec)) for item in items]
     width = shutil.get_terminal_size((80, 24)).columns - 1
     widest = max((len(t) for t in texts), default=0) + 1
     columns = column or (max(1, width // widest) if auto_size else 2)
@@ -186,15 +187,16 @@ async def format_wide(
     return ["", *lines, ""] if lines else []
 
 
-async def _wide_value(item: Any, prop: Any) -> Any:
-    if prop is not None:
-        (spec,) = parse_props("Format-Wide", [prop])
-        return await evaluate(item, spec)
-    names = property_names(item)
-    if not names:
-        return item
-    name = next((n for n in names if n.lower() == "name"), names[0])
-    return await evaluate(item, PropSpec(name, name))
+async def _wide_value(item: Any, spec: PropSpec | None) -> Any:
+    """The property -Property names, else a record's Name (else its first property), else the
+    value itself."""
+    if spec is None:
+        names = property_names(item)
+        if not names:
+            return item
+        name = next((n for n in names if n.lower() == "name"), names[0])
+        spec = PropSpec(name, name)
+    return await evaluate(item, spec)
 
 
 @cmdlet(
