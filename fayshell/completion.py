@@ -116,6 +116,8 @@ class Candidate:
 
 @dataclass(frozen=True)
 class Tok:
+    """One token of the line as the highlighter lexes it, at ``pos``."""
+
     pos: int
     kind: str  # the pygments token type's name, e.g. "Name.Attribute", or "Block"
     text: str

@@ -269,6 +269,8 @@ class RawUI:
 
 @dataclass(frozen=True)
 class HostUI:
+    """``$Host.UI``: its ``RawUI``."""
+
     RawUI: RawUI = field(default_factory=RawUI)
 
 

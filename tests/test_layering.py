@@ -63,6 +63,19 @@ def test_plain_run_keeps_heavy_libraries_unloaded() -> None:
     assert not {m.split(".")[0] for m in mods} & heavy
 
 
+def test_plain_run_spends_no_start_on_what_it_does_not_use() -> None:
+    """Every answer pays the start: no ``ldconfig -p`` child process (``ctypes.util``'s
+    find_library, about 25 ms), no uuid (with platform), tempfile or secrets until a script
+    asks for a GUID or a temporary file."""
+    code = (
+        "import io, contextlib\nfrom fayshell.cli import main\n"
+        "with contextlib.redirect_stdout(io.StringIO()):\n"
+        "    main(['-c', 'Write-Output 1'])"
+    )
+    mods = imported_after(code)
+    assert not mods & {"ctypes.util", "uuid", "platform", "tempfile", "secrets"}
+
+
 def test_a_script_imports_only_the_command_families_it_names() -> None:
     code = (
         "import io, contextlib\nfrom fayshell.cli import main\n"

@@ -58,6 +58,8 @@ class EventBatch:
 
 @dataclass
 class _Packet:
+    """A packet read: its CPU (-1: none in its context) and its count of events."""
+
     cpu: int
     events: int
 

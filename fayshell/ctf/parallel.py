@@ -13,6 +13,8 @@ from fayshell.ctf.decode import EventBatch, StreamReader
 
 @dataclass
 class _Failed:
+    """A decoder thread's exception, on its way to the consumer."""
+
     exc: BaseException
 
 

@@ -84,6 +84,9 @@ class Program:
 
 @dataclass
 class _Slot:
+    """A field already decoded, that a later sequence length or variant tag names: where its
+    value is kept and its type."""
+
     pc: int
     type: IntType | EnumType
 

@@ -8,7 +8,6 @@ sequences. Errors are :class:`TsdlError` with the line number.
 from __future__ import annotations
 
 import re
-import uuid as uuidlib
 from dataclasses import replace
 from typing import NamedTuple
 
@@ -109,6 +108,9 @@ def _unquote(s: str) -> str:
 
 
 _NATIVE_BO = re.compile(r"trace\s*\{[^}]*?byte_order\s*=\s*(\w+)", re.DOTALL)
+#: A trace's uuid as TSDL writes it (CTF 1.8 section 7.1): hex digits 8-4-4-4-12, the hyphens
+#: where RFC 4122 puts them.
+UUID_TEXT = re.compile(r"[0-9a-fA-F]{8}-(?:[0-9a-fA-F]{4}-){3}[0-9a-fA-F]{12}")
 
 
 class Parser:
@@ -265,10 +267,9 @@ class Parser:
     # -- blocks --------------------------------------------------------------------------
     def on_trace(self, a: dict[str, object]) -> None:
         if "uuid" in a:
-            try:
-                self.meta.uuid = uuidlib.UUID(str(a["uuid"])).bytes
-            except ValueError:
-                raise TsdlError(0, f"bad trace uuid {a['uuid']!r}") from None
+            if not UUID_TEXT.fullmatch(str(a["uuid"])):
+                raise TsdlError(0, f"bad trace uuid {a['uuid']!r}")
+            self.meta.uuid = bytes.fromhex(str(a["uuid"]).replace("-", ""))
         if "byte_order" in a:
             self.meta.big_endian = a["byte_order"] in ("be", "network")
         ph = a.get("packet.header")

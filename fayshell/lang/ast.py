@@ -21,6 +21,8 @@ class Node:
 
 @dataclass(eq=False)
 class Literal(Node):
+    """A number, a single-quoted string, ``$true``/``$false``/``$null``: its value."""
+
     value: Any
 
 
@@ -33,11 +35,15 @@ class ExpandString(Node):
 
 @dataclass(eq=False)
 class VarRef(Node):
+    """``$name`` (``name`` as written, without the ``$``)."""
+
     name: str
 
 
 @dataclass(eq=False)
 class Member(Node):
+    """``obj.name``: a property (or ``obj.$name``, computed)."""
+
     obj: Node
     name: str
     #: ``?.`` / ``?[]``: $null when ``obj`` is $null (nothing evaluated past it)
@@ -48,6 +54,8 @@ class Member(Node):
 
 @dataclass(eq=False)
 class Index(Node):
+    """``obj[index]``."""
+
     obj: Node
     index: Node
     #: ``?.`` / ``?[]``: $null when ``obj`` is $null (nothing evaluated past it)
@@ -56,6 +64,8 @@ class Index(Node):
 
 @dataclass(eq=False)
 class MethodCall(Node):
+    """``obj.name(args)``."""
+
     obj: Node
     name: str
     args: list[Node]
@@ -65,12 +75,16 @@ class MethodCall(Node):
 
 @dataclass(eq=False)
 class Unary(Node):
+    """``-x``, ``+x``, ``-not x`` (and ``!x``), ``-bnot x``, ``-split x``, ``-join x``."""
+
     op: str
     operand: Node
 
 
 @dataclass(eq=False)
 class Binary(Node):
+    """``left op right``: arithmetic, comparison, logical, range and format operators."""
+
     op: str
     left: Node
     right: Node
@@ -78,6 +92,8 @@ class Binary(Node):
 
 @dataclass(eq=False)
 class ArrayLit(Node):
+    """``a, b, c`` (and unary ``,a``): the comma operator's array."""
+
     items: list[Node]
 
 
@@ -104,11 +120,15 @@ class Paren(Node):
 
 @dataclass(eq=False)
 class HashLit(Node):
+    """``@{ key = value; ... }``: its key and value expressions in order."""
+
     pairs: list[tuple[Node, Node]]
 
 
 @dataclass(eq=False)
 class ParamDecl(Node):
+    """One parameter of ``param(...)`` or of a function: type, default and attributes."""
+
     name: str
     type: str | None = None
     default: Node | None = None
@@ -126,6 +146,8 @@ class ParamDecl(Node):
 
 @dataclass(eq=False)
 class ScriptBlockLit(Node):
+    """``{ ... }``: a script block's parameters, body and source text."""
+
     params: list[ParamDecl]
     body: list[Node]
     text: str
@@ -157,6 +179,8 @@ class StaticMember(Node):
 
 @dataclass(eq=False)
 class Ternary(Node):
+    """``cond ? then : other``."""
+
     cond: Node
     then: Node
     other: Node
@@ -180,6 +204,8 @@ class Splat(Node):
 
 @dataclass(eq=False)
 class Cast(Node):
+    """``[type] operand``."""
+
     type: str
     operand: Node
 
@@ -197,6 +223,8 @@ class ParamArg(Node):
 
 @dataclass(eq=False)
 class Command(Node):
+    """A command in a pipeline: its name (or callee) and arguments as written."""
+
     name: str
     args: list[Node]
     raw_tail: str | None = None
@@ -225,11 +253,15 @@ class Chain(Node):
 
 @dataclass(eq=False)
 class Pipeline(Node):
+    """``a | b | c``: its commands and expressions in order."""
+
     elements: list[Node]
 
 
 @dataclass(eq=False)
 class Assign(Node):
+    """``target op value``: ``=``, ``+=``, ``-=``, ``*=``, ``/=``, ``%=``, ``??=``."""
+
     target: Node
     op: str
     value: Node
@@ -240,12 +272,16 @@ class Assign(Node):
 
 @dataclass(eq=False)
 class If(Node):
+    """``if (c) { } elseif (c) { } else { }``: each condition with its body."""
+
     clauses: list[tuple[Node, list[Node]]]
     else_body: list[Node] | None
 
 
 @dataclass(eq=False)
 class Foreach(Node):
+    """``foreach ($var in iterable) { body }``."""
+
     var: str
     iterable: Node
     body: list[Node]
@@ -253,12 +289,16 @@ class Foreach(Node):
 
 @dataclass(eq=False)
 class While(Node):
+    """``while (cond) { body }``."""
+
     cond: Node
     body: list[Node]
 
 
 @dataclass(eq=False)
 class For(Node):
+    """``for (init; cond; step) { body }`` (each part may be missing)."""
+
     init: Node | None
     cond: Node | None
     step: Node | None
@@ -267,6 +307,8 @@ class For(Node):
 
 @dataclass(eq=False)
 class DoLoop(Node):
+    """``do { body } while (cond)``, or ``until (cond)`` when ``until``."""
+
     body: list[Node]
     cond: Node
     until: bool
@@ -282,6 +324,8 @@ class SwitchClause(Node):
 
 @dataclass(eq=False)
 class Switch(Node):
+    """``switch -flags (value) { clauses }``."""
+
     value: Node
     flags: frozenset[str]
     clauses: list[SwitchClause]
@@ -289,12 +333,16 @@ class Switch(Node):
 
 @dataclass(eq=False)
 class Catch(Node):
+    """``catch [types] { body }`` (no types: every error)."""
+
     types: list[str]
     body: list[Node]
 
 
 @dataclass(eq=False)
 class Try(Node):
+    """``try { } catch { } finally { }``."""
+
     body: list[Node]
     catches: list[Catch]
     finally_body: list[Node] | None
@@ -302,17 +350,23 @@ class Try(Node):
 
 @dataclass(eq=False)
 class Trap(Node):
+    """``trap [types] { body }``: runs when a terminating error reaches its scope."""
+
     types: list[str]
     body: list[Node]
 
 
 @dataclass(eq=False)
 class Exit(Node):
+    """``exit [value]``."""
+
     value: Node | None
 
 
 @dataclass(eq=False)
 class FunctionDef(Node):
+    """``function name { ... }`` (or ``filter``): what a call of it runs."""
+
     name: str
     params: list[ParamDecl]
     body: list[Node]
@@ -325,26 +379,36 @@ class FunctionDef(Node):
 
 @dataclass(eq=False)
 class Return(Node):
+    """``return [value]``."""
+
     value: Node | None
 
 
 @dataclass(eq=False)
 class Break(Node):
+    """``break [label]``."""
+
     target: str | None = None
 
 
 @dataclass(eq=False)
 class Continue(Node):
+    """``continue [label]``."""
+
     target: str | None = None
 
 
 @dataclass(eq=False)
 class Throw(Node):
+    """``throw [value]``."""
+
     value: Node | None
 
 
 @dataclass(eq=False)
 class Script(Node):
+    """A whole script: its statements, source text, file name and ``param()`` block."""
+
     statements: list[Node]
     source: str = ""
     file: str = "<input>"

@@ -9,11 +9,10 @@ import math
 import os
 import posixpath
 import re
-import secrets
 import sys
-import tempfile
 from collections.abc import Callable
 from decimal import Decimal
+from types import ModuleType
 from typing import Any
 
 
@@ -424,17 +423,31 @@ PATH_METHODS: dict[str, Callable[..., Any]] = {
     "combine": posixpath.join,
     "ispathrooted": lambda p: p.startswith("/"),
     "getfullpath": os.path.abspath,
-    "gettemppath": lambda: os.path.join(tempfile.gettempdir(), ""),
+    "gettemppath": lambda: os.path.join(_tempfile().gettempdir(), ""),
     "gettempfilename": lambda: _temp_file(),
-    "getrandomfilename": lambda: f"{secrets.token_hex(4)[:8]}.{secrets.token_hex(2)[:3]}",
+    "getrandomfilename": lambda: _random_file_name(),
 }
+
+
+def _tempfile() -> ModuleType:
+    """The tempfile module (imported when a script first asks: not at every start)."""
+    import tempfile
+
+    return tempfile
 
 
 def _temp_file() -> str:
     """[IO.Path]::GetTempFileName(): a new empty file's path in the temporary directory."""
-    handle, name = tempfile.mkstemp(suffix=".tmp")
+    handle, name = _tempfile().mkstemp(suffix=".tmp")
     os.close(handle)
     return name
+
+
+def _random_file_name() -> str:
+    """[IO.Path]::GetRandomFileName(): eight and three random characters."""
+    import secrets
+
+    return f"{secrets.token_hex(4)[:8]}.{secrets.token_hex(2)[:3]}"
 
 
 LIMITS: dict[str, dict[str, Any]] = {

@@ -17,7 +17,6 @@ import os
 import re
 import socket
 import sys
-import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from decimal import Decimal
@@ -2635,7 +2634,7 @@ def _static_call(t: str, low: str, args: list[Any]) -> tuple[bool, Any]:
         ("string", "concat"): lambda: "".join(text),
         ("string", "new"): lambda: text[0] * (int(to_number(args[1])) if len(args) > 1 else 1),
         ("guid", "newguid"): Guid.new,
-        ("guid", "parse"): lambda: Guid(str(uuid.UUID(text[0]))),
+        ("guid", "parse"): lambda: Guid.parse(text[0]),
         ("net.dns", "gethostname"): socket.gethostname,
         ("string", "format"): lambda: dotnet.composite_format(
             text[0],

@@ -295,6 +295,13 @@ class Guid:
 
         return cls(str(uuid.uuid4()))
 
+    @classmethod
+    def parse(cls, text: str) -> Self:
+        """[guid]::Parse(text) (ValueError when it is not a GUID)."""
+        import uuid
+
+        return cls(str(uuid.UUID(text)))
+
     def __str__(self) -> str:
         return self.Guid
 

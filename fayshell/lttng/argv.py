@@ -351,6 +351,8 @@ class AddContext(Request):
 
 @dataclass(frozen=True)
 class _SessionCommand(Request):
+    """An lttng command about one session (its name checked)."""
+
     session: str
 
     def __post_init__(self) -> None:

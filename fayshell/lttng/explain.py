@@ -17,6 +17,8 @@ SIGPIPE_EXIT = 128 + int(signal.SIGPIPE)
 
 @dataclass(frozen=True)
 class _Known:
+    """An lttng error message (by pattern) and what it means, in words an operator acts on."""
+
     pattern: re.Pattern[str]
     explanation: str
 

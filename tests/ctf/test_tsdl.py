@@ -5,6 +5,7 @@ Both must give the same metadata, and errors inside either name the right line."
 from __future__ import annotations
 
 import re
+import uuid
 
 import pytest
 
@@ -59,3 +60,19 @@ def test_integer_with_quote_or_nested_brace_is_not_one_token() -> None:
     assert "int" not in {t.kind for t in tokenize(text)}
     assert parse_tsdl(text + "\nstream { id = 0; };").streams[0].id == 0
     assert Parser(text).toks[1].text == "integer"
+
+
+@pytest.mark.parametrize("name", REAL_TRACES)
+def test_real_trace_uuid_read_as_rfc_4122_bytes(name: str) -> None:
+    text = metadata_text(shared_trace(name) / "metadata")
+    written = re.search(r'\buuid\s*=\s*"([^"]+)"', text)
+    assert written is not None
+    assert parse_tsdl(text).uuid == uuid.UUID(written.group(1)).bytes
+
+
+@pytest.mark.parametrize(
+    "bad", ["6a5b8f4e1c2d4e3f8a9b0c1d2e3f4a5b", "6a5b8f4e-1c2d-4e3f-8a9b-0c1d2e3f4a5", "x" * 36]
+)
+def test_bad_trace_uuid_is_a_metadata_error(bad: str) -> None:
+    with pytest.raises(TsdlError, match="bad trace uuid"):
+        parse_tsdl(f'trace {{ major = 1; minor = 8; uuid = "{bad}"; }};')

@@ -86,6 +86,23 @@ def test_compiled_spans_equal_numpy_on_large_arrays() -> None:
     assert build_spans(rows).equals(want)
 
 
+def test_spans_starting_at_one_time_are_in_row_order() -> None:
+    """Spans whose first rows share one timestamp (a coarse clock) come in the order of those
+    rows, in the compiled pass as in the reference."""
+    pytest.importorskip("fayshell.store._algos", reason="the C extension is not built")
+    n = 20_000
+    rows = _random_rows(np.random.default_rng(9), n)
+    rng = np.random.default_rng(10)
+    for name, values in (("ts", rng.integers(0, 3, n)), ("span_id", rng.permutation(n))):
+        column = pa.array(values, pa.int64())
+        rows = rows.set_column(rows.schema.get_field_index(name), name, column)
+    got = build_spans(rows)
+    assert got.equals(build_spans(rows, compiled=False))
+    by_time_then_row = np.lexsort((np.arange(n), rows.column("ts").to_numpy()))
+    want = rows.column("span_id").to_numpy()[by_time_then_row]  # every row a span of its own
+    assert got.column("span_id").to_numpy().tolist() == want.tolist()
+
+
 @pytest.mark.parametrize("n", [0, 1, 50])
 @pytest.mark.parametrize("key", ["k", None])
 def test_compiled_spans_equal_numpy_with_one_kind_of_row(n: int, key: str | None) -> None:
