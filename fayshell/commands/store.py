@@ -207,23 +207,32 @@ def import_trace_cmd(
 ) -> list[ImportSummary]:
     from fayshell.errors import FayError, Interrupted, TraceFormatError
     from fayshell.store.database import Database
-    from fayshell.store.loader import import_trace
+    from fayshell.store.loader import import_trace, start_first_chunk
     from fayshell.store.settings import ANSWER_FIRST
 
+    fulls = [str(ctx.state.resolve_path(p)) for p in path]  # relative to the shell's location
+    # the first chunk decodes while the database opens (in a fresh shell, before any answer)
+    started = start_first_chunk(fulls[0], ANSWER_FIRST) if fulls else None
     own = database is not None and database != ctx.state.database_label
-    db = (
-        Database.open(str(ctx.state.resolve_path(database)))
-        if own and database
-        else ctx.state.database
-    )
+    db: Database | None = None
     out: list[ImportSummary] = []
     try:
-        for p in path:
-            full = str(ctx.state.resolve_path(p))  # relative to the shell's location
+        db = (
+            Database.open(str(ctx.state.resolve_path(database)))
+            if own and database
+            else ctx.state.database
+        )
+        for k, (p, full) in enumerate(zip(path, fulls, strict=True)):
             task = ctx.progress(f"Import-Trace {p}", _size(full), "B")
             try:
                 res = import_trace(
-                    db, full, node=node, session=session, progress=task, settings=ANSWER_FIRST
+                    db,
+                    full,
+                    node=node,
+                    session=session,
+                    progress=task,
+                    settings=ANSWER_FIRST,
+                    started=started if k == 0 else None,
                 )
             except Interrupted:
                 raise  # Ctrl-C: exit 130, the chunk imports again next time
@@ -246,7 +255,9 @@ def import_trace_cmd(
                 )
             )
     finally:
-        if own:
+        if started is not None:
+            started.close()  # not used, or used and stopped already: stopped either way
+        if own and db is not None:
             db.close()
     return out
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 import pytest
@@ -207,3 +208,56 @@ def test_ctrl_c_during_import_is_an_interrupt_and_the_chunk_imports_again(
         assert db.execute("SELECT count(*) FROM events")[0][0] == tree.events
     finally:
         db.close()
+
+
+def decoder_threads() -> list[str]:
+    import threading
+
+    return [t.name for t in threading.enumerate() if t.name.startswith("ctf-decode")]
+
+
+async def test_first_chunk_decodes_before_the_database_opens_and_no_decoder_outlives_it(
+    shell: Shell,  # noqa: F811
+    tree: GenInfo,
+    tmp_path: Path,
+) -> None:
+    """Import-Trace starts decoding its first chunk before it opens the database: used (a new
+    chunk), not used (imported already) or cut short (the database cannot open), no decoder
+    thread outlives the command, and what is imported is what a plain import stores."""
+    from fayshell.errors import FayError
+    from fayshell.store.database import Database
+
+    root = tree.dirs[0].parents[2]
+    other = tmp_path / "early.duckdb"
+    out = await shell.run(f"Import-Trace '{root}' -Database '{other}'")
+    assert (out[0].Chunks, out[0].Events) == (2, tree.events) and decoder_threads() == []
+    again = await shell.run(f"Import-Trace '{root}' -Database '{other}'")
+    assert (again[0].Chunks, again[0].Skipped) == (0, 2) and decoder_threads() == []
+    (tmp_path / "a-directory").mkdir()
+    with pytest.raises(FayError, match="a-directory"):
+        await shell.run(f"Import-Trace '{root}' -Database '{tmp_path / 'a-directory'}'")
+    assert decoder_threads() == []
+    db = Database.open(str(other))
+    try:
+        assert db.execute("SELECT count(*) FROM events")[0][0] == tree.events
+    finally:
+        db.close()
+
+
+def test_start_first_chunk_decodes_the_first_trace_and_stops(tree: GenInfo, tmp_path: Path) -> None:
+    from fayshell.store.loader import start_first_chunk
+    from fayshell.store.settings import ANSWER_FIRST
+
+    assert start_first_chunk(tmp_path, ANSWER_FIRST) is None  # no trace under it
+    assert start_first_chunk(tmp_path / "missing", ANSWER_FIRST) is None
+    started = start_first_chunk(tree.dirs[0].parents[2], ANSWER_FIRST)
+    assert started is not None and started.trace.path == tree.dirs[0]
+    deadline = time.monotonic() + 30
+    while not any(r.stats.bytes_read for r in started.readers):  # no batch asked for yet
+        assert time.monotonic() < deadline, "the decoders did not start"
+        time.sleep(0.01)
+    reader, batch = next(started.batches)
+    assert batch.common.num_rows > 0
+    started.close()
+    started.close()  # a second close is harmless (the import's and its caller's)
+    assert decoder_threads() == []
