@@ -158,6 +158,9 @@ class ConsoleHost(Transcribing):
     def verbose(self, message: str) -> None:
         self._diag("VERBOSE: ", message, "cyan")
 
+    def debug(self, message: str) -> None:
+        self._diag("DEBUG: ", message, "yellow")
+
     def warning(self, message: str) -> None:
         self._diag("WARNING: ", message, "yellow")
 

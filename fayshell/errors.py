@@ -41,6 +41,10 @@ AGENT: Final = "agent"
 #: SilentlyContinue that also keeps no record (PowerShell's ActionPreference).
 ErrorAction = Literal["Stop", "Continue", "SilentlyContinue", "Ignore"]
 ERROR_ACTIONS: Final[tuple[ErrorAction, ...]] = get_args(ErrorAction)
+#: What -WarningAction, -InformationAction and -ProgressAction (and their preference variables)
+#: may say; Inquire shows the item as Continue does (there is no one to ask in a script).
+StreamAction = Literal["Continue", "SilentlyContinue", "Ignore", "Stop", "Inquire"]
+STREAM_ACTIONS: Final[tuple[StreamAction, ...]] = get_args(StreamAction)
 
 
 class FayError(Exception):

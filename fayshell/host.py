@@ -39,6 +39,8 @@ class Host(Protocol):
 
     def verbose(self, message: str) -> None: ...
 
+    def debug(self, message: str) -> None: ...
+
     def warning(self, message: str) -> None: ...
 
     def error(self, message: str) -> None: ...
@@ -165,6 +167,9 @@ class StreamHost(Transcribing):
         if self.show_verbose:
             self.err.write(f"VERBOSE: {message}\n")
 
+    def debug(self, message: str) -> None:
+        self.err.write(f"DEBUG: {message}\n")
+
     def warning(self, message: str) -> None:
         self.err.write(f"WARNING: {message}\n")
 
@@ -189,6 +194,7 @@ class CaptureHost:
 
     lines: list[str] = field(default_factory=list)
     verbose_lines: list[str] = field(default_factory=list)
+    debug_lines: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
     progress_tasks: list[RecordedProgress] = field(default_factory=list)
@@ -205,6 +211,10 @@ class CaptureHost:
     def verbose(self, message: str) -> None:
         self.verbose_lines.append(message)
         self._record(f"VERBOSE: {message}")
+
+    def debug(self, message: str) -> None:
+        self.debug_lines.append(message)
+        self._record(f"DEBUG: {message}")
 
     def warning(self, message: str) -> None:
         self.warnings.append(message)

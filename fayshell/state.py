@@ -272,8 +272,23 @@ class ShellState:
 
     @property
     def error_action(self) -> ErrorAction:
-        found, value = self.globals.lookup("ErrorActionPreference")
+        """$ErrorActionPreference as the running statement sees it (``f -ErrorAction X`` sets
+        it in f's scope); Stop when unset."""
+        found, value = self.scope_now.lookup("ErrorActionPreference")
         return error_action(value) if found and value else "Stop"
+
+    @property
+    def error_action_scoped(self) -> bool:
+        """Whether the running statement's $ErrorActionPreference is a function's own (its
+        -ErrorAction), not the session's."""
+        return self.scope_now.lookup("ErrorActionPreference") != self.globals.lookup(
+            "ErrorActionPreference"
+        )
+
+    @property
+    def scope_now(self) -> Scope:
+        """The scope of the statement running now (the session's between statements)."""
+        return self.globals if self.interpreter is None else self.interpreter.caller_scope
 
     def remember_error(self, record: Any) -> None:
         """Put an error first in ``$Error`` (the newest first, as PowerShell keeps it)."""

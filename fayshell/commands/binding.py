@@ -6,23 +6,60 @@ The binder reads only the cmdlet's declaration, so what `Get-Help` shows is exac
 from __future__ import annotations
 
 import difflib
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from fayshell.commands.registry import Cmdlet, Param, snake_case
-from fayshell.errors import ERROR_ACTIONS, ErrorAction, ParameterError, error_action
+from fayshell.errors import (
+    ERROR_ACTIONS,
+    STREAM_ACTIONS,
+    ErrorAction,
+    ParameterError,
+    StreamAction,
+    error_action,
+)
 from fayshell.lang.ops import OperatorError, to_number, to_string, truthy, type_name
 from fayshell.lang.values import Duration, ScriptBlock, Size, parse_unit_number
 from fayshell.records import get_property, has_property
 
 COMMON = (
-    Param("Verbose", bool, help="Show what the command does, e.g. the SQL a pipeline runs."),
+    Param(
+        "Verbose",
+        bool,
+        aliases=("vb",),
+        help="Show what the command does, e.g. the SQL a pipeline runs.",
+    ),
+    Param("Debug", bool, aliases=("db",), help="Show the command's Write-Debug notes."),
     Param(
         "ErrorAction",
         str,
+        aliases=("ea",),
         choices=ERROR_ACTIONS,
         help="Stop (default in scripts), Continue or SilentlyContinue after a failed item.",
+    ),
+    Param(
+        "WarningAction",
+        str,
+        aliases=("wa",),
+        choices=STREAM_ACTIONS,
+        help="Its warnings: shown (Continue, the default), not shown (SilentlyContinue, "
+        "Ignore), or a terminating error (Stop).",
+    ),
+    Param(
+        "InformationAction",
+        str,
+        aliases=("infa",),
+        choices=STREAM_ACTIONS,
+        help="Its Write-Information messages: shown only under Continue (by default "
+        "$InformationPreference, SilentlyContinue).",
+    ),
+    Param(
+        "ProgressAction",
+        str,
+        aliases=("proga",),
+        choices=STREAM_ACTIONS,
+        help="SilentlyContinue or Ignore: no progress bar.",
     ),
     Param(
         "ErrorVariable",
@@ -37,10 +74,28 @@ COMMON = (
         help="Also keep the command's output in this variable (+name adds to it).",
     ),
     Param(
+        "WarningVariable",
+        str,
+        aliases=("wv",),
+        help="Also keep the command's warnings in this variable (+name adds to it).",
+    ),
+    Param(
+        "InformationVariable",
+        str,
+        aliases=("iv",),
+        help="Also keep its Write-Information and Write-Host messages in this variable.",
+    ),
+    Param(
         "PipelineVariable",
         str,
         aliases=("pv",),
         help="Each item the command writes is also this variable for the commands after it.",
+    ),
+    Param(
+        "OutBuffer",
+        int,
+        aliases=("ob",),
+        help="Taken for PowerShell scripts: each item goes on as soon as it is written.",
     ),
 )
 #: What a command that changes something also takes (its declaration says should_process).
@@ -73,10 +128,17 @@ class Bound:
 
     values: dict[str, Any] = field(default_factory=dict)
     verbose: bool = False
+    debug: bool = False
     error_action: ErrorAction | None = None
+    warning_action: StreamAction | None = None
+    information_action: StreamAction | None = None
+    progress_action: StreamAction | None = None
     error_variable: str | None = None
     out_variable: str | None = None
+    warning_variable: str | None = None
+    information_variable: str | None = None
     pipeline_variable: str | None = None
+    out_buffer: int | None = None
     #: -WhatIf and -Confirm as given (None: not given; $WhatIfPreference decides).
     what_if: bool | None = None
     confirm: bool | None = None
@@ -133,17 +195,29 @@ def bind(spec: Cmdlet, args: list[Any]) -> Bound:
     return bound
 
 
+#: The common parameters kept on Bound (not given to the command): the field each sets and how
+#: its value is read (looked up when called: the readers are defined below).
+_ON_BOUND: dict[str, tuple[str, Callable[[Cmdlet, Param, Any], Any]]] = {
+    "Verbose": ("verbose", lambda spec, param, value: truthy(value)),
+    "Debug": ("debug", lambda spec, param, value: truthy(value)),
+    "ErrorAction": ("error_action", lambda s, p, v: error_action(convert_value(s, p, v))),
+    "WarningAction": ("warning_action", lambda s, p, v: convert_value(s, p, v)),
+    "InformationAction": ("information_action", lambda s, p, v: convert_value(s, p, v)),
+    "ProgressAction": ("progress_action", lambda s, p, v: convert_value(s, p, v)),
+    "OutBuffer": ("out_buffer", lambda s, p, v: convert_value(s, p, v)),
+    "ErrorVariable": ("error_variable", lambda s, p, v: variable_name(s, p, v)),
+    "OutVariable": ("out_variable", lambda s, p, v: variable_name(s, p, v)),
+    "WarningVariable": ("warning_variable", lambda s, p, v: variable_name(s, p, v)),
+    "InformationVariable": ("information_variable", lambda s, p, v: variable_name(s, p, v)),
+    "PipelineVariable": ("pipeline_variable", lambda s, p, v: variable_name(s, p, v).lstrip("+")),
+}
+
+
 def _set(spec: Cmdlet, bound: Bound, param: Param, value: Any) -> None:
-    if param.name == "Verbose" and spec.param("Verbose") is None:
-        bound.verbose = truthy(value)
-    elif param.name == "ErrorAction" and spec.param("ErrorAction") is None:
-        bound.error_action = error_action(convert_value(spec, param, value))
-    elif param.name == "ErrorVariable" and spec.param("ErrorVariable") is None:
-        bound.error_variable = variable_name(spec, param, value)
-    elif param.name == "OutVariable" and spec.param("OutVariable") is None:
-        bound.out_variable = variable_name(spec, param, value)
-    elif param.name == "PipelineVariable" and spec.param("PipelineVariable") is None:
-        bound.pipeline_variable = variable_name(spec, param, value).lstrip("+")
+    on_bound = _ON_BOUND.get(param.name)
+    if on_bound is not None and spec.param(param.name) is None:
+        field_name, read = on_bound
+        setattr(bound, field_name, read(spec, param, value))
     elif param in SHOULD_PROCESS:
         setattr(bound, snake_case(param.name), truthy(value))
     else:

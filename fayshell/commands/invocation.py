@@ -7,8 +7,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, NoReturn
 
-from fayshell.errors import CommandError, ErrorAction, Stage
-from fayshell.host import Host, ProgressTask
+from fayshell.errors import STREAM_ACTIONS, CommandError, ErrorAction, Stage, StreamAction
+from fayshell.host import Host, NullProgress, ProgressTask
+from fayshell.lang.ops import to_string
 from fayshell.lang.values import ErrorCategoryInfo, ErrorRecordValue, ExceptionValue
 
 if TYPE_CHECKING:
@@ -91,11 +92,30 @@ class ScriptCmdlet:
         return self.asks.host.confirm(str(query))
 
 
+def stopped_by(preference: str, text: str) -> str:
+    """PowerShell's ActionPreferenceStopException message: a warning or an information
+    message under Stop ends the command."""
+    return (
+        f'The running command stopped because the preference variable "{preference}" or '
+        f"common parameter is set to Stop: {text}"
+    )
+
+
 def record_value(record: ErrorRecord) -> ErrorRecordValue:
     """A non-terminating error as PowerShell's ErrorRecord (in $Error, -ErrorVariable)."""
     error_id = f"{record.command},{record.stage}" if record.stage else record.command
     info = ErrorCategoryInfo(record.category, record.command, "RuntimeException", record.target)
     return ErrorRecordValue(ExceptionValue(str(record)), record.target or None, "", error_id, info)
+
+
+@dataclass
+class Collected:
+    """What a call's -ErrorVariable, -WarningVariable and -InformationVariable keep: a
+    function's also what the commands inside it write."""
+
+    errors: list[Any] = field(default_factory=list)
+    warnings: list[Any] = field(default_factory=list)
+    information: list[Any] = field(default_factory=list)
 
 
 @dataclass
@@ -110,10 +130,18 @@ class Invocation:
     spec: Cmdlet
     input: Any = None
     verbose: bool = False
+    #: -Debug: its Write-Debug notes are shown.
+    debug: bool = False
     error_action: ErrorAction = "Stop"
+    #: -WarningAction, -InformationAction and -ProgressAction as given (None: the preference
+    #: variable the caller sees decides).
+    warning_action: StreamAction | None = None
+    information_action: StreamAction | None = None
+    progress_action: StreamAction | None = None
     errors: list[ErrorRecord] = field(default_factory=list)
-    #: The -ErrorVariable list, when one was named: each error is added to it as it happens.
-    error_sink: list[Any] | None = None
+    #: Where its errors, warnings and information go as they happen besides the screen: its
+    #: own -XxxVariable's, then those of the functions it runs in.
+    collected: list[Collected] = field(default_factory=list)
     #: Inside a try block: errors under Stop are the try's to catch, not shown here.
     caught: bool = False
     #: -WhatIf (or $WhatIfPreference) and -Confirm of a command that changes something.
@@ -130,7 +158,42 @@ class Invocation:
             self.state.host.verbose(message)
 
     def write_warning(self, message: str) -> None:
-        self.state.host.warning(f"{self.name}: {message}")
+        """A warning of this command (its name first)."""
+        self.warn(f"{self.name}: {message}")
+
+    def warn(self, text: str) -> None:
+        """A warning as -WarningAction (else $WarningPreference) says: shown under Continue
+        and Inquire, kept in -WarningVariable unless Ignore, a terminating error under Stop."""
+        action = self.warning_action or self.preference("WarningPreference", "Continue")
+        if action != "Ignore":
+            for c in self.collected:
+                c.warnings.append(text)
+        if action == "Stop":
+            raise CommandError(self.name, stopped_by("WarningPreference", text))
+        if action in ("Continue", "Inquire"):
+            self.state.host.warning(text)
+
+    def inform(self, message: Any, shown: bool = False) -> None:
+        """An information message (Write-Information; Write-Host's, ``shown``, always are):
+        kept in -InformationVariable, shown as -InformationAction (else
+        $InformationPreference, SilentlyContinue by default) says."""
+        action = self.information_action or self.preference(
+            "InformationPreference", "SilentlyContinue"
+        )
+        if action != "Ignore":
+            for c in self.collected:
+                c.information.append(message)
+        if action == "Stop" and not shown:
+            raise CommandError(self.name, stopped_by("InformationPreference", to_string(message)))
+        if action in ("Continue", "Inquire") and not shown:
+            self.state.host.write_host(to_string(message))
+
+    def preference(self, name: str, default: str) -> str:
+        """A preference variable as the calling scope sees it (a function's -WarningAction sets
+        it in the function), spelled as PowerShell's actions are; ``default`` when unset."""
+        found, value = self.state.scope_now.lookup(name)
+        text = str(value).lower() if found and value is not None else ""
+        return next((a for a in STREAM_ACTIONS if a.lower() == text), default)
 
     def write_error(self, record: ErrorRecord) -> None:
         """Report a non-terminating error; the command goes on with the other items."""
@@ -141,14 +204,19 @@ class Invocation:
         if self.error_action not in ("SilentlyContinue", "Ignore") and not stopped:
             self.state.host.error(f"{self.name}: {record}")
         value = record_value(record)
-        if self.error_sink is not None:
-            self.error_sink.append(value)
+        for c in self.collected:
+            c.errors.append(value)
         if self.error_action != "Ignore" and not stopped:  # $Error keeps what is not shown
             self.state.remember_error(value)
 
     def progress(
         self, description: str, total: float | None = None, unit: str = ""
     ) -> ProgressTask:
+        """A progress bar, unless -ProgressAction (else $ProgressPreference) is
+        SilentlyContinue or Ignore."""
+        action = self.progress_action or self.preference("ProgressPreference", "Continue")
+        if action in ("SilentlyContinue", "Ignore"):
+            return NullProgress()
         return self.state.host.progress(description, total, unit)
 
     def should_process(self, target: str, action: str) -> bool:

@@ -70,7 +70,7 @@ def write_error(
     text = to_string(message)
     interp = ctx.state.interpreter
     redirected = interp is not None and interp.error_override is not None
-    chosen = getattr(interp, "preference_set", False)
+    chosen = getattr(interp, "preference_set", False) or ctx.state.error_action_scoped
     action = error_action or (ctx.error_action if redirected or chosen else "Continue")
     if action == "Stop":
         raise WrittenError(text)
@@ -89,7 +89,7 @@ class WrittenError(RuntimeFayError):
     examples=[("Write-Warning 'node02 is slow'", "Shown on the error stream.")],
 )
 def write_warning(ctx: Invocation, *, message: Any) -> None:
-    ctx.state.host.warning(to_string(message))
+    ctx.warn(to_string(message))
 
 
 @cmdlet(
@@ -99,34 +99,31 @@ def write_warning(ctx: Invocation, *, message: Any) -> None:
     examples=[("Write-Verbose 'step 2' -Verbose", "Shown as 'VERBOSE: step 2'.")],
 )
 def write_verbose(ctx: Invocation, *, message: Any) -> None:
-    if ctx.verbose or _preference(ctx, "VerbosePreference") == "continue":
+    if ctx.verbose or ctx.preference("VerbosePreference", "") == "Continue":
         ctx.state.host.verbose(to_string(message))
 
 
 @cmdlet(
     "Write-Debug",
-    synopsis="Write a note shown only when $DebugPreference = 'Continue'.",
+    synopsis="Write a note shown only with -Debug or $DebugPreference = 'Continue'.",
     params=[Param("Message", "any", position=0, mandatory=True, pipeline="value")],
     examples=[("Write-Debug 'x is 3'", "Silent unless $DebugPreference is Continue.")],
 )
 def write_debug(ctx: Invocation, *, message: Any) -> None:
-    if _preference(ctx, "DebugPreference") == "continue":
-        ctx.state.host.verbose("DEBUG: " + to_string(message))
+    if ctx.debug or ctx.preference("DebugPreference", "") == "Continue":
+        ctx.state.host.debug(to_string(message))
 
 
 @cmdlet(
     "Write-Information",
-    synopsis="Write informational text to the host (not output).",
+    synopsis="Write an information message: shown with -InformationAction Continue or "
+    "$InformationPreference = 'Continue' (not by default, as in PowerShell); kept by "
+    "-InformationVariable.",
     params=[Param("MessageData", "any", position=0, mandatory=True, pipeline="value")],
-    examples=[("Write-Information 'done'", "Shown on the host.")],
+    examples=[
+        ("Write-Information 'done' -InformationAction Continue", "Shown on the host."),
+        ("Write-Information 'step 1' -InformationVariable log", "Not shown; kept in $log."),
+    ],
 )
 def write_information(ctx: Invocation, *, message_data: Any) -> None:
-    ctx.state.host.write_host(to_string(message_data))
-
-
-def _preference(ctx: Invocation, name: str) -> str:
-    """A preference variable as the calling scope sees it (a function's -Verbose sets it)."""
-    interp = ctx.state.interpreter
-    scope = interp.caller_scope if interp is not None else ctx.state.globals
-    found, value = scope.lookup(name)
-    return to_string(value).lower() if found else ""
+    ctx.inform(message_data)

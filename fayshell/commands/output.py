@@ -324,3 +324,4 @@ def write_host(
 ) -> None:
     text = " ".join(to_string(v) for v in object) if isinstance(object, list) else to_string(object)
     ctx.state.host.write_host(text, foreground_color, not no_newline)
+    ctx.inform(text, shown=True)  # on the information stream too (-InformationVariable)

@@ -30,7 +30,7 @@ from fayshell.commands.binding import (
     missing_mandatory,
     pipeline_binding,
 )
-from fayshell.commands.invocation import Invocation, ScriptCmdlet, ShouldProcess
+from fayshell.commands.invocation import Collected, Invocation, ScriptCmdlet, ShouldProcess
 from fayshell.commands.registry import Cmdlet, Param
 from fayshell.errors import (
     ActionStopped,
@@ -239,6 +239,9 @@ class Interpreter:
         self.trap_cache: dict[int, tuple[list[ast.Node], list[ast.Trap]]] = {}
         #: True once a script assigns $ErrorActionPreference (Write-Error then follows it).
         self.preference_set = False
+        #: What the running function calls' -ErrorVariable, -WarningVariable and
+        #: -InformationVariable collect (the innermost last): the commands inside write there.
+        self.collecting_calls: list[Collected] = []
         #: The scope of the statement whose command is running (Invoke-Expression, -Scope).
         self.caller_scope: Scope = state.globals
         state.interpreter = self
@@ -560,8 +563,16 @@ class Interpreter:
                     if isinstance(exc.value, ExceptionValue)
                     else ExceptionValue(exc.message, exc.type_name, exc)
                 )
-                target = None if isinstance(exc.value, (str, ExceptionValue)) else exc.value
-                record = ErrorRecordValue(exception, target, str(exc.span or ""))
+                # a throw statement stops the operation; what it threw (but an exception) is the
+                # record's target: OperationStopped: (boom:String) [], RuntimeException
+                target = None if isinstance(exc.value, ExceptionValue) else exc.value
+                info = ErrorCategoryInfo(
+                    "OperationStopped",
+                    Reason=exception.TypeName.rsplit(".", 1)[-1],
+                    TargetName="" if target is None else to_string(target),
+                    TargetType="" if target is None else type_name_of(target),
+                )
+                record = ErrorRecordValue(exception, target, str(exc.span or ""), "", info)
         else:
             kind = dotnet_type_of(exc)
             info = ErrorCategoryInfo(
@@ -1219,10 +1230,15 @@ class Interpreter:
             spec,
             input_stream,
             verbose=bound.verbose,
+            debug=bound.debug,
             error_action=self.error_override or bound.error_action or self.state.error_action,
+            warning_action=bound.warning_action,
+            information_action=bound.information_action,
+            progress_action=bound.progress_action,
             caught=self.try_depth > 0,
             what_if=self.what_if(bound),
             confirm=bool(bound.confirm),
+            collected=self.collecting_calls[::-1],
         )
         self.failed.append(ctx)
         result = await self.kept_output(spec, ctx, bound, input_stream, node)
@@ -1237,11 +1253,11 @@ class Interpreter:
         kept = Kept.of(bound, self.caller_scope)
         if kept is None:
             return await self.run_cmdlet(spec, ctx, bound, input_stream, node)
-        ctx.error_sink = kept.errors
+        ctx.collected.insert(0, kept.collected)
         try:
             result = await self.run_cmdlet(spec, ctx, bound, input_stream, node)
         except RuntimeFayError as exc:
-            kept.errors.append(self.error_value(exc))
+            kept.collected.errors.append(self.error_value(exc))
             kept.store([])
             raise
         if hasattr(result, "__aiter__"):
@@ -1340,11 +1356,7 @@ class Interpreter:
             if node.advanced:  # [CmdletBinding()]
                 asks = self.asks(scope, bound, func.spec.should_process)
                 scope.set_local("PSCmdlet", ScriptCmdlet(node.name, asks, throw))
-            out = as_stream(
-                await self.run_bound(
-                    bound, node.params, node.body, node.named, scope, input_stream, node.name
-                )
-            )
+            out = as_stream(await self.kept_call(bound, node, scope, input_stream, caller))
             if bound.pipeline_variable is None:
                 return out
             return each_as(bound.pipeline_variable, out, caller)
@@ -1354,6 +1366,28 @@ class Interpreter:
             ) from None
         finally:
             self.origin = saved
+
+    async def kept_call(
+        self, bound: Bound, node: ast.FunctionDef, scope: Scope, input_stream: Any, caller: Scope
+    ) -> list[Any]:
+        """A function's body, its output kept in its -OutVariable, and what the commands
+        inside it write kept in its -ErrorVariable, -WarningVariable and -InformationVariable
+        (stored in the ``caller``'s scope when it ends, as for a cmdlet)."""
+        args = (bound, node.params, node.body, node.named, scope, input_stream, node.name)
+        kept = Kept.of(bound, caller)
+        if kept is None:
+            return await self.run_bound(*args)
+        self.collecting_calls.append(kept.collected)
+        try:
+            out = await self.run_bound(*args)
+        except RuntimeFayError as exc:
+            kept.collected.errors.append(self.error_value(exc))
+            kept.store([])
+            raise
+        finally:
+            self.collecting_calls.remove(kept.collected)
+        kept.store(out)
+        return out
 
     async def run_callable(
         self,
@@ -1379,9 +1413,11 @@ class Interpreter:
         input_stream: Any,
         name: str,
     ) -> list[Any]:
-        """A function's or script block's body (or begin/process/end), its arguments bound."""
-        if bound.verbose:  # f -Verbose: Write-Verbose inside shows its notes
-            scope.set_local("VerbosePreference", "Continue")
+        """A function's or script block's body (or begin/process/end), its arguments bound;
+        its common parameters set the preference variables of its scope, as in PowerShell
+        (``f -WarningAction SilentlyContinue``: no warning of what it runs is shown)."""
+        for name, value in preferences(bound).items():
+            scope.set_local(name, value)
         if named is None:
             scope.set_local("input", await collect(input_stream))
             return await self.body_output(body, scope)
@@ -1943,6 +1979,10 @@ class FlushingHost:
         self.interp.flush()
         self.host.verbose(message)
 
+    def debug(self, message: str) -> None:
+        self.interp.flush()
+        self.host.debug(message)
+
     def warning(self, message: str) -> None:
         self.interp.flush()
         self.host.warning(message)
@@ -1975,27 +2015,55 @@ class FlushingHost:
         return getattr(self.host, name)
 
 
+def preferences(bound: Bound) -> dict[str, Any]:
+    """The preference variables a function's common parameters set in its scope."""
+    out: dict[str, Any] = {}
+    if bound.verbose:
+        out["VerbosePreference"] = "Continue"
+    if bound.debug:
+        out["DebugPreference"] = "Continue"
+    if bound.error_action is not None:
+        out["ErrorActionPreference"] = bound.error_action
+    for name, action in (
+        ("WarningPreference", bound.warning_action),
+        ("InformationPreference", bound.information_action),
+        ("ProgressPreference", bound.progress_action),
+    ):
+        if action is not None:
+            out[name] = action
+    return out
+
+
 @dataclass
 class Kept:
-    """A cmdlet call's -OutVariable and -ErrorVariable: its output and errors, stored in the
-    caller's scope once the call is done (``+name`` adds to what the variable held)."""
+    """A call's -OutVariable, -ErrorVariable, -WarningVariable and -InformationVariable: its
+    output and what it wrote, stored in the caller's scope once the call is done (``+name``
+    adds to what the variable held)."""
 
     scope: Scope
-    out_name: str | None
-    error_name: str | None
-    errors: list[Any] = field(default_factory=list)
+    names: dict[str, str]  # "out", "errors", "warnings", "information" -> variable
+    collected: Collected = field(default_factory=Collected)
 
     @classmethod
     def of(cls, bound: Bound, scope: Scope) -> Kept | None:
-        if bound.out_variable is None and bound.error_variable is None:
-            return None
-        return cls(scope, bound.out_variable, bound.error_variable)
+        names = {
+            kind: name
+            for kind, name in (
+                ("out", bound.out_variable),
+                ("errors", bound.error_variable),
+                ("warnings", bound.warning_variable),
+                ("information", bound.information_variable),
+            )
+            if name is not None
+        }
+        return cls(scope, names) if names else None
 
     def store(self, output: Any) -> None:
-        if self.out_name is not None:
-            self._set(self.out_name, output if is_relation(output) else unroll(output))
-        if self.error_name is not None:
-            self._set(self.error_name, self.errors)
+        for kind, name in self.names.items():
+            if kind == "out":
+                self._set(name, output if is_relation(output) else unroll(output))
+            else:
+                self._set(name, getattr(self.collected, kind))
 
     def _set(self, name: str, items: Any) -> None:
         if name.startswith("+"):
@@ -2013,7 +2081,7 @@ class Kept:
                 out.append(item)
                 yield item
         except RuntimeFayError as exc:
-            self.errors.append(error_value(exc))
+            self.collected.errors.append(error_value(exc))
             raise
         finally:
             self.store(out)

@@ -168,15 +168,17 @@ class ExceptionValue:
 @dataclass(frozen=True)
 class ErrorCategoryInfo:
     """``$_.CategoryInfo``: the kind of error (PowerShell's ErrorCategory name), the command
-    that failed, the exception's type and the target."""
+    that failed, the exception's type and the target (as text, and its type's name)."""
 
     Category: str = "NotSpecified"
     Activity: str = ""
     Reason: str = ""
     TargetName: str = ""
+    TargetType: str = ""
 
     def __str__(self) -> str:  # as .NET's: NotSpecified: (:) [Write-Error], WriteErrorException
-        return f"{self.Category}: ({self.TargetName}:) [{self.Activity}], {self.Reason}"
+        where = f"{self.TargetName}:{self.TargetType}"
+        return f"{self.Category}: ({where}) [{self.Activity}], {self.Reason}"
 
 
 class ErrorRecordValue:

@@ -41,7 +41,7 @@ async def test_write_warning_verbose_debug(shell) -> None:
         == []
     )
     assert shell.host.warnings == ["w"]
-    assert shell.host.verbose_lines == ["v", "DEBUG: d2"]
+    assert shell.host.verbose_lines == ["v"] and shell.host.debug_lines == ["d2"]
 
 
 async def test_scriptblock_create_and_bound_parameters(shell) -> None:
@@ -60,3 +60,61 @@ async def test_verbose_switch_on_a_function_enables_write_verbose(shell) -> None
     await shell.run("function f { [CmdletBinding()] param() Write-Verbose 'inside'; 'out' }")
     assert await shell.run("f; f -Verbose") == ["out", "out"]
     assert shell.host.verbose_lines == ["inside"]
+
+
+async def test_common_parameter_aliases(shell) -> None:
+    """-ea, -ev, -vb, -wa, -wv, -infa, -iv, -db, -ob, -proga: about_CommonParameters' aliases."""
+    out = await shell.run(
+        "Get-Item /gone-alias -ea SilentlyContinue -ev e; $e.Count; "
+        "try { Get-Item /gone-alias -EA Stop } catch { 'caught' }; "
+        "1..2 | Write-Output -ob 5; "
+        "Write-Progress 'bar' -proga SilentlyContinue"
+    )
+    assert out == [1, "caught", 1, 2]
+    assert shell.host.errors == [] and shell.host.progress_tasks == []
+
+
+async def test_warning_action_variable_and_preference(shell) -> None:
+    out = await shell.run(
+        "Write-Warning 'a' -WarningAction SilentlyContinue -WarningVariable w; $w; "
+        "Write-Warning 'b' -wa Ignore -wv +w; $w.Count; "
+        "try { Write-Warning 'c' -wa Stop } catch { $_.Exception.Message -match 'Stop: c$' }; "
+        "$WarningPreference = 'SilentlyContinue'; Write-Warning 'quiet'; "
+        "$WarningPreference = 'Continue'; Write-Warning 'loud'"
+    )
+    assert out == ["a", 1, True]  # Ignore: not even kept
+    assert shell.host.warnings == ["loud"]
+
+
+async def test_information_is_shown_only_when_asked(shell) -> None:
+    """Write-Information goes to the information stream, not shown by default
+    ($InformationPreference is SilentlyContinue, as in PowerShell); Write-Host's text is on
+    that stream too, and always shown."""
+    out = await shell.run(
+        "Write-Information 'hidden' -InformationVariable iv; "
+        "Write-Information 'shown' -InformationAction Continue; "
+        "$InformationPreference = 'Continue'; Write-Information 'now'; "
+        "Write-Host 'h' -iv hv; $iv; $hv"
+    )
+    assert out == ["hidden", "h"]
+    assert shell.host.lines == ["shown", "now", "h"]
+
+
+async def test_a_functions_common_parameters_set_its_preferences(shell) -> None:
+    """``f -WarningAction X`` and the like set the preference variables in f's scope: what
+    f runs follows them; its -XxxVariable parameters keep what the commands inside write."""
+    await shell.run(
+        "function f { [CmdletBinding()] param() "
+        "Write-Warning 'w1'; Write-Error 'e1'; Write-Debug 'd1'; Write-Information 'i1'; "
+        "Get-Item /gone-in-f; 'out1' }"
+    )
+    out = await shell.run(
+        "f -WarningAction SilentlyContinue -ErrorAction SilentlyContinue -Debug "
+        "-InformationAction Continue -OutVariable o -WarningVariable wv -ErrorVariable ev "
+        "-InformationVariable iv | Out-Null; $o; $wv; $ev.Count; $iv"
+    )
+    assert out == ["out1", "w1", 2, "i1"]
+    assert shell.host.warnings == [] and shell.host.errors == []
+    assert shell.host.debug_lines == ["d1"] and shell.host.lines == ["i1"]
+    assert await shell.run("f -ErrorAction SilentlyContinue -wa SilentlyContinue") == ["out1"]
+    assert shell.host.debug_lines == ["d1"]  # no -Debug: Write-Debug stays silent

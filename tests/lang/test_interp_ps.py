@@ -1051,6 +1051,26 @@ async def test_error_records_say_their_category(shell) -> None:
     ]
 
 
+async def test_a_throw_statement_stops_the_operation_with_its_value_as_target(shell) -> None:
+    """``throw`` records OperationStopped, as PowerShell's ``+ CategoryInfo`` line shows it:
+    what was thrown is the target (an exception is none)."""
+    out = await shell.run(
+        "try { throw 'boom' } catch { \"$($_.CategoryInfo)\"; $_.TargetObject }; "
+        'try { throw 42 } catch { "$($_.CategoryInfo)"; $_.TargetObject + 1 }; '
+        "try { throw [IO.FileNotFoundException]::new('nf') } catch { \"$($_.CategoryInfo)\" }; "
+        'try { throw } catch { "$($_.CategoryInfo)"; $null -eq $_.TargetObject }'
+    )
+    assert out == [
+        "OperationStopped: (boom:String) [], RuntimeException",
+        "boom",
+        "OperationStopped: (42:Int32) [], RuntimeException",
+        43,
+        "OperationStopped: (:) [], FileNotFoundException",
+        "OperationStopped: (:) [], RuntimeException",
+        True,
+    ]
+
+
 @pytest.mark.parametrize(
     "src, expected",
     [
