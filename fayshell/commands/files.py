@@ -21,6 +21,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from fayshell.commands import envdrive
+from fayshell.commands.envdrive import EnvEntry
 from fayshell.commands.invocation import ErrorRecord, Invocation
 from fayshell.commands.registry import (
     BY_VALUE,
@@ -464,6 +466,10 @@ def _test_one(
         return False
     if valid:
         return "\0" not in text
+    names, _ = envdrive.split_env([text])
+    if names:  # a variable is a leaf; env: itself the container
+        found_env = bool(envdrive.entries(names[0], literal))
+        return found_env if path_type != "Container" else not names[0]
     found = [p for p in expand(state, text, literal) if when(p)]
     if path_type == "Container":
         return any(p.is_dir() for p in found)
@@ -542,7 +548,8 @@ def get_content(
 ) -> list[str]:
     if path is None and literal_path is None:
         raise ParameterError("Get-Content", "Path", "missing mandatory parameter -Path")
-    out: list[str] = []
+    names, path = envdrive.split_env(path)
+    out: list[str] = [e.Value for e in env_items(ctx, names, listing=False)]
     for found in targets(ctx, path, literal_path):
         if found.is_dir():
             ctx.write_error(
@@ -793,11 +800,14 @@ def new_item(
     item_type: str = "File",
     value: Any = None,
     force: bool = False,
-) -> list[FileItem]:
+) -> list[FileItem | EnvEntry]:
     if not path and not name:
         raise ParameterError("New-Item", "Path", "missing mandatory parameter -Path or -Name")
-    out = []
-    for text in path or ["."]:
+    names, path = envdrive.split_env(path)
+    out: list[FileItem | EnvEntry] = [
+        e for n in names if (e := _new_env(ctx, n + (name or ""), value, force)) is not None
+    ]
+    for text in path or ([] if names else ["."]):
         target = ctx.state.resolve_path(os.path.join(text, name) if name else text)
         if not ctx.should_process(f"Destination: {target}", f"Create {item_type}"):
             continue
@@ -814,6 +824,21 @@ def new_item(
             continue
         out.append(file_item(target))
     return out
+
+
+def _new_env(ctx: Invocation, name: str, value: Any, force: bool) -> EnvEntry | None:
+    """``New-Item env:NAME -Value v``: a new environment variable (-Force replaces one)."""
+    if not name or "=" in name or "\0" in name:
+        ctx.write_error(ErrorRecord(f"env:{name}", "", "not an environment variable name"))
+        return None
+    if name in os.environ and not force:
+        ctx.write_error(ErrorRecord(f"env:{name}", "", "the variable already exists (-Force)"))
+        return None
+    text = "" if value is None else to_string(value)
+    if not ctx.should_process(f"Item: {name} Value: {text}", "New Item"):
+        return None
+    os.environ[name] = text
+    return EnvEntry(name, text)
 
 
 def _new_directory(target: Path, force: bool) -> None:
@@ -884,6 +909,10 @@ def remove_item(
 ) -> None:
     if path is None and literal_path is None:
         raise ParameterError("Remove-Item", "Path", "missing mandatory parameter -Path")
+    names, path = envdrive.split_env(path)
+    for entry in env_items(ctx, names, listing=False):
+        if ctx.should_process(f"Item: {entry.Name}", "Remove Item"):
+            os.environ.pop(entry.Name, None)
     for found in targets(ctx, path, literal_path):
         if not ctx.should_process(str(found), f"Remove {_kind(found)}"):
             continue
@@ -1135,10 +1164,23 @@ def get_file_hash(
 )
 def get_item(
     ctx: Invocation, *, path: list[str] | None = None, literal_path: list[str] | None = None
-) -> list[FileItem]:
-    return [
-        file_item(p) for p in targets(ctx, path or ([] if literal_path else ["."]), literal_path)
-    ]
+) -> list[FileItem | EnvEntry]:
+    names, path = envdrive.split_env(path)
+    shown = env_items(ctx, names, listing=False)
+    default = [] if literal_path or names else ["."]
+    return shown + [file_item(p) for p in targets(ctx, path or default, literal_path)]
+
+
+def env_items(ctx: Invocation, names: list[str], listing: bool) -> list[EnvEntry]:
+    """The env: drive's variables ``names`` match; a name without a wildcard that is not set
+    is PowerShell's "cannot find path" error (a listing of ``env:`` is every variable)."""
+    out: list[EnvEntry] = []
+    for name in names:
+        found = envdrive.entries(name)
+        if not found and (name or not listing) and not has_wildcard(name):
+            missing(ctx, f"env:{name}")
+        out += found
+    return out
 
 
 # ---- Get-ChildItem ----------------------------------------------------------------------------
@@ -1223,6 +1265,7 @@ def _walk(directory: Path, listing: Listing, depth: int | None) -> Iterator[Path
             "The five biggest files here.",
         ),
         ("dir -Directory -Name", "Only the names of the directories."),
+        ("Get-ChildItem env:LC_*", "Environment variables (the env: drive), by name."),
     ],
 )
 def get_child_item(
@@ -1240,12 +1283,13 @@ def get_child_item(
     force: bool = False,
     name: bool = False,
 ) -> list[Any]:
+    names, path = envdrive.split_env(path)
+    out: list[Any] = [e.Name if name else e for e in env_items(ctx, names, listing=True)]
     listing = Listing(filter, include or [], exclude or [], file, directory, force)
     walk_depth = depth if depth is not None else (None if recurse else 0)
-    paths = path or ([] if literal_path else ["."])
+    paths = path or ([] if literal_path or names else ["."])
     if walk_depth != 0 and paths and not literal_path:
         paths, listing = _recursive_leaf_pattern(paths, listing)
-    out: list[Any] = []
     for root in targets(ctx, paths, literal_path):
         if not root.is_dir():
             if listing.shows(root) or root.name.startswith("."):

@@ -324,15 +324,7 @@ async def select_string(
     sources = (
         _file_sources(ctx, path)
         if path
-        else [
-            (
-                "InputStream",
-                [
-                    i if isinstance(i, str) else value_text(i)
-                    for i in await collect(ctx.input if ctx.input is not None else input_object)
-                ],
-            )
-        ]
+        else await _input_sources(ctx, ctx.input if ctx.input is not None else input_object)
     )
     found: builtins.list[MatchInfo] = []
     for name, lines in sources:
@@ -356,13 +348,34 @@ def _context(context: list[int] | None) -> tuple[int, int]:
     return context[0], context[-1]
 
 
-def _file_sources(ctx: Invocation, paths: list[str]) -> list[tuple[str, list[str]]]:
+async def _input_sources(ctx: Invocation, source: Any) -> list[tuple[str, list[str]]]:
+    """Piped input: files (Get-ChildItem's items, as PowerShell binds them to -Path: their
+    lines are searched; folders have none), then the other items as lines of text."""
+    items = await collect(source)
+    files = [i.FullName for i in items if _is_file_item(i)]
+    texts = [i if isinstance(i, str) else value_text(i) for i in items if not _is_item(i)]
+    out = _file_sources(ctx, files, literal=True) if files else []
+    return out + [("InputStream", texts)] if texts or not out else out
+
+
+def _is_item(value: Any) -> bool:
+    """A file or folder of Get-ChildItem or Get-Item."""
+    return isinstance(getattr(value, "PSIsContainer", None), bool) and hasattr(value, "FullName")
+
+
+def _is_file_item(value: Any) -> bool:
+    return _is_item(value) and not value.PSIsContainer
+
+
+def _file_sources(
+    ctx: Invocation, paths: list[str], literal: bool = False
+) -> list[tuple[str, list[str]]]:
     import glob
 
     out = []
     for pattern in paths:
         full = str(ctx.state.resolve_path(pattern))  # relative to the shell's location
-        names = sorted(glob.glob(full)) or [full]
+        names = [full] if literal else sorted(glob.glob(full)) or [full]
         for name in names:
             try:
                 text = Path(name).read_text(encoding="utf-8", errors="replace")

@@ -142,6 +142,8 @@ class ParamDecl(Node):
     checks: list[tuple[str, list[Node]]] = field(default_factory=list)
     #: ``[Alias('n')]``: other names of the parameter.
     aliases: list[str] = field(default_factory=list)
+    #: ``[Parameter(ValueFromRemainingArguments)]``: the arguments no other parameter takes.
+    remaining: bool = field(default=False, kw_only=True)
 
 
 @dataclass(eq=False)

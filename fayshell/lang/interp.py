@@ -2214,20 +2214,23 @@ def command_line_args(words: list[Any]) -> list[Any]:
 
 
 def callable_spec(name: str, params: list[ast.ParamDecl], should_process: bool = False) -> Cmdlet:
-    """A binder declaration for a function's or script block's ``param()``."""
+    """A binder declaration for a function's or script block's ``param()``: the arguments no
+    parameter takes are its ``ValueFromRemainingArguments`` parameter's, else ``$args``."""
     declared = tuple(
         Param(
             p.name,
             _param_type(p.type),
-            position=i,
+            position=None if p.remaining else i,
             default=p.default,
             pipeline="value" if p.from_pipeline else "",
             aliases=tuple(p.aliases),
+            rest=p.remaining,
         )
         for i, p in enumerate(params)
         if _param_type(p.type) is not bool
     ) + tuple(Param(p.name, bool) for p in params if _param_type(p.type) is bool)
-    rest = (Param("args", "any", rest=True),)
+    taken = any(p.rest for p in declared)
+    rest = () if taken else (Param("args", "any", rest=True),)
     return Cmdlet(
         name=name,
         func=_no_func,

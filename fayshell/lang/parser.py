@@ -96,7 +96,7 @@ REDIRECT = re.compile(r"([1-6*]?)(>>|>)(&[12])?")
 CAST_OPERAND = re.compile(r"[$(@'\"\[{0-9]|[-+][0-9.$(]")
 
 NUMBER = re.compile(
-    r"(?i)(?:0x(?P<hex>[0-9a-f]+)|(?P<num>\d+(?:\.\d+)?|\.\d+)"
+    r"(?i)(?:0x(?P<hex>[0-9a-f]+)|0b(?P<bin>[01]+)|(?P<num>\d+(?:\.\d+)?|\.\d+)"
     r"(?:(?P<unit>ns|us|ms|s|m|h|kb|mb|gb|tb)|(?P<exp>e[+-]?\d+)?(?P<suffix>d|l)?))(?![\w])"
 )
 IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -690,6 +690,7 @@ class Parser:
                     "valuefrompipelinebypropertyname" in flags,
                     checks,
                     aliases,
+                    remaining="valuefromremainingarguments" in flags,
                     **self.at(pstart),
                 )
             )
@@ -1529,6 +1530,8 @@ def number_from_match(m: re.Match[str]) -> object:
     """The value of a NUMBER match: int, float, Decimal (``1.5d``), Duration or Size."""
     if m.group("hex"):
         return int(m.group("hex"), 16)
+    if m.group("bin"):  # PowerShell 7's 0b1010
+        return int(m.group("bin"), 2)
     digits, unit, exp = m.group("num"), m.group("unit"), m.group("exp")
     digits = "0" + digits if digits.startswith(".") else digits  # .5 is 0.5
     if unit:

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
 
 from fayshell.commands.files import FileItem
-from fayshell.errors import CommandError, ParameterError
+from fayshell.errors import CommandError, FayError, ParameterError
 from fayshell.lang.dates import DateTime
 from fayshell.state import PathInfo
 
@@ -394,3 +395,32 @@ async def test_setting_a_files_times_sets_them_on_disk(shell, here: Path) -> Non
     assert out == [2021, "2020-01-02T03:04:05"]
     assert dt.datetime.fromtimestamp(f.stat().st_mtime) == dt.datetime(2020, 1, 2, 3, 4, 5)
     assert dt.datetime.fromtimestamp(f.stat().st_atime).date() == dt.date(2021, 5, 6)
+
+
+async def test_env_drive_lists_reads_creates_and_removes_variables(shell, monkeypatch) -> None:
+    """The env: drive of PowerShell's Environment provider, for the item cmdlets."""
+    monkeypatch.setenv("FAY_ENV_A", "1")
+    monkeypatch.setenv("FAY_ENV_B", "two")
+    monkeypatch.delenv("FAY_ENV_NEW", raising=False)
+    listed = await shell.run("Get-ChildItem env:FAY_ENV_*")
+    assert [(e.Name, e.Value, e.Key) for e in listed] == [
+        ("FAY_ENV_A", "1", "FAY_ENV_A"),
+        ("FAY_ENV_B", "two", "FAY_ENV_B"),
+    ]
+    everything = await shell.run("Get-ChildItem env:")
+    assert {e.Name for e in everything} == set(os.environ)
+    out = await shell.run(
+        "(Get-Item env:FAY_ENV_B).Value; Get-Content Env:/FAY_ENV_A; "
+        "Test-Path env:FAY_ENV_A; Test-Path env:FAY_ENV_GONE; Test-Path env: -PathType Container; "
+        "Get-ChildItem env:FAY_ENV_A -Name"
+    )
+    assert out == ["two", "1", True, False, True, "FAY_ENV_A"]
+    await shell.run("New-Item env:FAY_ENV_NEW -Value 42 | Out-Null")
+    assert os.environ["FAY_ENV_NEW"] == "42"
+    assert await shell.run("$env:FAY_ENV_NEW") == ["42"]
+    await shell.run("Remove-Item env:FAY_ENV_NEW, env:FAY_ENV_A -WhatIf")
+    assert "FAY_ENV_A" in os.environ and shell.host.lines[-1].startswith("What if:")
+    await shell.run("Remove-Item env:FAY_ENV_NEW")
+    assert "FAY_ENV_NEW" not in os.environ
+    with pytest.raises(FayError, match="env:FAY_ENV_GONE"):
+        await shell.run("Get-Item env:FAY_ENV_GONE")

@@ -87,6 +87,20 @@ async def test_select_string_files_and_context(shell, tmp_path) -> None:
         await shell.run(f"Select-String x -Path '{tmp_path}/none.txt'")
 
 
+async def test_select_string_searches_the_files_piped_to_it(shell, tmp_path) -> None:
+    """Get-ChildItem's files bind to -Path, as in PowerShell: their lines are searched (not
+    their names); folders are passed over, text items are lines."""
+    (tmp_path / "a.log").write_text("ok\nfail a\n")
+    (tmp_path / "[b].log").write_text("fail b\n")  # a name glob would read as a pattern
+    (tmp_path / "dir.log").mkdir()
+    hits = await shell.run(f"Get-ChildItem '{tmp_path}' | Select-String fail")
+    assert [(h.Filename, h.LineNumber, h.Line) for h in hits] == [
+        ("[b].log", 1, "fail b"),
+        ("a.log", 2, "fail a"),
+    ]
+    assert await shell.run("'fail c', 'ok' | Select-String fail -Raw") == ["fail c"]
+
+
 async def test_select_string_shows_paths_relative_to_the_current_directory(
     shell, tmp_path, monkeypatch
 ) -> None:

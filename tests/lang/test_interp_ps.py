@@ -1366,3 +1366,18 @@ async def test_advanced_functions_have_pscmdlet(shell) -> None:
     )
     assert out == ["DivideByZeroException", "__AllParameterSets", True]
     assert shell.host.warnings[-1] == "careful"
+
+
+async def test_value_from_remaining_arguments_takes_what_no_parameter_takes(shell) -> None:
+    out = await shell.run(
+        "function f { param($a, [Parameter(ValueFromRemainingArguments)]$rest) "
+        "\"$a|$($rest -join ',')|$($rest.Count)|$($args.Count)\" }; f 1 2 3; f 1; "
+        "function g { param([Parameter(ValueFromRemainingArguments=$true)]$all, $b) $all }; "
+        "g x y -b z"
+    )
+    assert out == ["1|2,3|2|0", "1||0|0", "x", "y"]
+
+
+async def test_binary_literals(shell) -> None:
+    """about_Numeric_Literals (PowerShell 7): 0b is binary, as 0x is hexadecimal."""
+    assert await shell.run("0b101; 0B11 + 1; 0x1F -band 0b1010") == [5, 4, 10]
