@@ -380,6 +380,15 @@ class FunctionDef(Node):
 
 
 @dataclass(eq=False)
+class EnumDef(Node):
+    """``enum Name { Member [= value] ... }`` (``[Flags()]`` before it: ``flags``)."""
+
+    name: str
+    members: list[tuple[str, Node | None]]
+    flags: bool = False
+
+
+@dataclass(eq=False)
 class Return(Node):
     """``return [value]``."""
 

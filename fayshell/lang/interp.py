@@ -48,6 +48,7 @@ from fayshell.lang import ast, dotnet, netio, netregex, validate
 from fayshell.lang.dates import NOT_HANDLED, DateTime, call_method
 from fayshell.lang.dates import static_member as date_static
 from fayshell.lang.dotnet import DotNetError, type_name_of
+from fayshell.lang.enums import EnumType, EnumValue, enum_static, members_of
 from fayshell.lang.generic import DotNetCollection, new_collection
 from fayshell.lang.ops import (
     CastError,
@@ -57,6 +58,7 @@ from fayshell.lang.ops import (
     OperatorError,
     PropertyNotFound,
     SortKey,
+    UnknownType,
     VariableNotSet,
     arithmetic,
     compare,
@@ -877,6 +879,27 @@ class Interpreter:
             self.state.functions[name.lower()] = info
         return None
 
+    async def exec_enum(self, node: ast.EnumDef, scope: Scope) -> Any:
+        """``enum Name { ... }``: the type, for the rest of the session (as a script's
+        types are in PowerShell's session once it ran)."""
+        declared = [
+            (name, None if value is None else await self.eval(value, scope))
+            for name, value in node.members
+        ]
+        members = members_of(node.name, declared)
+        self.state.types[node.name.lower()] = EnumType(node.name, members, node.flags)
+        return None
+
+    def user_type(self, name: str) -> EnumType | None:
+        """The script's own type a ``[Name]`` names, if it is one."""
+        found = self.state.types.get(dotnet.short_type(name))
+        return found if isinstance(found, EnumType) else None
+
+    def cast_to(self, value: Any, type_name: str) -> Any:
+        """``[T]value`` for a .NET type or a script's enum."""
+        own = self.user_type(type_name)
+        return convert(value, type_name) if own is None else own.convert(value)
+
     async def exec_return(self, node: ast.Return, scope: Scope) -> Any:
         value = [] if node.value is None else unroll(await self.value_of(node.value, scope))
         raise ReturnSignal(value)
@@ -983,7 +1006,7 @@ class Interpreter:
                 self.preference_set = True  # Write-Error follows it from now on
         kept = scope.constraint(name)  # [string[]]$l = …; $l += 3 keeps strings
         for type_name in reversed(kept if not types else []):
-            value = convert(value, type_name)
+            value = self.cast_to(value, type_name)
         holder = scope.set(name, value)
         if types:
             holder.types[low] = list(types)
@@ -1457,7 +1480,7 @@ class Interpreter:
         for decl in params:
             p = spec.param(decl.name)
             if p is not None and p.pyname in bound.values:
-                value = bound.values[p.pyname]
+                value = self.typed(decl, bound.values[p.pyname], name)
                 await self.check_param(decl, value, scope, name)
             elif decl.mandatory and not (
                 (decl.from_pipeline or decl.by_property) and input_stream is not None
@@ -1468,6 +1491,24 @@ class Interpreter:
             scope.set_local(decl.name, value)
         scope.set_local("args", bound.values.get("args", []))
         return bound
+
+    def typed(self, decl: ast.ParamDecl, value: Any, name: str) -> Any:
+        """A bound value as its parameter's declared type, as PowerShell converts it
+        (``[datetime]$d`` given '2024-03-01'); the binder converts the simple types itself. A
+        type fayshell does not know keeps the value as it is."""
+        kind = (decl.type or "").lower()
+        if not kind or _param_type(kind) != "any" or kind in ("object", "psobject"):
+            return value
+        try:
+            return self.cast_to(value, kind)
+        except UnknownType:
+            return value
+        except (OperatorError, DotNetError, ValueError) as exc:
+            raise ParameterError(
+                name,
+                decl.name,
+                f"Cannot process argument transformation on parameter '{decl.name}'. {exc}",
+            ) from None
 
     async def param_default(self, decl: ast.ParamDecl, scope: Scope) -> Any:
         """A parameter not given: its default, else its type's (``[switch]`` and ``[bool]``
@@ -1687,10 +1728,15 @@ class Interpreter:
         return value
 
     async def eval_typelit(self, node: ast.TypeLit, scope: Scope) -> Any:
-        return TypeName(node.name)
+        return self.user_type(node.name) or TypeName(node.name)
 
     async def eval_static(self, node: ast.StaticMember, scope: Scope) -> Any:
         args = None if node.args is None else [await self.eval(a, scope) for a in node.args]
+        own = self.user_type(node.type)
+        if own is not None:
+            return own.static(node.name, args)
+        if dotnet.short_type(node.type) == "enum" and args is not None:
+            return enum_static(node.name, args)
         if (
             dotnet.short_type(node.type) in ("scriptblock", "management.automation.scriptblock")
             and node.name.lower() == "create"
@@ -1928,7 +1974,7 @@ class Interpreter:
         value = await self.eval(node.operand, scope)
         if is_relation(value) and node.type in ("array", "object[]"):
             value = value.records()
-        return convert(value, node.type)
+        return self.cast_to(value, node.type)
 
     def reference(self, operand: ast.Node, scope: Scope) -> Ref:
         """``[ref]$x``: the variable itself (a method's or function's ``.Value = v`` sets it)."""
@@ -2373,7 +2419,8 @@ def value_method(obj: Any, name: str, args: list[Any]) -> Any:
         return TypeInfo(type_name_of(obj), dotnet.full_type_name_of(obj))
     if isinstance(obj, str):
         return string_method(obj, name, args)
-    method = net_method(obj, name) if not isinstance(obj, NUMBERS) else None
+    own = not isinstance(obj, NUMBERS) or isinstance(obj, EnumValue)  # an enum's HasFlag ...
+    method = net_method(obj, name) if own else None
     if method is not None:
         try:
             return method(*args)
@@ -2456,10 +2503,12 @@ def binary_op(op: str, left: Any, right: Any) -> Any:
     if op in ("replace", "ireplace", "creplace"):
         return replace_op(left, right, op == "creplace")
     if op in ("is", "isnot"):
-        hit = is_type(left, to_string(right))
+        hit = right.is_instance(left) if isinstance(right, EnumType) else is_type(left, str(right))
         return hit if op == "is" else not hit
     if op == "as":
         try:
+            if isinstance(right, EnumType):
+                return right.convert(left)
             return convert(left, to_string(right))
         except (OperatorError, DotNetError, ValueError):
             return None
@@ -2949,6 +2998,7 @@ STATEMENTS: dict[type, Callable[[Interpreter, Any, Scope], Awaitable[Any]]] = {
     ast.Foreach: Interpreter.exec_foreach,
     ast.While: Interpreter.exec_while,
     ast.FunctionDef: Interpreter.exec_function,
+    ast.EnumDef: Interpreter.exec_enum,
     ast.Return: Interpreter.exec_return,
     ast.Break: Interpreter.exec_break,
     ast.Continue: Interpreter.exec_continue,

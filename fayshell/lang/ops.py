@@ -49,6 +49,10 @@ class CastError(OperatorError):
     """A value does not convert to a type (PowerShell's PSInvalidCastException)."""
 
 
+class UnknownType(OperatorError):
+    """A cast to a type fayshell does not know (``[System.Uri]``)."""
+
+
 class StrictModeError(OperatorError):
     """A rule of Set-StrictMode broken; ``category`` is PowerShell's ErrorCategory."""
 
@@ -173,6 +177,9 @@ def type_name(value: Any) -> str:
 
 def coerce_like(left: Any, right: Any) -> Any:
     """Convert ``right`` to the type of ``left`` (PowerShell's rule for comparisons)."""
+    own = getattr(left, "ps_coerce", None)  # a script's enum: 'Error' as [Severity]::Error
+    if own is not None:
+        return own(right)
     if isinstance(left, bool):
         return truthy(right)
     if isinstance(left, NUMBERS) and isinstance(right, str):
@@ -498,7 +505,7 @@ def convert(value: Any, target: str) -> Any:
         return (
             PSCustomObject(value) if isinstance(value, Mapping) and t == "pscustomobject" else value
         )
-    raise OperatorError(f"unknown type [{target}]")
+    raise UnknownType(f"unknown type [{target}]")
 
 
 def _to_int(value: Any) -> int:

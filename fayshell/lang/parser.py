@@ -43,6 +43,7 @@ KEYWORDS = frozenset(
         "trap",
         "exit",
         "filter",
+        "enum",
     }
 )
 #: Keywords that start a statement with its own parser (the rest are handled inline).
@@ -57,6 +58,7 @@ STATEMENT_KEYWORDS = (
     "switch",
     "try",
     "trap",
+    "enum",
 )
 NAMED_BLOCKS = ("begin", "process", "end", "dynamicparam")
 LOGICAL_OPS = ("and", "or", "xor")
@@ -100,6 +102,8 @@ NUMBER = re.compile(
     r"(?:(?P<unit>ns|us|ms|s|m|h|kb|mb|gb|tb)|(?P<exp>e[+-]?\d+)?(?P<suffix>d|l)?))(?![\w])"
 )
 IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+#: ``[Flags()]`` (or ``[System.FlagsAttribute()]``) before an ``enum`` statement.
+FLAGS_ENUM = re.compile(r"(?i)\[\s*(?:system\.)?flags(?:attribute)?\s*(?:\(\s*\))?\s*\]\s*enum\b")
 DASH_WORD = re.compile(r"-([A-Za-z][A-Za-z0-9_]*)")
 VAR_NAME = re.compile(r"[A-Za-z0-9_?^]+(?::[A-Za-z0-9_]+)?")
 COMMAND_NAME = re.compile(r"[^\s|;(){}\"',]+")
@@ -292,6 +296,10 @@ class Parser:
                 raise self.error("a label must be followed by a loop or switch", pos=start)
             loop.label = label.group(1).lower()
             return loop
+        flags = FLAGS_ENUM.match(self.src, self.pos)
+        if flags:  # [Flags()] enum Name { ... }
+            self.pos = flags.end()
+            return self.enum_statement(start, flags=True)
         kw = self.keyword_at()
         handlers: dict[str, Callable[[int], ast.Node]] = {
             "if": self.if_statement,
@@ -304,6 +312,7 @@ class Parser:
             "switch": self.switch_statement,
             "try": self.try_statement,
             "trap": self.trap_statement,
+            "enum": self.enum_statement,
         }
         if kw in handlers:
             self.pos += len(kw)
@@ -602,6 +611,51 @@ class Parser:
             if self.peek() == ",":
                 self.pos += 1
                 self.skip_ws(newlines=True)
+
+    def enum_statement(self, start: int, flags: bool = False) -> ast.Node:
+        """``enum Name [: type] { Member [= value] ... }``: members on lines of their own or
+        after ';' (the underlying integer type is read and not kept: values are integers)."""
+        self.skip_ws()
+        name = self.enum_word("an enum name")
+        self.skip_ws()
+        if self.peek() == ":":
+            self.pos += 1
+            self.skip_ws()
+            self.enum_word("an integer type")
+        self.skip_ws(newlines=True)
+        open_at = self.pos
+        self.expect("{")
+        members: list[tuple[str, ast.Node | None]] = []
+        while True:
+            self.skip_ws(newlines=True)
+            if self.eof():
+                raise self.incomplete("missing closing '}'", "'}'", open_at)
+            if self.peek() in ";}":
+                self.pos += 1
+                if self.src[self.pos - 1] == "}":
+                    return ast.EnumDef(name, members, flags, **self.at(start))
+                continue
+            members.append((self.enum_word("an enum member name"), self.enum_value()))
+
+    def enum_word(self, what: str) -> str:
+        m = IDENT.match(self.src, self.pos)
+        if not m:
+            raise self.error(f"unexpected {self.describe_here()}", what)
+        self.pos = m.end()
+        return m.group(0)
+
+    def enum_value(self) -> ast.Node | None:
+        """``= value`` after a member's name, if there is one."""
+        self.skip_ws()
+        if self.peek() != "=":
+            return None
+        self.pos += 1
+        self.skip_ws()
+        self.no_comma += 1
+        try:
+            return self.expression()
+        finally:
+            self.no_comma -= 1
 
     def trap_statement(self, start: int) -> ast.Node:
         return ast.Trap(self.type_list(), self.block(), **self.at(start))
