@@ -15,6 +15,7 @@ from typing import Any
 from fayshell.commands.invocation import Invocation
 from fayshell.commands.registry import BY_VALUE, Param, cmdlet
 from fayshell.errors import CommandError, ParameterError
+from fayshell.lang.classes import ClassType
 from fayshell.lang.dates import NOT_HANDLED
 from fayshell.lang.dates import static_member as date_static
 from fayshell.lang.generic import new_collection
@@ -451,7 +452,7 @@ LIST_TYPES = ("system.collections.arraylist", "collections.arraylist", "arraylis
         )
     ],
 )
-def new_object(
+async def new_object(
     ctx: Invocation,
     *,
     type_name: str,
@@ -459,6 +460,13 @@ def new_object(
     property: dict[str, Any] | None = None,
 ) -> Any:
     low = type_name.lower()
+    interp = ctx.state.interpreter
+    own = None if interp is None else interp.user_type(type_name)
+    if isinstance(own, ClassType):  # a class the script declared: its constructor runs
+        made = await interp.construct(own, _listed_args(argument_list))
+        for key, value in (property or {}).items():
+            made[key] = value
+        return [made]
     if low in RECORD_TYPES:
         return [dict(property or {})]
     if low in LIST_TYPES or low.startswith(("system.collections.generic.list[", "list[")):
@@ -483,6 +491,13 @@ def new_object(
         "New-Object makes PSObject, Hashtable, ArrayList and the generic List, Dictionary, "
         "HashSet, Queue and Stack, DateTime, TimeSpan and Stopwatch",
     )
+
+
+def _listed_args(argument_list: Any) -> list[Any]:
+    """-ArgumentList as a constructor's arguments: none, one, or each item of a list."""
+    if argument_list is None:
+        return []
+    return argument_list if isinstance(argument_list, list) else [argument_list]
 
 
 # ---- Compare-Object ------------------------------------------------------------------------

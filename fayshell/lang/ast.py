@@ -389,6 +389,40 @@ class EnumDef(Node):
 
 
 @dataclass(eq=False)
+class ClassProperty(Node):
+    """``[type] $Name = default`` in a class (``static``: the class's own, not each object's)."""
+
+    name: str
+    type: str | None
+    default: Node | None
+    static: bool = False
+
+
+@dataclass(eq=False)
+class ClassMethod(Node):
+    """``[type] Name($a, $b) { body }`` in a class; a constructor (``Name`` the class's) may
+    call its base class's with ``: base(args)``."""
+
+    name: str
+    return_type: str | None
+    params: list[ParamDecl]
+    body: list[Node]
+    static: bool = False
+    constructor: bool = False
+    base_args: list[Node] | None = None
+
+
+@dataclass(eq=False)
+class ClassDef(Node):
+    """``class Name [: Base] { properties and methods }``."""
+
+    name: str
+    base: str | None
+    properties: list[ClassProperty]
+    methods: list[ClassMethod]
+
+
+@dataclass(eq=False)
 class Return(Node):
     """``return [value]``."""
 

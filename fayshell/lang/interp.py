@@ -45,6 +45,7 @@ from fayshell.errors import (
 )
 from fayshell.host import Host, HostInfo, ProgressTask
 from fayshell.lang import ast, dotnet, netio, netregex, validate
+from fayshell.lang.classes import ClassInstance, ClassType, no_overload
 from fayshell.lang.dates import NOT_HANDLED, DateTime, call_method
 from fayshell.lang.dates import static_member as date_static
 from fayshell.lang.dotnet import DotNetError, type_name_of
@@ -133,6 +134,9 @@ class ReturnSignal(Exception):  # noqa: N818 - control flow
     def __init__(self, output: list[Any]) -> None:
         super().__init__("return")
         self.output = output
+        #: What ``return`` itself gave (``output`` gains what ran before it, on its way out):
+        #: a class's method gives only this.
+        self.value = list(output)
 
 
 class ExitSignal(Exception):  # noqa: N818 - control flow
@@ -890,15 +894,140 @@ class Interpreter:
         self.state.types[node.name.lower()] = EnumType(node.name, members, node.flags)
         return None
 
-    def user_type(self, name: str) -> EnumType | None:
+    async def exec_class(self, node: ast.ClassDef, scope: Scope) -> Any:
+        """``class Name { ... }``: the type, for the rest of the session; its static
+        properties get their values now."""
+        found = None if node.base is None else self.user_type(node.base)
+        base = found if isinstance(found, ClassType) else None
+        if node.base is not None and base is None:
+            raise self.located(
+                RuntimeFayError(f"class {node.name}: [{node.base}] is not a class declared before"),
+                node,
+            )
+        cls = ClassType(node.name, base, node.properties, node.methods, scope, cast=self.cast_to)
+        self.state.types[node.name.lower()] = cls  # a static default may name its own class
+        for prop in node.properties:
+            if prop.static:
+                cls.statics[prop.name] = await self.property_default(prop, scope)
+        return None
+
+    async def property_default(self, prop: ast.ClassProperty, scope: Scope) -> Any:
+        """A class property's first value: its ``= value``, else its type's (numbers 0, bool
+        False, anything else $null, as in PowerShell's classes)."""
+        if prop.default is None:
+            kind = (prop.type or "").lower()
+            return None if kind == "string" else TYPE_DEFAULTS.get(kind)
+        value = await self.eval(prop.default, scope)
+        return value if prop.type is None or value is None else self.cast_to(value, prop.type)
+
+    async def construct(self, cls: ClassType, args: list[Any]) -> ClassInstance:
+        """``[T]::new(args)`` and ``New-Object T``: the properties' defaults, then the
+        constructor taking as many arguments (its base class's first)."""
+        obj = ClassInstance(cls)
+        for prop in cls.instance_properties():
+            obj.init(prop.name, await self.property_default(prop, cls.scope))
+        await self.run_constructor(cls, obj, args)
+        return obj
+
+    async def run_constructor(self, cls: ClassType, obj: ClassInstance, args: list[Any]) -> None:
+        ctors = cls.constructors()
+        ctor = next((c for c in ctors if len(c.params) == len(args)), None)
+        if ctor is None and (ctors or args):
+            raise no_overload(cls, "new", len(args))
+        scope = None if ctor is None else await self.method_scope(cls, ctor, obj, args)
+        if cls.base is not None:
+            base_args = [] if ctor is None or scope is None else ctor.base_args or []
+            values = [await self.eval(a, scope) for a in base_args] if scope else []
+            await self.run_constructor(cls.base, obj, values)
+        if ctor is not None and scope is not None:
+            await self.method_result(ctor, scope)
+
+    async def method_scope(
+        self, cls: ClassType, method: ast.ClassMethod, this: ClassInstance | None, args: list[Any]
+    ) -> Scope:
+        """A method's scope: ``$this`` (none in a static method) and its parameters bound."""
+        scope = Scope(cls.scope, True)
+        if this is not None:
+            scope.set_local("this", this)
+        await self.bind_params(method.params, args, scope, f"{cls.Name}.{method.name}", None)
+        return scope
+
+    async def method_result(self, method: ast.ClassMethod, scope: Scope) -> Any:
+        """A method's value: what its ``return`` gives, as its declared type (what its other
+        statements write is not output, as in PowerShell's classes)."""
+        try:
+            with self.as_value():
+                await self.block(method.body, scope)
+            return None
+        except ReturnSignal as ret:
+            value = single_or_list(ret.value)
+        kind = (method.return_type or "").lower()
+        if kind in ("", "void") or value is None:
+            return None if kind == "void" else value
+        return self.cast_to(value, kind)
+
+    async def object_method(self, obj: ClassInstance, name: str, args: list[Any]) -> Any:
+        """``$obj.Name(args)`` on an object of a script's class: its method taking as many
+        arguments (its base class's when it has none), else GetType, ToString, Equals."""
+        cls = obj.ps_class
+        method = cls.method(name, len(args), static=False)
+        if method is not None:
+            owner = next(c for c in cls.lineage() if method in c.methods)
+            return await self.method_result(
+                method, await self.method_scope(owner, method, obj, args)
+            )
+        low = name.lower()
+        if low == "gettype" and not args:
+            return cls
+        if low == "tostring" and not args:
+            return str(obj)
+        if low == "equals" and len(args) == 1:
+            return obj is args[0]
+        raise no_overload(cls, name, len(args))
+
+    async def class_static(self, cls: ClassType, name: str, args: list[Any] | None) -> Any:
+        """``[T]::new(args)``, ``[T]::Property`` and ``[T]::Method(args)`` of a script's
+        class ($null for a static property it does not have, as in PowerShell)."""
+        if args is None:
+            owner = cls.static_owner(name)
+            return None if owner is None else owner.statics[owner.static_key(name)]
+        if name.lower() == "new":
+            return await self.construct(cls, args)
+        method = cls.method(name, len(args), static=True)
+        if method is None:
+            raise no_overload(cls, name, len(args))
+        owner = next(c for c in cls.lineage() if method in c.methods)
+        return await self.method_result(method, await self.method_scope(owner, method, None, args))
+
+    def set_static(self, cls: ClassType, name: str, value: Any) -> None:
+        """``[T]::Count = 5``: a static property of a script's class, as its declared type."""
+        owner = cls.static_owner(name)
+        if owner is None:
+            raise OperatorError(f"The property '{name}' cannot be found on [{cls.Name}].")
+        key = owner.static_key(name)
+        prop = next(p for p in owner.properties if p.static and p.name.lower() == key.lower())
+        owner.statics[key] = value if prop.type is None else self.cast_to(value, prop.type)
+
+    def user_type(self, name: str) -> EnumType | ClassType | None:
         """The script's own type a ``[Name]`` names, if it is one."""
         found = self.state.types.get(dotnet.short_type(name))
-        return found if isinstance(found, EnumType) else None
+        return found if isinstance(found, (EnumType, ClassType)) else None
 
     def cast_to(self, value: Any, type_name: str) -> Any:
-        """``[T]value`` for a .NET type or a script's enum."""
+        """``[T]value`` for a .NET type or a script's enum or class (an object of the class
+        or of a class derived from it; a hashtable is cast where it can run the constructor,
+        in ``[T]@{...}``)."""
         own = self.user_type(type_name)
-        return convert(value, type_name) if own is None else own.convert(value)
+        if own is None:
+            return convert(value, type_name)
+        if isinstance(own, EnumType):
+            return own.convert(value)
+        if value is None or own.is_instance(value):
+            return value
+        raise CastError(
+            f'Cannot convert the "{to_string(value)}" value of type "{type_name_of(value)}" to '
+            f'type "{own.Name}".'
+        )
 
     async def exec_return(self, node: ast.Return, scope: Scope) -> Any:
         value = [] if node.value is None else unroll(await self.value_of(node.value, scope))
@@ -971,7 +1100,10 @@ class Interpreter:
             if target.computed is not None:  # $o.$p = 1
                 name = to_string(await self.eval(target.computed, scope))
             if isinstance(obj, dict):
-                obj[_dict_key(obj, name)] = value
+                try:
+                    obj[_dict_key(obj, name)] = value
+                except OperatorError as exc:  # a class's object: no such property, or its type
+                    raise self.located(operator_error(exc), node) from None
             elif isinstance(obj, Ref) and name.lower() == "value":
                 obj.Value = value
             else:
@@ -979,6 +1111,16 @@ class Interpreter:
                     set_property(obj, name, value)
                 except OperatorError as exc:
                     raise self.located(operator_error(exc), node) from None
+        elif isinstance(target, ast.StaticMember) and target.args is None:
+            own = self.user_type(target.type)
+            if not isinstance(own, ClassType):
+                raise self.located(
+                    RuntimeFayError(f"[{target.type}]::{target.name} is read-only"), node
+                )
+            try:
+                self.set_static(own, target.name, value)
+            except OperatorError as exc:
+                raise self.located(operator_error(exc), node) from None
         else:
             raise self.located(RuntimeFayError("cannot assign to this expression"), node)
 
@@ -1695,6 +1837,8 @@ class Interpreter:
                 found, ofs = scope.lookup("OFS")
                 sep = to_string(ofs) if found and ofs is not None else " "
                 parts.append(sep.join(to_string(v) for v in value))
+            elif isinstance(value, ClassInstance):  # its class's own ToString(), if it has one
+                parts.append(to_string(await self.object_method(value, "ToString", [])))
             else:
                 parts.append(to_string(value))
         return "".join(parts)
@@ -1733,6 +1877,8 @@ class Interpreter:
     async def eval_static(self, node: ast.StaticMember, scope: Scope) -> Any:
         args = None if node.args is None else [await self.eval(a, scope) for a in node.args]
         own = self.user_type(node.type)
+        if isinstance(own, ClassType):
+            return await self.class_static(own, node.name, args)
         if own is not None:
             return own.static(node.name, args)
         if dotnet.short_type(node.type) == "enum" and args is not None:
@@ -1803,6 +1949,8 @@ class Interpreter:
                 return own(*args)
             except TypeError:
                 raise OperatorError(f"{node.name}() does not take {len(args)} arguments") from None
+        if isinstance(obj, ClassInstance):
+            return await self.object_method(obj, node.name, args)
         if isinstance(obj, (list, dict)):
             handled, value = await self.collection_method(obj, low, args)
             if handled:
@@ -1974,6 +2122,12 @@ class Interpreter:
         value = await self.eval(node.operand, scope)
         if is_relation(value) and node.type in ("array", "object[]"):
             value = value.records()
+        own = self.user_type(node.type)
+        if isinstance(own, ClassType) and isinstance(value, dict) and not own.is_instance(value):
+            made = await self.construct(own, [])  # [T]@{ X = 1 }: the properties set after
+            for key, item in value.items():
+                made[key] = item
+            return made
         return self.cast_to(value, node.type)
 
     def reference(self, operand: ast.Node, scope: Scope) -> Ref:
@@ -2503,12 +2657,15 @@ def binary_op(op: str, left: Any, right: Any) -> Any:
     if op in ("replace", "ireplace", "creplace"):
         return replace_op(left, right, op == "creplace")
     if op in ("is", "isnot"):
-        hit = right.is_instance(left) if isinstance(right, EnumType) else is_type(left, str(right))
+        own = isinstance(right, (EnumType, ClassType))
+        hit = right.is_instance(left) if own else is_type(left, str(right))
         return hit if op == "is" else not hit
     if op == "as":
         try:
             if isinstance(right, EnumType):
                 return right.convert(left)
+            if isinstance(right, ClassType):
+                return left if right.is_instance(left) else None
             return convert(left, to_string(right))
         except (OperatorError, DotNetError, ValueError):
             return None
@@ -2999,6 +3156,7 @@ STATEMENTS: dict[type, Callable[[Interpreter, Any, Scope], Awaitable[Any]]] = {
     ast.While: Interpreter.exec_while,
     ast.FunctionDef: Interpreter.exec_function,
     ast.EnumDef: Interpreter.exec_enum,
+    ast.ClassDef: Interpreter.exec_class,
     ast.Return: Interpreter.exec_return,
     ast.Break: Interpreter.exec_break,
     ast.Continue: Interpreter.exec_continue,

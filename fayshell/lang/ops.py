@@ -154,7 +154,11 @@ def to_string(value: Any) -> str:
         return format_double(value)
     if isinstance(value, Decimal):  # .NET never writes a decimal with an exponent
         return format(value, "f")
-    if isinstance(value, dict) and not isinstance(value, Hashtable):
+    if (
+        isinstance(value, dict)
+        and not isinstance(value, Hashtable)
+        and not hasattr(value, "ps_class")
+    ):
         return "@{" + "; ".join(f"{k}={to_string(v)}" for k, v in value.items()) + "}"
     if isinstance(value, Hashtable):
         return "System.Collections.Hashtable"

@@ -44,6 +44,7 @@ KEYWORDS = frozenset(
         "exit",
         "filter",
         "enum",
+        "class",
     }
 )
 #: Keywords that start a statement with its own parser (the rest are handled inline).
@@ -59,6 +60,7 @@ STATEMENT_KEYWORDS = (
     "try",
     "trap",
     "enum",
+    "class",
 )
 NAMED_BLOCKS = ("begin", "process", "end", "dynamicparam")
 LOGICAL_OPS = ("and", "or", "xor")
@@ -102,6 +104,8 @@ NUMBER = re.compile(
     r"(?:(?P<unit>ns|us|ms|s|m|h|kb|mb|gb|tb)|(?P<exp>e[+-]?\d+)?(?P<suffix>d|l)?))(?![\w])"
 )
 IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+#: A type's name with its namespace: ``System.Collections.Hashtable``.
+DOTTED_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.]*")
 #: ``[Flags()]`` (or ``[System.FlagsAttribute()]``) before an ``enum`` statement.
 FLAGS_ENUM = re.compile(r"(?i)\[\s*(?:system\.)?flags(?:attribute)?\s*(?:\(\s*\))?\s*\]\s*enum\b")
 DASH_WORD = re.compile(r"-([A-Za-z][A-Za-z0-9_]*)")
@@ -313,6 +317,7 @@ class Parser:
             "try": self.try_statement,
             "trap": self.trap_statement,
             "enum": self.enum_statement,
+            "class": self.class_statement,
         }
         if kw in handlers:
             self.pos += len(kw)
@@ -372,6 +377,14 @@ class Parser:
             while self.peek() == "[":  # [int]$x = ... (a typed variable)
                 types.append(self.type_literal())
                 self.skip_ws()
+            if len(types) == 1 and self.src.startswith("::", self.pos):  # [T]::Count = 1
+                self.pos = start
+                target = self.unary()
+                static = isinstance(target, ast.StaticMember) and target.args is None
+                if not static and not isinstance(target, (ast.Member, ast.Index)):
+                    self.pos = start
+                    return None
+                return self.assignment_to(target, [], start)
             if self.peek() != "$":
                 self.pos = start
                 return None
@@ -636,6 +649,100 @@ class Parser:
                     return ast.EnumDef(name, members, flags, **self.at(start))
                 continue
             members.append((self.enum_word("an enum member name"), self.enum_value()))
+
+    def class_statement(self, start: int) -> ast.Node:
+        """``class Name [: Base [, Interface ...]] { members }`` (interfaces are read and not
+        kept)."""
+        self.skip_ws()
+        name = self.enum_word("a class name")
+        base = None
+        self.skip_ws()
+        if self.peek() == ":":
+            self.pos += 1
+            self.skip_ws()
+            base = self.dotted_word("a base class name")
+            self.skip_ws()
+            while self.peek() == ",":
+                self.pos += 1
+                self.skip_ws()
+                self.dotted_word("an interface name")
+                self.skip_ws()
+        self.skip_ws(newlines=True)
+        open_at = self.pos
+        self.expect("{")
+        properties: list[ast.ClassProperty] = []
+        methods: list[ast.ClassMethod] = []
+        while True:
+            self.skip_ws(newlines=True)
+            if self.eof():
+                raise self.incomplete("missing closing '}'", "'}'", open_at)
+            if self.peek() == ";":
+                self.pos += 1
+                continue
+            if self.peek() == "}":
+                self.pos += 1
+                return ast.ClassDef(name, base, properties, methods, **self.at(start))
+            member = self.class_member(name)
+            if isinstance(member, ast.ClassProperty):
+                properties.append(member)
+            else:
+                methods.append(member)
+
+    def class_member(self, class_name: str) -> ast.ClassProperty | ast.ClassMethod:
+        """A property or a method (or constructor), after its ``static``/``hidden`` words and
+        its attributes and type."""
+        start = self.pos
+        static, ptype = False, None
+        while True:
+            self.skip_ws(newlines=True)
+            if self.peek() == "[":
+                text = self.type_literal()
+                if "(" not in text:  # [ValidateNotNull()] and the like are not kept
+                    ptype = text
+                continue
+            word = IDENT.match(self.src, self.pos)
+            if word and word.group(0).lower() in ("static", "hidden"):
+                self.pos = word.end()
+                static = static or word.group(0).lower() == "static"
+                continue
+            break
+        if self.peek() == "$":
+            var = self.variable()
+            assert isinstance(var, ast.VarRef)
+            self.skip_ws()
+            default = None
+            if self.peek() == "=":
+                self.pos += 1
+                self.skip_ws()
+                default = self.expression()
+            return ast.ClassProperty(var.name, ptype, default, static, **self.at(start))
+        name = self.enum_word("a property ($name) or a method name")
+        self.skip_ws()
+        if self.peek() != "(":
+            raise self.error(f"unexpected {self.describe_here()}", "'(' and the parameters")
+        params = self.param_list()
+        self.skip_ws()
+        base_args = None
+        if self.peek() == ":":
+            self.pos += 1
+            self.skip_ws()
+            if self.enum_word("base").lower() != "base":
+                raise self.error("a constructor calls its base class as : base(...)", pos=start)
+            self.skip_ws()
+            base_args = self.call_args()
+        self.skip_ws(newlines=True)
+        body = self.script_block().body
+        constructor = name.lower() == class_name.lower() and not static
+        return ast.ClassMethod(
+            name, ptype, params, body, static, constructor, base_args, **self.at(start)
+        )
+
+    def dotted_word(self, what: str) -> str:
+        m = DOTTED_NAME.match(self.src, self.pos)
+        if not m:
+            raise self.error(f"unexpected {self.describe_here()}", what)
+        self.pos = m.end()
+        return m.group(0)
 
     def enum_word(self, what: str) -> str:
         m = IDENT.match(self.src, self.pos)

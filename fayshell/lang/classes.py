@@ -1,0 +1,152 @@
+"""Classes a script declares (about_Classes): the type and its objects. The evaluator runs
+their constructors and methods (fayshell/lang/interp.py); this module holds what they are.
+
+An object is a :class:`ClassInstance`, a record (a dict of its properties, as a
+``[pscustomobject]`` is) that knows its class: tables, Select-Object and ConvertTo-Json show
+it as they show any record, and setting a property converts the value to the property's
+declared type, or fails for a property the class does not declare.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from fayshell.lang import ast
+from fayshell.lang.ops import OperatorError
+from fayshell.lang.values import PSCustomObject, TypeInfo
+
+#: Converts a value to a declared type: the evaluator's cast (it knows the script's types).
+Cast = Callable[[Any, str], Any]
+
+
+@dataclass(eq=False)
+class ClassType:
+    """A script's ``class`` declaration: what ``[Name]`` evaluates to."""
+
+    Name: str
+    base: ClassType | None = field(repr=False)
+    properties: list[ast.ClassProperty] = field(repr=False)
+    methods: list[ast.ClassMethod] = field(repr=False)
+    #: Where the class was declared: its methods' code sees that scope's functions.
+    scope: Any = field(repr=False)
+    #: The static properties' values.
+    statics: dict[str, Any] = field(default_factory=dict, repr=False)
+    cast: Cast = field(default=lambda value, type_name: value, repr=False)
+
+    @property
+    def BaseType(self) -> str:  # noqa: N802 - .NET property name
+        return self.base.Name if self.base is not None else "System.Object"
+
+    @property
+    def FullName(self) -> str:  # noqa: N802 - .NET property name
+        return self.Name
+
+    def __str__(self) -> str:
+        return self.Name
+
+    def GetType(self) -> TypeInfo:  # noqa: N802 - .NET method name
+        return TypeInfo("RuntimeType", "System.RuntimeType")
+
+    def lineage(self) -> list[ClassType]:
+        """This class, then its base, its base's base ..."""
+        out: list[ClassType] = []
+        cls: ClassType | None = self
+        while cls is not None:
+            out.append(cls)
+            cls = cls.base
+        return out
+
+    def instance_properties(self) -> list[ast.ClassProperty]:
+        """Every object property, the base class's first (a redeclared one once)."""
+        seen: dict[str, ast.ClassProperty] = {}
+        for cls in reversed(self.lineage()):
+            for prop in cls.properties:
+                if not prop.static:
+                    seen[prop.name.lower()] = prop
+        return list(seen.values())
+
+    def property_type(self, name: str) -> tuple[str, str | None] | None:
+        """A declared object property's name (as declared) and type, or None."""
+        for prop in self.instance_properties():
+            if prop.name.lower() == name.lower():
+                return prop.name, prop.type
+        return None
+
+    def method(self, name: str, count: int, static: bool) -> ast.ClassMethod | None:
+        """The method ``name`` taking ``count`` arguments, this class's before its base's."""
+        for cls in self.lineage():
+            for m in cls.methods:
+                if (
+                    not m.constructor
+                    and m.static == static
+                    and m.name.lower() == name.lower()
+                    and len(m.params) == count
+                ):
+                    return m
+        return None
+
+    def constructors(self) -> list[ast.ClassMethod]:
+        return [m for m in self.methods if m.constructor]
+
+    def static_owner(self, name: str) -> ClassType | None:
+        """The class (this one or a base) holding the static property ``name``."""
+        for cls in self.lineage():
+            if any(k.lower() == name.lower() for k in cls.statics):
+                return cls
+        return None
+
+    def static_key(self, name: str) -> str:
+        return next((k for k in self.statics if k.lower() == name.lower()), name)
+
+    def is_instance(self, value: Any) -> bool:
+        return isinstance(value, ClassInstance) and self in value.ps_class.lineage()
+
+
+class ClassInstance(PSCustomObject):
+    """An object of a script's class: its properties, in declaration order."""
+
+    __slots__ = ("ps_class",)
+
+    def __init__(self, cls: ClassType) -> None:
+        super().__init__()
+        self.ps_class = cls
+
+    def __setitem__(self, key: Any, value: Any) -> None:
+        declared = self.ps_class.property_type(str(key))
+        if declared is None:
+            raise OperatorError(
+                f"The property '{key}' cannot be found on this object. Verify that the "
+                "property exists and can be set."
+            )
+        name, type_name = declared
+        super().__setitem__(
+            name, value if type_name is None else self.ps_class.cast(value, type_name)
+        )
+
+    def init(self, name: str, value: Any) -> None:
+        """A property's first value (its default), without the type's conversion."""
+        super().__setitem__(name, value)
+
+    def __str__(self) -> str:  # "$obj": the class's name, as .NET's default ToString
+        return self.ps_class.Name
+
+    def GetType(self) -> ClassType:  # noqa: N802 - .NET method name
+        return self.ps_class
+
+    def ps_is(self, low: str) -> bool | None:
+        return any(cls.Name.lower() == low for cls in self.ps_class.lineage()) or None
+
+
+def no_overload(cls: ClassType, name: str, count: int) -> OperatorError:
+    """PowerShell's error for a method or constructor not taking this many arguments."""
+    known = name.lower() == "new" or any(
+        m.name.lower() == name.lower() for c in cls.lineage() for m in c.methods
+    )
+    return OperatorError(
+        f'Cannot find an overload for "{name}" and the argument count: "{count}".'
+        if known
+        else f"Method invocation failed because [{cls.Name}] does not contain a method named "
+        f"'{name}'."
+    )

@@ -1,0 +1,110 @@
+"""Classes scripts declare (about_Classes): parsed, then run in a real shell."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from fayshell.errors import FayError, ParseError
+from fayshell.lang import ast
+from fayshell.lang.classes import ClassInstance
+from fayshell.lang.parser import parse
+
+NODE_CLASS = """
+class Node {
+  [string]$Name
+  [int]$Cpus = 2
+  hidden [string]$secret
+  static [int]$Made = 0
+  Node() { [Node]::Made += 1 }
+  Node([string]$name, [int]$cpus) { $this.Name = $name; $this.Cpus = $cpus; [Node]::Made += 1 }
+  [int] Threads([int]$per) { "not output"; return $this.Cpus * $per }
+  [void] Rename([string]$to) { $this.Name = $to }
+  [string] ToString() { return "$($this.Name)/$($this.Cpus)" }
+  static [Node] Local() { return [Node]::new('localhost', 1) }
+}
+"""
+
+
+def test_class_members_parse() -> None:
+    (cls,) = parse(NODE_CLASS).statements
+    assert isinstance(cls, ast.ClassDef) and (cls.name, cls.base) == ("Node", None)
+    assert [(p.name, p.type, p.static) for p in cls.properties] == [
+        ("Name", "string", False),
+        ("Cpus", "int", False),
+        ("secret", "string", False),
+        ("Made", "int", True),
+    ]
+    assert [(m.name, m.constructor, m.static, len(m.params)) for m in cls.methods] == [
+        ("Node", True, False, 0),
+        ("Node", True, False, 2),
+        ("Threads", False, False, 1),
+        ("Rename", False, False, 1),
+        ("ToString", False, False, 0),
+        ("Local", False, True, 0),
+    ]
+
+
+def test_class_syntax_errors_name_the_place() -> None:
+    with pytest.raises(ParseError) as err:
+        parse("class C {\n  [int]$a\n  [int] 5\n}")
+    assert err.value.span.line == 3 and "method name" in err.value.expected
+    with pytest.raises(ParseError):
+        parse("class D { D() : other(1) { } }")
+
+
+async def test_objects_constructors_methods_and_statics(shell) -> None:
+    await shell.run(NODE_CLASS)
+    out = await shell.run(
+        "$n = [Node]::new('web01', '4'); $n.Threads(2); $n.Cpus.GetType().Name; "
+        "$n.Rename('web02'); $n.Name; \"$n\"; $n.GetType().Name; $n -is [Node]; "
+        "[Node]::Local().ToString(); [Node]::Made; ([Node]::new()).Cpus; "
+        "$null -eq ([Node]::new()).Name"
+    )
+    # a [void] method writes nothing (not even $null)
+    assert out == [8, "Int32", "web02", "web02/4", "Node", True, "localhost/1", 2, 2, True]
+
+
+async def test_objects_are_records_for_the_pipeline(shell) -> None:
+    await shell.run(NODE_CLASS)
+    out = await shell.run(
+        "$all = [Node]::new('a', 1), [Node]::new('b', 8); "
+        "($all | Sort-Object Cpus -Descending | Select-Object -First 1).Name; "
+        "$all[0] | ConvertTo-Json -Compress"
+    )
+    assert out[0] == "b" and json.loads(out[1]) == {"Name": "a", "Cpus": 1, "secret": None}
+    (made,) = await shell.run("[Node]@{ Name = 'c'; Cpus = '3' }")
+    assert isinstance(made, ClassInstance) and (made["Name"], made["Cpus"]) == ("c", 3)
+    (other,) = await shell.run("New-Object Node -ArgumentList 'd', 5")
+    assert other["Cpus"] == 5
+
+
+async def test_inheritance_base_constructor_and_overrides(shell) -> None:
+    await shell.run(
+        "class Shape { [string]$Kind; Shape([string]$k) { $this.Kind = $k }; "
+        '[double] Area() { return 0 }; [string] Describe() { return "$($this.Kind) $($this.Area())" } }\n'
+        "class Square : Shape { [double]$Side; Square([double]$s) : base('square') { $this.Side = $s }; "
+        "[double] Area() { return $this.Side * $this.Side } }"
+    )
+    out = await shell.run(
+        "$s = [Square]::new(3); $s.Describe(); $s -is [Shape]; $s -is [Square]; "
+        "[Shape]::new('blob').Area(); ([Shape]$s).Kind; $s.GetType().BaseType"
+    )
+    assert out == ["square 9", True, True, 0.0, "square", "Shape"]
+
+
+async def test_wrong_uses_are_powershell_errors(shell) -> None:
+    await shell.run(NODE_CLASS)
+    with pytest.raises(FayError, match="The property 'Nope' cannot be found"):
+        await shell.run("$n = [Node]::new(); $n.Nope = 1")
+    with pytest.raises(FayError, match='Cannot find an overload for "new" and the argument count'):
+        await shell.run("[Node]::new(1)")
+    with pytest.raises(FayError, match='Cannot find an overload for "Threads"'):
+        await shell.run("[Node]::new().Threads()")
+    with pytest.raises(FayError, match="does not contain a method named 'Fly'"):
+        await shell.run("[Node]::new().Fly()")
+    with pytest.raises(FayError, match="not a class declared before"):
+        await shell.run("class Late : Missing { }")
+    with pytest.raises(FayError, match='to type "Node"'):
+        await shell.run("[Node]$typed = 'text'")
