@@ -11,9 +11,12 @@ import posixpath
 import re
 import sys
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from decimal import Decimal
 from types import ModuleType
 from typing import Any
+
+from fayshell.records import get_property, property_names
 
 
 class DotNetError(Exception):
@@ -556,3 +559,45 @@ def full_type_name_of(value: Any) -> str:
     """``GetType().FullName`` of a value: System.String, System.Collections.Hashtable ..."""
     name = type_name_of(value)
     return NAMESPACES.get(name, "System.") + name
+
+
+@dataclass(frozen=True)
+class PSPropertyInfo:
+    """One property as ``$obj.PSObject.Properties`` lists it."""
+
+    Name: str
+    Value: Any
+    MemberType: str = "NoteProperty"
+    TypeNameOfValue: str = field(default="System.Object", repr=False)
+    IsSettable: bool = field(default=True, repr=False)
+    IsGettable: bool = field(default=True, repr=False)
+
+
+class PSObjectView:
+    """``$obj.PSObject``: the object's properties (names, values, types), the object itself
+    and its type names, as scripts walk an object they did not build."""
+
+    MEMBERS = ("BaseObject", "Properties", "TypeNames")
+
+    def __init__(self, obj: Any) -> None:
+        self.BaseObject = obj
+
+    @property
+    def Properties(self) -> list[PSPropertyInfo]:  # noqa: N802 - .NET property name
+        obj = self.BaseObject
+        kind = "NoteProperty" if isinstance(obj, dict) else "Property"
+        return [
+            PSPropertyInfo(
+                name, value, kind, "System.Object" if value is None else full_type_name_of(value)
+            )
+            for name in property_names(obj)
+            for value in [get_property(obj, name)]
+        ]
+
+    @property
+    def TypeNames(self) -> list[str]:  # noqa: N802 - .NET property name
+        own = full_type_name_of(self.BaseObject)
+        return [own, "System.Object"] if own != "System.Object" else [own]
+
+    def __str__(self) -> str:
+        return str(self.BaseObject)

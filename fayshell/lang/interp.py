@@ -44,7 +44,7 @@ from fayshell.errors import (
     SourceSpan,
 )
 from fayshell.host import Host, HostInfo, ProgressTask
-from fayshell.lang import ast, dotnet, netio, netregex, validate
+from fayshell.lang import ast, dotnet, netio, netregex, nettext, validate
 from fayshell.lang.classes import ClassInstance, ClassType, no_overload
 from fayshell.lang.dates import NOT_HANDLED, DateTime, call_method
 from fayshell.lang.dates import static_member as date_static
@@ -2489,6 +2489,12 @@ def member(obj: Any, name: str) -> Any:
         obj = obj.records()
         if len(obj) == 1:
             obj = obj[0]
+    if (
+        low == "psobject"
+        and obj is not None
+        and not (isinstance(obj, dict) and low in map(str.lower, obj))
+    ):
+        return dotnet.PSObjectView(obj)
     if isinstance(obj, (list, tuple)):
         if low in ("count", "length", "longlength"):
             return len(obj)
@@ -2796,6 +2802,10 @@ def static_member(type_name: str, name: str, args: list[Any] | None) -> Any:
     if dated is not NOT_HANDLED:
         return dated
     t, low = dotnet.short_type(type_name), name.lower()
+    if t in nettext.TYPES:
+        made = nettext.static(name, args)
+        if made is not NotImplemented:
+            return made
     if (
         low == "new"
         and args is not None
@@ -2933,6 +2943,8 @@ def _static_call(t: str, low: str, args: list[Any]) -> tuple[bool, Any]:
             else to_string(args[0])
         ),
         ("convert", "toboolean"): lambda: convert(args[0], "bool"),
+        ("convert", "tobase64string"): lambda: nettext.to_base64(args[0]),
+        ("convert", "frombase64string"): lambda: nettext.from_base64(args[0]),
         ("convert", "todouble"): lambda: convert(args[0], "double"),
         ("environment", "getenvironmentvariable"): lambda: os.environ.get(text[0]),
         ("char", "isdigit"): lambda: text[0].isdigit(),

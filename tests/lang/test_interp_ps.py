@@ -1381,3 +1381,23 @@ async def test_value_from_remaining_arguments_takes_what_no_parameter_takes(shel
 async def test_binary_literals(shell) -> None:
     """about_Numeric_Literals (PowerShell 7): 0b is binary, as 0x is hexadecimal."""
     assert await shell.run("0b101; 0B11 + 1; 0x1F -band 0b1010") == [5, 4, 10]
+
+
+async def test_psobject_lists_an_objects_properties(shell) -> None:
+    """``$obj.PSObject.Properties``: how scripts walk an object they did not build (it was
+    $null, so such a loop silently did nothing)."""
+    out = await shell.run(
+        "$o = [pscustomobject]@{ a = 1; b = 'x' }; $o.PSObject.Properties.Name; "
+        '$o.PSObject.Properties | ForEach-Object { "$($_.Name)=$($_.Value):$($_.MemberType)" }; '
+        "$o.PSObject.TypeNames[0]; $o.psobject.BaseObject.b; "
+        "@{ psobject = 'own key' }.psobject"
+    )
+    assert out == [
+        "a",
+        "b",
+        "a=1:NoteProperty",
+        "b=x:NoteProperty",
+        "System.Management.Automation.PSCustomObject",
+        "x",
+        "own key",
+    ]
