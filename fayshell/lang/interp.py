@@ -1207,15 +1207,25 @@ class Interpreter:
         spec = self.state.registry.resolve(name)
         if spec is not None:
             return spec
-        names = self.state.command_names()
-        lowered = {n.lower(): n for n in names}
+        raise CommandNotFound(f"unknown command {name!r}{self.command_hint(name)}")
+
+    def command_hint(self, name: str) -> str:
+        """What to try instead of an unknown command: a program on this machine runs on a
+        node (fayshell runs no local programs), else the closest command's name."""
+        import shutil
+
+        if "/" not in name and shutil.which(name):
+            return (
+                f"; {name!r} is a program, and fayshell runs programs on nodes: "
+                f"Invoke-Command -Node localhost -Command '{name} ...'"
+            )
+        lowered = {n.lower(): n for n in self.state.command_names()}
         close = difflib.get_close_matches(name.lower(), list(lowered), n=1, cutoff=0.6)
-        hint = (
+        return (
             f"; did you mean {lowered[close[0]]}?"
             if close
             else "; 'Get-Command' lists the commands"
         )
-        raise CommandNotFound(f"unknown command {name!r}{hint}")
 
     async def eval_args(self, node: ast.Command, scope: Scope) -> list[Any]:
         args: list[Any] = []

@@ -1401,3 +1401,12 @@ async def test_psobject_lists_an_objects_properties(shell) -> None:
         "x",
         "own key",
     ]
+
+
+async def test_a_program_name_says_where_programs_run(shell) -> None:
+    """fayshell runs no program on the operator's machine: naming one ('sh' is on every
+    Debian PATH) says how to run it on a node, instead of "unknown command" alone."""
+    with pytest.raises(RuntimeFayError) as err:
+        await shell.run("sh -c 'exit 1'")
+    assert "'sh' is a program" in str(err.value)
+    assert "Invoke-Command -Node localhost -Command 'sh ...'" in str(err.value)
