@@ -74,8 +74,11 @@ class ClassType:
                 return prop.name, prop.type
         return None
 
-    def method(self, name: str, count: int, static: bool) -> ast.ClassMethod | None:
-        """The method ``name`` taking ``count`` arguments, this class's before its base's."""
+    def method(
+        self, name: str, count: int, static: bool
+    ) -> tuple[ClassType, ast.ClassMethod] | None:
+        """The method ``name`` taking ``count`` arguments, and the class declaring it: this
+        class's before its base's."""
         for cls in self.lineage():
             for m in cls.methods:
                 if (
@@ -84,7 +87,7 @@ class ClassType:
                     and m.name.lower() == name.lower()
                     and len(m.params) == count
                 ):
-                    return m
+                    return cls, m
         return None
 
     def constructors(self) -> list[ast.ClassMethod]:

@@ -970,9 +970,9 @@ class Interpreter:
         """``$obj.Name(args)`` on an object of a script's class: its method taking as many
         arguments (its base class's when it has none), else GetType, ToString, Equals."""
         cls = obj.ps_class
-        method = cls.method(name, len(args), static=False)
-        if method is not None:
-            owner = next(c for c in cls.lineage() if method in c.methods)
+        found = cls.method(name, len(args), static=False)
+        if found is not None:
+            owner, method = found
             return await self.method_result(
                 method, await self.method_scope(owner, method, obj, args)
             )
@@ -993,10 +993,10 @@ class Interpreter:
             return None if owner is None else owner.statics[owner.static_key(name)]
         if name.lower() == "new":
             return await self.construct(cls, args)
-        method = cls.method(name, len(args), static=True)
-        if method is None:
+        found = cls.method(name, len(args), static=True)
+        if found is None:
             raise no_overload(cls, name, len(args))
-        owner = next(c for c in cls.lineage() if method in c.methods)
+        owner, method = found
         return await self.method_result(method, await self.method_scope(owner, method, None, args))
 
     def set_static(self, cls: ClassType, name: str, value: Any) -> None:
@@ -1591,8 +1591,8 @@ class Interpreter:
         """A function's or script block's body (or begin/process/end), its arguments bound;
         its common parameters set the preference variables of its scope, as in PowerShell
         (``f -WarningAction SilentlyContinue``: no warning of what it runs is shown)."""
-        for name, value in preferences(bound).items():
-            scope.set_local(name, value)
+        for preference, value in preferences(bound).items():
+            scope.set_local(preference, value)
         if named is None:
             scope.set_local("input", await collect(input_stream))
             return await self.body_output(body, scope)

@@ -626,67 +626,62 @@ class Parser:
                 self.skip_ws(newlines=True)
 
     def enum_statement(self, start: int, flags: bool = False) -> ast.Node:
-        """``enum Name [: type] { Member [= value] ... }``: members on lines of their own or
-        after ';' (the underlying integer type is read and not kept: values are integers)."""
+        """``enum Name [: type] { Member [= value] ... }`` (the underlying integer type is read
+        and not kept: values are integers)."""
         self.skip_ws()
-        name = self.enum_word("an enum name")
-        self.skip_ws()
-        if self.peek() == ":":
-            self.pos += 1
-            self.skip_ws()
-            self.enum_word("an integer type")
-        self.skip_ws(newlines=True)
-        open_at = self.pos
-        self.expect("{")
-        members: list[tuple[str, ast.Node | None]] = []
-        while True:
-            self.skip_ws(newlines=True)
-            if self.eof():
-                raise self.incomplete("missing closing '}'", "'}'", open_at)
-            if self.peek() in ";}":
-                self.pos += 1
-                if self.src[self.pos - 1] == "}":
-                    return ast.EnumDef(name, members, flags, **self.at(start))
-                continue
-            members.append((self.enum_word("an enum member name"), self.enum_value()))
+        name = self.plain_name("an enum name")
+        self.bases("an integer type")
+        members = self.member_block(
+            lambda: (self.plain_name("an enum member name"), self.enum_value())
+        )
+        return ast.EnumDef(name, members, flags, **self.at(start))
 
     def class_statement(self, start: int) -> ast.Node:
         """``class Name [: Base [, Interface ...]] { members }`` (interfaces are read and not
         kept)."""
         self.skip_ws()
-        name = self.enum_word("a class name")
-        base = None
+        name = self.plain_name("a class name")
+        bases = self.bases("a base class name")
+        members = self.member_block(lambda: self.class_member(name))
+        return ast.ClassDef(
+            name,
+            bases[0] if bases else None,
+            [m for m in members if isinstance(m, ast.ClassProperty)],
+            [m for m in members if isinstance(m, ast.ClassMethod)],
+            **self.at(start),
+        )
+
+    def bases(self, what: str) -> list[str]:
+        """``: Name [, Name ...]`` after an enum's or a class's name (none: [])."""
         self.skip_ws()
-        if self.peek() == ":":
+        if self.peek() != ":":
+            return []
+        names = []
+        while self.peek() in ":,":
             self.pos += 1
             self.skip_ws()
-            base = self.dotted_word("a base class name")
+            names.append(self.dotted_word(what))
             self.skip_ws()
-            while self.peek() == ",":
-                self.pos += 1
-                self.skip_ws()
-                self.dotted_word("an interface name")
-                self.skip_ws()
+        return names
+
+    def member_block(self, member: Callable[[], T]) -> list[T]:
+        """``{ member ... }``: an enum's or a class's members, on lines of their own or after
+        ';'."""
         self.skip_ws(newlines=True)
         open_at = self.pos
         self.expect("{")
-        properties: list[ast.ClassProperty] = []
-        methods: list[ast.ClassMethod] = []
+        out: list[T] = []
         while True:
             self.skip_ws(newlines=True)
             if self.eof():
                 raise self.incomplete("missing closing '}'", "'}'", open_at)
             if self.peek() == ";":
                 self.pos += 1
-                continue
-            if self.peek() == "}":
+            elif self.peek() == "}":
                 self.pos += 1
-                return ast.ClassDef(name, base, properties, methods, **self.at(start))
-            member = self.class_member(name)
-            if isinstance(member, ast.ClassProperty):
-                properties.append(member)
+                return out
             else:
-                methods.append(member)
+                out.append(member())
 
     def class_member(self, class_name: str) -> ast.ClassProperty | ast.ClassMethod:
         """A property or a method (or constructor), after its ``static``/``hidden`` words and
@@ -716,7 +711,7 @@ class Parser:
                 self.skip_ws()
                 default = self.expression()
             return ast.ClassProperty(var.name, ptype, default, static, **self.at(start))
-        name = self.enum_word("a property ($name) or a method name")
+        name = self.plain_name("a property ($name) or a method name")
         self.skip_ws()
         if self.peek() != "(":
             raise self.error(f"unexpected {self.describe_here()}", "'(' and the parameters")
@@ -726,7 +721,7 @@ class Parser:
         if self.peek() == ":":
             self.pos += 1
             self.skip_ws()
-            if self.enum_word("base").lower() != "base":
+            if self.plain_name("base").lower() != "base":
                 raise self.error("a constructor calls its base class as : base(...)", pos=start)
             self.skip_ws()
             base_args = self.call_args()
@@ -744,7 +739,7 @@ class Parser:
         self.pos = m.end()
         return m.group(0)
 
-    def enum_word(self, what: str) -> str:
+    def plain_name(self, what: str) -> str:
         m = IDENT.match(self.src, self.pos)
         if not m:
             raise self.error(f"unexpected {self.describe_here()}", what)

@@ -118,3 +118,13 @@ async def test_a_functions_common_parameters_set_its_preferences(shell) -> None:
     assert shell.host.debug_lines == ["d1"] and shell.host.lines == ["i1"]
     assert await shell.run("f -ErrorAction SilentlyContinue -wa SilentlyContinue") == ["out1"]
     assert shell.host.debug_lines == ["d1"]  # no -Debug: Write-Debug stays silent
+
+
+async def test_common_parameters_of_a_function_with_named_blocks(shell) -> None:
+    out = await shell.run(
+        "function h { [CmdletBinding()] param([Parameter(ValueFromPipeline)]$x) "
+        "begin { Write-Verbose 'start' } process { $x * 2 } end { Write-Warning 'done' } }; "
+        "1, 2 | h -Verbose -WarningAction SilentlyContinue -WarningVariable hw; $hw"
+    )
+    assert out == [2, 4, "done"]
+    assert shell.host.verbose_lines == ["start"] and shell.host.warnings == []
