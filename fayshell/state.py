@@ -166,7 +166,7 @@ class ShellState:
     history: History = field(default_factory=lambda: History())
     #: The evaluator running this state (set by it), for Invoke-Expression and -Scope.
     interpreter: Any = None
-    #: The enums scripts declared (``enum Name { ... }``): lower-case name -> EnumType.
+    #: The enums and classes scripts declared: lower-case name -> EnumType or ClassType.
     types: dict[str, Any] = field(default_factory=dict)
     #: Write-Progress bars still shown, by their -Id (see ``close_progress``).
     progress_bars: dict[int, Any] = field(default_factory=dict)

@@ -138,6 +138,7 @@ class Bound:
     warning_variable: str | None = None
     information_variable: str | None = None
     pipeline_variable: str | None = None
+    #: -OutBuffer: taken and checked, not used (each item goes on as soon as it is written).
     out_buffer: int | None = None
     #: -WhatIf and -Confirm as given (None: not given; $WhatIfPreference decides).
     what_if: bool | None = None
@@ -193,24 +194,6 @@ def bind(spec: Cmdlet, args: list[Any]) -> Bound:
         _set(spec, bound, param, value)
     _bind_positional(spec, bound, positional)
     return bound
-
-
-#: The common parameters kept on Bound (not given to the command): the field each sets and how
-#: its value is read (looked up when called: the readers are defined below).
-_ON_BOUND: dict[str, tuple[str, Callable[[Cmdlet, Param, Any], Any]]] = {
-    "Verbose": ("verbose", lambda spec, param, value: truthy(value)),
-    "Debug": ("debug", lambda spec, param, value: truthy(value)),
-    "ErrorAction": ("error_action", lambda s, p, v: error_action(convert_value(s, p, v))),
-    "WarningAction": ("warning_action", lambda s, p, v: convert_value(s, p, v)),
-    "InformationAction": ("information_action", lambda s, p, v: convert_value(s, p, v)),
-    "ProgressAction": ("progress_action", lambda s, p, v: convert_value(s, p, v)),
-    "OutBuffer": ("out_buffer", lambda s, p, v: convert_value(s, p, v)),
-    "ErrorVariable": ("error_variable", lambda s, p, v: variable_name(s, p, v)),
-    "OutVariable": ("out_variable", lambda s, p, v: variable_name(s, p, v)),
-    "WarningVariable": ("warning_variable", lambda s, p, v: variable_name(s, p, v)),
-    "InformationVariable": ("information_variable", lambda s, p, v: variable_name(s, p, v)),
-    "PipelineVariable": ("pipeline_variable", lambda s, p, v: variable_name(s, p, v).lstrip("+")),
-}
 
 
 def _set(spec: Cmdlet, bound: Bound, param: Param, value: Any) -> None:
@@ -372,3 +355,21 @@ def _unit(kind: str, value: Any) -> Duration | Size:
     if kind == "duration":
         return Duration(int(value * 1_000_000_000))
     raise ValueError("a duration (2s) or a size (64MB) is needed")
+
+
+#: The common parameters kept on Bound (not given to the command): the field each sets and how
+#: its value is read.
+_ON_BOUND: dict[str, tuple[str, Callable[[Cmdlet, Param, Any], Any]]] = {
+    "Verbose": ("verbose", lambda spec, param, value: truthy(value)),
+    "Debug": ("debug", lambda spec, param, value: truthy(value)),
+    "ErrorAction": ("error_action", lambda s, p, v: error_action(convert_value(s, p, v))),
+    "WarningAction": ("warning_action", convert_value),
+    "InformationAction": ("information_action", convert_value),
+    "ProgressAction": ("progress_action", convert_value),
+    "OutBuffer": ("out_buffer", convert_value),
+    "ErrorVariable": ("error_variable", variable_name),
+    "OutVariable": ("out_variable", variable_name),
+    "WarningVariable": ("warning_variable", variable_name),
+    "InformationVariable": ("information_variable", variable_name),
+    "PipelineVariable": ("pipeline_variable", lambda s, p, v: variable_name(s, p, v).lstrip("+")),
+}
