@@ -632,7 +632,7 @@ class Parser:
         name = self.plain_name("an enum name")
         self.bases("an integer type")
         members = self.member_block(
-            lambda: (self.plain_name("an enum member name"), self.enum_value())
+            lambda: (self.plain_name("an enum member name"), self.default_value())
         )
         return ast.EnumDef(name, members, flags, **self.at(start))
 
@@ -704,12 +704,7 @@ class Parser:
         if self.peek() == "$":
             var = self.variable()
             assert isinstance(var, ast.VarRef)
-            self.skip_ws()
-            default = None
-            if self.peek() == "=":
-                self.pos += 1
-                self.skip_ws()
-                default = self.expression()
+            default = self.default_value(commas=True)
             return ast.ClassProperty(var.name, ptype, default, static, **self.at(start))
         name = self.plain_name("a property ($name) or a method name")
         self.skip_ws()
@@ -746,18 +741,21 @@ class Parser:
         self.pos = m.end()
         return m.group(0)
 
-    def enum_value(self) -> ast.Node | None:
-        """``= value`` after a member's name, if there is one."""
+    def default_value(self, commas: bool = False) -> ast.Node | None:
+        """``= value`` after a parameter's, a property's or an enum member's name, if there is
+        one (``commas``: ``= 1, 2`` is an array, as a class property's may be; a parameter's
+        comma ends it)."""
         self.skip_ws()
         if self.peek() != "=":
             return None
         self.pos += 1
         self.skip_ws()
-        self.no_comma += 1
+        held = 0 if commas else 1
+        self.no_comma += held
         try:
             return self.expression()
         finally:
-            self.no_comma -= 1
+            self.no_comma -= held
 
     def trap_statement(self, start: int) -> ast.Node:
         return ast.Trap(self.type_list(), self.block(), **self.at(start))
@@ -826,16 +824,7 @@ class Parser:
                 self.skip_ws(newlines=True)
             var = self.variable()
             assert isinstance(var, ast.VarRef)
-            self.skip_ws()
-            default = None
-            if self.peek() == "=":
-                self.pos += 1
-                self.skip_ws()
-                self.no_comma += 1
-                try:
-                    default = self.expression()
-                finally:
-                    self.no_comma -= 1
+            default = self.default_value()
             out.append(
                 ast.ParamDecl(
                     var.name,
