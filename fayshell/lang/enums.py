@@ -10,6 +10,7 @@ static methods (GetNames, GetValues, Parse, IsDefined, ToObject).
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -103,14 +104,9 @@ class EnumType:
         for member, number in self.members:
             if number == value:
                 return member
-        if self.flags and value > 0:
-            parts = [m for m, n in self.members if n and value & n == n]
-            covered = 0
-            for m, n in self.members:
-                if m in parts:
-                    covered |= n
-            if covered == value:
-                return ", ".join(parts)
+        parts = [(m, n) for m, n in self.members if n and value & n == n]
+        if self.flags and value > 0 and _bits(n for _, n in parts) == value:
+            return ", ".join(m for m, _ in parts)
         return str(value)
 
     def defined(self, value: int) -> bool:
@@ -119,10 +115,7 @@ class EnumType:
             return True
         if not self.flags or value < 0:
             return False
-        every = 0
-        for _, number in self.members:
-            every |= number
-        return value & ~every == 0
+        return value & ~_bits(n for _, n in self.members) == 0
 
     def convert(self, value: Any) -> EnumValue:
         """``[T]value``: a member's name (any case; "A, B" for flags), its number, or a value
@@ -168,6 +161,14 @@ class EnumType:
                 raise OperatorError(f"[{self.Name}] has no member named {name!r}")
             return found
         return enum_static(name, [self, *args])
+
+
+def _bits(numbers: Iterable[int]) -> int:
+    """The numbers or-ed together."""
+    out = 0
+    for n in numbers:
+        out |= n
+    return out
 
 
 def enum_static(name: str, args: list[Any]) -> Any:
