@@ -46,7 +46,8 @@ def split_env(paths: list[str] | None) -> tuple[list[str], list[str]]:
 
 def entries(name: str, literal: bool = False) -> list[EnvEntry]:
     """The variables ``name`` matches (a wildcard, unless ``literal``; '' matches every one),
-    by name. Names are case-sensitive, as the environment is on Linux."""
+    by name. An exact name is case-sensitive, as the environment is on Linux; a wildcard
+    matches in any case, as PowerShell's wildcards do."""
     if not name:
         chosen = list(os.environ)
     elif literal or not has_wildcard(name):
