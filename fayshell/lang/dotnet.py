@@ -536,7 +536,10 @@ def type_name_of(value: Any) -> str:
     """The .NET type name PowerShell shows for a value (``GetType().Name``)."""
     if type(value).__name__ == "Char":
         return "Char"
-    if isinstance(value, dict) and type(value).__name__ != "Hashtable":
+    full = getattr(value, "FULL_NAME", None)  # a hashtable or an [ordered] one
+    if isinstance(value, dict) and full is not None:
+        return str(full).rsplit(".", 1)[-1]
+    if isinstance(value, dict):
         return "PSCustomObject"  # [pscustomobject]@{} and a table's rows
     for cls in type(value).__mro__:
         if cls in TYPE_NAMES:
@@ -557,6 +560,9 @@ NAMESPACES = {
 
 def full_type_name_of(value: Any) -> str:
     """``GetType().FullName`` of a value: System.String, System.Collections.Hashtable ..."""
+    full = getattr(value, "FULL_NAME", None)
+    if isinstance(value, dict) and full is not None:
+        return str(full)
     name = type_name_of(value)
     return NAMESPACES.get(name, "System.") + name
 

@@ -93,6 +93,7 @@ from fayshell.lang.values import (
     ExceptionValue,
     Guid,
     Hashtable,
+    OrderedDictionary,
     Ref,
     ScriptBlock,
     Size,
@@ -2644,6 +2645,9 @@ def index_value(obj: Any, key: Any) -> Any:
         except IndexError:
             return None
         return Char(item) if isinstance(obj, str) else item
+    if isinstance(obj, OrderedDictionary) and isinstance(key, int) and not isinstance(key, bool):
+        values = list(obj.values())  # [ordered]: an integer is a position, as in .NET
+        return values[key] if -len(values) <= key < len(values) else None
     if isinstance(obj, Mapping):
         return get_property(obj, to_string(key))
     if obj is None:

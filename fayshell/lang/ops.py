@@ -20,6 +20,7 @@ from fayshell.lang.values import (
     Char,
     Duration,
     Hashtable,
+    OrderedDictionary,
     PSCustomObject,
     Size,
     TypeName,
@@ -161,7 +162,7 @@ def to_string(value: Any) -> str:
     ):
         return "@{" + "; ".join(f"{k}={to_string(v)}" for k, v in value.items()) + "}"
     if isinstance(value, Hashtable):
-        return "System.Collections.Hashtable"
+        return value.FULL_NAME
     return str(value)
 
 
@@ -503,7 +504,7 @@ def convert(value: Any, target: str) -> Any:
         )
     if t in ("hashtable", "ordered", "collections.hashtable"):
         if isinstance(value, Mapping):
-            return Hashtable(value)
+            return OrderedDictionary(value) if t == "ordered" else Hashtable(value)
         raise CastError(f"cannot convert {type_name(value)} to {target}")
     if t in ("pscustomobject", "psobject", "object"):
         return (

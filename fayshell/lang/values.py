@@ -232,6 +232,16 @@ class Hashtable(dict[Any, Any]):
     """A ``@{}`` literal: a dict that knows it is a hashtable (``[pscustomobject]`` is not)."""
 
     __slots__ = ()
+    #: What ``"$h"`` and ``GetType().FullName`` say.
+    FULL_NAME = "System.Collections.Hashtable"
+
+
+class OrderedDictionary(Hashtable):
+    """``[ordered]@{}``: a hashtable whose keys keep their order, that an integer indexes by
+    position (``$d[0]`` is the first value), as .NET's OrderedDictionary."""
+
+    __slots__ = ()
+    FULL_NAME = "System.Collections.Specialized.OrderedDictionary"
 
 
 class Char(str):

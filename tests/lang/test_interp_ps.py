@@ -1410,3 +1410,22 @@ async def test_a_program_name_says_where_programs_run(shell) -> None:
         await shell.run("sh -c 'exit 1'")
     assert "'sh' is a program" in str(err.value)
     assert "Invoke-Command -Node localhost -Command 'sh ...'" in str(err.value)
+
+
+async def test_ordered_dictionary_is_indexed_by_position_too(shell) -> None:
+    """``[ordered]@{}`` is .NET's OrderedDictionary: an integer indexes by position (it
+    was a key lookup, $null without a word), text by key; its type says so."""
+    out = await shell.run(
+        "$d = [ordered]@{ z = 1; a = 2 }; $d[0]; $d[-1]; $d['a']; $d[7]; "
+        "$d.GetType().FullName; \"$d\"; @{ 0 = 'k' }[0]; @{}.GetType().Name"
+    )
+    assert out == [
+        1,
+        2,
+        2,
+        None,
+        "System.Collections.Specialized.OrderedDictionary",
+        "System.Collections.Specialized.OrderedDictionary",
+        "k",  # a plain hashtable's integer is a key
+        "Hashtable",
+    ]
