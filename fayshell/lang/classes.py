@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from fayshell.lang import ast
-from fayshell.lang.ops import OperatorError
+from fayshell.lang.ops import OperatorError, no_method, no_property_to_set
 from fayshell.lang.values import PSCustomObject, TypeInfo
 
 #: Converts a value to a declared type: the evaluator's cast (it knows the script's types).
@@ -119,10 +119,7 @@ class ClassInstance(PSCustomObject):
     def __setitem__(self, key: Any, value: Any) -> None:
         declared = self.ps_class.property_type(str(key))
         if declared is None:
-            raise OperatorError(
-                f"The property '{key}' cannot be found on this object. Verify that the "
-                "property exists and can be set."
-            )
+            raise no_property_to_set(str(key))
         name, type_name = declared
         super().__setitem__(
             name, value if type_name is None else self.ps_class.cast(value, type_name)
@@ -147,9 +144,4 @@ def no_overload(cls: ClassType, name: str, count: int) -> OperatorError:
     known = name.lower() == "new" or any(
         m.name.lower() == name.lower() for c in cls.lineage() for m in c.methods
     )
-    return OperatorError(
-        f'Cannot find an overload for "{name}" and the argument count: "{count}".'
-        if known
-        else f"Method invocation failed because [{cls.Name}] does not contain a method named "
-        f"'{name}'."
-    )
+    return no_method(cls.Name, name, count, known)

@@ -66,6 +66,7 @@ from fayshell.lang.ops import (
     convert,
     culture_compare,
     no_method,
+    no_property_to_set,
     string_method,
     to_number,
     to_string,
@@ -935,13 +936,15 @@ class Interpreter:
         ctor = next((c for c in ctors if len(c.params) == len(args)), None)
         if ctor is None and (ctors or args):
             raise no_overload(cls, "new", len(args))
-        scope = None if ctor is None else await self.method_scope(cls, ctor, obj, args)
-        if cls.base is not None:
-            base_args = [] if ctor is None or scope is None else ctor.base_args or []
-            values = [await self.eval(a, scope) for a in base_args] if scope else []
+        if ctor is None:  # none declared: the base class's default one
+            if cls.base is not None:
+                await self.run_constructor(cls.base, obj, [])
+            return
+        scope = await self.method_scope(cls, ctor, obj, args)
+        if cls.base is not None:  # : base(args), evaluated with the parameters bound
+            values = [await self.eval(a, scope) for a in ctor.base_args or []]
             await self.run_constructor(cls.base, obj, values)
-        if ctor is not None and scope is not None:
-            await self.method_result(ctor, scope)
+        await self.method_result(ctor, scope)
 
     async def method_scope(
         self, cls: ClassType, method: ast.ClassMethod, this: ClassInstance | None, args: list[Any]
@@ -1433,8 +1436,7 @@ class Interpreter:
         try:
             result = await self.run_cmdlet(spec, ctx, bound, input_stream, node)
         except RuntimeFayError as exc:
-            kept.collected.errors.append(self.error_value(exc))
-            kept.store([])
+            kept.failed(self.error_value(exc))
             raise
         if hasattr(result, "__aiter__"):
             return kept.stream(result, self.error_value)
@@ -1557,8 +1559,7 @@ class Interpreter:
         try:
             out = await self.run_bound(*args)
         except RuntimeFayError as exc:
-            kept.collected.errors.append(self.error_value(exc))
-            kept.store([])
+            kept.failed(self.error_value(exc))
             raise
         finally:
             self.collecting_calls.remove(kept.collected)
@@ -2276,6 +2277,11 @@ class Kept:
             else:
                 self._set(name, getattr(self.collected, kind))
 
+    def failed(self, error: Any) -> None:
+        """The call ended with ``error``: kept with its other errors, no output kept."""
+        self.collected.errors.append(error)
+        self.store([])
+
     def _set(self, name: str, items: Any) -> None:
         if name.startswith("+"):
             name = name[1:]
@@ -2610,10 +2616,7 @@ def set_property(obj: Any, name: str, value: Any) -> None:
     WindowTitle``); PowerShell's errors for a missing or read-only one."""
     real = attribute_named(obj, name)
     if obj is None or real is None or callable(getattr(obj, real)):
-        raise OperatorError(
-            f"The property '{name}' cannot be found on this object. Verify that the property "
-            "exists and can be set."
-        )
+        raise no_property_to_set(name)
     hook = getattr(obj, "ps_set", None)  # a record whose property does something when set
     if hook is not None and hook(real, value):
         return

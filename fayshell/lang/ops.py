@@ -630,6 +630,14 @@ def no_method(type_name: str, name: str, count: int, known: bool) -> OperatorErr
     )
 
 
+def no_property_to_set(name: str) -> OperatorError:
+    """PowerShell's error for setting a property the object does not have."""
+    return OperatorError(
+        f"The property '{name}' cannot be found on this object. Verify that the property "
+        "exists and can be set."
+    )
+
+
 def string_method(value: str, name: str, args: list[Any]) -> Any:
     """The .NET string methods scripts use (``ToUpper()``, ``Split(',')``, ``PadLeft(5)`` ...)."""
     low = name.lower()
