@@ -155,10 +155,11 @@ def to_string(value: Any) -> str:
         return format_double(value)
     if isinstance(value, Decimal):  # .NET never writes a decimal with an exponent
         return format(value, "f")
+    # a record as @{k=v; ...}, unless its type writes its own text (a script class's object)
     if (
         isinstance(value, dict)
         and not isinstance(value, Hashtable)
-        and not hasattr(value, "ps_class")
+        and type(value).__str__ is dict.__str__
     ):
         return "@{" + "; ".join(f"{k}={to_string(v)}" for k, v in value.items()) + "}"
     if isinstance(value, Hashtable):
