@@ -105,11 +105,17 @@ class IncompleteInput(ParseError):
 
 
 class RuntimeFayError(FayError):
-    """An error while running a statement; the evaluator attaches where it happened."""
+    """An error while running a statement; the evaluator attaches where it happened.
+    ``detail``: the error without the command (and parameter) it names, PowerShell's
+    ``$_.Exception.Message``; the line a user sees names them first, as PowerShell's does."""
 
     span: SourceSpan | None = None
     #: The operator or .NET-convention error behind this one (a typed ``catch`` looks at it).
     cause: BaseException | None = None
+
+    def __init__(self, message: str, detail: str | None = None) -> None:
+        super().__init__(message)
+        self.detail = message if detail is None else detail
 
     @property
     def partial_output(self) -> list[object]:
@@ -136,7 +142,7 @@ class ParameterError(RuntimeFayError):
 
     def __init__(self, command: str, parameter: str | None, message: str) -> None:
         where = f"{command}: " if parameter is None else f"{command} -{parameter}: "
-        super().__init__(where + message)
+        super().__init__(where + message, message)
         self.command = command
         self.parameter = parameter
 
@@ -145,7 +151,7 @@ class CommandError(RuntimeFayError):
     """A cmdlet failed; names the command (and the node or file where that helps)."""
 
     def __init__(self, command: str, message: str) -> None:
-        super().__init__(f"{command}: {message}")
+        super().__init__(f"{command}: {message}", message)
         self.command = command
 
 

@@ -541,6 +541,9 @@ def type_name_of(value: Any) -> str:
         return str(full).rsplit(".", 1)[-1]
     if isinstance(value, dict):
         return "PSCustomObject"  # [pscustomobject]@{} and a table's rows
+    element = getattr(value, "element", None)  # a typed array ([string[]])
+    if isinstance(value, list) and element is not None:
+        return f"{element}[]"
     for cls in type(value).__mro__:
         if cls in TYPE_NAMES:
             if cls is int and not -(2**31) <= value < 2**31:

@@ -65,6 +65,7 @@ from fayshell.lang.ops import (
     compare,
     convert,
     culture_compare,
+    element_name,
     no_method,
     no_property_to_set,
     string_method,
@@ -591,7 +592,7 @@ class Interpreter:
                 kind.rsplit(".", 1)[-1],
             )
             record = ErrorRecordValue(
-                ExceptionValue(exc.message, kind, exc), None, str(exc.span or ""), "", info
+                ExceptionValue(exc.detail, kind, exc), None, str(exc.span or ""), "", info
             )
         return record
 
@@ -1646,12 +1647,15 @@ class Interpreter:
         scope.set_local("args", bound.values.get("args", []))
         return bound
 
-    def typed(self, decl: ast.ParamDecl, value: Any, name: str) -> Any:
+    def typed(self, decl: ast.ParamDecl, value: Any, name: str, piped: bool = False) -> Any:
         """A bound value as its parameter's declared type, as PowerShell converts it
-        (``[datetime]$d`` given '2024-03-01'); the binder converts the simple types itself. A
-        type fayshell does not know keeps the value as it is."""
+        (``[datetime]$d`` given '2024-03-01'); the binder converts the simple types of
+        arguments itself, not those of ``piped`` items. A type fayshell does not know keeps
+        the value as it is."""
         kind = (decl.type or "").lower()
-        if not kind or _param_type(kind) != "any" or kind in ("object", "psobject"):
+        if not kind or kind in ("object", "psobject"):
+            return value
+        if not piped and _param_type(kind) != "any":
             return value
         try:
             return self.cast_to(value, kind)
@@ -1724,18 +1728,24 @@ class Interpreter:
                 async for item in aiter_items(input_stream):
                     scope.set_local("_", item)
                     for decl in piped:
-                        value = (
-                            item
-                            if decl.from_pipeline and not (decl.by_property and is_record(item))
-                            else get_property(item, decl.name)
-                        )
-                        await self.check_param(decl, value, scope, name)
-                        scope.set_local(decl.name, value)
+                        await self.bind_piped(decl, item, scope, name)
                     out += await self.body_output(process, scope)
         elif input_stream is not None:
             scope.set_local("input", await collect(input_stream))
         out += await self.body_output(named.get("end", []), scope)
         return out
+
+    async def bind_piped(self, decl: ast.ParamDecl, item: Any, scope: Scope, name: str) -> None:
+        """One pipeline item bound to a ValueFromPipeline(ByPropertyName) parameter: converted
+        to its type and checked, and in $PSBoundParameters (as PowerShell binds it)."""
+        by_value = decl.from_pipeline and not (decl.by_property and is_record(item))
+        value = item if by_value else get_property(item, decl.name)
+        value = self.typed(decl, value, name, piped=True)
+        await self.check_param(decl, value, scope, name)
+        scope.set_local(decl.name, value)
+        found, bound = scope.lookup("PSBoundParameters")
+        if found and isinstance(bound, dict):
+            bound[decl.name] = value
 
     async def invoke_block(
         self, block: ScriptBlock, args: list[Any], dollar_under: Any, input_items: Any
@@ -2799,6 +2809,9 @@ def is_type(value: Any, name: str) -> bool:
     if low in ("object", "psobject"):
         return value is not None
     types = TYPE_CHECKS.get(low)
+    element = element_name(low[:-2]) if types is None and low.endswith("[]") else None
+    if element is not None:
+        return isinstance(value, list) and getattr(value, "element", None) == element
     if types is None:
         raise OperatorError(f"unknown type [{name}]")
     answer = getattr(value, "ps_is", lambda _: None)(low)

@@ -23,6 +23,7 @@ from fayshell.lang.values import (
     OrderedDictionary,
     PSCustomObject,
     Size,
+    TypedArray,
     TypeName,
     parse_unit_number,
 )
@@ -488,8 +489,10 @@ def convert(value: Any, target: str) -> Any:
     if t.endswith("[]") and t not in ("object[]", "psobject[]"):
         items = value if isinstance(value, (list, tuple)) else ([] if value is None else [value])
         if t == "char[]" and isinstance(value, str):
-            return [Char(c) for c in value]
-        return [convert(v, t[:-2]) for v in items]
+            items = [Char(c) for c in value]
+        converted = [convert(v, t[:-2]) for v in items]
+        element = element_name(t[:-2])
+        return converted if element is None else TypedArray(converted, element)
     simple = CONVERSIONS.get(t)
     if simple is not None:
         return simple(value)
@@ -545,6 +548,27 @@ INT_TYPES: dict[str, tuple[str, int, bool, str]] = {
     **dict.fromkeys(("uint32", "uint"), ("UInt32", 32, False, "a UInt32")),
     **dict.fromkeys(("uint64", "ulong"), ("UInt64", 64, False, "a UInt64")),
 }
+
+
+#: The .NET names of the element types a typed array (``[string[]]``) keeps.
+ELEMENT_NAMES = {
+    **{name: facts[0] for name, facts in INT_TYPES.items()},
+    "string": "String",
+    "double": "Double",
+    **dict.fromkeys(("float", "single"), "Single"),
+    "decimal": "Decimal",
+    **dict.fromkeys(("bool", "boolean"), "Boolean"),
+    "char": "Char",
+    "datetime": "DateTime",
+    "timespan": "TimeSpan",
+    "version": "Version",
+}
+
+
+def element_name(t: str) -> str | None:
+    """The .NET name of an array's element type (``t``: lower case, no ``System.``), or None
+    for a type whose arrays fayshell keeps as Object[]."""
+    return ELEMENT_NAMES.get(t[7:] if t.startswith("system.") else t)
 
 
 def _to_int_type(net: str, bits: int, signed: bool, called: str) -> Callable[[Any], int]:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any, Self
@@ -242,6 +242,18 @@ class OrderedDictionary(Hashtable):
 
     __slots__ = ()
     FULL_NAME = "System.Collections.Specialized.OrderedDictionary"
+
+
+class TypedArray(list[Any]):
+    """``[string[]]$x``: an array of one element type, as a cast or a typed variable makes it;
+    ``element`` is the type's .NET name (GetType() says String[] where ``@()`` says Object[]).
+    What makes a new array of it (``+=``, a slice) makes an Object[], as in PowerShell."""
+
+    __slots__ = ("element",)
+
+    def __init__(self, items: Iterable[Any], element: str) -> None:
+        super().__init__(items)
+        self.element = element
 
 
 class Char(str):

@@ -1429,3 +1429,59 @@ async def test_ordered_dictionary_is_indexed_by_position_too(shell) -> None:
         "k",  # a plain hashtable's integer is a key
         "Hashtable",
     ]
+
+
+async def test_a_caught_command_errors_message_is_its_own(shell) -> None:
+    """``$_.Exception.Message`` of a terminating cmdlet or parameter error is the error
+    itself, as PowerShell's (the shown line names the command, as PowerShell's does): it
+    began with "Get-Sq -Mode: " before."""
+    out = await shell.run(
+        "function Get-Sq { param([ValidateSet('a', 'b')][string]$Mode) $Mode }; "
+        'try { Get-Sq -Mode c } catch { $_.Exception.Message; "$_" }; '
+        "try { Get-Item -Nope } catch { $_.Exception.Message }"
+    )
+    assert out[0] == out[1]
+    assert out[0].startswith("Cannot validate argument on parameter 'Mode'. The argument \"c\"")
+    assert not out[2].startswith("Get-Item")
+    with pytest.raises(ParameterError) as err:
+        await shell.run("Get-Sq -Mode c")
+    assert err.value.one_line().startswith("<test>:1:1: Get-Sq -Mode: Cannot validate")
+
+
+async def test_piped_values_are_converted_to_the_parameter_type(shell) -> None:
+    """A ValueFromPipeline(ByPropertyName) parameter converts each item to its declared type
+    (the text '5' stayed text: '5' * 5 gave '55555') and is in $PSBoundParameters."""
+    out = await shell.run(
+        "function Get-Sq { param([Parameter(ValueFromPipeline)][int]$N) "
+        "process { $N * $N } end { $PSBoundParameters['N'] } }; '5', '6' | Get-Sq; "
+        "function Get-P { param([Parameter(ValueFromPipelineByPropertyName)][int]$Size) "
+        "process { $Size + 1 } }; [pscustomobject]@{ Size = '41' } | Get-P; "
+        "function Get-D { param([Parameter(ValueFromPipeline)][datetime]$D) process { $D.Year } }; "
+        "'2020-01-01' | Get-D"
+    )
+    assert out == [25, 36, 6, 42, 2020]
+    with pytest.raises(ParameterError) as err:
+        await shell.run("'x' | Get-Sq")
+    assert 'Cannot convert value "x" to type "System.Int32"' in err.value.message
+
+
+async def test_typed_arrays_keep_their_element_type(shell) -> None:
+    """``[string[]]`` makes a String[] (it said Object[]); a new array made from it (``+=``,
+    a slice, a pipeline) is an Object[], as in PowerShell."""
+    out = await shell.run(
+        "[string[]]$b = 1, 2; $b.GetType().Name; $b[0].GetType().Name; "
+        "([int[]]('1', '2')).GetType().FullName; ([char[]]'ab').GetType().Name; "
+        "$b -is [string[]]; @(1) -is [string[]]; $b -is [array]; $b[0..1].GetType().Name; "
+        "$b += 3; $b.GetType().Name; ([Color[]]@()).GetType().Name"
+    )
+    assert out[:-1] == [
+        "String[]",
+        "String",
+        "System.Int32[]",
+        "Char[]",
+        True,
+        False,
+        True,
+        "Object[]",
+        "String[]",
+    ]
