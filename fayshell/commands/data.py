@@ -131,8 +131,8 @@ async def convert_to_json(
     cut = _Truncated()
     text = dump_json(json_value(value, depth, cut), compress)
     if cut.hit:
-        ctx.write_warning(
-            f"resulting JSON is truncated as serialization has exceeded the set depth of {depth}"
+        ctx.warn(  # PowerShell's words, without the command's name
+            f"Resulting JSON is truncated as serialization has exceeded the set depth of {depth}."
         )
     return [text]
 

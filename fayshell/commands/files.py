@@ -522,6 +522,11 @@ def resolve_path(
         Param("Tail", int, aliases=("Last",), help="Only the last N lines."),
         Param("Raw", bool, help="The whole file as one string, newlines kept."),
         Param(
+            "ReadCount",
+            int,
+            help="Lines sent on at a time, as one array (0: a file's lines in one array).",
+        ),
+        Param(
             "Delimiter",
             str,
             help="Split at this string instead of at newlines (each piece keeps its delimiter).",
@@ -533,6 +538,7 @@ def resolve_path(
         ("Get-Content app.log -Tail 20", "The last 20 lines."),
         ("Get-Content nodes.txt -TotalCount 1", "The first line."),
         ("(Get-Content config.json -Raw) | ConvertFrom-Json", "A whole file as one string."),
+        ("Get-Content big.log -ReadCount 1000 | % { $_.Count }", "Lines 1000 at a time."),
     ],
 )
 def get_content(
@@ -543,13 +549,14 @@ def get_content(
     total_count: int | None = None,
     tail: int | None = None,
     raw: bool = False,
+    read_count: int | None = None,
     delimiter: str | None = None,
     encoding: str | None = None,
-) -> list[str]:
+) -> list[Any]:
     if path is None and literal_path is None:
         raise ParameterError("Get-Content", "Path", "missing mandatory parameter -Path")
     names, path = envdrive.split_env(path)
-    out: list[str] = [e.Value for e in env_items(ctx, names, listing=False)]
+    out: list[Any] = [e.Value for e in env_items(ctx, names, listing=False)]
     for found in targets(ctx, path, literal_path):
         if found.is_dir():
             ctx.write_error(
@@ -561,8 +568,18 @@ def get_content(
         except OSError as exc:
             os_failure(ctx, found, exc)
             continue
-        out.extend(_pieces(text, raw, delimiter, total_count, tail))
+        out.extend(read_at_a_time(_pieces(text, raw, delimiter, total_count, tail), read_count))
     return out
+
+
+def read_at_a_time(lines: list[str], count: int | None) -> list[Any]:
+    """A file's lines as -ReadCount sends them: one by one (1, the default), in arrays of
+    ``count``, or all in one array (0 or less)."""
+    if count is None or count == 1 or not lines:
+        return list(lines)
+    if count <= 0:
+        return [lines]
+    return [lines[i : i + count] for i in range(0, len(lines), count)]
 
 
 def _pieces(

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import copy
 import datetime as dt
 import functools
 import math
@@ -607,6 +608,11 @@ class PSObjectView:
     def TypeNames(self) -> list[str]:  # noqa: N802 - .NET property name
         own = full_type_name_of(self.BaseObject)
         return [own, "System.Object"] if own != "System.Object" else [own]
+
+    def Copy(self) -> Any:  # noqa: N802 - .NET method name
+        """A shallow copy of the object (``$o.PSObject.Copy()``): its own properties, the same
+        values."""
+        return copy.copy(self.BaseObject)
 
     def __str__(self) -> str:
         return str(self.BaseObject)

@@ -297,6 +297,10 @@ def _scalar_compare(op: str, left: Any, right: Any, case: bool) -> bool:
         except DotNetError as exc:
             raise OperatorError(str(exc)) from None
         return bool(found) if op == "match" else not found
+    if op in ("eq", "ne") and isinstance(left, Mapping):
+        # a hashtable or an object equals itself only (.NET's reference equality): two
+        # objects with the same properties are two objects
+        return (left is right) == (op == "eq")
     if left is None or right is None:
         if op == "eq":
             return left is None and right is None

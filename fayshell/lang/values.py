@@ -79,17 +79,11 @@ def _part(value: int, unit: int, modulo: int | None) -> int:
 
 
 class Size(int):
-    """A byte count; prints with the largest exact binary unit (``4KB``, ``16MB``)."""
+    """A byte count written with a unit (``4KB``): a number, as PowerShell's numeric literal
+    with a multiplier is (it prints as 4096), that a parameter taking a duration or a size
+    (``-Rotate 64MB``) knows for a size."""
 
-    def __str__(self) -> str:
-        n = int(self)
-        for unit in ("tb", "gb", "mb", "kb"):
-            size = SIZE_UNITS[unit]
-            if n and n % size == 0:
-                return f"{n // size}{unit.upper()}"
-        return f"{n}B"
-
-    __repr__ = __str__
+    __slots__ = ()
 
 
 def parse_unit_number(text: str) -> Duration | Size | None:

@@ -113,6 +113,15 @@ async def test_set_get_add_content_roundtrip(shell, here: Path) -> None:
     assert await shell.run("cat notes.txt | Select-Object -Last 1") == ["four"]
 
 
+async def test_get_content_read_count_sends_arrays(shell, here: Path) -> None:
+    """-ReadCount (was "no such parameter"): lines N at a time, 0 all at once, 1 each."""
+    await shell.run("Set-Content n.txt -Value 1, 2, 3, 4, 5")
+    assert await shell.run("Get-Content n.txt -ReadCount 2 | % { $_.Count }") == [2, 2, 1]
+    assert await shell.run("(Get-Content n.txt -ReadCount 0).Count") == [5]
+    assert await shell.run("Get-Content n.txt -ReadCount 0 | % { $_.Count }") == [5]
+    assert await shell.run("Get-Content n.txt -ReadCount 1 | % { $_.Count }") == [1] * 5
+
+
 async def test_get_content_delimiter_line_endings_and_encodings(shell, here: Path) -> None:
     (here / "crlf.txt").write_bytes(b"a\r\nb\r\n\r\nc")
     assert await shell.run("Get-Content crlf.txt") == ["a", "b", "", "c"]

@@ -1485,3 +1485,32 @@ async def test_typed_arrays_keep_their_element_type(shell) -> None:
         "Object[]",
         "String[]",
     ]
+
+
+async def test_size_literals_are_numbers(shell) -> None:
+    """``1KB`` is 1024 as PowerShell's numeric multipliers are (it printed "1KB", and
+    ``1KB + 1`` "1025B"); a parameter still knows a size was written (-Rotate 64MB)."""
+    assert await shell.text("1KB; 1KB + 1; 1.5KB") == "1024\n1025\n1536"
+    assert await shell.run('"limit=$(2MB)"; @{ a = 1KB } | ConvertTo-Json -Compress') == [
+        "limit=2097152",
+        '{"a":1024}',
+    ]
+
+
+async def test_objects_are_equal_to_themselves_only(shell) -> None:
+    """-eq on a hashtable or an object is .NET's reference equality: two objects with the
+    same properties were equal (True) where PowerShell says False."""
+    out = await shell.run(
+        "$a = [pscustomobject]@{ A = 1 }; $a -eq [pscustomobject]@{ A = 1 }; $a -eq $a; "
+        "$a -ne $a; @{ a = 1 } -eq @{ a = 1 }; @($a, 1) -contains $a; "
+        "@([pscustomobject]@{ A = 1 }) -contains $a; (@($a, $a, 1) -eq $a).Count"
+    )
+    assert out == [False, True, False, False, True, False, 2]
+
+
+async def test_psobject_copy_is_a_shallow_copy(shell) -> None:
+    out = await shell.run(
+        "$p = [pscustomobject]@{ N = 1; L = @(1) }; $q = $p.PSObject.Copy(); $q.N = 9; "
+        "$p.N; $q.N; $q -eq $p"
+    )
+    assert out == [1, 9, False]
