@@ -77,6 +77,10 @@ class WeekDay(int):
 
     TYPE_NAME = "System.DayOfWeek"
 
+    @property
+    def value__(self) -> int:  # noqa: N802 - .NET's name for an enum's number
+        return int(self)
+
     def __str__(self) -> str:
         return DAYS[int(self)]
 
@@ -169,6 +173,10 @@ class DateTime(datetime):
     # a [DateTimeOffset]'s views of itself
     UtcDateTime = property(lambda self: self.to_utc())
     LocalDateTime = property(lambda self: self.to_local())
+    DateTime = property(lambda self: DateTime.of(self.naive()))
+    Offset = property(
+        lambda self: duration_of(self.local_offset() if self._kind != "Utc" else timedelta(0))
+    )
     Date = property(lambda self: DateTime(self.year, self.month, self.day, kind=self._kind))
     TimeOfDay = property(lambda self: duration_of(self - datetime(self.year, self.month, self.day)))
 
@@ -579,6 +587,15 @@ def _unix(dt: DateTime) -> int:
     return (delta.days * 86_400 + delta.seconds) * 1_000_000 + delta.microseconds
 
 
+def _offset_date(value: Any, offset: Any = None) -> DateTime:
+    """``[DateTimeOffset]::new(date[, offset])``: the date, or the UTC moment of a wall-clock
+    time at that offset from UTC."""
+    date = to_datetime(value)
+    if offset is None:
+        return date
+    return DateTime.of(date.naive() - _timedelta(offset), "Utc")
+
+
 def _from_unix(unit_us: int) -> Callable[[Any], DateTime]:
     return lambda n: DateTime.of(EPOCH + timedelta(microseconds=int(n) * unit_us), "Utc")
 
@@ -801,6 +818,8 @@ STATICS: dict[str, dict[str, Callable[..., Any]]] = {
         "unixepoch": lambda: DateTime(1970, 1, 1, kind="Utc"),
         "fromunixtimeseconds": _from_unix(1_000_000),
         "fromunixtimemilliseconds": _from_unix(1_000),
+        "new": lambda value, *offset: _offset_date(value, *offset),
+        "parse": lambda text, *_: parse_date(str(text)),
     },
     "stopwatch": {
         "startnew": Stopwatch.StartNew,

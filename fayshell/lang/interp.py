@@ -2788,6 +2788,7 @@ TYPE_CHECKS: dict[str, tuple[type, ...]] = {
     "valuetype": (int, float, Decimal, bool),
     "char": (str,),
     "datetime": (datetime.datetime,),
+    "datetimeoffset": (datetime.datetime,),
     "timespan": (Duration,),
     "version": (Version,),
     "semver": (SemanticVersion,),

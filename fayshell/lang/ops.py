@@ -637,7 +637,8 @@ CONVERSIONS: dict[str, Callable[[Any], Any]] = {
     "string": lambda v: to_string(v),
     **dict.fromkeys(("bool", "boolean", "switch"), _to_bool),
     "char": _to_char,
-    "datetime": _to_datetime,
+    # fayshell's [DateTimeOffset] is a date in local or UTC time (fayshell.lang.dates)
+    **dict.fromkeys(("datetime", "datetimeoffset"), _to_datetime),
     **dict.fromkeys(("duration", "timespan"), _to_duration),
     "regex": lambda v: v if isinstance(v, Regex) else Regex(to_string(v)),
     "scriptblock": lambda v: v,

@@ -1275,6 +1275,15 @@ async def test_null_orders_before_dates_and_as_zero_against_numbers(shell, src, 
         ("[DateTimeOffset]::FromUnixTimeMilliseconds(1500).UtcDateTime.Millisecond", [500]),
         ("[DateTimeOffset]::Now.ToUnixTimeSeconds() -gt 1.7e9", [True]),
         ("(Get-Date -UnixTimeSeconds 86400 -AsUTC).ToUnixTimeMilliseconds()", [86_400_000]),
+        # a cast, ::new with an offset, Offset and DateTime (were "unknown type" or missing)
+        ("([DateTimeOffset]'1970-01-02T00:00:00Z').ToUnixTimeSeconds()", [86_400]),
+        ("'2024-01-01' -as [DateTimeOffset] -is [DateTimeOffset]", [True]),
+        (
+            "$o = [DateTimeOffset]::new([datetime]'2024-01-01 12:00', [timespan]'02:00'); "
+            "$o.UtcDateTime.Hour; $o.Offset.TotalHours; $o.DateTime.Hour",
+            [10, 0, 10],
+        ),
+        ("(Get-Date '2024-01-01').DayOfWeek.value__", [1]),
         (
             "[guid]::NewGuid().Guid.Length; [guid]::Parse('0F8FAD5B-D9CB-469F-A165-70867728950E').Guid",
             [36, "0f8fad5b-d9cb-469f-a165-70867728950e"],
