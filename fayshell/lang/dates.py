@@ -173,7 +173,6 @@ class DateTime(datetime):
     # a [DateTimeOffset]'s views of itself
     UtcDateTime = property(lambda self: self.to_utc())
     LocalDateTime = property(lambda self: self.to_local())
-    DateTime = property(lambda self: DateTime.of(self.naive()))
     Offset = property(
         lambda self: duration_of(self.local_offset() if self._kind != "Utc" else timedelta(0))
     )
@@ -227,6 +226,12 @@ class DateTime(datetime):
 
     def __reduce__(self) -> Any:
         return (_rebuild, (self.Ticks, self._kind))
+
+
+# a [DateTimeOffset]'s wall-clock date, kind Unspecified (set here, by name: inside the class,
+# and to mypy, the name would stand for the property)
+_WALL_CLOCK = property(lambda self: DateTime.of(self.naive(), "Unspecified"))
+setattr(DateTime, "DateTime", _WALL_CLOCK)  # noqa: B010
 
 
 class FileTime(DateTime):

@@ -79,6 +79,7 @@ from fayshell.lang.streams import (
     aiter_items,
     as_stream,
     collect,
+    collected,
     is_relation,
     normalize_result,
     single_or_list,
@@ -1954,15 +1955,13 @@ class Interpreter:
         return index_value(obj, key)
 
     async def eval_method(self, node: ast.MethodCall, scope: Scope) -> Any:
-        obj = await self.eval(node.obj, scope)
+        obj = collected(await self.eval(node.obj, scope))
         if obj is None:
             if node.safe:
                 return None
             raise OperatorError("You cannot call a method on a null-valued expression.")
         args = [await self.eval(a, scope) for a in node.args]
         low = node.name.lower()
-        if is_relation(obj):
-            obj = obj.records()
         if isinstance(obj, ScriptBlock) and low in ("invoke", "invokereturnasis"):
             return single_or_list(await obj.invoke(*args))
         own = net_method(obj, node.name) if isinstance(obj, DotNetCollection) else None
@@ -2806,6 +2805,7 @@ TYPE_CHECKS: dict[str, tuple[type, ...]] = {
 
 def is_type(value: Any, name: str) -> bool:
     """``$x -is [int]``; bools are not ints here, as in PowerShell."""
+    value = collected(value, 2)
     low = dotnet.short_type(name)
     if low in ("object", "psobject"):
         return value is not None

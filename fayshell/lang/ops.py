@@ -15,6 +15,7 @@ from typing import Any
 
 from fayshell.lang.dotnet import DotNetError, format_double, regex
 from fayshell.lang.netregex import Regex
+from fayshell.lang.streams import collected, is_relation
 from fayshell.lang.values import (
     NUMBERS,
     Char,
@@ -105,6 +106,8 @@ FILTERING = {"eq", "ne", "gt", "ge", "lt", "le", "like", "notlike", "match", "no
 
 def truthy(value: Any) -> bool:
     """PowerShell truthiness: empty string, 0, $null and empty arrays are false."""
+    if is_relation(value):  # a query's rows: two tell all there is to know
+        value = collected(value, 2)
     if value is None:
         return False
     if isinstance(value, (list, tuple)):
@@ -148,6 +151,8 @@ def to_string(value: Any) -> str:
         return ""
     if isinstance(value, bool):
         return "True" if value else "False"
+    if is_relation(value):
+        value = value.records()
     if isinstance(value, (list, tuple)):
         return " ".join(to_string(v) for v in value)
     if isinstance(value, datetime):  # "$date" is the invariant culture's text, as in PowerShell
@@ -269,6 +274,7 @@ def compare(op: str, left: Any, right: Any) -> Any:
     """Apply a comparison operator (``eq``, ``clike``, ``in``, ...) to two values."""
     case = False
     base = op
+    left, right = collected(left), collected(right)  # a query's rows as values
     if op[0] in "ci" and op[1:] in FILTERING | {"in", "notin", "contains", "notcontains"}:
         case, base = op[0] == "c", op[1:]
     if base in ("contains", "notcontains"):

@@ -17,6 +17,17 @@ def is_relation(value: Any) -> bool:
     return type(value).__name__ == "Relation" and hasattr(value, "iter_records")
 
 
+def collected(value: Any, limit: int | None = None) -> Any:
+    """A relation as the value PowerShell gives a pipeline's output where one value is needed
+    (``$x = ...``, ``if (...)``, a comparison): $null for no row, the row for one, else the
+    rows; ``limit``: at most that many rows fetched (enough to tell those cases apart).
+    Anything else as it is."""
+    if not is_relation(value):
+        return value
+    rows = (value if limit is None else value.wrap("*", f"LIMIT {int(limit)}")).records()
+    return None if not rows else rows[0] if len(rows) == 1 else rows
+
+
 def unroll(value: Any) -> list[Any]:
     """A value as the items it writes to the output: arrays enumerate, $null writes nothing."""
     if value is None:

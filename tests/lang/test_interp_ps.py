@@ -269,6 +269,41 @@ async def test_count_of_relation_and_of_its_measure(shell) -> None:
     assert await shell.run("(1..5 | Measure-Object).Count") == [5]
 
 
+async def test_a_query_held_in_a_variable_is_its_rows_as_a_value(shell) -> None:
+    """``$x = <query>`` is $null for no row, the row for one, the rows for more, wherever a
+    value is needed, as PowerShell's assignment of a pipeline's output is. An empty query was
+    true in ``if``, not $null, and "$x" printed the query object; one row said Object[]."""
+    await shell.run("sql CREATE TABLE q AS SELECT range AS n FROM range(3)")
+    out = await shell.run(
+        "$none = sql SELECT * FROM q WHERE n > 9; $one = sql SELECT * FROM q WHERE n = 1; "
+        "$two = sql SELECT * FROM q WHERE n < 2; "
+        "[bool]$none; [bool]$one; [bool]$two; $null -eq $none; $null -eq $one; "
+        '"[$none]"; "[$one]"; "[$two]"; $one.GetType().Name; $two.GetType().Name; '
+        "$one -is [array]; $two -is [array]; ($two -eq $null).Count; $two -contains $null; "
+        "if (-not (sql SELECT * FROM q WHERE n > 9)) { 'empty' }"
+    )
+    assert out == [
+        False,
+        True,
+        True,
+        True,
+        False,
+        "[]",
+        "[@{n=1}]",
+        "[@{n=0} @{n=1}]",
+        "PSCustomObject",
+        "Object[]",
+        False,
+        True,
+        0,
+        False,
+        "empty",
+    ]
+    with pytest.raises(RuntimeFayError) as err:
+        await shell.run("$none.GetType()")
+    assert "null-valued expression" in err.value.message
+
+
 async def test_format_errors_are_clear(shell) -> None:
     with pytest.raises(RuntimeFayError, match="index 1"):
         await shell.run('"{1}" -f 0')
