@@ -286,7 +286,7 @@ def _rich_drawn(kind: str, run: list[Any]) -> bool:
     (scalars, lists, hashtables and grouped tables print as the plain text does)."""
     if kind == "formatted":
         return bool(run[0].kind == "table")
-    if kind in ("scalar", "hashtable", "date") or shows_as_list(run[0]):
+    if kind in ("scalar", "hashtable", "date", "timespan") or shows_as_list(run[0]):
         return False
     return not isinstance(getattr(type(run[0]), "GROUP_BY", None), str)
 

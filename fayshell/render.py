@@ -19,7 +19,15 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any, Literal
 
-from fayshell.lang.values import NUMBERS, Duration, Hashtable, PSCustomObject, ScriptBlock, Size
+from fayshell.lang.values import (
+    NUMBERS,
+    Duration,
+    Hashtable,
+    PSCustomObject,
+    ScriptBlock,
+    Size,
+    TimeSpan,
+)
 from fayshell.records import as_dict, is_record, property_names
 
 MAX_CELL = 60
@@ -163,6 +171,8 @@ def groups(items: Iterable[Any]) -> list[tuple[str, list[Any]]]:
             kind = "pscustomobject"
         elif _is_shell_date(item):
             kind = "date"  # PowerShell's DateTime view: a block with a blank line around it
+        elif isinstance(item, TimeSpan):
+            kind = "timespan"  # PowerShell's view of a TimeSpan: its properties as a list
         if out and out[-1][0] == kind:
             out[-1][1].append(item)
         else:
@@ -247,6 +257,12 @@ def _is_shell_date(value: Any) -> bool:
 def _block_lines(kind: str, run: list[Any]) -> list[str]:
     if kind == "date":
         return ["", *(format_value(v) for v in run), ""]
+    if kind == "timespan":
+        return [
+            line
+            for span in run
+            for line in _framed("list", list(TimeSpan.MEMBERS), [_span_values(span)])[:-1]
+        ] + [""]
     if kind == "formatted":
         f: Formatted = run[0]
         return _framed(f.kind, f.columns, f.rows)
@@ -273,6 +289,14 @@ def _block_lines(kind: str, run: list[Any]) -> list[str]:
         ] + [""]
     columns, rows = table_shape(run)
     return _framed("table", columns, rows, view_widths(run[0], columns))
+
+
+def _span_values(span: TimeSpan) -> list[Any]:
+    """A TimeSpan's properties as its list shows them (doubles in full, as PowerShell's)."""
+    from fayshell.lang.dotnet import format_double
+
+    values = [getattr(span, name) for name in TimeSpan.MEMBERS]
+    return [format_double(v) if type(v) is float else v for v in values]
 
 
 def view_widths(item: Any, columns: list[str]) -> list[int] | None:

@@ -22,7 +22,7 @@ from fayshell.errors import CommandError, ParameterError
 from fayshell.lang.netregex import unescape
 from fayshell.lang.ops import to_string
 from fayshell.lang.streams import aiter_items, collect, is_relation
-from fayshell.lang.values import Hashtable
+from fayshell.lang.values import Hashtable, TimeSpan
 from fayshell.records import as_dict, is_record, property_names
 from fayshell.store.relation import quote_literal
 
@@ -66,6 +66,8 @@ def json_value(value: Any, depth: int, cut: _Truncated) -> Any:
         return float(value) if value % 1 else int(value)
     if isinstance(value, (datetime.datetime, datetime.date)):
         return value.isoformat()
+    if isinstance(value, TimeSpan):  # an object, as .NET 8's serializer writes a TimeSpan
+        return {name: getattr(value, name) for name in TimeSpan.JSON}
     for kind in (bool, int, float, str):  # subclasses: durations and sizes as numbers
         if isinstance(value, kind):
             return kind(value)

@@ -19,7 +19,7 @@ from fayshell.lang.dates import (
 from fayshell.lang.dates import (
     uformat as unix_format,
 )
-from fayshell.lang.values import Duration
+from fayshell.lang.values import Duration, TimeSpan
 
 #: Get-Date's component parameters, in the order PowerShell applies them, with their ranges.
 PARTS: tuple[tuple[str, int, int], ...] = (
@@ -235,9 +235,9 @@ def _span_part(name: str, value: Any) -> Duration:
         Param("Seconds", float),
         Param("Milliseconds", float),
     ],
-    description="fayshell's TimeSpan is a duration value (prints as 90m, 2s); it has "
-    "TotalSeconds, TotalMinutes, TotalHours, TotalDays, Days, Hours, Minutes, "
-    "Seconds and Milliseconds like .NET's.",
+    description='A TimeSpan as .NET\'s: "$t" reads 01:30:00, the shell lists its Days, '
+    "Hours, Minutes, Seconds, Milliseconds, Ticks and Total* properties; it is also a "
+    "duration where a cmdlet takes one (-Duration, -Rotate).",
     examples=[
         ("New-TimeSpan -Hours 1 -Minutes 30", "A 90-minute duration."),
         ("(New-TimeSpan -Start '2024-01-01' -End '2024-03-01').Days", "60 days."),
@@ -253,7 +253,7 @@ def new_time_span(
     minutes: float | None = None,
     seconds: float | None = None,
     milliseconds: float | None = None,
-) -> Duration:
+) -> TimeSpan:
     parts = {
         "Days": days,
         "Hours": hours,
@@ -267,7 +267,7 @@ def new_time_span(
             raise ParameterError(
                 "New-TimeSpan", next(iter(given)), "cannot be used together with -Start or -End"
             )
-        return Duration(sum(int(_span_part(k, v)) for k, v in given.items()))
+        return TimeSpan(sum(int(_span_part(k, v)) for k, v in given.items()))
     begin = DateTime.local_now() if start is None else _date_param("New-TimeSpan", "Start", start)
     finish = DateTime.local_now() if end is None else _date_param("New-TimeSpan", "End", end)
     return duration_of(finish.naive() - begin.naive())

@@ -11,7 +11,7 @@ from fayshell.commands.registry import Param, cmdlet
 from fayshell.errors import CommandError, RuntimeFayError
 from fayshell.lang.ops import has_wildcard, wildcard_match
 from fayshell.lang.streams import is_relation
-from fayshell.lang.values import ScriptBlock
+from fayshell.lang.values import ScriptBlock, TimeSpan
 from fayshell.state import Scope
 
 
@@ -27,19 +27,6 @@ class VariableInfo:
         object.__setattr__(self, name, value)
         if name == "Value" and getattr(self, "scope", None) is not None:
             self.scope.set(self.Name, value)  # type: ignore[union-attr]
-
-
-@dataclass(frozen=True)
-class TimeSpan:
-    """How long something took, with PowerShell's property names."""
-
-    TotalMilliseconds: float
-    TotalSeconds: float
-    Ticks: int
-
-    @classmethod
-    def from_ns(cls, ns: int) -> TimeSpan:
-        return cls(ns / 1e6, ns / 1e9, ns // 100)
 
 
 @cmdlet(
@@ -230,4 +217,4 @@ async def measure_command(ctx: Invocation, *, expression: ScriptBlock) -> TimeSp
     for item in await expression.invoke():
         if is_relation(item):
             item.fetch()
-    return TimeSpan.from_ns(time.perf_counter_ns() - start)
+    return TimeSpan(time.perf_counter_ns() - start)

@@ -19,7 +19,7 @@ from typing import Any, Literal
 
 from fayshell.lang.dotnet import format_timespan
 from fayshell.lang.ops import OperatorError
-from fayshell.lang.values import Duration
+from fayshell.lang.values import Duration, TimeSpan
 
 Kind = Literal["Local", "Utc", "Unspecified"]
 DAYS = ("Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday")
@@ -249,8 +249,8 @@ def _rebuild(ticks: int, kind: Kind) -> DateTime:
     return DateTime.from_ticks(ticks, kind)
 
 
-def duration_of(delta: timedelta) -> Duration:
-    return Duration(
+def duration_of(delta: timedelta) -> TimeSpan:
+    return TimeSpan(
         (delta.days * 86_400 + delta.seconds) * 1_000_000_000 + delta.microseconds * 1_000
     )
 
@@ -606,10 +606,10 @@ def _from_unix(unit_us: int) -> Callable[[Any], DateTime]:
 
 
 DURATION_METHODS: dict[str, Callable[..., Any]] = {
-    "add": lambda d, other: Duration(int(d) + int(other)),
-    "subtract": lambda d, other: Duration(int(d) - int(other)),
-    "negate": lambda d: Duration(-int(d)),
-    "duration": lambda d: Duration(abs(int(d))),
+    "add": lambda d, other: type(d)(int(d) + int(other)),
+    "subtract": lambda d, other: type(d)(int(d) - int(other)),
+    "negate": lambda d: type(d)(-int(d)),
+    "duration": lambda d: type(d)(abs(int(d))),
     # .NET's TimeSpan text ("01:30:00"; a format such as 'hh\:mm' or 'g'), where "$d" and
     # tables show a duration as it was typed (90m)
     "tostring": lambda d, spec="c": format_timespan(int(d), str(spec)),
@@ -642,7 +642,7 @@ def call_method(obj: Any, name: str, args: list[Any]) -> Any:
 TIMESPAN = re.compile(r"^\s*(-)?(?:(\d+)\.)?(\d{1,2}):(\d{1,2})(?::(\d{1,2})(?:\.(\d{1,7}))?)?\s*$")
 
 
-def parse_timespan(text: str) -> Duration:
+def parse_timespan(text: str) -> TimeSpan:
     """``[timespan]'1.02:03:04.5'``: .NET's constant format ``[-][d.]hh:mm[:ss[.fffffff]]``."""
     m = TIMESPAN.match(text)
     if not m:
@@ -653,7 +653,7 @@ def parse_timespan(text: str) -> Duration:
     ticks = (
         ((int(days or 0) * 24 + int(hours)) * 60 + int(minutes)) * 60 + int(seconds or 0)
     ) * 10_000_000 + int((fraction or "0").ljust(7, "0"))
-    return Duration(-ticks * 100 if sign else ticks * 100)
+    return TimeSpan(-ticks * 100 if sign else ticks * 100)
 
 
 EXACT_FIELDS: dict[str, str] = {
@@ -729,8 +729,8 @@ def _month_number(name: str) -> int:
     raise DateError(f"{name!r} is not a month name")
 
 
-def _from(unit_ns: float) -> Callable[[Any], Duration]:
-    return lambda n: Duration(round(float(n) * unit_ns))
+def _from(unit_ns: float) -> Callable[[Any], TimeSpan]:
+    return lambda n: TimeSpan(round(float(n) * unit_ns))
 
 
 def _days_in_month(year: Any, month: Any) -> int:
@@ -778,8 +778,8 @@ class Stopwatch:
         return self._total + running
 
     @property
-    def Elapsed(self) -> Duration:  # noqa: N802 - .NET property name
-        return Duration(self.ElapsedTicks)
+    def Elapsed(self) -> TimeSpan:  # noqa: N802 - .NET property name
+        return TimeSpan(self.ElapsedTicks)
 
     @property
     def ElapsedMilliseconds(self) -> int:  # noqa: N802 - .NET property name
@@ -802,7 +802,7 @@ STATICS: dict[str, dict[str, Callable[..., Any]]] = {
         "isleapyear": lambda y: calendar.isleap(int(y)),
     },
     "timespan": {
-        "zero": lambda: Duration(0),
+        "zero": lambda: TimeSpan(0),
         "parse": lambda text: parse_timespan(str(text)),
         "fromdays": _from(86_400e9),
         "fromhours": _from(3_600e9),
@@ -813,7 +813,7 @@ STATICS: dict[str, dict[str, Callable[..., Any]]] = {
         "new": lambda *parts: (
             parse_timespan(":".join(str(int(p)) for p in parts))
             if len(parts) == 3
-            else Duration(int(parts[0]) * 100)
+            else TimeSpan(int(parts[0]) * 100)
         ),
     },
     # [DateTimeOffset]: fayshell's are dates (Local or Utc) that also answer ToUnixTimeSeconds

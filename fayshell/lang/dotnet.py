@@ -227,7 +227,7 @@ def format_item(value: Any, spec: str, to_string: Callable[[Any], str]) -> str:
         return to_string(value)
     if isinstance(value, dt.datetime):
         return format_date(value, spec)
-    if type(value).__name__ == "Duration":
+    if getattr(type(value), "TYPE_NAME", None) == "System.TimeSpan":  # a duration or TimeSpan
         return format_timespan(int(value), spec)
     if isinstance(value, str) or value is None or isinstance(value, bool):
         return to_string(value)
@@ -545,6 +545,9 @@ def type_name_of(value: Any) -> str:
     element = getattr(value, "element", None)  # a typed array ([string[]])
     if isinstance(value, list) and element is not None:
         return f"{element}[]"
+    own = getattr(type(value), "TYPE_NAME", None)  # a TimeSpan, a DayOfWeek ...
+    if isinstance(own, str):
+        return own.rsplit(".", 1)[-1]
     for cls in type(value).__mro__:
         if cls in TYPE_NAMES:
             if cls is int and not -(2**31) <= value < 2**31:

@@ -24,6 +24,7 @@ from fayshell.lang.values import (
     OrderedDictionary,
     PSCustomObject,
     Size,
+    TimeSpan,
     TypedArray,
     TypeName,
     parse_unit_number,
@@ -487,7 +488,7 @@ def _keep_unit(left: Any, right: Any, result: int | float) -> Any:
     """Sum of two durations (or sizes) stays a duration (size)."""
     for unit in (Duration, Size):
         if isinstance(left, unit) and isinstance(right, (unit, int)) and isinstance(result, int):
-            return unit(result)
+            return type(left)(result)  # a TimeSpan stays one
     return result
 
 
@@ -614,10 +615,16 @@ def _to_datetime(value: Any) -> Any:
 
 
 def _to_duration(value: Any) -> Duration:
+    """``[duration]$x``: a duration, a TimeSpan's text, or seconds."""
     if isinstance(value, str) and ":" in value:
         return _dates().parse_timespan(value)
     n = to_number(value)
     return n if isinstance(n, Duration) else Duration(int(float(n) * 1e9))
+
+
+def _to_timespan(value: Any) -> TimeSpan:
+    """``[timespan]$x``: the same span as a .NET TimeSpan (read as 01:02:03)."""
+    return TimeSpan(_to_duration(value))
 
 
 def _to_bool(value: Any) -> bool:
@@ -645,7 +652,8 @@ CONVERSIONS: dict[str, Callable[[Any], Any]] = {
     "char": _to_char,
     # fayshell's [DateTimeOffset] is a date in local or UTC time (fayshell.lang.dates)
     **dict.fromkeys(("datetime", "datetimeoffset"), _to_datetime),
-    **dict.fromkeys(("duration", "timespan"), _to_duration),
+    "duration": _to_duration,
+    "timespan": _to_timespan,
     "regex": lambda v: v if isinstance(v, Regex) else Regex(to_string(v)),
     "scriptblock": lambda v: v,
     "void": lambda v: None,

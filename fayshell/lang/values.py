@@ -36,6 +36,8 @@ UNIT_NUMBER = re.compile(r"(?i)^(\d+(?:\.\d+)?)(ns|us|ms|s|m|h|kb|mb|gb|tb)$")
 class Duration(int):
     """A time span in nanoseconds; prints the way it was typed (``500ms``, ``2s``)."""
 
+    TYPE_NAME = "System.TimeSpan"
+
     @property
     def seconds(self) -> float:
         return int(self) / 1e9
@@ -58,6 +60,10 @@ class Duration(int):
     Minutes = property(lambda self: _part(self, 60_000_000_000, 60))
     Seconds = property(lambda self: _part(self, 1_000_000_000, 60))
     Milliseconds = property(lambda self: _part(self, 1_000_000, 1000))
+    Microseconds = property(lambda self: _part(self, 1_000, 1000))
+    Nanoseconds = property(lambda self: _part(self, 100, 10) * 100)  # .NET's 100 ns steps
+    TotalMicroseconds = property(lambda self: int(self) / 1e3)
+    TotalNanoseconds = property(lambda self: float(int(self) // 100 * 100))
 
     def __str__(self) -> str:
         n = int(self)
@@ -66,6 +72,54 @@ class Duration(int):
             if n and n % size == 0:
                 return f"{n // size}{unit}"
         return f"{n}ns"
+
+    __repr__ = __str__
+
+
+class TimeSpan(Duration):
+    """A .NET TimeSpan made the PowerShell way (a ``[timespan]`` cast, New-TimeSpan, one date
+    minus another, a stopwatch's Elapsed, Measure-Command): ``"$t"`` reads as .NET writes it
+    (``01:02:03``) and the shell shows its properties as a list, as PowerShell does; a duration
+    typed as fayshell's literal (``2s``) reads as it was typed."""
+
+    #: What the shell's list shows, in PowerShell's order.
+    MEMBERS = (
+        "Days",
+        "Hours",
+        "Minutes",
+        "Seconds",
+        "Milliseconds",
+        "Ticks",
+        "TotalDays",
+        "TotalHours",
+        "TotalMinutes",
+        "TotalSeconds",
+        "TotalMilliseconds",
+    )
+
+    #: What ConvertTo-Json writes, in .NET 8's order.
+    JSON = (
+        "Ticks",
+        "Days",
+        "Hours",
+        "Milliseconds",
+        "Microseconds",
+        "Nanoseconds",
+        "Minutes",
+        "Seconds",
+        "TotalDays",
+        "TotalHours",
+        "TotalMilliseconds",
+        "TotalMicroseconds",
+        "TotalNanoseconds",
+        "TotalMinutes",
+        "TotalSeconds",
+    )
+
+    def __str__(self) -> str:
+        from fayshell.lang.dotnet import format_timespan
+
+        return format_timespan(int(self), "c")
 
     __repr__ = __str__
 

@@ -1558,3 +1558,32 @@ async def test_psobject_copy_is_a_shallow_copy(shell) -> None:
         "$p.N; $q.N; $q -eq $p"
     )
     assert out == [1, 9, False]
+
+
+async def test_timespans_read_and_show_as_dotnet_ones(shell) -> None:
+    """A TimeSpan made the PowerShell way reads as .NET's text ("took $($sw.Elapsed)" said
+    "took 89655ns"), shows its properties as a list, says TimeSpan, and is an object in JSON;
+    fayshell's duration literal (2s) still reads as typed."""
+    out = await shell.run(
+        '$t = [timespan]\'01:02:03.5\'; "$t"; "$(New-TimeSpan -Minutes 90)"; '
+        "\"$((Get-Date '2024-01-02') - (Get-Date '2024-01-01'))\"; \"$([timespan]::FromSeconds(5))\"; "
+        '"$($t + $t)"; "$(2s)"; (Measure-Command { 1 }).GetType().Name; $t.GetType().FullName; '
+        "($t | ConvertTo-Json -Compress | ConvertFrom-Json).TotalSeconds"
+    )
+    assert out == [
+        "01:02:03.5000000",
+        "01:30:00",
+        "1.00:00:00",
+        "00:00:05",
+        "02:04:07",
+        "2s",
+        "TimeSpan",
+        "System.TimeSpan",
+        3723.5,
+    ]
+    assert await shell.text("[timespan]'01:02:03'") == (
+        "\nDays              : 0\nHours             : 1\nMinutes           : 2\n"
+        "Seconds           : 3\nMilliseconds      : 0\nTicks             : 37230000000\n"
+        "TotalDays         : 0.0430902777777778\nTotalHours        : 1.03416666666667\n"
+        "TotalMinutes      : 62.05\nTotalSeconds      : 3723\nTotalMilliseconds : 3723000\n"
+    )
