@@ -60,13 +60,13 @@ about_Language -- the fayshell language in brief
 ABOUT_DIFFERENCES = """\
 about_Differences -- where fayshell deliberately differs from PowerShell
 
-  Durations and sizes are values. 500ms, 2s, 5m, 1h are durations and 4KB, 16MB, 1GB sizes
-    (binary units): they print as typed, add and compare as numbers, and -Rotate 2s or
-    -Size 64MB take them. Subtracting two dates gives a duration (it has TotalSeconds,
-    TotalHours, Days, Hours... like a TimeSpan, but prints as 96h, not as a table);
-    New-TimeSpan and [timespan]'01:30:00' give durations too; ToString() gives .NET's
-    TimeSpan text (01:30:00). In PowerShell 2s is not a literal, and 4KB is 4096 (here it
-    is the size 4KB, which is also 4096).
+  Durations are values: 500ms, 2s, 5m, 1h are durations that print as typed, add and
+    compare as numbers, and -Rotate 2s or -Duration 5s take them. In PowerShell 2s is not a
+    literal. A TimeSpan made as in PowerShell (subtracting two dates, New-TimeSpan,
+    [timespan]'01:30:00', a stopwatch's Elapsed) is a duration too, but reads as .NET's
+    text (01:30:00) and shows as PowerShell's list. 4KB, 16MB, 1GB are numbers (4096 ...),
+    as in PowerShell; a parameter that takes a duration or a size (-Rotate 64MB) knows a
+    size was written.
   sql takes the rest of the line as DuckDB SQL ('sql SELECT ...'), or the value of a
     string or variable after it (sql "... '$n'"); PowerShell has no such command. Its
     result is a relation, not a list of objects.

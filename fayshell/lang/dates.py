@@ -611,7 +611,7 @@ DURATION_METHODS: dict[str, Callable[..., Any]] = {
     "negate": lambda d: type(d)(-int(d)),
     "duration": lambda d: type(d)(abs(int(d))),
     # .NET's TimeSpan text ("01:30:00"; a format such as 'hh\:mm' or 'g'), where "$d" and
-    # tables show a duration as it was typed (90m)
+    # tables show a duration literal as it was typed (90m); a TimeSpan reads as .NET's
     "tostring": lambda d, spec="c": format_timespan(int(d), str(spec)),
 }
 
