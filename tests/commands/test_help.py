@@ -126,7 +126,7 @@ async def test_variables_cmdlets(shell) -> None:
 async def test_about_differences_lists_each_deliberate_difference(shell) -> None:
     (text,) = await shell.run("Get-Help about_Differences")
     for topic in (
-        "Durations and sizes are values",
+        "Durations are values",
         "sql takes the rest of the line",
         "Relations and pushdown",
         "Severity words",
