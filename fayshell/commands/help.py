@@ -107,9 +107,11 @@ about_Differences -- where fayshell deliberately differs from PowerShell
   Aliases made by Set-Alias and New-Alias last for the session whatever -Scope says (in
     PowerShell an alias a script or function makes goes away with its scope); fayshell's
     own aliases are not read-only and can be pointed elsewhere.
-  [DateTimeOffset]::Now, ::UtcNow, ::FromUnixTimeSeconds(n) and ::FromUnixTimeMilliseconds(n)
-    give dates (Local or Utc) that also answer ToUnixTimeSeconds(), ToUnixTimeMilliseconds(),
-    UtcDateTime and LocalDateTime; they show as dates, without the +00:00 offset.
+  [DateTimeOffset]::Now, ::UtcNow, ::FromUnixTimeSeconds(n), ::FromUnixTimeMilliseconds(n),
+    ::new(date[, offset]) and a [DateTimeOffset] cast give dates (Local or Utc) that also
+    answer ToUnixTimeSeconds(), ToUnixTimeMilliseconds(), UtcDateTime, LocalDateTime,
+    DateTime and Offset (the local zone's, or 0 for Utc); they show as dates, without the
+    +00:00 offset.
   [IO.File] and [IO.Directory] resolve a relative path against the process's directory,
     as .NET does (PowerShell's location is not theirs there either: give full paths).
   Get-Content gives plain strings (no PSPath/ReadCount note properties); Get-ChildItem's
@@ -119,8 +121,8 @@ about_Differences -- where fayshell deliberately differs from PowerShell
   Running a script by its path (./x.fay, & $PSScriptRoot/x.ps1) runs .fay and .ps1 files;
     fayshell runs no native programs here (Invoke-Command runs them on nodes).
   Language: regular expressions are .NET syntax run by Python's re: named groups (?<n>),
-    \\k<n>, \\A, \\z and \\Z work; balancing groups and \\p{...} categories do not. There are
-    no class or enum definitions. Write-Error is non-terminating unless
+    \\k<n>, \\A, \\z and \\Z work; balancing groups and \\p{...} categories do not. Classes
+    have no interfaces or property accessors. Write-Error is non-terminating unless
     -ErrorAction Stop is given or the script sets $ErrorActionPreference (the shell's
     default is Stop for cmdlets that fail on some items). A script block passed to -split
     is not supported (-replace takes one). Recursion stops near 1000 nested calls with a
