@@ -6,7 +6,7 @@ import difflib
 import importlib
 from dataclasses import dataclass, field
 
-from fayshell.commands.invocation import Invocation
+from fayshell.commands.invocation import ErrorRecord, Invocation
 from fayshell.commands.registry import Cmdlet, Param, cmdlet
 from fayshell.errors import CommandError
 from fayshell.lang.ops import has_wildcard, wildcard_match
@@ -197,13 +197,22 @@ def get_command(
             if a != target.lower()
         ]
         out = [c for c in out if any(wildcard_match(c.Name, n) for n in name)]
-        if not out and not any(has_wildcard(n) for n in name):
-            raise CommandError("Get-Command", f"no command named {name[0]!r}")
+        for n in name:  # each missing name a non-terminating error, as PowerShell's
+            if not has_wildcard(n) and not any(wildcard_match(c.Name, n) for c in out):
+                # the name is in the message: no target before it
+                ctx.write_error(ErrorRecord("", "", NOT_RECOGNIZED.format(n), "", "ObjectNotFound"))
     if verb:
         out = [c for c in out if wildcard_match(c.Name.split("-")[0], verb)]
     if noun:
         out = [c for c in out if wildcard_match(c.Name.split("-", 1)[-1], noun)]
     return sorted(out, key=lambda c: c.Name.lower())
+
+
+#: PowerShell's words for a name that is no command.
+NOT_RECOGNIZED = (
+    "The term '{}' is not recognized as a name of a cmdlet, function, script file, or "
+    "executable program."
+)
 
 
 def _cmdlet_info(c: Cmdlet) -> CommandInfo:

@@ -1873,7 +1873,9 @@ class Interpreter:
             prefix, _, rest = low.partition(":")
             if prefix == "env":
                 return os.environ.get(name[4:])
-            if prefix in ("global", "script", "local", "private"):
+            if prefix in ("global", "script", "local", "private", "using"):
+                # $using:x: ForEach-Object -Parallel runs its block in this session, in a
+                # child of the scope that wrote it, where $x is visible as it is
                 where = self.state.globals if prefix in ("global", "script") else scope
                 found, value = where.lookup(rest)
                 return value if found else unset(name, scope)
@@ -2002,7 +2004,17 @@ class Interpreter:
                 "indexof": lambda: next(
                     (i for i, v in enumerate(obj) if compare("ceq", v, args[0])), -1
                 ),
+                "lastindexof": lambda: next(
+                    (i for i in range(len(obj) - 1, -1, -1) if compare("ceq", obj[i], args[0])),
+                    -1,
+                ),
                 "add": lambda: obj.append(args[0]),
+                "addrange": lambda: obj.extend(unroll(args[0])),
+                "insertrange": lambda: obj.__setitem__(
+                    slice(int(to_number(args[0])), int(to_number(args[0]))), unroll(args[1])
+                ),
+                "getrange": lambda: obj[_range(obj, args)],
+                "removerange": lambda: obj.__delitem__(_range(obj, args)),
                 "clear": obj.clear,
                 "remove": lambda: _remove_first(obj, args[0]),
                 "removeat": lambda: obj.pop(int(to_number(args[0]))) and None,
@@ -3033,6 +3045,14 @@ def number_to_string(obj: Any, args: list[Any]) -> str:
 
 def _dup(key: Any) -> None:
     raise OperatorError(f"item has already been added: key {key!r}")
+
+
+def _range(items: list[Any], args: list[Any]) -> slice:
+    """``GetRange(index, count)`` / ``RemoveRange(index, count)``'s items, checked as .NET's."""
+    start, count = int(to_number(args[0])), int(to_number(args[1]))
+    if start < 0 or count < 0 or start + count > len(items):
+        raise ValueError("Offset and length were out of bounds for the array")
+    return slice(start, start + count)
 
 
 def _remove_first(items: list[Any], value: Any) -> None:

@@ -1587,3 +1587,40 @@ async def test_timespans_read_and_show_as_dotnet_ones(shell) -> None:
         "TotalDays         : 0.0430902777777778\nTotalHours        : 1.03416666666667\n"
         "TotalMinutes      : 62.05\nTotalSeconds      : 3723\nTotalMilliseconds : 3723000\n"
     )
+
+
+async def test_get_command_of_a_missing_name_is_a_non_terminating_error(shell) -> None:
+    """``if (Get-Command x -ErrorAction SilentlyContinue)``: the test PowerShell scripts use
+    to see whether a command exists (it stopped the script whatever -ErrorAction said)."""
+    out = await shell.run(
+        "[bool](Get-Command nosuchcmd -ErrorAction SilentlyContinue); "
+        "(Get-Command Get-Date, nope -ErrorAction SilentlyContinue).Name; "
+        "try { Get-Command nope -ErrorAction Stop } catch { $_.Exception.Message }"
+    )
+    assert out == [
+        False,
+        "Get-Date",
+        "The term 'nope' is not recognized as a name of a cmdlet, function, script file, or "
+        "executable program.",
+    ]
+
+
+async def test_using_scope_in_parallel_blocks(shell) -> None:
+    """``$using:x`` in ForEach-Object -Parallel is the caller's $x (it was $null: 1 + $null)."""
+    out = await shell.run(
+        "$x = 5; 1..2 | ForEach-Object -Parallel { $_ + $using:x }; "
+        "function f { $y = 2; 1..2 | % -Parallel { $_ * $using:y } }; f"
+    )
+    assert out == [6, 7, 2, 4]
+
+
+async def test_array_list_range_methods(shell) -> None:
+    out = await shell.run(
+        "$al = New-Object System.Collections.ArrayList; [void]$al.Add(1); "
+        "$al.AddRange(@(2, 3, 2)); $al.Count; $al.LastIndexOf(2); $al.GetRange(1, 2); "
+        "$al.RemoveRange(0, 2); $al.InsertRange(1, @(7, 8)); $al"
+    )
+    assert out == [4, 3, 2, 3, 3, 7, 8, 2]
+    with pytest.raises(RuntimeFayError) as err:
+        await shell.run("$al.GetRange(3, 5)")
+    assert "out of bounds" in err.value.message
