@@ -56,6 +56,8 @@ class Formatted:
     kind: FormatKind
     columns: list[str]
     rows: list[list[Any]] = field(default_factory=list)
+    #: -GroupBy: the rows in runs, each under its label ("   Name: value"), else None.
+    groups: list[tuple[str, list[list[Any]]]] | None = None
 
 
 def format_value(value: Any) -> str:
@@ -265,6 +267,12 @@ def _block_lines(kind: str, run: list[Any]) -> list[str]:
         ] + [""]
     if kind == "formatted":
         f: Formatted = run[0]
+        if f.groups is not None:  # PowerShell 7: one blank line before each label
+            return [
+                line
+                for label, rows in f.groups
+                for line in ["", label, *_framed(f.kind, f.columns, rows)[:-1]]
+            ] + [""]
         return _framed(f.kind, f.columns, f.rows)
     if kind == "hashtable":
         columns, rows = table_shape(run)

@@ -18,9 +18,16 @@ from fayshell.records import property_names
 from fayshell.render import MAX_CELL, FormatKind, Formatted, format_value, render_plain
 
 INPUT = Param("InputObject", "any", pipeline=BY_VALUE, help="The records to output.")
+GROUP_BY = Param(
+    "GroupBy",
+    "any",
+    help="A property (or @{n=...; e={...}}): a block for each run of records with one value.",
+)
 
 
-async def _shape(ctx: Invocation, property: Any, kind: FormatKind) -> Formatted:
+async def _shape(
+    ctx: Invocation, property: Any, kind: FormatKind, group_by: Any = None
+) -> Formatted:
     items = [
         entry
         for item in await collect(ctx.input)
@@ -35,7 +42,26 @@ async def _shape(ctx: Invocation, property: Any, kind: FormatKind) -> Formatted:
     if not specs and items:
         return Formatted(kind, ["Value"], [[i] for i in items])
     rows = [[_formatted(await evaluate(item, s), s) for s in specs] for item in items]
-    return Formatted(kind, [s.label for s in specs], rows)
+    shaped = Formatted(kind, [s.label for s in specs], rows)
+    if group_by is not None:
+        shaped.groups = await _runs(ctx, group_by, items, rows)
+    return shaped
+
+
+async def _runs(
+    ctx: Invocation, group_by: Any, items: list[Any], rows: list[list[Any]]
+) -> list[tuple[str, list[list[Any]]]]:
+    """-GroupBy: consecutive rows with the same value, each run under "   Name: value" (as
+    PowerShell, which does not sort: sort first to have one run per value)."""
+    (spec,) = parse_props(ctx.name, [group_by])
+    runs: list[tuple[str, list[list[Any]]]] = []
+    for item, row in zip(items, rows, strict=True):
+        label = f"   {spec.label}: {to_string(await evaluate(item, spec))}"
+        if runs and runs[-1][0] == label:
+            runs[-1][1].append(row)
+        else:
+            runs.append((label, [row]))
+    return runs
 
 
 def _formatted(value: Any, spec: PropSpec) -> Any:
@@ -72,12 +98,14 @@ def _entries(table: Hashtable) -> list[DictionaryEntry]:
             "lines instead of cutting them.",
         ),
         Param("HideTableHeaders", bool, help="Leave out the header and its underline."),
+        GROUP_BY,
         INPUT,
     ],
     examples=[
         ("Get-Node | Format-Table name, host", "Two columns only."),
         ("Get-TraceChunk | Format-Table path, events -Wrap", "Long paths wrapped."),
         ("Get-Node | ft name -HideTableHeaders", "Just the names, as text."),
+        ("Get-Span | Sort-Object service | ft name, dur_ns -GroupBy service", "A table each."),
     ],
     stream=True,
 )
@@ -88,12 +116,19 @@ async def format_table(
     auto_size: bool = False,
     wrap: bool = False,
     hide_table_headers: bool = False,
+    group_by: Any = None,
     input_object: Any = None,
 ) -> Any:
-    shaped = await _shape(ctx, property, "table")
+    shaped = await _shape(ctx, property, "table", group_by)
     if not (wrap or hide_table_headers):
         return [shaped]
-    return text_table(shaped.columns, shaped.rows, wrap, not hide_table_headers)
+    if shaped.groups is None:
+        return text_table(shaped.columns, shaped.rows, wrap, not hide_table_headers)
+    return [
+        line
+        for label, rows in shaped.groups
+        for line in ["", label, "", *text_table(shaped.columns, rows, wrap, not hide_table_headers)]
+    ] + [""]
 
 
 def text_table(columns: list[str], rows: list[list[Any]], wrap: bool, header: bool) -> list[str]:
@@ -138,12 +173,14 @@ def _cell_lines(text: str, wrap: bool) -> list[str]:
     "Format-List",
     aliases=("fl",),
     synopsis="Show each record as a list of 'property : value' lines.",
-    params=[Param("Property", "any", position=0, help="Properties to show."), INPUT],
+    params=[Param("Property", "any", position=0, help="Properties to show."), GROUP_BY, INPUT],
     examples=[("Test-Node web01 | Format-List", "Every property of the readiness record.")],
     stream=True,
 )
-async def format_list(ctx: Invocation, *, property: Any = None, input_object: Any = None) -> Any:
-    return [await _shape(ctx, property, "list")]
+async def format_list(
+    ctx: Invocation, *, property: Any = None, group_by: Any = None, input_object: Any = None
+) -> Any:
+    return [await _shape(ctx, property, "list", group_by)]
 
 
 @cmdlet(

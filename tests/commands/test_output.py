@@ -73,6 +73,34 @@ async def test_format_table_wrap_hide_headers_and_autosize(shell) -> None:
     assert await shell.text("[pscustomobject]@{a=1; b=2} | Format-List -Property b") == "\nb : 2\n"
 
 
+async def test_format_table_and_list_group_by(shell) -> None:
+    """-GroupBy (was "no such parameter"): a block for each run of one value, under
+    "   Name: value", as PowerShell 7 lays it out."""
+    src = (
+        "$d = [pscustomobject]@{ n = 'a'; g = 1; v = 10 }, "
+        "[pscustomobject]@{ n = 'b'; g = 1; v = 200 }, [pscustomobject]@{ n = 'c'; g = 2; v = 3 }"
+    )
+    await shell.run(src)
+    assert await shell.text("$d | Format-Table n, v -GroupBy g") == (
+        "\n   g: 1\n\nn   v\n-   -\na  10\nb 200\n\n   g: 2\n\nn v\n- -\nc 3\n"
+    )
+    assert await shell.text("$d | Format-List n -GroupBy @{ n = 'G'; e = { $_.g * 10 } }") == (
+        "\n   G: 10\n\nn : a\n\nn : b\n\n   G: 20\n\nn : c\n"
+    )
+    assert await shell.run("$d | Format-Table n -GroupBy g -HideTableHeaders") == [
+        "",
+        "   g: 1",
+        "",
+        "a",
+        "b",
+        "",
+        "   g: 2",
+        "",
+        "c",
+        "",
+    ]
+
+
 async def test_out_host_shows_now_and_outputs_nothing(shell) -> None:
     assert await shell.run("'a', 'b' | Out-Host; 'after'") == ["after"]
     assert shell.host.lines == ["a\nb"]
