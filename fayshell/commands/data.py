@@ -64,7 +64,9 @@ def json_value(value: Any, depth: int, cut: _Truncated) -> Any:
         return value
     if isinstance(value, Decimal):  # a JSON number (trailing zeros of its scale dropped)
         return float(value) if value % 1 else int(value)
-    if isinstance(value, (datetime.datetime, datetime.date)):
+    if isinstance(value, datetime.datetime):
+        return json_date(value)
+    if isinstance(value, datetime.date):
         return value.isoformat()
     if isinstance(value, TimeSpan):  # an object, as .NET 8's serializer writes a TimeSpan
         return {name: getattr(value, name) for name in TimeSpan.JSON}
@@ -72,6 +74,28 @@ def json_value(value: Any, depth: int, cut: _Truncated) -> Any:
         if isinstance(value, kind):
             return kind(value)
     return to_string(value)
+
+
+def json_date(value: datetime.datetime) -> str:
+    """A date as PowerShell's ConvertTo-Json writes it (.NET's round trip form): seconds, the
+    fraction without trailing zeros, then Z for a UTC date, the offset for a local one or
+    one with a time zone, nothing for one of unspecified kind."""
+    text = value.strftime("%Y-%m-%dT%H:%M:%S")
+    if value.microsecond:
+        text += "." + f"{value.microsecond:06d}".rstrip("0")
+    kind = getattr(value, "Kind", None)
+    if kind == "Utc":
+        return text + "Z"
+    offset = value.utcoffset()
+    if offset is None and kind == "Local":
+        offset = value.astimezone().utcoffset()
+    if offset is None:
+        return text
+    sign, minutes = ("-" if offset < datetime.timedelta(0) else "+"), abs(offset) // _MINUTE
+    return f"{text}{sign}{minutes // 60:02d}:{minutes % 60:02d}"
+
+
+_MINUTE = datetime.timedelta(minutes=1)
 
 
 def _all_fields(record: Any) -> dict[str, Any]:

@@ -1908,6 +1908,10 @@ class Interpreter:
             return own.static(node.name, args)
         if dotnet.short_type(node.type) == "enum" and args is not None:
             return enum_static(node.name, args)
+        evaluator = self.regex_evaluator(node.type, node.name, args)
+        if evaluator is not None:  # [regex]::Replace(text, pattern, { ... }[, options])
+            assert args is not None
+            return await self.replace_with_block(args[0], evaluator, args[2])
         if (
             dotnet.short_type(node.type) in ("scriptblock", "management.automation.scriptblock")
             and node.name.lower() == "create"
@@ -1915,6 +1919,21 @@ class Interpreter:
         ):
             return self.script_block_of(to_string(args[0]), scope)
         return static_member(node.type, node.name, args)
+
+    @staticmethod
+    def regex_evaluator(type_name: str, name: str, args: list[Any] | None) -> Any:
+        """The pattern of ``[regex]::Replace(text, pattern, { ... }[, options])``, compiled,
+        or None for any other call."""
+        if (
+            dotnet.short_type(type_name) not in ("regex", "text.regularexpressions.regex")
+            or name.lower() != "replace"
+            or args is None
+            or len(args) < 3
+            or not isinstance(args[2], ScriptBlock)
+        ):
+            return None
+        options = to_string(args[3]) if len(args) > 3 else ""
+        return netregex.Regex(to_string(args[1]), options).compiled
 
     def script_block_of(self, text: str, scope: Scope) -> ScriptBlock:
         """``[scriptblock]::Create(text)``: the text parsed as a block's body."""
@@ -1966,6 +1985,13 @@ class Interpreter:
         low = node.name.lower()
         if isinstance(obj, ScriptBlock) and low in ("invoke", "invokereturnasis"):
             return single_or_list(await obj.invoke(*args))
+        if (
+            isinstance(obj, netregex.Regex)
+            and low == "replace"
+            and len(args) >= 2
+            and isinstance(args[1], ScriptBlock)
+        ):  # $rx.Replace(text, { ... }): the block is the MatchEvaluator
+            return await self.replace_with_block(args[0], obj.compiled, args[1])
         own = net_method(obj, node.name) if isinstance(obj, DotNetCollection) else None
         if own is not None:  # a HashSet's Add, a Queue's Dequeue ...
             try:
@@ -2093,7 +2119,8 @@ class Interpreter:
             and len(right) == 2
             and isinstance(right[1], ScriptBlock)
         ):
-            return await self.replace_with_block(left, right[0], right[1], op == "creplace")
+            rx = dotnet.regex(to_string(right[0]), op == "creplace")
+            return await self.replace_with_block(left, rx, right[1])
         if op in ("match", "imatch", "cmatch") and not isinstance(left, (list, tuple)):
             m = dotnet.regex(to_string(right), op == "cmatch").search(to_string(left))
             if m is not None:
@@ -2101,18 +2128,18 @@ class Interpreter:
             return m is not None
         return binary_op(op, left, right)
 
-    async def replace_with_block(
-        self, left: Any, pattern: Any, block: ScriptBlock, case: bool
-    ) -> Any:
-        """``-replace pattern, { $_.Value ... }``: each match replaced by the block's output."""
-        rx = dotnet.regex(to_string(pattern), case)
+    async def replace_with_block(self, left: Any, rx: re.Pattern[str], block: ScriptBlock) -> Any:
+        """``-replace pattern, { $_.Value ... }`` and .NET's Regex.Replace with a script block
+        as its MatchEvaluator (``$args[0]`` or ``param($m)`` is the match too): each match
+        replaced by the block's output."""
 
         async def one(text: str) -> str:
             out, pos = [], 0
             for m in rx.finditer(text):
                 match = netregex.match_info(m)
                 out.append(text[pos : m.start()])
-                out.append(to_string(single_or_list(await block.invoke(dollar_under=match))))
+                written = await block.invoke(match, dollar_under=match)
+                out.append(to_string(single_or_list(written)))
                 pos = m.end()
             return "".join(out) + text[pos:]
 

@@ -155,3 +155,16 @@ async def test_convert_from_string_data(shell) -> None:
     with pytest.raises(CommandError) as info:
         await shell.run('"a=1`nA=2" | ConvertFrom-StringData')
     assert "Data item 'A' in line 'A=2' is already defined." in info.value.message
+
+
+async def test_convert_to_json_writes_dates_as_dotnet_round_trips(shell) -> None:
+    """.NET's round trip form (Newtonsoft's default): a fraction without trailing zeros
+    (Python's isoformat wrote 14:30:00.250000), Z for UTC, the offset for a local date."""
+    out = await shell.run(
+        "Get-Date '2024-03-05 14:30:00.25' | ConvertTo-Json; "
+        "[datetime]::new(2024, 1, 1, 10, 0, 0).ToUniversalTime().ToUniversalTime() | "
+        "ConvertTo-Json; (sql SELECT TIMESTAMP '2024-01-01 10:00:00.5' AS t).t | ConvertTo-Json"
+    )
+    assert out[0] == '"2024-03-05T14:30:00.25"'
+    assert out[1].endswith(':00Z"')
+    assert out[2] == '"2024-01-01T10:00:00.5"'

@@ -1624,3 +1624,15 @@ async def test_array_list_range_methods(shell) -> None:
     with pytest.raises(RuntimeFayError) as err:
         await shell.run("$al.GetRange(3, 5)")
     assert "out of bounds" in err.value.message
+
+
+async def test_regex_replace_takes_a_script_block_evaluator(shell) -> None:
+    """[regex]::Replace and $rx.Replace with a script block as the MatchEvaluator (its text
+    was put in place of each match)."""
+    out = await shell.run(
+        "[regex]::Replace('a1b2', '\\d', { param($m) [int]$m.Value * 2 }); "
+        "[regex]::Replace('aXbx', 'x', { '-' }, 'IgnoreCase'); "
+        "([regex]'\\d').Replace('a1b22', { $args[0].Value + '!' }); "
+        "'a1b2' -replace '\\d', { [int]$_.Value + 1 }"
+    )
+    assert out == ["a2b4", "a-b-", "a1!b2!2!", "a2b3"]
