@@ -160,16 +160,19 @@ class ActionStopped(CommandError):
     item's own message (PowerShell's ActionPreferenceStopException), and how many more
     failed when the command went on past it (a fan-out over nodes does)."""
 
-    def __init__(self, command: str, message: str, category: str = "NotSpecified") -> None:
+    def __init__(
+        self, command: str, message: str, category: str = "NotSpecified", target: str = ""
+    ) -> None:
         RuntimeFayError.__init__(self, message)
         self.command = command
         self.category = category  # the first record's ($_.CategoryInfo.Category)
+        self.target = target  # and its target ($_.TargetObject)
 
     @classmethod
     def of(cls, command: str, records: Sequence[object]) -> ActionStopped:
         more = f" ({len(records) - 1} more failed)" if len(records) > 1 else ""
         category = getattr(records[0], "category", "NotSpecified")
-        return cls(command, f"{records[0]}{more}", category)
+        return cls(command, f"{records[0]}{more}", category, getattr(records[0], "target", ""))
 
 
 class UnknownProperty(RuntimeFayError):

@@ -78,7 +78,7 @@ def test_transcript_holds_the_output_and_ends_with_the_shell(tmp_path: Path) -> 
     assert proc.returncode == 0, proc.stderr
     text = record.read_text()
     shown = proc.stdout + proc.stderr
-    for line in ["node  n", "web01 3", "note", "/nope: cannot find the path", "last"]:
+    for line in ["node  n", "web01 3", "note", "Cannot find path '/nope'", "last"]:
         assert line in text and line in shown, line
     assert text.rstrip().endswith("**********************")
     assert "PowerShell transcript end" in text  # no Stop-Transcript: the footer at exit

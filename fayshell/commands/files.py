@@ -185,8 +185,14 @@ def expand(state: ShellState, path: str, literal: bool = False) -> list[Path]:
 
 
 def missing(ctx: Invocation, path: Path | str) -> None:
-    message = "cannot find the path because it does not exist"
-    ctx.write_error(ErrorRecord(str(path), "", message, category="ObjectNotFound"))
+    ctx.write_error(
+        ErrorRecord(str(path), "", not_found(path), category="ObjectNotFound", names_target=True)
+    )
+
+
+def not_found(path: Path | str) -> str:
+    """PowerShell's words for a path that does not exist."""
+    return f"Cannot find path '{path}' because it does not exist."
 
 
 def os_failure(ctx: Invocation, path: Path | str, exc: OSError) -> None:

@@ -199,8 +199,8 @@ def get_command(
         out = [c for c in out if any(wildcard_match(c.Name, n) for n in name)]
         for n in name:  # each missing name a non-terminating error, as PowerShell's
             if not has_wildcard(n) and not any(wildcard_match(c.Name, n) for c in out):
-                # the name is in the message: no target before it
-                ctx.write_error(ErrorRecord("", "", NOT_RECOGNIZED.format(n), "", "ObjectNotFound"))
+                record = ErrorRecord(n, "", NOT_RECOGNIZED.format(n), "", "ObjectNotFound", True)
+                ctx.write_error(record)
     if verb:
         out = [c for c in out if wildcard_match(c.Name.split("-")[0], verb)]
     if noun:

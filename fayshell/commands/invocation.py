@@ -31,9 +31,11 @@ class ErrorRecord:
     command: str = ""
     #: PowerShell's ErrorCategory name ($_.CategoryInfo.Category): ObjectNotFound, ...
     category: str = "NotSpecified"
+    #: The message names the target itself (PowerShell's words): the line does not repeat it.
+    names_target: bool = False
 
     def __str__(self) -> str:
-        where = f"{self.target}: " if self.target else ""
+        where = f"{self.target}: " if self.target and not self.names_target else ""
         stage = f"{self.stage}: " if self.stage else ""
         return f"{where}{stage}{self.message}"
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from fayshell.commands.files import expand
+from fayshell.commands.files import expand, missing
 from fayshell.commands.invocation import ErrorRecord, Invocation
 from fayshell.commands.registry import (
     BY_VALUE_AND_PROPERTY,
@@ -34,7 +34,8 @@ def change_location(ctx: Invocation, target: str) -> bool:
         elif found and os.path.lexists(found[0]):
             reason = "is a file, not a directory"
         else:
-            reason = "cannot find the path because it does not exist"
+            missing(ctx, where)
+            return False
         ctx.write_error(ErrorRecord(str(where), "", reason))
         return False
     if str(dirs[0]) != state.location:

@@ -585,15 +585,18 @@ class Interpreter:
                 record = ErrorRecordValue(exception, target, str(exc.span or ""), "", info)
         else:
             kind = dotnet_type_of(exc)
+            target = getattr(exc, "target", "") or None  # a stopped command's first item
             info = ErrorCategoryInfo(
                 getattr(exc, "category", None)
                 or getattr(exc.cause, "category", None)
                 or ERROR_CATEGORIES.get(kind, "NotSpecified"),
                 getattr(exc, "command", ""),
                 kind.rsplit(".", 1)[-1],
+                TargetName="" if target is None else to_string(target),
+                TargetType="" if target is None else type_name_of(target),
             )
             record = ErrorRecordValue(
-                ExceptionValue(exc.detail, kind, exc), None, str(exc.span or ""), "", info
+                ExceptionValue(exc.detail, kind, exc), target, str(exc.span or ""), "", info
             )
         return record
 

@@ -140,7 +140,7 @@ async def test_missing_and_directory_paths_are_named(shell, here: Path) -> None:
     with pytest.raises(CommandError) as info:
         await shell.run("Get-Content nope.txt")
     assert shell.host.errors == [
-        f"Get-Content: {here / 'nope.txt'}: cannot find the path because it does not exist"
+        f"Get-Content: Cannot find path '{here / 'nope.txt'}' because it does not exist."
     ]
     assert "1 failure" in info.value.one_line()
     assert await shell.run("Get-Content nope.txt -ErrorAction SilentlyContinue; 'next'") == ["next"]
@@ -237,7 +237,9 @@ async def test_locations_cd_pushd_popd(shell, here: Path) -> None:
     assert await shell.run("popd; 'still'") == ["still"]
     with pytest.raises(CommandError):
         await shell.run("cd nowhere")
-    assert f"{here / 'nowhere'}: cannot find the path" in shell.host.errors[-1]
+    assert shell.host.errors[-1] == (
+        f"Set-Location: Cannot find path '{here / 'nowhere'}' because it does not exist."
+    )
     assert shell.state.location == str(here)
 
 

@@ -832,7 +832,7 @@ async def test_error_and_out_variables_keep_what_a_command_did(shell) -> None:
     )
     assert out[1:] == [
         1,
-        "/nope-1: cannot find the path because it does not exist",
+        "Cannot find path '/nope-1' because it does not exist.",
         "/nope-1",
         "/",
         2,  # +ev added to it
@@ -848,7 +848,7 @@ async def test_error_keeps_non_terminating_errors_newest_first(shell) -> None:
         "$Error.Clear(); Get-Item /e-1, /e-2 -ErrorAction SilentlyContinue; "
         'Get-Item /e-3 -ErrorAction Ignore; $Error.Count; "$($Error[0])"'
     )
-    assert out == [2, "/e-2: cannot find the path because it does not exist"]
+    assert out == [2, "Cannot find path '/e-2' because it does not exist."]
 
 
 async def test_a_caught_stop_is_the_first_error_and_is_not_shown(shell) -> None:
@@ -857,13 +857,13 @@ async def test_a_caught_stop_is_the_first_error_and_is_not_shown(shell) -> None:
         "catch { $_.Exception.Message; $_.GetType().FullName }; $Error.Count"
     )
     assert out == [
-        "/gone: cannot find the path because it does not exist",
+        "Cannot find path '/gone' because it does not exist.",
         "System.Management.Automation.ErrorRecord",
         1,
     ]
     assert shell.host.errors == []  # PowerShell shows nothing of an error it caught
     (message,) = await shell.run("try { Get-Item /g1, /g2 } catch { $_.Exception.Message }")
-    assert message.endswith("does not exist (1 more failed)")  # the fan-out went on
+    assert message.endswith("does not exist. (1 more failed)")  # the fan-out went on
 
 
 async def test_stop_ends_a_function_or_loop_at_the_failing_statement(shell) -> None:
@@ -871,7 +871,7 @@ async def test_stop_ends_a_function_or_loop_at_the_failing_statement(shell) -> N
     assert await shell.run(src) == ["caught"]
     with pytest.raises(RuntimeFayError):
         await shell.run('foreach ($n in 1, 2) { Get-Item /l-$n; "next $n" }')
-    assert shell.host.errors == ["Get-Item: /l-1: cannot find the path because it does not exist"]
+    assert shell.host.errors == ["Get-Item: Cannot find path '/l-1' because it does not exist."]
     assert await shell.run(
         'foreach ($n in 1, 2) { Get-Item /c-$n -ErrorAction Continue; "next $n" }'
     ) == ["next 1", "next 2"]
@@ -1636,3 +1636,24 @@ async def test_regex_replace_takes_a_script_block_evaluator(shell) -> None:
         "'a1b2' -replace '\\d', { [int]$_.Value + 1 }"
     )
     assert out == ["a2b4", "a-b-", "a1!b2!2!", "a2b3"]
+
+
+async def test_a_missing_path_is_powershells_error(shell) -> None:
+    """ "Cannot find path 'x' because it does not exist." as PowerShell words it (it was
+    "x: cannot find the path because it does not exist"), with the path as TargetObject and
+    in CategoryInfo."""
+    out = await shell.run(
+        "try { Get-Item /nonexist -ErrorAction Stop } catch { "
+        '$_.Exception.Message; $_.TargetObject; "$($_.CategoryInfo)" }'
+    )
+    assert out == [
+        "Cannot find path '/nonexist' because it does not exist.",
+        "/nonexist",
+        "ObjectNotFound: (/nonexist:String) [Get-Item], RuntimeException",
+    ]
+    with pytest.raises(RuntimeFayError):
+        await shell.run("Set-Location /nonexist")
+    assert (
+        shell.host.errors[-1]
+        == "Set-Location: Cannot find path '/nonexist' because it does not exist."
+    )
