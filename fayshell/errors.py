@@ -137,6 +137,13 @@ class CommandNotFound(RuntimeFayError):
     """No cmdlet, alias or function has that name."""
 
 
+#: PowerShell's words for a name that is no command (``$_.Exception.Message``).
+NOT_RECOGNIZED = (
+    "The term '{}' is not recognized as a name of a cmdlet, function, script file, or "
+    "executable program."
+)
+
+
 class ParameterError(RuntimeFayError):
     """A parameter is unknown, ambiguous, missing, or of the wrong type."""
 

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 
 from fayshell.commands.invocation import ErrorRecord, Invocation
 from fayshell.commands.registry import Cmdlet, Param, cmdlet
-from fayshell.errors import CommandError
+from fayshell.errors import NOT_RECOGNIZED, CommandError
 from fayshell.lang.ops import has_wildcard, wildcard_match
 
 ABOUT_LANGUAGE = """\
@@ -206,13 +206,6 @@ def get_command(
     if noun:
         out = [c for c in out if wildcard_match(c.Name.split("-", 1)[-1], noun)]
     return sorted(out, key=lambda c: c.Name.lower())
-
-
-#: PowerShell's words for a name that is no command.
-NOT_RECOGNIZED = (
-    "The term '{}' is not recognized as a name of a cmdlet, function, script file, or "
-    "executable program."
-)
 
 
 def _cmdlet_info(c: Cmdlet) -> CommandInfo:

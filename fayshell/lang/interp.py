@@ -33,6 +33,7 @@ from fayshell.commands.binding import (
 from fayshell.commands.invocation import Collected, Invocation, ScriptCmdlet, ShouldProcess
 from fayshell.commands.registry import Cmdlet, Param
 from fayshell.errors import (
+    NOT_RECOGNIZED,
     ActionStopped,
     CommandError,
     CommandNotFound,
@@ -1109,8 +1110,11 @@ class Interpreter:
             if target.computed is not None:  # $o.$p = 1
                 name = to_string(await self.eval(target.computed, scope))
             if isinstance(obj, dict):
+                key = _dict_key(obj, name)
                 try:
-                    obj[_dict_key(obj, name)] = value
+                    if key not in obj and not isinstance(obj, Hashtable):
+                        raise no_property_to_set(name)  # an object: Add-Member adds one
+                    obj[key] = value
                 except OperatorError as exc:  # a class's object: no such property, or its type
                     raise self.located(operator_error(exc), node) from None
             elif isinstance(obj, Ref) and name.lower() == "value":
@@ -1216,7 +1220,10 @@ class Interpreter:
         spec = self.state.registry.resolve(name)
         if spec is not None:
             return spec
-        raise CommandNotFound(f"unknown command {name!r}{self.command_hint(name)}")
+        raise CommandNotFound(
+            f"unknown command {name!r}{self.command_hint(name)}",
+            NOT_RECOGNIZED.format(name),  # $_.Exception.Message: PowerShell's words
+        )
 
     def command_hint(self, name: str) -> str:
         """What to try instead of an unknown command: a program on this machine runs on a

@@ -231,7 +231,7 @@ async def test_redirection_writes_files_and_silences_errors(shell, tmp_path) -> 
 
 async def test_redirect_errors_into_output(shell) -> None:
     (err,) = await shell.run("Get-Nope 2>&1")
-    assert "unknown command 'Get-Nope'" in str(err)
+    assert str(err).startswith("The term 'Get-Nope' is not recognized")  # PowerShell's words
     assert "Get-Nope" in err.Exception.Message
 
 
@@ -1657,3 +1657,25 @@ async def test_a_missing_path_is_powershells_error(shell) -> None:
         shell.host.errors[-1]
         == "Set-Location: Cannot find path '/nonexist' because it does not exist."
     )
+
+
+async def test_parameter_and_command_errors_in_powershells_words(shell) -> None:
+    """$_.Exception.Message of an unknown or ambiguous parameter and of an unknown command
+    (the line shown keeps fayshell's hint); setting a property an object lacks is an error
+    (it added the property without a word)."""
+    out = await shell.run(
+        "try { Get-Date -Nope 1 } catch { $_.Exception.Message }; "
+        "try { nosuchcommand } catch { $_.Exception.Message }; "
+        "try { $o = [pscustomobject]@{ a = 1 }; $o.b = 2 } catch { $_.Exception.Message }; "
+        "$o.A = 5; $o.a; $o.b; $h = @{}; $h.x = 1; $h.x"
+    )
+    assert out == [
+        "A parameter cannot be found that matches parameter name 'Nope'.",
+        "The term 'nosuchcommand' is not recognized as a name of a cmdlet, function, script "
+        "file, or executable program.",
+        "The property 'b' cannot be found on this object. Verify that the property exists and "
+        "can be set.",
+        5,
+        None,
+        1,
+    ]
