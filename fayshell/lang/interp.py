@@ -67,6 +67,7 @@ from fayshell.lang.ops import (
     convert,
     culture_compare,
     element_name,
+    method_failed,
     no_method,
     no_property_to_set,
     string_method,
@@ -2007,19 +2008,20 @@ class Interpreter:
             try:
                 return own(*args)
             except TypeError:
-                raise OperatorError(f"{node.name}() does not take {len(args)} arguments") from None
+                raise no_method("", node.name, len(args), True) from None
         if isinstance(obj, ClassInstance):
             return await self.object_method(obj, node.name, args)
         if isinstance(obj, (list, dict)):
-            handled, value = await self.collection_method(obj, low, args)
+            handled, value = await self.collection_method(obj, node.name, args)
             if handled:
                 return value
         return value_method(obj, node.name, args)
 
     async def collection_method(
-        self, obj: list[Any] | dict[Any, Any], low: str, args: list[Any]
+        self, obj: list[Any] | dict[Any, Any], name: str, args: list[Any]
     ) -> tuple[bool, Any]:
         """Array and hashtable methods: Contains, IndexOf, Add, Remove, ContainsKey, Where ..."""
+        low = name.lower()
         if isinstance(obj, dict):
             key = _dict_key(obj, args[0]) if args else None
             has_key = lambda: any(str(k).lower() == str(args[0]).lower() for k in obj)  # noqa: E731
@@ -2053,7 +2055,7 @@ class Interpreter:
                 "removerange": lambda: obj.__delitem__(_range(obj, args)),
                 "clear": obj.clear,
                 "remove": lambda: _remove_first(obj, args[0]),
-                "removeat": lambda: obj.pop(int(to_number(args[0]))) and None,
+                "removeat": lambda: obj.__delitem__(_index(obj, args[0])),
                 "insert": lambda: obj.insert(int(to_number(args[0])), args[1]),
                 "clone": lambda: list(obj),
                 "toarray": lambda: list(obj),
@@ -2064,9 +2066,7 @@ class Interpreter:
             try:
                 return True, table[low]()
             except (IndexError, TypeError, ValueError) as exc:
-                raise OperatorError(
-                    f"{low}({len(args)} arguments): {exc or 'bad arguments'}"
-                ) from None
+                raise method_failed(name, len(args), exc) from None
         if low == "where" and isinstance(obj, list) and args:
             return True, await self.where_method(obj, args)
         if low == "foreach" and isinstance(obj, list) and args:
@@ -2660,7 +2660,7 @@ def value_method(obj: Any, name: str, args: list[Any]) -> Any:
         try:
             return method(*args)
         except TypeError as exc:
-            raise OperatorError(f"{name}(): {exc}") from None
+            raise method_failed(name, len(args), exc) from None
     if low == "tostring":
         return number_to_string(obj, args)
     if low in ("equals", "compareto") and len(args) == 1:
@@ -2920,7 +2920,7 @@ def static_member(type_name: str, name: str, args: list[Any] | None) -> Any:
         try:
             return fn(*given)
         except (TypeError, ValueError, OverflowError) as exc:
-            raise OperatorError(f"[math]::{name}({len(args)} arguments): {exc}") from None
+            raise method_failed(name, len(args), exc) from None
     if t == "io.path" and low in dotnet.PATH_METHODS and args is not None:
         fn = dotnet.PATH_METHODS[low]
         if args and args[0] is None:
@@ -2928,7 +2928,7 @@ def static_member(type_name: str, name: str, args: list[Any] | None) -> Any:
         try:
             return fn(*[None if a is None else to_string(a) for a in args])
         except TypeError:
-            raise OperatorError(f"[{type_name}]::{name}: {len(args)} arguments") from None
+            raise no_method(type_name, name, len(args), True) from None
     if args is None and low in dotnet.LIMITS.get(t, {}):
         return dotnet.LIMITS[t][low]
     if t == "environment" and args is None and low in dotnet.ENVIRONMENT:
@@ -2936,7 +2936,7 @@ def static_member(type_name: str, name: str, args: list[Any] | None) -> Any:
     if args is None and (t.endswith("options") or t in dotnet.ENUMS):
         return name  # an enum value such as [StringSplitOptions]::RemoveEmptyEntries
     if args is not None:
-        handled, value = _static_call(t, low, args)
+        handled, value = _static_call(t, name, args)
         if handled:
             return value
     raise OperatorError(
@@ -2984,7 +2984,8 @@ def _try_parse(t: str, args: list[Any]) -> bool:
     return True
 
 
-def _static_call(t: str, low: str, args: list[Any]) -> tuple[bool, Any]:
+def _static_call(t: str, name: str, args: list[Any]) -> tuple[bool, Any]:
+    low = name.lower()
     if low == "tryparse" and t in TRY_PARSE:
         return True, _try_parse(t, args)
     text = [to_string(a) for a in args]
@@ -3054,7 +3055,7 @@ def _static_call(t: str, low: str, args: list[Any]) -> tuple[bool, Any]:
     try:
         return True, fn()
     except (ValueError, IndexError, TypeError, KeyError) as exc:
-        raise OperatorError(f"[{t}]::{low}({len(args)} arguments): {exc}") from None
+        raise method_failed(name, len(args), exc) from None
 
 
 def _ignores_case(option: Any) -> bool:
@@ -3082,6 +3083,17 @@ def number_to_string(obj: Any, args: list[Any]) -> str:
 
 def _dup(key: Any) -> None:
     raise OperatorError(f"item has already been added: key {key!r}")
+
+
+def _index(items: list[Any], index: Any) -> int:
+    """A collection's index, checked as .NET checks it (no counting from the end)."""
+    at = int(to_number(index))
+    if not 0 <= at < len(items):
+        raise ValueError(
+            "Index was out of range. Must be non-negative and less than the size of the "
+            "collection. (Parameter 'index')"
+        )
+    return at
 
 
 def _range(items: list[Any], args: list[Any]) -> slice:

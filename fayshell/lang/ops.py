@@ -682,6 +682,15 @@ def no_property_to_set(name: str) -> OperatorError:
     )
 
 
+def method_failed(name: str, count: int, exc: BaseException) -> OperatorError:
+    """PowerShell's error for a .NET method that threw (its MethodInvocationException); an
+    argument missing or of no use to it (IndexError, TypeError) is its error for a call with
+    no overload of that many arguments."""
+    if isinstance(exc, (IndexError, TypeError)):
+        return no_method("", name, count, True)
+    return OperatorError(f'Exception calling "{name}" with "{count}" argument(s): "{exc}"')
+
+
 def string_method(value: str, name: str, args: list[Any]) -> Any:
     """The .NET string methods scripts use (``ToUpper()``, ``Split(',')``, ``PadLeft(5)`` ...)."""
     low = name.lower()
@@ -693,7 +702,7 @@ def string_method(value: str, name: str, args: list[Any]) -> Any:
     try:
         return method(value, text, args)
     except (ValueError, IndexError, TypeError) as exc:
-        raise OperatorError(f"{name}(): {exc}") from None
+        raise method_failed(name, len(args), exc) from None
 
 
 def _trim(chars: list[str]) -> str | None:

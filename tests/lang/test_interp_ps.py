@@ -514,7 +514,7 @@ async def test_math_edges_and_bad_calls_are_clear_errors(shell) -> None:
         == "NaN\n-Infinity\n3\n3"
     )
     for src in ("[math]::Max(1)", "$h = @{}; $h.Add()", "'abc'.Substring()", "[string]::Join()"):
-        with pytest.raises(RuntimeFayError, match="arguments|\\(\\)"):
+        with pytest.raises(RuntimeFayError, match='Cannot find an overload for ".*" and the'):
             await shell.run(src)
 
 
@@ -682,7 +682,7 @@ async def test_versions_cast_compare_and_sort(shell, src, expected) -> None:
         ('[version]"1.x"', "Input string was not in a correct format."),
         ('[semver]"v1"', '"System.Management.Automation.SemanticVersion"'),
         ('[version]"1.2" -gt "abc"', "cannot compare Version with string using -gt"),
-        ("[version]::new(1)", "[version]::new(1 arguments)"),
+        ("[version]::new(1)", '"new" with "1" argument(s)'),
     ],
 )
 async def test_bad_versions_are_one_line_errors(shell, src, message) -> None:
@@ -717,7 +717,9 @@ async def test_io_path_statics_on_linux_paths(shell, src, expected) -> None:
 async def test_io_path_with_too_few_arguments_is_a_one_line_error(shell) -> None:
     with pytest.raises(RuntimeFayError) as info:
         await shell.run("[IO.Path]::GetFileName()")
-    assert info.value.message.endswith("[IO.Path]::GetFileName: 0 arguments")
+    assert info.value.message.endswith(
+        'Cannot find an overload for "GetFileName" and the argument count: "0".'
+    )
 
 
 @pytest.mark.parametrize(
@@ -1678,4 +1680,24 @@ async def test_parameter_and_command_errors_in_powershells_words(shell) -> None:
         5,
         None,
         1,
+    ]
+
+
+async def test_a_method_that_fails_says_so_as_powershell_does(shell) -> None:
+    """A .NET method that threw: 'Exception calling "X" with "N" argument(s): "..."'; a call
+    with an argument count the method has no overload for: PowerShell's overload error
+    (Python's "list index out of range" came through before)."""
+    out = await shell.run(
+        "try { 'abc'.Substring(10) } catch { $_.Exception.Message }; "
+        "try { 'abc'.Substring() } catch { $_.Exception.Message }; "
+        "$l = [System.Collections.ArrayList]@(1, 2); "
+        "try { $l.RemoveAt(5) } catch { $_.Exception.Message }; $l.RemoveAt(0); $l"
+    )
+    assert out == [
+        'Exception calling "Substring" with "1" argument(s): "startIndex cannot be larger than '
+        'length of string"',
+        'Cannot find an overload for "Substring" and the argument count: "0".',
+        'Exception calling "RemoveAt" with "1" argument(s): "Index was out of range. Must be '
+        "non-negative and less than the size of the collection. (Parameter 'index')\"",
+        2,
     ]
