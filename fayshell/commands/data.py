@@ -15,6 +15,7 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any, Literal
 
+from fayshell.commands.files import not_found
 from fayshell.commands.invocation import Invocation
 from fayshell.commands.objects import full_type, value_text
 from fayshell.commands.registry import BY_VALUE, Param, cmdlet
@@ -614,8 +615,11 @@ def import_csv(
         raise ParameterError("Import-Csv", "Delimiter", f"{delimiter!r} is not one character")
     out: list[dict[str, Any]] = []
     for p in path:
+        full = ctx.state.resolve_path(p)
         try:
-            text = ctx.state.resolve_path(p).read_text(encoding="utf-8-sig")
+            text = full.read_text(encoding="utf-8-sig")
+        except FileNotFoundError:
+            raise CommandError("Import-Csv", not_found(full)) from None
         except OSError as exc:
             raise CommandError("Import-Csv", f"{p}: {exc.strerror}") from None
         out += parse_csv(text, delimiter, header)

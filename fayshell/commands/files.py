@@ -196,6 +196,9 @@ def not_found(path: Path | str) -> str:
 
 
 def os_failure(ctx: Invocation, path: Path | str, exc: OSError) -> None:
+    if isinstance(exc, FileNotFoundError):
+        missing(ctx, path)
+        return
     reason = (exc.strerror or type(exc).__name__).lower()
     ctx.write_error(ErrorRecord(str(path), "", reason))
 

@@ -3012,11 +3012,11 @@ def _static_call(t: str, name: str, args: list[Any]) -> tuple[bool, Any]:
         ("string", "compare"): lambda: culture_compare(
             text[0], text[1], len(args) > 2 and _ignores_case(args[2])
         ),
-        ("int", "parse"): lambda: int(text[0]),
-        ("int32", "parse"): lambda: int(text[0]),
-        ("double", "parse"): lambda: float(text[0]),
+        ("int", "parse"): lambda: _parsed(int, text[0]),
+        ("int32", "parse"): lambda: _parsed(int, text[0]),
+        ("double", "parse"): lambda: _parsed(float, text[0]),
         ("convert", "toint32"): lambda: (
-            int(text[0], int(to_number(args[1]))) if len(args) > 1 else convert(args[0], "int")
+            _digits(text[0], int(to_number(args[1]))) if len(args) > 1 else convert(args[0], "int")
         ),
         ("convert", "tostring"): lambda: (
             _to_base(int(to_number(args[0])), int(to_number(args[1])))
@@ -3068,6 +3068,24 @@ def _net_arg(value: Any) -> Any:
     if value is None or isinstance(value, bool):
         return value
     return [to_string(v) for v in value] if isinstance(value, list) else to_string(value)
+
+
+def _parsed(kind: Callable[[str], Any], text: str) -> Any:
+    """``[int]::Parse(s)``, ``[double]::Parse(s)``: .NET's error for text that is no number."""
+    try:
+        return kind(text.strip())
+    except ValueError:
+        raise ValueError(f"The input string '{text}' was not in a correct format.") from None
+
+
+def _digits(text: str, base: int) -> int:
+    """``[Convert]::ToInt32(s, base)`` (base 2, 8, 10 or 16), .NET's error for other digits."""
+    if base not in (2, 8, 10, 16):
+        raise ValueError("Invalid Base.")
+    try:
+        return int(text.strip(), base)
+    except ValueError:
+        raise ValueError("Could not find any recognizable digits.") from None
 
 
 def _to_base(n: int, base: int) -> str:

@@ -131,7 +131,7 @@ async def test_export_and_import_csv(shell, tmp_path) -> None:
     assert "does not exist" in info.value.one_line()
     with pytest.raises(FayError) as info:
         await shell.run(f"Import-Csv '{tmp_path / 'missing.csv'}'")
-    assert "No such file" in info.value.one_line()
+    assert "Cannot find path" in info.value.one_line()
 
 
 async def test_export_csv_from_relation(shell, tmp_path) -> None:

@@ -1701,3 +1701,21 @@ async def test_a_method_that_fails_says_so_as_powershell_does(shell) -> None:
         "non-negative and less than the size of the collection. (Parameter 'index')\"",
         2,
     ]
+
+
+async def test_parse_errors_are_dotnets_not_pythons(shell) -> None:
+    """[int]::Parse and [Convert]::ToInt32 of text that is no number: .NET's words (Python's
+    "invalid literal for int() with base 10" came through)."""
+    out = await shell.run(
+        "try { [int]::Parse('x') } catch { $_.Exception.Message }; [int]::Parse(' 42 '); "
+        "try { [convert]::ToInt32('zz', 16) } catch { $_.Exception.Message }; "
+        "[convert]::ToInt32('ff', 16)"
+    )
+    assert out == [
+        'Exception calling "Parse" with "1" argument(s): "The input string \'x\' was not in a '
+        'correct format."',
+        42,
+        'Exception calling "ToInt32" with "2" argument(s): "Could not find any recognizable '
+        'digits."',
+        255,
+    ]
