@@ -196,8 +196,10 @@ def not_found(path: Path | str) -> str:
 
 
 def os_failure(ctx: Invocation, path: Path | str, exc: OSError) -> None:
-    if isinstance(exc, FileNotFoundError):
-        missing(ctx, path)
+    if isinstance(exc, FileNotFoundError):  # a directory on the way is missing (.NET's words)
+        where = exc.filename or path
+        message = f"Could not find a part of the path '{where}'."
+        ctx.write_error(ErrorRecord(str(path), "", message, names_target=where == str(path)))
         return
     reason = (exc.strerror or type(exc).__name__).lower()
     ctx.write_error(ErrorRecord(str(path), "", reason))

@@ -435,3 +435,17 @@ async def test_env_drive_lists_reads_creates_and_removes_variables(shell, monkey
     assert "FAY_ENV_NEW" not in os.environ
     with pytest.raises(FayError, match="env:FAY_ENV_GONE"):
         await shell.run("Get-Item env:FAY_ENV_GONE")
+
+
+async def test_a_missing_directory_on_the_way_is_named(shell, here: Path) -> None:
+    """A write whose directory does not exist says which path, in .NET's words ("no such
+    file or directory" did not say which of the two paths of a copy)."""
+    (here / "a.txt").write_text("x")
+    await shell.run("$ErrorActionPreference = 'Continue'")
+    await shell.run(f"Copy-Item a.txt '{here / 'no' / 'dir'}/'; 'x' | Set-Content no/y.txt")
+    assert shell.host.errors[-2] == (
+        f"Copy-Item: {here / 'a.txt'}: Could not find a part of the path '{here / 'no' / 'dir'}'."
+    )
+    assert shell.host.errors[-1] == (
+        f"Set-Content: Could not find a part of the path '{here / 'no' / 'y.txt'}'."
+    )
