@@ -43,6 +43,7 @@ from fayshell.errors import (
     ParameterError,
     RuntimeFayError,
     SourceSpan,
+    UnknownProperty,
 )
 from fayshell.host import Host, HostInfo, ProgressTask
 from fayshell.lang import ast, dotnet, netio, netregex, nettext, validate
@@ -2553,14 +2554,18 @@ def member(obj: Any, name: str) -> Any:
     """``obj.name`` with PowerShell's extras: Count/Length, and member enumeration on arrays.
 
     A relation is rows: ``.Count`` counts them in DuckDB, unless the relation holds one row
-    with a column of that name (``(… | Measure-Object).Count`` is that row's Count)."""
+    with a column of that name (``(… | Measure-Object).Count`` is that row's Count). Its columns
+    are known: a name that is none of them is an error naming them, not $null (about_Differences)."""
     low = name.lower()
     if is_relation(obj):
-        has_column = any(c.lower() == low for c in obj.columns())
+        columns = obj.columns()
+        has_column = any(c.lower() == low for c in columns)
         if low in ("count", "length"):
             rows = obj.wrap("count(*)").scalar()
             if not (has_column and rows == 1):
                 return rows
+        elif not has_column and low != "psobject":
+            raise UnknownProperty(name, columns)
         obj = obj.records()
         if len(obj) == 1:
             obj = obj[0]

@@ -1719,3 +1719,14 @@ async def test_parse_errors_are_dotnets_not_pythons(shell) -> None:
         'digits."',
         255,
     ]
+
+
+async def test_an_unknown_property_of_a_query_is_an_error(shell) -> None:
+    """A query's columns are known: a property that is none of them is an error naming them
+    (about_Differences), not $null; the Group of a Group-Object done in DuckDB said nothing."""
+    await shell.run("sql CREATE TABLE u AS SELECT range AS n, 'a' AS s FROM range(3)")
+    assert await shell.run("$r = sql SELECT * FROM u WHERE n = 1; $r.s; $r.Count") == ["a", 1]
+    for src in ("$r.nope", "(sql SELECT * FROM u | Group-Object s | Select-Object -First 1).Group"):
+        with pytest.raises(RuntimeFayError) as err:
+            await shell.run(src)
+        assert "on the relation (its columns:" in err.value.message
