@@ -147,9 +147,11 @@ NOT_RECOGNIZED = (
 class ParameterError(RuntimeFayError):
     """A parameter is unknown, ambiguous, missing, or of the wrong type."""
 
-    def __init__(self, command: str, parameter: str | None, message: str) -> None:
+    def __init__(
+        self, command: str, parameter: str | None, message: str, detail: str | None = None
+    ) -> None:
         where = f"{command}: " if parameter is None else f"{command} -{parameter}: "
-        super().__init__(where + message, message)
+        super().__init__(where + message, message if detail is None else detail)
         self.command = command
         self.parameter = parameter
 

@@ -161,18 +161,22 @@ def resolve_param(spec: Cmdlet, name: str) -> Param:
         return hits[0]
     if hits:
         names = ", ".join("-" + p.name for p in hits)
-        error = ParameterError(spec.name, name, f"ambiguous parameter; it could be {names}")
-        error.detail = (  # PowerShell's words
+        raise ParameterError(
+            spec.name,
+            name,
+            f"ambiguous parameter; it could be {names}",
             f"Parameter cannot be processed because the parameter name '{name}' is ambiguous. "
-            f"Possible matches include: {' '.join('-' + p.name for p in hits)}."
+            f"Possible matches include: {' '.join('-' + p.name for p in hits)}.",
         )
-        raise error
     all_names = [p.name for p in candidates]
     close = difflib.get_close_matches(name, all_names, n=1, cutoff=0.6)
     hint = f" (did you mean -{close[0]}?)" if close else ""
-    error = ParameterError(spec.name, name, f"no such parameter{hint}")
-    error.detail = f"A parameter cannot be found that matches parameter name '{name}'."
-    raise error
+    raise ParameterError(
+        spec.name,
+        name,
+        f"no such parameter{hint}",
+        f"A parameter cannot be found that matches parameter name '{name}'.",
+    )
 
 
 def bind(spec: Cmdlet, args: list[Any]) -> Bound:

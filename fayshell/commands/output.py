@@ -53,7 +53,10 @@ async def _runs(
 ) -> list[tuple[str, list[list[Any]]]]:
     """-GroupBy: consecutive rows with the same value, each run under "   Name: value" (as
     PowerShell, which does not sort: sort first to have one run per value)."""
-    (spec,) = parse_props(ctx.name, [group_by])
+    specs = parse_props(ctx.name, group_by if isinstance(group_by, list) else [group_by])
+    if len(specs) != 1:
+        raise ParameterError(ctx.name, "GroupBy", "takes one property (or script block)")
+    spec = specs[0]
     runs: list[tuple[str, list[list[Any]]]] = []
     for item, row in zip(items, rows, strict=True):
         label = f"   {spec.label}: {to_string(await evaluate(item, spec))}"
