@@ -2842,6 +2842,7 @@ TYPE_CHECKS: dict[str, tuple[type, ...]] = {
     "char": (str,),
     "datetime": (datetime.datetime,),
     "datetimeoffset": (datetime.datetime,),
+    "guid": (Guid,),
     "timespan": (Duration,),
     "version": (Version,),
     "semver": (SemanticVersion,),

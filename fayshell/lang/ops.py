@@ -20,6 +20,7 @@ from fayshell.lang.values import (
     NUMBERS,
     Char,
     Duration,
+    Guid,
     Hashtable,
     OrderedDictionary,
     PSCustomObject,
@@ -627,6 +628,17 @@ def _to_timespan(value: Any) -> TimeSpan:
     return TimeSpan(_to_duration(value))
 
 
+def _to_guid(text: str) -> Guid:
+    """``[guid]'0f8fad5b-...'``: .NET's error for text that is no GUID."""
+    try:
+        return Guid.parse(text)
+    except ValueError:
+        raise CastError(
+            f'Cannot convert value "{text}" to type "System.Guid". Error: "Guid should contain '
+            '32 digits with 4 dashes (xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx)."'
+        ) from None
+
+
 def _to_bool(value: Any) -> bool:
     return truthy(value)
 
@@ -655,6 +667,7 @@ CONVERSIONS: dict[str, Callable[[Any], Any]] = {
     "duration": _to_duration,
     "timespan": _to_timespan,
     "regex": lambda v: v if isinstance(v, Regex) else Regex(to_string(v)),
+    "guid": lambda v: v if isinstance(v, Guid) else _to_guid(to_string(v)),
     "scriptblock": lambda v: v,
     "void": lambda v: None,
     "type": lambda v: TypeName(to_string(v)),

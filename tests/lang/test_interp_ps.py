@@ -1325,6 +1325,12 @@ async def test_null_orders_before_dates_and_as_zero_against_numbers(shell, src, 
             "[guid]::NewGuid().Guid.Length; [guid]::Parse('0F8FAD5B-D9CB-469F-A165-70867728950E').Guid",
             [36, "0f8fad5b-d9cb-469f-a165-70867728950e"],
         ),
+        # a [guid] cast and -is (were "unknown type [guid]")
+        (
+            "$g = [guid]'0F8FAD5B-D9CB-469F-A165-70867728950E'; \"$g\"; $g -is [guid]; "
+            "$g -eq [guid]'0f8fad5b-d9cb-469f-a165-70867728950e'; $null -eq ('x' -as [guid])",
+            ["0f8fad5b-d9cb-469f-a165-70867728950e", True, True, True],
+        ),
         ("[System.Net.Dns]::GetHostName().StartsWith([Environment]::MachineName)", [True]),
         (
             "[IO.Path]::GetTempPath().EndsWith('/'); [IO.Path]::GetRandomFileName() -match '^\\w{8}\\.\\w{3}$'",
