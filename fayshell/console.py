@@ -285,7 +285,10 @@ def _rich_drawn(kind: str, run: list[Any]) -> bool:
     """Whether rich draws this run as a table: plain record tables and Format-Table output
     (scalars, lists, hashtables and grouped tables print as the plain text does)."""
     if kind == "formatted":
-        return bool(run[0].kind == "table" and run[0].groups is None)
+        f = run[0]  # grouped or with set widths or alignments: as the plain text lays it out
+        return bool(
+            f.kind == "table" and f.groups is None and f.widths is None and f.aligns is None
+        )
     if kind in ("scalar", "hashtable", "date", "timespan") or shows_as_list(run[0]):
         return False
     return not isinstance(getattr(type(run[0]), "GROUP_BY", None), str)

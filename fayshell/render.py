@@ -58,6 +58,10 @@ class Formatted:
     rows: list[list[Any]] = field(default_factory=list)
     #: -GroupBy: the rows in runs, each under its label ("   Name: value"), else None.
     groups: list[tuple[str, list[list[Any]]]] | None = None
+    #: Calculated columns' Width (0: as wide as the values) and Alignment (None: numbers
+    #: right, text left), when one of them has one.
+    widths: list[int] | None = None
+    aligns: list[str | None] | None = None
 
 
 def format_value(value: Any) -> str:
@@ -193,11 +197,16 @@ def _flat(items: Iterable[Any]) -> Iterable[Any]:
 
 
 def plain_table(
-    columns: list[str], rows: list[list[Any]], widths: list[int] | None = None, left: bool = False
+    columns: list[str],
+    rows: list[list[Any]],
+    widths: list[int] | None = None,
+    left: bool = False,
+    aligns: list[str | None] | None = None,
 ) -> str:
     """Header, a rule of dashes under each header (as long as the header, as PowerShell 7
     draws it), one line per row; numbers right-aligned, text left, $null blank. ``widths``
-    fixes column widths (longer cells end in ``…``); ``left`` aligns every column left."""
+    fixes column widths (longer cells end in ``…``); ``left`` aligns every column left;
+    ``aligns`` says left, right or center for a column (None: as the rule above)."""
     cells = [[_clip(format_cell(c, v)) for c, v in zip(columns, row, strict=True)] for row in rows]
     natural = [max([len(c)] + [len(r[i]) for r in cells]) for i, c in enumerate(columns)]
     widths = natural if widths is None else [w or n for w, n in zip(widths, natural, strict=True)]
@@ -209,16 +218,28 @@ def plain_table(
         for i in range(len(columns))
     ]
 
+    how = [
+        a or ("right" if num else "left")
+        for a, num in zip(aligns or [None] * len(columns), numeric, strict=True)
+    ]
+
     def line(values: list[str]) -> str:
-        parts = [
-            v.rjust(w) if num else v.ljust(w)
-            for v, w, num in zip(values, widths, numeric, strict=True)
-        ]
+        parts = [_aligned(v, w, a) for v, w, a in zip(values, widths, how, strict=True)]
         return " ".join(parts).rstrip()
 
     lines = [line(columns), line(["-" * len(c) for c in columns])]
     lines.extend(line(r) for r in cells)
     return "\n".join(lines)
+
+
+def _aligned(text: str, width: int, how: str) -> str:
+    return (
+        text.rjust(width)
+        if how == "right"
+        else text.center(width)
+        if how == "center"
+        else text.ljust(width)
+    )
 
 
 def plain_list(columns: list[str], rows: list[list[Any]]) -> str:
@@ -271,9 +292,9 @@ def _block_lines(kind: str, run: list[Any]) -> list[str]:
             return [
                 line
                 for label, rows in f.groups
-                for line in ["", label, *_framed(f.kind, f.columns, rows)[:-1]]
+                for line in ["", label, *_framed(f.kind, f.columns, rows, f.widths, f.aligns)[:-1]]
             ] + [""]
-        return _framed(f.kind, f.columns, f.rows)
+        return _framed(f.kind, f.columns, f.rows, f.widths, f.aligns)
     if kind == "hashtable":
         columns, rows = table_shape(run)
         return [
@@ -335,12 +356,20 @@ def _runs_by(run: list[Any], name: str) -> list[tuple[Any, list[Any]]]:
 
 
 def _framed(
-    shape: str, columns: list[str], rows: list[list[Any]], widths: list[int] | None = None
+    shape: str,
+    columns: list[str],
+    rows: list[list[Any]],
+    widths: list[int] | None = None,
+    aligns: list[str | None] | None = None,
 ) -> list[str]:
     """A table or list with the blank line PowerShell writes before and after it."""
     if not columns:
         return []
-    text = plain_table(columns, rows, widths) if shape == "table" else plain_list(columns, rows)
+    text = (
+        plain_table(columns, rows, widths, aligns=aligns)
+        if shape == "table"
+        else plain_list(columns, rows)
+    )
     return ["", *text.split("\n"), ""]
 
 

@@ -43,6 +43,9 @@ async def _shape(
         return Formatted(kind, ["Value"], [[i] for i in items])
     rows = [[_formatted(await evaluate(item, s), s) for s in specs] for item in items]
     shaped = Formatted(kind, [s.label for s in specs], rows)
+    if any(s.width is not None or s.alignment is not None for s in specs):
+        shaped.widths = [s.width or 0 for s in specs]
+        shaped.aligns = [s.alignment for s in specs]
     if group_by is not None:
         shaped.groups = await _runs(ctx, group_by, items, rows)
     return shaped

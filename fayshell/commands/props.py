@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from fayshell.errors import ParameterError, UnknownProperty
-from fayshell.lang.ops import has_wildcard, to_string, truthy, wildcard_match
+from fayshell.lang.ops import has_wildcard, to_number, to_string, truthy, wildcard_match
 from fayshell.lang.sqlgen import Translator, Untranslatable
 from fayshell.lang.values import ScriptBlock
 from fayshell.records import get_property
@@ -20,6 +20,8 @@ from fayshell.store.relation import quote_ident
 
 NAME_KEYS = ("name", "n", "label", "l")
 EXPR_KEYS = ("expression", "e")
+#: A calculated column's Alignment values (Format-Table).
+ALIGNMENTS = ("left", "right", "center")
 
 
 @dataclass(frozen=True)
@@ -31,6 +33,9 @@ class PropSpec:
     descending: bool | None = None
     #: Format-Table's and Format-List's ``FormatString`` ('N2', 'yyyy-MM-dd'), if any.
     format_string: str | None = None
+    #: Format-Table's ``Width`` (a fixed column width) and ``Alignment`` (Left, Right, Center).
+    width: int | None = None
+    alignment: str | None = None
 
     @property
     def is_wildcard(self) -> bool:
@@ -72,7 +77,20 @@ def _calculated(command: str, table: Mapping[str, Any]) -> PropSpec:
         desc = not truthy(low["ascending"])
     source = expr if isinstance(expr, (str, ScriptBlock)) else to_string(expr)
     fmt = low.get("formatstring")
-    return PropSpec(label, source, desc, None if fmt is None else to_string(fmt))
+    width = low.get("width")
+    align = low.get("alignment", low.get("align"))
+    if align is not None and to_string(align).lower() not in ALIGNMENTS:
+        raise ParameterError(
+            command, "Property", f"Alignment {to_string(align)!r} is not Left, Right or Center"
+        )
+    return PropSpec(
+        label,
+        source,
+        desc,
+        None if fmt is None else to_string(fmt),
+        None if width is None else max(int(to_number(width)), 1),
+        None if align is None else to_string(align).lower(),
+    )
 
 
 async def evaluate(item: Any, spec: PropSpec) -> Any:

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import pytest
+
+from fayshell.errors import ParameterError
 from fayshell.render import Formatted
 
 
@@ -99,6 +102,21 @@ async def test_format_table_and_list_group_by(shell) -> None:
         "c",
         "",
     ]
+
+
+async def test_format_table_calculated_width_and_alignment(shell) -> None:
+    """A calculated column's Width and Alignment (they were ignored): a longer value is cut
+    with an ellipsis; Left, Right and Center; anything else is a one-line error."""
+    src = (
+        "[pscustomobject]@{ n = 'a'; v = 10 }, [pscustomobject]@{ n = 'bbbbbbbbbbbb'; v = 200 } "
+        "| Format-Table @{ n = 'Name'; e = { $_.n }; Width = 8 }, "
+        "@{ l = 'V'; e = { $_.v }; Alignment = 'Left' }, @{ n = 'C'; e = { 'x' }; Align = 'Center'; Width = 5 }"
+    )
+    assert await shell.text(src) == (
+        "\nName     V     C\n----     -     -\na        10    x\nbbbbbbb… 200   x\n"
+    )
+    with pytest.raises(ParameterError):
+        await shell.run("1 | Format-Table @{ e = { 1 }; Alignment = 'Middle' }")
 
 
 async def test_out_host_shows_now_and_outputs_nothing(shell) -> None:
