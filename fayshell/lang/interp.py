@@ -413,6 +413,8 @@ class Interpreter:
     def raise_for_failures(self, stmt: ast.Node, since: int = 0) -> None:
         """After a statement's output is shown: stop if a command it ran (those after the
         first ``since`` of ``failed``) failed items under Stop."""
+        if len(self.failed) == since:  # nothing failed (every statement asks)
+            return
         stopping = [inv for inv in self.failed[since:] if inv.errors and inv.error_action == "Stop"]
         del self.failed[since:]
         if stopping:
@@ -445,7 +447,8 @@ class Interpreter:
         except (OperatorError, DotNetError, OverflowError) as exc:
             self.state.globals.set_local("?", False)
             raise self.located(operator_error(exc), stmt) from None
-        self.state.globals.set_local("?", not any(inv.errors for inv in self.failed))
+        failed = self.failed
+        self.state.globals.set_local("?", not failed or not any(inv.errors for inv in failed))
         return out
 
     async def drain(self, stream: Any) -> list[Any]:
