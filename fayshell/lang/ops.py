@@ -419,11 +419,11 @@ def arithmetic(op: str, left: Any, right: Any) -> Any:
     if isinstance(a, Decimal) or isinstance(b, Decimal):
         return _decimal_arithmetic(op, to_decimal(a), to_decimal(b))
     if op == "+":
-        return _keep_unit(left, right, a + b)
+        return _keep_unit(left, right, _fits_long(a + b))
     if op == "-":
-        return _keep_unit(left, right, a - b)
+        return _keep_unit(left, right, _fits_long(a - b))
     if op == "*":
-        return a * b
+        return _fits_long(a * b)
     if b == 0 and op in "/%":
         raise DivideByZero("Attempted to divide by zero.")
     if op == "/":
@@ -483,6 +483,14 @@ def _decimal_arithmetic(op: str, a: Decimal, b: Decimal) -> Decimal:
     if abs(result) > DECIMAL_MAX:
         raise OperatorError("Value was either too large or too small for a Decimal.")
     return result
+
+
+def _fits_long(n: int | float) -> int | float:
+    """An integer result past Int64 becomes a double, as PowerShell widens it (Int32 to Int64
+    to Double): ``[long]::MaxValue + 1`` is 9.22337203685478E+18."""
+    if type(n) is int and not -(2**63) <= n < 2**63:
+        return float(n)
+    return n
 
 
 def _keep_unit(left: Any, right: Any, result: int | float) -> Any:

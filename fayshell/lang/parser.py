@@ -1690,7 +1690,19 @@ def number_from_match(m: re.Match[str]) -> object:
         return int(digits)
     if exp or "." in digits:
         return float(digits + (exp or ""))
-    return int(digits)
+    return integer_literal(int(digits))
+
+
+#: The largest [decimal].
+DECIMAL_MAX = 79228162514264337593543950335
+
+
+def integer_literal(n: int) -> int | Decimal | float:
+    """An integer literal's value as about_Numeric_Literals types it: [int] or [long] when it
+    fits, else [decimal], else [double]."""
+    if -(2**63) <= n < 2**63:
+        return n
+    return Decimal(n) if n <= DECIMAL_MAX else float(n)
 
 
 def parse(

@@ -1736,3 +1736,14 @@ async def test_an_unknown_property_of_a_query_is_an_error(shell) -> None:
         with pytest.raises(RuntimeFayError) as err:
             await shell.run(src)
         assert "on the relation (its columns:" in err.value.message
+
+
+async def test_integers_widen_past_int64_as_powershell_does(shell) -> None:
+    """about_Numeric_Literals and .NET's widening: a literal past [long] is a [decimal] (past
+    that a [double]); a sum past [long] a [double] (Python's unbounded ints came through)."""
+    out = await shell.run(
+        "(100000000000000000000).GetType().Name; (1000000000000000000000000000000).GetType().Name; "
+        "[long]::MaxValue + 1; ([long]::MaxValue + 1).GetType().Name; "
+        "([int]::MaxValue + 1).GetType().Name"
+    )
+    assert out == ["Decimal", "Double", 9.223372036854776e18, "Double", "Int64"]
