@@ -355,8 +355,12 @@ def write_output(ctx: Invocation, *, input_object: Any = None, no_enumerate: boo
         Param("Object", "any", position=0, rest=True),
         Param("ForegroundColor", str, help="A color name, e.g. red, green, yellow."),
         Param("NoNewline", bool),
+        Param("Separator", "any", help="Written between the objects (default: a space)."),
     ],
-    examples=[("Write-Host 'trace started' -ForegroundColor green", "A green note.")],
+    examples=[
+        ("Write-Host 'trace started' -ForegroundColor green", "A green note."),
+        ("Write-Host web01 web02 -Separator ', '", "web01, web02"),
+    ],
 )
 def write_host(
     ctx: Invocation,
@@ -364,7 +368,12 @@ def write_host(
     object: Any = None,
     foreground_color: str | None = None,
     no_newline: bool = False,
+    separator: Any = " ",
 ) -> None:
-    text = " ".join(to_string(v) for v in object) if isinstance(object, list) else to_string(object)
+    items = object if isinstance(object, list) else [object]
+    # an array among the objects is written item by item, the separator between them too
+    text = to_string(separator).join(
+        to_string(x) for v in items for x in (v if isinstance(v, list) else [v])
+    )
     ctx.state.host.write_host(text, foreground_color, not no_newline)
     ctx.inform(text, shown=True)  # on the information stream too (-InformationVariable)

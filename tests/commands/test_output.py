@@ -40,6 +40,14 @@ async def test_write_host_goes_to_host_not_output(shell) -> None:
     assert shell.host.lines == ["to the screen"]
 
 
+async def test_write_host_separator(shell) -> None:
+    """-Separator (was "no such parameter"), also between an array's items."""
+    await shell.run(
+        "Write-Host a b -Separator ','; Write-Host @(1, 2) -Separator '-'; Write-Host a b"
+    )
+    assert shell.host.lines == ["a,b", "1-2", "a b"]
+
+
 async def test_out_null_discards(shell) -> None:
     assert await shell.run("1..3 | Out-Null") == []
 
