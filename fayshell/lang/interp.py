@@ -1512,7 +1512,12 @@ class Interpreter:
         missing = missing_mandatory(spec, values)
         if missing:
             names = ", ".join("-" + p.name for p in missing)
-            raise ParameterError(spec.name, None, f"missing mandatory parameter {names}")
+            raise ParameterError(
+                spec.name,
+                None,
+                f"missing mandatory parameter {names}",
+                MISSING_MANDATORY.format(", ".join(p.name for p in missing)),
+            )
 
     async def per_record(
         self,
@@ -1656,7 +1661,12 @@ class Interpreter:
             elif decl.mandatory and not (
                 (decl.from_pipeline or decl.by_property) and input_stream is not None
             ):
-                raise ParameterError(name, decl.name, "missing mandatory parameter")
+                raise ParameterError(
+                    name,
+                    decl.name,
+                    "missing mandatory parameter",
+                    MISSING_MANDATORY.format(decl.name),
+                )
             else:
                 value = await self.param_default(decl, scope)
             scope.set_local(decl.name, value)
@@ -3077,6 +3087,12 @@ def _net_arg(value: Any) -> Any:
     if value is None or isinstance(value, bool):
         return value
     return [to_string(v) for v in value] if isinstance(value, list) else to_string(value)
+
+
+#: PowerShell's words (a script cannot prompt for the value).
+MISSING_MANDATORY = (
+    "Cannot process command because of one or more missing mandatory parameters: {}."
+)
 
 
 def _parsed(kind: Callable[[str], Any], text: str) -> Any:

@@ -1747,3 +1747,15 @@ async def test_integers_widen_past_int64_as_powershell_does(shell) -> None:
         "([int]::MaxValue + 1).GetType().Name"
     )
     assert out == ["Decimal", "Double", 9.223372036854776e18, "Double", "Int64"]
+
+
+async def test_a_missing_mandatory_parameter_in_powershells_words(shell) -> None:
+    out = await shell.run(
+        "function o { param([Parameter(Mandatory)][string]$s) $s }; "
+        "try { o } catch { $_.Exception.Message }; "
+        "try { Get-Date | Select-String } catch { $_.Exception.Message }"
+    )
+    assert out == [
+        "Cannot process command because of one or more missing mandatory parameters: s.",
+        "Cannot process command because of one or more missing mandatory parameters: Pattern.",
+    ]
