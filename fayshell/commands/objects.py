@@ -469,7 +469,12 @@ async def new_object(
         return [made]
     if low in RECORD_TYPES:
         return [dict(property or {})]
-    if low in LIST_TYPES or low.startswith(("system.collections.generic.list[", "list[")):
+    if low in LIST_TYPES:  # ArrayList(capacity) is empty; ArrayList(collection) holds its items
+        given = argument_list if isinstance(argument_list, list) else [argument_list]
+        first = given[0] if given else None
+        items = first if isinstance(first, list) else []
+        return [new_collection("System.Collections.ArrayList", items)]
+    if low.startswith(("system.collections.generic.list[", "list[")):
         items = (
             argument_list
             if isinstance(argument_list, list)

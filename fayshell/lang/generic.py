@@ -92,6 +92,20 @@ class Stack(DotNetCollection):
         return self[0] if self else _empty("Stack")
 
 
+class ArrayList(DotNetCollection):
+    """``System.Collections.ArrayList``: Add returns the new item's index (scripts write
+    ``[void]$list.Add(x)`` for that); its other methods are an array's."""
+
+    TYPE_NAME = "System.Collections.ArrayList"
+
+    def GetType(self) -> TypeInfo:  # noqa: N802 - .NET method name
+        return TypeInfo("ArrayList", self.TYPE_NAME)
+
+    def Add(self, item: Any) -> int:  # noqa: N802 - .NET method name
+        self.append(item)
+        return len(self) - 1
+
+
 def _items(value: Any) -> list[Any]:
     return list(value) if isinstance(value, (list, tuple)) else [value]
 
@@ -102,6 +116,7 @@ def _empty(kind: str) -> Any:
 
 #: The short type names (``collections.generic.hashset``) each class answers to.
 KINDS: dict[str, type[DotNetCollection]] = {
+    "arraylist": ArrayList,
     "hashset": HashSet,
     "queue": Queue,
     "stack": Stack,

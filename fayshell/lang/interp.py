@@ -52,7 +52,7 @@ from fayshell.lang.dates import NOT_HANDLED, DateTime, call_method
 from fayshell.lang.dates import static_member as date_static
 from fayshell.lang.dotnet import DotNetError, type_name_of
 from fayshell.lang.enums import EnumType, EnumValue, enum_static, members_of
-from fayshell.lang.generic import DotNetCollection, new_collection
+from fayshell.lang.generic import ArrayList, DotNetCollection, new_collection
 from fayshell.lang.ops import (
     CastError,
     DivideByZero,
@@ -2849,6 +2849,7 @@ TYPE_CHECKS: dict[str, tuple[type, ...]] = {
     "object[]": (list, tuple),
     "hashtable": (dict,),
     "collections.hashtable": (dict,),
+    "collections.arraylist": (ArrayList,),
     "scriptblock": (ScriptBlock,),
     "pscustomobject": (dict,),
     "valuetype": (int, float, Decimal, bool),
@@ -2908,10 +2909,7 @@ def static_member(type_name: str, name: str, args: list[Any] | None) -> Any:
     if (
         low == "new"
         and args is not None
-        and (
-            t in ("collections.arraylist", "array", "object[]")
-            or t.startswith("collections.generic.list")
-        )
+        and (t in ("array", "object[]") or t.startswith("collections.generic.list"))
     ):
         return list(unroll(args[0])) if args and isinstance(args[0], list) else []
     if (

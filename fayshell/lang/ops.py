@@ -516,11 +516,14 @@ def convert(value: Any, target: str) -> Any:
     simple = CONVERSIONS.get(t)
     if simple is not None:
         return simple(value)
+    if t == "collections.arraylist":  # [System.Collections.ArrayList]@(...)
+        from fayshell.lang.generic import ArrayList
+
+        return ArrayList(convert(value, "array"))
     if t in (
         "array",
         "object[]",
         "psobject[]",
-        "collections.arraylist",
         "collections.generic.list[object]",
     ):
         return (

@@ -1759,3 +1759,16 @@ async def test_a_missing_mandatory_parameter_in_powershells_words(shell) -> None
         "Cannot process command because of one or more missing mandatory parameters: s.",
         "Cannot process command because of one or more missing mandatory parameters: Pattern.",
     ]
+
+
+async def test_array_list_is_its_own_type_and_add_gives_the_index(shell) -> None:
+    """System.Collections.ArrayList (it was an Object[]): Add returns the new item's index,
+    as .NET's does (scripts write [void]$list.Add(x)); its GetType and -is say ArrayList."""
+    out = await shell.run(
+        "$al = New-Object System.Collections.ArrayList; $al.Add('a'); $al.Add('b'); "
+        "[void]$al.Add('c'); $al.GetType().FullName; $al -is [System.Collections.ArrayList]; "
+        "$l = [System.Collections.ArrayList]@(1, 2); $l.Add(3); $l.GetType().Name; "
+        "(New-Object System.Collections.ArrayList -ArgumentList @(, @(1, 2))).Count; "
+        "(New-Object System.Collections.ArrayList -ArgumentList 5).Count"
+    )
+    assert out == [0, 1, "System.Collections.ArrayList", True, 2, "ArrayList", 2, 0]
