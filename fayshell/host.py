@@ -258,11 +258,15 @@ class HostSize:
     Width: int
     Height: int
 
+    def __str__(self) -> str:
+        return f"{self.Width},{self.Height}"
+
 
 class RawUI:
     """``$Host.UI.RawUI``: the terminal's size now (80x24 when output is not a terminal)."""
 
     MEMBERS = ("WindowSize", "BufferSize", "ForegroundColor", "BackgroundColor", "WindowTitle")
+    VIEW = "list"
     ForegroundColor = "Gray"
     BackgroundColor = "Black"
     WindowTitle = "fayshell"

@@ -21,8 +21,14 @@ def property_names(obj: Any) -> list[str]:
 
 
 def is_record(obj: Any) -> bool:
-    """True for values rendered as rows with columns (dicts and dataclass instances)."""
-    return isinstance(obj, Mapping) or (dataclasses.is_dataclass(obj) and not isinstance(obj, type))
+    """True for values rendered as rows with columns: dicts, dataclass instances, and objects
+    whose type lists its MEMBERS and writes no text of its own (a Stopwatch) or names its VIEW
+    (a StringBuilder reads as its text, and shows as its properties)."""
+    if isinstance(obj, Mapping) or (dataclasses.is_dataclass(obj) and not isinstance(obj, type)):
+        return True
+    kind = type(obj)
+    listed = isinstance(getattr(kind, "MEMBERS", None), tuple)
+    return listed and (kind.__str__ is object.__str__ or hasattr(kind, "VIEW"))
 
 
 def get_property(obj: Any, name: str, default: Any = _NOT_GIVEN) -> Any:
@@ -66,8 +72,8 @@ def to_plain(obj: Any) -> Any:
     """A JSON-friendly copy: records to dicts, sequences to lists, other values unchanged."""
     if isinstance(obj, Mapping):
         return {str(k): to_plain(v) for k, v in obj.items()}
-    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
-        return {name: to_plain(getattr(obj, name)) for name in property_names(obj)}
+    if is_record(obj):
+        return {name: to_plain(get_property(obj, name)) for name in property_names(obj)}
     if isinstance(obj, (list, tuple, set, frozenset)):
         return [to_plain(v) for v in obj]
     return obj

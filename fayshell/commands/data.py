@@ -24,7 +24,7 @@ from fayshell.lang.netregex import unescape
 from fayshell.lang.ops import to_string
 from fayshell.lang.streams import aiter_items, collect, is_relation
 from fayshell.lang.values import Hashtable, TimeSpan
-from fayshell.records import as_dict, is_record, property_names
+from fayshell.records import as_dict, get_property, is_record, property_names
 from fayshell.store.relation import quote_literal
 
 QuoteKind = Literal["Always", "AsNeeded", "Never"]
@@ -42,9 +42,7 @@ class _Truncated:
 
 def json_value(value: Any, depth: int, cut: _Truncated) -> Any:
     """A JSON-ready copy; objects and arrays deeper than ``depth`` become their string form."""
-    if isinstance(value, Mapping) or (
-        dataclasses.is_dataclass(value) and not isinstance(value, type)
-    ):
+    if is_record(value):
         fields = _all_fields(value)
         if depth < 0:
             cut.hit = True  # a hashtable's text is its type's name, an object's @{k=v}
@@ -103,6 +101,8 @@ def _all_fields(record: Any) -> dict[str, Any]:
     """Every property of a record, including those tables leave out (GroupInfo.Values)."""
     if isinstance(record, Mapping):
         return {str(k): v for k, v in record.items()}
+    if not dataclasses.is_dataclass(record):  # an object listing its MEMBERS (a Stopwatch)
+        return {name: get_property(record, name) for name in property_names(record)}
     return {f.name: getattr(record, f.name) for f in dataclasses.fields(record)}
 
 

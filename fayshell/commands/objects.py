@@ -19,6 +19,7 @@ from fayshell.lang.classes import ClassType
 from fayshell.lang.dates import NOT_HANDLED
 from fayshell.lang.dates import static_member as date_static
 from fayshell.lang.generic import new_collection
+from fayshell.lang.nettext import StringBuilder
 from fayshell.lang.ops import OperatorError, compare, to_string, wildcard_match
 from fayshell.lang.streams import collect, is_relation, single_or_list
 from fayshell.lang.values import Duration, Guid, Hashtable, ScriptBlock, Size
@@ -487,6 +488,8 @@ async def new_object(
     if made is not None:
         return [made]
     args = argument_list if isinstance(argument_list, list) else [argument_list]
+    if low.removeprefix("system.").removeprefix("text.") == "stringbuilder":
+        return [StringBuilder.new([a for a in args if a is not None])]
     dated = date_static(type_name, "new", [a for a in args if a is not None])
     if dated is not NOT_HANDLED:  # DateTime, TimeSpan, Stopwatch
         return [dated]

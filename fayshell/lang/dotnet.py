@@ -562,6 +562,7 @@ NAMESPACES = {
     "PSCustomObject": "System.Management.Automation.",
     "Regex": "System.Text.RegularExpressions.",
     "Stopwatch": "System.Diagnostics.",
+    "StringBuilder": "System.Text.",
 }
 
 

@@ -2677,7 +2677,7 @@ def value_method(obj: Any, name: str, args: list[Any]) -> Any:
     if method is not None:
         try:
             return method(*args)
-        except TypeError as exc:
+        except (TypeError, ValueError) as exc:
             raise method_failed(name, len(args), exc) from None
     if low == "tostring":
         return number_to_string(obj, args)
@@ -2850,6 +2850,7 @@ TYPE_CHECKS: dict[str, tuple[type, ...]] = {
     "hashtable": (dict,),
     "collections.hashtable": (dict,),
     "collections.arraylist": (ArrayList,),
+    "text.stringbuilder": (nettext.StringBuilder,),
     "scriptblock": (ScriptBlock,),
     "pscustomobject": (dict,),
     "valuetype": (int, float, Decimal, bool),
@@ -2903,7 +2904,7 @@ def static_member(type_name: str, name: str, args: list[Any] | None) -> Any:
         return dated
     t, low = dotnet.short_type(type_name), name.lower()
     if t in nettext.TYPES:
-        made = nettext.static(name, args)
+        made = nettext.static(t, name, args)
         if made is not NotImplemented:
             return made
     if (

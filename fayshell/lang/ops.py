@@ -31,7 +31,7 @@ from fayshell.lang.values import (
     parse_unit_number,
 )
 from fayshell.lang.versions import SemanticVersion, Version, VersionError, to_semver, to_version
-from fayshell.records import is_record
+from fayshell.records import get_property, is_record, property_names
 
 
 def _dates() -> ModuleType:
@@ -172,7 +172,20 @@ def to_string(value: Any) -> str:
         return "@{" + "; ".join(f"{k}={to_string(v)}" for k, v in value.items()) + "}"
     if isinstance(value, Hashtable):
         return value.FULL_NAME
+    if type(value).__str__ is object.__str__ and is_record(value):
+        return _record_text(value)
     return str(value)
+
+
+def _record_text(value: Any) -> str:
+    """A record that writes no text of its own: a .NET object's stand-in (its type lists its
+    MEMBERS) reads as its type's full name, as .NET's ToString; any other as @{k=v; ...}."""
+    if isinstance(getattr(type(value), "MEMBERS", None), tuple):
+        from fayshell.lang.dotnet import full_type_name_of
+
+        return full_type_name_of(value)
+    names = property_names(value)
+    return "@{" + "; ".join(f"{k}={to_string(get_property(value, k))}" for k in names) + "}"
 
 
 def type_name(value: Any) -> str:

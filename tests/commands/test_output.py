@@ -159,3 +159,23 @@ async def test_format_string_of_a_calculated_property(shell) -> None:
         "Format-List @{n='when'; e='d'; FormatString='yyyy-MM-dd HH:mm'}"
     )
     assert text == "\nwhen : 2024-03-05 14:30\n"
+
+
+async def test_objects_of_dotnet_types_show_their_properties_not_python_text(shell) -> None:
+    """A Stopwatch (and $Host.UI.RawUI) printed as Python's <... object at 0x...>."""
+    text = await shell.text("[Diagnostics.Stopwatch]::new()")
+    assert text.split()[:4] == ["IsRunning", "Elapsed", "ElapsedMilliseconds", "ElapsedTicks"]
+    assert "object at" not in text
+    raw = await shell.text("$Host.UI.RawUI")
+    assert "WindowTitle     : fayshell" in raw.splitlines()
+    out = await shell.run(
+        '$sw = [Diagnostics.Stopwatch]::new(); "$sw"; ($sw | ConvertTo-Json -Compress) -match '
+        '\'^\\{"IsRunning":false,"Elapsed":\\{"Ticks":0,\'; "$($Host.UI.RawUI.WindowSize)" -match '
+        "'^\\d+,\\d+$'; \"$(Get-Host)\""
+    )
+    assert out == [
+        "System.Diagnostics.Stopwatch",
+        True,
+        True,
+        "@{Name=ConsoleHost; Version=7.4.0; CurrentCulture=en-US; CurrentUICulture=en-US}",
+    ]
