@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from fayshell.commands.invocation import ErrorRecord, Invocation
 from fayshell.commands.registry import Cmdlet, Param, cmdlet
 from fayshell.errors import NOT_RECOGNIZED, CommandError
+from fayshell.lang import ast
 from fayshell.lang.ops import has_wildcard, wildcard_match
 
 ABOUT_LANGUAGE = """\
@@ -130,6 +131,20 @@ about_Differences -- where fayshell deliberately differs from PowerShell
 """
 
 
+#: Get-Command -CommandType: PowerShell's CommandTypes that fayshell has commands of, and
+#: those it has none of (accepted: a script asking for them gets nothing).
+COMMAND_TYPES = (
+    "Alias",
+    "All",
+    "Application",
+    "Cmdlet",
+    "ExternalScript",
+    "Filter",
+    "Function",
+    "Script",
+)
+
+
 @dataclass(frozen=True)
 class CommandInfo:
     """A command as Get-Command lists it (PowerShell's CommandType first: Cmdlet, Function
@@ -162,10 +177,21 @@ class AliasInfo:
         ),
         Param("Verb", str),
         Param("Noun", str),
+        Param(
+            "CommandType",
+            "strings",
+            aliases=("Type",),
+            choices=COMMAND_TYPES,
+            help="Only commands of these types; Alias (or All) lists the aliases too.",
+        ),
+        Param("TotalCount", int, help="At most this many commands."),
+        Param("Syntax", bool, help="Each command's syntax line instead of its record."),
     ],
     examples=[
         ("Get-Command -Noun Trace*", "Every command about traces."),
         ("Get-Command *-Object", "The pipeline cmdlets."),
+        ("Get-Command -CommandType Function", "The functions this session defined."),
+        ("Get-Command Get-Span -Syntax", "How to call Get-Span."),
     ],
 )
 def get_command(
@@ -174,7 +200,27 @@ def get_command(
     name: list[str] | None = None,
     verb: str | None = None,
     noun: str | None = None,
-) -> list[CommandInfo]:
+    command_type: list[str] | None = None,
+    total_count: int | None = None,
+    syntax: bool = False,
+) -> list[CommandInfo] | list[str]:
+    kinds = set(command_type or ()) & set(COMMAND_TYPES)
+    if "All" in kinds:
+        kinds = {"Alias", "Cmdlet", "Function"}
+    out = _commands(ctx, name, bool(name) or "Alias" in kinds)
+    if kinds:
+        out = [c for c in out if c.CommandType in kinds]
+    if verb:
+        out = [c for c in out if wildcard_match(c.Name.split("-")[0], verb)]
+    if noun:
+        out = [c for c in out if wildcard_match(c.Name.split("-", 1)[-1], noun)]
+    out = sorted(out, key=lambda c: c.Name.lower())[:total_count]
+    return [_syntax(ctx, c) for c in out] if syntax else out
+
+
+def _commands(ctx: Invocation, name: list[str] | None, with_aliases: bool) -> list[CommandInfo]:
+    """The cmdlets, the session's functions and (``with_aliases``) the aliases, those ``name``
+    matches; a name without wildcards that matches none is a non-terminating error."""
     out = [_cmdlet_info(c) for c in ctx.state.registry]
     out += [
         CommandInfo(
@@ -188,7 +234,7 @@ def get_command(
         for key, f in ctx.state.functions.items()
         if key == f.node.name.lower()  # once, not again under each [Alias()] name
     ]
-    if name:  # aliases are listed when asked for by name, as PowerShell lists them
+    if with_aliases:
         aliases = ctx.state.registry.alias_table()
         aliases.update({a: target for a, (_, target) in ctx.state.aliases.items()})
         out += [
@@ -196,16 +242,34 @@ def get_command(
             for a, target in aliases.items()
             if a != target.lower()
         ]
+    if name:
         out = [c for c in out if any(wildcard_match(c.Name, n) for n in name)]
         for n in name:  # each missing name a non-terminating error, as PowerShell's
             if not has_wildcard(n) and not any(wildcard_match(c.Name, n) for c in out):
                 record = ErrorRecord(n, "", NOT_RECOGNIZED.format(n), "", "ObjectNotFound", True)
                 ctx.write_error(record)
-    if verb:
-        out = [c for c in out if wildcard_match(c.Name.split("-")[0], verb)]
-    if noun:
-        out = [c for c in out if wildcard_match(c.Name.split("-", 1)[-1], noun)]
-    return sorted(out, key=lambda c: c.Name.lower())
+    return out
+
+
+def _syntax(ctx: Invocation, info: CommandInfo) -> str:
+    """-Syntax's line: a cmdlet's declared syntax, a function's from its param block, an
+    alias as ``gcm (alias) -> Get-Command``."""
+    if info.CommandType == "Alias":
+        return f"{info.Name} (alias) -> {info.Definition}"
+    spec = ctx.state.registry.resolve(info.Name)
+    if info.CommandType == "Cmdlet" and spec is not None:
+        return spec.syntax()
+    function = ctx.state.functions.get(info.Name.lower())
+    params = function.node.params if function is not None else []
+    return " ".join([info.Name, *(_param_syntax(p) for p in params)])
+
+
+def _param_syntax(param: ast.ParamDecl) -> str:
+    kind = (param.type or "Object").removeprefix("System.")
+    if kind.lower() in ("switch", "management.automation.switchparameter"):
+        return f"[-{param.name}]"
+    text = f"[-{param.name}] <{kind}>"
+    return text if param.mandatory else f"[{text}]"
 
 
 def _cmdlet_info(c: Cmdlet) -> CommandInfo:

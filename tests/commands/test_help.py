@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from fayshell.commands import load_registry
-from fayshell.errors import CommandError, CommandNotFound, ParseError
+from fayshell.errors import CommandError, CommandNotFound, FayError, ParseError
 from fayshell.lang.parser import parse
 
 REGISTRY = load_registry()
@@ -68,6 +68,27 @@ async def test_get_command_filters(shell) -> None:
     assert (alias.CommandType, alias.Name, alias.Definition) == ("Alias", "gci", "Get-ChildItem")
     assert await shell.run("(Get-Command Get-ChildItem).CommandType") == ["Cmdlet"]
     assert "Path" in await shell.run("(Get-Command Get-ChildItem).Parameters.Keys")
+
+
+async def test_get_command_by_type_count_and_syntax(shell) -> None:
+    await shell.run(
+        "function Get-Thing { param([string]$Name = 'd', [Parameter(Mandatory)][int]$N, "
+        "[switch]$Loud) 1 }"
+    )
+    assert [c.Name for c in await shell.run("Get-Command -CommandType Function")] == ["Get-Thing"]
+    aliases = await shell.run("Get-Command -Type Alias")
+    assert {c.CommandType for c in aliases} == {"Alias"} and "gci" in {c.Name for c in aliases}
+    kinds = {c.CommandType for c in await shell.run("Get-Command -CommandType All")}
+    assert kinds == {"Alias", "Cmdlet", "Function"}
+    assert await shell.run("Get-Command -CommandType Application") == []
+    assert len(await shell.run("Get-Command -TotalCount 3")) == 3
+    assert await shell.run("Get-Command Get-Thing, gcm, Get-Alias -Syntax") == [
+        "gcm (alias) -> Get-Command",
+        "Get-Alias [[-Name] <strings>] [-Definition <strings>]",
+        "Get-Thing [[-Name] <string>] [-N] <int> [-Loud]",
+    ]
+    with pytest.raises(FayError, match="is not one of Alias, All"):
+        await shell.run("Get-Command -CommandType Nope")
 
 
 async def test_get_alias_lists_expected_aliases(shell) -> None:
