@@ -14,7 +14,7 @@ from __future__ import annotations
 import dataclasses
 import datetime as dt
 import math
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any, Literal
@@ -84,8 +84,9 @@ def format_value(value: Any) -> str:
         return format(value, "f")
     if isinstance(value, (list, tuple)):
         return "{" + ", ".join(format_value(v) for v in value) + "}"
-    if dataclasses.is_dataclass(value) and type(value).__str__ is not object.__str__:
-        return str(value)  # a value type ([version], a regex match) reads as its ToString()
+    own_text = type(value).__str__ is not object.__str__ and not isinstance(value, Mapping)
+    if own_text and (dataclasses.is_dataclass(value) or is_record(value)):
+        return str(value)  # a value type ([version], a StringBuilder) reads as its ToString()
     if is_record(value):
         return "@{" + "; ".join(f"{k}={format_value(v)}" for k, v in as_dict(value).items()) + "}"
     return str(value)
@@ -379,7 +380,8 @@ def _scalar_line(value: Any) -> str:
         from fayshell.lang.dotnet import format_double
 
         return format_double(value)
-    return format_value(value)
+    prefix = getattr(type(value), "PREFIX", "")  # a warning record a redirection made output
+    return prefix + format_value(value)
 
 
 def _cut(text: str, width: int) -> str:

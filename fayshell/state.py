@@ -73,12 +73,14 @@ class Scope:
         self.isolated = isolated
         #: Set-StrictMode's version set in this scope (0: off; None: the parent's).
         self.strict: int | None = None
+        #: ``$private:x``'s names: seen only in this scope, not in the scopes it makes.
+        self.private: set[str] = set()
 
     def lookup(self, name: str) -> tuple[bool, Any]:
         scope: Scope | None = self
         key = name.lower()
         while scope is not None:
-            if key in scope.vars:
+            if key in scope.vars and (scope is self or key not in scope.private):
                 return True, scope.vars[key][1]
             scope = scope.parent
         return False, None
@@ -98,7 +100,7 @@ class Scope:
         key = name.lower()
         scope: Scope | None = self
         while scope is not None:
-            if key in scope.vars:
+            if key in scope.vars and (scope is self or key not in scope.private):
                 scope.vars[key] = (scope.vars[key][0], value)
                 return scope
             if scope.isolated:

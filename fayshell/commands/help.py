@@ -45,7 +45,8 @@ about_Language -- the fayshell language in brief
   [DateTimeOffset]::FromUnixTimeSeconds(n); $Host.UI.RawUI.WindowSize.Width.
   Set-StrictMode -Version 1.0|2.0|3.0|Latest makes unset variables, missing properties,
   f(1, 2) calls and indexes past an array's end errors; Set-Alias/New-Alias name commands.
-  Pipelines: a && b, a || b; > file, >> file, 2>&1, 2>$null; & $block args; . ./lib.fay;
+  Pipelines: a && b, a || b; > file, >> file, 2>&1, 3>$null, *>&1 (streams 2 to 6 and *);
+  & $block args; . ./lib.fay;
   ./incident.fay args runs a script. Arrays: .Where({ }, 'First'|'Last'|'SkipUntil'|'Until'|
   'Split', n), .ForEach({ }), .ForEach('Property').
   Control: if (...) { } elseif (...) { } else { }, foreach ($x in $xs) { }, while (...) { },
@@ -121,6 +122,8 @@ about_Differences -- where fayshell deliberately differs from PowerShell
     ('sql SELECT * FROM syscalls | Sort-Object dur<Tab>') and shows each candidate's kind.
   Running a script by its path (./x.fay, & $PSScriptRoot/x.ps1) runs .fay and .ps1 files;
     fayshell runs no native programs here (Invoke-Command runs them on nodes).
+  Redirection: the records of a stream merged into output (2>&1, 3>&1, *>&1) come after
+    that command's output, not interleaved with it in the order written.
   Language: regular expressions are .NET syntax run by Python's re: named groups (?<n>),
     \\k<n>, \\A, \\z and \\Z work; balancing groups and \\p{...} categories do not. Classes
     have no interfaces or property accessors. Write-Error is non-terminating unless

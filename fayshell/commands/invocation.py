@@ -10,7 +10,15 @@ from typing import TYPE_CHECKING, Any, Literal, NoReturn
 from fayshell.errors import STREAM_ACTIONS, CommandError, ErrorAction, Stage, StreamAction
 from fayshell.host import Host, NullProgress, ProgressTask
 from fayshell.lang.ops import to_string
-from fayshell.lang.values import ErrorCategoryInfo, ErrorRecordValue, ExceptionValue
+from fayshell.lang.values import (
+    DebugRecord,
+    ErrorCategoryInfo,
+    ErrorRecordValue,
+    ExceptionValue,
+    InformationRecord,
+    VerboseRecord,
+    WarningRecord,
+)
 
 if TYPE_CHECKING:
     from fayshell.commands.registry import Cmdlet
@@ -120,6 +128,25 @@ class Collected:
     information: list[Any] = field(default_factory=list)
 
 
+#: The streams a redirection can take besides output (about_Redirection): 2 error,
+#: 3 warning, 4 verbose, 5 debug, 6 information; ``*`` names them all (and output).
+STREAMS: tuple[str, ...] = ("2", "3", "4", "5", "6")
+
+
+@dataclass
+class Capture:
+    """A redirection in force while commands run (``2>&1``, ``3>$null``, ``*>file``): what
+    they write on the streams it takes is kept here, as (stream, record) in the order
+    written, instead of shown."""
+
+    streams: frozenset[str]
+    records: list[tuple[str, Any]] = field(default_factory=list)
+
+    def of(self, stream: str) -> list[Any]:
+        """The records of ``stream`` ("*": of every stream it took)."""
+        return [r for s, r in self.records if stream in ("*", s)]
+
+
 @dataclass
 class Invocation:
     """One call of a cmdlet.
@@ -149,15 +176,34 @@ class Invocation:
     #: -WhatIf (or $WhatIfPreference) and -Confirm of a command that changes something.
     what_if: bool = False
     confirm: bool = False
+    #: The redirections it runs under, the innermost first (see :meth:`captured`).
+    captures: list[Capture] = field(default_factory=list)
 
     @property
     def name(self) -> str:
         return self.spec.name
 
+    def captured(self, stream: str, record: Any) -> bool:
+        """Did a redirection take ``record``, written on ``stream`` ("2" to "6")? Else it is
+        shown."""
+        for capture in self.captures:
+            if stream in capture.streams:
+                capture.records.append((stream, record))
+                return True
+        return False
+
     def write_verbose(self, message: str) -> None:
         """A note shown only with -Verbose (e.g. the SQL a pipeline compiled to)."""
         if self.verbose:
+            self.show_verbose(message)
+
+    def show_verbose(self, message: str) -> None:
+        if not self.captured("4", VerboseRecord(message)):
             self.state.host.verbose(message)
+
+    def show_debug(self, message: str) -> None:
+        if not self.captured("5", DebugRecord(message)):
+            self.state.host.debug(message)
 
     def write_warning(self, message: str) -> None:
         """A warning of this command (its name first)."""
@@ -172,7 +218,7 @@ class Invocation:
                 c.warnings.append(text)
         if action == "Stop":
             raise CommandError(self.name, stopped_by("WarningPreference", text))
-        if action in ("Continue", "Inquire"):
+        if action in ("Continue", "Inquire") and not self.captured("3", WarningRecord(text)):
             self.state.host.warning(text)
 
     def inform(self, message: Any, shown: bool = False) -> None:
@@ -187,7 +233,9 @@ class Invocation:
                 c.information.append(message)
         if action == "Stop" and not shown:
             raise CommandError(self.name, stopped_by("InformationPreference", to_string(message)))
-        if action in ("Continue", "Inquire") and not shown:
+        if action not in ("Continue", "Inquire") or shown:
+            return
+        if not self.captured("6", InformationRecord(message)):
             self.state.host.write_host(to_string(message))
 
     def preference(self, name: str, default: str) -> str:
@@ -203,9 +251,10 @@ class Invocation:
             record = dataclasses.replace(record, command=self.name)
         self.errors.append(record)
         stopped = self.caught and self.error_action == "Stop"  # the catch shows and keeps it
-        if self.error_action not in ("SilentlyContinue", "Ignore") and not stopped:
-            self.state.host.error(f"{self.name}: {record}")
         value = record_value(record)
+        taken = not stopped and self.error_action != "Ignore" and self.captured("2", value)
+        if self.error_action not in ("SilentlyContinue", "Ignore") and not (stopped or taken):
+            self.state.host.error(f"{self.name}: {record}")
         for c in self.collected:
             c.errors.append(value)
         if self.error_action != "Ignore" and not stopped:  # $Error keeps what is not shown

@@ -100,7 +100,7 @@ def write_warning(ctx: Invocation, *, message: Any) -> None:
 )
 def write_verbose(ctx: Invocation, *, message: Any) -> None:
     if ctx.verbose or ctx.preference("VerbosePreference", "") == "Continue":
-        ctx.state.host.verbose(to_string(message))
+        ctx.show_verbose(to_string(message))
 
 
 @cmdlet(
@@ -111,7 +111,7 @@ def write_verbose(ctx: Invocation, *, message: Any) -> None:
 )
 def write_debug(ctx: Invocation, *, message: Any) -> None:
     if ctx.debug or ctx.preference("DebugPreference", "") == "Continue":
-        ctx.state.host.debug(to_string(message))
+        ctx.show_debug(to_string(message))
 
 
 @cmdlet(

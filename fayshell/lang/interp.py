@@ -30,7 +30,14 @@ from fayshell.commands.binding import (
     missing_mandatory,
     pipeline_binding,
 )
-from fayshell.commands.invocation import Collected, Invocation, ScriptCmdlet, ShouldProcess
+from fayshell.commands.invocation import (
+    STREAMS,
+    Capture,
+    Collected,
+    Invocation,
+    ScriptCmdlet,
+    ShouldProcess,
+)
 from fayshell.commands.registry import Cmdlet, Param
 from fayshell.errors import (
     NOT_RECOGNIZED,
@@ -99,6 +106,7 @@ from fayshell.lang.values import (
     ExceptionValue,
     Guid,
     Hashtable,
+    LoopEnumerator,
     OrderedDictionary,
     Ref,
     ScriptBlock,
@@ -243,6 +251,8 @@ class Interpreter:
         self.try_depth = 0
         #: Set while a command runs under ``2>`` / ``2>&1``: its errors are collected, not shown.
         self.error_override: ErrorAction | None = None
+        #: The redirections in force, the outermost first: commands write their streams there.
+        self.captures: list[Capture] = []
         #: Output lists of the running top-level statement whose items go to the console as
         #: they are (not into a variable or a pipe); host text first shows what they hold, so
         #: Write-Host and output keep their order (see :meth:`flush`).
@@ -617,9 +627,20 @@ class Interpreter:
     async def exec_foreach(self, node: ast.Foreach, scope: Scope) -> Any:
         out: list[Any] = []
         source = await self.value_of(node.iterable, scope)
+        if not is_relation(source):  # a query's rows stream by; an array has its $foreach
+            return await self.foreach_items(node, LoopEnumerator(unroll(source)), scope)
         with self.collecting(out):
-            async for item in aiter_items(source if is_relation(source) else unroll(source)):
+            async for item in aiter_items(source):
                 scope.set(node.var, item)
+                if not await self.loop_body(node.body, scope, out, node.label):
+                    break
+        return out
+
+    async def foreach_items(self, node: ast.Foreach, items: LoopEnumerator, scope: Scope) -> Any:
+        out: list[Any] = []
+        with self.collecting(out), automatic(scope, "foreach", items):
+            while items.MoveNext():
+                scope.set(node.var, items.Current)
                 if not await self.loop_body(node.body, scope, out, node.label):
                     break
         return out
@@ -663,9 +684,11 @@ class Interpreter:
             items = read_lines(self.state, to_string(value))
         out: list[Any] = []
         saved = scope.lookup("_")
+        each = LoopEnumerator(items)
         try:
-            with self.collecting(out):
-                for item in items:
+            with self.collecting(out), automatic(scope, "switch", each):
+                while each.MoveNext():
+                    item = each.Current
                     scope.set_local("_", item)
                     try:
                         await self.switch_item(node, item, scope, out)
@@ -832,27 +855,24 @@ class Interpreter:
         produce: Callable[[], Awaitable[Any]],
         scope: Scope,
     ) -> list[Any]:
-        takes_errors = any(stream in ("2", "*") for stream, _, _ in redirects)
-        saved, before = self.error_override, len(self.failed)
-        if takes_errors:
+        named = {stream for stream, _, _ in redirects}
+        capture = Capture(frozenset(STREAMS if "*" in named else named & set(STREAMS)))
+        saved = self.error_override
+        if "2" in capture.streams:
             self.error_override = "SilentlyContinue"
-        errors: list[Any] = []
+        self.captures.append(capture)
         try:
             items = await collect(await produce())
         except RuntimeFayError as exc:
-            if not takes_errors:
+            if "2" not in capture.streams:
                 raise
-            items, errors = [], [self.error_record(exc)]
+            items = []
+            capture.records.append(("2", self.error_record(exc)))
         finally:
             self.error_override = saved
-        if takes_errors:
-            errors += [
-                ErrorRecordValue(ExceptionValue(str(e)))
-                for inv in self.failed[before:]
-                for e in inv.errors
-            ]
+            self.captures.remove(capture)
         for stream, op, target in redirects:
-            items = await self.apply_redirect(stream, op, target, items, errors, scope)
+            items = await self.apply_redirect(stream, op, target, items, capture, scope)
         return items
 
     async def apply_redirect(
@@ -861,18 +881,19 @@ class Interpreter:
         op: str,
         target: ast.Node | None,
         items: list[Any],
-        errors: list[Any],
+        capture: Capture,
         scope: Scope,
     ) -> list[Any]:
+        """One redirection: ``n>&1`` adds stream n's records to the output (after it);
+        ``n>file`` writes them (``1``/``*``: the output too), ``n>$null`` drops them."""
+        records = [] if stream == "1" else capture.of(stream)
         if op == ">&":
-            return items + errors if stream in ("2", "*") else items
-        if stream not in ("1", "2", "*"):
-            return items  # warning/verbose/information streams: nothing to redirect here
+            return items + records
         dest = None if target is None else await self.eval(target, scope)
-        written = (items if stream != "2" else []) + (errors if stream != "1" else [])
+        written = (items if stream in ("1", "*") else []) + records
         if dest is not None:
             write_text(self.state, to_string(dest), written, append=op == ">>")
-        return [] if stream != "2" else items
+        return [] if stream in ("1", "*") else items
 
     async def loop_body(
         self, body: list[ast.Node], scope: Scope, out: list[Any], label: str | None = None
@@ -1154,6 +1175,8 @@ class Interpreter:
             if prefix.lower() in ("global", "script", "local", "private"):
                 target = self.state.globals if prefix.lower() in ("global", "script") else scope
                 target.set_local(rest, value)
+                if prefix.lower() == "private":  # about_Scopes: not seen by child scopes
+                    target.private.add(rest.lower())
                 return
         if low in SPECIAL_NAMES:
             if low == "null":
@@ -1435,6 +1458,7 @@ class Interpreter:
             what_if=self.what_if(bound),
             confirm=bool(bound.confirm),
             collected=self.collecting_calls[::-1],
+            captures=self.captures[::-1],
         )
         self.failed.append(ctx)
         result = await self.kept_output(spec, ctx, bound, input_stream, node)
@@ -2376,6 +2400,21 @@ class Kept:
             self.store(out)
 
 
+@contextlib.contextmanager
+def automatic(scope: Scope, name: str, value: Any) -> Iterator[None]:
+    """``$name`` is ``value`` in ``scope`` while the block runs ($foreach, $switch), then what
+    it was (a loop inside a loop has its own)."""
+    held = scope.local(name)
+    scope.set_local(name, value)
+    try:
+        yield
+    finally:
+        if held is None:
+            scope.remove(name)
+        else:
+            scope.set_local(*held)
+
+
 async def each_as(name: str, output: Any, scope: Scope) -> AsyncIterator[Any]:
     """-PipelineVariable: each item of ``output`` is also ``$name`` while the commands after
     it take it."""
@@ -2487,6 +2526,12 @@ def automatic_variables() -> dict[str, Any]:
         "VerbosePreference": "SilentlyContinue",
         "DebugPreference": "SilentlyContinue",
         "WarningPreference": "Continue",
+        "InformationPreference": "SilentlyContinue",
+        "ProgressPreference": "Continue",
+        "PSCulture": "en-US",  # the culture -f and the shell's dates format in
+        "PSUICulture": "en-US",
+        "ShellId": "Microsoft.PowerShell",
+        "NestedPromptLevel": 0,
     }
 
 
@@ -2577,17 +2622,20 @@ def member(obj: Any, name: str) -> Any:
             rows = obj.wrap("count(*)").scalar()
             if not (has_column and rows == 1):
                 return rows
-        elif not has_column and low != "psobject":
+        elif not has_column and low not in ("psobject", "pstypenames"):
             raise UnknownProperty(name, columns)
         obj = obj.records()
         if len(obj) == 1:
             obj = obj[0]
     if (
-        low == "psobject"
+        low in ("psobject", "pstypenames")
         and obj is not None
         and not (isinstance(obj, dict) and low in map(str.lower, obj))
-    ):
-        return dotnet.PSObjectView(obj)
+    ):  # about_Intrinsic_Members
+        view = dotnet.PSObjectView(obj)
+        return view if low == "psobject" else view.TypeNames
+    if low == "psbase" and isinstance(obj, (list, tuple)):  # the array, not its items' psbase
+        return obj
     if isinstance(obj, (list, tuple)):
         if low in ("count", "length", "longlength"):
             return len(obj)

@@ -258,6 +258,76 @@ class ErrorRecordValue:
         return self.Exception.Message
 
 
+class StreamRecord:
+    """A record of the warning, verbose, debug or information stream that a redirection
+    (``3>&1``, ``*>&1``) turned into output: its text in a string, ``WARNING: text`` on a line
+    of its own, as PowerShell shows them."""
+
+    TYPE_NAME = ""
+    PREFIX = ""
+
+    def __init__(self, message: Any) -> None:
+        self.Message = message
+
+    @property
+    def MessageData(self) -> Any:  # noqa: N802 - InformationRecord's name for it
+        return self.Message
+
+    def ToString(self) -> str:  # noqa: N802 - .NET method name
+        return str(self)
+
+    def __str__(self) -> str:
+        return self.Message if isinstance(self.Message, str) else _text(self.Message)
+
+
+class WarningRecord(StreamRecord):
+    TYPE_NAME = "System.Management.Automation.WarningRecord"
+    PREFIX = "WARNING: "
+
+
+class VerboseRecord(StreamRecord):
+    TYPE_NAME = "System.Management.Automation.VerboseRecord"
+    PREFIX = "VERBOSE: "
+
+
+class DebugRecord(StreamRecord):
+    TYPE_NAME = "System.Management.Automation.DebugRecord"
+    PREFIX = "DEBUG: "
+
+
+class InformationRecord(StreamRecord):
+    TYPE_NAME = "System.Management.Automation.InformationRecord"
+
+
+def _text(value: Any) -> str:
+    from fayshell.lang.ops import to_string
+
+    return to_string(value)
+
+
+class LoopEnumerator:
+    """``$foreach`` in a foreach loop and ``$switch`` in a switch: the loop's enumerator.
+    ``MoveNext()`` takes the next item (the loop goes on after it), ``Current`` is the item
+    reached, ``Reset()`` starts the loop over."""
+
+    TYPE_NAME = "System.Collections.IEnumerator"
+
+    def __init__(self, items: list[Any]) -> None:
+        self._items = items
+        self._at = -1
+
+    def MoveNext(self) -> bool:  # noqa: N802 - .NET method name
+        self._at = min(self._at + 1, len(self._items))
+        return self._at < len(self._items)
+
+    @property
+    def Current(self) -> Any:  # noqa: N802 - .NET property name
+        return self._items[self._at] if 0 <= self._at < len(self._items) else None
+
+    def Reset(self) -> None:  # noqa: N802 - .NET method name
+        self._at = -1
+
+
 class Ref:
     """``[ref]$x``: a variable handed to a method or function that sets it through
     ``.Value`` (``[int]::TryParse($s, [ref]$n)``)."""

@@ -235,6 +235,71 @@ async def test_redirect_errors_into_output(shell) -> None:
     assert "Get-Nope" in err.Exception.Message
 
 
+async def test_redirection_takes_every_stream_a_block_writes(shell, tmp_path) -> None:
+    """about_Redirection: 2 to 6 and * of a function's or block's commands (the errors of a
+    block's second statement were lost, and 3 to 6 were shown whatever was redirected)."""
+    await shell.run(
+        "function w { 'out'; Write-Error 'err' -ErrorAction Continue; Write-Warning 'warn'; "
+        "Write-Verbose 'verb' -Verbose; Write-Information 'info' -InformationAction Continue; "
+        "Write-Host 'host' }"
+    )
+    kinds = await shell.run("w *>&1 | ForEach-Object { $_.GetType().Name }")
+    assert kinds[0] == "String"
+    assert sorted(kinds[1:]) == sorted(
+        ["ErrorRecord", "WarningRecord", "VerboseRecord", "InformationRecord", "InformationRecord"]
+    )
+    assert shell.host.errors == shell.host.warnings == shell.host.lines == []
+    assert await shell.run('$r = w 2>&1; $r.Count; "$($r[1])"') == [2, "err"]
+    assert shell.host.warnings == ["warn"] and shell.host.lines == ["info", "host"]
+    assert shell.host.errors == []
+    shell.host.warnings.clear()
+    shell.host.lines.clear()
+    assert await shell.run("w 2>$null 3>$null 4>$null 6>$null") == ["out"]
+    assert shell.host.warnings == shell.host.errors == shell.host.lines == []
+    assert await shell.run("$x = Write-Host 'hi' 6>&1; \"[$x]\"; $x.MessageData") == ["[hi]", "hi"]
+    log = tmp_path / "warn.txt"
+    await shell.run(f"&{{ Write-Warning 'to file'; 'kept' }} 3> '{log}'")
+    assert log.read_text().splitlines() == ["WARNING: to file"]  # as Out-File writes it
+    text = await shell.text("&{ Write-Warning 'shown'; 'o' } 3>&1")
+    assert text.splitlines() == ["o", "WARNING: shown"]
+
+
+async def test_loop_enumerators_foreach_and_switch(shell) -> None:
+    """about_Automatic_Variables: $foreach and $switch take the next item with MoveNext()."""
+    out = await shell.run(
+        "foreach ($a in '-n', 5, 'x') { if ($a -eq '-n') { [void]$foreach.MoveNext(); "
+        '"n=$($foreach.Current)" } else { "arg $a" } }; $null -eq $foreach; '
+        "switch ('-s', 7, 'y') { '-s' { [void]$switch.MoveNext(); \"s=$($switch.Current)\" } "
+        'default { "d=$_" } }; '
+        "foreach ($i in 1, 2) { foreach ($j in 3) { $foreach.Current }; $foreach.Current }"
+    )
+    assert out == ["n=5", "arg x", True, "s=7", "d=y", 3, 1, 3, 2]
+
+
+async def test_private_variables_are_not_seen_by_child_scopes(shell) -> None:
+    out = await shell.run(
+        '& { $private:p = 1; "own=[$p]"; & { "child=[$p]"; $p = 5; "set=[$p]" }; "still=[$p]" }'
+    )
+    assert out == ["own=[1]", "child=[]", "set=[5]", "still=[1]"]
+
+
+async def test_intrinsic_members_and_automatic_variables(shell) -> None:
+    out = await shell.run(
+        "$o = [pscustomobject]@{ a = 1 }; $o.pstypenames; (1, 2, 3).psbase.Count; "
+        "$PSCulture; $PSUICulture; $ShellId; $InformationPreference; $ProgressPreference"
+    )
+    assert out == [
+        "System.Management.Automation.PSCustomObject",
+        "System.Object",
+        3,
+        "en-US",
+        "en-US",
+        "Microsoft.PowerShell",
+        "SilentlyContinue",
+        "Continue",
+    ]
+
+
 async def test_pipeline_chains_follow_success(shell) -> None:
     assert await shell.run("1 && 'ok'; Get-Nope || 'fallback'") == [1, "ok", "fallback"]
     assert shell.host.errors and "Get-Nope" in shell.host.errors[0]
