@@ -104,6 +104,43 @@ class IncompleteInput(ParseError):
     """
 
 
+#: PowerShell's ErrorCategory names ($_.CategoryInfo.Category; Write-Error -Category).
+ERROR_CATEGORIES: Final = (
+    "NotSpecified",
+    "OpenError",
+    "CloseError",
+    "DeviceError",
+    "DeadlockDetected",
+    "InvalidArgument",
+    "InvalidData",
+    "InvalidOperation",
+    "InvalidResult",
+    "InvalidType",
+    "MetadataError",
+    "NotImplemented",
+    "NotInstalled",
+    "ObjectNotFound",
+    "OperationStopped",
+    "OperationTimeout",
+    "SyntaxError",
+    "ParserError",
+    "PermissionDenied",
+    "ResourceBusy",
+    "ResourceExists",
+    "ResourceUnavailable",
+    "ReadError",
+    "WriteError",
+    "FromStdErr",
+    "SecurityError",
+    "ProtocolError",
+    "ConnectionError",
+    "AuthenticationError",
+    "LimitsExceeded",
+    "QuotaExceeded",
+    "NotEnabled",
+)
+
+
 class RuntimeFayError(FayError):
     """An error while running a statement; the evaluator attaches where it happened.
     ``detail``: the error without the command (and parameter) it names, PowerShell's
@@ -176,12 +213,17 @@ class ActionStopped(CommandError):
         self.command = command
         self.category = category  # the first record's ($_.CategoryInfo.Category)
         self.target = target  # and its target ($_.TargetObject)
+        self.exception = ""  # its .NET exception type ("": RuntimeException)
+        self.error_id = ""  # its Write-Error -ErrorId
 
     @classmethod
     def of(cls, command: str, records: Sequence[object]) -> ActionStopped:
         more = f" ({len(records) - 1} more failed)" if len(records) > 1 else ""
         category = getattr(records[0], "category", "NotSpecified")
-        return cls(command, f"{records[0]}{more}", category, getattr(records[0], "target", ""))
+        made = cls(command, f"{records[0]}{more}", category, getattr(records[0], "target", ""))
+        made.exception = getattr(records[0], "exception", "")  # its .NET type, if it has one
+        made.error_id = getattr(records[0], "error_id", "")
+        return made
 
 
 class UnknownProperty(RuntimeFayError):

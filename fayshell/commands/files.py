@@ -186,7 +186,14 @@ def expand(state: ShellState, path: str, literal: bool = False) -> list[Path]:
 
 def missing(ctx: Invocation, path: Path | str) -> None:
     ctx.write_error(
-        ErrorRecord(str(path), "", not_found(path), category="ObjectNotFound", names_target=True)
+        ErrorRecord(
+            str(path),
+            "",
+            not_found(path),
+            category="ObjectNotFound",
+            names_target=True,
+            exception="System.Management.Automation.ItemNotFoundException",
+        )
     )
 
 
@@ -196,13 +203,20 @@ def not_found(path: Path | str) -> str:
 
 
 def os_failure(ctx: Invocation, path: Path | str, exc: OSError) -> None:
+    where = exc.filename or path
     if isinstance(exc, FileNotFoundError):  # a directory on the way is missing (.NET's words)
-        where = exc.filename or path
         message = f"Could not find a part of the path '{where}'."
-        ctx.write_error(ErrorRecord(str(path), "", message, names_target=where == str(path)))
-        return
-    reason = (exc.strerror or type(exc).__name__).lower()
-    ctx.write_error(ErrorRecord(str(path), "", reason))
+        kind = "System.IO.DirectoryNotFoundException"
+    elif isinstance(exc, PermissionError):
+        message, kind = (
+            f"Access to the path '{where}' is denied.",
+            "System.UnauthorizedAccessException",
+        )
+    else:
+        message = (exc.strerror or type(exc).__name__).lower()
+        kind, where = "System.IO.IOException", ""
+    named = where == str(path)
+    ctx.write_error(ErrorRecord(str(path), "", message, names_target=named, exception=kind))
 
 
 def targets(

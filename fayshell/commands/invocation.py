@@ -41,6 +41,11 @@ class ErrorRecord:
     category: str = "NotSpecified"
     #: The message names the target itself (PowerShell's words): the line does not repeat it.
     names_target: bool = False
+    #: The .NET exception type behind it, as ``$_.Exception.GetType()`` and ``catch [T]`` see
+    #: it ("": a RuntimeException).
+    exception: str = ""
+    #: ``$_.FullyQualifiedErrorId``'s first part (Write-Error -ErrorId), else the command's.
+    error_id: str = ""
 
     def __str__(self) -> str:
         where = f"{self.target}: " if self.target and not self.names_target else ""
@@ -113,9 +118,13 @@ def stopped_by(preference: str, text: str) -> str:
 
 def record_value(record: ErrorRecord) -> ErrorRecordValue:
     """A non-terminating error as PowerShell's ErrorRecord (in $Error, -ErrorVariable)."""
-    error_id = f"{record.command},{record.stage}" if record.stage else record.command
-    info = ErrorCategoryInfo(record.category, record.command, "RuntimeException", record.target)
-    return ErrorRecordValue(ExceptionValue(str(record)), record.target or None, "", error_id, info)
+    error_id = record.error_id or record.command
+    error_id = f"{error_id},{record.stage}" if record.stage and not record.error_id else error_id
+    kind = record.exception or "System.Management.Automation.RuntimeException"
+    reason = kind.rsplit(".", 1)[-1]
+    info = ErrorCategoryInfo(record.category, record.command, reason, record.target)
+    exception = ExceptionValue(str(record), kind)
+    return ErrorRecordValue(exception, record.target or None, "", error_id, info)
 
 
 @dataclass

@@ -7,7 +7,13 @@ from typing import Any
 
 from fayshell.commands.invocation import ErrorRecord, Invocation
 from fayshell.commands.registry import Param, cmdlet
-from fayshell.errors import ERROR_ACTIONS, CommandError, ErrorAction, RuntimeFayError
+from fayshell.errors import (
+    ERROR_ACTIONS,
+    ERROR_CATEGORIES,
+    CommandError,
+    ErrorAction,
+    RuntimeFayError,
+)
 from fayshell.lang.ops import to_string
 
 
@@ -46,7 +52,12 @@ async def invoke_expression(ctx: Invocation, *, command: Any) -> list[Any]:
     "(then try/catch catches it).",
     params=[
         Param(
-            "Message", "any", position=0, mandatory=True, pipeline="value", help="The error text."
+            "Message",
+            "any",
+            position=0,
+            pipeline="value",
+            aliases=("Msg",),
+            help="The error text (else the -Exception's message).",
         ),
         Param(
             "ErrorAction",
@@ -55,31 +66,72 @@ async def invoke_expression(ctx: Invocation, *, command: Any) -> list[Any]:
             choices=ERROR_ACTIONS,
             help="Stop makes it a terminating error.",
         ),
+        Param("Exception", "any", help="An exception ([ArgumentException]::new('x')): its type."),
+        Param(
+            "Category",
+            str,
+            choices=ERROR_CATEGORIES,
+            help="PowerShell's ErrorCategory ($_.CategoryInfo.Category).",
+        ),
+        Param("ErrorId", str, help="$_.FullyQualifiedErrorId."),
+        Param("TargetObject", "any", help="$_.TargetObject: what the error is about."),
+        Param("RecommendedAction", str, help="Accepted (kept by PowerShell; not shown)."),
     ],
     examples=[
         ("Write-Error 'skipped'", "Shown; the script goes on."),
         ("Write-Error 'disk full' -ErrorAction Stop", "An error a try/catch can catch."),
+        (
+            "Write-Error 'bad row' -Category InvalidData -ErrorId BadRow -TargetObject $row",
+            "An error a catch can tell apart by $_.CategoryInfo.Category or its id.",
+        ),
     ],
 )
 def write_error(
     ctx: Invocation,
     *,
-    message: Any,
+    message: Any = None,
     error_action: ErrorAction | None = None,
+    exception: Any = None,
+    category: str | None = None,
+    error_id: str | None = None,
+    target_object: Any = None,
+    recommended_action: str | None = None,
 ) -> None:
-    text = to_string(message)
+    if message is None and exception is None:
+        raise ctx.fail("give -Message (the error text) or -Exception")
+    text = to_string(exception if message is None else message)
+    kind = getattr(exception, "TypeName", "") or "Microsoft.PowerShell.Commands.WriteErrorException"
+    target = "" if target_object is None else to_string(target_object)
+    record = ErrorRecord(
+        target,
+        "",
+        text,
+        category=category or "NotSpecified",
+        names_target=True,
+        exception=kind,
+        error_id=error_id or "",
+    )
     interp = ctx.state.interpreter
     redirected = interp is not None and interp.error_override is not None
     chosen = getattr(interp, "preference_set", False) or ctx.state.error_action_scoped
     action = error_action or (ctx.error_action if redirected or chosen else "Continue")
     if action == "Stop":
-        raise WrittenError(text)
+        raise WrittenError(record)
     ctx.error_action = action
-    ctx.write_error(ErrorRecord("", "", text))
+    ctx.write_error(record)
 
 
 class WrittenError(RuntimeFayError):
-    """An error raised by Write-Error under -ErrorAction Stop; its message is the text alone."""
+    """An error raised by Write-Error under -ErrorAction Stop; its message is the text alone,
+    its record's category, target, id and exception type are the caught ``$_``'s."""
+
+    def __init__(self, record: ErrorRecord) -> None:
+        super().__init__(record.message)
+        self.command = "Write-Error"  # $_.CategoryInfo.Activity, as PowerShell's
+        self.category = record.category
+        self.target = record.target
+        self.exception = record.exception
+        self.error_id = record.error_id
 
 
 @cmdlet(

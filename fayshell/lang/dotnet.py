@@ -620,3 +620,68 @@ class PSObjectView:
 
     def __str__(self) -> str:
         return str(self.BaseObject)
+
+
+_AUTOMATION = "management.automation."
+#: .NET's exception types scripts catch, each with its base type (names as ``short_type``
+#: writes them): ``catch [IOException]`` takes a FileNotFoundException, as in .NET.
+EXCEPTION_BASES: dict[str, str] = {
+    "systemexception": "exception",
+    "applicationexception": "exception",
+    "argumentexception": "systemexception",
+    "argumentnullexception": "argumentexception",
+    "argumentoutofrangeexception": "argumentexception",
+    "arithmeticexception": "systemexception",
+    "dividebyzeroexception": "arithmeticexception",
+    "overflowexception": "arithmeticexception",
+    "formatexception": "systemexception",
+    "indexoutofrangeexception": "systemexception",
+    "invalidcastexception": "systemexception",
+    "invalidoperationexception": "systemexception",
+    "objectdisposedexception": "invalidoperationexception",
+    "notsupportedexception": "systemexception",
+    "notimplementedexception": "systemexception",
+    "nullreferenceexception": "systemexception",
+    "timeoutexception": "systemexception",
+    "unauthorizedaccessexception": "systemexception",
+    "operationcanceledexception": "systemexception",
+    "collections.generic.keynotfoundexception": "systemexception",
+    "io.ioexception": "systemexception",
+    "io.filenotfoundexception": "io.ioexception",
+    "io.directorynotfoundexception": "io.ioexception",
+    "io.pathtoolongexception": "io.ioexception",
+    "io.endofstreamexception": "io.ioexception",
+    "net.http.httprequestexception": "exception",
+    "net.sockets.socketexception": "exception",
+    "management.automation.runtimeexception": "systemexception",
+    **dict.fromkeys(
+        (
+            _AUTOMATION + name
+            for name in (
+                "commandnotfoundexception",
+                "parameterbindingexception",
+                "methodinvocationexception",
+                "propertynotfoundexception",
+                "actionpreferencestopexception",
+                "parseexception",
+                "pipelinestoppedexception",
+                "sessionstateexception",
+            )
+        ),
+        _AUTOMATION + "runtimeexception",
+    ),
+    _AUTOMATION + "itemnotfoundexception": _AUTOMATION + "sessionstateexception",
+    _AUTOMATION + "psinvalidcastexception": "invalidcastexception",
+}
+
+
+def exception_is(type_name: str, wanted: str) -> bool:
+    """Is an exception of .NET type ``type_name`` a ``wanted`` (itself or a type it derives
+    from)? A name without its namespace ([ItemNotFoundException]) matches too."""
+    want = short_type(wanted)
+    low: str | None = short_type(type_name)
+    while low is not None:
+        if want in (low, low.rsplit(".", 1)[-1]):
+            return True
+        low = EXCEPTION_BASES.get(low, "exception" if low != "exception" else None)
+    return False

@@ -64,7 +64,9 @@ from fayshell.lang.ops import (
     CastError,
     DivideByZero,
     IndexOutOfRange,
+    MethodFailed,
     MethodSyntax,
+    NetException,
     OperatorError,
     PropertyNotFound,
     SortKey,
@@ -102,6 +104,7 @@ from fayshell.lang.values import (
     DictionaryEntry,
     Duration,
     ErrorCategoryInfo,
+    ErrorInvocationInfo,
     ErrorRecordValue,
     ExceptionValue,
     Guid,
@@ -175,6 +178,8 @@ class ThrownError(RuntimeFayError):
         super().__init__(message)
         self.value = value
         self.type_name = type_name
+        #: ``$MyInvocation.MyCommand`` where it was thrown ($_.InvocationInfo.MyCommand).
+        self.my_command: Any = None
 
 
 def thrown(value: Any) -> ThrownError:
@@ -579,7 +584,20 @@ class Interpreter:
 
     @staticmethod
     def error_value(exc: RuntimeFayError) -> ErrorRecordValue:
-        """PowerShell's ErrorRecord for ``exc``."""
+        """PowerShell's ErrorRecord for ``exc``, with where it happened."""
+        record = Interpreter.error_record_of(exc)
+        if exc.span is not None and record.InvocationInfo is None:
+            command = getattr(exc, "my_command", None) or getattr(exc, "command", "") or None
+            if isinstance(command, str):
+                command = {"Name": command, "CommandType": "Cmdlet", "Definition": command}
+            span = exc.span
+            record.InvocationInfo = ErrorInvocationInfo(
+                command, span.file, span.line, span.col, span.text
+            )
+        return record
+
+    @staticmethod
+    def error_record_of(exc: RuntimeFayError) -> ErrorRecordValue:
         if isinstance(exc, ThrownError):
             if isinstance(exc.value, ErrorRecordValue):
                 record = exc.value
@@ -611,9 +629,11 @@ class Interpreter:
                 TargetName="" if target is None else to_string(target),
                 TargetType="" if target is None else type_name_of(target),
             )
-            record = ErrorRecordValue(
-                ExceptionValue(exc.detail, kind, exc), target, str(exc.span or ""), "", info
-            )
+            exception = ExceptionValue(exc.detail, kind, exc)
+            if isinstance(exc.cause, MethodFailed):  # what the .NET method threw
+                exception.InnerException = ExceptionValue(exc.cause.inner_message, exc.cause.inner)
+            error_id = getattr(exc, "error_id", "")
+            record = ErrorRecordValue(exception, target, str(exc.span or ""), error_id, info)
         return record
 
     async def exec_if(self, node: ast.If, scope: Scope) -> Any:
@@ -1081,7 +1101,11 @@ class Interpreter:
             found, current = scope.lookup("_")
             if found and isinstance(current, ErrorRecordValue):
                 value = current
-        raise self.located(thrown(value), node)
+        err = thrown(value)
+        found, invocation = scope.lookup("MyInvocation")  # the function or script throwing
+        if found and isinstance(invocation, dict):
+            err.my_command = invocation.get("MyCommand")
+        raise self.located(err, node)
 
     async def assign(self, node: ast.Assign, scope: Scope) -> Any:
         if node.op == "??=":
@@ -2976,7 +3000,10 @@ def static_member(type_name: str, name: str, args: list[Any] | None) -> Any:
             return made
     if low == "new" and args is not None and ("exception" in t or t.endswith("errorrecord")):
         message = to_string(args[0]) if args else f"Exception of type '{type_name}' was thrown."
-        return ExceptionValue(message, _full_type_name(type_name))
+        made = ExceptionValue(message, _full_type_name(type_name))
+        inner = args[-1] if len(args) > 1 else None  # ::new(message, innerException)
+        made.InnerException = inner if isinstance(inner, ExceptionValue) else None
+        return made
     if t == "math" and low in dotnet.MATH:
         fn = dotnet.MATH[low]
         if args is None:
@@ -3147,17 +3174,20 @@ def _parsed(kind: Callable[[str], Any], text: str) -> Any:
     try:
         return kind(text.strip())
     except ValueError:
-        raise ValueError(f"The input string '{text}' was not in a correct format.") from None
+        message = f"The input string '{text}' was not in a correct format."
+        raise NetException(message, "System.FormatException") from None
 
 
 def _digits(text: str, base: int) -> int:
     """``[Convert]::ToInt32(s, base)`` (base 2, 8, 10 or 16), .NET's error for other digits."""
     if base not in (2, 8, 10, 16):
-        raise ValueError("Invalid Base.")
+        raise NetException("Invalid Base.", "System.ArgumentException")
     try:
         return int(text.strip(), base)
     except ValueError:
-        raise ValueError("Could not find any recognizable digits.") from None
+        raise NetException(
+            "Could not find any recognizable digits.", "System.FormatException"
+        ) from None
 
 
 def _to_base(n: int, base: int) -> str:
@@ -3205,65 +3235,24 @@ def _sort_key(value: Any) -> tuple[int, Any]:
     return (0, value.casefold()) if isinstance(value, str) else (1, value)
 
 
-#: Catch types by their .NET names (without ``System.``) -> fayshell error classes.
-CATCH_TYPES: dict[str, tuple[type[BaseException], ...]] = {
-    "exception": (Exception,),
-    "systemexception": (Exception,),
-    "management.automation.runtimeexception": (Exception,),
-    "runtimeexception": (Exception,),
-    "management.automation.commandnotfoundexception": (CommandNotFound,),
-    "commandnotfoundexception": (CommandNotFound,),
-    "management.automation.parameterbindingexception": (ParameterError,),
-    "parameterbindingexception": (ParameterError,),
-    "argumentexception": (ParameterError,),
-    "dividebyzeroexception": (DivideByZero,),
-    "arithmeticexception": (DivideByZero,),
-    "management.automation.psinvalidcastexception": (CastError,),
-    "invalidcastexception": (CastError,),
-    "psinvalidcastexception": (CastError,),
-    "formatexception": (CastError,),
-    "management.automation.propertynotfoundexception": (PropertyNotFound,),
-    "propertynotfoundexception": (PropertyNotFound,),
-    "indexoutofrangeexception": (IndexOutOfRange,),
-    "management.automation.itemnotfoundexception": (CommandError,),
-    "io.ioexception": (CommandError,),
-    "io.filenotfoundexception": (CommandError,),
-    "invalidoperationexception": (RuntimeFayError,),
-}
-
-
 def error_matches(exc: RuntimeFayError, types: list[str]) -> bool:
-    """Does a ``catch [T1], [T2]`` (or ``trap [T]``) take this error? No types takes all."""
+    """Does a ``catch [T1], [T2]`` (or ``trap [T]``) take this error? No types takes all. A
+    type takes its derived types; a failed .NET method is also what it threw (PowerShell
+    looks at the MethodInvocationException's inner exception)."""
     if not types:
         return True
-    for name in types:
-        low = dotnet.short_type(name)
-        if isinstance(exc, ThrownError):
-            thrown = dotnet.short_type(exc.type_name)
-            if (
-                thrown == low
-                or thrown.rsplit(".", 1)[-1] == low.rsplit(".", 1)[-1]
-                or low
-                in (
-                    "exception",
-                    "systemexception",
-                    "runtimeexception",
-                    "management.automation.runtimeexception",
-                )
-            ):
-                return True
-            continue
-        classes = CATCH_TYPES.get(low)
-        if classes is not None and isinstance(exc.cause or exc, classes):
-            return True
-        if any(cls.__name__.lower() == low for cls in type(exc).__mro__):
-            return True
-    return False
+    kinds = [exc.type_name if isinstance(exc, ThrownError) else dotnet_type_of(exc)]
+    if not isinstance(exc, ThrownError):  # the engine's errors are RuntimeExceptions too
+        kinds.append("System.Management.Automation.RuntimeException")
+    if isinstance(exc.cause, MethodFailed):
+        kinds.append(exc.cause.inner)
+    return any(dotnet.exception_is(kind, name) for kind in kinds for name in types)
 
 
 #: The .NET exception a PowerShell user sees for fayshell's errors, most specific first.
 DOTNET_EXCEPTIONS: tuple[tuple[type[BaseException], str], ...] = (
     (CommandNotFound, "System.Management.Automation.CommandNotFoundException"),
+    (MethodFailed, "System.Management.Automation.MethodInvocationException"),
     (ParameterError, "System.Management.Automation.ParameterBindingException"),
     (DivideByZero, "System.DivideByZeroException"),
     (CastError, "System.Management.Automation.PSInvalidCastException"),
@@ -3282,6 +3271,9 @@ ERROR_CATEGORIES = {
 
 def dotnet_type_of(exc: RuntimeFayError) -> str:
     """The .NET exception type name a PowerShell user would see for a fayshell error."""
+    own = getattr(exc, "exception", "")  # a command's record names it (ItemNotFoundException)
+    if own:
+        return str(own)
     for cause in (exc.cause, exc):
         for cls, name in DOTNET_EXCEPTIONS:
             if cause is not None and isinstance(cause, cls):

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from fayshell.lang.dotnet import composite_format
-from fayshell.lang.ops import OperatorError, to_number, to_string
+from fayshell.lang.ops import NetException, OperatorError, to_number, to_string
 
 
 @dataclass(frozen=True)
@@ -215,10 +215,11 @@ class StringBuilder:
 
 def _index(value: Any, low: int, high: int, name: str) -> int:
     """An index or count argument; out of range, .NET's ArgumentOutOfRangeException in its
-    words (a ValueError: the method call's error names the method)."""
+    words (the method call's error names the method)."""
     number = int(to_number(value))
     if not low <= number <= high:
-        raise ValueError(
-            f"Specified argument was out of the range of valid values. (Parameter '{name}')"
+        raise NetException(
+            f"Specified argument was out of the range of valid values. (Parameter '{name}')",
+            "System.ArgumentOutOfRangeException",
         )
     return number

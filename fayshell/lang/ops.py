@@ -13,13 +13,14 @@ from decimal import Decimal, InvalidOperation
 from types import ModuleType
 from typing import Any
 
-from fayshell.lang.dotnet import DotNetError, format_double, regex
+from fayshell.lang.dotnet import EXCEPTION_BASES, DotNetError, format_double, regex
 from fayshell.lang.netregex import Regex
 from fayshell.lang.streams import collected, is_relation
 from fayshell.lang.values import (
     NUMBERS,
     Char,
     Duration,
+    ExceptionValue,
     Guid,
     Hashtable,
     OrderedDictionary,
@@ -48,6 +49,24 @@ class OperatorError(Exception):
 
 class DivideByZero(OperatorError):
     """``x / 0`` (PowerShell's DivideByZeroException)."""
+
+
+class MethodFailed(OperatorError):
+    """A .NET method threw (PowerShell's MethodInvocationException); ``inner`` is the type of
+    what it threw (a typed ``catch [FormatException]`` takes it, as PowerShell's does)."""
+
+    def __init__(self, message: str, inner: str, inner_message: str) -> None:
+        super().__init__(message)
+        self.inner = inner
+        self.inner_message = inner_message
+
+
+class NetException(ValueError):
+    """What fayshell's stand-in for a .NET method throws: .NET's message and exception type."""
+
+    def __init__(self, message: str, type_name: str) -> None:
+        super().__init__(message)
+        self.type_name = type_name
 
 
 class CastError(OperatorError):
@@ -550,6 +569,10 @@ def convert(value: Any, target: str) -> Any:
         return (
             PSCustomObject(value) if isinstance(value, Mapping) and t == "pscustomobject" else value
         )
+    if t == "exception" or t in EXCEPTION_BASES:  # [InvalidOperationException]'text': new(text)
+        if isinstance(value, ExceptionValue):
+            return value
+        return ExceptionValue(to_string(value), "System." + target.strip().removeprefix("System."))
     raise UnknownType(f"unknown type [{target}]")
 
 
@@ -725,7 +748,9 @@ def method_failed(name: str, count: int, exc: BaseException) -> OperatorError:
     no overload of that many arguments."""
     if isinstance(exc, (IndexError, TypeError)):
         return no_method("", name, count, True)
-    return OperatorError(f'Exception calling "{name}" with "{count}" argument(s): "{exc}"')
+    inner = getattr(exc, "type_name", "System.Exception")
+    text = f'Exception calling "{name}" with "{count}" argument(s): "{exc}"'
+    return MethodFailed(text, inner, str(exc))
 
 
 def string_method(value: str, name: str, args: list[Any]) -> Any:

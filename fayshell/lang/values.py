@@ -203,7 +203,7 @@ class ExceptionValue:
     ) -> None:
         self.Message = message
         self.TypeName = type_name
-        self.InnerException = None
+        self.InnerException: ExceptionValue | None = None
         self.inner = inner
 
     def GetType(self) -> TypeInfo:  # noqa: N802 - .NET method name
@@ -229,6 +229,24 @@ class ErrorCategoryInfo:
         return f"{self.Category}: ({where}) [{self.Activity}], {self.Reason}"
 
 
+@dataclass(frozen=True)
+class ErrorInvocationInfo:
+    """``$_.InvocationInfo``: the command that failed and where (script, line, column, the
+    line's text), as scripts log an error's place."""
+
+    MyCommand: Any
+    ScriptName: str
+    ScriptLineNumber: int
+    OffsetInLine: int
+    Line: str
+
+    @property
+    def PositionMessage(self) -> str:  # noqa: N802 - .NET property name
+        return (
+            f"At {self.ScriptName}:{self.ScriptLineNumber} char:{self.OffsetInLine}\n+ {self.Line}"
+        )
+
+
 class ErrorRecordValue:
     """``$_`` in catch/trap and items of ``$Error``: prints as its message, like PowerShell."""
 
@@ -246,7 +264,7 @@ class ErrorRecordValue:
         self.ScriptStackTrace = where
         reason = exception.TypeName.rsplit(".", 1)[-1]
         self.CategoryInfo = category or ErrorCategoryInfo(Reason=reason)
-        self.InvocationInfo = None
+        self.InvocationInfo: ErrorInvocationInfo | None = None
 
     def ToString(self) -> str:  # noqa: N802 - .NET method name
         return self.Exception.Message

@@ -1149,7 +1149,7 @@ async def test_error_records_say_their_category(shell) -> None:
         "PSInvalidCastException",
         "ObjectNotFound",
         "Get-Item",
-        "NotSpecified: (:) [], RuntimeException",
+        "NotSpecified: (:) [Write-Error], WriteErrorException",
     ]
 
 
@@ -1722,7 +1722,7 @@ async def test_a_missing_path_is_powershells_error(shell) -> None:
     assert out == [
         "Cannot find path '/nonexist' because it does not exist.",
         "/nonexist",
-        "ObjectNotFound: (/nonexist:String) [Get-Item], RuntimeException",
+        "ObjectNotFound: (/nonexist:String) [Get-Item], ItemNotFoundException",
     ]
     with pytest.raises(RuntimeFayError):
         await shell.run("Set-Location /nonexist")
@@ -1837,3 +1837,91 @@ async def test_array_list_is_its_own_type_and_add_gives_the_index(shell) -> None
         "(New-Object System.Collections.ArrayList -ArgumentList 5).Count"
     )
     assert out == [0, 1, "System.Collections.ArrayList", True, 2, "ArrayList", 2, 0]
+
+
+@pytest.mark.parametrize(
+    "kind, wanted, expected",
+    [
+        ("System.IO.FileNotFoundException", "System.IO.IOException", True),
+        ("System.IO.FileNotFoundException", "Exception", True),
+        ("System.IO.IOException", "System.IO.FileNotFoundException", False),
+        ("System.ArgumentOutOfRangeException", "ArgumentException", True),
+        ("System.Management.Automation.ItemNotFoundException", "ItemNotFoundException", True),
+        (
+            "System.Management.Automation.ItemNotFoundException",
+            "System.Management.Automation.RuntimeException",
+            True,
+        ),
+        ("System.DivideByZeroException", "ArithmeticException", True),
+        ("System.FormatException", "System.ArgumentException", False),
+        ("MyModule.CustomException", "System.Exception", True),
+    ],
+)
+def test_exception_types_are_their_bases_too(kind: str, wanted: str, expected: bool) -> None:
+    from fayshell.lang.dotnet import exception_is
+
+    assert exception_is(kind, wanted) is expected
+
+
+async def test_typed_catch_follows_dotnet_exception_types(shell, tmp_path) -> None:
+    """catch [IOException] took a FileNotFoundException only by name; a missing item was a
+    RuntimeException; [int]::Parse's FormatException could not be caught by its type."""
+    out = await shell.run(
+        "try { throw [System.IO.FileNotFoundException]::new('nf') } "
+        "catch [System.IO.IOException] { 'io base' }; "
+        "try { Get-Item /nope -ErrorAction Stop } "
+        "catch [System.Management.Automation.ItemNotFoundException] "
+        "{ $_.Exception.GetType().Name }; "
+        "try { [int]::Parse('x') } catch [FormatException] "
+        "{ $_.Exception.GetType().Name; $_.Exception.InnerException.GetType().Name }; "
+        "try { throw [InvalidOperationException]'io' } catch [InvalidOperationException] "
+        "{ $_.Exception.Message }; "
+        "try { throw [Exception]::new('outer', [Exception]::new('inner')) } "
+        "catch { $_.Exception.InnerException.Message }; "
+        f"try {{ Set-Content '{tmp_path}/no/dir/f.txt' x -ErrorAction Stop }} "
+        "catch [System.IO.DirectoryNotFoundException] { 'dir' }"
+    )
+    assert out == [
+        "io base",
+        "ItemNotFoundException",
+        "MethodInvocationException",
+        "FormatException",
+        "io",
+        "inner",
+        "dir",
+    ]
+    with pytest.raises(RuntimeFayError, match="nf"):
+        await shell.run(
+            "try { throw [IO.IOException]::new('nf') } catch [IO.FileNotFoundException] { 1 }"
+        )
+
+
+async def test_write_error_category_id_target_and_exception(shell) -> None:
+    out = await shell.run(
+        "try { Write-Error 'bad row' -Category InvalidData -ErrorId BadRow -TargetObject 7 "
+        "-ErrorAction Stop } catch { $_.CategoryInfo.Category; $_.FullyQualifiedErrorId; "
+        "$_.TargetObject; $_.CategoryInfo.Activity; $_.CategoryInfo.Reason }; "
+        "try { Write-Error -Exception ([ArgumentException]::new('arg')) -ErrorAction Stop } "
+        "catch [ArgumentException] { $_.Exception.Message }"
+    )
+    assert out == [
+        "InvalidData",
+        "BadRow",
+        "7",
+        "Write-Error",
+        "WriteErrorException",
+        "arg",
+    ]
+    with pytest.raises(ParameterError, match="is not one of"):
+        await shell.run("Write-Error 'x' -Category Nope")
+
+
+async def test_an_errors_invocation_info_says_where(shell) -> None:
+    out = await shell.run(
+        "function thrower { throw 'in func' }\n"
+        "try { thrower } catch { $_.InvocationInfo.MyCommand.Name; "
+        "$_.InvocationInfo.ScriptLineNumber }\n"
+        "try { Get-Item /nope -ErrorAction Stop } catch { $_.InvocationInfo.MyCommand.Name; "
+        "$_.InvocationInfo.ScriptLineNumber; $_.InvocationInfo.OffsetInLine }"
+    )
+    assert out == ["thrower", 1, "Get-Item", 3, 7]
