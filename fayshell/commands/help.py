@@ -42,7 +42,10 @@ about_Language -- the fayshell language in brief
   [IO.File]::Exists, ReadAllText, ReadAllLines, WriteAllText, WriteAllLines, AppendAllText,
   Copy, Move, Delete; [IO.Directory]::Exists, GetFiles, GetDirectories, CreateDirectory,
   Delete; [Diagnostics.Stopwatch]::StartNew(); [guid]::NewGuid(); [Net.Dns]::GetHostName();
-  [DateTimeOffset]::FromUnixTimeSeconds(n); $Host.UI.RawUI.WindowSize.Width.
+  [DateTimeOffset]::FromUnixTimeSeconds(n); $Host.UI.RawUI.WindowSize.Width;
+  [Text.StringBuilder]::new() (Append, AppendLine, AppendFormat, Insert, Remove, Replace);
+  [Linq.Enumerable]::Sum, Max, Min, Average, Count, Distinct, Reverse, First, Last, Take,
+  Skip, Contains, Range, Repeat (those taking a predicate or selector are refused).
   Set-StrictMode -Version 1.0|2.0|3.0|Latest makes unset variables, missing properties,
   f(1, 2) calls and indexes past an array's end errors; Set-Alias/New-Alias name commands.
   Pipelines: a && b, a || b; > file, >> file, 2>&1, 3>$null, *>&1 (streams 2 to 6 and *);

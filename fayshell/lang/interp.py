@@ -53,7 +53,7 @@ from fayshell.errors import (
     UnknownProperty,
 )
 from fayshell.host import Host, HostInfo, ProgressTask
-from fayshell.lang import ast, dotnet, netio, netregex, nettext, validate
+from fayshell.lang import ast, dotnet, netio, netlinq, netregex, nettext, validate
 from fayshell.lang.classes import ClassInstance, ClassType, no_overload
 from fayshell.lang.dates import NOT_HANDLED, DateTime, call_method
 from fayshell.lang.dates import static_member as date_static
@@ -3029,7 +3029,10 @@ def static_member(type_name: str, name: str, args: list[Any] | None) -> Any:
     if args is None and (t.endswith("options") or t in dotnet.ENUMS):
         return name  # an enum value such as [StringSplitOptions]::RemoveEmptyEntries
     if args is not None:
-        handled, value = _static_call(t, name, args)
+        try:
+            handled, value = _static_call(t, name, args)
+        except NetException as exc:  # what the .NET method throws
+            raise method_failed(name, len(args), exc) from None
         if handled:
             return value
     raise OperatorError(
@@ -3087,6 +3090,9 @@ def _static_call(t: str, name: str, args: list[Any]) -> tuple[bool, Any]:
         return made is not NotImplemented, made
     if t in netio.TYPES:
         made = netio.static(t, low, [_net_arg(a) for a in args])
+        return made is not NotImplemented, made
+    if t in netlinq.TYPES:
+        made = netlinq.static(name, args)
         return made is not NotImplemented, made
     calls: dict[tuple[str, str], Callable[[], Any]] = {
         ("string", "isnullorempty"): lambda: args[0] is None or text[0] == "",
