@@ -7,8 +7,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from fayshell.lang.ops import NetException, OperatorError, arithmetic, compare, to_number
+from fayshell.lang.ops import OperatorError, arithmetic, compare, to_number
 from fayshell.lang.streams import unroll
+from fayshell.lang.values import NetException
 
 TYPES = ("linq.enumerable",)
 

@@ -11,7 +11,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from fayshell.lang.dotnet import composite_format
-from fayshell.lang.ops import NetException, OperatorError, to_number, to_string
+from fayshell.lang.ops import OperatorError, to_number, to_string
+from fayshell.lang.values import OUT_OF_RANGE, NetException
 
 
 @dataclass(frozen=True)
@@ -218,8 +219,5 @@ def _index(value: Any, low: int, high: int, name: str) -> int:
     words (the method call's error names the method)."""
     number = int(to_number(value))
     if not low <= number <= high:
-        raise NetException(
-            f"Specified argument was out of the range of valid values. (Parameter '{name}')",
-            "System.ArgumentOutOfRangeException",
-        )
+        raise NetException(OUT_OF_RANGE.format(name), "System.ArgumentOutOfRangeException")
     return number

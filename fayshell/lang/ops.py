@@ -61,14 +61,6 @@ class MethodFailed(OperatorError):
         self.inner_message = inner_message
 
 
-class NetException(ValueError):
-    """What fayshell's stand-in for a .NET method throws: .NET's message and exception type."""
-
-    def __init__(self, message: str, type_name: str) -> None:
-        super().__init__(message)
-        self.type_name = type_name
-
-
 class CastError(OperatorError):
     """A value does not convert to a type (PowerShell's PSInvalidCastException)."""
 

@@ -276,6 +276,14 @@ class ErrorRecordValue:
         return self.Exception.Message
 
 
+class NetException(ValueError):
+    """What fayshell's stand-in for a .NET method throws: .NET's message and exception type."""
+
+    def __init__(self, message: str, type_name: str) -> None:
+        super().__init__(message)
+        self.type_name = type_name
+
+
 class StreamRecord:
     """A record of the warning, verbose, debug or information stream that a redirection
     (``3>&1``, ``*>&1``) turned into output: its text in a string, ``WARNING: text`` on a line
@@ -378,6 +386,30 @@ class OrderedDictionary(Hashtable):
 
     __slots__ = ()
     FULL_NAME = "System.Collections.Specialized.OrderedDictionary"
+
+    def Insert(self, index: int, key: Any, value: Any) -> None:  # noqa: N802 - .NET name
+        """``$d.Insert(0, 'k', v)``: a new entry at a position, as .NET's."""
+        if any(str(k).lower() == str(key).lower() for k in self):
+            raise NetException(
+                f"Item has already been added. Key in dictionary: '{key}'",
+                "System.ArgumentException",
+            )
+        entries = list(self.items())
+        if not 0 <= int(index) <= len(entries):
+            raise NetException(OUT_OF_RANGE.format("index"), "System.ArgumentOutOfRangeException")
+        entries.insert(int(index), (key, value))
+        self.clear()
+        self.update(entries)
+
+    def RemoveAt(self, index: int) -> None:  # noqa: N802 - .NET method name
+        keys = list(self)
+        if not 0 <= int(index) < len(keys):
+            raise NetException(OUT_OF_RANGE.format("index"), "System.ArgumentOutOfRangeException")
+        del self[keys[int(index)]]
+
+
+#: .NET's ArgumentOutOfRangeException message, for the parameter named.
+OUT_OF_RANGE = "Specified argument was out of the range of valid values. (Parameter '{}')"
 
 
 class TypedArray(list[Any]):

@@ -1548,6 +1548,18 @@ async def test_ordered_dictionary_is_indexed_by_position_too(shell) -> None:
     ]
 
 
+async def test_ordered_dictionary_insert_and_remove_at(shell) -> None:
+    out = await shell.run(
+        "$d = [ordered]@{ z = 1; a = 2 }; $d.Insert(0, 'first', 0); $d.Keys -join ','; "
+        "$d.RemoveAt(1); $d.Keys -join ','; $d[0]"
+    )
+    assert out == ["first,z,a", "first,a", 0]
+    with pytest.raises(RuntimeFayError, match='Exception calling "Insert".*already been added'):
+        await shell.run("$d = [ordered]@{ a = 1 }; $d.Insert(0, 'A', 2)")
+    with pytest.raises(RuntimeFayError, match="Parameter 'index'"):
+        await shell.run("([ordered]@{}).RemoveAt(0)")
+
+
 async def test_a_caught_command_errors_message_is_its_own(shell) -> None:
     """``$_.Exception.Message`` of a terminating cmdlet or parameter error is the error
     itself, as PowerShell's (the shown line names the command, as PowerShell's does): it

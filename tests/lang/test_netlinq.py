@@ -6,7 +6,8 @@ import pytest
 
 from fayshell.errors import RuntimeFayError
 from fayshell.lang import netlinq
-from fayshell.lang.ops import NetException, OperatorError
+from fayshell.lang.ops import OperatorError
+from fayshell.lang.values import NetException
 
 
 @pytest.mark.parametrize(
