@@ -17,6 +17,7 @@ import os
 import re
 import socket
 import sys
+import unicodedata
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from decimal import Decimal
@@ -3108,6 +3109,12 @@ def _static_call(t: str, name: str, args: list[Any]) -> tuple[bool, Any]:
             culture_args(args[1] if len(args) == 2 and isinstance(args[1], list) else args[1:]),
             to_string,
         ),
+        ("string", "equals"): lambda: (
+            (None if args[0] is None else text[0].casefold())
+            == (None if args[1] is None else text[1].casefold())
+            if len(args) > 2 and _ignores_case(args[2])
+            else args[0] == args[1]
+        ),
         ("string", "compare"): lambda: culture_compare(
             text[0], text[1], len(args) > 2 and _ignores_case(args[2])
         ),
@@ -3132,6 +3139,10 @@ def _static_call(t: str, name: str, args: list[Any]) -> tuple[bool, Any]:
         ("char", "isupper"): lambda: text[0].isupper(),
         ("char", "islower"): lambda: text[0].islower(),
         ("char", "iswhitespace"): lambda: text[0].isspace(),
+        ("char", "isletterordigit"): lambda: text[0].isalnum(),
+        ("char", "ispunctuation"): lambda: unicodedata.category(text[0][:1] or " ")[0] == "P",
+        ("char", "toupper"): lambda: Char(text[0].upper()),
+        ("char", "tolower"): lambda: Char(text[0].lower()),
         ("version", "new"): lambda: Version.new(*args),
         ("version", "parse"): lambda: Version.parse(text[0]),
         **{

@@ -1937,3 +1937,11 @@ async def test_an_errors_invocation_info_says_where(shell) -> None:
         "$_.InvocationInfo.ScriptLineNumber; $_.InvocationInfo.OffsetInLine }"
     )
     assert out == ["thrower", 1, "Get-Item", 3, 7]
+
+
+async def test_string_equals_and_char_case_methods(shell) -> None:
+    out = await shell.run(
+        "[string]::Equals('a', 'A'); [string]::Equals('a', 'A', 'OrdinalIgnoreCase'); "
+        "[char]::ToUpper('q'); [char]::IsLetterOrDigit('_'); [char]::IsPunctuation('!')"
+    )
+    assert out == [False, True, "Q", False, True]
