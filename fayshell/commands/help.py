@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import difflib
 import importlib
+import textwrap
 from dataclasses import dataclass, field
+from typing import Any
 
 from fayshell.commands.invocation import ErrorRecord, Invocation
 from fayshell.commands.registry import Cmdlet, Param, cmdlet
 from fayshell.errors import NOT_RECOGNIZED, CommandError
-from fayshell.lang import ast
+from fayshell.lang import ast, commenthelp
 from fayshell.lang.ops import has_wildcard, wildcard_match
 
 ABOUT_LANGUAGE = """\
@@ -418,19 +420,53 @@ def remove_alias(
             raise CommandError("Remove-Alias", f"No alias named '{n}' exists.")
 
 
+class HelpInfo(str):
+    """Get-Help's answer: its text, with the parts scripts read as properties
+    (``(Get-Help f).Synopsis``)."""
+
+    Name: str
+    Category: str
+    Synopsis: str
+    Syntax: str
+    Description: str
+    Examples: list[str]
+
+    @classmethod
+    def of(cls, text: str, name: str, category: str, parts: dict[str, Any]) -> HelpInfo:
+        made = cls(text)
+        made.Name, made.Category = name, category
+        made.Synopsis = parts.get("synopsis", "")
+        made.Syntax = parts.get("syntax", "")
+        made.Description = parts.get("description", "")
+        made.Examples = list(parts.get("examples", []))
+        return made
+
+
+@dataclass(frozen=True)
+class HelpEntry:
+    """One topic Get-Help lists for a wildcard name (``Get-Help *-Trace*``, ``help about_*``)."""
+
+    Name: str
+    Category: str
+    Synopsis: str
+
+
 @cmdlet(
     "Get-Help",
     aliases=("help", "man"),
-    synopsis="Show how to use a command, with examples; or an about_ topic.",
+    synopsis="Show how to use a command (a cmdlet, or a function with comment-based help), "
+    "with examples; an about_ topic; or the topics a wildcard name matches.",
     params=[
         Param("Name", str, position=0, complete="commands"),
         Param("Examples", bool, help="Only the examples."),
         Param("Full", bool, help="Everything, with each parameter described."),
+        Param("Detailed", bool, help="As -Full."),
         Param("Parameter", str, help="Describe one parameter."),
     ],
     examples=[
         ("Get-Help Where-Object -Examples", "Examples of Where-Object."),
         ("Get-Help about_Tables", "The tables of the trace database."),
+        ("Get-Help *-Trace*", "The commands (and topics) whose names match."),
     ],
 )
 def get_help(
@@ -439,12 +475,18 @@ def get_help(
     name: str | None = None,
     examples: bool = False,
     full: bool = False,
+    detailed: bool = False,
     parameter: str | None = None,
-) -> str:
+) -> str | list[HelpEntry]:
     if not name:
         return _overview(ctx)
+    if has_wildcard(name):
+        return _matching_topics(ctx, name)
     if name.lower().startswith("about_"):
         return _about(name)
+    function = ctx.state.functions.get(name.lower())
+    if function is not None and ctx.state.registry.resolve(name) is None:
+        return _function_help(function, examples, full or detailed, parameter)
     spec = ctx.state.registry.resolve(name)
     if spec is None:
         close = difflib.get_close_matches(name, ctx.state.registry.names(), n=1, cutoff=0.6)
@@ -455,9 +497,77 @@ def get_help(
         if param is None:
             raise CommandError("Get-Help", f"{spec.name} has no parameter -{parameter}")
         return _describe_param(param)
+    parts = {
+        "synopsis": spec.synopsis,
+        "syntax": spec.syntax(),
+        "description": spec.description,
+        "examples": [e.code for e in spec.examples],
+    }
+    text = _examples(spec) if examples else _full(spec) if full or detailed else _summary(spec)
+    return HelpInfo.of(text, spec.name, "Cmdlet", parts)
+
+
+def _matching_topics(ctx: Invocation, pattern: str) -> list[HelpEntry]:
+    """Every cmdlet, function and about_ topic whose name ``pattern`` matches."""
+    entries = [HelpEntry(c.name, "Cmdlet", c.synopsis) for c in ctx.state.registry]
+    entries += [
+        HelpEntry(f.node.name, "Function", _function_synopsis(f))
+        for key, f in ctx.state.functions.items()
+        if key == f.node.name.lower()
+    ]
+    entries += [HelpEntry(t, "HelpFile", ABOUT_SYNOPSES[t]) for t in ABOUT_TOPICS]
+    return [e for e in entries if wildcard_match(e.Name, pattern)]
+
+
+def _function_help(
+    function: Any, examples: bool, full: bool, parameter: str | None
+) -> HelpInfo | str:
+    """A function's help, from its comment-based help (about_Comment_Based_Help)."""
+    node: ast.FunctionDef = function.node
+    lines = function.origin.lines[: max(node.line - 1, 0)]
+    found = commenthelp.function_help(node.text, lines) or commenthelp.CommentHelp()
+    params = {p.name.lower(): p for p in node.params}
+    if parameter is not None:
+        param = params.get(parameter.lower())
+        if param is None:
+            raise CommandError("Get-Help", f"{node.name} has no parameter -{parameter}")
+        return _function_param(param, found)
+    syntax = " ".join([node.name, *(_param_syntax(p) for p in node.params)])
+    sections = [("NAME", node.name), ("SYNOPSIS", found.synopsis or syntax), ("SYNTAX", syntax)]
+    sections += [("DESCRIPTION", found.description)] if found.description else []
+    if full and node.params:
+        sections.append(("PARAMETERS", "\n\n".join(_function_param(p, found) for p in node.params)))
+    sections += [("NOTES", found.notes)] if found.notes and full else []
+    if found.examples:
+        sections.append(("EXAMPLES", _numbered(found.examples)))
     if examples:
-        return _examples(spec)
-    return _full(spec) if full else _summary(spec)
+        sections = sections[:1] + [s for s in sections if s[0] == "EXAMPLES"]
+    text = "\n\n".join(f"{title}\n{textwrap.indent(body, '    ')}" for title, body in sections)
+    parts = {
+        "synopsis": found.synopsis,
+        "syntax": syntax,
+        "description": found.description,
+        "examples": found.examples,
+    }
+    return HelpInfo.of(text, node.name, "Function", parts)
+
+
+def _function_synopsis(function: Any) -> str:
+    lines = function.origin.lines[: max(function.node.line - 1, 0)]
+    found = commenthelp.function_help(function.node.text, lines)
+    return found.synopsis if found is not None else ""
+
+
+def _function_param(param: ast.ParamDecl, found: commenthelp.CommentHelp) -> str:
+    text = next((t for n, t in found.parameters.items() if n.lower() == param.name.lower()), "")
+    kind = (param.type or "Object").removeprefix("System.")
+    head = f"-{param.name} <{kind}>" + ("  (mandatory)" if param.mandatory else "")
+    return head + ("\n" + textwrap.indent(text, "    ") if text else "")
+
+
+def _numbered(examples: tuple[str, ...] | list[str]) -> str:
+    rule = "-" * 26
+    return "\n\n".join(f"{rule} EXAMPLE {i} {rule}\n{text}" for i, text in enumerate(examples, 1))
 
 
 def _overview(ctx: Invocation) -> str:
@@ -473,6 +583,11 @@ def _overview(ctx: Invocation) -> str:
 
 #: The about_ topics, as Get-Help and tab completion name them.
 ABOUT_TOPICS = ("about_Language", "about_Tables", "about_Differences")
+ABOUT_SYNOPSES = {
+    "about_Language": "The language fayshell runs: PowerShell's, and what it adds.",
+    "about_Tables": "The tables of the trace database and their columns.",
+    "about_Differences": "Where fayshell differs from PowerShell.",
+}
 
 
 def _about(name: str) -> str:

@@ -158,3 +158,59 @@ async def test_about_differences_lists_each_deliberate_difference(shell) -> None
         assert topic in text
     (overview,) = await shell.run("Get-Help")
     assert "about_Differences" in overview
+
+
+FUNCTION_WITH_HELP = """
+<#
+.SYNOPSIS
+    Restart tracing on a node.
+.DESCRIPTION
+    Stops the session and starts it again.
+.PARAMETER Node
+    The node to restart.
+.EXAMPLE
+    Restart-Tracing -Node web01
+#>
+function Restart-Tracing {
+    param([Parameter(Mandatory)][string]$Node, [switch]$Force)
+    "restart $Node"
+}
+"""
+
+
+async def test_get_help_of_a_function_reads_its_comment_based_help(shell) -> None:
+    """Get-Help of a function was 'no command named'."""
+    await shell.run(FUNCTION_WITH_HELP)
+    (text,) = await shell.run("Get-Help Restart-Tracing")
+    assert text.splitlines()[:8] == [
+        "NAME",
+        "    Restart-Tracing",
+        "",
+        "SYNOPSIS",
+        "    Restart tracing on a node.",
+        "",
+        "SYNTAX",
+        "    Restart-Tracing [-Node] <string> [-Force]",
+    ]
+    assert "Restart-Tracing -Node web01" in text and "PARAMETERS" not in text
+    (full,) = await shell.run("Get-Help Restart-Tracing -Full")
+    assert "    -Node <string>  (mandatory)\n        The node to restart." in full
+    out = await shell.run(
+        "(Get-Help Restart-Tracing).Synopsis; (Get-Help Restart-Tracing).Category; "
+        "(Get-Help Get-Span).Name; (Get-Help Get-Span).Synopsis -ne ''"
+    )
+    assert out == ["Restart tracing on a node.", "Function", "Get-Span", True]
+    await shell.run("function Quiet { param($x) }")
+    (quiet,) = await shell.run("Get-Help Quiet")
+    assert "SYNOPSIS\n    Quiet [[-x] <Object>]" in quiet  # no help: its syntax, as PowerShell
+
+
+async def test_get_help_lists_the_topics_a_wildcard_matches(shell) -> None:
+    await shell.run(FUNCTION_WITH_HELP)
+    found = await shell.run("Get-Help *-Tracing")
+    assert [(e.Name, e.Category, e.Synopsis) for e in found] == [
+        ("Restart-Tracing", "Function", "Restart tracing on a node.")
+    ]
+    topics = await shell.run("Get-Help about_* | ForEach-Object Name")
+    assert topics == ["about_Language", "about_Tables", "about_Differences"]
+    assert "Get-Span" in await shell.run("Get-Help Get-Sp* | ForEach-Object Name")
