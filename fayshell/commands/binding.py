@@ -143,6 +143,8 @@ class Bound:
     #: -WhatIf and -Confirm as given (None: not given; $WhatIfPreference decides).
     what_if: bool | None = None
     confirm: bool | None = None
+    #: The parameter set the call resolved to ($PSCmdlet.ParameterSetName).
+    parameter_set: str = "__AllParameterSets"
 
 
 def resolve_param(spec: Cmdlet, name: str) -> Param:

@@ -144,6 +144,9 @@ class ParamDecl(Node):
     aliases: list[str] = field(default_factory=list)
     #: ``[Parameter(ValueFromRemainingArguments)]``: the arguments no other parameter takes.
     remaining: bool = field(default=False, kw_only=True)
+    #: ``[Parameter(ParameterSetName = 'X', Mandatory)]``: the sets it belongs to, each with
+    #: whether it is mandatory there (none: it belongs to every set).
+    sets: list[tuple[str, bool]] = field(default_factory=list, kw_only=True)
 
 
 @dataclass(eq=False)
@@ -161,6 +164,8 @@ class ScriptBlockLit(Node):
     should_process: bool = field(default=False, kw_only=True)
     #: ``[CmdletBinding()]``: an advanced function, with $PSCmdlet.
     advanced: bool = field(default=False, kw_only=True)
+    #: ``[CmdletBinding(DefaultParameterSetName = 'X')]``.
+    default_set: str = field(default="", kw_only=True)
 
 
 @dataclass(eq=False)
@@ -377,6 +382,7 @@ class FunctionDef(Node):
     aliases: list[str] = field(default_factory=list, kw_only=True)
     should_process: bool = field(default=False, kw_only=True)
     advanced: bool = field(default=False, kw_only=True)
+    default_set: str = field(default="", kw_only=True)
 
 
 @dataclass(eq=False)

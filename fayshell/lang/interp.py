@@ -119,7 +119,7 @@ from fayshell.lang.values import (
     TypeName,
 )
 from fayshell.lang.versions import SemanticVersion, Version
-from fayshell.records import attribute_named, get_property, has_property, is_record
+from fayshell.records import MISSING, attribute_named, get_property, has_property, is_record
 from fayshell.state import Scope, ShellState
 
 if TYPE_CHECKING:
@@ -1600,11 +1600,13 @@ class Interpreter:
         scope.set_local("MyInvocation", invocation_info(node.name, "Function", saved.file))
         try:
             bound = await self.bind_params(
-                node.params, args, scope, node.name, input_stream, func.spec
+                node.params, args, scope, node.name, input_stream, func.spec, node.default_set
             )
             if node.advanced:  # [CmdletBinding()]
                 asks = self.asks(scope, bound, func.spec.should_process)
-                scope.set_local("PSCmdlet", ScriptCmdlet(node.name, asks, throw))
+                made = ScriptCmdlet(node.name, asks, throw)
+                made.ParameterSetName = bound.parameter_set
+                scope.set_local("PSCmdlet", made)
             out = as_stream(await self.kept_call(bound, node, scope, input_stream, caller))
             if bound.pipeline_variable is None:
                 return out
@@ -1690,10 +1692,19 @@ class Interpreter:
         name: str,
         input_stream: Any,
         spec: Cmdlet | None = None,
+        default_set: str = "",
     ) -> Any:
-        """Bind arguments to a ``param()`` block: each parameter a local of ``scope``."""
+        """Bind arguments to a ``param()`` block: each parameter a local of ``scope``; the
+        parameter set the arguments name is resolved first (its mandatory parameters are)."""
         spec = spec or callable_spec(name, params)
         bound = bind(spec, args)
+        given = {
+            d.name.lower() for d in params if (p := spec.param(d.name)) and p.pyname in bound.values
+        }
+        try:
+            bound.parameter_set = parameter_set(params, given, default_set)
+        except ValueError as exc:
+            raise ParameterError(name, None, str(exc)) from None
         scope.set_local(
             "PSBoundParameters",
             Hashtable(
@@ -1707,7 +1718,7 @@ class Interpreter:
             if p is not None and p.pyname in bound.values:
                 value = self.typed(decl, bound.values[p.pyname], name)
                 await self.check_param(decl, value, scope, name)
-            elif decl.mandatory and not (
+            elif mandatory_in(decl, bound.parameter_set) and not (
                 (decl.from_pipeline or decl.by_property) and input_stream is not None
             ):
                 raise ParameterError(
@@ -1814,13 +1825,27 @@ class Interpreter:
         """One pipeline item bound to a ValueFromPipeline(ByPropertyName) parameter: converted
         to its type and checked, and in $PSBoundParameters (as PowerShell binds it)."""
         by_value = decl.from_pipeline and not (decl.by_property and is_record(item))
-        value = item if by_value else get_property(item, decl.name)
+        if by_value:
+            value = item
+        else:  # by its name or an [Alias()] of it; an item without one leaves it unbound
+            held = (get_property(item, n, MISSING) for n in (decl.name, *decl.aliases))
+            value = next((v for v in held if v is not MISSING), MISSING)
+            if value is MISSING:
+                await self.unbind_piped(decl, scope)
+                return
         value = self.typed(decl, value, name, piped=True)
         await self.check_param(decl, value, scope, name)
         scope.set_local(decl.name, value)
         found, bound = scope.lookup("PSBoundParameters")
         if found and isinstance(bound, dict):
             bound[decl.name] = value
+
+    async def unbind_piped(self, decl: ast.ParamDecl, scope: Scope) -> None:
+        """An item without the property: the parameter is its default again, not bound."""
+        scope.set_local(decl.name, await self.param_default(decl, scope))
+        found, bound = scope.lookup("PSBoundParameters")
+        if found and isinstance(bound, dict):
+            bound.pop(decl.name, None)
 
     async def invoke_block(
         self, block: ScriptBlock, args: list[Any], dollar_under: Any, input_items: Any
@@ -2570,6 +2595,44 @@ def command_line_args(words: list[Any]) -> list[Any]:
         else:
             out.append(word)
     return out
+
+
+ALL_SETS = "__AllParameterSets"
+AMBIGUOUS_SET = (
+    "Parameter set cannot be resolved using the specified named parameters. One or more "
+    "parameters issued cannot be used together or an insufficient number of parameters were "
+    "provided."
+)
+
+
+def parameter_set(params: list[ast.ParamDecl], given: set[str], default: str = "") -> str:
+    """The parameter set a call resolves to (about_Parameter_Sets): the sets of every named
+    parameter it gave, then the default set, then the one set whose mandatory parameters it
+    gave; ValueError (PowerShell's words) when none or several remain."""
+    declared = list(
+        dict.fromkeys([s for d in params for s, _ in d.sets] + [default] * bool(default))
+    )
+    if not declared:
+        return ALL_SETS
+    left = declared
+    for decl in params:
+        if decl.name.lower() in given and decl.sets:
+            left = [s for s in left if any(s == own for own, _ in decl.sets)]
+    if len(left) == 1:
+        return left[0]
+    if default in left:
+        return default
+    complete = [
+        s for s in left if all(d.name.lower() in given for d in params if mandatory_in(d, s))
+    ]
+    if len(complete) == 1:
+        return complete[0]
+    raise ValueError(AMBIGUOUS_SET)
+
+
+def mandatory_in(decl: ast.ParamDecl, chosen: str) -> bool:
+    """Is ``decl`` mandatory in the ``chosen`` parameter set?"""
+    return decl.mandatory or any(s == chosen and must for s, must in decl.sets)
 
 
 def callable_spec(name: str, params: list[ast.ParamDecl], should_process: bool = False) -> Cmdlet:

@@ -787,6 +787,7 @@ class Parser:
             aliases=lit.aliases,
             should_process=lit.should_process,
             advanced=lit.advanced,
+            default_set=lit.default_set,
             **self.at(start),
         )
 
@@ -807,6 +808,7 @@ class Parser:
             flags: set[str] = set()
             checks: list[tuple[str, list[ast.Node]]] = []
             aliases: list[str] = []
+            sets: list[tuple[str, bool]] = []
             while self.peek() == "[":
                 attr_at = self.pos
                 text = self.type_literal()
@@ -818,7 +820,12 @@ class Parser:
                     else:
                         checks.append((name, args))
                 elif "(" in text:
-                    flags |= attribute_flags(text)
+                    given = attribute_flags(text)
+                    named = set_name(self.src[attr_at : self.pos])
+                    if named:  # Mandatory in a set is mandatory there only
+                        sets.append((named, "mandatory" in given))
+                        given -= {"mandatory", "parametersetname"}
+                    flags |= given
                 else:
                     ptype = text
                 self.skip_ws(newlines=True)
@@ -836,6 +843,7 @@ class Parser:
                     checks,
                     aliases,
                     remaining="valuefromremainingarguments" in flags,
+                    sets=sets,
                     **self.at(pstart),
                 )
             )
@@ -1479,10 +1487,13 @@ class Parser:
         params: list[ast.ParamDecl] = []
         aliases: list[str] = []
         should_process = advanced = False
+        default_set = ""
         save = self.pos
         while self.peek() == "[":  # [CmdletBinding()] and other attributes before param()
             attr_at = self.pos
             attr = self.type_literal()
+            if attr.startswith("cmdletbinding("):
+                default_set = set_name(self.src[attr_at : self.pos], "DefaultParameterSetName")
             if attr.startswith("alias("):
                 aliases += [
                     a.value for a in self.attribute(attr_at)[1] if isinstance(a, ast.Literal)
@@ -1496,7 +1507,7 @@ class Parser:
             params = self.param_list()
         else:
             self.pos = save
-            aliases, should_process, advanced = [], False, False
+            aliases, should_process, advanced, default_set = [], False, False, ""
         named = self.named_blocks(start)
         body = named.get("end", []) if named is not None else self.statements(end="}")
         if self.eof():
@@ -1511,6 +1522,7 @@ class Parser:
             aliases=aliases,
             should_process=should_process,
             advanced=advanced,
+            default_set=default_set,
             **self.at(start),
         )
 
@@ -1714,6 +1726,13 @@ def parse(
         return parser.parse_script()
     except RecursionError:
         raise parser.error("the input is nested too deeply", pos=0) from None
+
+
+def set_name(attribute: str, key: str = "ParameterSetName") -> str:
+    """The parameter set an attribute's source names (``[Parameter(ParameterSetName='X')]``,
+    ``[CmdletBinding(DefaultParameterSetName='X')]``), as written; "" when none."""
+    m = re.search(rf"(?<![A-Za-z]){key}\s*=\s*(['\"])(.*?)\1", attribute, re.IGNORECASE)
+    return m.group(2) if m else ""
 
 
 def supports_should_process(attribute: str) -> bool:

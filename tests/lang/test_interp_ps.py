@@ -1945,3 +1945,47 @@ async def test_string_equals_and_char_case_methods(shell) -> None:
         "[char]::ToUpper('q'); [char]::IsLetterOrDigit('_'); [char]::IsPunctuation('!')"
     )
     assert out == [False, True, "Q", False, True]
+
+
+GET_THING = """
+function Get-Thing {
+    [CmdletBinding(DefaultParameterSetName = 'ByName')]
+    param(
+        [Parameter(Mandatory, ParameterSetName = 'ByName', Position = 0)][string]$Name,
+        [Parameter(Mandatory, ParameterSetName = 'ById')][int]$Id,
+        [string]$Common
+    )
+    "$($PSCmdlet.ParameterSetName) name=$Name id=$Id"
+}
+function NoDefault {
+    [CmdletBinding()]
+    param([Parameter(ParameterSetName = 'A')]$a, [Parameter(ParameterSetName = 'B')]$b)
+    $PSCmdlet.ParameterSetName
+}
+"""
+
+
+async def test_parameter_sets_resolve_as_powershells(shell) -> None:
+    """about_Parameter_Sets: $PSCmdlet.ParameterSetName was always __AllParameterSets, and a
+    set's mandatory parameter was mandatory in every set (Get-Thing -Id 5 failed)."""
+    await shell.run(GET_THING)
+    out = await shell.run(
+        "Get-Thing foo; Get-Thing -Id 5 -Common c; NoDefault -a 1; NoDefault -b 2; "
+        "function Plain { [CmdletBinding()] param($x) $PSCmdlet.ParameterSetName }; Plain"
+    )
+    assert out == ["ByName name=foo id=0", "ById name= id=5", "A", "B", "__AllParameterSets"]
+    for call in ("Get-Thing -Name x -Id 1", "NoDefault"):
+        with pytest.raises(ParameterError, match="Parameter set cannot be resolved"):
+            await shell.run(call)
+    with pytest.raises(ParameterError, match="-Name: missing mandatory parameter"):
+        await shell.run("Get-Thing")
+
+
+async def test_by_property_name_binds_aliases_and_resets_between_items(shell) -> None:
+    out = await shell.run(
+        "function P { param([Parameter(ValueFromPipelineByPropertyName)][string]$Name = 'dflt', "
+        "[Parameter(ValueFromPipelineByPropertyName)][Alias('n')][int]$Num) "
+        "process { \"$Name-$Num $($PSBoundParameters.Keys -join ',')\" } }; "
+        "[pscustomobject]@{ Name = 'a'; n = 1 }, [pscustomobject]@{ Num = 2 } | P"
+    )
+    assert out == ["a-1 Name,Num", "dflt-2 Num"]

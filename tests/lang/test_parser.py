@@ -222,3 +222,17 @@ def test_assignment_to_a_member_or_index_of_a_parenthesised_expression() -> None
     # a comment with an apostrophe or a parenthesis before it does not hide the assignment
     script = parse("# it's (here\n<# ' ( #>\n($o).p = 1")
     assert isinstance(script.statements[-1], ast.Assign)
+
+
+def test_parameter_sets_and_the_default_set_are_read_from_attributes() -> None:
+    fn = only(
+        "function f { [CmdletBinding(DefaultParameterSetName = 'ById')] "
+        "param([Parameter(Mandatory, ParameterSetName = 'ByName')]"
+        "[Parameter(ParameterSetName = 'ById')]$x, [Parameter(Mandatory)]$y, $z) }"
+    )
+    assert isinstance(fn, ast.FunctionDef) and fn.default_set == "ById"
+    assert [(p.name, p.mandatory, p.sets) for p in fn.params] == [
+        ("x", False, [("ByName", True), ("ById", False)]),
+        ("y", True, []),
+        ("z", False, []),
+    ]
