@@ -13,7 +13,8 @@ _NOT_GIVEN = object()
 def property_names(obj: Any) -> list[str]:
     """The properties a record shows, in declaration order; [] for scalars."""
     if isinstance(obj, Mapping):
-        return [str(k) for k in obj]
+        hidden = getattr(obj, "ps_hidden", None)  # a class's hidden properties
+        return [str(k) for k in obj if not hidden or str(k) not in hidden]
     if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
         return [f.name for f in dataclasses.fields(obj) if f.repr]
     members = getattr(type(obj), "MEMBERS", None)  # objects shown as text, e.g. MatchInfo

@@ -99,7 +99,7 @@ _MINUTE = datetime.timedelta(minutes=1)
 
 def _all_fields(record: Any) -> dict[str, Any]:
     """Every property of a record, including those tables leave out (GroupInfo.Values)."""
-    if isinstance(record, Mapping):
+    if isinstance(record, Mapping):  # a class's hidden properties too, as PowerShell's
         return {str(k): v for k, v in record.items()}
     if not dataclasses.is_dataclass(record):  # an object listing its MEMBERS (a Stopwatch)
         return {name: get_property(record, name) for name in property_names(record)}

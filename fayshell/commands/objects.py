@@ -15,7 +15,7 @@ from typing import Any
 from fayshell.commands.invocation import Invocation
 from fayshell.commands.registry import BY_VALUE, Param, cmdlet
 from fayshell.errors import CommandError, ParameterError
-from fayshell.lang.classes import ClassType
+from fayshell.lang.classes import ClassInstance, ClassType
 from fayshell.lang.dates import NOT_HANDLED
 from fayshell.lang.dates import static_member as date_static
 from fayshell.lang.generic import new_collection
@@ -151,7 +151,9 @@ def members_of(value: Any) -> list[MemberDefinition]:
     """Every member of one value, sorted as PowerShell sorts them (by kind, then name)."""
     tname = full_type(value)
     out = [_m(tname, n, "Method", d) for n, d in OBJECT_METHODS]
-    if isinstance(value, Mapping):
+    if isinstance(value, ClassInstance):
+        out = _class_members(value)
+    elif isinstance(value, Mapping):
         out += [
             _m(tname, str(k), "NoteProperty", f"{short_type(v)} {k}={value_text(v)}")
             for k, v in value.items()
@@ -177,6 +179,30 @@ def members_of(value: Any) -> list[MemberDefinition]:
     else:
         out += _object_members(value, tname)
     return sorted(out, key=lambda m: (m.MemberType.lower(), m.Name.lower()))
+
+
+def _class_members(value: ClassInstance) -> list[MemberDefinition]:
+    """An object of a script's class: its properties (not the hidden ones) and methods."""
+    cls = value.ps_class
+    names = {n.lower() for n, _ in OBJECT_METHODS}
+    seen: set[tuple[str, int]] = set()  # an override once, each overload
+    out = [_m(cls.Name, n, "Method", d) for n, d in OBJECT_METHODS]
+    out += [
+        _m(cls.Name, p.name, "Property", f"{p.type or 'System.Object'} {p.name} {{get;set;}}")
+        for p in cls.instance_properties()
+        if not p.hidden
+    ]
+    for owner in cls.lineage():
+        for m in owner.methods:
+            key = (m.name.lower(), len(m.params))
+            if m.static or m.constructor or key[0] in names or key in seen:
+                continue
+            seen.add(key)
+            params = ", ".join(f"{p.type or 'System.Object'} {p.name}" for p in m.params)
+            out.append(
+                _m(cls.Name, m.name, "Method", f"{m.return_type or 'void'} {m.name}({params})")
+            )
+    return out
 
 
 def _object_members(value: Any, tname: str) -> list[MemberDefinition]:

@@ -402,6 +402,8 @@ class ClassProperty(Node):
     type: str | None
     default: Node | None
     static: bool = False
+    #: ``hidden``: not shown by the formatters, Select-Object * or Get-Member.
+    hidden: bool = field(default=False, kw_only=True)
 
 
 @dataclass(eq=False)

@@ -36,8 +36,8 @@ class ClassType:
     cast: Cast = field(default=lambda value, type_name: value, repr=False)
 
     @property
-    def BaseType(self) -> str:  # noqa: N802 - .NET property name
-        return self.base.Name if self.base is not None else "System.Object"
+    def BaseType(self) -> ClassType | TypeInfo:  # noqa: N802 - .NET property name
+        return self.base if self.base is not None else TypeInfo("Object", "System.Object")
 
     @property
     def FullName(self) -> str:  # noqa: N802 - .NET property name
@@ -134,6 +134,11 @@ class ClassInstance(PSCustomObject):
 
     def GetType(self) -> ClassType:  # noqa: N802 - .NET method name
         return self.ps_class
+
+    @property
+    def ps_hidden(self) -> frozenset[str]:
+        """Its ``hidden`` properties: read and set, not shown (records.property_names)."""
+        return frozenset(p.name for p in self.ps_class.instance_properties() if p.hidden)
 
     def ps_is(self, low: str) -> bool | None:
         return any(cls.Name.lower() == low for cls in self.ps_class.lineage()) or None

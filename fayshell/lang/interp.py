@@ -2879,7 +2879,10 @@ def binary_op(op: str, left: Any, right: Any) -> Any:
     if op == "xor":
         return truthy(left) != truthy(right)
     if op in BITWISE:
-        return BITWISE[op](int(to_number(left)), int(to_number(right)))
+        result = BITWISE[op](int(to_number(left)), int(to_number(right)))
+        if isinstance(left, EnumValue) and op in ("band", "bor", "bxor"):
+            return EnumValue(left.enum_type, result)  # [Perm]::Read -bor [Perm]::Write
+        return result
     if op == "..":
         return range_values(left, right)
     if op == "f":

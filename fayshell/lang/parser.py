@@ -687,7 +687,7 @@ class Parser:
         """A property or a method (or constructor), after its ``static``/``hidden`` words and
         its attributes and type."""
         start = self.pos
-        static, ptype = False, None
+        static, hidden, ptype = False, False, None
         while True:
             self.skip_ws(newlines=True)
             if self.peek() == "[":
@@ -699,13 +699,16 @@ class Parser:
             if word and word.group(0).lower() in ("static", "hidden"):
                 self.pos = word.end()
                 static = static or word.group(0).lower() == "static"
+                hidden = hidden or word.group(0).lower() == "hidden"
                 continue
             break
         if self.peek() == "$":
             var = self.variable()
             assert isinstance(var, ast.VarRef)
             default = self.default_value(commas=True)
-            return ast.ClassProperty(var.name, ptype, default, static, **self.at(start))
+            return ast.ClassProperty(
+                var.name, ptype, default, static, hidden=hidden, **self.at(start)
+            )
         name = self.plain_name("a property ($name) or a method name")
         self.skip_ws()
         if self.peek() != "(":
@@ -1323,8 +1326,9 @@ class Parser:
                     node = ast.MethodCall(node, name, args, safe=safe, **self.at(start))
                 else:
                     node = ast.Member(node, name, safe=safe, **self.at(start))
-            elif self.src.startswith(("++", "--"), self.pos) and isinstance(
-                node, (ast.VarRef, ast.Member, ast.Index)
+            elif self.src.startswith(("++", "--"), self.pos) and (
+                isinstance(node, (ast.VarRef, ast.Member, ast.Index))
+                or (isinstance(node, ast.StaticMember) and node.args is None)
             ):
                 self.pos += 2
                 return ast.IncDec(

@@ -89,7 +89,7 @@ async def test_inheritance_base_constructor_and_overrides(shell) -> None:
     )
     out = await shell.run(
         "$s = [Square]::new(3); $s.Describe(); $s -is [Shape]; $s -is [Square]; "
-        "[Shape]::new('blob').Area(); ([Shape]$s).Kind; $s.GetType().BaseType"
+        "[Shape]::new('blob').Area(); ([Shape]$s).Kind; \"$($s.GetType().BaseType)\""
     )
     assert out == ["square 9", True, True, 0.0, "square", "Shape"]
 
@@ -108,3 +108,30 @@ async def test_wrong_uses_are_powershell_errors(shell) -> None:
         await shell.run("class Late : Missing { }")
     with pytest.raises(FayError, match='to type "Node"'):
         await shell.run("[Node]$typed = 'text'")
+
+
+async def test_static_increment_hidden_members_and_base_type(shell) -> None:
+    """[Animal]::Count++ did not parse; hidden properties were shown; BaseType was a string."""
+    out = await shell.run(
+        "class Animal { static [int]$Count = 0; [string]$Name; hidden [int]$Secret = 7; "
+        "Animal([string]$n) { $this.Name = $n; [Animal]::Count++ } "
+        "[string] Speak() { return 'a' } }; "
+        "class Dog : Animal { Dog([string]$n) : base($n) { } [string] Speak([int]$t) { return 'b' } }; "
+        "$d = [Dog]::new('rex'); [Animal]::Count; $d.Secret; $d.GetType().BaseType.Name; "
+        "($d | Select-Object *).PSObject.Properties.Name; $d | ConvertTo-Json -Compress; "
+        '$d | Get-Member | ForEach-Object { "$($_.MemberType) $($_.Definition)" }'
+    )
+    # ConvertTo-Json writes hidden properties, as PowerShell's does (PowerShell issue 9847)
+    assert out[:5] == [1, 7, "Animal", "Name", '{"Name":"rex","Secret":7}']
+    assert "Property string Name {get;set;}" in out[5:]
+    assert {"Method string Speak()", "Method string Speak(int t)"} <= set(out[5:])
+    assert not any("Secret" in line for line in out[5:])
+
+
+async def test_flags_enum_bitwise_operators_keep_the_enum(shell) -> None:
+    out = await shell.run(
+        "[Flags()] enum Perm { Read = 1; Write = 2; Exec = 4 }; "
+        '$p = [Perm]::Read -bor [Perm]::Write; "$p"; $p.HasFlag([Perm]::Write); [int]$p; '
+        '"$($p -band [Perm]::Write)"; [int]([Perm]::Read -bor 8)'
+    )
+    assert out == ["Read, Write", True, 3, "Write", 9]
