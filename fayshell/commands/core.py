@@ -73,6 +73,8 @@ WHERE_OPS = (
     "CNotIn",
     "CContains",
     "CNotContains",
+    "Is",
+    "IsNot",
     "Not",
 )
 PARALLEL_PARAMS = (
@@ -220,6 +222,8 @@ def _comparison_sql(test: Comparison, schema: dict[str, str]) -> str:
     from fayshell.lang import ast
 
     prop = ast.Member(ast.VarRef("_"), test.prop)
+    if test.op in ("is", "isnot"):
+        raise Untranslatable("-Is and -IsNot test .NET types, row by row")
     if test.op in ("true", "not"):
         node: Any = prop if test.op == "true" else ast.Unary("-not", prop)
         return Translator(_expr_block(node), schema).predicate()
@@ -242,6 +246,13 @@ def _comparison_keeps(test: Comparison, item: Any) -> bool:
         return truthy(value)
     if test.op == "not":
         return not truthy(value)
+    if test.op in ("is", "isnot"):  # -Is [string]: the type operators
+        from fayshell.lang.interp import binary_op
+
+        kind = test.value  # a type literal, or its text as a command argument: '[string]'
+        if isinstance(kind, str) and kind.startswith("[") and kind.endswith("]"):
+            kind = kind[1:-1]
+        return bool(binary_op(test.op, value, kind))
     return truthy(compare(test.op, value, test.value))
 
 

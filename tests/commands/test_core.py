@@ -64,6 +64,8 @@ STAGES = [
     "Measure-Object dur_ns, id -StandardDeviation -Maximum",
     "Where-Object name -CEQ 'read'",
     "Where-Object name -CLike 'R*'",
+    "Where-Object dur_ns -Is [long]",
+    "Where-Object name -IsNot [string]",
     "Where-Object -Property node -Value web01 -EQ",
     "Select-Object -Skip 1 -SkipLast 1",
     "Select-Object -Index 1,3,-1",
@@ -75,7 +77,9 @@ STAGES = [
 PUSHED = [
     s
     for s in STAGES
-    if not any(w in s for w in ("StartsWith", "-Last", "-SkipLast", "-Index", "Measure-Object"))
+    if not any(
+        w in s for w in ("StartsWith", "-Last", "-SkipLast", "-Index", "Measure-Object", "-Is")
+    )
 ]
 
 
