@@ -21,8 +21,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from fayshell.commands import envdrive
-from fayshell.commands.envdrive import EnvEntry
+from fayshell.commands import drives
+from fayshell.commands.drives import DriveItem, DrivePath
 from fayshell.commands.invocation import ErrorRecord, Invocation
 from fayshell.commands.registry import (
     BY_VALUE,
@@ -35,6 +35,7 @@ from fayshell.errors import CommandError, ParameterError
 from fayshell.lang.dates import DateTime, FileTime, to_datetime, wall_clock
 from fayshell.lang.ops import has_wildcard, to_string, wildcard_match
 from fayshell.lang.streams import collect
+from fayshell.lang.values import ScriptBlock
 from fayshell.state import PathInfo, ShellState
 
 PATH_PIPE: Pipeline = BY_VALUE_AND_PROPERTY
@@ -491,10 +492,10 @@ def _test_one(
         return False
     if valid:
         return "\0" not in text
-    names, _ = envdrive.split_env([text])
-    if names:  # a variable is a leaf; env: itself the container
-        found_env = bool(envdrive.entries(names[0], literal))
-        return found_env if path_type != "Container" else not names[0]
+    on_drive, _ = drives.split_drives([text])
+    if on_drive:  # an item is a leaf; env:, variable: and function: are containers
+        there = bool(drives.entries(on_drive[0], state, literal))
+        return there if path_type != "Container" else not on_drive[0].name
     found = [p for p in expand(state, text, literal) if when(p)]
     if path_type == "Container":
         return any(p.is_dir() for p in found)
@@ -580,8 +581,8 @@ def get_content(
 ) -> list[Any]:
     if path is None and literal_path is None:
         raise ParameterError("Get-Content", "Path", "missing mandatory parameter -Path")
-    names, path = envdrive.split_env(path)
-    out: list[Any] = [e.Value for e in env_items(ctx, names, listing=False)]
+    on_drive, path = drives.split_drives(path)
+    out: list[Any] = [e.Value for e in drive_items(ctx, on_drive, listing=False)]
     for found in targets(ctx, path, literal_path):
         if found.is_dir():
             ctx.write_error(
@@ -842,14 +843,16 @@ def new_item(
     item_type: str = "File",
     value: Any = None,
     force: bool = False,
-) -> list[FileItem | EnvEntry]:
+) -> list[FileItem | DriveItem]:
     if not path and not name:
         raise ParameterError("New-Item", "Path", "missing mandatory parameter -Path or -Name")
-    names, path = envdrive.split_env(path)
-    out: list[FileItem | EnvEntry] = [
-        e for n in names if (e := _new_env(ctx, n + (name or ""), value, force)) is not None
+    on_drive, path = drives.split_drives(path)
+    out: list[FileItem | DriveItem] = [
+        made
+        for where in on_drive
+        if (made := _new_drive_item(ctx, where, name, value, force)) is not None
     ]
-    for text in path or ([] if names else ["."]):
+    for text in path or ([] if on_drive else ["."]):
         target = ctx.state.resolve_path(os.path.join(text, name) if name else text)
         if not ctx.should_process(f"Destination: {target}", f"Create {item_type}"):
             continue
@@ -868,19 +871,32 @@ def new_item(
     return out
 
 
-def _new_env(ctx: Invocation, name: str, value: Any, force: bool) -> EnvEntry | None:
-    """``New-Item env:NAME -Value v``: a new environment variable (-Force replaces one)."""
+def _new_drive_item(
+    ctx: Invocation, where: DrivePath, leaf: str | None, value: Any, force: bool
+) -> DriveItem | None:
+    """``New-Item env:NAME -Value v`` (or ``variable:NAME``): a new environment variable or
+    shell variable (-Force replaces one)."""
+    name = where.name + (leaf or "")
+    if where.drive == "function":
+        ctx.write_error(ErrorRecord(f"function:{name}", "", "define functions with 'function'"))
+        return None
     if not name or "=" in name or "\0" in name:
-        ctx.write_error(ErrorRecord(f"env:{name}", "", "not an environment variable name"))
+        ctx.write_error(ErrorRecord(f"{where.drive}:{name}", "", "not a variable name"))
         return None
-    if name in os.environ and not force:
-        ctx.write_error(ErrorRecord(f"env:{name}", "", "the variable already exists (-Force)"))
+    exists = drives.entries(DrivePath(where.drive, name), ctx.state, literal=True)
+    if exists and not force:
+        ctx.write_error(
+            ErrorRecord(f"{where.drive}:{name}", "", "the variable already exists (-Force)")
+        )
         return None
-    text = "" if value is None else to_string(value)
-    if not ctx.should_process(f"Item: {name} Value: {text}", "New Item"):
+    shown = "" if value is None else to_string(value)
+    if not ctx.should_process(f"Item: {name} Value: {shown}", "New Item"):
         return None
-    os.environ[name] = text
-    return EnvEntry(name, text)
+    if where.drive == "env":
+        os.environ[name] = shown
+        return DriveItem(name, shown)
+    ctx.state.scope_now.set(name, value)
+    return DriveItem(name, value, "variable")
 
 
 def _new_directory(target: Path, force: bool) -> None:
@@ -951,10 +967,10 @@ def remove_item(
 ) -> None:
     if path is None and literal_path is None:
         raise ParameterError("Remove-Item", "Path", "missing mandatory parameter -Path")
-    names, path = envdrive.split_env(path)
-    for entry in env_items(ctx, names, listing=False):
+    on_drive, path = drives.split_drives(path)
+    for entry in drive_items(ctx, on_drive, listing=False):
         if ctx.should_process(f"Item: {entry.Name}", "Remove Item"):
-            os.environ.pop(entry.Name, None)
+            drives.remove(ctx.state, entry)
     for found in targets(ctx, path, literal_path):
         if not ctx.should_process(str(found), f"Remove {_kind(found)}"):
             continue
@@ -1206,21 +1222,65 @@ def get_file_hash(
 )
 def get_item(
     ctx: Invocation, *, path: list[str] | None = None, literal_path: list[str] | None = None
-) -> list[FileItem | EnvEntry]:
-    names, path = envdrive.split_env(path)
-    shown = env_items(ctx, names, listing=False)
-    default = [] if literal_path or names else ["."]
+) -> list[FileItem | DriveItem]:
+    on_drive, path = drives.split_drives(path)
+    shown = drive_items(ctx, on_drive, listing=False)
+    default = [] if literal_path or on_drive else ["."]
     return shown + [file_item(p) for p in targets(ctx, path or default, literal_path)]
 
 
-def env_items(ctx: Invocation, names: list[str], listing: bool) -> list[EnvEntry]:
-    """The env: drive's variables ``names`` match; a name without a wildcard that is not set
-    is PowerShell's "cannot find path" error (a listing of ``env:`` is every variable)."""
-    out: list[EnvEntry] = []
-    for name in names:
-        found = envdrive.entries(name)
-        if not found and (name or not listing) and not has_wildcard(name):
-            missing(ctx, f"env:{name}")
+@cmdlet(
+    "Set-Item",
+    aliases=("si",),
+    synopsis="Set an item of the env:, variable: or function: drive (made if it is not there).",
+    params=[
+        Param("Path", "strings", position=0, mandatory=True, pipeline=PATH_PIPE),
+        Param("Value", "any", position=1, help="The new value (a script block for function:)."),
+        Param("PassThru", bool, help="Output the item."),
+    ],
+    examples=[
+        ("Set-Item env:TZ UTC", "The same as $env:TZ = 'UTC'."),
+        ("Set-Item function:top5 { Get-Syscall | Select-Object -First 5 }", "A function."),
+    ],
+    should_process=True,
+)
+def set_item(
+    ctx: Invocation, *, path: list[str], value: Any = None, pass_thru: bool = False
+) -> list[DriveItem]:
+    on_drive, files = drives.split_drives(path)
+    if files:
+        raise ctx.fail(f"cannot set '{files[0]}': files have contents (Set-Content), not a value")
+    out = []
+    for where in on_drive:
+        if not where.name or has_wildcard(where.name):
+            raise ctx.fail(f"give one item to set, not '{where}'")
+        if not ctx.should_process(f"Item: {where.name} Value: {to_string(value)}", "Set Item"):
+            continue
+        out.append(_set_drive_item(ctx, where, value))
+    return out if pass_thru else []
+
+
+def _set_drive_item(ctx: Invocation, where: DrivePath, value: Any) -> DriveItem:
+    if where.drive == "env":
+        os.environ[where.name] = "" if value is None else to_string(value)
+    elif where.drive == "variable":
+        ctx.state.scope_now.set(where.name, value)
+    elif isinstance(value, ScriptBlock) and ctx.state.interpreter is not None:
+        ctx.state.interpreter.define_function(where.name, value)
+    else:
+        raise ctx.fail(f"function:{where.name}: the value must be a script block {{ ... }}")
+    return drives.entries(where, ctx.state, literal=True)[0]
+
+
+def drive_items(ctx: Invocation, paths: list[DrivePath], listing: bool) -> list[DriveItem]:
+    """The items ``paths`` name on the env:, variable: and function: drives; a name without a
+    wildcard that is not there is PowerShell's "cannot find path" error (a listing of a
+    drive is every item)."""
+    out: list[DriveItem] = []
+    for where in paths:
+        found = drives.entries(where, ctx.state)
+        if not found and (where.name or not listing) and not has_wildcard(where.name):
+            missing(ctx, str(where))
         out += found
     return out
 
@@ -1325,11 +1385,11 @@ def get_child_item(
     force: bool = False,
     name: bool = False,
 ) -> list[Any]:
-    names, path = envdrive.split_env(path)
-    out: list[Any] = [e.Name if name else e for e in env_items(ctx, names, listing=True)]
+    on_drive, path = drives.split_drives(path)
+    out: list[Any] = [e.Name if name else e for e in drive_items(ctx, on_drive, listing=True)]
     listing = Listing(filter, include or [], exclude or [], file, directory, force)
     walk_depth = depth if depth is not None else (None if recurse else 0)
-    paths = path or ([] if literal_path or names else ["."])
+    paths = path or ([] if literal_path or on_drive else ["."])
     if walk_depth != 0 and paths and not literal_path:
         paths, listing = _recursive_leaf_pattern(paths, listing)
     for root in targets(ctx, paths, literal_path):

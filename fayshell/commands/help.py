@@ -97,7 +97,8 @@ about_Differences -- where fayshell deliberately differs from PowerShell
     stack trace.
   The current location (cd, Set-Location) is the shell's own, as in PowerShell; fayshell
     also points DuckDB's file_search_path at it, so 'sql ... read_csv('x.csv')' finds
-    files relative to it. There are no PowerShell drives except Env: ($env:NAME).
+    files relative to it. The only PowerShell drives are Env:, Variable: and Function:
+    (Get-Item, Get-ChildItem, Test-Path, Set-Item, New-Item, Remove-Item take them).
   Dates use the en-US culture whatever the machine's locale: shown as "Tuesday, March 5,
     2024 2:30:00 PM", formatted by -Format, ToString() and -f in en-US, and inside strings
     ("$d") as the invariant culture's "03/05/2024 14:30:00", as PowerShell does. A date in a

@@ -244,6 +244,9 @@ class FunctionInfo:
     origin: Origin
     spec: Cmdlet
 
+    def __str__(self) -> str:  # "$function:f" is its body's text, as PowerShell's
+        return self.node.text
+
 
 class Interpreter:
     """Evaluates fayshell scripts for one shell state."""
@@ -850,6 +853,17 @@ class Interpreter:
             out.extend([right] if is_relation(right) else right)
         return out
 
+    def closure_scope(self, scope: Scope) -> Scope:
+        """``{ }.GetNewClosure()``: a scope holding copies of the variables the calling
+        scope sees now (later changes to them are not seen; new globals are)."""
+        made = Scope(self.state.globals)
+        here: Scope | None = scope
+        while here is not None:
+            for key, item in here.vars.items():
+                made.vars.setdefault(key, item)
+            here = here.parent
+        return made
+
     def last_exit_ok(self) -> bool:
         found, code = self.state.globals.lookup("LASTEXITCODE")
         return not found or code in (0, None)
@@ -930,6 +944,24 @@ class Interpreter:
             out.extend(sig.output)
             return isinstance(sig, ContinueSignal)
         return True
+
+    def define_function(self, name: str, block: ScriptBlock) -> None:
+        """``Set-Item function:name -Value { ... }``: a function whose body is the block."""
+        lit = block.node
+        node = ast.FunctionDef(
+            name,
+            lit.params,
+            lit.body,
+            lit.text,
+            lit.named,
+            should_process=lit.should_process,
+            advanced=lit.advanced,
+            default_set=lit.default_set,
+            line=lit.line,
+            col=lit.col,
+        )
+        spec = callable_spec(name, node.params, node.should_process)
+        self.state.functions[name.lower()] = FunctionInfo(node, block.scope, self.origin, spec)
 
     async def exec_function(self, node: ast.FunctionDef, scope: Scope) -> Any:
         spec = callable_spec(node.name, node.params, node.should_process)
@@ -1393,6 +1425,9 @@ class Interpreter:
             )
         if isinstance(callee, FunctionInfo):
             return await self.call_function(callee, args, input_stream, scope)
+        kind = getattr(callee, "CommandType", None)
+        if isinstance(kind, str):  # & (Get-Command Get-Span): the command it describes
+            callee = callee.Definition if kind == "Alias" else callee.Name
         name = to_string(callee)
         if name.lower().endswith(".fay") or os.path.sep in name:
             return await self.run_script_file(name, args, scope, dot)
@@ -1972,6 +2007,8 @@ class Interpreter:
             prefix, _, rest = low.partition(":")
             if prefix == "env":
                 return os.environ.get(name[4:])
+            if prefix == "function":  # ${function:f}: the function, to call with &
+                return self.state.functions.get(rest)
             if prefix in ("global", "script", "local", "private", "using"):
                 # $using:x: ForEach-Object -Parallel runs its block in this session, in a
                 # child of the scope that wrote it, where $x is visible as it is
@@ -2084,6 +2121,8 @@ class Interpreter:
         low = node.name.lower()
         if isinstance(obj, ScriptBlock) and low in ("invoke", "invokereturnasis"):
             return single_or_list(await obj.invoke(*args))
+        if isinstance(obj, ScriptBlock) and low == "getnewclosure" and not args:
+            return ScriptBlock(obj.node, self.closure_scope(scope), self)
         if (
             isinstance(obj, netregex.Regex)
             and low == "replace"

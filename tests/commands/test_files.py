@@ -449,3 +449,23 @@ async def test_a_missing_directory_on_the_way_is_named(shell, here: Path) -> Non
     assert shell.host.errors[-1] == (
         f"Set-Content: Could not find a part of the path '{here / 'no' / 'y.txt'}'."
     )
+
+
+async def test_variable_and_function_drives(shell) -> None:
+    """about_Providers: Test-Path variable:x (how scripts ask if a variable is set) was a
+    file path; function: and variable: items, and Set-Item, did not exist."""
+    out = await shell.run(
+        "$x = 2; function f { 'f' }; Test-Path variable:x; Test-Path variable:nope; "
+        "Test-Path function:f; Test-Path function:nope; (Get-Item variable:x).Value; "
+        "(Get-ChildItem variable: | Where-Object Name -eq 'x').Value; "
+        "Get-ChildItem function:f -Name; Set-Item function:hello -Value { 'hi' }; hello; "
+        "Set-Item variable:y 7; $y; Set-Item env:FAY_SET_ITEM v; $env:FAY_SET_ITEM; "
+        "Remove-Item function:hello, variable:y, env:FAY_SET_ITEM; "
+        "Test-Path function:hello; Test-Path variable:y; $null -eq $env:FAY_SET_ITEM; "
+        "New-Item variable:z -Value 3 | Out-Null; $z"
+    )
+    assert out == [True, False, True, False, 2, 2, "f", "hi", 7, "v", False, False, True, 3]
+    with pytest.raises(FayError, match=r"1 failure \(variable:nope\)"):
+        await shell.run("Get-Item variable:nope")
+    with pytest.raises(FayError, match="must be a script block"):
+        await shell.run("Set-Item function:bad 42")

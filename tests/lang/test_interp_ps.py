@@ -1989,3 +1989,13 @@ async def test_by_property_name_binds_aliases_and_resets_between_items(shell) ->
         "[pscustomobject]@{ Name = 'a'; n = 1 }, [pscustomobject]@{ Num = 2 } | P"
     )
     assert out == ["a-1 Name,Num", "dflt-2 Num"]
+
+
+async def test_closures_and_calling_what_get_command_found(shell) -> None:
+    out = await shell.run(
+        "$x = 1; $c = { $x }.GetNewClosure(); $x = 2; & $c; "
+        'function mk($n) { { "n=$n" }.GetNewClosure() }; $a = mk 1; $b = mk 2; & $a; & $b; '
+        'function f($p) { "f $p" }; & (Get-Command f) 1; & (Get-Command gcm) f | % Name; '
+        '$fn = ${function:f}; & $fn 2; "$function:f".Trim()'
+    )
+    assert out == [1, "n=1", "n=2", "f 1", "f", "f 2", '"f $p"']
