@@ -147,9 +147,22 @@ class Bound:
     parameter_set: str = "__AllParameterSets"
 
 
+class ParameterToken(str):
+    """``-Name`` as a simple function's ``$args`` holds it (a name it has no parameter for):
+    splatting ``@args`` passes it on as a parameter name, as PowerShell does."""
+
+    __slots__ = ()
+
+
+def takes_loose_args(param: Param) -> bool:
+    """The ``$args`` of a function or block without ValueFromRemainingArguments: it takes
+    what no parameter does, names included, and is not itself a name to give."""
+    return param.rest and param.name == "args"
+
+
 def resolve_param(spec: Cmdlet, name: str) -> Param:
     """Exact name or alias first, then a unique prefix; otherwise a clear ParameterError."""
-    candidates = list(spec.params) + list(common_params(spec))
+    candidates = [p for p in spec.params if not takes_loose_args(p)] + list(common_params(spec))
     low = name.lower()
     for p in candidates:
         if p.name.lower() == low or low in (a.lower() for a in p.aliases):
@@ -181,6 +194,16 @@ def resolve_param(spec: Cmdlet, name: str) -> Param:
     )
 
 
+def _resolved(spec: Cmdlet, name: str) -> Param | None:
+    """The parameter ``-name`` gives, or None when no parameter has it and ``$args`` takes it."""
+    try:
+        return resolve_param(spec, name)
+    except ParameterError:
+        if any(takes_loose_args(p) for p in spec.params):
+            return None
+        raise
+
+
 def bind(spec: Cmdlet, args: list[Any]) -> Bound:
     """Bind evaluated arguments (NamedArg or plain values, in order) to the declaration."""
     bound = Bound()
@@ -192,7 +215,11 @@ def bind(spec: Cmdlet, args: list[Any]) -> Bound:
         if not isinstance(arg, NamedArg):
             positional.append(arg)
             continue
-        param = resolve_param(spec, arg.name)
+        param = _resolved(spec, arg.name)
+        if param is None:  # a simple function: -name is one of its $args
+            positional.append(ParameterToken("-" + arg.name))
+            positional += [] if arg.value is NO_VALUE else [arg.value]
+            continue
         value = arg.value
         if value is NO_VALUE:
             if param.is_switch:
@@ -254,6 +281,7 @@ def _bind_positional(spec: Cmdlet, bound: Bound, positional: list[Any]) -> None:
             None,
             f"unexpected positional argument {shown!r}; "
             f"see 'Get-Help {spec.name}' for its parameters",
+            f"A positional parameter cannot be found that accepts argument '{shown}'.",
         )
 
 

@@ -27,6 +27,7 @@ from fayshell.commands.binding import (
     NO_VALUE,
     Bound,
     NamedArg,
+    ParameterToken,
     bind,
     missing_mandatory,
     pipeline_binding,
@@ -960,11 +961,11 @@ class Interpreter:
             line=lit.line,
             col=lit.col,
         )
-        spec = callable_spec(name, node.params, node.should_process)
+        spec = callable_spec(name, node.params, node.should_process, node.advanced)
         self.state.functions[name.lower()] = FunctionInfo(node, block.scope, self.origin, spec)
 
     async def exec_function(self, node: ast.FunctionDef, scope: Scope) -> Any:
-        spec = callable_spec(node.name, node.params, node.should_process)
+        spec = callable_spec(node.name, node.params, node.should_process, node.advanced)
         info = FunctionInfo(node, scope, self.origin, spec)
         for name in (node.name, *node.aliases):  # [Alias('x')] names it too
             self.state.functions[name.lower()] = info
@@ -1351,7 +1352,7 @@ class Interpreter:
             return ["@" + arg.name]
         if isinstance(value, Mapping):
             return [NamedArg(str(k), NO_VALUE if v is True else v) for k, v in value.items()]
-        return unroll(value)
+        return [NamedArg(v[1:]) if isinstance(v, ParameterToken) else v for v in unroll(value)]
 
     async def invoke(self, node: ast.Command, scope: Scope, input_stream: Any) -> Any:
         """Run one command of a pipeline; returns its output stream."""
@@ -2674,9 +2675,12 @@ def mandatory_in(decl: ast.ParamDecl, chosen: str) -> bool:
     return decl.mandatory or any(s == chosen and must for s, must in decl.sets)
 
 
-def callable_spec(name: str, params: list[ast.ParamDecl], should_process: bool = False) -> Cmdlet:
+def callable_spec(
+    name: str, params: list[ast.ParamDecl], should_process: bool = False, advanced: bool = False
+) -> Cmdlet:
     """A binder declaration for a function's or script block's ``param()``: the arguments no
-    parameter takes are its ``ValueFromRemainingArguments`` parameter's, else ``$args``."""
+    parameter takes are its ``ValueFromRemainingArguments`` parameter's, else ``$args``
+    (an advanced function has no ``$args``: an argument no parameter takes is an error)."""
     declared = tuple(
         Param(
             p.name,
@@ -2691,7 +2695,7 @@ def callable_spec(name: str, params: list[ast.ParamDecl], should_process: bool =
         if _param_type(p.type) is not bool
     ) + tuple(Param(p.name, bool) for p in params if _param_type(p.type) is bool)
     taken = any(p.rest for p in declared)
-    rest = () if taken else (Param("args", "any", rest=True),)
+    rest = () if taken or advanced else (Param("args", "any", rest=True),)
     return Cmdlet(
         name=name,
         func=_no_func,

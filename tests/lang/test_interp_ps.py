@@ -1999,3 +1999,26 @@ async def test_closures_and_calling_what_get_command_found(shell) -> None:
         '$fn = ${function:f}; & $fn 2; "$function:f".Trim()'
     )
     assert out == [1, "n=1", "n=2", "f 1", "f", "f 2", '"f $p"']
+
+
+async def test_simple_functions_take_unknown_names_into_args_and_pass_them_on(shell) -> None:
+    """g -a 7 9 bound -a to $args by prefix (7 was lost); @args passes names on."""
+    out = await shell.run(
+        'function f { param($a, $b, [switch]$s) "a=$a b=$b s=$s" }; '
+        "function g { $args.Count; f @args }; g -a 7 9; g -s 1; "
+        'function k { param($n) "n=$n rest=$args" }; k -n 1 -zz 3'
+    )
+    assert out == [3, "a=7 b=9 s=False", 2, "a=1 b= s=True", "n=1 rest=-zz 3"]
+
+
+async def test_advanced_functions_refuse_arguments_no_parameter_takes(shell) -> None:
+    await shell.run('function k2 { [CmdletBinding()] param($n) "n=$n args=$($args.Count)" }')
+    assert await shell.run("k2 -n 1") == ["n=1 args=0"]
+    out = await shell.run(
+        "try { k2 -n 1 -zz 3 } catch { $_.Exception.Message }; "
+        "try { k2 1 2 } catch { $_.Exception.Message }"
+    )
+    assert out == [
+        "A parameter cannot be found that matches parameter name 'zz'.",
+        "A positional parameter cannot be found that accepts argument '2'.",
+    ]
