@@ -87,6 +87,8 @@ def format_value(value: Any) -> str:
     own_text = type(value).__str__ is not object.__str__ and not isinstance(value, Mapping)
     if own_text and (dataclasses.is_dataclass(value) or is_record(value)):
         return str(value)  # a value type ([version], a StringBuilder) reads as its ToString()
+    if isinstance(value, Hashtable):  # its entries, as PowerShell 7 lists a dictionary's
+        return "{" + ", ".join(f"[{k}, {format_value(v)}]" for k, v in value.items()) + "}"
     if is_record(value):
         return "@{" + "; ".join(f"{k}={format_value(v)}" for k, v in as_dict(value).items()) + "}"
     return str(value)

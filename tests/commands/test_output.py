@@ -179,3 +179,9 @@ async def test_objects_of_dotnet_types_show_their_properties_not_python_text(she
         True,
         "@{Name=ConsoleHost; Version=7.4.0; CurrentCulture=en-US; CurrentUICulture=en-US}",
     ]
+
+
+async def test_a_hashtable_in_a_cell_lists_its_entries(shell) -> None:
+    """PowerShell 7 shows a dictionary property as {[k, 1]}; it read as @{k=1}."""
+    text = await shell.text("[pscustomobject]@{ h = [ordered]@{ k = 1; j = 'x' }; e = @{} }")
+    assert text.splitlines()[3] == "{[k, 1], [j, x]} {}"
