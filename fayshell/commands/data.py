@@ -11,6 +11,7 @@ import json
 import math
 import re
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 from decimal import Decimal
 from pathlib import Path
 from typing import Any, Literal
@@ -20,6 +21,8 @@ from fayshell.commands.invocation import Invocation
 from fayshell.commands.objects import full_type, value_text
 from fayshell.commands.registry import BY_VALUE, Param, cmdlet
 from fayshell.errors import CommandError, ParameterError
+from fayshell.lang.dates import WeekDay
+from fayshell.lang.enums import EnumValue
 from fayshell.lang.netregex import unescape
 from fayshell.lang.ops import to_string
 from fayshell.lang.streams import aiter_items, collect, is_relation
@@ -34,13 +37,16 @@ QUOTE_KINDS: tuple[QuoteKind, ...] = ("Always", "AsNeeded", "Never")
 # ---- JSON ----------------------------------------------------------------------------------
 
 
-class _Truncated:
-    """Set when a value was cut at -Depth (PowerShell warns then)."""
+@dataclass
+class JsonWrite:
+    """One ConvertTo-Json: its -EnumsAsStrings, and whether a value was cut at -Depth
+    (PowerShell warns then)."""
 
-    hit = False
+    enums_as_strings: bool = False
+    hit: bool = False
 
 
-def json_value(value: Any, depth: int, cut: _Truncated) -> Any:
+def json_value(value: Any, depth: int, cut: JsonWrite) -> Any:
     """A JSON-ready copy; objects and arrays deeper than ``depth`` become their string form."""
     if is_record(value):
         fields = _all_fields(value)
@@ -69,6 +75,8 @@ def json_value(value: Any, depth: int, cut: _Truncated) -> Any:
         return value.isoformat()
     if isinstance(value, TimeSpan):  # an object, as .NET 8's serializer writes a TimeSpan
         return {name: getattr(value, name) for name in TimeSpan.JSON}
+    if isinstance(value, (EnumValue, WeekDay)):  # an enum: its number, or -EnumsAsStrings
+        return str(value) if cut.enums_as_strings else int(value)
     for kind in (bool, int, float, str):  # subclasses: durations and sizes as numbers
         if isinstance(value, kind):
             return kind(value)
@@ -129,7 +137,7 @@ def dump_json(value: Any, compress: bool) -> str:
         Param("Depth", int, default=2, help="How deep nested objects are expanded."),
         Param("Compress", bool, help="No indentation or spaces."),
         Param("AsArray", bool, help="Always an array, even for one object."),
-        Param("EnumsAsStrings", bool, help="Accepted for compatibility."),
+        Param("EnumsAsStrings", bool, help="Enums as their names (else their numbers)."),
     ],
     examples=[
         ("Get-Node | ConvertTo-Json -Compress", "Node records as compact JSON."),
@@ -155,7 +163,7 @@ async def convert_to_json(
         value: Any = items if len(items) != 1 or as_array else items[0]
     else:
         value = [input_object] if as_array and not isinstance(input_object, list) else input_object
-    cut = _Truncated()
+    cut = JsonWrite(enums_as_strings)
     text = dump_json(json_value(value, depth, cut), compress)
     if cut.hit:
         ctx.warn(  # PowerShell's words, without the command's name

@@ -11,6 +11,7 @@ The interpreter reaches this module through :func:`call_method`, :func:`date_ari
 from __future__ import annotations
 
 import calendar
+import functools
 import re
 import time
 from collections.abc import Callable
@@ -833,7 +834,10 @@ STATICS: dict[str, dict[str, Callable[..., Any]]] = {
         "ishighresolution": lambda: True,
     },
 }
+STATICS["dayofweek"] = {day.lower(): functools.partial(WeekDay, i) for i, day in enumerate(DAYS)}
+
 TYPE_ALIASES = {
+    "system.dayofweek": "dayofweek",
     "system.datetime": "datetime",
     "system.timespan": "timespan",
     "duration": "timespan",

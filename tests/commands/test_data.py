@@ -168,3 +168,15 @@ async def test_convert_to_json_writes_dates_as_dotnet_round_trips(shell) -> None
     assert out[0] == '"2024-03-05T14:30:00.25"'
     assert out[1].endswith(':00Z"')
     assert out[2] == '"2024-01-01T10:00:00.5"'
+
+
+async def test_json_writes_enums_as_numbers_unless_asked_for_names(shell) -> None:
+    """[DayOfWeek]::Monday was the text 'Monday' (so JSON wrote a string); -EnumsAsStrings
+    was accepted and did nothing."""
+    out = await shell.run(
+        "enum Color { Red; Green }; "
+        "$o = [pscustomobject]@{ c = [Color]::Green; d = [System.DayOfWeek]::Monday }; "
+        "$o | ConvertTo-Json -Compress; $o | ConvertTo-Json -Compress -EnumsAsStrings; "
+        "[int][DayOfWeek]::Friday; [DayOfWeek]::Friday -eq 'friday'"
+    )
+    assert out == ['{"c":1,"d":1}', '{"c":"Green","d":"Monday"}', 5, True]
