@@ -16,6 +16,7 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any, Literal
 
+from fayshell.commands.encodings import ENCODING_PARAM, read_text, text_writer
 from fayshell.commands.files import not_found
 from fayshell.commands.invocation import Invocation
 from fayshell.commands.objects import full_type, value_text
@@ -438,7 +439,7 @@ async def convert_to_csv(
         *CSV_WRITE_PARAMS,
         Param("Append", bool, help="Add rows to an existing file (no second header)."),
         Param("Force", bool, help="Accepted for compatibility."),
-        Param("Encoding", str, help="Accepted for compatibility; files are UTF-8."),
+        ENCODING_PARAM,
         Param("InputObject", "any", pipeline=BY_VALUE),
     ],
     examples=[("Get-Syscall | Export-Csv syscalls.csv", "All system calls to a file.")],
@@ -472,6 +473,7 @@ async def export_csv(
     source = ctx.input if ctx.input is not None else input_object
     if (
         is_relation(source)
+        and (encoding or "utf8").lower() in ("utf8", "utf8nobom")
         and style.quotes == "AsNeeded"
         and not append
         and style.header
@@ -481,9 +483,9 @@ async def export_csv(
         _copy_relation(ctx, source, target, delimiter)
         return None
     try:
-        with target.open("a" if append else "w", encoding="utf-8") as fh:
+        with text_writer(target, encoding, append) as write:
             async for line in _aiter_csv(source, style):
-                fh.write(line + "\n")
+                write(line + "\n")
     except OSError as exc:
         raise CommandError("Export-Csv", f"{path}: {exc.strerror}") from None
     return None
@@ -601,7 +603,7 @@ async def convert_from_csv(
             complete="files",
         ),
         *CSV_READ_PARAMS,
-        Param("Encoding", str, help="Accepted for compatibility; files are read as UTF-8."),
+        ENCODING_PARAM,
     ],
     examples=[
         (
@@ -625,7 +627,7 @@ def import_csv(
     for p in path:
         full = ctx.state.resolve_path(p)
         try:
-            text = full.read_text(encoding="utf-8-sig")
+            text = read_text(full, encoding)
         except FileNotFoundError:
             raise CommandError("Import-Csv", not_found(full)) from None
         except OSError as exc:

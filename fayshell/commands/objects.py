@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from fayshell.commands.encodings import ENCODING_PARAM, write_text
 from fayshell.commands.invocation import Invocation
 from fayshell.commands.registry import BY_VALUE, Param, cmdlet
 from fayshell.errors import CommandError, ParameterError
@@ -817,7 +818,7 @@ def new_guid(ctx: Invocation) -> list[Guid]:
         Param("FilePath", str, position=0, aliases=("Path",), complete="files"),
         Param("Variable", str, complete="variables", help="Variable name, without $."),
         Param("Append", bool, help="Add to the end of the file."),
-        Param("Encoding", str, help="Accepted for compatibility; files are UTF-8."),
+        ENCODING_PARAM,
         Param("InputObject", "any", pipeline=BY_VALUE),
     ],
     examples=[
@@ -851,10 +852,8 @@ async def tee_object(
 
         text = render_plain(items)
         try:
-            with ctx.state.resolve_path(str(file_path)).open(
-                "a" if append else "w", encoding="utf-8"
-            ) as fh:
-                fh.write(text + ("\n" if text else ""))
+            target = ctx.state.resolve_path(str(file_path))
+            write_text(target, text + ("\n" if text else ""), encoding, append)
         except OSError as exc:
             raise CommandError("Tee-Object", f"{file_path}: {exc.strerror}") from None
     return items

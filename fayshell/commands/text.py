@@ -8,6 +8,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+from fayshell.commands.encodings import ENCODING_PARAM, read_text
 from fayshell.commands.invocation import ErrorRecord, Invocation
 from fayshell.commands.objects import value_text
 from fayshell.commands.props import evaluate, parse_props
@@ -279,7 +280,7 @@ def _compile(patterns: list[str], simple: bool, case: bool) -> list[re.Pattern[s
             complete="files",
             help="Files to search (wildcards allowed).",
         ),
-        Param("Encoding", str, help="Accepted for compatibility; files are read as UTF-8."),
+        ENCODING_PARAM,
         Param("SimpleMatch", bool, help="Match the pattern literally."),
         Param("CaseSensitive", bool),
         Param("NotMatch", bool, help="Keep the lines that do not match."),
@@ -322,9 +323,11 @@ async def select_string(
     regexes = _compile(pattern, simple_match, case_sensitive)
     before, after = _context(context)
     sources = (
-        _file_sources(ctx, path)
+        _file_sources(ctx, path, encoding)
         if path
-        else await _input_sources(ctx, ctx.input if ctx.input is not None else input_object)
+        else await _input_sources(
+            ctx, ctx.input if ctx.input is not None else input_object, encoding
+        )
     )
     found: builtins.list[MatchInfo] = []
     for name, lines in sources:
@@ -348,13 +351,15 @@ def _context(context: list[int] | None) -> tuple[int, int]:
     return context[0], context[-1]
 
 
-async def _input_sources(ctx: Invocation, source: Any) -> list[tuple[str, list[str]]]:
+async def _input_sources(
+    ctx: Invocation, source: Any, encoding: str | None
+) -> list[tuple[str, list[str]]]:
     """Piped input: files (Get-ChildItem's items, as PowerShell binds them to -Path: their
     lines are searched; folders have none), then the other items as lines of text."""
     items = await collect(source)
     files = [i.FullName for i in items if _is_file_item(i)]
     texts = [i if isinstance(i, str) else value_text(i) for i in items if not _is_item(i)]
-    out = _file_sources(ctx, files, literal=True) if files else []
+    out = _file_sources(ctx, files, encoding, literal=True) if files else []
     return out + [("InputStream", texts)] if texts or not out else out
 
 
@@ -368,7 +373,7 @@ def _is_file_item(value: Any) -> bool:
 
 
 def _file_sources(
-    ctx: Invocation, paths: list[str], literal: bool = False
+    ctx: Invocation, paths: list[str], encoding: str | None, literal: bool = False
 ) -> list[tuple[str, list[str]]]:
     import glob
 
@@ -378,7 +383,7 @@ def _file_sources(
         names = [full] if literal else sorted(glob.glob(full)) or [full]
         for name in names:
             try:
-                text = Path(name).read_text(encoding="utf-8", errors="replace")
+                text = read_text(Path(name), encoding)
                 out.append((os.path.abspath(name), text.splitlines()))
             except OSError as exc:
                 ctx.write_error(ErrorRecord(name, "read", exc.strerror or str(exc)))

@@ -180,3 +180,18 @@ async def test_json_writes_enums_as_numbers_unless_asked_for_names(shell) -> Non
         "[int][DayOfWeek]::Friday; [DayOfWeek]::Friday -eq 'friday'"
     )
     assert out == ['{"c":1,"d":1}', '{"c":"Green","d":"Monday"}', 5, True]
+
+
+async def test_csv_tee_and_select_string_honour_encoding(shell, tmp_path) -> None:
+    """-Encoding was accepted and ignored by Export-Csv, Import-Csv, Tee-Object and
+    Select-String: a file asked for in UTF-16 was written in UTF-8."""
+    await shell.run(f"Set-Location '{tmp_path}'")
+    out = await shell.run(
+        "[pscustomobject]@{ a = 'é' } | Export-Csv u16.csv -Encoding Unicode; "
+        "(Import-Csv u16.csv).a; (Import-Csv u16.csv -Encoding Unicode).a; "
+        "'é' | Tee-Object -FilePath t.txt -Encoding Latin1 | Out-Null; "
+        "Select-String -Path t.txt -Pattern 'é' -Encoding Latin1 | ForEach-Object Line"
+    )
+    assert out == ["é", "é", "é"]
+    assert (tmp_path / "u16.csv").read_bytes() == '\ufeff"a"\n"é"\n'.encode("utf-16-le")
+    assert (tmp_path / "t.txt").read_bytes() == "é\n".encode("latin-1")
