@@ -11,6 +11,7 @@ from fayshell.commands.registry import BY_PROPERTY, Param, cmdlet
 from fayshell.errors import CommandError, ParameterError
 from fayshell.history import HistoryInfo
 from fayshell.host import HostInfo
+from fayshell.lang.dotnet import EN_US, CultureInfo, DotNetError, culture_named
 from fayshell.lang.ops import to_string
 from fayshell.lang.values import Duration, Size
 
@@ -25,6 +26,28 @@ CLEAR_SCREEN = "\x1b[2J\x1b[3J\x1b[H"
 )
 def get_host(ctx: Invocation) -> HostInfo:
     return HostInfo()
+
+
+@cmdlet(
+    "Get-Culture",
+    synopsis="The culture fayshell formats and parses in: en-US, whatever the machine's locale.",
+    params=[Param("Name", str, position=0, help="A culture by name: en-US, or '' (invariant).")],
+    examples=[("(Get-Culture).Name", "en-US")],
+)
+def get_culture(ctx: Invocation, *, name: str | None = None) -> CultureInfo:
+    try:
+        return EN_US if name is None else culture_named(name)
+    except DotNetError as exc:
+        raise ctx.fail(str(exc)) from None
+
+
+@cmdlet(
+    "Get-UICulture",
+    synopsis="The culture of fayshell's messages: en-US.",
+    examples=[("(Get-UICulture).Name", "en-US")],
+)
+def get_ui_culture(ctx: Invocation) -> CultureInfo:
+    return EN_US
 
 
 @cmdlet(

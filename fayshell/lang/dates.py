@@ -11,16 +11,19 @@ The interpreter reaches this module through :func:`call_method`, :func:`date_ari
 from __future__ import annotations
 
 import calendar
+import dataclasses
 import functools
+import os
 import re
 import time
+import zoneinfo
 from collections.abc import Callable
-from datetime import UTC, date, datetime, timedelta
+from datetime import UTC, date, datetime, timedelta, tzinfo
 from typing import Any, Literal
 
 from fayshell.lang.dotnet import format_timespan
 from fayshell.lang.ops import OperatorError
-from fayshell.lang.values import Duration, TimeSpan
+from fayshell.lang.values import Duration, NetException, TimeSpan
 
 Kind = Literal["Local", "Utc", "Unspecified"]
 DAYS = ("Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday")
@@ -790,6 +793,7 @@ class Stopwatch:
 #: ``[datetime]::Name`` and ``[timespan]::Name``: properties (no arguments) and methods.
 STATICS: dict[str, dict[str, Callable[..., Any]]] = {
     "datetime": {
+        "specifykind": lambda value, kind: DateTime.of(to_datetime(value), _kind(kind)),
         "now": DateTime.local_now,
         "today": lambda: DateTime.local_now().Date,
         "utcnow": lambda: DateTime.local_now().to_utc(),
@@ -834,10 +838,127 @@ STATICS: dict[str, dict[str, Callable[..., Any]]] = {
         "ishighresolution": lambda: True,
     },
 }
+
+
+def _kind(value: Any) -> Kind:
+    """A DateTimeKind argument: Utc, Local or Unspecified (any case)."""
+    for kind in ("Utc", "Local", "Unspecified"):
+        if str(value).lower() == kind.lower():
+            return kind
+    raise ValueError(f"'{value}' is not a DateTimeKind (Utc, Local, Unspecified)")
+
+
+def _local_zone_id() -> str:
+    """The machine's time zone name: $TZ, else what /etc/localtime links to, else UTC."""
+    named = os.environ.get("TZ", "").lstrip(":")
+    if not named:
+        link = os.path.realpath("/etc/localtime")
+        named = link.split("zoneinfo/", 1)[1] if "zoneinfo/" in link else "UTC"
+    return named
+
+
+@dataclasses.dataclass(frozen=True)
+class TimeZoneInfo:
+    """``[TimeZoneInfo]::Local``, ``::Utc``, ``::FindSystemTimeZoneById('Europe/Paris')``:
+    an IANA time zone, for converting trace times (UTC) to a place's wall clock."""
+
+    Id: str
+    TYPE_NAME = "System.TimeZoneInfo"
+
+    @property
+    def zone(self) -> tzinfo:
+        try:
+            return zoneinfo.ZoneInfo(self.Id)
+        except (zoneinfo.ZoneInfoNotFoundError, ValueError):
+            return UTC
+
+    @property
+    def StandardName(self) -> str:  # noqa: N802 - .NET property name
+        return datetime(2001, 1, 1, tzinfo=self.zone).tzname() or self.Id
+
+    @property
+    def DisplayName(self) -> str:  # noqa: N802 - .NET property name
+        offset = int(self.BaseUtcOffset) // 60_000_000_000
+        sign = "+" if offset >= 0 else "-"
+        return f"(UTC{sign}{abs(offset) // 60:02d}:{abs(offset) % 60:02d}) {self.Id}"
+
+    @property
+    def BaseUtcOffset(self) -> TimeSpan:  # noqa: N802 - .NET property name
+        return _span(datetime(2001, 1, 1, tzinfo=self.zone).utcoffset() or timedelta(0))
+
+    def GetUtcOffset(self, when: Any) -> TimeSpan:  # noqa: N802 - .NET method name
+        return _span(self._aware(when).utcoffset() or timedelta(0))
+
+    def IsDaylightSavingTime(self, when: Any) -> bool:  # noqa: N802 - .NET method name
+        return bool(self._aware(when).dst())
+
+    def _aware(self, when: Any) -> datetime:
+        return _instant(to_datetime(when)).astimezone(self.zone)
+
+    def __str__(self) -> str:
+        return self.DisplayName
+
+
+def _span(delta: timedelta) -> TimeSpan:
+    return TimeSpan(int(delta.total_seconds() * 1_000_000_000))
+
+
+def _instant(when: datetime) -> datetime:
+    """An aware instant: a Utc date as UTC, a Local or Unspecified one as this machine's."""
+    if when.tzinfo is not None:
+        return when
+    naive = when.naive() if isinstance(when, DateTime) else when
+    return naive.replace(tzinfo=UTC) if getattr(when, "Kind", "") == "Utc" else naive.astimezone()
+
+
+def _zone(value: Any) -> TimeZoneInfo:
+    if isinstance(value, TimeZoneInfo):
+        return value
+    return find_zone(str(value))
+
+
+def find_zone(zone_id: str) -> TimeZoneInfo:
+    """``FindSystemTimeZoneById``: .NET's TimeZoneNotFoundException for an unknown id."""
+    if zone_id.upper() == "UTC" or zone_id in zoneinfo.available_timezones():
+        return TimeZoneInfo("UTC" if zone_id.upper() == "UTC" else zone_id)
+    raise NetException(
+        f"The time zone ID '{zone_id}' was not found on the local computer.",
+        "System.TimeZoneNotFoundException",
+    )
+
+
+def convert_time(when: Any, to: Any, source: Any = None) -> DateTime:
+    """``ConvertTime(date, zone)`` and the By-id forms: the wall clock in ``to`` (a date of
+    unspecified kind; Utc or Local when ``to`` is one of those)."""
+    moment = to_datetime(when)
+    if source is not None:  # the date is a wall clock in ``source``
+        naive = moment.naive() if isinstance(moment, DateTime) else moment
+        aware = naive.replace(tzinfo=_zone(source).zone)
+    else:
+        aware = _instant(moment)
+    target = _zone(to)
+    kind: Kind = (
+        "Utc" if target.Id == "UTC" else "Local" if target.Id == _local_zone_id() else "Unspecified"
+    )
+    return DateTime.of(aware.astimezone(target.zone).replace(tzinfo=None), kind)
+
+
+STATICS["timezoneinfo"] = {
+    "local": lambda: TimeZoneInfo(_local_zone_id()),
+    "utc": lambda: TimeZoneInfo("UTC"),
+    "findsystemtimezonebyid": lambda zone_id: find_zone(str(zone_id)),
+    "getsystemtimezones": lambda: [TimeZoneInfo(z) for z in sorted(zoneinfo.available_timezones())],
+    "converttime": convert_time,
+    "converttimebysystemtimezoneid": lambda when, *ids: convert_time(when, ids[-1], *ids[:-1]),
+    "converttimefromutc": lambda when, to: convert_time(DateTime.of(to_datetime(when), "Utc"), to),
+    "converttimetoutc": lambda when, *source: convert_time(when, "UTC", *source),
+}
+
 STATICS["dayofweek"] = {day.lower(): functools.partial(WeekDay, i) for i, day in enumerate(DAYS)}
 
 TYPE_ALIASES = {
     "system.dayofweek": "dayofweek",
+    "system.timezoneinfo": "timezoneinfo",
     "system.datetime": "datetime",
     "system.timespan": "timespan",
     "duration": "timespan",
@@ -857,5 +978,7 @@ def static_member(type_name: str, name: str, args: list[Any] | None = None) -> A
         return NOT_HANDLED
     try:
         return member(*(args or []))
+    except NetException:
+        raise  # .NET's own exception: the call's error names the method
     except (TypeError, ValueError) as exc:
         raise DateError(f"[{type_name}]::{name}: {exc}") from None

@@ -685,3 +685,44 @@ def exception_is(type_name: str, wanted: str) -> bool:
             return True
         low = EXCEPTION_BASES.get(low, "exception" if low != "exception" else None)
     return False
+
+
+@dataclass(frozen=True)
+class CultureInfo:
+    """A .NET culture (``Get-Culture``, ``[cultureinfo]::InvariantCulture``): fayshell
+    formats and parses in en-US and the invariant culture only (about_Differences)."""
+
+    LCID: int
+    Name: str
+    DisplayName: str
+
+    TYPE_NAME = "System.Globalization.CultureInfo"
+
+    def __str__(self) -> str:
+        return self.Name
+
+
+EN_US = CultureInfo(1033, "en-US", "English (United States)")
+INVARIANT = CultureInfo(127, "", "Invariant Language (Invariant Country)")
+
+
+def culture_named(name: Any) -> CultureInfo:
+    """``[cultureinfo]::GetCultureInfo('en-US')``, ``[cultureinfo]'en-US'``: en-US or the
+    invariant culture (''); another is refused rather than formatted in en-US without a word."""
+    text = "" if name is None else str(name).strip()
+    for culture in (EN_US, INVARIANT):
+        if text.lower() in (culture.Name.lower(), culture.DisplayName.lower()):
+            return culture
+    raise DotNetError(
+        f"culture '{text}' is not available: fayshell formats and parses in en-US "
+        "and the invariant culture ('') only"
+    )
+
+
+#: ``[cultureinfo]::X`` properties.
+CULTURES = {
+    "invariantculture": INVARIANT,
+    "currentculture": EN_US,
+    "currentuiculture": EN_US,
+    "installeduiculture": EN_US,
+}

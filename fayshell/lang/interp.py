@@ -3081,7 +3081,10 @@ def is_type(value: Any, name: str) -> bool:
 
 def static_member(type_name: str, name: str, args: list[Any] | None) -> Any:
     """``[math]::Round(2.5)``, ``[int]::MaxValue``, ``[string]::Join(',', $a)`` ..."""
-    dated = date_static(type_name, name, args)  # [datetime]::Now, [timespan]::FromMinutes(5)
+    try:  # [datetime]::Now, [timespan]::FromMinutes(5), [TimeZoneInfo]::Local
+        dated = date_static(type_name, name, args)
+    except NetException as exc:
+        raise method_failed(name, len(args or []), exc) from None
     if dated is not NOT_HANDLED:
         return dated
     t, low = dotnet.short_type(type_name), name.lower()
@@ -3134,6 +3137,11 @@ def static_member(type_name: str, name: str, args: list[Any] | None) -> Any:
             raise no_method(type_name, name, len(args), True) from None
     if args is None and low in dotnet.LIMITS.get(t, {}):
         return dotnet.LIMITS[t][low]
+    if t in ("globalization.cultureinfo", "cultureinfo"):
+        if args is None and low in dotnet.CULTURES:
+            return dotnet.CULTURES[low]
+        if low in ("getcultureinfo", "new") and args is not None and len(args) == 1:
+            return dotnet.culture_named(args[0])
     if t == "environment" and args is None and low in dotnet.ENVIRONMENT:
         return dotnet.ENVIRONMENT[low]()
     if args is None and (t.endswith("options") or t in dotnet.ENUMS):

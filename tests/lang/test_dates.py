@@ -6,6 +6,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
+from fayshell.errors import FayError
 from fayshell.lang.dates import (
     NOT_HANDLED,
     DateError,
@@ -184,3 +185,39 @@ async def test_dates_show_long_but_read_invariant_in_strings(shell) -> None:
         "1/15/2024 1:05:00 PM",
     ]
     assert format(DateTime(2024, 1, 15, 13, 5), "") == "1/15/2024 1:05:00 PM"
+
+
+async def test_time_zones_convert_trace_times(shell) -> None:
+    """[TimeZoneInfo] and [cultureinfo]::InvariantCulture did not exist (ParseExact's usual
+    third argument failed)."""
+    out = await shell.run(
+        "$p = [TimeZoneInfo]::FindSystemTimeZoneById('Europe/Paris'); $p.DisplayName; "
+        "$u = [datetime]::SpecifyKind([datetime]'2024-07-01 12:00', 'Utc'); $u.Kind; "
+        "[TimeZoneInfo]::ConvertTime($u, $p).ToString('s'); "
+        "[TimeZoneInfo]::ConvertTimeFromUtc([datetime]'2024-07-01 12:00', $p).ToString('s'); "
+        "[TimeZoneInfo]::ConvertTimeBySystemTimeZoneId([datetime]'2024-01-01 12:00', "
+        "'Europe/Paris', 'America/New_York').ToString('s'); "
+        "[TimeZoneInfo]::ConvertTimeToUtc([datetime]'2024-07-01 14:00', $p).ToString('u'); "
+        "$p.IsDaylightSavingTime([datetime]'2024-07-01'); $p.GetUtcOffset($u).TotalHours; "
+        "[TimeZoneInfo]::Utc.Id; "
+        "try { [TimeZoneInfo]::FindSystemTimeZoneById('Mars/Base') } "
+        "catch [TimeZoneNotFoundException] { 'not found' }; "
+        "[datetime]::ParseExact('2024-03-10 15:30', 'yyyy-MM-dd HH:mm', "
+        "[Globalization.CultureInfo]::InvariantCulture).Minute; (Get-Culture).Name"
+    )
+    assert out == [
+        "(UTC+01:00) Europe/Paris",
+        "Utc",
+        "2024-07-01T14:00:00",
+        "2024-07-01T14:00:00",
+        "2024-01-01T06:00:00",
+        "2024-07-01 12:00:00Z",
+        True,
+        2.0,
+        "UTC",
+        "not found",
+        30,
+        "en-US",
+    ]
+    with pytest.raises(FayError, match="culture 'de-DE' is not available"):
+        await shell.run("[cultureinfo]::GetCultureInfo('de-DE')")
