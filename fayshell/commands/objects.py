@@ -22,8 +22,16 @@ from fayshell.lang.dates import static_member as date_static
 from fayshell.lang.generic import new_collection
 from fayshell.lang.nettext import StringBuilder
 from fayshell.lang.ops import OperatorError, compare, to_string, wildcard_match
-from fayshell.lang.streams import collect, is_relation, single_or_list
-from fayshell.lang.values import Duration, Guid, Hashtable, ScriptBlock, Size
+from fayshell.lang.streams import collect, is_relation, single_or_list, unroll
+from fayshell.lang.values import (
+    SORTED_TYPES,
+    Duration,
+    Guid,
+    Hashtable,
+    ScriptBlock,
+    Size,
+    SortedDictionary,
+)
 from fayshell.records import get_property, is_record, property_names
 
 PSCUSTOMOBJECT = "System.Management.Automation.PSCustomObject"
@@ -511,9 +519,15 @@ async def new_object(
         return [[*items]]
     if low.startswith(("system.collections.generic.dictionary[", "dictionary[")):
         return [Hashtable()]
+    if low.removeprefix("system.").startswith(SORTED_TYPES):
+        return [SortedDictionary()]
     made = new_collection(type_name, argument_list)
     if made is not None:
         return [made]
+    if low.endswith("[]") and argument_list is not None:  # New-Object int[] 3
+        from fayshell.lang.interp import new_array
+
+        return [new_array(type_name, unroll(argument_list)[0])]
     args = argument_list if isinstance(argument_list, list) else [argument_list]
     if low.removeprefix("system.").removeprefix("text.") == "stringbuilder":
         return [StringBuilder.new([a for a in args if a is not None])]

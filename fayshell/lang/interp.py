@@ -100,6 +100,7 @@ from fayshell.lang.streams import (
 )
 from fayshell.lang.values import (
     NUMBERS,
+    SORTED_TYPES,
     UNSET,
     Char,
     DictionaryEntry,
@@ -116,6 +117,7 @@ from fayshell.lang.values import (
     Ref,
     ScriptBlock,
     Size,
+    SortedDictionary,
     TypeInfo,
     TypeName,
 )
@@ -2157,6 +2159,7 @@ class Interpreter:
                 "containskey": has_key,
                 "contains": has_key,  # OrderedDictionary's, and Hashtable's too
                 "containsvalue": lambda: any(compare("eq", v, args[0]) for v in obj.values()),
+                "trygetvalue": lambda: _try_get(obj, key, args[1] if len(args) > 1 else None),
                 "add": lambda: obj.__setitem__(key, args[1]) if key not in obj else _dup(key),
                 "remove": lambda: obj.pop(key, None) and None,
                 "clear": obj.clear,
@@ -2170,6 +2173,9 @@ class Interpreter:
                 "indexof": lambda: next(
                     (i for i, v in enumerate(obj) if compare("ceq", v, args[0])), -1
                 ),
+                "getupperbound": lambda: len(obj) - 1,  # of dimension 0, the only one
+                "getlowerbound": lambda: 0,
+                "getvalue": lambda: index_value(obj, args[0]),
                 "lastindexof": lambda: next(
                     (i for i in range(len(obj) - 1, -1, -1) if compare("ceq", obj[i], args[0])),
                     -1,
@@ -2770,6 +2776,8 @@ def member(obj: Any, name: str) -> Any:
     if isinstance(obj, (list, tuple)):
         if low in ("count", "length", "longlength"):
             return len(obj)
+        if low == "rank":  # arrays here have one dimension
+            return 1
         return single_or_list([v for v in (member(item, name) for item in obj) if v is not None])
     if obj is None:
         return 0 if low in ("count", "length") else None
@@ -3079,6 +3087,18 @@ def is_type(value: Any, name: str) -> bool:
     return isinstance(value, types)
 
 
+def new_array(type_name: str, size: Any) -> list[Any]:
+    """``[int[]]::new(3)`` and ``New-Object int[] 3``: ``size`` elements of the type's
+    default (0 for numbers, $null for objects and strings)."""
+    count = int(to_number(size))
+    if count < 0 or count > MAX_RANGE:
+        raise OperatorError(f"an array of {count} elements cannot be made")
+    element = dotnet.short_type(type_name)[:-2]
+    if element in ("object", "psobject", "string"):
+        return [None] * count
+    return convert([None] * count, type_name)
+
+
 def static_member(type_name: str, name: str, args: list[Any] | None) -> Any:
     """``[math]::Round(2.5)``, ``[int]::MaxValue``, ``[string]::Join(',', $a)`` ..."""
     try:  # [datetime]::Now, [timespan]::FromMinutes(5), [TimeZoneInfo]::Local
@@ -3092,6 +3112,8 @@ def static_member(type_name: str, name: str, args: list[Any] | None) -> Any:
         made = nettext.static(t, name, args)
         if made is not NotImplemented:
             return made
+    if low == "new" and t.endswith("[]") and args is not None and len(args) == 1:
+        return new_array(t, args[0])  # [int[]]::new(3): three zeros
     if (
         low == "new"
         and args is not None
@@ -3107,6 +3129,8 @@ def static_member(type_name: str, name: str, args: list[Any] | None) -> Any:
         )
     ):
         return Hashtable()
+    if low == "new" and args is not None and t.startswith(SORTED_TYPES):
+        return SortedDictionary()
     if low == "new" and args is not None:  # HashSet[T], Queue[T], Stack[T]
         made = new_collection(type_name, args[0] if args else None)
         if made is not None:
@@ -3356,6 +3380,14 @@ def _range(items: list[Any], args: list[Any]) -> slice:
     if start < 0 or count < 0 or start + count > len(items):
         raise ValueError("Offset and length were out of bounds for the array")
     return slice(start, start + count)
+
+
+def _try_get(table: dict[Any, Any], key: Any, out: Any) -> bool:
+    """``$d.TryGetValue('k', [ref]$v)``: whether the key is there; its value into ``$v``."""
+    found = key in table
+    if isinstance(out, Ref):
+        out.Value = table[key] if found else None
+    return found
 
 
 def _remove_first(items: list[Any], value: Any) -> None:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any, Self
@@ -410,6 +410,37 @@ class OrderedDictionary(Hashtable):
 
 #: .NET's ArgumentOutOfRangeException message, for the parameter named.
 OUT_OF_RANGE = "Specified argument was out of the range of valid values. (Parameter '{}')"
+
+
+#: The sorted dictionaries' type names (without System.).
+SORTED_TYPES = (
+    "collections.generic.sorteddictionary",
+    "collections.generic.sortedlist",
+    "collections.sortedlist",
+)
+
+
+class SortedDictionary(Hashtable):
+    """``[Collections.Generic.SortedDictionary[K,V]]`` (and SortedList): a hashtable whose
+    keys come out in order (strings case-sensitively, as .NET's default comparer)."""
+
+    __slots__ = ()
+    FULL_NAME = "System.Collections.Generic.SortedDictionary"
+
+    def _order(self) -> list[Any]:
+        return sorted(super().keys(), key=lambda k: (not isinstance(k, (int, float)), k))
+
+    def __iter__(self) -> Iterator[Any]:
+        return iter(self._order())
+
+    def keys(self) -> list[Any]:  # type: ignore[override]
+        return self._order()
+
+    def values(self) -> list[Any]:  # type: ignore[override]
+        return [self[k] for k in self._order()]
+
+    def items(self) -> list[tuple[Any, Any]]:  # type: ignore[override]
+        return [(k, self[k]) for k in self._order()]
 
 
 class TypedArray(list[Any]):

@@ -48,3 +48,14 @@ async def test_generic_collections_from_the_language(shell) -> None:
     with pytest.raises(RuntimeFayError) as info:
         await shell.run("[System.Collections.Generic.Stack[int]]::new().Pop()")
     assert "Stack empty." in info.value.message
+
+
+async def test_array_bounds_typed_new_arrays_sorted_dictionaries(shell) -> None:
+    out = await shell.run(
+        "$a = 1..3; $a.GetUpperBound(0); $a.GetLowerBound(0); $a.Rank; $a.GetValue(1); "
+        "$z = New-Object int[] 3; $z -join ','; ([string[]]::new(2)).Count; "
+        "$s = [System.Collections.Generic.SortedDictionary[string,int]]::new(); "
+        "$s['b'] = 2; $s['a'] = 1; $s.Keys -join ','; "
+        "$v = 0; $s.TryGetValue('b', [ref]$v); $v; $s.TryGetValue('q', [ref]$v); $null -eq $v"
+    )
+    assert out == [2, 0, 1, 2, "0,0,0", 2, "a,b", True, 2, False, True]
