@@ -48,6 +48,8 @@ about_Language -- the fayshell language in brief
   [Text.StringBuilder]::new() (Append, AppendLine, AppendFormat, Insert, Remove, Replace);
   [Linq.Enumerable]::Sum, Max, Min, Average, Count, Distinct, Reverse, First, Last, Take,
   Skip, Contains, Range, Repeat (those taking a predicate or selector are refused).
+  $PSDefaultParameterValues['Cmdlet:Parameter'] = value (wildcards; 'Disabled') gives
+  commands and functions the parameters a call leaves out.
   Set-StrictMode -Version 1.0|2.0|3.0|Latest makes unset variables, missing properties,
   f(1, 2) calls and indexes past an array's end errors; Set-Alias/New-Alias name commands.
   Pipelines: a && b, a || b; > file, >> file, 2>&1, 3>$null, *>&1 (streams 2 to 6 and *);

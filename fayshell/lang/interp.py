@@ -31,6 +31,7 @@ from fayshell.commands.binding import (
     bind,
     missing_mandatory,
     pipeline_binding,
+    resolve_param,
 )
 from fayshell.commands.invocation import (
     STREAMS,
@@ -856,6 +857,17 @@ class Interpreter:
             out.extend([right] if is_relation(right) else right)
         return out
 
+    def bind_with_defaults(self, spec: Cmdlet, args: list[Any]) -> Bound:
+        """Bind ``args``; then the ``$PSDefaultParameterValues`` entries for this command
+        ('Cmdlet:Parameter', wildcards allowed) give the parameters the call did not
+        (about_Parameters_Default_Values; a 'Disabled' entry that is true turns them off)."""
+        bound = bind(spec, args)
+        found, table = self.state.scope_now.lookup("PSDefaultParameterValues")
+        if not found or not isinstance(table, Mapping) or not table:
+            return bound
+        extra = default_arguments(spec, table, bound)
+        return bind(spec, [*args, *extra]) if extra else bound
+
     def closure_scope(self, scope: Scope) -> Scope:
         """``{ }.GetNewClosure()``: a scope holding copies of the variables the calling
         scope sees now (later changes to them are not seen; new globals are)."""
@@ -1506,7 +1518,7 @@ class Interpreter:
     async def call_cmdlet(
         self, spec: Cmdlet, args: list[Any], input_stream: Any, node: ast.Node
     ) -> Any:
-        bound = bind(spec, args)
+        bound = self.bind_with_defaults(spec, args)
         ctx = Invocation(
             self.state,
             spec,
@@ -1735,7 +1747,7 @@ class Interpreter:
         """Bind arguments to a ``param()`` block: each parameter a local of ``scope``; the
         parameter set the arguments name is resolved first (its mandatory parameters are)."""
         spec = spec or callable_spec(name, params)
-        bound = bind(spec, args)
+        bound = self.bind_with_defaults(spec, args)
         given = {
             d.name.lower() for d in params if (p := spec.param(d.name)) and p.pyname in bound.values
         }
@@ -2627,6 +2639,7 @@ def automatic_variables() -> dict[str, Any]:
         "PSCulture": "en-US",  # the culture -f and the shell's dates format in
         "PSUICulture": "en-US",
         "ShellId": "Microsoft.PowerShell",
+        "PSDefaultParameterValues": Hashtable(),
         "NestedPromptLevel": 0,
     }
 
@@ -3085,6 +3098,27 @@ def is_type(value: Any, name: str) -> bool:
     if low in ("int", "int32", "long", "int64") and isinstance(value, (Duration, Size)):
         return False
     return isinstance(value, types)
+
+
+def default_arguments(spec: Cmdlet, table: Mapping[Any, Any], bound: Bound) -> list[NamedArg]:
+    """The ``$PSDefaultParameterValues`` entries that give ``spec`` a parameter ``bound``
+    does not have, as named arguments (the first entry for a parameter wins)."""
+    if any(str(k).lower() == "disabled" and truthy(v) for k, v in table.items()):
+        return []
+    out: dict[str, NamedArg] = {}
+    for key, value in table.items():
+        command, sep, name = str(key).partition(":")
+        if not sep or not wildcard_match(spec.name, command.strip()):
+            continue
+        try:
+            param = resolve_param(spec, name.strip())
+        except ParameterError:
+            continue  # an entry for a parameter this command does not have
+        common = getattr(bound, param.pyname, None)  # -ErrorAction, -Verbose ...
+        given = param.pyname in bound.values or common not in (None, False)
+        if not given and param.name not in out:
+            out[param.name] = NamedArg(param.name, value)
+    return list(out.values())
 
 
 def new_array(type_name: str, size: Any) -> list[Any]:

@@ -2022,3 +2022,16 @@ async def test_advanced_functions_refuse_arguments_no_parameter_takes(shell) -> 
         "A parameter cannot be found that matches parameter name 'zz'.",
         "A positional parameter cannot be found that accepts argument '2'.",
     ]
+
+
+async def test_ps_default_parameter_values(shell) -> None:
+    """about_Parameters_Default_Values: $PSDefaultParameterValues was not read."""
+    out = await shell.run(
+        "$PSDefaultParameterValues['Get-Command:TotalCount'] = 2; (Get-Command).Count; "
+        "(Get-Command -TotalCount 3).Count; "
+        "$PSDefaultParameterValues['*:ErrorAction'] = 'SilentlyContinue'; Get-Item /nope; 'on'; "
+        "$PSDefaultParameterValues['Join-Str*:Separator'] = '+'; 1, 2 | Join-String; "
+        "function f { param($Name) \"name=$Name\" }; $PSDefaultParameterValues['f:Name'] = 'd'; "
+        "f; f -Name x; f y; $PSDefaultParameterValues['Disabled'] = $true; f"
+    )
+    assert out == [2, 3, "on", "1+2", "name=d", "name=x", "name=y", "name="]
