@@ -857,6 +857,16 @@ class Interpreter:
             out.extend([right] if is_relation(right) else right)
         return out
 
+    async def invoke_command_method(self, low: str, text: str, scope: Scope) -> Any:
+        """``$ExecutionContext.InvokeCommand.ExpandString(s)``: ``s`` expanded as a
+        double-quoted string here; ``.InvokeScript(s)``: ``s`` run here."""
+        if low == "invokescript":
+            return single_or_list(await self.evaluate_string(text, scope))
+        if '\n"@' in text:
+            raise OperatorError('ExpandString: the text may not hold a line starting with "@')
+        (expanded,) = await self.evaluate_string(f'@"\n{text}\n"@', scope)
+        return expanded
+
     def bind_with_defaults(self, spec: Cmdlet, args: list[Any]) -> Bound:
         """Bind ``args``; then the ``$PSDefaultParameterValues`` entries for this command
         ('Cmdlet:Parameter', wildcards allowed) give the parameters the call did not
@@ -2138,6 +2148,8 @@ class Interpreter:
             return single_or_list(await obj.invoke(*args))
         if isinstance(obj, ScriptBlock) and low == "getnewclosure" and not args:
             return ScriptBlock(obj.node, self.closure_scope(scope), self)
+        if isinstance(obj, CommandIntrinsics) and low in obj.METHODS and len(args) == 1:
+            return await self.invoke_command_method(low, to_string(args[0]), scope)
         if (
             isinstance(obj, netregex.Regex)
             and low == "replace"
@@ -2609,6 +2621,21 @@ def _sync_output(on_output: OutputCallback) -> Callable[[list[Any]], None]:
     return show
 
 
+class CommandIntrinsics:
+    """``$ExecutionContext.InvokeCommand``: ExpandString and InvokeScript (the evaluator
+    runs them, in the calling scope)."""
+
+    METHODS = ("expandstring", "invokescript")
+    TYPE_NAME = "System.Management.Automation.CommandInvocationIntrinsics"
+
+
+@dataclass(frozen=True)
+class EngineIntrinsics:
+    """``$ExecutionContext``: what scripts reach through it (InvokeCommand)."""
+
+    InvokeCommand: CommandIntrinsics = field(default_factory=CommandIntrinsics)
+
+
 def automatic_variables() -> dict[str, Any]:
     """PowerShell's automatic variables a script may read before anything sets them."""
     from fayshell import __version__
@@ -2640,6 +2667,7 @@ def automatic_variables() -> dict[str, Any]:
         "PSUICulture": "en-US",
         "ShellId": "Microsoft.PowerShell",
         "PSDefaultParameterValues": Hashtable(),
+        "ExecutionContext": EngineIntrinsics(),
         "NestedPromptLevel": 0,
     }
 

@@ -2035,3 +2035,12 @@ async def test_ps_default_parameter_values(shell) -> None:
         "f; f -Name x; f y; $PSDefaultParameterValues['Disabled'] = $true; f"
     )
     assert out == [2, 3, "on", "1+2", "name=d", "name=x", "name=y", "name="]
+
+
+async def test_execution_context_expands_strings_and_runs_scripts(shell) -> None:
+    out = await shell.run(
+        "$z = 9; $t = 'v=$z sum=$(1+2) \"q\"'; $ExecutionContext.InvokeCommand.ExpandString($t); "
+        "function f { $z = 1; $ExecutionContext.InvokeCommand.ExpandString($t) }; f; "
+        "$ExecutionContext.InvokeCommand.InvokeScript('2 * 3')"
+    )
+    assert out == ['v=9 sum=3 "q"', 'v=1 sum=3 "q"', 6]
