@@ -5,6 +5,8 @@ Push-Location and Pop-Location. Relative paths in every command resolve against 
 from __future__ import annotations
 
 import os
+import shutil
+from dataclasses import dataclass
 from typing import Any
 
 from fayshell.commands.files import expand, missing
@@ -16,7 +18,7 @@ from fayshell.commands.registry import (
     cmdlet,
 )
 from fayshell.errors import CommandError
-from fayshell.lang.ops import has_wildcard, to_string
+from fayshell.lang.ops import has_wildcard, to_string, wildcard_match
 from fayshell.state import PathInfo, ShellState
 
 PATH_PIPE: Pipeline = BY_VALUE_AND_PROPERTY
@@ -157,3 +159,64 @@ def pop_location(ctx: Invocation, *, pass_thru: bool = False) -> list[PathInfo]:
     state.set_location(target)
     state.follow_location_in_database()
     return [_location(state)] if pass_thru else []
+
+
+@dataclass(frozen=True)
+class DriveInfo:
+    """One drive as Get-PSDrive lists it: the file system's root, and the Env:, Function:
+    and Variable: drives (the only ones fayshell has); Used and Free in bytes."""
+
+    Name: str
+    Used: int | None
+    Free: int | None
+    Provider: str
+    Root: str
+    CurrentLocation: str = ""
+
+    TYPE_NAME = "System.Management.Automation.PSDriveInfo"
+
+    def __str__(self) -> str:
+        return self.Name
+
+
+@cmdlet(
+    "Get-PSDrive",
+    aliases=("gdr",),
+    synopsis="The drives: / (the file system, with its used and free bytes), Env:, Function: "
+    "and Variable:.",
+    params=[
+        Param("Name", "strings", position=0, help="Only these drives (wildcards)."),
+        Param("PSProvider", "strings", help="Only these providers: FileSystem, Environment ..."),
+    ],
+    examples=[("(Get-PSDrive /).Free / 1GB", "Free space under / in GiB.")],
+)
+def get_ps_drive(
+    ctx: Invocation, *, name: list[str] | None = None, psprovider: list[str] | None = None
+) -> list[DriveInfo]:
+    usage = shutil.disk_usage("/")
+    here = ctx.state.location.lstrip("/")
+    drives = [
+        DriveInfo("/", usage.used, usage.free, "FileSystem", "/", here),
+        DriveInfo("Env", None, None, "Environment", ""),
+        DriveInfo("Function", None, None, "Function", ""),
+        DriveInfo("Variable", None, None, "Variable", ""),
+    ]
+    found = [
+        d
+        for d in drives
+        if (not name or any(wildcard_match(d.Name, n) for n in name))
+        and (not psprovider or any(wildcard_match(d.Provider, p) for p in psprovider))
+    ]
+    for n in name or []:  # a name without wildcards that is no drive: PowerShell's error
+        if not has_wildcard(n) and not any(d.Name.lower() == n.lower() for d in found):
+            ctx.write_error(
+                ErrorRecord(
+                    n,
+                    "",
+                    f"Cannot find drive. A drive with the name '{n}' does not exist.",
+                    category="ObjectNotFound",
+                    names_target=True,
+                    exception="System.Management.Automation.DriveNotFoundException",
+                )
+            )
+    return found
