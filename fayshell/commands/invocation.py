@@ -78,12 +78,17 @@ class ScriptCmdlet:
     """``$PSCmdlet`` of an advanced function (``[CmdletBinding()]``); ShouldProcess honours
     -WhatIf and -Confirm when it is declared SupportsShouldProcess."""
 
-    ParameterSetName = "__AllParameterSets"
-
-    def __init__(self, name: str, asks: ShouldProcess, throw: Callable[[Any], NoReturn]) -> None:
+    def __init__(
+        self,
+        name: str,
+        asks: ShouldProcess,
+        throw: Callable[[Any], NoReturn],
+        parameter_set: str = "__AllParameterSets",
+    ) -> None:
         self.name = name
         self.asks = asks
         self.throw = throw
+        self.ParameterSetName = parameter_set  # the set the call's arguments resolved to
 
     def ThrowTerminatingError(self, record: Any) -> NoReturn:  # noqa: N802 - .NET name
         """Stop the function with ``record`` (an ErrorRecord, as ``throw`` would)."""

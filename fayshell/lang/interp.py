@@ -985,14 +985,17 @@ class Interpreter:
             line=lit.line,
             col=lit.col,
         )
-        spec = callable_spec(name, node.params, node.should_process, node.advanced)
-        self.state.functions[name.lower()] = FunctionInfo(node, block.scope, self.origin, spec)
+        self.define(node, block.scope)
 
-    async def exec_function(self, node: ast.FunctionDef, scope: Scope) -> Any:
+    def define(self, node: ast.FunctionDef, scope: Scope) -> None:
+        """The function ``node`` declares, written in ``scope``, under its names."""
         spec = callable_spec(node.name, node.params, node.should_process, node.advanced)
         info = FunctionInfo(node, scope, self.origin, spec)
         for name in (node.name, *node.aliases):  # [Alias('x')] names it too
             self.state.functions[name.lower()] = info
+
+    async def exec_function(self, node: ast.FunctionDef, scope: Scope) -> Any:
+        self.define(node, scope)
         return None
 
     async def exec_enum(self, node: ast.EnumDef, scope: Scope) -> Any:
@@ -1664,8 +1667,7 @@ class Interpreter:
             )
             if node.advanced:  # [CmdletBinding()]
                 asks = self.asks(scope, bound, func.spec.should_process)
-                made = ScriptCmdlet(node.name, asks, throw)
-                made.ParameterSetName = bound.parameter_set
+                made = ScriptCmdlet(node.name, asks, throw, bound.parameter_set)
                 scope.set_local("PSCmdlet", made)
             out = as_stream(await self.kept_call(bound, node, scope, input_stream, caller))
             if bound.pipeline_variable is None:
@@ -3474,6 +3476,8 @@ def error_matches(exc: RuntimeFayError, types: list[str]) -> bool:
         kinds.append("System.Management.Automation.RuntimeException")
     if isinstance(exc.cause, MethodFailed):
         kinds.append(exc.cause.inner)
+    if isinstance(exc.cause, CastError):  # text that is no number: .NET's FormatException
+        kinds.append("System.FormatException")
     return any(dotnet.exception_is(kind, name) for kind in kinds for name in types)
 
 

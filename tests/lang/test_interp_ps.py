@@ -1891,7 +1891,8 @@ async def test_typed_catch_follows_dotnet_exception_types(shell, tmp_path) -> No
         "try { throw [Exception]::new('outer', [Exception]::new('inner')) } "
         "catch { $_.Exception.InnerException.Message }; "
         f"try {{ Set-Content '{tmp_path}/no/dir/f.txt' x -ErrorAction Stop }} "
-        "catch [System.IO.DirectoryNotFoundException] { 'dir' }"
+        "catch [System.IO.DirectoryNotFoundException] { 'dir' }; "
+        "try { [int]'abc' } catch [FormatException] { 'format' }"
     )
     assert out == [
         "io base",
@@ -1901,6 +1902,7 @@ async def test_typed_catch_follows_dotnet_exception_types(shell, tmp_path) -> No
         "io",
         "inner",
         "dir",
+        "format",
     ]
     with pytest.raises(RuntimeFayError, match="nf"):
         await shell.run(
