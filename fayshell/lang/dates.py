@@ -946,7 +946,7 @@ def convert_time(when: Any, to: Any, source: Any = None) -> DateTime:
 STATICS["timezoneinfo"] = {
     "local": lambda: TimeZoneInfo(_local_zone_id()),
     "utc": lambda: TimeZoneInfo("UTC"),
-    "findsystemtimezonebyid": lambda zone_id: find_zone(str(zone_id)),
+    "findsystemtimezonebyid": lambda zone_id: find_zone("" if zone_id is None else str(zone_id)),
     "getsystemtimezones": lambda: [TimeZoneInfo(z) for z in sorted(zoneinfo.available_timezones())],
     "converttime": convert_time,
     "converttimebysystemtimezoneid": lambda when, *ids: convert_time(when, ids[-1], *ids[:-1]),

@@ -2930,6 +2930,8 @@ def set_property(obj: Any, name: str, value: Any) -> None:
         setattr(obj, real, value)
     except AttributeError:  # a frozen record, a property without a setter
         raise OperatorError(f"'{real}' is a ReadOnly property.") from None
+    except NetException as exc:  # the setter refused the value, in .NET's words
+        raise OperatorError(f'Exception setting "{real}": "{exc}"') from None
 
 
 def in_bounds(items: list[Any] | tuple[Any, ...] | str, index: Any) -> bool:

@@ -84,3 +84,5 @@ async def test_scripts_build_text_with_a_string_builder(shell) -> None:
     ]
     with pytest.raises(FayError, match='Exception calling "Remove" with "2" argument'):
         await shell.run("[Text.StringBuilder]::new().Remove(5, 1)")
+    with pytest.raises(FayError, match='Exception setting "Length"'):
+        await shell.run("$sb = [Text.StringBuilder]::new(); $sb.Length = -1")
