@@ -83,7 +83,17 @@ def answer_of(line: str, db: Path) -> Run:
     """One fresh fayshell process running ``line`` on a new ``db``, until its table's first row."""
     for f in (db, Path(f"{db}.wal")):
         f.unlink(missing_ok=True)
-    cmd = [sys.executable, "-m", "fayshell", "--no-color", "--db", str(db), "-c", line]
+    cmd = [
+        sys.executable,
+        "-m",
+        "fayshell",
+        "--no-color",
+        "--no-profile",
+        "--db",
+        str(db),
+        "-c",
+        line,
+    ]
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     start = time.perf_counter()
     # from ROOT: `-m` puts the working directory ahead of PYTHONPATH, so a bench run from

@@ -32,7 +32,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-FAYSHELL = [sys.executable, "-m", "fayshell"]
+FAYSHELL = [sys.executable, "-m", "fayshell", "--no-profile"]
 
 
 @dataclass

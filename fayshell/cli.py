@@ -18,6 +18,7 @@ from typing import Any
 from fayshell import __version__
 from fayshell.errors_report import CrashLog, ExitCode, report
 from fayshell.memory import reuse_freed_memory
+from fayshell.profile import load_profile
 
 EXIT_OK, EXIT_FAILED, EXIT_SYNTAX, EXIT_INTERRUPTED = (
     ExitCode.OK,
@@ -40,6 +41,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--inventory", help="inventory TOML file of nodes and groups")
     p.add_argument("--ssh-config", help="OpenSSH client config (default ~/.ssh/config)")
     p.add_argument("--no-color", action="store_true", help="plain output even on a terminal")
+    p.add_argument(
+        "--no-profile",
+        "-NoProfile",
+        dest="no_profile",
+        action="store_true",
+        help="do not run the profile ($XDG_CONFIG_HOME/fayshell/profile.fay)",
+    )
     p.add_argument("--version", action="version", version=f"fayshell {__version__}")
     return p
 
@@ -109,6 +117,7 @@ async def _run(opts: argparse.Namespace, crash_log: CrashLog) -> int:
     )
     state = ShellState(options=options, host=host)
     try:
+        await load_profile(state, host, run=not opts.no_profile)
         if interactive:
             from fayshell.repl import Repl
 

@@ -45,6 +45,20 @@ ERROR_ACTIONS: Final[tuple[ErrorAction, ...]] = get_args(ErrorAction)
 #: may say; Inquire shows the item as Continue does (there is no one to ask in a script).
 StreamAction = Literal["Continue", "SilentlyContinue", "Ignore", "Stop", "Inquire"]
 STREAM_ACTIONS: Final[tuple[StreamAction, ...]] = get_args(StreamAction)
+#: .NET's ActionPreference numbers, as scripts write them (``-ErrorAction 0``, ``-ea 0``).
+ACTION_NUMBERS: Final = {
+    "0": "SilentlyContinue",
+    "1": "Stop",
+    "2": "Continue",
+    "3": "Inquire",
+    "4": "Ignore",
+}
+
+
+def action_name(value: object) -> str:
+    """An action preference's name: ``0`` is SilentlyContinue ... (other text unchanged)."""
+    text = str(value).strip()
+    return ACTION_NUMBERS.get(text, text)
 
 
 class FayError(Exception):
@@ -304,7 +318,7 @@ class StoreError(FayError):
 def error_action(value: object) -> ErrorAction:
     """An -ErrorAction / $ErrorActionPreference value, spelled as declared (PowerShell compares
     it case-insensitively); anything else is a clear error."""
-    text = str(value)
+    text = action_name(value)
     for action in ERROR_ACTIONS:
         if action.lower() == text.lower():
             return action

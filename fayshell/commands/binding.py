@@ -17,6 +17,7 @@ from fayshell.errors import (
     ErrorAction,
     ParameterError,
     StreamAction,
+    action_name,
     error_action,
 )
 from fayshell.lang.ops import OperatorError, to_number, to_string, truthy, type_name
@@ -321,6 +322,8 @@ def convert_value(spec: Cmdlet, param: Param, value: Any) -> Any:
             f"expects {param.type_name()}, got {type_name(value)} "
             f"{to_string(value)[:40]!r} ({exc})",
         ) from None
+    if param.choices in (ERROR_ACTIONS, STREAM_ACTIONS) and result is not None:
+        result = action_name(result)  # -ErrorAction 0 is SilentlyContinue
     if param.choices and result is not None:
         items = result if isinstance(result, list) else [result]
         for item in items:

@@ -130,6 +130,9 @@ about_Differences -- where fayshell deliberately differs from PowerShell
     ('sql SELECT * FROM syscalls | Sort-Object dur<Tab>') and shows each candidate's kind.
   Running a script by its path (./x.fay, & $PSScriptRoot/x.ps1) runs .fay and .ps1 files;
     fayshell runs no native programs here (Invoke-Command runs them on nodes).
+  Profile: $PROFILE is $XDG_CONFIG_HOME/fayshell/profile.fay (~/.config/fayshell/), run
+    before the prompt, a -c command or a script unless --no-profile (-NoProfile); the first
+    error in it ends it (the default $ErrorActionPreference is Stop) and the shell goes on.
   Redirection: the records of a stream merged into output (2>&1, 3>&1, *>&1) come after
     that command's output, not interleaved with it in the order written.
   Language: regular expressions are .NET syntax run by Python's re: named groups (?<n>),

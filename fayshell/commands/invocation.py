@@ -7,7 +7,14 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, NoReturn
 
-from fayshell.errors import STREAM_ACTIONS, CommandError, ErrorAction, Stage, StreamAction
+from fayshell.errors import (
+    STREAM_ACTIONS,
+    CommandError,
+    ErrorAction,
+    Stage,
+    StreamAction,
+    action_name,
+)
 from fayshell.host import Host, NullProgress, ProgressTask
 from fayshell.lang.ops import to_string
 from fayshell.lang.values import (
@@ -256,7 +263,7 @@ class Invocation:
         """A preference variable as the calling scope sees it (a function's -WarningAction sets
         it in the function), spelled as PowerShell's actions are; ``default`` when unset."""
         found, value = self.state.scope_now.lookup(name)
-        text = str(value).lower() if found and value is not None else ""
+        text = action_name(value).lower() if found and value is not None else ""
         return next((a for a in STREAM_ACTIONS if a.lower() == text), default)
 
     def write_error(self, record: ErrorRecord) -> None:

@@ -2046,3 +2046,13 @@ async def test_execution_context_expands_strings_and_runs_scripts(shell) -> None
         "$ExecutionContext.InvokeCommand.InvokeScript('2 * 3')"
     )
     assert out == ['v=9 sum=3 "q"', 'v=1 sum=3 "q"', 6]
+
+
+async def test_action_preferences_by_number(shell) -> None:
+    """-ea 0 (how scripts often write SilentlyContinue) was refused."""
+    out = await shell.run(
+        "Get-Item /nope -ea 0; 'went on'; $ErrorActionPreference = 2; Get-Item /nope2; 'after'; "
+        "Write-Warning w -WarningAction 0; 'x'"
+    )
+    assert out == ["went on", "after", "x"]
+    assert shell.host.warnings == []
