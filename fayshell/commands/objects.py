@@ -510,13 +510,8 @@ async def new_object(
         first = given[0] if given else None
         items = first if isinstance(first, list) else []
         return [new_collection("System.Collections.ArrayList", items)]
-    if low.startswith(("system.collections.generic.list[", "list[")):
-        items = (
-            argument_list
-            if isinstance(argument_list, list)
-            else ([] if argument_list is None else [argument_list])
-        )
-        return [[*items]]
+    if low.startswith("list["):  # List[int] without its namespace
+        type_name = "System.Collections.Generic." + type_name
     if low.startswith(("system.collections.generic.dictionary[", "dictionary[")):
         return [Hashtable()]
     if low.removeprefix("system.").startswith(SORTED_TYPES):

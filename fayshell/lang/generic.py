@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from fayshell.lang.ops import OperatorError, compare
+from fayshell.lang.ops import OperatorError, compare, convert, to_number
 from fayshell.lang.values import TypeInfo
 
 
@@ -106,6 +106,34 @@ class ArrayList(DotNetCollection):
         return len(self) - 1
 
 
+class GenericList(DotNetCollection):
+    """``List[T]``: Add and Insert convert to T ([List[int]] takes '5' as 5); Remove says
+    whether it removed the item (PowerShell prints True unless the script discards it)."""
+
+    TYPE_NAME = "System.Collections.Generic.List"
+    #: T as short_type writes it ('' for object).
+    element = ""
+
+    def GetType(self) -> TypeInfo:  # noqa: N802 - .NET method name
+        return TypeInfo("List`1", f"{self.TYPE_NAME}`1")
+
+    def typed(self, item: Any) -> Any:
+        return item if self.element in ("", "object", "psobject") else convert(item, self.element)
+
+    def Add(self, item: Any) -> None:  # noqa: N802 - .NET method name
+        self.append(self.typed(item))
+
+    def Insert(self, index: Any, item: Any) -> None:  # noqa: N802 - .NET method name
+        self.insert(int(to_number(index)), self.typed(item))
+
+    def Remove(self, item: Any) -> bool:  # noqa: N802 - .NET method name
+        for i, value in enumerate(self):
+            if compare("ceq", value, item):
+                del self[i]
+                return True
+        return False
+
+
 def _items(value: Any) -> list[Any]:
     return list(value) if isinstance(value, (list, tuple)) else [value]
 
@@ -117,6 +145,7 @@ def _empty(kind: str) -> Any:
 #: The short type names (``collections.generic.hashset``) each class answers to.
 KINDS: dict[str, type[DotNetCollection]] = {
     "arraylist": ArrayList,
+    "list": GenericList,
     "hashset": HashSet,
     "queue": Queue,
     "stack": Stack,
@@ -131,8 +160,12 @@ def new_collection(type_name: str, items: Any = None) -> DotNetCollection | None
     if cls is None:
         return None
     made = cls()
+    if isinstance(made, GenericList):  # List[int]: its items are ints
+        made.element = type_name.lower().partition("[")[2].removesuffix("]").removeprefix("system.")
+    if isinstance(items, int) and not isinstance(items, bool):
+        items = None  # a capacity: the collection starts empty
     for item in _items(items) if items is not None else []:
-        if isinstance(made, HashSet):
+        if isinstance(made, (HashSet, GenericList)):
             made.Add(item)
         else:
             made.append(item)

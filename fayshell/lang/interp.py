@@ -3180,11 +3180,7 @@ def static_member(type_name: str, name: str, args: list[Any] | None) -> Any:
             return made
     if low == "new" and t.endswith("[]") and args is not None and len(args) == 1:
         return new_array(t, args[0])  # [int[]]::new(3): three zeros
-    if (
-        low == "new"
-        and args is not None
-        and (t in ("array", "object[]") or t.startswith("collections.generic.list"))
-    ):
+    if low == "new" and args is not None and t in ("array", "object[]"):
         return list(unroll(args[0])) if args and isinstance(args[0], list) else []
     if (
         low == "new"

@@ -59,3 +59,16 @@ async def test_array_bounds_typed_new_arrays_sorted_dictionaries(shell) -> None:
         "$v = 0; $s.TryGetValue('b', [ref]$v); $v; $s.TryGetValue('q', [ref]$v); $null -eq $v"
     )
     assert out == [2, 0, 1, 2, "0,0,0", 2, "a,b", True, 2, False, True]
+
+
+async def test_generic_list_is_its_own_type(shell) -> None:
+    """List[T] was a plain array: Remove wrote nothing (PowerShell prints True), Add kept
+    '5' as text in a List[int], and New-Object's capacity became an item."""
+    out = await shell.run(
+        "$l = [System.Collections.Generic.List[int]]::new(); $l.Add('5'); $l.Add(3); "
+        "$l[0].GetType().Name; $l.Remove(3); $l.Remove(9); $l.GetType().Name; "
+        "(New-Object 'System.Collections.Generic.List[string]' 10).Count; "
+        "$s = [System.Collections.Generic.List[string]]::new([string[]]('b', 'a')); "
+        "$s.Sort(); $s -join ','; $s.Insert(0, 7); $s[0].GetType().Name"
+    )
+    assert out == ["Int32", True, False, "List`1", 0, "a,b", "String"]
