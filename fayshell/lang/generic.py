@@ -1,4 +1,4 @@
-""".NET's HashSet[T], Queue[T] and Stack[T] as lists (so the pipeline enumerates them and
+""".NET's List[T], ArrayList, HashSet[T], Queue[T] and Stack[T] as lists (so the pipeline enumerates them and
 tables show them) with their own methods, called case-insensitively as PowerShell calls them.
 
 ``[System.Collections.Generic.HashSet[string]]::new()`` and ``New-Object`` make them (see
