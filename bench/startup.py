@@ -32,7 +32,7 @@ def main() -> int:
     fayshell = shutil.which("fayshell") or sys.exit("fayshell is not installed in this venv")
     bare = median_seconds([sys.executable, "-c", "pass"], opts.runs)
     asyncio_only = median_seconds([sys.executable, "-c", "import asyncio"], opts.runs)
-    fay = median_seconds([fayshell, "-c", "Write-Output 1"], opts.runs)
+    fay = median_seconds([fayshell, "--no-profile", "-c", "Write-Output 1"], opts.runs)
     ratio = fay / bare
     print(f"python3 -c pass            {bare * 1000:8.1f} ms")
     print(
