@@ -18,8 +18,15 @@ from fayshell.lang.values import ScriptBlock
 from fayshell.records import get_property
 from fayshell.store.relation import quote_ident
 
-NAME_KEYS = ("name", "n", "label", "l")
-EXPR_KEYS = ("expression", "e")
+#: The keys a calculated property may have in each command (about_Calculated_Properties);
+#: any prefix that names one key alone names it (``desc`` is Descending).
+CALCULATED_KEYS: dict[str, tuple[str, ...]] = {
+    "Sort-Object": ("expression", "ascending", "descending"),
+    "Format-Table": ("name", "label", "expression", "formatstring", "width", "alignment"),
+    "Format-List": ("name", "label", "expression", "formatstring"),
+    "Format-Wide": ("expression", "formatstring"),
+}
+DEFAULT_KEYS = ("name", "label", "expression")
 #: A calculated column's Alignment values (Format-Table).
 ALIGNMENTS = ("left", "right", "center")
 
@@ -57,14 +64,33 @@ def parse_props(command: str, items: list[Any] | None) -> list[PropSpec]:
     return specs
 
 
+def _keys(command: str, table: Mapping[str, Any]) -> dict[str, Any]:
+    """A calculated property's entries by their full key names; a key this command does not
+    take (or a prefix of two) is PowerShell's error."""
+    valid = CALCULATED_KEYS.get(command, DEFAULT_KEYS)
+    out: dict[str, Any] = {}
+    for key, value in table.items():
+        low = str(key).lower()
+        hits = [k for k in valid if k == low] or [k for k in valid if k.startswith(low)]
+        if len(hits) != 1:
+            raise ParameterError(
+                command,
+                "Property",
+                f"the {key} key is not valid (here: {', '.join(valid)})",
+                f"The {key} key is not valid.",
+            )
+        out[hits[0]] = value
+    return out
+
+
 def _calculated(command: str, table: Mapping[str, Any]) -> PropSpec:
-    low = {str(k).lower(): v for k, v in table.items()}
-    expr = next((low[k] for k in EXPR_KEYS if k in low), None)
+    low = _keys(command, table)
+    expr = low.get("expression")
     if expr is None:
         raise ParameterError(
             command, "Property", "a calculated property needs an Expression (e) entry"
         )
-    name = next((low[k] for k in NAME_KEYS if k in low), None)
+    name = low.get("name", low.get("label"))
     label = (
         to_string(name)
         if name is not None
@@ -78,7 +104,7 @@ def _calculated(command: str, table: Mapping[str, Any]) -> PropSpec:
     source = expr if isinstance(expr, (str, ScriptBlock)) else to_string(expr)
     fmt = low.get("formatstring")
     width = low.get("width")
-    align = low.get("alignment", low.get("align"))
+    align = low.get("alignment")
     if align is not None and to_string(align).lower() not in ALIGNMENTS:
         raise ParameterError(
             command, "Property", f"Alignment {to_string(align)!r} is not Left, Right or Center"

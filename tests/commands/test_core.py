@@ -9,7 +9,7 @@ from datetime import date, datetime
 
 import pytest
 
-from fayshell.errors import FayError
+from fayshell.errors import FayError, ParameterError
 from fayshell.lang.streams import is_relation
 
 TABLE = (
@@ -471,3 +471,18 @@ async def test_a_null_in_a_boolean_column_is_its_own_group(shell) -> None:
     expected = [":1", "False:1", "True:2"]  # the NULL group first, named ""
     assert await shell.run(f"{NULLS} | {stage}") == expected, "in SQL"
     assert await shell.run(f"@({NULLS}) | {stage}") == expected, "row-wise"
+
+
+async def test_calculated_property_keys_by_prefix_and_per_command(shell) -> None:
+    """about_Calculated_Properties: @{ e = 'ms'; desc = $true } sorted ascending (the key
+    was ignored); a key the command does not take was ignored too."""
+    out = await shell.run(
+        "$r = [pscustomobject]@{ n = 'a'; ms = 1 }, [pscustomobject]@{ n = 'a'; ms = 2 }; "
+        "($r | Sort-Object n, @{ e = 'ms'; desc = $true }).ms; "
+        "($r | Sort-Object @{ Expression = 'ms'; asc = $false } | Select-Object -First 1).ms"
+    )
+    assert out == [2, 1, 2]
+    with pytest.raises(ParameterError, match="the w key is not valid"):
+        await shell.run("1 | Select-Object @{ n = 'a'; e = { 1 }; w = 3 }")
+    text = await shell.text("1 | Format-Table @{ l = 'x'; e = { $_ }; w = 5; a = 'Right' }")
+    assert text.splitlines()[1:4] == ["    x", "    -", "    1"]
