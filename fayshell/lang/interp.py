@@ -119,6 +119,7 @@ from fayshell.lang.values import (
     ScriptBlock,
     Size,
     SortedDictionary,
+    StreamingEnumerator,
     TypeInfo,
     TypeName,
 )
@@ -657,8 +658,10 @@ class Interpreter:
         source = await self.value_of(node.iterable, scope)
         if not is_relation(source):  # a query's rows stream by; an array has its $foreach
             return await self.foreach_items(node, LoopEnumerator(unroll(source)), scope)
-        with self.collecting(out):
+        rows = StreamingEnumerator()
+        with self.collecting(out), automatic(scope, "foreach", rows):
             async for item in aiter_items(source):
+                rows.Current = item
                 scope.set(node.var, item)
                 if not await self.loop_body(node.body, scope, out, node.label):
                     break

@@ -354,6 +354,26 @@ class LoopEnumerator:
         self._at = -1
 
 
+class StreamingEnumerator:
+    """``$foreach`` in a loop over a query's rows: they stream by, so ``Current`` is the row
+    reached and ``MoveNext()`` says how to get a loop that can skip ahead."""
+
+    TYPE_NAME = "System.Collections.IEnumerator"
+
+    def __init__(self) -> None:
+        self.Current: Any = None
+
+    def MoveNext(self) -> bool:  # noqa: N802 - .NET method name
+        raise NetException(
+            "a loop over a query's rows cannot skip ahead (they stream); "
+            "loop over @(...) of the query to have $foreach.MoveNext()",
+            "System.NotSupportedException",
+        )
+
+    def Reset(self) -> None:  # noqa: N802 - .NET method name
+        self.MoveNext()
+
+
 class Ref:
     """``[ref]$x``: a variable handed to a method or function that sets it through
     ``.Value`` (``[int]::TryParse($s, [ref]$n)``)."""

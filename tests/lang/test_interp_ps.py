@@ -274,6 +274,10 @@ async def test_loop_enumerators_foreach_and_switch(shell) -> None:
         "foreach ($i in 1, 2) { foreach ($j in 3) { $foreach.Current }; $foreach.Current }"
     )
     assert out == ["n=5", "arg x", True, "s=7", "d=y", 3, 1, 3, 2]
+    rows = "(sql SELECT 1 AS a UNION ALL SELECT 2 ORDER BY a)"
+    assert await shell.run(f"foreach ($r in {rows}) {{ $foreach.Current.a }}") == [1, 2]
+    with pytest.raises(RuntimeFayError, match="cannot skip ahead"):  # a query's rows stream
+        await shell.run(f"foreach ($r in {rows}) {{ [void]$foreach.MoveNext() }}")
 
 
 async def test_private_variables_are_not_seen_by_child_scopes(shell) -> None:
