@@ -114,6 +114,9 @@ about_Differences -- where fayshell deliberately differs from PowerShell
     without a format view are laid out from their own properties (no .NET default views);
     every Write-Host line is written at once, before the table the script's last
     statements are still filling (PowerShell does the same within its 300 ms window).
+  Functions last for the session wherever they are declared: one a function or a script run
+    as ./x.fay declares is still there after it ends (PowerShell keeps it in the scope that
+    declared it; dot-source the script, . ./x.fay, to write what works in both).
   Aliases made by Set-Alias and New-Alias last for the session whatever -Scope says (in
     PowerShell an alias a script or function makes goes away with its scope); fayshell's
     own aliases are not read-only and can be pointed elsewhere.
