@@ -17,6 +17,7 @@ from decimal import Decimal
 from typing import Any
 
 from fayshell.commands.invocation import Invocation
+from fayshell.commands.objects import short_type
 from fayshell.commands.props import (
     PropSpec,
     column_of,
@@ -322,7 +323,7 @@ async def select_object(
         if n is not None and n < 0:
             raise ParameterError("Select-Object", name, "must not be negative")
     if index is not None or skip_last is not None:
-        rows = _select_rows(source, specs, unique, expand_property, exclude_property)
+        rows = _select_rows(ctx, source, specs, unique, expand_property, exclude_property)
         return _window(_positions(rows, index, skip_last or 0), first, last, skip or 0)
     if _pushdown(ctx, source) and last is None:
         try:
@@ -333,7 +334,7 @@ async def select_object(
             return rel if expand_property is None else _expand_values(rel)
         except Untranslatable as why:
             _fallback(ctx, str(why))
-    rows = _select_rows(source, specs, unique, expand_property, exclude_property)
+    rows = _select_rows(ctx, source, specs, unique, expand_property, exclude_property)
     return _window(rows, first, last, skip or 0)
 
 
@@ -402,14 +403,23 @@ async def _expand_values(rel: Any) -> AsyncIterator[Any]:
 
 
 async def _select_rows(
-    source: Any, specs: list[PropSpec], unique: bool, expand: str | None, exclude: list[str] | None
+    ctx: Invocation,
+    source: Any,
+    specs: list[PropSpec],
+    unique: bool,
+    expand: str | None,
+    exclude: list[str] | None,
 ) -> AsyncGenerator[Any, None]:
     seen: set[str] = set()
     excluded = {e.lower() for e in exclude or []}
+    warned = False
     async for item in aiter_items(source):
         if expand is not None:
             extra = {s.label: await evaluate(item, s) for s in specs}
             for v in unroll(prop_value(item, expand)):  # $null expands to nothing
+                if extra and not isinstance(v, Mapping) and not warned:
+                    warned = True
+                    ctx.write_warning(_NOT_ADDED.format(", ".join(extra), short_type(v)))
                 yield {**v, **extra} if extra and isinstance(v, Mapping) else v
             continue
         if specs or excluded:
@@ -426,6 +436,15 @@ async def _select_rows(
                 continue
             seen.add(key)
         yield out
+
+
+#: PowerShell adds -Property's properties to expanded numbers and strings as note properties
+#: of their wrapper; fayshell's values have none, so it says what it left out.
+_NOT_ADDED = (
+    "-Property {0} not added to the expanded {1} values (a number or string "
+    "carries no properties here; expand a property that holds objects, or use "
+    "ForEach-Object to make [pscustomobject]s)"
+)
 
 
 async def _positions(

@@ -558,6 +558,7 @@ def type_name_of(value: Any) -> str:
 
 #: The namespaces of the types whose GetType().FullName is not System.<Name>.
 NAMESPACES = {
+    "BigInteger": "System.Numerics.",
     "Hashtable": "System.Collections.",
     "PSCustomObject": "System.Management.Automation.",
     "Regex": "System.Text.RegularExpressions.",

@@ -56,7 +56,7 @@ from fayshell.errors import (
     UnknownProperty,
 )
 from fayshell.host import Host, HostInfo, ProgressTask
-from fayshell.lang import ast, dotnet, netio, netlinq, netregex, nettext, validate
+from fayshell.lang import ast, dotnet, netio, netlinq, netnumerics, netregex, nettext, validate
 from fayshell.lang.classes import ClassInstance, ClassType, no_overload
 from fayshell.lang.dates import NOT_HANDLED, DateTime, call_method
 from fayshell.lang.dates import static_member as date_static
@@ -3080,6 +3080,7 @@ TYPE_CHECKS: dict[str, tuple[type, ...]] = {
     "float": (float,),
     "single": (float,),
     "decimal": (Decimal,),
+    **dict.fromkeys(netnumerics.TYPES, (netnumerics.BigInteger,)),
     "string": (str,),
     "bool": (bool,),
     "boolean": (bool,),
@@ -3177,6 +3178,13 @@ def static_member(type_name: str, name: str, args: list[Any] | None) -> Any:
     if dated is not NOT_HANDLED:
         return dated
     t, low = dotnet.short_type(type_name), name.lower()
+    if t in netnumerics.TYPES:
+        try:
+            made = netnumerics.static(name, args)
+        except NetException as exc:
+            raise method_failed(name, len(args or []), exc) from None
+        if made is not NotImplemented:
+            return made
     if t in nettext.TYPES:
         made = nettext.static(t, name, args)
         if made is not NotImplemented:

@@ -14,6 +14,9 @@ from types import ModuleType
 from typing import Any
 
 from fayshell.lang.dotnet import EXCEPTION_BASES, DotNetError, format_double, regex
+from fayshell.lang.netnumerics import TYPES as BIG_TYPES
+from fayshell.lang.netnumerics import BigInteger, to_bigint
+from fayshell.lang.netnumerics import arithmetic as big_arithmetic
 from fayshell.lang.netregex import Regex
 from fayshell.lang.streams import collected, is_relation
 from fayshell.lang.values import (
@@ -23,6 +26,7 @@ from fayshell.lang.values import (
     ExceptionValue,
     Guid,
     Hashtable,
+    NetException,
     OrderedDictionary,
     PSCustomObject,
     Size,
@@ -440,6 +444,13 @@ def arithmetic(op: str, left: Any, right: Any) -> Any:
             raise OperatorError(f"repeating {len(left)} items {count} times is too large")
         return left * count if isinstance(left, str) else list(left) * count
     a, b = to_number(left), to_number(right)
+    if isinstance(a, BigInteger) or isinstance(b, BigInteger):
+        if isinstance(a, int) and isinstance(b, int):
+            try:
+                return big_arithmetic(op, a, b)
+            except ZeroDivisionError:
+                raise DivideByZero("Attempted to divide by zero.") from None
+        a, b = float(a), float(b)  # beside a double (or decimal), a double
     if isinstance(a, Decimal) or isinstance(b, Decimal):
         return _decimal_arithmetic(op, to_decimal(a), to_decimal(b))
     if op == "+":
@@ -678,6 +689,14 @@ def _to_guid(text: str) -> Guid:
         ) from None
 
 
+def _cast_error(convert: Callable[[Any], Any], value: Any) -> Any:
+    """``convert(value)``, .NET's exception a conversion threw as PowerShell's cast error."""
+    try:
+        return convert(value)
+    except NetException as exc:
+        raise CastError(str(exc)) from None
+
+
 def _to_bool(value: Any) -> bool:
     return truthy(value)
 
@@ -698,6 +717,7 @@ CONVERSIONS: dict[str, Callable[[Any], Any]] = {
     **{name: _to_int_type(*facts) for name, facts in INT_TYPES.items()},
     **dict.fromkeys(("double", "float", "single"), lambda v: float(to_number(v))),
     "decimal": to_decimal,
+    **dict.fromkeys(BIG_TYPES, lambda v: _cast_error(to_bigint, v)),
     "string": lambda v: to_string(v),
     **dict.fromkeys(("bool", "boolean", "switch"), _to_bool),
     "char": _to_char,

@@ -15,6 +15,7 @@ from typing import TypedDict, TypeVar
 
 from fayshell.errors import IncompleteInput, ParseError, SourceSpan
 from fayshell.lang import ast
+from fayshell.lang.netnumerics import BigInteger
 from fayshell.lang.values import parse_unit_number
 
 T = TypeVar("T")
@@ -101,7 +102,7 @@ CAST_OPERAND = re.compile(r"[$(@'\"\[{0-9]|[-+][0-9.$(]")
 
 NUMBER = re.compile(
     r"(?i)(?:0x(?P<hex>[0-9a-f]+)|0b(?P<bin>[01]+)|(?P<num>\d+(?:\.\d+)?|\.\d+)"
-    r"(?:(?P<unit>ns|us|ms|s|m|h|kb|mb|gb|tb)|(?P<exp>e[+-]?\d+)?(?P<suffix>d|l)?))(?![\w])"
+    r"(?:(?P<unit>ns|us|ms|s|m|h|kb|mb|gb|tb)|(?P<exp>e[+-]?\d+)?(?P<suffix>d|l|n)?))(?![\w])"
 )
 IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 #: A type's name with its namespace: ``System.Collections.Hashtable``.
@@ -1702,6 +1703,8 @@ def number_from_match(m: re.Match[str]) -> object:
     suffix = (m.group("suffix") or "").lower()
     if suffix == "d":
         return Decimal(digits + (exp or ""))
+    if suffix == "n" and not exp and "." not in digits:  # about_Numeric_Literals: BigInteger
+        return BigInteger(int(digits))
     if suffix == "l" and not exp and "." not in digits:
         return int(digits)
     if exp or "." in digits:

@@ -326,6 +326,16 @@ async def test_expand_property_skips_null_and_adds_selected_properties(shell) ->
         "Select-Object -ExpandProperty items -Property n"
     )
     assert out == [{"v": 1, "n": "x"}, {"v": 2, "n": "x"}]
+    assert shell.host.warnings == []
+
+
+async def test_expand_property_of_numbers_says_the_properties_were_not_added(shell) -> None:
+    out = await shell.run(
+        "[pscustomobject]@{n='x'; items=@(1, 2)} | Select-Object -ExpandProperty items -Property n"
+    )
+    assert out == [1, 2]
+    (warning,) = shell.host.warnings  # once, not once per value
+    assert warning.startswith("Select-Object: -Property n not added to the expanded int values")
 
 
 #: NULLs in a string, a number and a boolean column: where SQL's three-valued logic and
