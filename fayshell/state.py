@@ -6,6 +6,7 @@ Heavy parts (the DuckDB database, SSH connections) are created on first use.
 
 from __future__ import annotations
 
+import asyncio
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -17,6 +18,7 @@ from fayshell.host import Host, StreamHost
 
 if TYPE_CHECKING:
     from fayshell.commands.registry import Registry
+    from fayshell.jobs import JobTable
     from fayshell.remote.cluster import Cluster
     from fayshell.store.database import Database
 
@@ -176,11 +178,22 @@ class ShellState:
     #: own statements, not those inside its blocks): see ``statement_finished``.
     statements: int = 0
     _registry: Registry | None = None
+    _jobs: JobTable | None = None
     _random: Any = None  # random.Random, made at its first use (Get-Random)
     _database: Database | None = None
     _cluster: Cluster | None = None
     #: The held background write last seen (its chunk's number) and ``statements`` then.
     _held: tuple[int, int] | None = None
+
+    @property
+    def jobs(self) -> JobTable:
+        """Background jobs (Start-Job), made at first use; stopped and removed when the shell
+        ends (:meth:`aclose`)."""
+        if self._jobs is None:
+            from fayshell.jobs import JobTable
+
+            self._jobs = JobTable()
+        return self._jobs
 
     def resolve_alias(self, name: str) -> str:
         """The command a name stands for through the user's aliases (which come before
@@ -311,8 +324,10 @@ class ShellState:
         self.progress_bars.clear()
 
     async def aclose(self) -> None:
-        """Stop trigger watches, close SSH connections and the database."""
+        """Stop background jobs and trigger watches, close SSH connections and the database."""
         self.close_progress()
+        if self._jobs is not None and self._jobs.jobs:
+            await asyncio.to_thread(self._jobs.close)
         for watch in self.trace_triggers.values():
             await watch.stop()
         self.trace_triggers.clear()

@@ -24,6 +24,7 @@ FAMILIES: tuple[str, ...] = (
     "locations",
     "host",
     "processes",
+    "jobs",
     "sql",
     "store",
     "export",

@@ -263,7 +263,7 @@ async def convert_from_json(
         ) from None
     if _depth_of(value) > depth:
         raise CommandError("ConvertFrom-Json", f"the JSON is nested deeper than -Depth {depth}")
-    value = _with_dates(value, Hashtable if as_hashtable else dict)
+    value = with_dates(value, Hashtable if as_hashtable else dict)
     if isinstance(value, list) and not no_enumerate:
         return value
     return [value]
@@ -273,13 +273,13 @@ async def convert_from_json(
 JSON_DATE = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,7})?(Z|[+-]\d{2}:\d{2})?")
 
 
-def _with_dates(value: Any, mapping: type[dict[str, Any]]) -> Any:
+def with_dates(value: Any, mapping: type[dict[str, Any]]) -> Any:
     """``value`` with its ISO date-time strings as dates (see ConvertFrom-Json's help) and its
     objects made ``mapping``s (hashtables for -AsHashtable)."""
     if isinstance(value, dict):
-        return mapping((k, _with_dates(v, mapping)) for k, v in value.items())
+        return mapping((k, with_dates(v, mapping)) for k, v in value.items())
     if isinstance(value, list):
-        return [_with_dates(v, mapping) for v in value]
+        return [with_dates(v, mapping) for v in value]
     if isinstance(value, str) and JSON_DATE.fullmatch(value):
         from fayshell.lang.dates import DateTime, parse_date
 

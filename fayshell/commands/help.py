@@ -136,6 +136,13 @@ about_Differences -- where fayshell deliberately differs from PowerShell
   Profile: $PROFILE is $XDG_CONFIG_HOME/fayshell/profile.fay (~/.config/fayshell/), run
     before the prompt, a -c command or a script unless --no-profile (-NoProfile); the first
     error in it ends it (the default $ErrorActionPreference is Stop) and the shell goes on.
+  Jobs: Start-Job runs its block in a fayshell process of its own, as PowerShell's does,
+    with this shell's inventory and SSH configuration but a database of its own (the
+    shell's file is the shell's alone: query the store in the shell, and use a job for
+    what takes long elsewhere, such as Invoke-Command over many nodes). Its output comes
+    back as [pscustomobject]s of properties, two levels deep. There are no thread jobs
+    (Start-ThreadJob) or remote jobs (-AsJob); jobs still running when the shell ends are
+    stopped, and a job whose shell is killed ends too.
   Redirection: the records of a stream merged into output (2>&1, 3>&1, *>&1) come after
     that command's output, not interleaved with it in the order written.
   Language: regular expressions are .NET syntax run by Python's re: named groups (?<n>),

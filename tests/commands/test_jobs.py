@@ -1,0 +1,68 @@
+"""Start-Job, Get-Job, Receive-Job, Wait-Job, Stop-Job and Remove-Job with real child
+processes: output, arguments, $using:, streams, states, waiting and stopping."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from fayshell.errors import FayError
+
+
+async def test_output_arguments_using_and_streams_come_back(shell) -> None:
+    out = await shell.run(
+        '$x = 21; $j = Start-Job { param($a) "arg $a"; $using:x * 2; '
+        "[pscustomobject]@{ n = 1; when = Get-Date '2024-01-02'; list = 1, 2 }; "
+        "Write-Warning 'careful'; Write-Host 'hosted' } -ArgumentList 5; "
+        "$r = Receive-Job $j -Wait; $r[0]; $r[1]; $r[2].n + 1; $r[2].when.GetType().Name; "
+        "$r[2].list.Count; $j.State; $j.HasMoreData; @(Receive-Job $j).Count"
+    )
+    assert out == ["arg 5", 42, 2, "DateTime", 2, "Completed", False, 0]
+    assert shell.host.warnings == ["careful"] and shell.host.lines == ["hosted"]
+
+
+async def test_keep_gives_results_again(shell) -> None:
+    out = await shell.run(
+        "$j = Start-Job { 'a'; 'b' }; Wait-Job $j | Out-Null; $j.HasMoreData; "
+        "(Receive-Job $j -Keep) -join ''; (Receive-Job $j) -join ''; @(Receive-Job $j).Count"
+    )
+    assert out == [True, "ab", "ab", 0]
+
+
+async def test_a_throwing_job_fails_and_its_error_is_received(shell) -> None:
+    out = await shell.run(
+        "$j = Start-Job { 'before'; throw 'bad thing' }; Wait-Job $j -Timeout 60 | Out-Null; "
+        "$j.State; try { Receive-Job $j } catch { 'caught: ' + $_.Exception.Message }"
+    )
+    assert out[:2] == ["Failed", "before"]
+    assert len(out) == 3 and out[2].startswith("caught: ") and "bad thing" in out[2]
+
+
+async def test_wait_times_out_stop_ends_it_and_remove_refuses_a_running_job(shell) -> None:
+    start = time.monotonic()
+    out = await shell.run(
+        "$j = Start-Job { Start-Sleep 60 } -Name sleeper; @(Wait-Job $j -Timeout 1).Count; $j.State"
+    )
+    assert out == [0, "Running"]
+    with pytest.raises(FayError, match="because the job is not finished"):
+        await shell.run("Remove-Job -Name sleep*")
+    out = await shell.run("Stop-Job -Name sleeper -PassThru | ForEach-Object State")
+    assert out == ["Stopped"]
+    assert time.monotonic() - start < 30  # not the job's 60 s
+    assert await shell.run("Remove-Job -Id 1; @(Get-Job).Count") == [0]
+    with pytest.raises(FayError, match="cannot find a job with the job ID 1"):
+        await shell.run("Get-Job -Id 1")
+
+
+async def test_any_returns_the_first_job_to_end(shell) -> None:
+    out = await shell.run(
+        "$slow = Start-Job { Start-Sleep 60 }; $quick = Start-Job { 'q' }; "
+        "(Wait-Job $slow, $quick -Any).Id; Get-Job -State Running | ForEach-Object Id"
+    )
+    assert out == [2, 1]
+
+
+async def test_a_using_variable_that_is_not_set_is_refused(shell) -> None:
+    with pytest.raises(FayError, match=r"'\$using:nope' cannot be retrieved"):
+        await shell.run("Start-Job { $using:nope }")
