@@ -29,7 +29,7 @@ import subprocess
 import sys
 import threading
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import InitVar, dataclass, field
 from pathlib import Path
 from typing import IO, Any, Final, Literal, get_args
 
@@ -99,8 +99,12 @@ class Job:
     Command: str
     PSBeginTime: dt.datetime = field(repr=False)
     PSEndTime: dt.datetime | None = field(default=None, repr=False)
+    #: Its child process and results: not a property of the job (not shown or serialized).
+    run: InitVar[JobRun | None] = None
     TYPE_NAME = "System.Management.Automation.PSRemotingJob"
-    _run: JobRun | None = field(default=None, repr=False, compare=False)
+
+    def __post_init__(self, run: JobRun | None) -> None:
+        self._run = run
 
     @property
     def finished(self) -> bool:
@@ -187,7 +191,7 @@ class JobTable:
             Location="localhost",
             Command=spec.block.strip(),
             PSBeginTime=dt.datetime.now(),
-            _run=JobRun(proc, tmp),
+            run=JobRun(proc, tmp),
         )
         self.jobs[job_id] = job
         assert proc.stdin is not None
