@@ -1086,11 +1086,16 @@ class Interpreter:
             return None if kind == "void" else value
         return self.cast_to(value, kind)
 
-    async def object_method(self, obj: ClassInstance, name: str, args: list[Any]) -> Any:
+    async def object_method(
+        self, obj: ClassInstance, name: str, args: list[Any], start: ClassType | None = None
+    ) -> Any:
         """``$obj.Name(args)`` on an object of a script's class: its method taking as many
-        arguments (its base class's when it has none), else GetType, ToString, Equals."""
+        arguments (its base class's when it has none), else GetType, ToString, Equals.
+        ``start``: the base class the call was cast to, ``([Base]$this).Name()``, whose
+        method runs even where the object's class overrides it (about_Classes_Inheritance)."""
         cls = obj.ps_class
-        found = cls.method(name, len(args), static=False)
+        own = start if start is not None and start.is_instance(obj) else cls
+        found = own.method(name, len(args), static=False)
         if found is not None:
             owner, method = found
             return await self.method_result(
@@ -1132,6 +1137,15 @@ class Interpreter:
         """The script's own type a ``[Name]`` names, if it is one."""
         found = self.state.types.get(dotnet.short_type(name))
         return found if isinstance(found, (EnumType, ClassType)) else None
+
+    def cast_class(self, target: ast.Node) -> ClassType | None:
+        """The script class a method call's target is cast to, as in ``([Base]$this)``."""
+        while isinstance(target, ast.Paren):
+            target = target.pipeline
+        if not isinstance(target, ast.Cast):
+            return None
+        own = self.user_type(target.type)
+        return own if isinstance(own, ClassType) else None
 
     def cast_to(self, value: Any, type_name: str) -> Any:
         """``[T]value`` for a .NET type or a script's enum or class (an object of the class
@@ -2169,7 +2183,7 @@ class Interpreter:
             except TypeError:
                 raise no_method("", node.name, len(args), True) from None
         if isinstance(obj, ClassInstance):
-            return await self.object_method(obj, node.name, args)
+            return await self.object_method(obj, node.name, args, self.cast_class(node.obj))
         if isinstance(obj, (list, dict)):
             handled, value = await self.collection_method(obj, node.name, args)
             if handled:

@@ -135,3 +135,14 @@ async def test_flags_enum_bitwise_operators_keep_the_enum(shell) -> None:
         '"$($p -band [Perm]::Write)"; [int]([Perm]::Read -bor 8)'
     )
     assert out == ["Read, Write", True, 3, "Write", 9]
+
+
+async def test_a_cast_to_the_base_class_calls_the_base_method(shell) -> None:
+    out = await shell.run(
+        "class Dog { [string] Speak() { return 'woof' } }; "
+        "class Puppy : Dog { [string] Speak() { return 'yip ' + ([Dog]$this).Speak() } }; "
+        "$p = [Puppy]::new(); $p.Speak(); $d = [Dog]$p; $d.Speak(); ([Dog]$p).Speak()"
+    )
+    # only a call on the cast itself is the base's: a variable holding the object still
+    # calls the object's own override, as .NET's virtual methods
+    assert out == ["yip woof", "yip woof", "woof"]
