@@ -72,6 +72,10 @@ class FileItem:
         return self.FullName
 
     @property
+    def TYPE_NAME(self) -> str:  # noqa: N802 - .NET's, as GetType() names it
+        return "System.IO.DirectoryInfo" if self.PSIsContainer else "System.IO.FileInfo"
+
+    @property
     def Directory(self) -> FileItem | None:  # noqa: N802 - .NET property name
         """A file's folder (FileInfo.Directory); $null for a folder, as .NET has none."""
         return None if self.PSIsContainer else file_item(Path(self.DirectoryName))

@@ -546,6 +546,8 @@ def type_name_of(value: Any) -> str:
     if isinstance(value, list) and element is not None:
         return f"{element}[]"
     own = getattr(type(value), "TYPE_NAME", None)  # a TimeSpan, a DayOfWeek ...
+    if isinstance(own, property):  # one per object: a file's FileInfo or DirectoryInfo
+        own = getattr(value, "TYPE_NAME", None)
     if isinstance(own, str):
         return own.rsplit(".", 1)[-1]
     for cls in type(value).__mro__:
@@ -559,6 +561,8 @@ def type_name_of(value: Any) -> str:
 #: The namespaces of the types whose GetType().FullName is not System.<Name>.
 NAMESPACES = {
     "BigInteger": "System.Numerics.",
+    "DirectoryInfo": "System.IO.",
+    "FileInfo": "System.IO.",
     "Hashtable": "System.Collections.",
     "PSCustomObject": "System.Management.Automation.",
     "Regex": "System.Text.RegularExpressions.",

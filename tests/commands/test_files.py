@@ -169,6 +169,10 @@ async def test_new_remove_copy_move_items(shell, here: Path) -> None:
     assert (here / "deep" / "er").is_dir()
     (f,) = await shell.run("New-Item deep/f.txt -Value hello")
     assert (f.Name, f.Length, f.Extension, f.BaseName) == ("f.txt", 5, ".txt", "f")
+    kinds = await shell.run(
+        "(Get-Item deep/er).GetType().Name; (Get-Item deep/f.txt).GetType().FullName"
+    )
+    assert kinds == ["DirectoryInfo", "System.IO.FileInfo"]  # .NET's types, as PowerShell's
     with pytest.raises(CommandError):
         await shell.run("New-Item deep/f.txt")
     assert "already exists" in shell.host.errors[-1]
