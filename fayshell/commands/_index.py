@@ -195,6 +195,7 @@ FAMILY_OF: dict[str, str] = {
     "stop-transcript": "host",
     "tee": "objects",
     "tee-object": "objects",
+    "test-json": "data",
     "test-node": "nodes",
     "test-path": "files",
     "type": "files",

@@ -18,7 +18,7 @@ from typing import Any, Literal
 
 from fayshell.commands.encodings import ENCODING_PARAM, read_text, text_writer
 from fayshell.commands.files import not_found
-from fayshell.commands.invocation import Invocation
+from fayshell.commands.invocation import ErrorRecord, Invocation
 from fayshell.commands.objects import full_type, value_text
 from fayshell.commands.registry import BY_VALUE, Param, cmdlet
 from fayshell.errors import CommandError, ParameterError
@@ -267,6 +267,151 @@ async def convert_from_json(
     if isinstance(value, list) and not no_enumerate:
         return value
     return [value]
+
+
+#: Test-Json -Options: what it lets through beyond strict JSON.
+JSON_OPTIONS = ("IgnoreComments", "AllowTrailingCommas")
+
+
+@cmdlet(
+    "Test-Json",
+    synopsis="Is this text JSON? With -Schema or -SchemaFile: JSON valid against that schema?",
+    description="Writes True or False. Why it is not is written as an error (each place the "
+    "schema is not met, with its JSON pointer). Schemas are JSON Schema (draft 2020-12 unless "
+    "the schema's $schema names another draft).",
+    params=[
+        Param("Json", str, position=0, pipeline=BY_VALUE, help="The JSON text."),
+        Param("Path", str, complete="files", help="A file of JSON instead."),
+        Param("Schema", str, position=1, help="A JSON schema the text must meet."),
+        Param("SchemaFile", str, complete="files", help="A file holding the schema."),
+        Param(
+            "Options",
+            "strings",
+            choices=JSON_OPTIONS,
+            help="IgnoreComments (// and /* */), AllowTrailingCommas.",
+        ),
+    ],
+    examples=[
+        ("Test-Json '{\"a\": 1}'", "True."),
+        (
+            "Get-Content spans.json -Raw | Test-Json -SchemaFile zipkin-span.json",
+            "Check an export against a schema.",
+        ),
+    ],
+)
+def test_json(
+    ctx: Invocation,
+    *,
+    json: str | None = None,  # (the module is not used here)
+    path: str | None = None,
+    schema: str | None = None,
+    schema_file: str | None = None,
+    options: list[str] | None = None,
+) -> list[bool]:
+    if (json is None) == (path is None):
+        raise ParameterError("Test-Json", "Json", "give the JSON text or -Path")
+    text = json if json is not None else _file_text(ctx, path or "")
+    known = {o.lower() for o in options or []}
+    try:
+        value = _strict_json(
+            _relaxed(text, "ignorecomments" in known, "allowtrailingcommas" in known)
+        )
+    except ValueError:
+        ctx.write_error(ErrorRecord("", "", "Cannot parse the JSON.", category="InvalidData"))
+        return [False]
+    if schema is None and schema_file is None:
+        return [True]
+    problems = _schema_problems(value, _schema(ctx, schema, schema_file))
+    for problem in problems:
+        ctx.write_error(ErrorRecord("", "", problem, category="InvalidData"))
+    return [not problems]
+
+
+def _file_text(ctx: Invocation, path: str) -> str:
+    full = ctx.state.resolve_path(path)
+    try:
+        return read_text(full, None)
+    except (FileNotFoundError, IsADirectoryError):
+        raise CommandError(ctx.name, not_found(full)) from None
+
+
+def _strict_json(text: str) -> Any:
+    """JSON as RFC 8259 has it (Python's json would also take NaN and Infinity)."""
+
+    def refuse(word: str) -> Any:
+        raise ValueError(word)
+
+    return json.loads(text, parse_constant=refuse)
+
+
+def _relaxed(text: str, comments: bool, commas: bool) -> str:
+    """``text`` without the comments and trailing commas -Options lets through (strings are
+    kept as they are)."""
+    if not (comments or commas):
+        return text
+    out: list[str] = []
+    i, n = 0, len(text)
+    while i < n:
+        ch = text[i]
+        if ch == '"':
+            end = _string_end(text, i)
+            out.append(text[i:end])
+            i = end
+        elif comments and text.startswith("//", i):
+            i = text.find("\n", i) if "\n" in text[i:] else n
+        elif comments and text.startswith("/*", i):
+            close = text.find("*/", i + 2)
+            i = n if close < 0 else close + 2
+        elif commas and ch == "," and re.match(r"\s*[}\]]", text[i + 1 :]):
+            i += 1
+        else:
+            out.append(ch)
+            i += 1
+    return "".join(out)
+
+
+def _string_end(text: str, start: int) -> int:
+    """Where the JSON string opening at ``start`` ends (past its closing quote)."""
+    i = start + 1
+    while i < len(text):
+        if text[i] == "\\":
+            i += 2
+        elif text[i] == '"':
+            return i + 1
+        else:
+            i += 1
+    return len(text)
+
+
+def _schema(ctx: Invocation, schema: str | None, schema_file: str | None) -> Any:
+    text = schema if schema is not None else _file_text(ctx, schema_file or "")
+    try:
+        return _strict_json(text)
+    except ValueError:
+        raise CommandError(ctx.name, "Cannot parse the JSON schema.") from None
+
+
+def _schema_problems(value: Any, schema: Any) -> list[str]:
+    """Each place ``value`` does not meet ``schema``, in PowerShell's words, with its JSON
+    pointer (jsonschema validates: a well-kept implementation of every draft)."""
+    import jsonschema
+
+    try:
+        kind = jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)
+        kind.check_schema(schema)
+    except jsonschema.SchemaError as exc:
+        raise CommandError("Test-Json", f"Cannot parse the JSON schema: {exc.message}") from None
+    found = sorted(kind(schema).iter_errors(value), key=lambda e: list(e.absolute_path))
+    return [
+        f"The JSON is not valid with the schema: {e.message} at '{_pointer(e.absolute_path)}'"
+        for e in found
+    ]
+
+
+def _pointer(path: Iterable[Any]) -> str:
+    """A JSON pointer (RFC 6901) to a place in a document."""
+    parts = [str(p).replace("~", "~0").replace("/", "~1") for p in path]
+    return "/" + "/".join(parts) if parts else ""
 
 
 #: A JSON string PowerShell 7 reads as a date (Json.NET's ISO 8601 date and time).

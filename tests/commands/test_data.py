@@ -195,3 +195,34 @@ async def test_csv_tee_and_select_string_honour_encoding(shell, tmp_path) -> Non
     assert out == ["é", "é", "é"]
     assert (tmp_path / "u16.csv").read_bytes() == '\ufeff"a"\n"é"\n'.encode("utf-16-le")
     assert (tmp_path / "t.txt").read_bytes() == "é\n".encode("latin-1")
+
+
+async def test_test_json_says_whether_text_is_json(shell) -> None:
+    out = await shell.run(
+        "$ErrorActionPreference = 'Continue'; Test-Json '{\"a\": [1, 2]}'; Test-Json '{a:'; "
+        "Test-Json 'NaN'; '[1,2,]' | Test-Json; '[1,2,]' | Test-Json -Options AllowTrailingCommas; "
+        '"{ // note`n `"a`": `"x//y`" /* more */ }" | Test-Json -Options IgnoreComments'
+    )
+    assert out == [True, False, False, False, True, True]
+    assert shell.host.errors == ["Test-Json: Cannot parse the JSON."] * 3
+
+
+async def test_test_json_against_a_schema_names_each_place_it_fails(shell, tmp_path) -> None:
+    schema = (
+        '{"type": "object", "required": ["name"], '
+        '"properties": {"age": {"type": "integer"}, "name": {"type": "string"}}}'
+    )
+    (tmp_path / "s.json").write_text(schema)
+    out = await shell.run(
+        "$ErrorActionPreference = 'Continue'; "
+        f'Test-Json \'{{"name": "a", "age": 3}}\' -SchemaFile \'{tmp_path}/s.json\'; '
+        f"Test-Json '{{\"age\": \"old\"}}' -Schema '{schema}'"
+    )
+    assert out == [True, False]
+    assert shell.host.errors == [
+        "Test-Json: The JSON is not valid with the schema: 'name' is a required property at ''",
+        "Test-Json: The JSON is not valid with the schema: 'old' is not of type 'integer' at "
+        "'/age'",
+    ]
+    with pytest.raises(FayError, match="Cannot parse the JSON schema"):
+        await shell.run("Test-Json '{}' -Schema '{\"type\": 5}'")
