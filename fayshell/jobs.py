@@ -110,11 +110,12 @@ class Job:
     def finished(self) -> bool:
         return self.State in FINISHED
 
-    def take(self, keep: bool) -> list[tuple[Kind, Any]]:
-        """The results not received yet (all of them again with ``keep``)."""
+    def take(self, keep: bool, skip: int = 0) -> list[tuple[Kind, Any]]:
+        """The results not received yet, past the first ``skip`` of them (with ``keep``, they
+        stay not received)."""
         assert self._run is not None
         with self._run.lock:
-            got = list(self._run.results[self._run.received :])
+            got = list(self._run.results[self._run.received + skip :])
             if not keep:
                 self._run.received = len(self._run.results)
             self.HasMoreData = self._run.received < len(self._run.results) or not self.finished

@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import time
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -228,18 +228,33 @@ async def receive_job(
     keep: bool = False,
     wait: bool = False,
     auto_remove_job: bool = False,
-) -> list[Any]:
+) -> AsyncIterator[Any]:
     if auto_remove_job and not wait:
         raise ParameterError("Receive-Job", "AutoRemoveJob", "only with -Wait")
     jobs = await _given(ctx, job, id, name)
-    if wait:
-        await _wait(jobs, every=True, timeout=None)
-    out: list[Any] = []
     for j in jobs:
-        out.extend(_relayed(ctx, j, j.take(keep)))
-        if auto_remove_job:
-            await asyncio.to_thread(ctx.state.jobs.remove, j)
-    return out
+        for value in _relayed(ctx, j, j.take(keep)) if not wait else []:
+            yield value
+    if wait:
+        async for value in _as_they_come(ctx, jobs, keep):
+            yield value
+    for j in jobs if auto_remove_job else []:
+        await asyncio.to_thread(ctx.state.jobs.remove, j)
+
+
+async def _as_they_come(ctx: Invocation, jobs: list[Job], keep: bool) -> AsyncIterator[Any]:
+    """-Wait: each job's results as it writes them, until every job has ended."""
+    taken = dict.fromkeys((j.Id for j in jobs), 0)  # with -Keep: how many were given
+    while True:
+        ended = all(j.finished for j in jobs)  # before the last take: nothing is missed
+        for j in jobs:
+            got = j.take(keep, taken[j.Id] if keep else 0)
+            taken[j.Id] += len(got)
+            for value in _relayed(ctx, j, got):
+                yield value
+        if ended:
+            return
+        await asyncio.sleep(POLL_S)
 
 
 def _relayed(ctx: Invocation, job: Job, results: list[tuple[Kind, Any]]) -> list[Any]:

@@ -66,3 +66,14 @@ async def test_any_returns_the_first_job_to_end(shell) -> None:
 async def test_a_using_variable_that_is_not_set_is_refused(shell) -> None:
     with pytest.raises(FayError, match=r"'\$using:nope' cannot be retrieved"):
         await shell.run("Start-Job { $using:nope }")
+
+
+async def test_wait_gives_results_as_the_job_writes_them(shell) -> None:
+    out = await shell.run(
+        "$j = Start-Job { 'first'; Start-Sleep 2; 'second' }; "
+        'Receive-Job $j -Wait -Keep | ForEach-Object { "$_ $($j.State)" }; '
+        "(Receive-Job $j) -join ','"
+    )
+    # 'first' came while the job was still sleeping; -Keep gave each result once meanwhile
+    assert out[0] == "first Running" and out[1].startswith("second ")
+    assert out[2:] == ["first,second"]
