@@ -77,3 +77,15 @@ async def test_wait_gives_results_as_the_job_writes_them(shell) -> None:
     # 'first' came while the job was still sleeping; -Keep gave each result once meanwhile
     assert out[0] == "first Running" and out[1].startswith("second ")
     assert out[2:] == ["first,second"]
+
+
+async def test_initialization_script_and_file_path(shell, tmp_path) -> None:
+    (tmp_path / "job.fay").write_text('param($n) "file $n $(Get-Location)"\n')
+    out = await shell.run(
+        f"Set-Location '{tmp_path}'; "
+        "Start-Job { Twice 4 } -InitializationScript { function Twice($x) { $x * 2 } } | "
+        "Receive-Job -Wait -AutoRemoveJob; "
+        "Start-Job -FilePath job.fay -ArgumentList 7 | Receive-Job -Wait -AutoRemoveJob; "
+        "@(Get-Job).Count"
+    )
+    assert out == [8, f"file 7 {tmp_path}", 0]  # in the shell's current directory
