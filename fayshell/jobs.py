@@ -97,13 +97,13 @@ class Job:
     HasMoreData: bool
     Location: str
     Command: str
+    #: Its child process and results: not a property of the job (not shown or serialized).
+    run: InitVar[JobRun]
     PSBeginTime: dt.datetime = field(repr=False)
     PSEndTime: dt.datetime | None = field(default=None, repr=False)
-    #: Its child process and results: not a property of the job (not shown or serialized).
-    run: InitVar[JobRun | None] = None
     TYPE_NAME = "System.Management.Automation.PSRemotingJob"
 
-    def __post_init__(self, run: JobRun | None) -> None:
+    def __post_init__(self, run: JobRun) -> None:
         self._run = run
 
     @property
@@ -113,7 +113,6 @@ class Job:
     def take(self, keep: bool, skip: int = 0) -> list[tuple[Kind, Any]]:
         """The results not received yet, past the first ``skip`` of them (with ``keep``, they
         stay not received)."""
-        assert self._run is not None
         with self._run.lock:
             got = list(self._run.results[self._run.received + skip :])
             if not keep:
@@ -121,15 +120,10 @@ class Job:
             self.HasMoreData = self._run.received < len(self._run.results) or not self.finished
         return got
 
-    def wait(self, timeout: float | None) -> bool:
-        """Block until the job ends (True) or ``timeout`` seconds pass (False)."""
-        assert self._run is not None
-        return self._run.done.wait(timeout)
-
     def stop(self) -> None:
         """End the child (SIGTERM, then SIGKILL after STOP_GRACE_S); the job is Stopped."""
         run = self._run
-        if run is None or self.finished:
+        if self.finished:
             return
         run.stopping = True
         with contextlib.suppress(ProcessLookupError):
@@ -142,8 +136,7 @@ class Job:
     def remove(self) -> None:
         """Stop it if it runs and delete its temporary directory."""
         self.stop()
-        if self._run is not None:
-            shutil.rmtree(self._run.tmp, ignore_errors=True)
+        shutil.rmtree(self._run.tmp, ignore_errors=True)
 
 
 @dataclass
@@ -220,7 +213,7 @@ def _read(job: Job, stdin: IO[str]) -> None:
     """The reader thread: owns the child's pipes once it has its spec, collects its lines,
     and records how it ended."""
     run = job._run
-    assert run is not None and run.proc.stdout is not None
+    assert run.proc.stdout is not None
     for line in run.proc.stdout:
         if line.strip():
             with run.lock:

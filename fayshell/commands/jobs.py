@@ -10,7 +10,7 @@ from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Any
 
-from fayshell.commands.data import JsonWrite, json_value
+from fayshell.commands.data import JsonWrite, json_value, with_dates
 from fayshell.commands.invocation import ErrorRecord, Invocation
 from fayshell.commands.registry import BY_VALUE, Param, cmdlet
 from fayshell.errors import CommandError, ParameterError
@@ -259,8 +259,6 @@ async def _as_they_come(ctx: Invocation, jobs: list[Job], keep: bool) -> AsyncIt
 
 def _relayed(ctx: Invocation, job: Job, results: list[tuple[Kind, Any]]) -> list[Any]:
     """A job's results: output values returned, the other streams written here."""
-    from fayshell.commands.data import with_dates
-
     out: list[Any] = []
     for kind, value in results:
         if kind == "o":
