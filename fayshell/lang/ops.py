@@ -9,7 +9,7 @@ import operator
 import re
 from collections.abc import Callable, Mapping
 from datetime import datetime
-from decimal import Decimal, InvalidOperation
+from decimal import ROUND_HALF_EVEN, Decimal, InvalidOperation, localcontext
 from types import ModuleType
 from typing import Any
 
@@ -507,17 +507,38 @@ def _decimal_text(text: str) -> Decimal | None:
 
 
 def _decimal_arithmetic(op: str, a: Decimal, b: Decimal) -> Decimal:
-    """``+ - * / %`` on [decimal] (either operand decimal makes both decimal, as in .NET): 28
-    significant digits, the remainder with the dividend's sign."""
+    """``+ - * / %`` on [decimal] (either operand decimal makes both decimal, as in .NET): as
+    many digits as .NET's decimal holds, the remainder with the dividend's sign."""
     if b == 0 and op in "/%":
         raise DivideByZero("Attempted to divide by zero.")
     try:
-        result = _DECIMAL_OPS[op](a, b)
+        with localcontext(prec=60):
+            result = _DECIMAL_OPS[op](a, b)
     except InvalidOperation as exc:
         raise OperatorError(str(exc)) from None
     if abs(result) > DECIMAL_MAX:
         raise OperatorError("Value was either too large or too small for a Decimal.")
-    return result
+    return net_decimal(result)
+
+
+#: A .NET decimal's mantissa is below this (96 bits); its scale is at most 28 places.
+_MANTISSA_END = 2**96
+_MOST_PLACES = 28
+
+
+def net_decimal(x: Decimal) -> Decimal:
+    """``x`` rounded (to even) to the most decimal places .NET's decimal can hold for it:
+    ``[decimal]10/3`` is 3.3333333333333333333333333333 (29 digits), ``[decimal]1/3``
+    0.3333333333333333333333333333 (28 places)."""
+    places = -int(x.as_tuple().exponent)
+    if places <= 0:
+        return x
+    with localcontext(prec=60):
+        for keep in range(min(places, _MOST_PLACES), 0, -1):
+            rounded = x.quantize(Decimal(1).scaleb(-keep), rounding=ROUND_HALF_EVEN)
+            if abs(rounded.scaleb(keep)) < _MANTISSA_END:
+                return rounded
+        return x.quantize(Decimal(1), rounding=ROUND_HALF_EVEN)
 
 
 def _fits_long(n: int | float) -> int | float:

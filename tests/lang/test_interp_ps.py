@@ -818,6 +818,16 @@ async def test_array_sort_orders_in_place_as_sort_object_does(shell, src, expect
         ("0.1d + 0.2d -eq 0.3d", [True]),
         ("0.1 + 0.2 -eq 0.3", [False]),  # doubles, for contrast
         ("1d / 3", [Decimal("0.3333333333333333333333333333")]),
+        # as many digits as .NET's 96-bit mantissa holds: 29 where they fit, else 28
+        (
+            "10d / 3; 20d / 3",
+            [Decimal("3.3333333333333333333333333333"), Decimal("6.6666666666666666666666666667")],
+        ),
+        (
+            "9d / 1.1d; 2d / 3 * 3",
+            [Decimal("8.181818181818181818181818182"), Decimal("2.0000000000000000000000000001")],
+        ),
+        ("[decimal]::MaxValue / 3", [Decimal("26409387504754779197847983445")]),
         ("-7.5d % 2", [Decimal("-1.5")]),  # the dividend's sign
         ("\"$([decimal]'1.10' * 3)\"", ["3.30"]),  # text keeps its digits
         ("[decimal]0.1 -eq 0.1d", [True]),  # a double keeps 15 digits
