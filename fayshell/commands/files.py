@@ -1162,10 +1162,11 @@ def get_file_hash(
 def get_item(
     ctx: Invocation, *, path: list[str] | None = None, literal_path: list[str] | None = None
 ) -> list[FileItem | DriveItem]:
+    if not path and not literal_path:  # PowerShell's -Path is mandatory (Get-Item . is here)
+        raise ParameterError("Get-Item", "Path", "missing mandatory parameter -Path")
     on_drive, path = drives.split_drives(path)
     shown = drive_items(ctx, on_drive, listing=False)
-    default = [] if literal_path or on_drive else ["."]
-    return shown + [file_item(p) for p in targets(ctx, path or default, literal_path)]
+    return shown + [file_item(p) for p in targets(ctx, path or [], literal_path)]
 
 
 @cmdlet(

@@ -473,3 +473,9 @@ async def test_variable_and_function_drives(shell) -> None:
         await shell.run("Get-Item variable:nope")
     with pytest.raises(FayError, match="must be a script block"):
         await shell.run("Set-Item function:bad 42")
+
+
+async def test_get_item_needs_a_path(shell, here: Path) -> None:
+    with pytest.raises(FayError, match="missing mandatory parameter -Path"):
+        await shell.run("Get-Item")  # PowerShell's -Path is mandatory; '.' must be written
+    assert [i.Name for i in await shell.run("Get-Item .")] == [here.name]
