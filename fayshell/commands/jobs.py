@@ -7,7 +7,6 @@ import asyncio
 import dataclasses
 import time
 from collections.abc import AsyncIterator, Iterator
-from pathlib import Path
 from typing import Any
 
 from fayshell.commands.data import JsonWrite, json_value, with_dates
@@ -54,9 +53,12 @@ NAME = Param("Name", "strings", help="Jobs by name (wildcards allowed).")
     examples=[
         (
             "$j = Start-Job { Get-Process | Sort-Object CPU -Descending | Select-Object -First 3 }",
-            "",
+            "The three busiest processes, found in the background.",
         ),
-        ("Start-Job { param($n) Invoke-Command -Node $n { uptime } } -ArgumentList 'web[1-4]'", ""),
+        (
+            "Start-Job { param($n) Invoke-Command -Node $n -Command uptime } -ArgumentList web[1-4]",
+            "A fan-out in the background; the shell stays free.",
+        ),
         ("Receive-Job $j -Wait -AutoRemoveJob", "Its output, once it is done; then it is gone."),
     ],
 )
@@ -85,7 +87,7 @@ def start_job(
 
 
 def _script_text(ctx: Invocation, file_path: str | None) -> str:
-    path = Path(ctx.state.location, file_path or "")
+    path = ctx.state.resolve_path(file_path or "")
     try:
         return path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
@@ -146,7 +148,7 @@ def _using_names(node: Any) -> Iterator[str]:
     ],
     examples=[
         ("Get-Job", "Every job, its state and whether it has output."),
-        ("gjb -State Failed", ""),
+        ("gjb -State Failed", "The jobs whose block threw."),
     ],
 )
 def get_job(
@@ -216,7 +218,10 @@ def _chosen(
         Param("Wait", bool, help="Wait until the jobs end, then give everything."),
         Param("AutoRemoveJob", bool, help="With -Wait: remove the jobs afterwards."),
     ],
-    examples=[("Get-Job | Receive-Job -Keep", ""), ("Receive-Job -Id 1 -Wait -AutoRemoveJob", "")],
+    examples=[
+        ("Get-Job | Receive-Job -Keep", "What every job wrote so far; kept for the next time."),
+        ("Receive-Job -Id 1 -Wait -AutoRemoveJob", "Results as they come, then the job is gone."),
+    ],
     stream=True,
 )
 async def receive_job(
@@ -289,7 +294,10 @@ def _relayed(ctx: Invocation, job: Job, results: list[tuple[Kind, Any]]) -> list
         Param("Any", bool, help="Wait for the first job to end, not for all."),
         Param("Timeout", int, help="Give up after this many seconds (then nothing is output)."),
     ],
-    examples=[("Get-Job | Wait-Job -Timeout 30", ""), ("Wait-Job -Id 1,2 -Any", "")],
+    examples=[
+        ("Get-Job | Wait-Job -Timeout 30", "Wait at most 30 s for every job."),
+        ("Wait-Job -Id 1,2 -Any", "The first of the two jobs to end."),
+    ],
     stream=True,
 )
 async def wait_job(
@@ -326,7 +334,7 @@ async def _wait(jobs: list[Job], every: bool, timeout: float | None) -> bool:
     aliases=("spjb",),
     synopsis="Stop background jobs (their process ends; what they wrote can still be received).",
     params=[JOB, ID, NAME, Param("PassThru", bool, help="Output the stopped jobs.")],
-    examples=[("Get-Job -State Running | Stop-Job", "")],
+    examples=[("Get-Job -State Running | Stop-Job", "Stop every running job.")],
     stream=True,
 )
 async def stop_job(
@@ -348,7 +356,7 @@ async def stop_job(
     aliases=("rjb",),
     synopsis="Forget background jobs and their results (-Force: stop running ones first).",
     params=[JOB, ID, NAME, Param("Force", bool, help="Stop a running job and remove it.")],
-    examples=[("Get-Job | Remove-Job -Force", "")],
+    examples=[("Get-Job | Remove-Job -Force", "Stop and forget every job.")],
     stream=True,
 )
 async def remove_job(
