@@ -13,11 +13,14 @@ import asyncio
 import os
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from fayshell import __version__
 from fayshell.errors_report import CrashLog, ExitCode, report
 from fayshell.memory import reuse_freed_memory
+
+if TYPE_CHECKING:
+    from fayshell.lang.ast import Script
 from fayshell.profile import load_profile
 
 EXIT_OK, EXIT_FAILED, EXIT_SYNTAX, EXIT_INTERRUPTED = (
@@ -147,14 +150,19 @@ def _source(opts: argparse.Namespace) -> tuple[str | None, str]:
 
 
 async def run_source(
-    state: Any, host: Any, source: str, name: str, crash_log: CrashLog | None = None
+    state: Any, host: Any, source: str | Script, name: str, crash_log: CrashLog | None = None
 ) -> int:
-    """Run a whole script non-interactively; the first error stops it with an exit code."""
+    """Run a whole script (its text, or parsed) non-interactively; the first error stops it
+    with an exit code."""
     from fayshell.lang.interp import ExitSignal, Interpreter
 
     interp = Interpreter(state)
-    run = interp.run(source, name, on_output=host.show)
-    task = asyncio.ensure_future(state.history.track(source if name.startswith("<") else name, run))
+    if isinstance(source, str):
+        run = interp.run(source, name, on_output=host.show)
+        shown = source if name.startswith("<") else name
+    else:
+        run, shown = interp.run_script(source, on_output=host.show), name
+    task = asyncio.ensure_future(state.history.track(shown, run))
     try:
         await task
         end_output(host)

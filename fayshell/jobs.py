@@ -58,6 +58,12 @@ class JobSpec:
     using: dict[str, Any] = field(default_factory=dict)
     #: -InitializationScript's text, run in the job before the block ("": none).
     init: str = ""
+    #: Where the block was written (its opening brace), for the places errors name; or, with
+    #: ``whole_script``, the script file ``block`` is the text of (-FilePath).
+    origin: str = "<job>"
+    line: int = 1
+    col: int = 1
+    whole_script: bool = False
     database: str = ""
     inventory: str | None = None
     ssh_config: str | None = None
@@ -290,10 +296,6 @@ class JobHost(Transcribing):
                 self.emit("o", json_value(item, DEPTH, JsonWrite()))
 
 
-#: The child's script: the block called with its arguments, as Start-Job calls it.
-CHILD_SCRIPT: Final = "& $__fay_job_block @__fay_job_args"
-
-
 async def run_child(spec: JobSpec, host: JobHost) -> int:
     """Run ``spec`` in this process and return its exit status (0: Completed)."""
     from fayshell.cli import run_source
@@ -305,15 +307,42 @@ async def run_child(spec: JobSpec, host: JobHost) -> int:
     state = ShellState(options=options, host=host)
     try:
         interp = Interpreter(state)
-        (block,) = await interp.run("{" + spec.block + "}", "<job>")
         for name, value in spec.using.items():
             state.globals.set_local(name, with_dates(value, dict))
-        state.globals.set_local("__fay_job_block", block)
-        state.globals.set_local("__fay_job_args", [with_dates(a, dict) for a in spec.args])
-        script = CHILD_SCRIPT if not spec.init else f"& {{{spec.init}}}\n{CHILD_SCRIPT}"
-        return await run_source(state, host, script, "<job>")
+        if spec.init:
+            code = await run_source(state, host, f"& {{{spec.init}}}", "<InitializationScript>")
+            if code:
+                return code
+        script = await _bound(interp, spec, [with_dates(a, dict) for a in spec.args])
+        return await run_source(state, host, script, spec.origin)
     finally:
         await state.aclose()
+
+
+async def _bound(interp: Any, spec: JobSpec, args: list[Any]) -> Any:
+    """The job's statements as a script of their own, its parameters bound to ``args`` as a
+    script block binds them: run at the top, each statement's output is sent as soon as it
+    ends (not when the whole block does), and errors name the place in ``spec.origin``. A
+    block written with begin/process/end is called as a whole instead."""
+    from fayshell.lang import ast
+
+    scope = interp.state.globals
+    if spec.whole_script:  # -FilePath: the file's own text, parsed as the file
+        script = interp.parse(spec.block, spec.origin)
+        params, body, source = script.params, script.statements, spec.block
+    else:  # the block where it was written: its braces at their line and column
+        source = "\n" * (spec.line - 1) + " " * (spec.col - 1) + "{" + spec.block + "}"
+        (block,) = await interp.run(source, spec.origin)
+        if block.node.named is not None:
+            scope.set_local("__fay_job_block", block)
+            scope.set_local("__fay_job_args", args)
+            return interp.parse("& $__fay_job_block @__fay_job_args", spec.origin)
+        params, body = block.node.params, block.node.body
+    for i, decl in enumerate(params):
+        given = args[i] if i < len(args) else await interp.param_default(decl, scope)
+        scope.set_local(decl.name, given)
+    scope.set_local("args", args[len(params) :])
+    return ast.Script(line=1, col=1, statements=body, source=source, file=spec.origin)
 
 
 def main(job_dir: Path) -> int:

@@ -73,10 +73,19 @@ def start_job(
 ) -> list[Job]:
     if (script_block is None) == (file_path is None):
         raise ParameterError("Start-Job", "ScriptBlock", "give a script block or -FilePath")
-    text = script_block.text if script_block is not None else _script_text(ctx, file_path)
     args = argument_list if isinstance(argument_list, list) else [argument_list]
+    if script_block is not None:  # where it was written, for the places errors name
+        origin = script_block.interp.origin.file
+        text, line, col = script_block.text, script_block.node.line, script_block.node.col
+    else:
+        origin = str(ctx.state.resolve_path(file_path or ""))
+        text, line, col = _script_text(ctx, file_path), 1, 1
     spec = JobSpec(
         block=text,
+        origin=origin,
+        line=max(line, 1),
+        col=max(col, 1),
+        whole_script=script_block is None,
         args=[_sent(a) for a in args] if argument_list is not None else [],
         using=_using_values(script_block) if script_block is not None else {},
         init=initialization_script.text if initialization_script is not None else "",
@@ -215,7 +224,11 @@ def _chosen(
         ID,
         NAME,
         Param("Keep", bool, help="Keep the results: the next Receive-Job gets them again."),
-        Param("Wait", bool, help="Wait until the jobs end, then give everything."),
+        Param(
+            "Wait",
+            bool,
+            help="Give results as the jobs write them (a statement's when it ends), until they end.",
+        ),
         Param("AutoRemoveJob", bool, help="With -Wait: remove the jobs afterwards."),
     ],
     examples=[
@@ -241,19 +254,23 @@ async def receive_job(
         for value in _relayed(ctx, j, j.take(keep)) if not wait else []:
             yield value
     if wait:
-        async for value in _as_they_come(ctx, jobs, keep):
+        async for value in _as_they_come(ctx, jobs):
             yield value
+        for j in jobs if not keep else []:  # all given: received (not before, see below)
+            j.take(keep=False)
     for j in jobs if auto_remove_job else []:
         await asyncio.to_thread(ctx.state.jobs.remove, j)
 
 
-async def _as_they_come(ctx: Invocation, jobs: list[Job], keep: bool) -> AsyncIterator[Any]:
-    """-Wait: each job's results as it writes them, until every job has ended."""
-    taken = dict.fromkeys((j.Id for j in jobs), 0)  # with -Keep: how many were given
+async def _as_they_come(ctx: Invocation, jobs: list[Job]) -> AsyncIterator[Any]:
+    """-Wait: each job's results as it writes them, until every job has ended. They stay
+    not received until then: a wait interrupted (Ctrl-C) before the statement could show
+    them loses nothing, the next Receive-Job gets them."""
+    taken = dict.fromkeys((j.Id for j in jobs), 0)  # how many of each were given
     while True:
         ended = all(j.finished for j in jobs)  # before the last take: nothing is missed
         for j in jobs:
-            got = j.take(keep, taken[j.Id] if keep else 0)
+            got = j.take(keep=True, skip=taken[j.Id])
             taken[j.Id] += len(got)
             for value in _relayed(ctx, j, got):
                 yield value

@@ -3,6 +3,7 @@ processes: output, arguments, $using:, streams, states, waiting and stopping."""
 
 from __future__ import annotations
 
+import asyncio
 import time
 
 import pytest
@@ -70,13 +71,14 @@ async def test_a_using_variable_that_is_not_set_is_refused(shell) -> None:
 
 async def test_wait_gives_results_as_the_job_writes_them(shell) -> None:
     out = await shell.run(
-        "$j = Start-Job { 'first'; Start-Sleep 2; 'second' }; "
-        'Receive-Job $j -Wait -Keep | ForEach-Object { "$_ $($j.State)" }; '
+        "$j = Start-Job { 'first'; Start-Sleep 4; 'second' }; $t = Get-Date; "
+        "Receive-Job $j -Wait -Keep | ForEach-Object { @($_, ((Get-Date) - $t).TotalSeconds) }; "
         "(Receive-Job $j) -join ','"
     )
-    # 'first' came while the job was still sleeping; -Keep gave each result once meanwhile
-    assert out[0] == "first Running" and out[1].startswith("second ")
-    assert out[2:] == ["first,second"]
+    first, first_at, second, second_at, again = out
+    assert (first, second, again) == ("first", "second", "first,second")  # -Keep kept them
+    # each statement's output is sent when it ends: 'first' came while the job slept
+    assert first_at < 3 <= second_at
 
 
 async def test_initialization_script_and_file_path(shell, tmp_path) -> None:
@@ -89,3 +91,23 @@ async def test_initialization_script_and_file_path(shell, tmp_path) -> None:
         "@(Get-Job).Count"
     )
     assert out == [8, f"file 7 {tmp_path}", 0]  # in the shell's current directory
+
+
+async def test_an_interrupted_wait_loses_no_result(shell) -> None:
+    (job,) = await shell.run("$j = Start-Job { 'first'; Start-Sleep 2; 'second' }; $j")
+    waiting = asyncio.create_task(shell.run("Receive-Job $j -Wait"))
+    deadline = time.monotonic() + 30
+    while not job.take(keep=True):  # (peeks: -Keep's way leaves them not received)
+        assert time.monotonic() < deadline
+        await asyncio.sleep(0.05)
+    await asyncio.sleep(0.2)  # the wait has taken 'first' meanwhile
+    waiting.cancel()  # Ctrl-C before the statement could show it
+    with pytest.raises(asyncio.CancelledError):
+        await waiting
+    assert await shell.run("Receive-Job $j -Wait") == ["first", "second"]
+
+
+async def test_a_jobs_errors_name_the_place_in_the_script_that_started_it(shell) -> None:
+    src = "$j = Start-Job {\n  'out'\n  Get-Item /nonexistent\n}\nReceive-Job $j -Wait -ErrorAction Continue"
+    assert await shell.run(src, file="incident.fay") == ["out"]
+    assert any("incident.fay:3:3: Get-Item" in e for e in shell.host.errors), shell.host.errors
