@@ -348,29 +348,25 @@ async def _bound(interp: Any, spec: JobSpec, args: list[Any]) -> Any:
 def main(job_dir: Path) -> int:
     """``python -m fayshell.jobs DIR``: the child side, in the job's directory ``DIR``. Its
     spec is the first line of stdin; the end of stdin (before a spec, or later) means the
-    shell is gone (ended, killed, hung up) or stopped the job: then it ends too, and removes
-    its directory, which no one else will."""
+    shell is gone (ended, killed, hung up) or stopped the job: then it ends too. However it
+    ends, it removes its directory (only it uses it): a shell killed later leaves none."""
     import asyncio
 
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
-    orphaned = threading.Event()
     try:
         line = sys.stdin.readline()
         if not line:
-            orphaned.set()
             return 143
         spec = dataclasses.replace(JobSpec.from_json(line), database=str(job_dir / "job.duckdb"))
-        threading.Thread(target=_end_with_stdin, args=(orphaned,), daemon=True).start()
+        threading.Thread(target=_end_with_stdin, daemon=True).start()
         return asyncio.run(run_child(spec, JobHost(sys.stdout)))
     finally:
-        if orphaned.is_set():
-            shutil.rmtree(job_dir, ignore_errors=True)
+        shutil.rmtree(job_dir, ignore_errors=True)
 
 
-def _end_with_stdin(orphaned: threading.Event) -> None:
+def _end_with_stdin() -> None:
     """Wait for the end of stdin, then end this process as Stop-Job would."""
     sys.stdin.read()
-    orphaned.set()
     os.kill(os.getpid(), signal.SIGTERM)
 
 

@@ -42,11 +42,12 @@ def _ppid(pid: int) -> int:
         return -1
 
 
-@pytest.mark.parametrize("how", ["exit", "SIGKILL"])
+@pytest.mark.parametrize("how", ["exit", "SIGKILL", "SIGKILL after the job ended"])
 def test_the_shell_ending_ends_its_jobs_and_their_directories(tmp_path: Path, how: str) -> None:
     tmp = tmp_path / "tmp"
     tmp.mkdir()
     stay = "; Start-Sleep 2" if how == "exit" else "; Start-Sleep 60"
+    block = "'done'" if how.endswith("ended") else "Start-Sleep 60"
     shell = subprocess.Popen(
         [
             sys.executable,
@@ -56,21 +57,27 @@ def test_the_shell_ending_ends_its_jobs_and_their_directories(tmp_path: Path, ho
             "--db",
             str(tmp_path / "s.duckdb"),
             "-c",
-            f"Start-Job {{ Start-Sleep 60 }} | Out-Null; 'started'{stay}",
+            f"Start-Job {{ {block} }} | Out-Null; 'started'{stay}",
         ],
         stdout=subprocess.PIPE,
         text=True,
         env={**os.environ, "TMPDIR": str(tmp)},
     )
     assert shell.stdout is not None and shell.stdout.readline() == "started\n"
-    (child,) = _children(shell.pid)
-    if how == "SIGKILL":
+    children = _children(shell.pid)  # none any more when the quick job has already ended
+    deadline = time.monotonic() + 20
+    if how.endswith("ended"):
+        while _children(shell.pid) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert not _children(shell.pid)
+    if how.startswith("SIGKILL"):
         shell.send_signal(signal.SIGKILL)
     shell.wait(timeout=30)
-    deadline = time.monotonic() + 20
-    while Path(f"/proc/{child}").exists() and time.monotonic() < deadline:
-        time.sleep(0.05)
-    assert not Path(f"/proc/{child}").exists() or "Z" in Path(f"/proc/{child}/stat").read_text()
+    for child in children:
+        while Path(f"/proc/{child}").exists() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert not Path(f"/proc/{child}").exists() or "Z" in Path(f"/proc/{child}/stat").read_text()
+    assert how.endswith("ended") or len(children) == 1
     while list(tmp.iterdir()) and time.monotonic() < deadline:
         time.sleep(0.05)
     assert list(tmp.iterdir()) == []  # the job's directory is gone too
