@@ -18,10 +18,10 @@ from typing import TYPE_CHECKING, Any
 from fayshell import __version__
 from fayshell.errors_report import CrashLog, ExitCode, report
 from fayshell.memory import reuse_freed_memory
+from fayshell.profile import load_profile
 
 if TYPE_CHECKING:
     from fayshell.lang.ast import Script
-from fayshell.profile import load_profile
 
 EXIT_OK, EXIT_FAILED, EXIT_SYNTAX, EXIT_INTERRUPTED = (
     ExitCode.OK,

@@ -259,6 +259,13 @@ class Invocation:
         if not self.captured("6", InformationRecord(message)):
             self.state.host.write_host(to_string(message))
 
+    def write_host(self, text: str, color: str | None = None, newline: bool = True) -> None:
+        """A Write-Host line: shown unless a redirection (6>&1, *>$null) takes it, and on the
+        information stream too (-InformationVariable)."""
+        if not self.captured("6", InformationRecord(text)):
+            self.state.host.write_host(text, color, newline)
+        self.inform(text, shown=True)
+
     def preference(self, name: str, default: str) -> str:
         """A preference variable as the calling scope sees it (a function's -WarningAction sets
         it in the function), spelled as PowerShell's actions are; ``default`` when unset."""

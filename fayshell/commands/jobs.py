@@ -7,6 +7,7 @@ import asyncio
 import dataclasses
 import time
 from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
 from typing import Any
 
 from fayshell.commands.data import JsonWrite, json_value, with_dates
@@ -17,7 +18,7 @@ from fayshell.jobs import DEPTH, FINISHED, Job, JobSpec, Kind
 from fayshell.lang import ast
 from fayshell.lang.ops import to_string, wildcard_match
 from fayshell.lang.streams import collect
-from fayshell.lang.values import InformationRecord, ScriptBlock
+from fayshell.lang.values import ScriptBlock
 
 #: How often a wait looks at its jobs (seconds).
 POLL_S = 0.02
@@ -78,8 +79,8 @@ def start_job(
         origin = script_block.interp.origin.file
         text, line, col = script_block.text, script_block.node.line, script_block.node.col
     else:
-        origin = str(ctx.state.resolve_path(file_path or ""))
-        text, line, col = _script_text(ctx, file_path), 1, 1
+        path = ctx.state.resolve_path(file_path or "")
+        origin, text, line, col = str(path), _script_text(path), 1, 1
     spec = JobSpec(
         block=text,
         origin=origin,
@@ -95,8 +96,7 @@ def start_job(
     return [ctx.state.jobs.start(spec, name, ctx.state.location)]
 
 
-def _script_text(ctx: Invocation, file_path: str | None) -> str:
-    path = ctx.state.resolve_path(file_path or "")
+def _script_text(path: Path) -> str:
     try:
         return path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
@@ -286,17 +286,15 @@ def _relayed(ctx: Invocation, job: Job, results: list[tuple[Kind, Any]]) -> list
         if kind == "o":
             out.append(with_dates(value, dict))
         elif kind == "e":
-            ctx.write_error(ErrorRecord(job.Name, "", to_string(value), names_target=False))
+            ctx.write_error(ErrorRecord(job.Name, "", to_string(value)))
         elif kind == "w":
             ctx.warn(to_string(value))
         elif kind == "v":
             ctx.show_verbose(to_string(value))
         elif kind == "d":
             ctx.show_debug(to_string(value))
-        else:  # Write-Host's line, on the information stream as well
-            if not ctx.captured("6", InformationRecord(value)):
-                ctx.state.host.write_host(to_string(value))
-            ctx.inform(value, shown=True)
+        else:  # a Write-Host line
+            ctx.write_host(to_string(value))
     return out
 
 

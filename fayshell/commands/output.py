@@ -13,7 +13,7 @@ from fayshell.errors import ParameterError
 from fayshell.lang.dotnet import composite_format
 from fayshell.lang.ops import to_string
 from fayshell.lang.streams import aiter_items, collect
-from fayshell.lang.values import NUMBERS, DictionaryEntry, Hashtable, InformationRecord
+from fayshell.lang.values import NUMBERS, DictionaryEntry, Hashtable
 from fayshell.records import property_names
 from fayshell.render import MAX_CELL, FormatKind, Formatted, format_value, render_plain
 
@@ -375,6 +375,4 @@ def write_host(
     text = to_string(separator).join(
         to_string(x) for v in items for x in (v if isinstance(v, list) else [v])
     )
-    if not ctx.captured("6", InformationRecord(text)):  # 6>&1, *>$null take it
-        ctx.state.host.write_host(text, foreground_color, not no_newline)
-    ctx.inform(text, shown=True)  # on the information stream too (-InformationVariable)
+    ctx.write_host(text, foreground_color, not no_newline)
