@@ -187,6 +187,8 @@ class RuntimeFayError(FayError):
 class CommandNotFound(RuntimeFayError):
     """No cmdlet, alias or function has that name."""
 
+    error_id = "CommandNotFoundException"
+
 
 #: PowerShell's words for a name that is no command (``$_.Exception.Message``).
 NOT_RECOGNIZED = (
@@ -196,15 +198,28 @@ NOT_RECOGNIZED = (
 
 
 class ParameterError(RuntimeFayError):
-    """A parameter is unknown, ambiguous, missing, or of the wrong type."""
+    """A parameter is unknown, ambiguous, missing, or of the wrong type. ``error_id``:
+    PowerShell's id for the kind of problem (NamedParameterNotFound, ...), "" for none."""
 
     def __init__(
-        self, command: str, parameter: str | None, message: str, detail: str | None = None
+        self,
+        command: str,
+        parameter: str | None,
+        message: str,
+        detail: str | None = None,
+        error_id: str = "",
     ) -> None:
         where = f"{command}: " if parameter is None else f"{command} -{parameter}: "
         super().__init__(where + message, message if detail is None else detail)
         self.command = command
         self.parameter = parameter
+        self.error_id = _qualified(error_id, command) if error_id else ""
+
+
+def _qualified(error_id: str, command: str) -> str:
+    from fayshell.errorids import qualified  # (not in the node agent's bundle)
+
+    return qualified(error_id, command)
 
 
 class CommandError(RuntimeFayError):
@@ -236,7 +251,9 @@ class ActionStopped(CommandError):
         category = getattr(records[0], "category", "NotSpecified")
         made = cls(command, f"{records[0]}{more}", category, getattr(records[0], "target", ""))
         made.exception = getattr(records[0], "exception", "")  # its .NET type, if it has one
-        made.error_id = getattr(records[0], "error_id", "")
+        from fayshell.errorids import of_record  # (not in the node agent's bundle)
+
+        made.error_id = of_record(getattr(records[0], "error_id", ""), made.exception, command)
         return made
 
 

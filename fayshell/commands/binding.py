@@ -10,6 +10,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from fayshell import errorids
 from fayshell.commands.registry import Cmdlet, Param, snake_case
 from fayshell.errors import (
     ERROR_ACTIONS,
@@ -192,6 +193,7 @@ def resolve_param(spec: Cmdlet, name: str) -> Param:
         name,
         f"no such parameter{hint}",
         f"A parameter cannot be found that matches parameter name '{name}'.",
+        errorids.NAMED_PARAMETER_NOT_FOUND,
     )
 
 

@@ -21,6 +21,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from fayshell import errorids
 from fayshell.commands import drives
 from fayshell.commands.drives import DriveItem, DrivePath
 from fayshell.commands.encodings import ENCODING_PARAM, read_text, write_text
@@ -399,7 +400,12 @@ def test_path(
     older_than: Any = None,
 ) -> list[bool]:
     if path is None and literal_path is None:
-        raise ParameterError("Test-Path", "Path", "missing mandatory parameter -Path")
+        raise ParameterError(
+            "Test-Path",
+            "Path",
+            "missing mandatory parameter -Path",
+            error_id=errorids.MISSING_MANDATORY,
+        )
     items = [(p, False) for p in path or []] + [(p, True) for p in literal_path or []]
     when = _written_between(newer_than, older_than)
     return [
@@ -519,7 +525,12 @@ def get_content(
     encoding: str | None = None,
 ) -> list[Any]:
     if path is None and literal_path is None:
-        raise ParameterError("Get-Content", "Path", "missing mandatory parameter -Path")
+        raise ParameterError(
+            "Get-Content",
+            "Path",
+            "missing mandatory parameter -Path",
+            error_id=errorids.MISSING_MANDATORY,
+        )
     on_drive, path = drives.split_drives(path)
     out: list[Any] = [e.Value for e in drive_items(ctx, on_drive, listing=False)]
     for found in targets(ctx, path, literal_path):
@@ -587,7 +598,12 @@ async def _write_content(
     append: bool,
 ) -> list[str]:
     if path is None and literal is None:
-        raise ParameterError(ctx.name, "Path", "missing mandatory parameter -Path")
+        raise ParameterError(
+            ctx.name,
+            "Path",
+            "missing mandatory parameter -Path",
+            error_id=errorids.MISSING_MANDATORY,
+        )
     items = (
         await collect(ctx.input)
         if value is None and ctx.input is not None
@@ -784,7 +800,12 @@ def new_item(
     force: bool = False,
 ) -> list[FileItem | DriveItem]:
     if not path and not name:
-        raise ParameterError("New-Item", "Path", "missing mandatory parameter -Path or -Name")
+        raise ParameterError(
+            "New-Item",
+            "Path",
+            "missing mandatory parameter -Path or -Name",
+            error_id=errorids.MISSING_MANDATORY,
+        )
     on_drive, path = drives.split_drives(path)
     out: list[FileItem | DriveItem] = [
         made
@@ -905,7 +926,12 @@ def remove_item(
     force: bool = False,
 ) -> None:
     if path is None and literal_path is None:
-        raise ParameterError("Remove-Item", "Path", "missing mandatory parameter -Path")
+        raise ParameterError(
+            "Remove-Item",
+            "Path",
+            "missing mandatory parameter -Path",
+            error_id=errorids.MISSING_MANDATORY,
+        )
     on_drive, path = drives.split_drives(path)
     for entry in drive_items(ctx, on_drive, listing=False):
         if ctx.should_process(f"Item: {entry.Name}", "Remove Item"):
@@ -1163,7 +1189,12 @@ def get_item(
     ctx: Invocation, *, path: list[str] | None = None, literal_path: list[str] | None = None
 ) -> list[FileItem | DriveItem]:
     if not path and not literal_path:  # PowerShell's -Path is mandatory (Get-Item . is here)
-        raise ParameterError("Get-Item", "Path", "missing mandatory parameter -Path")
+        raise ParameterError(
+            "Get-Item",
+            "Path",
+            "missing mandatory parameter -Path",
+            error_id=errorids.MISSING_MANDATORY,
+        )
     on_drive, path = drives.split_drives(path)
     shown = drive_items(ctx, on_drive, listing=False)
     return shown + [file_item(p) for p in targets(ctx, path or [], literal_path)]

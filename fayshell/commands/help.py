@@ -20,8 +20,10 @@ about_Language -- the fayshell language in brief
   Statements end at a newline or ';'. '#' starts a comment. A trailing '|' continues a pipeline.
   Commands are Verb-Noun, case-insensitive: Get-Node -Name 'web[01-04]' -Verbose
   Parameters: -Name value, -Name:value, switches (-Live), unambiguous prefixes (-Sev), positions.
-  Values: 'literal', "interpolated $var $($expr)", 42, 1.5, .5, 1.5d ([decimal]), 5l, $true
-  $false $null, 1,2,3, @(...), @{k = v}, 1..10, durations 500ms 2s 5m 1h, sizes 4KB 16MB 1GB.
+  Values: 'literal', "interpolated $var $($expr)", 42, 1.5, .5, 1.5d ([decimal]), 5l, 5u,
+  5ul, 5n ([bigint]), 0xFF (0xFFFFFFFF is the Int32 -1, as in PowerShell; 0xFFFFFFFFu is not),
+  $true $false $null, 1,2,3, @(...), @{k = v}, 1..10, durations 500ms 2s 5m 1h, sizes 4KB 16MB
+  1GB.
   A bare argument is an expandable string: Get-Item $HOME/logs/a$n.log is one argument.
   Variables: $x = <pipeline>; $_ in script blocks; $x.prop, $x[0], $env:HOME, ${x}?.prop and
   ${x}?[0] ($null when $x is), $MyInvocation, $PSScriptRoot (the running script's folder).
@@ -59,7 +61,9 @@ about_Language -- the fayshell language in brief
   Control: if (...) { } elseif (...) { } else { }, foreach ($x in $xs) { }, while (...) { },
   for ($i = 0; $i -lt 3; $i++) { }, do { } while/until (...), switch [-Regex|-Wildcard|
   -Exact|-CaseSensitive] ($x) { 'a' { } { $_ -gt 1 } { } default { } }, :label loops,
-  try { } catch [Type] { $_.Exception.Message } finally { }, trap { }, throw, exit N,
+  try { } catch [Type] { $_.Exception.Message } finally { }, trap { }, throw, exit N;
+  $_.FullyQualifiedErrorId is PowerShell's for the common errors (PathNotFound,<cmdlet type>,
+  InvokeMethodOnNull, MethodNotFound, NamedParameterNotFound, ...) and the message otherwise;
   function Name { [CmdletBinding()] param([Parameter(Mandatory)][int]$b = 2)
   begin { } process { $_ } end { } }, filter Name { $_ }, splatting: Name @params.
   Pipelines whose input is a relation (sql ..., Get-Span, ...) run inside DuckDB: Where-Object,

@@ -7,6 +7,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, NoReturn
 
+from fayshell import errorids
 from fayshell.errors import (
     STREAM_ACTIONS,
     CommandError,
@@ -130,9 +131,10 @@ def stopped_by(preference: str, text: str) -> str:
 
 def record_value(record: ErrorRecord) -> ErrorRecordValue:
     """A non-terminating error as PowerShell's ErrorRecord (in $Error, -ErrorVariable)."""
-    error_id = record.error_id or record.command
-    error_id = f"{error_id},{record.stage}" if record.stage and not record.error_id else error_id
     kind = record.exception or "System.Management.Automation.RuntimeException"
+    error_id = errorids.of_record(record.error_id, kind, record.command)
+    if not error_id:  # fayshell's own: the command, and the stage on a node that failed
+        error_id = f"{record.command},{record.stage}" if record.stage else record.command
     reason = kind.rsplit(".", 1)[-1]
     info = ErrorCategoryInfo(record.category, record.command, reason, record.target)
     exception = ExceptionValue(str(record), kind)

@@ -109,7 +109,7 @@ def write_error(
         category=category or "NotSpecified",
         names_target=True,
         exception=kind,
-        error_id=error_id or "",
+        error_id=error_id or kind,  # PowerShell's id: the exception's type
     )
     interp = ctx.state.interpreter
     redirected = interp is not None and interp.error_override is not None

@@ -7,6 +7,7 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from fayshell import errorids
 from fayshell.commands.invocation import ErrorRecord, Invocation
 from fayshell.commands.registry import BY_PROPERTY, Param, cmdlet
 from fayshell.lang.dates import DateTime
@@ -99,6 +100,19 @@ def _user(uid_line: str) -> str:
         return ""
 
 
+def _no_process(target: str, given: str, what: str) -> ErrorRecord:
+    """PowerShell's error for a process Get-Process cannot find by id or name."""
+    return ErrorRecord(
+        target,
+        "",
+        f"Cannot find a process with {what}",
+        category="ObjectNotFound",
+        names_target=True,
+        exception="Microsoft.PowerShell.Commands.ProcessCommandException",
+        error_id=errorids.qualified(f"NoProcessFoundForGiven{given}", "Get-Process"),
+    )
+
+
 @cmdlet(
     "Get-Process",
     aliases=("gps", "ps"),
@@ -128,7 +142,11 @@ def get_process(
     found = [p for p in (read_process(pid, boot) for pid in pids) if p is not None]
     if name:
         found = [p for p in found if any(wildcard_match(p.ProcessName, n) for n in name)]
-    for want in [str(i) for i in id or []] + [n for n in name or [] if not has_wildcard(n)]:
-        if not any(want.lower() in (str(p.Id), p.ProcessName.lower()) for p in found):
-            ctx.write_error(ErrorRecord(want, "", f"Cannot find a process {want!r}."))
+    for pid in id or []:
+        if not any(p.Id == pid for p in found):
+            ctx.write_error(_no_process(str(pid), "Id", f"the process identifier {pid}."))
+    for want in [n for n in name or [] if not has_wildcard(n)]:
+        if not any(p.ProcessName.lower() == want.lower() for p in found):
+            why = f'the name "{want}". Verify the process name and call the cmdlet again.'
+            ctx.write_error(_no_process(want, "Name", why))
     return sorted(found, key=lambda p: (p.ProcessName.lower(), p.Id))

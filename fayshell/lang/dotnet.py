@@ -454,14 +454,8 @@ def _random_file_name() -> str:
     return f"{secrets.token_hex(4)[:8]}.{secrets.token_hex(2)[:3]}"
 
 
+#: Static properties of types (integer types' MaxValue and MinValue: ops.int_limits).
 LIMITS: dict[str, dict[str, Any]] = {
-    "int": {"maxvalue": 2**31 - 1, "minvalue": -(2**31)},
-    "int32": {"maxvalue": 2**31 - 1, "minvalue": -(2**31)},
-    "long": {"maxvalue": 2**63 - 1, "minvalue": -(2**63)},
-    "int64": {"maxvalue": 2**63 - 1, "minvalue": -(2**63)},
-    "byte": {"maxvalue": 255, "minvalue": 0},
-    "int16": {"maxvalue": 2**15 - 1, "minvalue": -(2**15)},
-    "uint32": {"maxvalue": 2**32 - 1, "minvalue": 0},
     "double": {
         "maxvalue": 1.7976931348623157e308,
         "minvalue": -1.7976931348623157e308,

@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any, NoReturn
 
+from fayshell import errorids
 from fayshell.commands.binding import (
     NO_VALUE,
     Bound,
@@ -79,6 +80,7 @@ from fayshell.lang.ops import (
     convert,
     culture_compare,
     element_name,
+    int_limits,
     method_failed,
     no_method,
     no_property_to_set,
@@ -641,7 +643,7 @@ class Interpreter:
             exception = ExceptionValue(exc.detail, kind, exc)
             if isinstance(exc.cause, MethodFailed):  # what the .NET method threw
                 exception.InnerException = ExceptionValue(exc.cause.inner_message, exc.cause.inner)
-            error_id = getattr(exc, "error_id", "")
+            error_id = getattr(exc, "error_id", "") or getattr(exc.cause, "error_id", "")
             record = ErrorRecordValue(exception, target, str(exc.span or ""), error_id, info)
         return record
 
@@ -1646,6 +1648,7 @@ class Interpreter:
                 None,
                 f"missing mandatory parameter {names}",
                 MISSING_MANDATORY.format(", ".join(p.name for p in missing)),
+                errorids.MISSING_MANDATORY,
             )
 
     async def per_record(
@@ -1805,6 +1808,7 @@ class Interpreter:
                     decl.name,
                     "missing mandatory parameter",
                     MISSING_MANDATORY.format(decl.name),
+                    errorids.MISSING_MANDATORY,
                 )
             else:
                 value = await self.param_default(decl, scope)
@@ -1851,9 +1855,8 @@ class Interpreter:
             else:
                 why = validate.problem(attr, args, value)
             if why is not None:
-                raise ParameterError(
-                    name, decl.name, f"Cannot validate argument on parameter '{decl.name}'. {why}"
-                )
+                message = f"Cannot validate argument on parameter '{decl.name}'. {why}"
+                raise ParameterError(name, decl.name, message, error_id=errorids.VALIDATION_FAILED)
 
     async def body_output(self, body: list[ast.Node], scope: Scope) -> list[Any]:
         try:
@@ -2137,7 +2140,7 @@ class Interpreter:
         if obj is None:
             if node.safe:
                 return None
-            raise OperatorError("Cannot index into a null array.")
+            raise OperatorError("Cannot index into a null array.", errorids.NULL_ARRAY)
         key = await self.eval(node.index, scope)
         if isinstance(obj, netregex.GroupCollection) and isinstance(key, str):
             return obj.named(key)  # $m.Groups['year']
@@ -2160,7 +2163,10 @@ class Interpreter:
         if obj is None:
             if node.safe:
                 return None
-            raise OperatorError("You cannot call a method on a null-valued expression.")
+            raise OperatorError(
+                "You cannot call a method on a null-valued expression.",
+                errorids.INVOKE_METHOD_ON_NULL,
+            )
         args = [await self.eval(a, scope) for a in node.args]
         low = node.name.lower()
         if isinstance(obj, ScriptBlock) and low in ("invoke", "invokereturnasis"):
@@ -3246,8 +3252,10 @@ def static_member(type_name: str, name: str, args: list[Any] | None) -> Any:
             return fn(*[None if a is None else to_string(a) for a in args])
         except TypeError:
             raise no_method(type_name, name, len(args), True) from None
-    if args is None and low in dotnet.LIMITS.get(t, {}):
-        return dotnet.LIMITS[t][low]
+    if args is None and low in (limits := dotnet.LIMITS.get(t) or int_limits(t)):
+        return limits[low]
+    if t == "guid" and args is None and low == "empty":
+        return Guid("00000000-0000-0000-0000-000000000000")
     if t in ("globalization.cultureinfo", "cultureinfo"):
         if args is None and low in dotnet.CULTURES:
             return dotnet.CULTURES[low]

@@ -11,7 +11,8 @@ import shutil
 from collections.abc import Callable
 from typing import Any
 
-from fayshell.lang.ops import OperatorError
+from fayshell.lang.ops import OperatorError, method_failed
+from fayshell.lang.values import NetException
 
 
 def _read_lines(path: str) -> list[str]:
@@ -111,15 +112,28 @@ def static(type_name: str, name: str, args: list[Any]) -> Any:
             f'Cannot find an overload for "{name}" and the argument count: "{len(args)}".'
         ) from None
     except OSError as exc:
-        raise OperatorError(
-            f'Exception calling "{name}" with "{len(args)}" argument(s): "{_why(exc)}"'
-        ) from None
+        raise method_failed(name, len(args), NetException(_why(exc), _net_type(exc))) from None
+
+
+def _net_type(exc: OSError) -> str:
+    """The .NET exception type for a failed file operation (``$_.Exception.InnerException``)."""
+    if isinstance(exc, FileNotFoundError):
+        parent = os.path.dirname(os.path.abspath(exc.filename or "."))
+        found = os.path.isdir(parent)
+        return (
+            "System.IO.FileNotFoundException" if found else "System.IO.DirectoryNotFoundException"
+        )
+    if isinstance(exc, PermissionError):
+        return "System.UnauthorizedAccessException"
+    return "System.IO.IOException"
 
 
 def _why(exc: OSError) -> str:
     """.NET's sentence for the common failures, else the system's."""
     path = exc.filename
     if isinstance(exc, FileNotFoundError) and path is not None:
+        if _net_type(exc).endswith("DirectoryNotFoundException"):
+            return f"Could not find a part of the path '{os.path.abspath(path)}'."
         return f"Could not find file '{os.path.abspath(path)}'."
     if isinstance(exc, PermissionError) and path is not None:
         return f"Access to the path '{os.path.abspath(path)}' is denied."

@@ -13,6 +13,7 @@ from decimal import ROUND_HALF_EVEN, Decimal, InvalidOperation, localcontext
 from types import ModuleType
 from typing import Any
 
+from fayshell import errorids
 from fayshell.lang.dotnet import EXCEPTION_BASES, DotNetError, format_double, regex
 from fayshell.lang.netnumerics import TYPES as BIG_TYPES
 from fayshell.lang.netnumerics import BigInteger, to_bigint
@@ -48,11 +49,21 @@ def _dates() -> ModuleType:
 
 
 class OperatorError(Exception):
-    """An operator cannot apply to its operands; the evaluator adds the location."""
+    """An operator cannot apply to its operands; the evaluator adds the location.
+    ``error_id``: PowerShell's ``$_.FullyQualifiedErrorId`` for it ("": the message)."""
+
+    error_id = ""
+
+    def __init__(self, message: str = "", error_id: str = "") -> None:
+        super().__init__(message)
+        if error_id:
+            self.error_id = error_id
 
 
 class DivideByZero(OperatorError):
     """``x / 0`` (PowerShell's DivideByZeroException)."""
+
+    error_id = "RuntimeException"
 
 
 class MethodFailed(OperatorError):
@@ -60,7 +71,7 @@ class MethodFailed(OperatorError):
     what it threw (a typed ``catch [FormatException]`` takes it, as PowerShell's does)."""
 
     def __init__(self, message: str, inner: str, inner_message: str) -> None:
-        super().__init__(message)
+        super().__init__(message, inner.rsplit(".", 1)[-1])  # its id: FileNotFoundException
         self.inner = inner
         self.inner_message = inner_message
 
@@ -438,12 +449,14 @@ def arithmetic(op: str, left: Any, right: Any) -> Any:
             if dup:
                 raise OperatorError(f"Item has already been added. Key in dictionary: '{dup[0]}'")
             return type(left)({**left, **right}) if isinstance(left, dict) else {**left, **right}
+    if isinstance(left, Char):  # a [char] adds as text, and has no other arithmetic
+        raise _undefined(op, left, right)
     if op == "*" and isinstance(left, (str, list, tuple)):
         count = int(to_number(right))
         if count * max(len(left), 1) > 100_000_000:
             raise OperatorError(f"repeating {len(left)} items {count} times is too large")
         return left * count if isinstance(left, str) else list(left) * count
-    a, b = to_number(left), to_number(right)
+    a, b = to_number(left), _operand(right, left)
     if isinstance(a, BigInteger) or isinstance(b, BigInteger):
         if isinstance(a, int) and isinstance(b, int):
             try:
@@ -468,6 +481,28 @@ def arithmetic(op: str, left: Any, right: Any) -> Any:
         r = math.fmod(a, b)
         return int(r) if isinstance(a, int) and isinstance(b, int) else r
     raise OperatorError(f"unknown operator {op}")
+
+
+def _operand(right: Any, left: Any) -> int | float | Decimal:
+    """The right operand of arithmetic on a number, converted as PowerShell converts it to the
+    left one's type: a [char] is its code (``1 + [char]65`` is 66), and a text that is no
+    number is .NET's error for the left one's type."""
+    if isinstance(right, Char):
+        return ord(right)
+    try:
+        return to_number(right)
+    except CastError:
+        if not isinstance(right, str) or not isinstance(left, (int, float)):
+            raise
+        raise _not_a_number(right, "Double" if isinstance(left, float) else "Int32") from None
+
+
+def _undefined(op: str, left: Any, right: Any) -> OperatorError:
+    """PowerShell's error for arithmetic that the operand types do not define."""
+    from fayshell.lang.dotnet import full_type_name_of
+
+    pair = f"[{full_type_name_of(left)}] {op} [{full_type_name_of(right)}]"
+    return OperatorError(f"The operation '{pair}' is not defined.", errorids.NOT_DEFINED_OPERATION)
 
 
 #: The largest [decimal]; beyond it .NET's decimal arithmetic fails.
@@ -600,6 +635,16 @@ def convert(value: Any, target: str) -> Any:
     raise UnknownType(f"unknown type [{target}]")
 
 
+def _not_a_number(text: str, net: str) -> CastError:
+    """.NET's error for a text that is no number of the type ``net`` (Int32, Double)."""
+    kind = errorids.CAST_TO_INTEGER if net == "Int32" else "InvalidCastFromStringToDoubleOrSingle"
+    return CastError(
+        f'Cannot convert value "{text}" to type "System.{net}". '
+        'Error: "Input string was not in a correct format."',
+        kind,
+    )
+
+
 def _to_int(value: Any) -> int:
     if isinstance(value, Char):
         return ord(value)
@@ -608,10 +653,7 @@ def _to_int(value: Any) -> int:
     except CastError:
         if not isinstance(value, str):
             raise
-        raise CastError(
-            f'Cannot convert value "{value}" to type "System.Int32". '
-            'Error: "Input string was not in a correct format."'
-        ) from None
+        raise _not_a_number(value, "Int32") from None
     if isinstance(n, (float, Decimal)):  # to even, as .NET rounds
         if not math.isfinite(n):
             raise CastError(f"cannot convert {value} to an integer")
@@ -631,6 +673,16 @@ INT_TYPES: dict[str, tuple[str, int, bool, str]] = {
     **dict.fromkeys(("uint32", "uint"), ("UInt32", 32, False, "a UInt32")),
     **dict.fromkeys(("uint64", "ulong"), ("UInt64", 64, False, "a UInt64")),
 }
+
+
+def int_limits(name: str) -> dict[str, int]:
+    """``[uint16]::MaxValue`` and ``MinValue`` of an integer type (none for other types)."""
+    facts = INT_TYPES.get(name)
+    if facts is None:
+        return {}
+    bits, signed = facts[1], facts[2]
+    top = 1 << (bits - 1 if signed else bits)
+    return {"maxvalue": top - 1, "minvalue": -top if signed else 0}
 
 
 #: The .NET names of the element types a typed array (``[string[]]``) keeps.
@@ -763,7 +815,8 @@ def no_method(type_name: str, name: str, count: int, known: bool) -> OperatorErr
             f'Cannot find an overload for "{name}" and the argument count: "{count}".'
         )
     return OperatorError(
-        f"Method invocation failed because [{type_name}] does not contain a method named '{name}'."
+        f"Method invocation failed because [{type_name}] does not contain a method named '{name}'.",
+        errorids.METHOD_NOT_FOUND,
     )
 
 

@@ -101,8 +101,8 @@ REDIRECT = re.compile(r"([1-6*]?)(>>|>)(&[12])?")
 CAST_OPERAND = re.compile(r"[$(@'\"\[{0-9]|[-+][0-9.$(]")
 
 NUMBER = re.compile(
-    r"(?i)(?:0x(?P<hex>[0-9a-f]+)|0b(?P<bin>[01]+)|(?P<num>\d+(?:\.\d+)?|\.\d+)"
-    r"(?:(?P<unit>ns|us|ms|s|m|h|kb|mb|gb|tb)|(?P<exp>e[+-]?\d+)?(?P<suffix>d|l|n)?))(?![\w])"
+    r"(?i)(?:0x(?P<hex>[0-9a-f]+)(?P<hexsuffix>ul|u|l|n)?|0b(?P<bin>[01]+)|(?P<num>\d+(?:\.\d+)?|\.\d+)"
+    r"(?:(?P<unit>ns|us|ms|s|m|h|kb|mb|gb|tb)|(?P<exp>e[+-]?\d+)?(?P<suffix>ul|u|d|l|n)?))(?![\w])"
 )
 IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 #: A type's name with its namespace: ``System.Collections.Hashtable``.
@@ -1103,7 +1103,10 @@ class Parser:
         m = NUMBER.fullmatch(text)
         if not m:
             return None
-        value = number_from_match(m)
+        try:
+            value = number_from_match(m)
+        except ValueError:  # too large for its suffix's type: a word
+            return None
         return -value if word.startswith("-") else value  # type: ignore[operator]
 
     # ---- expressions ----------------------------------------------------------------------
@@ -1394,16 +1397,24 @@ class Parser:
             return self.string()
         m = NUMBER.match(src, self.pos)
         if m and (ch.isdigit() or (ch == "." and self.peek(1).isdigit())):
-            self.pos = m.end()
-            return ast.Literal(number_from_match(m), **self.at(start))
+            return self.number_literal(m, start, False)
         if ch == "-" and self.peek(1).isdigit():
             m = NUMBER.match(src, self.pos + 1)
             if m:
-                self.pos = m.end()
-                return ast.Literal(-number_from_match(m), **self.at(start))  # type: ignore[operator]
+                return self.number_literal(m, start, True)
         if self.eof():
             raise self.incomplete("the expression is not finished", "an expression", self.pos)
         raise self.error(f"unexpected {self.describe_here()}", "an expression")
+
+    def number_literal(self, m: re.Match[str], start: int, negated: bool) -> ast.Literal:
+        """The number ``m`` matched (after a ``-`` when ``negated``); a constant its suffix's
+        type cannot hold is PowerShell's parse error there."""
+        try:
+            value = number_from_match(m)
+        except ValueError as exc:
+            raise self.error(str(exc), pos=start) from None
+        self.pos = m.end()
+        return ast.Literal(-value if negated else value, **self.at(start))  # type: ignore[operator]
 
     def enclosed(self, open_: str, close: str) -> list[ast.Node]:
         start = self.pos
@@ -1691,7 +1702,7 @@ def attribute_flags(text: str) -> set[str]:
 def number_from_match(m: re.Match[str]) -> object:
     """The value of a NUMBER match: int, float, Decimal (``1.5d``), Duration or Size."""
     if m.group("hex"):
-        return int(m.group("hex"), 16)
+        return hex_literal(int(m.group("hex"), 16), (m.group("hexsuffix") or "").lower())
     if m.group("bin"):  # PowerShell 7's 0b1010
         return int(m.group("bin"), 2)
     digits, unit, exp = m.group("num"), m.group("unit"), m.group("exp")
@@ -1705,11 +1716,39 @@ def number_from_match(m: re.Match[str]) -> object:
         return Decimal(digits + (exp or ""))
     if suffix == "n" and not exp and "." not in digits:  # about_Numeric_Literals: BigInteger
         return BigInteger(int(digits))
-    if suffix == "l" and not exp and "." not in digits:
-        return int(digits)
+    if suffix in ("l", "u", "ul") and not exp and "." not in digits:
+        return sized_literal(int(digits), suffix, m.group(0))
     if exp or "." in digits:
         return float(digits + (exp or ""))
     return integer_literal(int(digits))
+
+
+#: The bits of the integer types a literal's suffix names (about_Numeric_Literals).
+SUFFIX_BITS = {"": 32, "l": 64, "u": 32, "ul": 64}
+
+
+def hex_literal(n: int, suffix: str) -> object:
+    """``0xFFFFFFFF`` as about_Numeric_Literals reads it: the bit pattern of the smallest of
+    [int] and [long] that holds it, so a set top bit makes it negative (-1); ``u``/``ul`` keep
+    it unsigned, ``l`` makes it a [long], ``n`` a [bigint]."""
+    if suffix == "n":
+        return BigInteger(n)
+    if suffix.startswith("u"):
+        return sized_literal(n, suffix, f"0x{n:X}{suffix}")
+    for bits in (32, 64) if suffix == "" else (64,):
+        if n < 1 << bits:
+            return n - (1 << bits) if n >> (bits - 1) else n
+    return integer_literal(n)
+
+
+def sized_literal(n: int, suffix: str, text: str) -> int:
+    """A decimal literal with an ``l``, ``u`` or ``ul`` suffix: its value, when the type the
+    suffix names (the smallest of them, as in PowerShell: ``5u`` is a [uint32]) holds it."""
+    bits = SUFFIX_BITS[suffix] if n < 1 << 32 or suffix != "u" else 64
+    top = 1 << bits if suffix.startswith("u") else 1 << (bits - 1)
+    if n >= top:
+        raise ValueError(f"The numeric constant {text} is not valid.")
+    return n
 
 
 #: The largest [decimal].

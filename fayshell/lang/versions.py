@@ -15,10 +15,9 @@ import re
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from fayshell.lang.dotnet import LIMITS
 from fayshell.lang.values import TypeInfo
 
-INT32_MAX = LIMITS["int32"]["maxvalue"]
+INT32_MAX = 2**31 - 1
 
 
 class VersionError(ValueError):

@@ -33,4 +33,15 @@ async def test_get_process_reads_proc(shell) -> None:
         sleeper.wait()
     with pytest.raises(CommandError):
         await shell.run(f"Get-Process -Id {sleeper.pid}")  # it ended
-    assert f"Cannot find a process '{sleeper.pid}'" in shell.host.errors[-1]
+    assert (
+        f"Cannot find a process with the process identifier {sleeper.pid}."
+        in (shell.host.errors[-1])
+    )
+    caught = await shell.run(
+        f"try {{ Get-Process -Id {sleeper.pid} -ErrorAction Stop }} "
+        "catch { $_.FullyQualifiedErrorId; $_.CategoryInfo.Category }"
+    )
+    assert caught == [
+        "NoProcessFoundForGivenId,Microsoft.PowerShell.Commands.GetProcessCommand",
+        "ObjectNotFound",
+    ]
