@@ -2038,14 +2038,19 @@ class Interpreter:
                     raise
                 value = None
             if isinstance(value, (list, tuple)):  # "$arr" joins with $OFS (default a space)
-                found, ofs = scope.lookup("OFS")
-                sep = to_string(ofs) if found and ofs is not None else " "
-                parts.append(sep.join(to_string(v) for v in value))
+                parts.append(self.joined(value, scope))
             elif isinstance(value, ClassInstance):  # its class's own ToString(), if it has one
                 parts.append(to_string(await self.object_method(value, "ToString", [])))
             else:
                 parts.append(to_string(value))
         return "".join(parts)
+
+    @staticmethod
+    def joined(items: list[Any] | tuple[Any, ...], scope: Scope) -> str:
+        """An array as text, its items joined by $OFS (a space when it is unset)."""
+        found, ofs = scope.lookup("OFS")
+        sep = to_string(ofs) if found and ofs is not None else " "
+        return sep.join(to_string(v) for v in items)
 
     async def eval_var(self, node: ast.VarRef, scope: Scope) -> Any:
         name = node.name
@@ -2381,6 +2386,8 @@ class Interpreter:
             for key, item in value.items():
                 made[key] = item
             return made
+        if isinstance(value, (list, tuple)) and dotnet.short_type(node.type) == "string":
+            return self.joined(value, scope)  # [string]$array joins with $OFS, as "$array"
         return self.cast_to(value, node.type)
 
     def reference(self, operand: ast.Node, scope: Scope) -> Ref:

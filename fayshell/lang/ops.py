@@ -156,21 +156,40 @@ def to_number(value: Any) -> int | float | Decimal:
     if isinstance(value, NUMBERS):
         return value
     if isinstance(value, str):
-        text = value.strip()
-        unit = parse_unit_number(text)
-        if unit is not None:
-            return unit
-        try:
-            return int(text, 0) if text.lower().startswith("0x") else int(text)
-        except ValueError:
-            pass
-        try:
-            return float(text) if text else 0
-        except ValueError:
-            raise CastError(f"cannot convert {value!r} to a number") from None
+        return _text_number(value)
     if value is None:
         return 0
     raise CastError(f"cannot convert {type_name(value)} to a number")
+
+
+#: Text .NET reads as a number with thousands separators (``1,000``; ``1,5`` is 15).
+THOUSANDS = re.compile(r"[+-]?\d[\d,]*(?:\.\d*)?(?:[eE][+-]?\d+)?")
+
+
+def _text_number(value: str) -> int | float | Decimal:
+    """A text's number as PowerShell reads it: decimal or 0x hex digits, with thousands
+    separators, a size or duration unit (fayshell's), or nothing at all (0); not Python's own
+    spellings (``1_0``, ``0o17``) and not blanks alone."""
+    text = value.strip()
+    unit = parse_unit_number(text)
+    if unit is not None:
+        return unit
+    if not value:
+        return 0
+    if "," in text and THOUSANDS.fullmatch(text):
+        text = text.replace(",", "")
+    try:
+        if "_" in text or not text:
+            raise ValueError(text)
+        return int(text, 16) if text.lower().startswith("0x") else int(text)
+    except ValueError:
+        pass
+    try:
+        if "_" in text or not text:
+            raise ValueError(text)
+        return float(text)
+    except ValueError:
+        raise CastError(f"cannot convert {value!r} to a number") from None
 
 
 def to_string(value: Any) -> str:
@@ -437,6 +456,8 @@ def arithmetic(op: str, left: Any, right: Any) -> Any:
     """``+ - * / %`` with string concatenation, array concatenation and repetition."""
     if isinstance(left, datetime) or isinstance(right, datetime):
         return _dates().date_arithmetic(op, left, right)
+    if op == "*" and left is None:
+        return None  # $null * 5 is $null
     if op == "+":
         if left is None and not isinstance(right, NUMBERS):
             return list(right) if isinstance(right, (list, tuple)) else right
@@ -494,7 +515,9 @@ def _operand(right: Any, left: Any) -> int | float | Decimal:
     except CastError:
         if not isinstance(right, str) or not isinstance(left, (int, float)):
             raise
-        raise _not_a_number(right, "Double" if isinstance(left, float) else "Int32") from None
+        raise _not_a_number(
+            right, "Double" if isinstance(left, float) else "Int32", False
+        ) from None
 
 
 def _undefined(op: str, left: Any, right: Any) -> OperatorError:
@@ -635,10 +658,12 @@ def convert(value: Any, target: str) -> Any:
     raise UnknownType(f"unknown type [{target}]")
 
 
-def _not_a_number(text: str, net: str) -> CastError:
-    """.NET's error for a text that is no number of the type ``net`` (Int32, Double)."""
+def _not_a_number(text: str, net: str, cast: bool = True) -> OperatorError:
+    """.NET's error for a text that is no number of the type ``net`` (Int32, Double): a
+    PSInvalidCastException for a cast, a RuntimeException for an operand of arithmetic."""
     kind = errorids.CAST_TO_INTEGER if net == "Int32" else "InvalidCastFromStringToDoubleOrSingle"
-    return CastError(
+    made = CastError if cast else OperatorError
+    return made(
         f'Cannot convert value "{text}" to type "System.{net}". '
         'Error: "Input string was not in a correct format."',
         kind,
@@ -712,10 +737,13 @@ def _to_int_type(net: str, bits: int, signed: bool, called: str) -> Callable[[An
 
     def cast(value: Any) -> int:
         n = _to_int(value)
+        if signed and isinstance(value, str) and value.strip().lower().startswith("0x"):
+            n = n - (1 << bits) if (1 << (bits - 1)) <= n < (1 << bits) else n  # a bit pattern
         if not lo <= n <= hi:
             raise CastError(
                 f'Cannot convert value "{to_string(value)}" to type "System.{net}". Error: '
-                f'"Value was either too large or too small for {called}."'
+                f'"Value was either too large or too small for {called}."',
+                errorids.CAST_ICONVERTIBLE,
             )
         return n
 
@@ -727,10 +755,18 @@ def _to_char(value: Any) -> str:
         if len(value) != 1:
             raise CastError(
                 f'Cannot convert value "{value}" to type "System.Char". '
-                'Error: "String must be exactly one character long."'
+                'Error: "String must be exactly one character long."',
+                "InvalidCastParseTargetInvocation",
             )
         return Char(value)
-    return Char(chr(int(to_number(value))))
+    code = _to_int(value)
+    if not 0 <= code <= 0xFFFF:  # a .NET char is one UTF-16 unit
+        raise CastError(
+            f'Cannot convert value "{to_string(value)}" to type "System.Char". Error: "Value was '
+            'either too large or too small for a character."',
+            errorids.CAST_ICONVERTIBLE,
+        )
+    return Char(chr(code))
 
 
 def _to_datetime(value: Any) -> Any:

@@ -1716,8 +1716,9 @@ def number_from_match(m: re.Match[str]) -> object:
         return Decimal(digits + (exp or ""))
     if suffix == "n" and not exp and "." not in digits:  # about_Numeric_Literals: BigInteger
         return BigInteger(int(digits))
-    if suffix in ("l", "u", "ul") and not exp and "." not in digits:
-        return sized_literal(int(digits), suffix, m.group(0))
+    if suffix in ("l", "u", "ul"):  # 1.5L is the [long] 2, rounded to even as .NET rounds
+        whole = round(Decimal(digits + (exp or "")))
+        return sized_literal(int(whole), suffix, m.group(0))
     if exp or "." in digits:
         return float(digits + (exp or ""))
     return integer_literal(int(digits))

@@ -40,6 +40,16 @@ CAUGHT = "try {{ {} }} catch {{ $_.FullyQualifiedErrorId; $_.Exception.GetType()
         (
             "1 + 'A'",
             "InvalidCastFromStringToInteger",
+            "System.Management.Automation.RuntimeException",
+        ),
+        (
+            "[byte]300",
+            "InvalidCastIConvertible",
+            "System.Management.Automation.PSInvalidCastException",
+        ),
+        (
+            "[char]65536",
+            "InvalidCastIConvertible",
             "System.Management.Automation.PSInvalidCastException",
         ),
         (
@@ -164,6 +174,14 @@ async def test_hex_literals_are_bit_patterns_and_suffixes_size_them(shell) -> No
         await shell.run("18446744073709551616ul")
 
 
+async def test_long_suffix_rounds_null_times_is_null_and_string_casts_join_with_ofs(shell) -> None:
+    out = await shell.run(
+        "1.5L; 2.5L; $n = $null; $null -eq ($n * 5); $OFS = '-'; [string]('a', 'b'); "
+        '[string]@(1, 2); "$(3, 4)"; [char]65535 -eq [char]0xFFFF'
+    )
+    assert out == [2, 2, True, "a-b", "1-2", "3-4", True]
+
+
 async def test_integer_limits_and_the_empty_guid(shell) -> None:
     out = await shell.run(
         "[uint16]::MaxValue; [sbyte]::MinValue; [ulong]::MaxValue; [int]::MinValue; "
@@ -180,3 +198,16 @@ async def test_integer_limits_and_the_empty_guid(shell) -> None:
         "00000000-0000-0000-0000-000000000000",
         True,
     ]
+
+
+async def test_text_to_number_reads_as_dotnet_does(shell) -> None:
+    out = await shell.run(
+        "[int]''; [int]'1,000'; [double]'1,5'; [int]'0xFFFFFFFF'; [sbyte]'0x80'; [byte]'0x80'; "
+        "[long]'0xFFFFFFFFFFFFFFFF'; 12 + '0xabc'; 1 + ' 5 '; 12 -eq '1,2'; [int]'7.5'; [int]'2.5'"
+    )
+    assert out == [0, 1000, 15.0, -1, -128, 128, -1, 2760, 6, True, 8, 2]
+    for text in ("1_0", "   ", "0o17", "0b1010"):  # Python's spellings and blanks are not numbers
+        with pytest.raises(FayError, match="Input string was not in a correct format"):
+            await shell.run(f"[int]'{text}'")
+    with pytest.raises(FayError, match="too large or too small for an unsigned byte"):
+        await shell.run("[byte]'0x100'")
