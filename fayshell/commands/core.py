@@ -1122,6 +1122,8 @@ async def foreach_object(
     input_object: Any = None,
 ) -> Any:
     source = ctx.input if ctx.input is not None else input_object
+    if ctx.input is None and input_object is None:
+        source = [None]  # first in its pipeline: the block runs once, as PowerShell's does
     if parallel is not None:
         ctx.write_verbose("-Parallel runs sequentially in fayshell")
         async for item in aiter_items(source):

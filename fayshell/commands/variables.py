@@ -107,6 +107,19 @@ def _scope(ctx: Invocation, scope: str | None) -> Scope:
     return found
 
 
+#: The scope a variable's name may start with (``Set-Variable global:n 1``).
+SCOPE_PREFIXES = ("global", "script", "local", "private")
+
+
+def _scoped(name: str, scope: str | None) -> tuple[str, str | None]:
+    """A name and the scope it names: ``global:n`` is ``n`` in the global scope, as
+    ``$global:n`` is; ``-Scope`` applies to a name without a prefix."""
+    prefix, sep, rest = name.partition(":")
+    if sep and rest and prefix.lower() in SCOPE_PREFIXES:
+        return rest, "Local" if prefix.lower() == "private" else prefix
+    return name, scope
+
+
 @cmdlet(
     "Set-Variable",
     aliases=("set",),
@@ -130,6 +143,7 @@ def set_variable(
     scope: str | None = None,
     pass_thru: bool = False,
 ) -> Any:
+    name, scope = _scoped(name, scope)
     if name.lower() in ("true", "false", "null"):
         raise CommandError("Set-Variable", f"cannot overwrite the constant ${name}")
     if scope is None and ctx.state.interpreter is None:
@@ -161,6 +175,7 @@ def new_variable(
     force: bool = False,
     pass_thru: bool = False,
 ) -> Any:
+    name, scope = _scoped(name, scope)
     where = _scope(ctx, scope)
     if name.lower() in where.vars and not force:
         raise CommandError("New-Variable", f"a variable named {name!r} already exists")

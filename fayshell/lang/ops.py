@@ -962,7 +962,7 @@ STRING_METHODS: dict[tuple[str, int], Callable[[str, list[str], list[Any]], Any]
         s.lower() == t[0].lower() if len(t) > 1 and "ignorecase" in t[1].lower() else s == t[0]
     ),
     ("compareto", 1): lambda s, t, a: culture_compare(s, t[0]),
-    ("tochararray", 0): lambda s, t, a: [Char(c) for c in s],
+    ("tochararray", 0): lambda s, t, a: TypedArray((Char(c) for c in s), "Char"),
     ("getenumerator", 0): lambda s, t, a: list(s),
     ("isnormalized", 0): lambda s, t, a: True,
     ("normalize", 0): lambda s, t, a: s,

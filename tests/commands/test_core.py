@@ -496,3 +496,11 @@ async def test_calculated_property_keys_by_prefix_and_per_command(shell) -> None
         await shell.run("1 | Select-Object @{ n = 'a'; e = { 1 }; w = 3 }")
     text = await shell.text("1 | Format-Table @{ l = 'x'; e = { $_ }; w = 5; a = 'Right' }")
     assert text.splitlines()[1:4] == ["    x", "    -", "    1"]
+
+
+async def test_foreach_object_first_in_its_pipeline_runs_once(shell) -> None:
+    out = await shell.run(
+        "% { \"once [$_]\" }; ForEach-Object -Begin { 'b' } -Process { 'p' } -End { 'e' }; "
+        "@() | % { 'never' }; $null | % { 'null once' }"
+    )
+    assert out == ["once []", "b", "p", "e", "null once"]

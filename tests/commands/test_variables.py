@@ -26,3 +26,13 @@ async def test_scope_parameter(shell) -> None:
     ) == ["outer"]
     with pytest.raises(RuntimeFayError, match="unknown scope"):
         await shell.run("Set-Variable z 1 -Scope Nowhere")
+
+
+async def test_a_scope_prefix_in_the_name_picks_the_scope(shell) -> None:
+    out = await shell.run(
+        "Set-Variable global:y b; $global:y; $n = 'script:q'; "
+        "function g($p = (Set-Variable $n 'v')) { }; g; $q; "
+        'function h { Set-Variable local:w 1; "w=$w" }; h; "outside=[$w]"; '
+        "function k { New-Variable global:made 5 }; k; $made"
+    )
+    assert out == ["b", "v", "w=1", "outside=[]", 5]
