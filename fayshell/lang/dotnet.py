@@ -361,13 +361,35 @@ def _round(x: Any, *rest: Any) -> Any:
     most = 28 if isinstance(x, Decimal) else 15
     if not 0 <= digits <= most:
         raise ValueError(f"Rounding digits must be between 0 and {most}, inclusive.")
-    if mode == "toeven" and not isinstance(x, Decimal):
-        value = round(float(x), digits)
-        return value if digits else float(value)
-    exact = x if isinstance(x, Decimal) else Decimal(repr(float(x)))
+    if not isinstance(x, Decimal):
+        return _round_double(float(x), digits, mode)
     step = Decimal(1).scaleb(-digits)
-    rounded = exact.quantize(step, rounding=getattr(decimal, ROUNDING[mode]))
-    return rounded if isinstance(x, Decimal) else float(rounded)
+    return x.quantize(step, rounding=getattr(decimal, ROUNDING[mode]))
+
+
+def _away_from_zero(value: float) -> float:
+    """A whole number, a fraction of one half or more rounded away from zero (.NET's test of
+    the fraction, not ``floor(x + 0.5)``, which 0.49999999999999994 would round up)."""
+    fraction, whole = math.modf(value)
+    return whole + math.copysign(1.0, fraction) if abs(fraction) >= 0.5 else whole
+
+
+def _round_double(value: float, digits: int, mode: str) -> float:
+    """Math.Round of a double as .NET computes it: scaled by 10**digits, rounded to a whole
+    number, scaled back (so 1.005 to 2 places away from zero is 1, as 1.005 * 100 is
+    100.49999999999999), for values under 1e16; larger ones are already whole."""
+    if not math.isfinite(value) or abs(value) >= 1e16:
+        return value
+    power = 10.0**digits
+    scaled = value * power
+    whole = {
+        "toeven": lambda v: float(round(v)),
+        "awayfromzero": _away_from_zero,
+        "tozero": lambda v: float(math.trunc(v)),
+        "tonegativeinfinity": lambda v: float(math.floor(v)),
+        "topositiveinfinity": lambda v: float(math.ceil(v)),
+    }[mode](scaled)
+    return whole / power
 
 
 MATH: dict[str, Any] = {
