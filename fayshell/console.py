@@ -18,6 +18,7 @@ from fayshell.host import (
 )
 from fayshell.lang.streams import is_relation
 from fayshell.render import (
+    VIEW,
     fit_widths,
     format_cell,
     groups,
@@ -289,7 +290,9 @@ def _rich_drawn(kind: str, run: list[Any]) -> bool:
         return bool(
             f.kind == "table" and f.groups is None and f.widths is None and f.aligns is None
         )
-    if kind in ("scalar", "hashtable", "date", "timespan") or shows_as_list(run[0]):
+    if kind in ("scalar", "hashtable", "date", "timespan") or kind.startswith(VIEW):
+        return False
+    if shows_as_list(run[0]):
         return False
     return not isinstance(getattr(type(run[0]), "GROUP_BY", None), str)
 

@@ -45,6 +45,10 @@ FORMAT_ENUMERATION_LIMIT = 4
 HASHTABLE_NAME_WIDTH = 30
 
 
+#: The kind of a run of objects whose type lays out its own lines (a static ``block_lines(run)``
+#: returning them, blank lines around included): Format-Hex's ByteCollection.
+VIEW = "view:"
+
 #: How Format-Table / Format-List output is laid out.
 FormatKind = Literal["table", "list"]
 
@@ -182,6 +186,8 @@ def groups(items: Iterable[Any]) -> list[tuple[str, list[Any]]]:
             kind = "date"  # PowerShell's DateTime view: a block with a blank line around it
         elif isinstance(item, TimeSpan):
             kind = "timespan"  # PowerShell's view of a TimeSpan: its properties as a list
+        elif callable(getattr(type(item), "block_lines", None)):
+            kind = VIEW + type(item).__name__  # a type that lays out its own lines
         if out and out[-1][0] == kind:
             out[-1][1].append(item)
         else:
@@ -281,6 +287,9 @@ def _is_shell_date(value: Any) -> bool:
 
 
 def _block_lines(kind: str, run: list[Any]) -> list[str]:
+    if kind.startswith(VIEW):
+        lines: list[str] = type(run[0]).block_lines(run)
+        return lines
     if kind == "date":
         return ["", *(format_value(v) for v in run), ""]
     if kind == "timespan":

@@ -1,12 +1,13 @@
-"""Text cmdlets: Join-String and Select-String (with its MatchInfo results)."""
+"""Text cmdlets: Join-String, Select-String (with its MatchInfo results) and Format-Hex."""
 
 from __future__ import annotations
 
 import builtins
 import os
 import re
+from collections.abc import AsyncIterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from fayshell.commands.encodings import ENCODING_PARAM, read_text
 from fayshell.commands.invocation import ErrorRecord, Invocation
@@ -16,6 +17,9 @@ from fayshell.commands.registry import BY_VALUE, Param, cmdlet
 from fayshell.errors import CommandError, ParameterError
 from fayshell.lang.ops import to_number, to_string
 from fayshell.lang.streams import aiter_items, collect
+
+if TYPE_CHECKING:
+    from fayshell.commands.hexdump import ByteCollection
 
 FORMAT_ITEM = re.compile(r"\{\{|\}\}|\{(\d+)(?:,(-?\d+))?(?::([^}]*))?\}")
 NAMED_GROUP = re.compile(r"\(\?<([A-Za-z_]\w*)>")
@@ -417,3 +421,150 @@ def _scan(
             info.Context = Context(lines[max(0, i - before) : i], lines[i + 1 : i + 1 + after])
         out.append(info)
     return out
+
+
+# ---- Format-Hex -----------------------------------------------------------------------------
+
+
+@cmdlet(
+    "Format-Hex",
+    aliases=("fhx",),
+    synopsis="Show a file's bytes, or a value's, as hexadecimal and text (16 bytes a line).",
+    description="Outputs ByteCollection objects, one per line (Offset64, HexOffset, Bytes, "
+    "HexBytes, Ascii, Label, Path), shown under the label of what they are from. With "
+    "-Offset the lines give the offset in the file: look at the bytes where a decoder error "
+    "says a trace is damaged. Adjacent numbers of one type are laid out together (.NET's "
+    "little-endian layout); strings in -Encoding (UTF-8 by default).",
+    params=[
+        Param("Path", "strings", position=0, complete="files", help="Files (wildcards allowed)."),
+        Param("LiteralPath", "strings", aliases=("PSPath", "LP"), help="Files, as written."),
+        Param("InputObject", "any", pipeline=BY_VALUE, help="Strings, numbers or files."),
+        ENCODING_PARAM,
+        Param("Count", int, help="Bytes to show (all by default)."),
+        Param("Offset", int, help="Bytes to skip first."),
+        Param("Raw", bool, help="Accepted; does nothing (as in PowerShell 7)."),
+    ],
+    examples=[
+        ("Format-Hex trace/metadata -Count 64", "The first 64 bytes of a file."),
+        (
+            "Format-Hex trace/channel0_0 -Offset 4096 -Count 32",
+            "The 32 bytes at offset 4096, where an error said a packet is damaged.",
+        ),
+        ("'Hello World' | Format-Hex", "A string's UTF-8 bytes."),
+    ],
+    stream=True,
+)
+async def format_hex(
+    ctx: Invocation,
+    *,
+    path: list[str] | None = None,
+    literal_path: list[str] | None = None,
+    input_object: Any = None,
+    encoding: str | None = None,
+    count: int | None = None,
+    offset: int | None = None,
+    raw: bool = False,
+) -> AsyncIterator[ByteCollection]:
+    window = _window(offset, count)
+    if path is not None or literal_path is not None:
+        names = [(p, False) for p in path or []] + [(p, True) for p in literal_path or []]
+        for name, literal in names:
+            for found in _hex_files(ctx, name, literal):
+                for line in _file_lines(ctx, found, window):
+                    yield line
+        return
+    source = ctx.input if ctx.input is not None else [input_object]
+    async for line in _value_lines(ctx, source, encoding, window):
+        yield line
+
+
+def _window(offset: int | None, count: int | None) -> tuple[int, int | None]:
+    """-Offset and -Count as the bytes to skip and to show (None: all)."""
+    for name, value in (("Offset", offset), ("Count", count)):
+        if value is not None and value < 0:
+            raise ParameterError("Format-Hex", name, f"must be 0 or more, not {value}")
+    return offset or 0, count
+
+
+def _hex_files(ctx: Invocation, name: str, literal: bool) -> list[Path]:
+    """The files a -Path (or -LiteralPath) names; an error for none or for a directory."""
+    from fayshell.commands.files import expand, missing
+
+    found = expand(ctx.state, name, literal)
+    if not found:
+        missing(ctx, ctx.state.resolve_path(name))
+    for folder in [f for f in found if f.is_dir()]:
+        ctx.write_error(ErrorRecord(str(folder), "", "is a directory, not a file"))
+    return [f for f in found if not f.is_dir()]
+
+
+def _file_lines(ctx: Invocation, path: Path, window: tuple[int, int | None]) -> list[Any]:
+    """A file's lines in the window (read at once: a window of a trace file is small, and a
+    whole file is what was asked for)."""
+    from fayshell.commands.files import os_failure
+    from fayshell.commands.hexdump import lines
+
+    start, count = window
+    try:
+        with open(path, "rb") as f:
+            f.seek(start)
+            data = f.read() if count is None else f.read(count)
+    except OSError as exc:
+        os_failure(ctx, path, exc)
+        return []
+    full = os.path.abspath(path)
+    return list(lines(data, start, full, full))
+
+
+async def _value_lines(
+    ctx: Invocation, source: Any, encoding: str | None, window: tuple[int, int | None]
+) -> AsyncIterator[Any]:
+    """The lines of piped values: a string's encoded bytes, a file's bytes, and each run of
+    adjacent numbers (or booleans) of one type laid out together."""
+    from fayshell.commands.hexdump import value_kind
+
+    run: list[Any] = []
+    async for item in aiter_items(source):
+        kind = value_kind(item) if isinstance(item, (bool, int, float)) else ""
+        if run and kind != value_kind(run[0]):
+            for line in _number_lines(run, window):
+                yield line
+            run = []
+        if kind:
+            run.append(item)
+        elif _is_file_item(item):
+            for line in _file_lines(ctx, Path(item.FullName), window):
+                yield line
+        elif item is not None:
+            for line in _string_lines(to_string(item), encoding, window):
+                yield line
+    for line in _number_lines(run, window):
+        yield line
+
+
+def _labelled(data: bytes, kind: str, window: tuple[int, int | None]) -> list[Any]:
+    """The lines of a value's bytes, labelled with its type (and a hash of its bytes, where
+    PowerShell shows the object's hash code)."""
+    import zlib
+
+    from fayshell.commands.hexdump import lines
+
+    start, count = window
+    shown = data[start:] if count is None else data[start : start + count]
+    return list(lines(shown, start, f"{kind} (System.{kind}) <{zlib.crc32(data):08X}>"))
+
+
+def _number_lines(run: list[Any], window: tuple[int, int | None]) -> list[Any]:
+    from fayshell.commands.hexdump import value_bytes, value_kind
+
+    if not run:
+        return []
+    kind = value_kind(run[0])
+    return _labelled(value_bytes(run, kind), kind, window)
+
+
+def _string_lines(text: str, encoding: str | None, window: tuple[int, int | None]) -> list[Any]:
+    from fayshell.commands.encodings import ENCODINGS
+
+    codec = ENCODINGS[(encoding or "utf8").lower()][0]
+    return _labelled(text.encode(codec, errors="replace"), "String", window)

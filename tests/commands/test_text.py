@@ -1,4 +1,4 @@
-"""Join-String and Select-String."""
+"""Join-String, Select-String and Format-Hex."""
 
 from __future__ import annotations
 
@@ -108,3 +108,56 @@ async def test_select_string_shows_paths_relative_to_the_current_directory(
     await shell.run(f"cd '{tmp_path}'")  # the shell's location, not the process's directory
     (hit,) = await shell.run("Select-String fail app.log")
     assert (str(hit), hit.Path) == ("app.log:2:fail net", str(tmp_path / "app.log"))
+
+
+async def test_format_hex_shows_a_files_bytes_at_their_offsets(shell, tmp_path) -> None:
+    f = tmp_path / "channel0_0"
+    f.write_bytes(bytes(4096) + (0xC1FC1FC1).to_bytes(4, "little") + b"packet\x00\x01rest")
+    lines = await shell.run(f"Format-Hex '{f}' -Offset 4096 -Count 20")
+    assert [(x.HexOffset, x.HexBytes, x.Ascii) for x in lines] == [
+        ("0000000000001000", "C1 1F FC C1 70 61 63 6B 65 74 00 01 72 65 73 74", "Á.üÁpacket..rest"),
+    ]
+    assert lines[0].Label == lines[0].Path == str(f) and lines[0].Offset64 == 4096
+    text = await shell.run(f"Format-Hex -LiteralPath '{f}' -Offset 4090 -Count 18 | Out-String")
+    assert text == [
+        f"\n   Label: {f}\n\n"
+        "          Offset Bytes                                           Ascii\n"
+        "                 00 01 02 03 04 05 06 07 08 09 0A 0B 0C 0D 0E 0F\n"
+        "          ------ ----------------------------------------------- -----\n"
+        "0000000000000FFA 00 00 00 00 00 00 C1 1F FC C1 70 61 63 6B 65 74 ......Á.üÁpacket\n"
+        "000000000000100A 00 01                                           ..\n\n"
+    ]
+    assert len(await shell.run(f"Get-Item '{f}' | Format-Hex")) == 257  # 4114 bytes
+
+
+async def test_format_hex_lays_out_values_as_dotnet_does(shell) -> None:
+    out = await shell.run(
+        "'Hello world!', 1, 1138, 'foo', 0xdeadbeef, 1gb, 860, $true, $false, 1.5 | Format-Hex | "
+        "ForEach-Object { $_.Label.Split(' ')[0] + ': ' + $_.HexBytes }"
+    )
+    assert out == [
+        "String: 48 65 6C 6C 6F 20 77 6F 72 6C 64 21",
+        "Int32: 01 00 00 00 72 04 00 00",  # adjacent numbers of one type: one block
+        "String: 66 6F 6F",
+        "Int32: EF BE AD DE 00 00 00 40 5C 03 00 00",
+        "Boolean: 01 00 00 00 00 00 00 00",
+        "Double: 00 00 00 00 00 00 F8 3F",
+    ]
+    assert await shell.run("'é' | Format-Hex -Encoding Unicode | % HexBytes") == ["E9 00"]
+    assert await shell.run("'é' | fhx | % HexBytes") == ["C3 A9"]
+
+
+async def test_format_hex_errors(shell, tmp_path) -> None:
+    caught = await shell.run(
+        f"try {{ Format-Hex '{tmp_path}/missing' -ErrorAction Stop }} "
+        "catch { $_.Exception.Message; $_.FullyQualifiedErrorId }"
+    )
+    assert caught == [
+        f"Cannot find path '{tmp_path}/missing' because it does not exist.",
+        "PathNotFound,Microsoft.PowerShell.Commands.FormatHexCommand",
+    ]
+    with pytest.raises(FayError, match="1 failure"):
+        await shell.run(f"Format-Hex '{tmp_path}'")
+    assert shell.host.errors[-1] == f"Format-Hex: {tmp_path}: is a directory, not a file"
+    with pytest.raises(FayError, match="-Offset: must be 0 or more, not -1"):
+        await shell.run("'a' | Format-Hex -Offset -1")

@@ -1113,7 +1113,10 @@ async def test_member_names_from_strings_and_variables(shell, src, expected) -> 
         ("[math]::Round(2.345, 2, 'AwayFromZero'); [math]::Round(-2.5, 'ToZero')", [2.35, -2.0]),
         ("[math]::Round(2.345d, 2)", [Decimal("2.34")]),
         # .NET scales by 10**digits first: 1.005 * 100 is 100.49999999999999
-        ("[math]::Round(1.005, 2, 'AwayFromZero'); [math]::Round(0.49999999999999994, 1)", [1.0, 0.5]),
+        (
+            "[math]::Round(1.005, 2, 'AwayFromZero'); [math]::Round(0.49999999999999994, 1)",
+            [1.0, 0.5],
+        ),
         ("[math]::Round(0.49999999999999994, 'AwayFromZero')", [0.0]),
         ("try { [math]::Round(1234.5, -2) } catch { 'digits' }", ["digits"]),
         ("[Environment]::ProcessorCount -ge 1; [Environment]::MachineName -ne ''", [True, True]),
