@@ -63,6 +63,7 @@ FAMILY_OF: dict[str, str] = {
     "get-content": "files",
     "get-culture": "host",
     "get-date": "dates",
+    "get-error": "language",
     "get-event": "store",
     "get-filehash": "files",
     "get-help": "help",

@@ -1,5 +1,5 @@
-"""Language cmdlets: Invoke-Expression (a string run as fayshell code in the caller's scope) and
-the Write-Error/-Warning/-Verbose/-Debug/-Information streams."""
+"""Language cmdlets: Invoke-Expression (a string run as fayshell code in the caller's scope),
+the Write-Error/-Warning/-Verbose/-Debug/-Information streams, and Get-Error."""
 
 from __future__ import annotations
 
@@ -179,3 +179,110 @@ def write_debug(ctx: Invocation, *, message: Any) -> None:
 )
 def write_information(ctx: Invocation, *, message_data: Any) -> None:
     ctx.inform(message_data)
+
+
+@cmdlet(
+    "Get-Error",
+    synopsis="Show the newest error in detail: its exception (and inner ones), category, id and "
+    "where it happened (-Newest n: the n newest; or the errors piped in).",
+    params=[
+        Param("Newest", int, help="How many of the newest errors ($Error[0] first)."),
+        Param("InputObject", "any", pipeline="value", help="Errors (from -ErrorVariable)."),
+    ],
+    examples=[
+        ("Get-Error", "The last error, in detail."),
+        ("Get-Error -Newest 3", "The three newest."),
+        ("Import-Trace ./pulled -ErrorVariable bad; $bad | Get-Error", "Each import error."),
+    ],
+    stream=True,
+)
+async def get_error(
+    ctx: Invocation, *, newest: int | None = None, input_object: Any = None
+) -> list[DetailedError]:
+    from fayshell.lang.streams import collect
+
+    if newest is not None and newest < 1:
+        raise CommandError("Get-Error", f"-Newest must be 1 or more, not {newest}")
+    if ctx.input is not None or input_object is not None:
+        source = ctx.input if ctx.input is not None else input_object
+        records = [r for r in await collect(source) if hasattr(r, "FullyQualifiedErrorId")]
+    else:
+        found, errors = ctx.state.globals.lookup("Error")
+        records = list(errors[: newest or 1]) if found and isinstance(errors, list) else []
+    return [DetailedError(r) for r in records]
+
+
+class DetailedError:
+    """An error as Get-Error shows it (PowerShell's detailed ErrorRecord view): its properties,
+    and those of its exception and where it happened, each nested under its name."""
+
+    MEMBERS = (
+        "Exception",
+        "TargetObject",
+        "CategoryInfo",
+        "FullyQualifiedErrorId",
+        "InvocationInfo",
+        "ScriptStackTrace",
+    )
+    TYPE_NAME = "System.Management.Automation.ErrorRecord"
+
+    def __init__(self, record: Any) -> None:
+        self.Exception: Any = getattr(record, "Exception", None)
+        self.TargetObject: Any = getattr(record, "TargetObject", None)
+        self.CategoryInfo: Any = getattr(record, "CategoryInfo", None)
+        self.FullyQualifiedErrorId: str = getattr(record, "FullyQualifiedErrorId", "")
+        self.InvocationInfo: Any = getattr(record, "InvocationInfo", None)
+        self.ScriptStackTrace: str = getattr(record, "ScriptStackTrace", "")
+
+    def __str__(self) -> str:
+        return str(getattr(self.Exception, "Message", "") or self.FullyQualifiedErrorId)
+
+    @staticmethod
+    def block_lines(run: list[DetailedError]) -> list[str]:
+        lines: list[str] = []
+        for error in run:
+            lines += ["", *_detail(error, _same(*error.MEMBERS), 0)]
+        return [*lines, ""]
+
+
+def _detail(value: Any, fields: tuple[tuple[str, str], ...], depth: int) -> list[str]:
+    """``Label : value`` lines of the fields (label, attribute) that have a value; an exception
+    or an invocation's place nested under its label, four spaces further in."""
+    shown = [(label, getattr(value, attr, None)) for label, attr in fields]
+    shown = [(label, v) for label, v in shown if v is not None and v != ""]
+    width = max((len(label) for label, _ in shown), default=0)
+    pad = " " * (4 * depth)
+    lines: list[str] = []
+    for label, v in shown:
+        nested = _NESTED.get(type(v).__name__)
+        if nested is not None:
+            lines += [f"{pad}{label.ljust(width)} : ", *_detail(v, nested, depth + 1)]
+            continue
+        text = _shown(v).split("\n")
+        lines.append(f"{pad}{label.ljust(width)} : {text[0]}")
+        lines += [f"{pad}{' ' * width}   {more}" for more in text[1:]]
+    return lines
+
+
+def _shown(value: Any) -> str:
+    """A field's text: a command by its name."""
+    if isinstance(value, dict) and "Name" in value:
+        return to_string(value["Name"])
+    return (
+        to_string(getattr(value, "Name", value))
+        if hasattr(value, "CommandType")
+        else (to_string(value))
+    )
+
+
+def _same(*names: str) -> tuple[tuple[str, str], ...]:
+    return tuple((n, n) for n in names)
+
+
+#: The fields shown of the values nested in Get-Error's view, by their Python type's name.
+_NESTED: dict[str, tuple[tuple[str, str], ...]] = {
+    "ExceptionValue": (("Type", "TypeName"), *_same("Message", "InnerException")),
+    "ErrorInvocationInfo": _same(
+        "MyCommand", "ScriptName", "ScriptLineNumber", "OffsetInLine", "Line", "PositionMessage"
+    ),
+}

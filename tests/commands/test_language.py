@@ -128,3 +128,34 @@ async def test_common_parameters_of_a_function_with_named_blocks(shell) -> None:
     )
     assert out == [2, 4, "done"]
     assert shell.host.verbose_lines == ["start"] and shell.host.warnings == []
+
+
+async def test_get_error_shows_the_newest_error_in_detail(shell) -> None:
+    assert await shell.run("Get-Error") == []  # no error yet: nothing
+    text = await shell.run(
+        "try { [IO.File]::ReadAllText('/nonexistent-x') } catch { }; Get-Error | Out-String"
+    )
+    lines = text[0].split("\n")
+    assert lines[:8] == [
+        "",
+        "Exception             : ",
+        "    Type           : System.Management.Automation.MethodInvocationException",
+        '    Message        : Exception calling "ReadAllText" with "1" argument(s): "Could not '
+        "find file '/nonexistent-x'.\"",
+        "    InnerException : ",
+        "        Type    : System.IO.FileNotFoundException",
+        "        Message : Could not find file '/nonexistent-x'.",
+        "CategoryInfo          : NotSpecified: (:) [], MethodInvocationException",
+    ]
+    assert "FullyQualifiedErrorId : FileNotFoundException" in lines
+    assert "    ScriptLineNumber : 1" in lines and "    OffsetInLine     : 7" in lines
+    out = await shell.run(
+        "Get-Item /nonexistent-y -ErrorAction SilentlyContinue -ErrorVariable ev; "
+        "($ev | Get-Error).TargetObject; (Get-Error -Newest 2).Count; "
+        "(Get-Error).FullyQualifiedErrorId"
+    )
+    assert out == [
+        "/nonexistent-y",
+        2,
+        "PathNotFound,Microsoft.PowerShell.Commands.GetItemCommand",
+    ]
