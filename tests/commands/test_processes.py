@@ -1,4 +1,5 @@
-"""Get-Process against real processes: this test's own and a sleep it starts."""
+"""Get-Process, Stop-Process and Wait-Process against real processes: this test's own and sleeps
+it starts."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ import time
 
 import pytest
 
-from fayshell.errors import CommandError
+from fayshell.errors import CommandError, FayError
 
 
 async def test_get_process_reads_proc(shell) -> None:
@@ -45,3 +46,48 @@ async def test_get_process_reads_proc(shell) -> None:
         "NoProcessFoundForGivenId,Microsoft.PowerShell.Commands.GetProcessCommand",
         "ObjectNotFound",
     ]
+
+
+async def test_stop_process_kills_what_it_is_given(shell) -> None:
+    sleepers = [subprocess.Popen(["sleep", "30"]) for _ in range(2)]
+    try:
+        first, second = (s.pid for s in sleepers)
+        assert await shell.run(f"Stop-Process -Id {first} -WhatIf") == []
+        assert shell.host.lines[-1] == (
+            f'What if: Performing the operation "Stop-Process" on target "sleep ({first})".'
+        )
+        assert sleepers[0].poll() is None  # -WhatIf stopped nothing
+        stopped = await shell.run(f"Stop-Process {first} -PassThru")
+        assert [p.Id for p in stopped] == [first]
+        assert sleepers[0].wait(5) == -9  # SIGKILL, as .NET's Process.Kill
+        await shell.run(f"Get-Process -Id {second} | Stop-Process")
+        assert sleepers[1].wait(5) == -9
+    finally:
+        for s in sleepers:
+            s.kill()
+            s.wait()
+    caught = await shell.run(
+        "try { Stop-Process -Id 999999999 -ErrorAction Stop } "
+        "catch { $_.FullyQualifiedErrorId; $_.Exception.Message }"
+    )
+    assert caught == [
+        "NoProcessFoundForGivenId,Microsoft.PowerShell.Commands.StopProcessCommand",
+        "Cannot find a process with the process identifier 999999999.",
+    ]
+
+
+async def test_wait_process_waits_for_the_end_or_times_out(shell) -> None:
+    short = subprocess.Popen(["sleep", "0.5"])
+    try:
+        started = time.monotonic()
+        await shell.run(f"Wait-Process -Id {short.pid} -Timeout 20")
+        assert 0.3 < time.monotonic() - started < 10  # until it ended (a zombie counts as ended)
+    finally:
+        short.wait()
+    caught = await shell.run(
+        f"try {{ Wait-Process -Id {os.getpid()} -Timeout 0 -ErrorAction Stop }} "
+        "catch { $_.FullyQualifiedErrorId }"
+    )
+    assert caught == ["ProcessNotTerminated,Microsoft.PowerShell.Commands.WaitProcessCommand"]
+    with pytest.raises(FayError, match="give -Id, -Name or processes"):
+        await shell.run("Wait-Process")
