@@ -135,6 +135,8 @@ about_Differences -- where fayshell deliberately differs from PowerShell
     Mode is d----, ----- or l---- (UnixMode has the permission bits).
   Tab completion also offers the columns of the relation flowing into a cmdlet
     ('sql SELECT * FROM syscalls | Sort-Object dur<Tab>') and shows each candidate's kind.
+  using namespace X is accepted (types are found by their short names with or without it);
+    using module and using assembly are errors: fayshell has no modules or assemblies.
   Running a script by its path (./x.fay, & $PSScriptRoot/x.ps1) runs .fay and .ps1 files;
     fayshell runs no native programs here (Invoke-Command runs them on nodes).
   Profile: $PROFILE is $XDG_CONFIG_HOME/fayshell/profile.fay (~/.config/fayshell/), run

@@ -114,6 +114,9 @@ VAR_NAME = re.compile(r"[A-Za-z0-9_?^]+(?::[A-Za-z0-9_]+)?")
 COMMAND_NAME = re.compile(r"[^\s|;(){}\"',]+")
 #: A statement that starts with a path runs the script (or program) there: ./x.fay, ~/x, /x.
 PATH_COMMAND = re.compile(r"(?:\.{1,2}[/\\]|~[/\\]|/)[^\s|;(){}\"',]")
+#: ``using namespace X``, ``using module X``, ``using assembly X`` (about_Using), to the end of
+#: its line or statement.
+USING = re.compile(r"(?i)using[ \t]+(namespace|module|assembly)[ \t]+[^\s;]+[ \t]*;?")
 #: What peek() returns past the end: never equal to, or contained in, any one-character string.
 EOF_MARK = "<end of input>"
 #: Where an argument-mode word ends (quotes join it instead: a"b" is one word).
@@ -241,11 +244,33 @@ class Parser:
     # ---- statements -----------------------------------------------------------------------
 
     def parse_script(self) -> ast.Script:
+        while self.using_statement() is not None:  # about_Using: before everything else
+            pass
         params = self.script_params()
         body = self.statements(end="")
         if not self.eof():
             raise self.error(f"unexpected {self.describe_here()}")
         return ast.Script(body, source=self.src, file=self.file, params=params, line=1, col=1)
+
+    def using_statement(self) -> ast.Node | None:
+        """``using namespace System.Text``: accepted (fayshell finds types by their short
+        names anyway); ``using module`` and ``using assembly`` are errors, fayshell has neither.
+        None (nothing read) when no using statement starts here."""
+        save = self.pos
+        self.skip_ws(newlines=True)
+        m = USING.match(self.src, self.pos)
+        if m is None:
+            self.pos = save
+            return None
+        start, kind = self.pos, m.group(1).lower()
+        if kind != "namespace":
+            raise self.error(
+                f"using {kind}: fayshell has no modules or assemblies; dot-source a script "
+                "instead (. ./lib.fay)",
+                pos=start,
+            )
+        self.pos = m.end()
+        return ast.Literal(None, **self.at(start))
 
     def script_params(self) -> list[ast.ParamDecl]:
         """A script's leading ``[CmdletBinding()] param(...)``, if it has one."""
@@ -292,6 +317,10 @@ class Parser:
 
     def statement(self) -> ast.Node:
         start = self.pos
+        if USING.match(self.src, self.pos):  # typed at the prompt, as PowerShell allows
+            made = self.using_statement()
+            assert made is not None
+            return made
         label = LABEL.match(self.src, self.pos)
         if label:  # :outer foreach (...) { ... }
             self.pos = label.end()

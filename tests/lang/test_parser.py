@@ -212,6 +212,21 @@ def test_script_level_param_block() -> None:
     assert len(script.statements) == 1
 
 
+def test_using_statements_come_first_and_only_namespaces_are_taken() -> None:
+    script = parse(
+        "#requires -Version 7\nusing namespace System.Collections.Generic\n"
+        "using namespace System.Text;\n[CmdletBinding()]\nparam($Name)\n$Name\n"
+    )
+    assert [p.name for p in script.params] == ["Name"] and len(script.statements) == 1
+    assert len(parse("using namespace System.Text; $x = 1").statements) == 1
+    assert len(parse("$x = 1\nusing namespace System.Text").statements) == 2  # at a prompt
+    for kind in ("module", "assembly"):
+        with pytest.raises(ParseError, match=f"using {kind}: fayshell has no modules"):
+            parse(f"using {kind} Foo\n$x")
+    (assign,) = parse("$using = 1").statements  # only the statement is a keyword
+    assert isinstance(assign, ast.Assign)
+
+
 def test_assignment_to_a_member_or_index_of_a_parenthesised_expression() -> None:
     for src in ["(Get-Item x).LastWriteTime = $d", "($a)[1] += 2", "(Get-X).a.b['k'] = 1"]:
         (stmt,) = parse(src).statements
