@@ -93,6 +93,8 @@ class StrictModeError(OperatorError):
 class VariableNotSet(StrictModeError):
     """Version 1: a variable read before it was set."""
 
+    error_id = "VariableIsUndefined"
+
     def __init__(self, name: str) -> None:
         super().__init__(f"The variable '${name}' cannot be retrieved because it has not been set.")
 
@@ -101,6 +103,7 @@ class PropertyNotFound(StrictModeError):
     """Version 2: a property the object does not have (PropertyNotFoundException)."""
 
     category = "NotSpecified"
+    error_id = "PropertyNotFoundStrict"
 
     def __init__(self, name: str) -> None:
         super().__init__(

@@ -94,6 +94,8 @@ CAUGHT = "try {{ {} }} catch {{ $_.FullyQualifiedErrorId; $_.Exception.GetType()
         ),
         ("Write-Error 'w' -ErrorId Mine -ErrorAction Stop", "Mine", None),
         ("throw 'text'", "text", "System.Management.Automation.RuntimeException"),
+        ("Set-StrictMode -Version 1; $never", "VariableIsUndefined", None),
+        ("Set-StrictMode -Version 2; ([pscustomobject]@{a = 1}).b", "PropertyNotFoundStrict", None),
     ],
 )
 async def test_error_ids_are_powershells(shell, src: str, error_id: str, exception: str) -> None:
