@@ -3,8 +3,10 @@ one red line, progress bars; turns errors into exit codes. rich is imported only
 
 from __future__ import annotations
 
+import contextlib
 import sys
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any, TextIO
 
@@ -33,10 +35,15 @@ RELATION_PREVIEW = 10_000
 
 @dataclass
 class RichProgress:
-    """One rich progress bar, shown while a long command runs on a terminal."""
+    """One rich progress bar, shown while a long command runs on a terminal; ``shown`` lists
+    the bars on the terminal, this one until it closes."""
 
     progress: Any
     task: Any
+    shown: list[RichProgress] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        self.shown.append(self)
 
     def advance(self, amount: float = 1.0) -> None:
         self.progress.advance(self.task, amount)
@@ -59,6 +66,8 @@ class RichProgress:
 
     def close(self) -> None:
         self.progress.stop()
+        if self in self.shown:
+            self.shown.remove(self)
 
 
 #: Units :meth:`ConsoleHost.progress` shows as bytes (size, speed) rather than a count.
@@ -126,6 +135,8 @@ class ConsoleHost(Transcribing):
     progress_delay_s: float = 1.0
     #: Records shown but not yet written: the table or list output ended with (see show).
     open: list[Any] = field(default_factory=list)
+    #: The progress bars on the terminal now.
+    bars: list[RichProgress] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         if self.color is None:
@@ -138,7 +149,24 @@ class ConsoleHost(Transcribing):
             file=self.err, force_terminal=bool(self.color), highlight=False, soft_wrap=True
         )
 
+    @contextlib.contextmanager
+    def _above_bars(self) -> Iterator[None]:
+        """Take the progress bars down while text is written, and draw them again below it:
+        written beside a live bar, the text and the bar ran into each other."""
+        live = list(self.bars)
+        for bar in live:
+            bar.progress.stop()
+        try:
+            yield
+        finally:
+            for bar in live:
+                bar.progress.start()
+
     def write_host(self, text: str, color: str | None = None, newline: bool = True) -> None:
+        with self._above_bars():
+            self._write_host(text, color, newline)
+
+    def _write_host(self, text: str, color: str | None, newline: bool) -> None:
         if self.color and color:
             from rich.console import Console
 
@@ -150,6 +178,10 @@ class ConsoleHost(Transcribing):
         self.out.flush()
 
     def _diag(self, prefix: str, message: str, style: str) -> None:
+        with self._above_bars():
+            self._write_diag(prefix, message, style)
+
+    def _write_diag(self, prefix: str, message: str, style: str) -> None:
         if self.color:
             self._err_console().print(f"{prefix}{message}", style=style, markup=False)
         else:
@@ -208,7 +240,7 @@ class ConsoleHost(Transcribing):
         columns.append(TimeElapsedColumn())
         prog = Progress(*columns, console=self._err_console(), transient=True)
         prog.start()
-        return RichProgress(prog, prog.add_task(description, total=total))
+        return RichProgress(prog, prog.add_task(description, total=total), self.bars)
 
     def confirm(self, question: str) -> bool:
         if not self.interactive:
@@ -254,6 +286,10 @@ class ConsoleHost(Transcribing):
     def _write(self, items: list[Any]) -> None:
         if not items:
             return
+        with self._above_bars():
+            self._write_items(items)
+
+    def _write_items(self, items: list[Any]) -> None:
         if self.color:
             self._show_rich(items)
         else:

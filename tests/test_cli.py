@@ -316,3 +316,34 @@ def test_default_output_as_powershell_formats_it(
 ) -> None:
     proc = fayshell("-c", command, cwd=tmp_path)
     assert (proc.stdout, proc.returncode) == (expected, 0), proc.stderr
+
+
+def test_a_long_statements_output_is_shown_as_it_comes(tmp_path: Path) -> None:
+    """As PowerShell's Out-Default: a line written while the statement still runs is on stdout
+    before the statement ends (a short statement's output all comes when it ends)."""
+    import time
+
+    env = {**os.environ, "XDG_DATA_HOME": str(tmp_path)}
+    line = (
+        'foreach ($i in 1, 2) { "line$i"; Start-Sleep -Milliseconds 1500 }; '
+        '1..2 | ForEach-Object { "each$_"; Start-Sleep -Milliseconds 1500 }'
+    )
+    start = time.monotonic()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "fayshell", "--db", str(tmp_path / "s.duckdb"), "-c", line],
+        env=env,
+        text=True,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    try:
+        assert proc.stdout is not None
+        assert proc.stdout.readline() == "line1\n"
+        first = time.monotonic()
+        rest, err = proc.communicate(timeout=60)
+    finally:
+        proc.kill()
+        proc.wait()
+    assert (rest, err, proc.returncode) == ("line2\neach1\neach2\n", "", 0)
+    # 6 s of sleeps after line1 was written (ForEach-Object's lines come as each block ends)
+    assert time.monotonic() - first >= 5.0, (first - start, time.monotonic() - start)

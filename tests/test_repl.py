@@ -319,3 +319,35 @@ async def test_an_imports_write_starts_while_the_prompt_waits(tmp_path) -> None:
         pipe.send_text("\x04")
         assert await asyncio.wait_for(task, 20) == 0
         await repl.state.aclose()
+
+
+def test_text_written_while_a_bar_is_shown_goes_above_it() -> None:
+    """Output, Write-Host text and errors written while a progress bar is on the terminal take
+    the bar down first and draw it again after (beside a live bar they ran into each other)."""
+    err, _seen, (master, reader) = _pty_err()
+
+    class Out(io.StringIO):
+        live_while_written: list[bool] = []
+
+        def write(self, text: str) -> int:
+            self.live_while_written.append(any(b.progress.live.is_started for b in host.bars))
+            return super().write(text)
+
+        def isatty(self) -> bool:
+            return True
+
+    out = Out()
+    host = ConsoleHost(out=out, err=err, color=True, progress_delay_s=0, width=80)
+    task = host.progress("Copy-Item x", 10.0)
+    task.advance(3)
+    assert [b.progress.live.is_started for b in host.bars] == [True]
+    host.show(["line1"])
+    host.write_host("note")
+    assert "line1" in out.getvalue() and "note" in out.getvalue()
+    assert out.live_while_written and not any(out.live_while_written)
+    assert [b.progress.live.is_started for b in host.bars] == [True]  # drawn again
+    task.close()
+    assert host.bars == []
+    err.close()
+    reader.join(5)
+    os.close(master)

@@ -151,6 +151,10 @@ about_Differences -- where fayshell deliberately differs from PowerShell
     stopped, and a job whose shell is killed ends too.
   Redirection: the records of a stream merged into output (2>&1, 3>&1, *>&1) come after
     that command's output, not interleaved with it in the order written.
+  Output: a statement that runs longer than 0.2 s shows its output as it comes (above any
+    progress bar), as PowerShell does; but a table or list is drawn when the statement ends
+    (its columns are sized on all its rows), and ForEach-Object's output comes as each of
+    its blocks ends, not as the block writes it.
   Language: regular expressions are .NET syntax run by Python's re: named groups (?<n>),
     \\k<n>, \\A, \\z and \\Z work; balancing groups and \\p{...} categories do not. Classes
     have no interfaces or property accessors. Write-Error is non-terminating unless

@@ -133,6 +133,8 @@ if TYPE_CHECKING:
     from fayshell.transcript import Transcript
 
 OutputCallback = Callable[[Any], Awaitable[None] | None]
+#: Seconds a top-level statement runs before its output is shown as it comes (then as often).
+STREAM_AFTER = 0.2
 
 #: The scripts a statement naming a path runs (``./incident.fay``).
 SCRIPT_SUFFIXES = (".fay", ".ps1")
@@ -392,6 +394,7 @@ class Interpreter:
         self.direct = not isinstance(stmt, (ast.Assign, ast.IncDec))
         self.flush_to = gathered.extend if on_output is None else _sync_output(on_output)
         self.state.host = FlushingHost(saved[2], self)
+        timer = FlushTimer(self.flush)
         try:
             return await self.statement_output(stmt, self.state.globals)
         except RuntimeFayError as exc:
@@ -399,6 +402,7 @@ class Interpreter:
             await self.emit(partial, on_output, gathered)
             raise
         finally:
+            timer.stop()
             self.direct, self.flush_to, self.state.host = saved
 
     def flush(self) -> None:
@@ -2422,6 +2426,24 @@ class Collecting:
             if sinks[i] is self.out:
                 del sinks[i]
                 return
+
+
+class FlushTimer:
+    """While a top-level statement runs: its output so far is shown every STREAM_AFTER
+    seconds, so a long statement's output appears as it comes, as PowerShell's Out-Default
+    shows it (a short statement's all at once, when it ends). One per statement, stopped when
+    it ends."""
+
+    def __init__(self, flush: Callable[[], None]) -> None:
+        self.flush = flush
+        self.handle = asyncio.get_running_loop().call_later(STREAM_AFTER, self.fire)
+
+    def fire(self) -> None:
+        self.flush()
+        self.handle = asyncio.get_running_loop().call_later(STREAM_AFTER, self.fire)
+
+    def stop(self) -> None:
+        self.handle.cancel()
 
 
 class FlushingHost:
