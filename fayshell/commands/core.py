@@ -483,6 +483,8 @@ async def _window(
             break
         count += 1
         yield item
+        if count == first:  # the input stops now, not when its next item comes (-Wait)
+            break
     await rows.aclose()
 
 

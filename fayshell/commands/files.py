@@ -15,7 +15,7 @@ import glob
 import os
 import shutil
 import stat
-from collections.abc import Callable, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -503,10 +503,17 @@ def resolve_path(
             help="Split at this string instead of at newlines (each piece keeps its delimiter).",
         ),
         ENCODING_PARAM,
+        Param(
+            "Wait",
+            bool,
+            help="After the lines there are, go on with each line written to the file until "
+            "Ctrl-C (as tail -f).",
+        ),
     ],
     examples=[
         ("Get-Content notes.txt", "Every line."),
         ("Get-Content app.log -Tail 20", "The last 20 lines."),
+        ("Get-Content app.log -Tail 0 -Wait | Select-String error", "Errors as they are logged."),
         ("Get-Content nodes.txt -TotalCount 1", "The first line."),
         ("(Get-Content config.json -Raw) | ConvertFrom-Json", "A whole file as one string."),
         ("Get-Content big.log -ReadCount 1000 | % { $_.Count }", "Lines 1000 at a time."),
@@ -523,7 +530,8 @@ def get_content(
     read_count: int | None = None,
     delimiter: str | None = None,
     encoding: str | None = None,
-) -> list[Any]:
+    wait: bool = False,
+) -> Any:
     if path is None and literal_path is None:
         raise ParameterError(
             "Get-Content",
@@ -533,6 +541,7 @@ def get_content(
         )
     on_drive, path = drives.split_drives(path)
     out: list[Any] = [e.Value for e in drive_items(ctx, on_drive, listing=False)]
+    followed: list[Following] = []
     for found in targets(ctx, path, literal_path):
         if found.is_dir():
             ctx.write_error(
@@ -540,12 +549,65 @@ def get_content(
             )
             continue
         try:
+            size = found.stat().st_size
             text = read_text(found, encoding)
         except OSError as exc:
             os_failure(ctx, found, exc)
             continue
         out.extend(read_at_a_time(_pieces(text, raw, delimiter, total_count, tail), read_count))
-    return out
+        followed.append(Following(found, size, encoding))
+    return _follow(out, followed) if wait and followed else out
+
+
+@dataclass
+class Following:
+    """A file Get-Content -Wait goes on reading: where it has read to, and a line begun but
+    not yet ended."""
+
+    path: Path
+    at: int
+    encoding: str | None
+    partial: str = ""
+
+    def new_lines(self) -> list[str]:
+        """The lines written since the last look (a file that shrank is read again from its
+        start, as after a log rotation that truncates it)."""
+        from fayshell.commands.encodings import ENCODINGS
+
+        size = self.path.stat().st_size
+        if size < self.at:
+            self.at, self.partial = 0, ""
+        if size == self.at:
+            return []
+        with open(self.path, "rb") as f:
+            f.seek(self.at)
+            data = f.read(size - self.at)
+        self.at += len(data)
+        codec = ENCODINGS[(self.encoding or "utf8").lower()][0]
+        *lines, self.partial = (self.partial + data.decode(codec, errors="replace")).split("\n")
+        return [line.removesuffix("\r") for line in lines]
+
+
+#: How often Get-Content -Wait looks at its files, in seconds (PowerShell: every second).
+FOLLOW_EVERY = 0.25
+
+
+async def _follow(first: list[Any], files: list[Following]) -> AsyncIterator[Any]:
+    """The lines there were, then each new one as it is written, until the pipeline stops
+    (Ctrl-C, or a Select-Object -First that has what it wanted)."""
+    import asyncio
+
+    for line in first:
+        yield line
+    while True:
+        await asyncio.sleep(FOLLOW_EVERY)
+        for f in files:
+            try:
+                lines = f.new_lines()
+            except OSError:
+                continue  # removed (rotated away) meanwhile: looked at again next time
+            for line in lines:
+                yield line
 
 
 def read_at_a_time(lines: list[str], count: int | None) -> list[Any]:

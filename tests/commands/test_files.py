@@ -479,3 +479,23 @@ async def test_get_item_needs_a_path(shell, here: Path) -> None:
     with pytest.raises(FayError, match="missing mandatory parameter -Path"):
         await shell.run("Get-Item")  # PowerShell's -Path is mandatory; '.' must be written
     assert [i.Name for i in await shell.run("Get-Item .")] == [here.name]
+
+
+async def test_get_content_wait_goes_on_with_each_line_written(shell, tmp_path) -> None:
+    import asyncio
+
+    log = tmp_path / "app.log"
+    log.write_text("old\nlast\n")
+    reading = asyncio.ensure_future(
+        shell.run(f"Get-Content '{log}' -Wait -Tail 1 | Select-Object -First 4")
+    )
+    await asyncio.sleep(0.4)
+    with open(log, "a") as f:
+        f.write("new1\nhalf")  # a line without its end waits for it
+        f.flush()
+        await asyncio.sleep(0.4)
+        f.write(" done\r\n")
+    await asyncio.sleep(0.4)
+    log.write_text("again\n")  # truncated and written again (a rotation): read from the start
+    # Select-Object -First stops the reading at its 4th line, not at a 5th that never comes
+    assert await asyncio.wait_for(reading, 20) == ["last", "new1", "half done", "again"]
