@@ -23,14 +23,17 @@ from prompt_toolkit.lexers import PygmentsLexer
 
 from fayshell.completion import complete
 from fayshell.console import ConsoleHost
-from fayshell.errors import IncompleteInput, ParseError
+from fayshell.errors import IncompleteInput, ParseError, RuntimeFayError
 from fayshell.errors_report import CrashLog, report
 from fayshell.lang.highlight import FayLexer
 from fayshell.lang.interp import ExitSignal, Interpreter
+from fayshell.lang.ops import to_string
 from fayshell.memory import give_back
 from fayshell.state import ShellState
 
 PROMPT = "PS fay> "
+#: The prompt when the user's prompt function fails or returns nothing (PowerShell's).
+FALLBACK_PROMPT = "PS> "
 CONTINUATION = ">> "
 
 
@@ -132,7 +135,7 @@ class Repl:
     async def run(self) -> int:
         while True:
             try:
-                text = await self.session.prompt_async(PROMPT)
+                text = await self.session.prompt_async(await self.prompt_text())
             except KeyboardInterrupt:
                 continue
             except EOFError:
@@ -145,6 +148,22 @@ class Repl:
                 self.state.close_progress()
                 self.state.release_writes()  # an import's write runs while the prompt waits
                 give_back()  # the command's peak is not kept while the prompt waits
+
+    async def prompt_text(self) -> str:
+        """PROMPT, or what the user's ``prompt`` function returns (about_Prompts; a profile
+        usually defines it). When it fails or returns nothing: 'PS> ', as PowerShell shows;
+        its error is kept in $Error, not shown."""
+        if "prompt" not in self.state.functions:
+            return PROMPT
+        try:
+            out = await self.interp.run("prompt", "<prompt>")
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - whatever the user's function does
+            if isinstance(exc, RuntimeFayError):
+                self.state.remember_error(Interpreter.error_value(exc))
+            return FALLBACK_PROMPT
+        return "".join(to_string(v) for v in out) or FALLBACK_PROMPT
 
     async def execute(self, text: str) -> int | None:
         """Run one input; Ctrl-C cancels it and returns to the prompt. An ``exit N`` -> N."""

@@ -6,6 +6,7 @@ import asyncio
 import io
 import os
 import signal
+from pathlib import Path
 
 import pytest
 from prompt_toolkit.history import InMemoryHistory
@@ -351,3 +352,25 @@ def test_text_written_while_a_bar_is_shown_goes_above_it() -> None:
     err.close()
     reader.join(5)
     os.close(master)
+
+
+async def test_the_users_prompt_function_makes_the_prompt(tmp_path) -> None:
+    """about_Prompts: a function named prompt gives the prompt's text; when it fails, 'PS> '
+    (its error kept in $Error, not shown); without one, fayshell's own."""
+    out, err = io.StringIO(), io.StringIO()
+    host = ConsoleHost(out=out, err=err, color=False)
+    state = ShellState(Options(database=str(tmp_path / "p.duckdb")), host)
+    with create_pipe_input() as pipe:
+        repl = Repl(state, host, input=pipe, output=DummyOutput(), history=InMemoryHistory())
+        assert await repl.prompt_text() == "PS fay> "
+        await repl.execute('function prompt { "[$(1 + 1)] $(Split-Path (Get-Location) -Leaf)> " }')
+        assert await repl.prompt_text() == f"[2] {Path.cwd().name}> "
+        await repl.execute("function prompt { throw 'broken prompt' }")
+        assert await repl.prompt_text() == "PS> "
+        await repl.execute("function prompt { }")
+        assert await repl.prompt_text() == "PS> "
+        await repl.execute('$e = "$($Error[0])"; Remove-Item Function:prompt')
+        assert await repl.prompt_text() == "PS fay> "
+        assert await state.interpreter.run("$e") == ["broken prompt"]
+    await state.aclose()
+    assert err.getvalue() == ""

@@ -139,6 +139,8 @@ about_Differences -- where fayshell deliberately differs from PowerShell
     using module and using assembly are errors: fayshell has no modules or assemblies.
   Running a script by its path (./x.fay, & $PSScriptRoot/x.ps1) runs .fay and .ps1 files;
     fayshell runs no native programs here (Invoke-Command runs them on nodes).
+  Prompt: "PS fay> ", or what a function named prompt returns (about_Prompts; "PS> " when
+    it fails or returns nothing), as a profile usually defines it.
   Profile: $PROFILE is $XDG_CONFIG_HOME/fayshell/profile.fay (~/.config/fayshell/), run
     before the prompt, a -c command or a script unless --no-profile (-NoProfile); the first
     error in it ends it (the default $ErrorActionPreference is Stop) and the shell goes on.
