@@ -30,6 +30,7 @@ FAMILY_OF: dict[str, str] = {
     "convertfrom-json": "data",
     "convertfrom-stringdata": "data",
     "convertto-csv": "data",
+    "convertto-html": "data",
     "convertto-json": "data",
     "copy": "files",
     "copy-item": "files",

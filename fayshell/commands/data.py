@@ -779,3 +779,157 @@ def import_csv(
             raise CommandError("Import-Csv", f"{p}: {exc.strerror}") from None
         out += parse_csv(text, delimiter, header)
     return out
+
+
+# ---- ConvertTo-Html ---------------------------------------------------------------------------
+
+#: The XHTML 1.0 document types ConvertTo-Html writes (-Transitional picks the second).
+DOCTYPES = {
+    False: '<!DOCTYPE html PUBLIC "-//W3C//DTD XHTML 1.0 Strict//EN"  '
+    '"http://www.w3.org/TR/xhtml1/DTD/xhtml1-strict.dtd">',
+    True: '<!DOCTYPE html PUBLIC "-//W3C//DTD XHTML 1.0 Transitional//EN"  '
+    '"http://www.w3.org/TR/xhtml1/DTD/xhtml1-transitional.dtd">',
+}
+#: -Meta keys written as http-equiv (the rest as name).
+HTTP_EQUIV = frozenset({"content-type", "default-style", "refresh", "x-ua-compatible"})
+HtmlLayout = Literal["Table", "List"]
+HTML_LAYOUTS: tuple[HtmlLayout, ...] = ("Table", "List")
+
+
+@cmdlet(
+    "ConvertTo-Html",
+    synopsis="Convert objects to an HTML page (or -Fragment: only the table), a line a string.",
+    description="Columns are the first object's properties (or -Property, calculated ones "
+    "too); values are HTML-encoded. -As List gives each object's properties as name/value "
+    "rows. Write the page with Out-File or Set-Content.",
+    params=[
+        Param("Property", "any", position=0, help="Properties (names, wildcards, calculated)."),
+        Param("Head", "strings", position=1, help="The <head> content (instead of the title)."),
+        Param("Title", str, position=2, help="The page's title (default HTML TABLE)."),
+        Param("Body", "strings", position=3, help="Text right after <body>."),
+        Param("As", str, choices=HTML_LAYOUTS, help="Table (default) or List."),
+        Param("CssUri", str, aliases=("cu", "uri"), help="A style sheet to link."),
+        Param("PreContent", "strings", help="Text before the table."),
+        Param("PostContent", "strings", help="Text after the table."),
+        Param("Meta", "hashtable", help="<meta> tags: @{refresh = 10; author = 'ops'}."),
+        Param("Charset", str, help="The page's <meta charset>."),
+        Param("Transitional", bool, help="The XHTML Transitional document type."),
+        Param("Fragment", bool, help="Only the table (no page around it)."),
+        Param("InputObject", "any", pipeline=BY_VALUE),
+    ],
+    examples=[
+        (
+            "Get-Span -Slowest 20 | ConvertTo-Html -Property service, name, dur_ns "
+            "-Title 'Slow spans' | Out-File slow.html",
+            "An incident report page.",
+        ),
+        ("Get-Node | ConvertTo-Html -Fragment", "Only the <table>, to put in a page."),
+    ],
+    stream=True,
+)
+async def convert_to_html(
+    ctx: Invocation,
+    *,
+    property: Any = None,  # noqa: A002 - PowerShell's parameter name
+    head: list[str] | None = None,
+    title: str | None = None,
+    body: list[str] | None = None,
+    as_: str | None = None,
+    css_uri: str | None = None,
+    pre_content: list[str] | None = None,
+    post_content: list[str] | None = None,
+    meta: Mapping[str, Any] | None = None,
+    charset: str | None = None,
+    transitional: bool = False,
+    fragment: bool = False,
+    input_object: Any = None,
+) -> list[str]:
+    from fayshell.commands.props import expand_wildcards, parse_props
+
+    source = ctx.input if ctx.input is not None else input_object
+    items = [i for i in await collect(source) if i is not None]
+    given = property if isinstance(property, list) or property is None else [property]
+    specs = parse_props("ConvertTo-Html", given)
+    if items and (not specs or any(s.is_wildcard for s in specs)):
+        specs = expand_wildcards(specs or parse_props("", ["*"]), _html_names(items[0]))
+    rows = [[await _html_cell(item, s) for s in specs] for item in items]
+    table = _html_list if as_ == "List" else _html_table
+    inner = [*(pre_content or []), *table([s.label for s in specs], rows), *(post_content or [])]
+    if fragment:
+        return inner
+    top = _html_head(head, title, css_uri, meta, charset, transitional)
+    return [*top, *(body or []), *inner, "</body></html>"]
+
+
+def _html_names(item: Any) -> list[str]:
+    """The columns of an object: its properties; a string's Length, shown under '*' (as
+    PowerShell's, which has no other property to show of it)."""
+    if isinstance(item, str) or not is_record(item):
+        return ["*"]
+    return property_names(item)
+
+
+async def _html_cell(item: Any, spec: Any) -> str:
+    """One cell's HTML-encoded text (an array as System.Object[], as PowerShell writes it)."""
+    import html
+
+    from fayshell.commands.props import evaluate
+
+    if spec.source == "*":
+        value: Any = len(item) if isinstance(item, str) else item
+    else:
+        value = await evaluate(item, spec)
+    text = "System.Object[]" if isinstance(value, (list, tuple)) else to_string(value)
+    return html.escape(text)
+
+
+def _html_table(columns: list[str], rows: list[list[str]]) -> list[str]:
+    import html
+
+    header = "".join(f"<th>{html.escape(c)}</th>" for c in columns)
+    return [
+        "<table>",
+        "<colgroup>" + "<col/>" * len(columns) + "</colgroup>",
+        f"<tr>{header}</tr>",
+        *("<tr>" + "".join(f"<td>{cell}</td>" for cell in row) + "</tr>" for row in rows),
+        "</table>",
+    ]
+
+
+def _html_list(columns: list[str], rows: list[list[str]]) -> list[str]:
+    import html
+
+    lines = ["<table>"]
+    for i, row in enumerate(rows):
+        if i:
+            lines.append("<tr><td><hr></td></tr>")
+        lines += [
+            f"<tr><td>{html.escape(c)}:</td><td>{cell}</td></tr>"
+            for c, cell in zip(columns, row, strict=True)
+        ]
+    return [*lines, "</table>"]
+
+
+def _html_head(
+    head: list[str] | None,
+    title: str | None,
+    css_uri: str | None,
+    meta: Mapping[str, Any] | None,
+    charset: str | None,
+    transitional: bool,
+) -> list[str]:
+    """The page up to and with <body>."""
+    import html
+
+    lines = [DOCTYPES[transitional], '<html xmlns="http://www.w3.org/1999/xhtml">', "<head>"]
+    if charset:
+        lines.append(f'<meta charset="{html.escape(charset)}">')
+    for key, value in (meta or {}).items():
+        kind = "http-equiv" if str(key).lower() in HTTP_EQUIV else "name"
+        lines.append(
+            f'<meta {kind}="{html.escape(str(key))}" content="{html.escape(to_string(value))}">'
+        )
+    lines += head if head else [f"<title>{html.escape(title or 'HTML TABLE')}</title>"]
+    if css_uri:
+        lines.append(f'<link rel="stylesheet" type="text/css" href="{html.escape(css_uri)}" />')
+    return [*lines, "</head><body>"]

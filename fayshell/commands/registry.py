@@ -15,6 +15,7 @@ name in snake_case (``FilterScript`` -> ``filter_script``). It may be sync or as
 
 from __future__ import annotations
 
+import keyword
 import re
 import threading
 from collections.abc import Callable, Iterable, Iterator
@@ -94,8 +95,9 @@ class Param:
 
     @property
     def pyname(self) -> str:
-        """The keyword argument name the function receives."""
-        return snake_case(self.name)
+        """The keyword argument name the function receives (``As`` arrives as ``as_``)."""
+        name = snake_case(self.name)
+        return f"{name}_" if keyword.iskeyword(name) else name
 
     @property
     def by_value(self) -> bool:

@@ -595,11 +595,10 @@ async def receive_trace(
     watch: bool = False,
     interval: int | None = None,
     timeout: int | None = None,
-    **kw: Any,
+    import_: bool = False,
 ) -> AsyncIterator[ReceivedChunk]:
-    """``-Import`` arrives as ``kw["import"]`` (a Python keyword cannot be a parameter)."""
     _check_session(ctx, session)
-    importer = _importer(ctx) if kw.get("import") else None
+    importer = _importer(ctx) if import_ else None
     dest = ctx.state.resolve_path(destination or ".")
     specs = _targets(ctx, session, node)
     period = seconds(interval) or 2.0

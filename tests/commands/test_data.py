@@ -226,3 +226,64 @@ async def test_test_json_against_a_schema_names_each_place_it_fails(shell, tmp_p
     ]
     with pytest.raises(FayError, match="Cannot parse the JSON schema"):
         await shell.run("Test-Json '{}' -Schema '{\"type\": 5}'")
+
+
+async def test_convert_to_html_page_fragment_and_list(shell, tmp_path) -> None:
+    page = await shell.run(
+        "[pscustomobject]@{Name = 'a<b'; Id = 1; Tags = @(1, 2)}, [pscustomobject]@{Name = 'c'} | "
+        "ConvertTo-Html -Title 'Slow & late' -PreContent '<h1>Spans</h1>' -PostContent 'end' "
+        "-Meta @{refresh = 10} -Charset UTF-8 -CssUri site.css"
+    )
+    assert page == [
+        '<!DOCTYPE html PUBLIC "-//W3C//DTD XHTML 1.0 Strict//EN"  '
+        '"http://www.w3.org/TR/xhtml1/DTD/xhtml1-strict.dtd">',
+        '<html xmlns="http://www.w3.org/1999/xhtml">',
+        "<head>",
+        '<meta charset="UTF-8">',
+        '<meta http-equiv="refresh" content="10">',
+        "<title>Slow &amp; late</title>",
+        '<link rel="stylesheet" type="text/css" href="site.css" />',
+        "</head><body>",
+        "<h1>Spans</h1>",
+        "<table>",
+        "<colgroup><col/><col/><col/></colgroup>",
+        "<tr><th>Name</th><th>Id</th><th>Tags</th></tr>",
+        "<tr><td>a&lt;b</td><td>1</td><td>System.Object[]</td></tr>",
+        "<tr><td>c</td><td></td><td></td></tr>",  # the first object's columns
+        "</table>",
+        "end",
+        "</body></html>",
+    ]
+    fragment = await shell.run(
+        "sql SELECT 1 AS a, 'x' AS b UNION ALL SELECT 2, NULL ORDER BY a | "
+        "ConvertTo-Html -Fragment -Property b, @{n = 'twice'; e = { $_.a * 2 }}"
+    )
+    assert fragment == [
+        "<table>",
+        "<colgroup><col/><col/></colgroup>",
+        "<tr><th>b</th><th>twice</th></tr>",
+        "<tr><td>x</td><td>2</td></tr>",
+        "<tr><td></td><td>4</td></tr>",
+        "</table>",
+    ]
+    listed = await shell.run(
+        "[pscustomobject]@{a = 1}, [pscustomobject]@{a = 2} | ConvertTo-Html -As List -Fragment"
+    )
+    assert listed == [
+        "<table>",
+        "<tr><td>a:</td><td>1</td></tr>",
+        "<tr><td><hr></td></tr>",
+        "<tr><td>a:</td><td>2</td></tr>",
+        "</table>",
+    ]
+    assert await shell.run("'a', 'bb' | ConvertTo-Html -Fragment") == [
+        "<table>",
+        "<colgroup><col/></colgroup>",
+        "<tr><th>*</th></tr>",
+        "<tr><td>1</td></tr>",
+        "<tr><td>2</td></tr>",
+        "</table>",
+    ]
+    out = tmp_path / "r.html"
+    await shell.run(f"Get-Date | ConvertTo-Html -Transitional | Out-File '{out}'")
+    assert "XHTML 1.0 Transitional" in out.read_text().splitlines()[0]
