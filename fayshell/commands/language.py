@@ -267,12 +267,10 @@ def _detail(value: Any, fields: tuple[tuple[str, str], ...], depth: int) -> list
 def _shown(value: Any) -> str:
     """A field's text: a command by its name."""
     if isinstance(value, dict) and "Name" in value:
-        return to_string(value["Name"])
-    return (
-        to_string(getattr(value, "Name", value))
-        if hasattr(value, "CommandType")
-        else (to_string(value))
-    )
+        value = value["Name"]
+    elif hasattr(value, "CommandType"):
+        value = getattr(value, "Name", value)
+    return to_string(value)
 
 
 def _same(*names: str) -> tuple[tuple[str, str], ...]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import builtins
 import os
 import re
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -498,22 +498,32 @@ def _hex_files(ctx: Invocation, name: str, literal: bool) -> list[Path]:
     return [f for f in found if not f.is_dir()]
 
 
-def _file_lines(ctx: Invocation, path: Path, window: tuple[int, int | None]) -> list[Any]:
-    """A file's lines in the window (read at once: a window of a trace file is small, and a
-    whole file is what was asked for)."""
+def _file_lines(ctx: Invocation, path: Path, window: tuple[int, int | None]) -> Iterator[Any]:
+    """A file's lines in the window, read a block at a time (Format-Hex of a whole trace file
+    piped to Select-Object -First reads only its first block)."""
     from fayshell.commands.files import os_failure
     from fayshell.commands.hexdump import lines
 
-    start, count = window
+    at, left = window
+    full = os.path.abspath(path)
     try:
-        with open(path, "rb") as f:
-            f.seek(start)
-            data = f.read() if count is None else f.read(count)
+        f = open(path, "rb")  # noqa: SIM115 - closed below, after the lines it gives
     except OSError as exc:
         os_failure(ctx, path, exc)
-        return []
-    full = os.path.abspath(path)
-    return list(lines(data, start, full, full))
+        return
+    with f:
+        f.seek(at)
+        while left is None or left > 0:
+            data = f.read(HEX_BLOCK if left is None else min(HEX_BLOCK, left))
+            if not data:
+                return
+            yield from lines(data, at, full, full)
+            at += len(data)
+            left = None if left is None else left - len(data)
+
+
+#: Bytes Format-Hex reads from a file at a time (whole lines of 16).
+HEX_BLOCK = 1 << 16
 
 
 async def _value_lines(

@@ -3,6 +3,7 @@ the left side's type, comparison operators filtering arrays, wildcard ``-like``,
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import math
 import operator
@@ -181,18 +182,13 @@ def _text_number(value: str) -> int | float | Decimal:
         return 0
     if "," in text and THOUSANDS.fullmatch(text):
         text = text.replace(",", "")
-    try:
-        if "_" in text or not text:
-            raise ValueError(text)
-        return int(text, 16) if text.lower().startswith("0x") else int(text)
-    except ValueError:
-        pass
-    try:
-        if "_" in text or not text:
-            raise ValueError(text)
-        return float(text)
-    except ValueError:
-        raise CastError(f"cannot convert {value!r} to a number") from None
+    with contextlib.suppress(ValueError):
+        if text and "_" not in text:  # blanks alone, and Python's 1_0, are no number
+            return int(text, 16) if text.lower().startswith("0x") else int(text)
+    with contextlib.suppress(ValueError):
+        if text and "_" not in text:
+            return float(text)
+    raise CastError(f"cannot convert {value!r} to a number")
 
 
 def to_string(value: Any) -> str:
