@@ -1754,7 +1754,7 @@ def number_from_match(m: re.Match[str]) -> object:
 
 
 #: The bits of the integer types a literal's suffix names (about_Numeric_Literals).
-SUFFIX_BITS = {"": 32, "l": 64, "u": 32, "ul": 64}
+SUFFIX_BITS = {"l": 64, "u": 32, "ul": 64}
 
 
 def hex_literal(n: int, suffix: str) -> object:
