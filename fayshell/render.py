@@ -252,10 +252,14 @@ def _aligned(text: str, width: int, how: str) -> str:
 
 
 def plain_list(columns: list[str], rows: list[list[Any]]) -> str:
+    """``Name : value`` lines; a value's further lines start under its first, as PowerShell's
+    list aligns them."""
     width = max((len(c) for c in columns), default=0)
+    under = "\n" + " " * (width + 3)
     blocks = [
         "\n".join(
-            f"{c.ljust(width)} : {format_cell(c, v)}" for c, v in zip(columns, row, strict=True)
+            f"{c.ljust(width)} : {format_cell(c, v).replace(chr(10), under)}"
+            for c, v in zip(columns, row, strict=True)
         )
         for row in rows
     ]

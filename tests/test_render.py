@@ -76,6 +76,10 @@ def test_plain_table_and_list_use_the_display_forms() -> None:
     assert plain_list(["ts"], [[NS]]) == "ts : 2016-03-04 17:46:23.123456789"
 
 
+def test_a_list_value_of_several_lines_goes_on_under_its_first() -> None:
+    assert plain_list(["Line", "B"], [["l1\nl2", 1]]) == "Line : l1\n       l2\nB    : 1"
+
+
 def test_fit_widths_cuts_text_columns_first() -> None:
     # two numbers (rigid) and two text columns in 40 characters of cells
     widths = fit_widths([10, 30, 12, 20], [True, False, True, False], 40)
