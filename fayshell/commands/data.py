@@ -10,7 +10,7 @@ import io
 import json
 import math
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from decimal import Decimal
 from pathlib import Path
@@ -734,19 +734,32 @@ async def convert_from_csv(
     return parse_csv("\n".join(lines), delimiter, header)
 
 
+#: The files Import-Csv and Import-Clixml read.
+FILES_TO_READ = Param(
+    "Path", "strings", position=0, mandatory=True, aliases=("LiteralPath",), complete="files"
+)
+
+
+def read_files(
+    ctx: Invocation, command: str, paths: list[str], encoding: str | None
+) -> Iterator[tuple[Path, str]]:
+    """Each file's path and text; a file that cannot be read ends the command, naming it."""
+    for p in paths:
+        full = ctx.state.resolve_path(p)
+        try:
+            yield full, read_text(full, encoding)
+        except FileNotFoundError:
+            raise CommandError(command, not_found(full)) from None
+        except OSError as exc:
+            raise CommandError(command, f"{p}: {exc.strerror}") from None
+
+
 @cmdlet(
     "Import-Csv",
     aliases=("ipcsv",),
     synopsis="Read a CSV file into records (every value a string).",
     params=[
-        Param(
-            "Path",
-            "strings",
-            position=0,
-            mandatory=True,
-            aliases=("LiteralPath",),
-            complete="files",
-        ),
+        FILES_TO_READ,
         *CSV_READ_PARAMS,
         ENCODING_PARAM,
     ],
@@ -769,14 +782,7 @@ def import_csv(
     if len(delimiter) != 1:
         raise ParameterError("Import-Csv", "Delimiter", f"{delimiter!r} is not one character")
     out: list[dict[str, Any]] = []
-    for p in path:
-        full = ctx.state.resolve_path(p)
-        try:
-            text = read_text(full, encoding)
-        except FileNotFoundError:
-            raise CommandError("Import-Csv", not_found(full)) from None
-        except OSError as exc:
-            raise CommandError("Import-Csv", f"{p}: {exc.strerror}") from None
+    for _, text in read_files(ctx, "Import-Csv", path, encoding):
         out += parse_csv(text, delimiter, header)
     return out
 
@@ -987,14 +993,7 @@ async def export_clixml(
     synopsis="Read objects saved by Export-Clixml (or PowerShell's): [pscustomobject]s of "
     "their properties, arrays, hashtables, numbers, strings, dates.",
     params=[
-        Param(
-            "Path",
-            "strings",
-            position=0,
-            mandatory=True,
-            aliases=("LiteralPath",),
-            complete="files",
-        ),
+        FILES_TO_READ,
         Param("First", int, help="Only the first N objects."),
         Param("Skip", int, help="Skip the first N objects."),
     ],
@@ -1006,14 +1005,9 @@ def import_clixml(
     from fayshell.commands.clixml import ClixmlError, loads
 
     out: list[Any] = []
-    for p in path:
-        full = ctx.state.resolve_path(p)
+    for full, text in read_files(ctx, "Import-Clixml", path, None):
         try:
-            out += loads(read_text(full, None))
-        except FileNotFoundError:
-            raise CommandError("Import-Clixml", not_found(full)) from None
-        except OSError as exc:
-            raise CommandError("Import-Clixml", f"{p}: {exc.strerror}") from None
+            out += loads(text)
         except ClixmlError as exc:
             raise CommandError("Import-Clixml", f"{full}: {exc}") from None
     out = out[skip or 0 :]
