@@ -37,7 +37,7 @@ from fayshell.errors import CommandError, ParameterError
 from fayshell.lang.dates import DateTime, FileTime, to_datetime, wall_clock
 from fayshell.lang.ops import has_wildcard, to_string, wildcard_match
 from fayshell.lang.streams import collect
-from fayshell.lang.values import ScriptBlock
+from fayshell.lang.values import Byte, ScriptBlock, TypedArray
 from fayshell.state import PathInfo, ShellState
 
 PATH_PIPE: Pipeline = BY_VALUE_AND_PROPERTY
@@ -504,6 +504,11 @@ def resolve_path(
         ),
         ENCODING_PARAM,
         Param(
+            "AsByteStream",
+            bool,
+            help="The file's bytes (numbers 0 to 255; with -Raw one array of them).",
+        ),
+        Param(
             "Wait",
             bool,
             help="After the lines there are, go on with each line written to the file until "
@@ -530,6 +535,7 @@ def get_content(
     read_count: int | None = None,
     delimiter: str | None = None,
     encoding: str | None = None,
+    as_byte_stream: bool = False,
     wait: bool = False,
 ) -> Any:
     if path is None and literal_path is None:
@@ -550,6 +556,9 @@ def get_content(
             continue
         try:
             size = found.stat().st_size
+            if as_byte_stream:
+                out.extend(_bytes(found.read_bytes(), raw, total_count, tail, read_count))
+                continue
             text = read_text(found, encoding)
         except OSError as exc:
             os_failure(ctx, found, exc)
@@ -610,7 +619,21 @@ async def _follow(first: list[Any], files: list[Following]) -> AsyncIterator[Any
                 yield line
 
 
-def read_at_a_time(lines: list[str], count: int | None) -> list[Any]:
+def _bytes(
+    data: bytes, raw: bool, head: int | None, tail: int | None, count: int | None
+) -> list[Any]:
+    """Get-Content -AsByteStream: the bytes (-TotalCount and -Tail count bytes), one by one,
+    -ReadCount at a time, or with -Raw as one byte array."""
+    if head is not None and head >= 0:
+        data = data[:head]
+    if tail is not None and tail >= 0:
+        data = data[len(data) - tail :] if tail else b""
+    if raw:
+        return [TypedArray(map(Byte, data), "Byte")]
+    return read_at_a_time(list(map(Byte, data)), count)
+
+
+def read_at_a_time(lines: list[Any], count: int | None) -> list[Any]:
     """A file's lines as -ReadCount sends them: one by one (1, the default), in arrays of
     ``count``, or all in one array (0 or less)."""
     if count is None or count == 1 or not lines:

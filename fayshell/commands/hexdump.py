@@ -62,13 +62,22 @@ def lines(data: bytes, start: int, label: str, path: str = "") -> Iterator[ByteC
 
 
 #: .NET's name and struct layout of the value types Format-Hex takes.
-LAYOUTS = {"Boolean": "<i", "Int32": "<i", "Int64": "<q", "UInt64": "<Q", "Double": "<d"}
+LAYOUTS = {
+    "Boolean": "<i",
+    "Byte": "<B",
+    "Int32": "<i",
+    "Int64": "<q",
+    "UInt64": "<Q",
+    "Double": "<d",
+}
 
 
 def value_kind(value: Any) -> str:
     """The .NET type name of a number or boolean, as Format-Hex labels and lays it out."""
     if isinstance(value, bool):
         return "Boolean"
+    if type(value).__name__ == "Byte":  # fayshell.lang.values.Byte: a file's byte
+        return "Byte"
     if isinstance(value, float):
         return "Double"
     if -(2**31) <= value < 2**31:

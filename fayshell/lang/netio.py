@@ -12,7 +12,7 @@ from collections.abc import Callable
 from typing import Any
 
 from fayshell.lang.ops import OperatorError, method_failed
-from fayshell.lang.values import NetException
+from fayshell.lang.values import Byte, NetException, TypedArray
 
 
 def _read_lines(path: str) -> list[str]:
@@ -36,6 +36,25 @@ def _write(mode: str) -> Callable[[str, str], None]:
 def _lines_text(lines: Any) -> str:
     items = lines if isinstance(lines, (list, tuple)) else [lines]
     return "".join(f"{'' if v is None else v}\n" for v in items)
+
+
+def _read_bytes(path: str) -> TypedArray:
+    with open(path, "rb") as f:
+        return TypedArray(map(Byte, f.read()), "Byte")
+
+
+def _write_bytes(path: str, data: Any) -> None:
+    """[IO.File]::WriteAllBytes: each value a byte (0 to 255), as .NET's byte[] holds them."""
+    values = data if isinstance(data, (list, tuple)) else [data]
+    try:
+        raw = bytes(int(v) for v in values)
+    except ValueError:
+        raise NetException(
+            "Value was either too large or too small for an unsigned byte.",
+            "System.OverflowException",
+        ) from None
+    with open(path, "wb") as f:
+        f.write(raw)
 
 
 def _copy(src: str, dst: str, overwrite: bool = False) -> None:
@@ -75,6 +94,8 @@ FILE: dict[str, Callable[..., Any]] = {
     "Exists": lambda p: p is not None and os.path.isfile(p),
     "ReadAllText": _read_text,
     "ReadAllLines": _read_lines,
+    "ReadAllBytes": _read_bytes,
+    "WriteAllBytes": _write_bytes,
     "WriteAllText": _write("w"),
     "AppendAllText": _write("a"),
     "WriteAllLines": lambda p, lines: _write("w")(p, _lines_text(lines)),

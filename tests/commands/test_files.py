@@ -499,3 +499,31 @@ async def test_get_content_wait_goes_on_with_each_line_written(shell, tmp_path) 
     log.write_text("again\n")  # truncated and written again (a rotation): read from the start
     # Select-Object -First stops the reading at its 4th line, not at a 5th that never comes
     assert await asyncio.wait_for(reading, 20) == ["last", "new1", "half done", "again"]
+
+
+async def test_bytes_of_a_file(shell, tmp_path) -> None:
+    f = tmp_path / "b.bin"
+    out = await shell.run(
+        f"[IO.File]::WriteAllBytes('{f}', @(0, 1, 2, 200, 255)); "
+        f"$b = [IO.File]::ReadAllBytes('{f}'); $b.GetType().Name; $b[3].GetType().Name; "
+        f"(Get-Content '{f}' -AsByteStream) -join ','; "
+        f"(Get-Content '{f}' -AsByteStream -TotalCount 2) -join ','; "
+        f"(Get-Content '{f}' -AsByteStream -Tail 2) -join ','; "
+        f"(Get-Content '{f}' -AsByteStream -Raw).Count; $b[3] + 100; "
+        f"Get-Content '{f}' -AsByteStream | Format-Hex | % {{ $_.Label.Split(' ')[0] + ' ' + $_.HexBytes }}"
+    )
+    assert out == [
+        "Byte[]",
+        "Byte",
+        "0,1,2,200,255",
+        "0,1",
+        "200,255",
+        5,
+        300,
+        "Byte 00 01 02 C8 FF",
+    ]
+    assert f.read_bytes() == bytes([0, 1, 2, 200, 255])
+    caught = await shell.run(
+        f"try {{ [IO.File]::WriteAllBytes('{f}', @(300)) }} catch {{ $_.FullyQualifiedErrorId }}"
+    )
+    assert caught == ["OverflowException"]
