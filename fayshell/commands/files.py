@@ -670,6 +670,7 @@ CONTENT_PARAMS = [
     Param("NoNewline", bool, help="No newline after each value (values run together)."),
     Param("PassThru", bool, help="Also output what was written."),
     ENCODING_PARAM,
+    Param("AsByteStream", bool, help="Write the values as bytes (numbers 0 to 255)."),
 ]
 
 
@@ -681,6 +682,7 @@ async def _write_content(
     no_newline: bool,
     encoding: str | None,
     append: bool,
+    as_bytes: bool = False,
 ) -> list[str]:
     if path is None and literal is None:
         raise ParameterError(
@@ -695,7 +697,9 @@ async def _write_content(
         else ([] if value is None else value if isinstance(value, list) else [value])
     )
     texts = [to_string(v) for v in items]
-    body = "".join(texts) if no_newline else "".join(t + "\n" for t in texts)
+    body: str | bytes = "".join(texts) if no_newline else "".join(t + "\n" for t in texts)
+    if as_bytes:
+        body = _as_bytes(ctx, items)
     for text, is_literal in [(p, False) for p in path or []] + [(p, True) for p in literal or []]:
         found = (
             expand(ctx.state, text, is_literal)
@@ -707,10 +711,27 @@ async def _write_content(
             if not ctx.should_process(f"Path: {target}", action):
                 continue
             try:
-                write_text(target, body, encoding, append)
+                if isinstance(body, bytes):
+                    with open(target, "ab" if append else "wb") as f:
+                        f.write(body)
+                else:
+                    write_text(target, body, encoding, append)
             except OSError as exc:
                 os_failure(ctx, target, exc)
     return texts
+
+
+def _as_bytes(ctx: Invocation, items: list[Any]) -> bytes:
+    """-AsByteStream: the values (arrays of them too) as bytes; one past 0..255 is .NET's
+    conversion error."""
+    flat = [v for item in items for v in (item if isinstance(item, list) else [item])]
+    for v in flat:
+        if not isinstance(v, int) or not 0 <= v <= 255:
+            raise ctx.fail(
+                f'Cannot convert value "{to_string(v)}" to type "System.Byte". Error: "Value '
+                'was either too large or too small for an unsigned byte."'
+            )
+    return bytes(flat)
 
 
 @cmdlet(
@@ -735,8 +756,11 @@ async def set_content(
     no_newline: bool = False,
     pass_thru: bool = False,
     encoding: str | None = None,
+    as_byte_stream: bool = False,
 ) -> list[str]:
-    texts = await _write_content(ctx, path, literal_path, value, no_newline, encoding, False)
+    texts = await _write_content(
+        ctx, path, literal_path, value, no_newline, encoding, False, as_byte_stream
+    )
     return texts if pass_thru else []
 
 
@@ -763,8 +787,11 @@ async def add_content(
     no_newline: bool = False,
     pass_thru: bool = False,
     encoding: str | None = None,
+    as_byte_stream: bool = False,
 ) -> list[str]:
-    texts = await _write_content(ctx, path, literal_path, value, no_newline, encoding, True)
+    texts = await _write_content(
+        ctx, path, literal_path, value, no_newline, encoding, True, as_byte_stream
+    )
     return texts if pass_thru else []
 
 

@@ -527,3 +527,11 @@ async def test_bytes_of_a_file(shell, tmp_path) -> None:
         f"try {{ [IO.File]::WriteAllBytes('{f}', @(300)) }} catch {{ $_.FullyQualifiedErrorId }}"
     )
     assert caught == ["OverflowException"]
+    copy = tmp_path / "copy.bin"
+    await shell.run(
+        f"Get-Content '{f}' -AsByteStream -Raw | Set-Content '{copy}' -AsByteStream; "
+        f"Add-Content '{copy}' -Value 9, 10 -AsByteStream"
+    )
+    assert copy.read_bytes() == bytes([0, 1, 2, 200, 255, 9, 10])
+    with pytest.raises(FayError, match='Cannot convert value "300" to type "System.Byte"'):
+        await shell.run(f"Set-Content '{copy}' -Value 300 -AsByteStream")
