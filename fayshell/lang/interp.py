@@ -2212,7 +2212,7 @@ class Interpreter:
         low = name.lower()
         if isinstance(obj, dict):
             key = _dict_key(obj, args[0]) if args else None
-            has_key = lambda: any(str(k).lower() == str(args[0]).lower() for k in obj)  # noqa: E731
+            has_key = lambda: any(same_key(k, key) for k in obj)  # noqa: E731
             table: dict[str, Callable[[], Any]] = {
                 "containskey": has_key,
                 "contains": has_key,  # OrderedDictionary's, and Hashtable's too
@@ -2371,7 +2371,8 @@ class Interpreter:
     async def eval_hash(self, node: ast.HashLit, scope: Scope) -> Any:
         out: dict[str, Any] = Hashtable()
         for key_node, value_node in node.pairs:
-            key = to_string(await self.eval(key_node, scope))
+            key = await self.eval(key_node, scope)
+            key = key if isinstance(key, (int, float, Decimal)) else to_string(key)  # @{1 = 'a'}
             out[_dict_key(out, key)] = await self.value_of(value_node, scope)
         return out
 
@@ -2833,11 +2834,23 @@ def _param_type(declared: str | None) -> Any:
     }.get((declared or "").lower(), "any")
 
 
-def _dict_key(d: dict[str, Any], key: Any) -> str:
-    """The existing key matching ``key`` case-insensitively, or ``key`` itself."""
-    text = to_string(key)
-    low = text.lower()
-    return next((k for k in d if str(k).lower() == low), text)
+def _dict_key(d: dict[Any, Any], key: Any) -> Any:
+    """The existing key that is ``key`` (a string without regard to case, as a hashtable's
+    default comparer; any other key by its value and kind: 1 and '1' are two keys, as in
+    PowerShell), else ``key`` itself. An object's property names are always text."""
+    if not isinstance(d, Hashtable) or isinstance(key, str):
+        text = to_string(key)
+        low = text.lower()
+        return next((k for k in d if isinstance(k, str) and k.lower() == low), text)
+    return next((k for k in d if same_key(k, key)), key)
+
+
+def same_key(a: Any, b: Any) -> bool:
+    """Are two hashtable keys one key? Strings without regard to case; others by value, a
+    string never equal to a number."""
+    if isinstance(a, str) or isinstance(b, str):
+        return isinstance(a, str) and isinstance(b, str) and a.lower() == b.lower()
+    return type(a) is type(b) and a == b
 
 
 def member(obj: Any, name: str) -> Any:
@@ -3011,6 +3024,8 @@ def index_value(obj: Any, key: Any) -> Any:
     if isinstance(obj, OrderedDictionary) and isinstance(key, int) and not isinstance(key, bool):
         values = list(obj.values())  # [ordered]: an integer is a position, as in .NET
         return values[key] if -len(values) <= key < len(values) else None
+    if isinstance(obj, Hashtable) and not isinstance(key, str):
+        return next((v for k, v in obj.items() if same_key(k, key)), None)
     if isinstance(obj, Mapping):
         return get_property(obj, to_string(key))
     if obj is None:

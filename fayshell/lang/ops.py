@@ -648,7 +648,9 @@ def convert(value: Any, target: str) -> Any:
         raise CastError(f"cannot convert {type_name(value)} to {target}")
     if t in ("pscustomobject", "psobject", "object"):
         return (
-            PSCustomObject(value) if isinstance(value, Mapping) and t == "pscustomobject" else value
+            PSCustomObject({to_string(k): v for k, v in value.items()})  # names are text
+            if isinstance(value, Mapping) and t == "pscustomobject"
+            else value
         )
     if t == "exception" or t in EXCEPTION_BASES:  # [InvalidOperationException]'text': new(text)
         if isinstance(value, ExceptionValue):

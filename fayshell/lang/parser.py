@@ -1523,7 +1523,9 @@ class Parser:
         if not m:
             raise self.error(f"unexpected {self.describe_here()}", "a key")
         self.pos = m.end()
-        return ast.Literal(m.group(0), **self.at(start))
+        number = self.number_value(m.group(0))  # @{1 = 'a'}: the key is the number 1
+        key = number if type(number) in (int, float) else m.group(0)
+        return ast.Literal(key, **self.at(start))
 
     def script_block(self) -> ast.ScriptBlockLit:
         start = self.pos

@@ -2076,3 +2076,17 @@ async def test_action_preferences_by_number(shell) -> None:
     )
     assert out == ["went on", "after", "x"]
     assert shell.host.warnings == []
+
+
+async def test_hashtable_keys_keep_their_type(shell) -> None:
+    """1 and '1' are two keys (about_Hash_Tables: keys are objects; strings compare without
+    case), so numeric keys sort as numbers."""
+    out = await shell.run(
+        "$h = @{}; $h[1] = 'a'; $h['1'] = 'b'; $h['A'] = 'c'; $h['a'] = 'd'; $h.Count; $h[1]; "
+        "$h['1']; $h.A; $h.ContainsKey(1); $h.ContainsKey('2'); "
+        "$p = @{}; 9, 10, 2 | ForEach-Object { $p[$_] = 1 }; ($p.Keys | Sort-Object) -join ','; "
+        "$l = @{1 = 'x'; b = 2}; $l[1]; ($l.Keys | ForEach-Object { $_.GetType().Name } | "
+        "Sort-Object) -join ','; [pscustomobject]@{1 = 'x'} | ForEach-Object { "
+        "$_.psobject.Properties.Name.GetType().Name }; $s = @{}; $s.Add(5, 'five'); $s[5]"
+    )
+    assert out == [3, "a", "b", "d", True, False, "2,9,10", "x", "Int32,String", "String", "five"]
