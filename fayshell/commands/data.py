@@ -16,7 +16,7 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any, Literal
 
-from fayshell.commands.encodings import ENCODING_PARAM, read_text, text_writer
+from fayshell.commands.encodings import ENCODING_PARAM, read_text, text_writer, write_text
 from fayshell.commands.files import not_found
 from fayshell.commands.invocation import ErrorRecord, Invocation
 from fayshell.commands.objects import full_type, value_text
@@ -982,8 +982,7 @@ async def export_clixml(
     if no_clobber and full.exists():
         raise CommandError("Export-Clixml", f"The file '{full}' already exists.")
     try:
-        with text_writer(full, encoding, False) as write:
-            write(dumps(items, 2 if depth is None else depth))
+        write_text(full, dumps(items, 2 if depth is None else depth), encoding, False)
     except OSError as exc:
         raise CommandError("Export-Clixml", f"{full}: {exc.strerror or exc}") from None
 

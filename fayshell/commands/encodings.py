@@ -58,6 +58,11 @@ def _codec(encoding: str | None) -> tuple[str, bytes]:
     return ENCODINGS[(encoding or "utf8").lower()]
 
 
+def codec_name(encoding: str | None) -> str:
+    """Python's codec for an -Encoding value (UTF-8 when none is given)."""
+    return _codec(encoding)[0]
+
+
 def read_text(path: Path, encoding: str | None) -> str:
     data = path.read_bytes()
     if encoding is None:

@@ -24,7 +24,7 @@ from typing import Any
 from fayshell import errorids
 from fayshell.commands import drives
 from fayshell.commands.drives import DriveItem, DrivePath
-from fayshell.commands.encodings import ENCODING_PARAM, read_text, write_text
+from fayshell.commands.encodings import ENCODING_PARAM, codec_name, read_text, write_text
 from fayshell.commands.invocation import ErrorRecord, Invocation
 from fayshell.commands.registry import (
     BY_VALUE,
@@ -555,7 +555,7 @@ def get_content(
             )
             continue
         try:
-            size = found.stat().st_size
+            size = found.stat().st_size if wait else 0  # where -Wait goes on from
             if as_byte_stream:
                 out.extend(_bytes(found.read_bytes(), raw, total_count, tail, read_count))
                 continue
@@ -581,8 +581,6 @@ class Following:
     def new_lines(self) -> list[str]:
         """The lines written since the last look (a file that shrank is read again from its
         start, as after a log rotation that truncates it)."""
-        from fayshell.commands.encodings import ENCODINGS
-
         size = self.path.stat().st_size
         if size < self.at:
             self.at, self.partial = 0, ""
@@ -592,8 +590,8 @@ class Following:
             f.seek(self.at)
             data = f.read(size - self.at)
         self.at += len(data)
-        codec = ENCODINGS[(self.encoding or "utf8").lower()][0]
-        *lines, self.partial = (self.partial + data.decode(codec, errors="replace")).split("\n")
+        text = data.decode(codec_name(self.encoding), errors="replace")
+        *lines, self.partial = (self.partial + text).split("\n")
         return [line.removesuffix("\r") for line in lines]
 
 

@@ -8,6 +8,8 @@ import struct
 from collections.abc import Iterator
 from typing import Any
 
+from fayshell.lang.values import Byte
+
 #: Bytes per line.
 WIDTH = 16
 HEADER = (
@@ -76,7 +78,7 @@ def value_kind(value: Any) -> str:
     """The .NET type name of a number or boolean, as Format-Hex labels and lays it out."""
     if isinstance(value, bool):
         return "Boolean"
-    if type(value).__name__ == "Byte":  # fayshell.lang.values.Byte: a file's byte
+    if isinstance(value, Byte):  # a file's byte
         return "Byte"
     if isinstance(value, float):
         return "Double"

@@ -9,7 +9,7 @@ from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from fayshell.commands.encodings import ENCODING_PARAM, read_text
+from fayshell.commands.encodings import ENCODING_PARAM, codec_name, read_text
 from fayshell.commands.invocation import ErrorRecord, Invocation
 from fayshell.commands.objects import value_text
 from fayshell.commands.props import evaluate, parse_props
@@ -465,13 +465,16 @@ async def format_hex(
     offset: int | None = None,
     raw: bool = False,
 ) -> AsyncIterator[ByteCollection]:
+    from fayshell.commands.files import targets
+
     window = _window(offset, count)
     if path is not None or literal_path is not None:
-        names = [(p, False) for p in path or []] + [(p, True) for p in literal_path or []]
-        for name, literal in names:
-            for found in _hex_files(ctx, name, literal):
-                for line in _file_lines(ctx, found, window):
-                    yield line
+        for found in targets(ctx, path, literal_path):  # a missing one is reported there
+            if found.is_dir():
+                ctx.write_error(ErrorRecord(str(found), "", "is a directory, not a file"))
+                continue
+            for line in _file_lines(ctx, found, window):
+                yield line
         return
     source = ctx.input if ctx.input is not None else [input_object]
     async for line in _value_lines(ctx, source, encoding, window):
@@ -484,18 +487,6 @@ def _window(offset: int | None, count: int | None) -> tuple[int, int | None]:
         if value is not None and value < 0:
             raise ParameterError("Format-Hex", name, f"must be 0 or more, not {value}")
     return offset or 0, count
-
-
-def _hex_files(ctx: Invocation, name: str, literal: bool) -> list[Path]:
-    """The files a -Path (or -LiteralPath) names; an error for none or for a directory."""
-    from fayshell.commands.files import expand, missing
-
-    found = expand(ctx.state, name, literal)
-    if not found:
-        missing(ctx, ctx.state.resolve_path(name))
-    for folder in [f for f in found if f.is_dir()]:
-        ctx.write_error(ErrorRecord(str(folder), "", "is a directory, not a file"))
-    return [f for f in found if not f.is_dir()]
 
 
 def _file_lines(ctx: Invocation, path: Path, window: tuple[int, int | None]) -> Iterator[Any]:
@@ -574,7 +565,5 @@ def _number_lines(run: list[Any], window: tuple[int, int | None]) -> list[Any]:
 
 
 def _string_lines(text: str, encoding: str | None, window: tuple[int, int | None]) -> list[Any]:
-    from fayshell.commands.encodings import ENCODINGS
-
-    codec = ENCODINGS[(encoding or "utf8").lower()][0]
-    return _labelled(text.encode(codec, errors="replace"), "String", window)
+    data = text.encode(codec_name(encoding), errors="replace")
+    return _labelled(data, "String", window)
