@@ -2840,6 +2840,8 @@ def _dict_key(d: dict[Any, Any], key: Any) -> Any:
     PowerShell), else ``key`` itself. An object's property names are always text."""
     if not isinstance(d, Hashtable) or isinstance(key, str):
         text = to_string(key)
+        if text in d:  # the same string: no need to look at every key
+            return text
         low = text.lower()
         return next((k for k in d if isinstance(k, str) and k.lower() == low), text)
     return next((k for k in d if same_key(k, key)), key)
@@ -3024,8 +3026,8 @@ def index_value(obj: Any, key: Any) -> Any:
     if isinstance(obj, OrderedDictionary) and isinstance(key, int) and not isinstance(key, bool):
         values = list(obj.values())  # [ordered]: an integer is a position, as in .NET
         return values[key] if -len(values) <= key < len(values) else None
-    if isinstance(obj, Hashtable) and not isinstance(key, str):
-        return next((v for k, v in obj.items() if same_key(k, key)), None)
+    if isinstance(obj, Hashtable):  # by the key's type too: $h['1'] is not $h[1]
+        return obj.get(_dict_key(obj, key))
     if isinstance(obj, Mapping):
         return get_property(obj, to_string(key))
     if obj is None:

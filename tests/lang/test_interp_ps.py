@@ -2087,6 +2087,20 @@ async def test_hashtable_keys_keep_their_type(shell) -> None:
         "$p = @{}; 9, 10, 2 | ForEach-Object { $p[$_] = 1 }; ($p.Keys | Sort-Object) -join ','; "
         "$l = @{1 = 'x'; b = 2}; $l[1]; ($l.Keys | ForEach-Object { $_.GetType().Name } | "
         "Sort-Object) -join ','; [pscustomobject]@{1 = 'x'} | ForEach-Object { "
-        "$_.psobject.Properties.Name.GetType().Name }; $s = @{}; $s.Add(5, 'five'); $s[5]"
+        "$_.psobject.Properties.Name.GetType().Name }; $s = @{}; $s.Add(5, 'five'); $s[5]; "
+        "$null -eq $s['5']"
     )
-    assert out == [3, "a", "b", "d", True, False, "2,9,10", "x", "Int32,String", "String", "five"]
+    assert out == [
+        3,
+        "a",
+        "b",
+        "d",
+        True,
+        False,
+        "2,9,10",
+        "x",
+        "Int32,String",
+        "String",
+        "five",
+        True,
+    ]
