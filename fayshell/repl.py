@@ -157,11 +157,11 @@ class Repl:
             return PROMPT
         try:
             out = await self.interp.run("prompt", "<prompt>")
-        except asyncio.CancelledError:
-            raise
-        except Exception as exc:  # noqa: BLE001 - whatever the user's function does
-            if isinstance(exc, RuntimeFayError):
-                self.state.remember_error(Interpreter.error_value(exc))
+        except RuntimeFayError as exc:  # the user's function failed
+            self.state.remember_error(Interpreter.error_value(exc))
+            return FALLBACK_PROMPT
+        except Exception as exc:  # a bug: an internal error, with its traceback in the log
+            report(exc, self.host, self.crash_log)
             return FALLBACK_PROMPT
         return "".join(to_string(v) for v in out) or FALLBACK_PROMPT
 
