@@ -162,7 +162,7 @@ async def run_source(
         shown = source if name.startswith("<") else name
     else:
         run, shown = interp.run_script(source, on_output=host.show), name
-    task = asyncio.ensure_future(state.history.track(shown, run))
+    task = asyncio.ensure_future(state.history.track(shown, run, state.history_count))
     try:
         await task
         end_output(host)

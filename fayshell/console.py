@@ -243,7 +243,8 @@ class ConsoleHost(Transcribing):
         return RichProgress(prog, prog.add_task(description, total=total), self.bars)
 
     def confirm(self, question: str) -> bool:
-        if not self.interactive:
+        if not self.interactive:  # a script: nobody to ask, so the change is not made
+            self.warning(f"not confirmed (no terminal to ask): {question}")
             return False
         self.err.write(f"{question} [y/N] ")
         self.err.flush()

@@ -3,16 +3,15 @@ a ``-c`` command, a script), with its status and times, recorded when it ends.""
 
 from __future__ import annotations
 
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from fayshell.lang.dates import DateTime, duration_of
+from fayshell.lang.preferences import MAXIMUM_HISTORY_COUNT
 from fayshell.lang.values import Duration
 
 T = TypeVar("T")
-#: PowerShell's $MaximumHistoryCount default.
-MAX_ENTRIES = 4096
 
 
 @dataclass(frozen=True)
@@ -39,16 +38,30 @@ class History:
     entries: list[HistoryInfo] = field(default_factory=list)
     next_id: int = 1
 
-    def add(self, command_line: str, status: str, start: DateTime, end: DateTime) -> HistoryInfo:
+    def add(
+        self,
+        command_line: str,
+        status: str,
+        start: DateTime,
+        end: DateTime,
+        keep: int = MAXIMUM_HISTORY_COUNT,
+    ) -> HistoryInfo:
+        """Record an entry; the oldest go once there are more than ``keep``."""
         took = duration_of(end.naive() - start.naive())
         entry = HistoryInfo(self.next_id, took, command_line, status, start, end)
         self.next_id += 1
         self.entries.append(entry)
-        del self.entries[:-MAX_ENTRIES]
+        del self.entries[: -max(keep, 1)]
         return entry
 
-    async def track(self, command_line: str, work: Awaitable[T]) -> T:
-        """Await ``work`` (running ``command_line``) and record how it ended."""
+    async def track(
+        self,
+        command_line: str,
+        work: Awaitable[T],
+        keep: Callable[[], int] = lambda: MAXIMUM_HISTORY_COUNT,
+    ) -> T:
+        """Await ``work`` (running ``command_line``) and record how it ended, keeping the
+        newest ``keep()`` entries ($MaximumHistoryCount when it ended)."""
         start, status = DateTime.local_now(), "Failed"
         try:
             result: Any = await work
@@ -60,7 +73,7 @@ class History:
             raise
         finally:
             if command_line.strip():
-                self.add(command_line.rstrip("\n"), status, start, DateTime.local_now())
+                self.add(command_line.rstrip("\n"), status, start, DateTime.local_now(), keep())
 
     def get(self, ident: int) -> HistoryInfo | None:
         return next((e for e in self.entries if e.Id == ident), None)

@@ -15,10 +15,12 @@ import dataclasses
 import datetime as dt
 import math
 from collections.abc import Iterable, Mapping
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any, Literal
 
+from fayshell.lang.preferences import FORMAT_ENUMERATION_LIMIT
 from fayshell.lang.values import (
     NUMBERS,
     Duration,
@@ -38,11 +40,29 @@ ID_MASK = (1 << 64) - 1
 UNIT_SUFFIXES = ("_ns", "_us", "_ms", "_s")
 #: A [pscustomobject] with this many properties shows as a list (PowerShell's default view).
 LIST_FROM = 5
-#: A collection in a table or list cell shows its first 4 items, then "…"
-#: (PowerShell's $FormatEnumerationLimit default, about_Preference_Variables).
-FORMAT_ENUMERATION_LIMIT = 4
+
 #: PowerShell's hashtable view: the Name column is 30 characters wide (DotNetTypes.format.ps1xml).
 HASHTABLE_NAME_WIDTH = 30
+
+
+@dataclass
+class OutputSettings:
+    """What the shell's preference variables ask of the formatting of its output, as they
+    are now (the interpreter keeps them up to date)."""
+
+    #: $FormatEnumerationLimit: a collection in a table or list cell shows this many items,
+    #: then "…" (all of them when it is negative).
+    enumeration_limit: int = FORMAT_ENUMERATION_LIMIT
+
+
+#: The running shell's output settings: its interpreter installs them where the shell runs,
+#: so every task it starts (and the console writing their output) shares them.
+OUTPUT: ContextVar[OutputSettings] = ContextVar("output_settings")
+
+
+def output_settings() -> OutputSettings:
+    """The running shell's output settings (the defaults when no shell runs here)."""
+    return OUTPUT.get(None) or OutputSettings()
 
 
 #: The kind of a run of objects whose type lays out its own lines (a static ``block_lines(run)``
@@ -124,8 +144,9 @@ def format_cell(column: str, value: Any) -> str:
         return _short_date(value)
     if type(value) is float:
         return _scalar_line(value)  # a double in full, as PowerShell shows it in a table too
-    if isinstance(value, (list, tuple)) and len(value) > FORMAT_ENUMERATION_LIMIT:
-        shown = ", ".join(format_value(v) for v in value[:FORMAT_ENUMERATION_LIMIT])
+    limit = output_settings().enumeration_limit
+    if isinstance(value, (list, tuple)) and len(value) > limit >= 0:
+        shown = ", ".join(format_value(v) for v in value[:limit])
         return "{" + shown + "…}"
     return format_value(value)
 

@@ -170,7 +170,9 @@ class Repl:
         loop = asyncio.get_running_loop()
         self.running = asyncio.ensure_future(
             self.state.history.track(
-                text, self.interp.run(text, "<repl>", on_output=self.host.show)
+                text,
+                self.interp.run(text, "<repl>", on_output=self.host.show),
+                self.state.history_count,
             )
         )
         cancelled_by_user = False

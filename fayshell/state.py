@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from fayshell.commands.registry import Registry
     from fayshell.jobs import JobTable
     from fayshell.remote.cluster import Cluster
+    from fayshell.render import OutputSettings
     from fayshell.store.database import Database
 
 
@@ -170,8 +171,11 @@ class ShellState:
     history: History = field(default_factory=lambda: History())
     #: The evaluator running this state (set by it), for Invoke-Expression and -Scope.
     interpreter: Any = None
-    #: The enums and classes scripts declared: lower-case name -> EnumType or ClassType.
-    types: dict[str, Any] = field(default_factory=dict)
+    #: The enums and classes scripts declared, after the engine's own enums that preference
+    #: variables hold: lower-case name -> EnumType or ClassType.
+    types: dict[str, Any] = field(default_factory=lambda: _engine_types())
+    #: What its preference variables ask of output formatting ($FormatEnumerationLimit).
+    output: OutputSettings = field(default_factory=lambda: _output_settings())
     #: Write-Progress bars still shown, by their -Id (see ``close_progress``).
     progress_bars: dict[int, Any] = field(default_factory=dict)
     #: Statements of scripts and input lines begun so far (the interpreter numbers a script's
@@ -215,12 +219,16 @@ class ShellState:
             ("true", True),
             ("false", False),
             ("null", None),
-            ("ErrorActionPreference", "Stop"),
-            ("WhatIfPreference", False),
             ("PWD", PathInfo(self.location, ProviderPath=self.location)),
             ("HOME", os.path.expanduser("~")),
         ):
             self.globals.set_local(name, value)
+        from fayshell.lang.preferences import PREFERENCES
+
+        for pref in PREFERENCES:
+            self.globals.set_local(pref.name, pref.initial())
+            if pref.type_name is not None:
+                self.globals.types[pref.name.lower()] = [pref.type_name]
 
     def resolve_path(self, path: str) -> Path:
         """``path`` as an absolute path: ``~`` expanded, relative to the shell's location,
@@ -292,7 +300,22 @@ class ShellState:
         """$ErrorActionPreference as the running statement sees it (``f -ErrorAction X`` sets
         it in f's scope); Stop when unset."""
         found, value = self.scope_now.lookup("ErrorActionPreference")
-        return error_action(value) if found and value else "Stop"
+        return error_action(value) if found and value is not None and value != "" else "Stop"
+
+    def history_count(self) -> int:
+        """$MaximumHistoryCount: how many inputs Get-History keeps."""
+        from fayshell.lang.preferences import MAXIMUM_HISTORY_COUNT, int_preference
+
+        found, value = self.globals.lookup("MaximumHistoryCount")
+        return int_preference(value, MAXIMUM_HISTORY_COUNT) if found else MAXIMUM_HISTORY_COUNT
+
+    def sync_output(self) -> None:
+        """Output settings from the session's preference variables, as they are now."""
+        from fayshell.lang.preferences import FORMAT_ENUMERATION_LIMIT, int_preference
+
+        found, value = self.globals.lookup("FormatEnumerationLimit")
+        limit = int_preference(value, FORMAT_ENUMERATION_LIMIT) if found else None
+        self.output.enumeration_limit = FORMAT_ENUMERATION_LIMIT if limit is None else limit
 
     @property
     def error_action_scoped(self) -> bool:
@@ -377,3 +400,15 @@ class ShellState:
         """Block until the database's background write (Import-Trace) is on disk."""
         if self._database is not None:
             self._database.wait_pending()
+
+
+def _output_settings() -> OutputSettings:
+    from fayshell.render import OutputSettings
+
+    return OutputSettings()
+
+
+def _engine_types() -> dict[str, Any]:
+    from fayshell.lang.enums import engine_enums
+
+    return dict(engine_enums())

@@ -347,3 +347,34 @@ def test_a_long_statements_output_is_shown_as_it_comes(tmp_path: Path) -> None:
     assert (rest, err, proc.returncode) == ("line2\neach1\neach2\n", "", 0)
     # 6 s of sleeps after line1 was written (ForEach-Object's lines come as each block ends)
     assert time.monotonic() - first >= 5.0, (first - start, time.monotonic() - start)
+
+
+def test_a_script_cannot_confirm_so_the_change_is_not_made_and_said(tmp_path: Path) -> None:
+    """$ConfirmPreference = 'Medium' asks before Remove-Item (ConfirmImpact Medium); a script
+    has nobody to ask: the file stays, a warning says why, and the script goes on."""
+    target = tmp_path / "keep.txt"
+    target.write_text("x")
+    res = fayshell(
+        "--no-color",
+        "-c",
+        f"$ConfirmPreference = 'Medium'; Remove-Item '{target}'; 'next'",
+        cwd=tmp_path,
+    )
+    assert res.returncode == 0, res.stderr
+    assert res.stdout.strip() == "next"
+    assert (
+        f'WARNING: not confirmed (no terminal to ask): Performing the operation "Remove File" on target "{target}".'
+        in res.stderr
+    )
+    assert target.exists()
+
+
+def test_format_enumeration_limit_holds_for_what_the_console_shows(tmp_path: Path) -> None:
+    res = fayshell(
+        "--no-color",
+        "-c",
+        "$FormatEnumerationLimit = 2; [pscustomobject]@{ a = 1..5 }; [pscustomobject]@{ a = 1..3 }",
+        cwd=tmp_path,
+    )
+    assert res.returncode == 0, res.stderr
+    assert res.stdout.split("\n")[3:5] == ["{1, 2…}", "{1, 2…}"]

@@ -23,6 +23,8 @@ from dataclasses import dataclass, field
 from types import ModuleType
 from typing import Any, Final, Literal, TypeVar, get_args
 
+from fayshell.lang.preferences import IMPACTS, ConfirmImpact
+
 F = TypeVar("F", bound=Callable[..., Any])
 
 #: :attr:`Param.type` as a converter name (else one of :data:`PY_TYPES`).
@@ -141,6 +143,7 @@ class Cmdlet:
     family: str = ""
     #: It changes something: it takes -WhatIf and -Confirm and asks ctx.should_process.
     should_process: bool = False
+    confirm_impact: ConfirmImpact = "Medium"
 
     def param(self, name: str) -> Param | None:
         low = name.lower()
@@ -180,6 +183,7 @@ def cmdlet(
     stream: bool = False,
     raw_tail: bool = False,
     should_process: bool = False,
+    confirm_impact: ConfirmImpact = "Medium",
 ) -> Callable[[F], F]:
     """Declare ``func`` as the cmdlet ``name``.
 
@@ -188,8 +192,11 @@ def cmdlet(
     the pipeline, the function is called once per input record with that record bound.
     ``raw_tail=True``: the rest of the line after the command name is passed unparsed as the
     first positional parameter (used by ``sql``).
-    ``should_process=True``: it takes -WhatIf and -Confirm (see Invocation.should_process).
+    ``should_process=True``: it takes -WhatIf and -Confirm (see Invocation.should_process);
+    ``confirm_impact``: how risky its changes are (PowerShell's cmdlets are Medium, most of them).
     """
+    if confirm_impact not in IMPACTS:
+        raise ValueError(f"{name}: confirm_impact {confirm_impact!r} is not a ConfirmImpact")
     exs = tuple(e if isinstance(e, Example) else Example(*e) for e in examples)
 
     def deco(func: F) -> F:
@@ -205,6 +212,7 @@ def cmdlet(
             raw_tail=raw_tail,
             family=func.__module__.rsplit(".", 1)[-1],
             should_process=should_process,
+            confirm_impact=confirm_impact,
         )
         func.__cmdlet__ = spec  # type: ignore[attr-defined]
         return func

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from fayshell.lang.preferences import ConfirmImpact
 
 
 @dataclass(eq=False)
@@ -162,6 +165,8 @@ class ScriptBlockLit(Node):
     named: dict[str, list[Node]] | None = None
     #: ``[CmdletBinding(SupportsShouldProcess)]``: it takes -WhatIf and -Confirm.
     should_process: bool = field(default=False, kw_only=True)
+    #: ``[CmdletBinding(ConfirmImpact = 'High')]``, as ConfirmImpact spells it.
+    confirm_impact: ConfirmImpact = field(default="Medium", kw_only=True)
     #: ``[CmdletBinding()]``: an advanced function, with $PSCmdlet.
     advanced: bool = field(default=False, kw_only=True)
     #: ``[CmdletBinding(DefaultParameterSetName = 'X')]``.
@@ -381,6 +386,7 @@ class FunctionDef(Node):
     named: dict[str, list[Node]] | None = None
     aliases: list[str] = field(default_factory=list, kw_only=True)
     should_process: bool = field(default=False, kw_only=True)
+    confirm_impact: ConfirmImpact = field(default="Medium", kw_only=True)
     advanced: bool = field(default=False, kw_only=True)
     default_set: str = field(default="", kw_only=True)
 

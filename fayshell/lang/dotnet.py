@@ -11,6 +11,7 @@ import os
 import posixpath
 import re
 import sys
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from decimal import Decimal
@@ -505,6 +506,38 @@ def _machine_name() -> str:
     return socket.gethostname().split(".")[0]
 
 
+@dataclass(frozen=True)
+class OperatingSystem:
+    """``[Environment]::OSVersion`` as .NET has it on Linux: Unix and the kernel's version."""
+
+    Platform: str
+    ServicePack: str
+    Version: Any  # fayshell.lang.versions.Version
+    VersionString: str
+
+    TYPE_NAME = "System.OperatingSystem"
+
+    def __str__(self) -> str:
+        return self.VersionString
+
+    def ToString(self) -> str:  # noqa: N802 - .NET method name
+        return self.VersionString
+
+
+def _os_version() -> OperatingSystem:
+    """The kernel release's leading numbers (``6.1.0-18-amd64`` -> 6.1.0) as the version."""
+    from fayshell.lang.versions import Version
+
+    m = re.match(r"\d+(\.\d+){1,3}", os.uname().release)
+    version = Version.parse(m.group(0) if m else "0.0")
+    return OperatingSystem("Unix", "", version, f"Unix {version}")
+
+
+def _tick_count() -> int:
+    """Milliseconds since the machine started (.NET's Environment.TickCount64)."""
+    return int(time.clock_gettime(time.CLOCK_MONOTONIC) * 1000)
+
+
 #: [Environment]'s properties that ask the machine (read when used).
 ENVIRONMENT: dict[str, Callable[[], Any]] = {
     "machinename": _machine_name,
@@ -512,8 +545,11 @@ ENVIRONMENT: dict[str, Callable[[], Any]] = {
     "username": _user_name,
     "is64bitprocess": lambda: sys.maxsize > 2**32,
     "is64bitoperatingsystem": lambda: sys.maxsize > 2**32,
-    "osversion": lambda: f"Unix {os.uname().release}",
+    "osversion": _os_version,
     "processid": os.getpid,
+    "currentdirectory": os.getcwd,  # the process's, not the shell's location (as in .NET)
+    "tickcount64": _tick_count,
+    "tickcount": lambda: _tick_count() % 2**31,
 }
 
 
@@ -522,8 +558,6 @@ ENUMS = frozenset(
     {
         "consolecolor",
         "dayofweek",
-        "management.automation.actionpreference",
-        "actionpreference",
         "io.fileattributes",
         "datetimekind",
         "stringcomparison",

@@ -69,17 +69,19 @@ class EnumType:
     members: tuple[tuple[str, int], ...] = field(repr=False)
     flags: bool = field(default=False, repr=False)
     BaseType: str = "System.Enum"
+    #: A .NET enum's namespace ("" for a script's own).
+    Namespace: str = field(default="", repr=False)
 
     @property
     def FullName(self) -> str:  # noqa: N802 - .NET property name
-        return self.Name
+        return f"{self.Namespace}.{self.Name}" if self.Namespace else self.Name
 
     @property
     def IsEnum(self) -> bool:  # noqa: N802 - .NET property name
         return True
 
     def __str__(self) -> str:
-        return self.Name
+        return self.FullName
 
     def GetEnumNames(self) -> list[str]:  # noqa: N802 - .NET method name
         return [name for name, _ in self.members]
@@ -142,11 +144,11 @@ class EnumType:
         return EnumValue(self, total)
 
     def _cannot(self, value: Any) -> OperatorError:
-        names = ", ".join(f'"{m}"' for m, _ in self.members)
+        names = ", ".join(m for m, _ in self.members)
         return OperatorError(
-            f'Cannot convert value "{to_string(value)}" to type "{self.Name}". Error: "Unable '
+            f'Cannot convert value "{to_string(value)}" to type "{self.FullName}". Error: "Unable '
             f"to match the identifier name {to_string(value)} to a valid enumerator name. "
-            f'Specify one of the following enumerator names and try again: {names}"'
+            f'Specify one of the following enumerator names and try again:\n{names}"'
         )
 
     def is_instance(self, value: Any) -> bool:
@@ -161,6 +163,37 @@ class EnumType:
                 raise OperatorError(f"[{self.Name}] has no member named {name!r}")
             return found
         return enum_static(name, [self, *args])
+
+
+def _engine(name: str, *members: str) -> EnumType:
+    """One of PowerShell's own enums, its members numbered from 0 in order."""
+    return EnumType(
+        name, tuple((m, i) for i, m in enumerate(members)), Namespace="System.Management.Automation"
+    )
+
+
+#: The enums of PowerShell's engine that its preference variables hold (about_Preference_
+#: Variables), as .NET numbers them.
+ACTION_PREFERENCE = _engine(
+    "ActionPreference",
+    "SilentlyContinue", "Stop", "Continue", "Inquire", "Ignore", "Suspend", "Break",
+)  # fmt: skip
+CONFIRM_IMPACT = _engine("ConfirmImpact", "None", "Low", "Medium", "High")
+ERROR_VIEW = _engine("ErrorView", "NormalView", "CategoryView", "ConciseView", "DetailedView")
+NATIVE_ARGUMENT_PASSING = _engine("NativeArgumentPassingMode", "Legacy", "Standard", "Windows")
+MODULE_AUTO_LOADING = _engine("PSModuleAutoLoadingPreference", "None", "ModuleQualified", "All")
+
+
+def engine_enums() -> dict[str, EnumType]:
+    """The engine's enums by the names a script writes them with: ``[ActionPreference]``,
+    ``[Management.Automation.ActionPreference]`` (``System.`` is dropped before lookup)."""
+    out: dict[str, EnumType] = {}
+    for enum in (
+        ACTION_PREFERENCE, CONFIRM_IMPACT, ERROR_VIEW, NATIVE_ARGUMENT_PASSING, MODULE_AUTO_LOADING
+    ):  # fmt: skip
+        out[enum.Name.lower()] = enum
+        out[f"management.automation.{enum.Name.lower()}"] = enum
+    return out
 
 
 def _bits(numbers: Iterable[int]) -> int:

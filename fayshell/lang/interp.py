@@ -62,7 +62,14 @@ from fayshell.lang.classes import ClassInstance, ClassType, no_overload
 from fayshell.lang.dates import NOT_HANDLED, DateTime, call_method
 from fayshell.lang.dates import static_member as date_static
 from fayshell.lang.dotnet import DotNetError, type_name_of
-from fayshell.lang.enums import EnumType, EnumValue, enum_static, members_of
+from fayshell.lang.enums import (
+    ACTION_PREFERENCE,
+    CONFIRM_IMPACT,
+    EnumType,
+    EnumValue,
+    enum_static,
+    members_of,
+)
 from fayshell.lang.generic import ArrayList, DotNetCollection, new_collection
 from fayshell.lang.ops import (
     CastError,
@@ -91,6 +98,13 @@ from fayshell.lang.ops import (
     wildcard_match,
 )
 from fayshell.lang.parser import parse
+from fayshell.lang.preferences import (
+    FORMAT_ENUMERATION_LIMIT,
+    ConfirmImpact,
+    confirm_due,
+    int_preference,
+)
+from fayshell.lang.preferences import check as preference_check
 from fayshell.lang.streams import (
     aiter_items,
     as_stream,
@@ -127,6 +141,7 @@ from fayshell.lang.values import (
 )
 from fayshell.lang.versions import SemanticVersion, Version
 from fayshell.records import MISSING, attribute_named, get_property, has_property, is_record
+from fayshell.render import OUTPUT
 from fayshell.state import Scope, ShellState
 
 if TYPE_CHECKING:
@@ -291,6 +306,7 @@ class Interpreter:
         for name, value in automatic_variables().items():
             if not state.globals.lookup(name)[0]:
                 state.globals.set_local(name, value)
+        OUTPUT.set(state.output)  # shared with the tasks it runs and the console
 
     # ---- entry points ---------------------------------------------------------------------
 
@@ -377,6 +393,7 @@ class Interpreter:
                 sig.output = []
                 raise
         self.state.close_progress()  # a Write-Progress bar lasts its statement (its loop)
+        self.state.sync_output()  # shown as the session's preferences are now
         if on_output is None:
             gathered.extend(unroll(out) if not is_relation(out) else [out])
         elif out is not None and out != []:
@@ -989,6 +1006,7 @@ class Interpreter:
             lit.text,
             lit.named,
             should_process=lit.should_process,
+            confirm_impact=lit.confirm_impact,
             advanced=lit.advanced,
             default_set=lit.default_set,
             line=lit.line,
@@ -998,7 +1016,9 @@ class Interpreter:
 
     def define(self, node: ast.FunctionDef, scope: Scope) -> None:
         """The function ``node`` declares, written in ``scope``, under its names."""
-        spec = callable_spec(node.name, node.params, node.should_process, node.advanced)
+        spec = callable_spec(
+            node.name, node.params, node.should_process, node.advanced, node.confirm_impact
+        )
         info = FunctionInfo(node, scope, self.origin, spec)
         for name in (node.name, *node.aliases):  # [Alias('x')] names it too
             self.state.functions[name.lower()] = info
@@ -1298,7 +1318,12 @@ class Interpreter:
         kept = scope.constraint(name)  # [string[]]$l = …; $l += 3 keeps strings
         for type_name in reversed(kept if not types else []):
             value = self.cast_to(value, type_name)
+        invalid = preference_check(name, value)  # $MaximumHistoryCount = 0
+        if invalid is not None:
+            raise RuntimeFayError(invalid)
         holder = scope.set(name, value)
+        if low == "formatenumerationlimit":  # Out-String in the same statement follows it
+            self.state.output.enumeration_limit = int_preference(value, FORMAT_ENUMERATION_LIMIT)
         if types:
             holder.types[low] = list(types)
 
@@ -1567,7 +1592,7 @@ class Interpreter:
             progress_action=bound.progress_action,
             caught=self.try_depth > 0,
             what_if=self.what_if(bound),
-            confirm=bool(bound.confirm),
+            confirm=spec.should_process and self.confirms(spec, bound, self.caller_scope),
             collected=self.collecting_calls[::-1],
             captures=self.captures[::-1],
         )
@@ -1690,7 +1715,7 @@ class Interpreter:
                 node.params, args, scope, node.name, input_stream, func.spec, node.default_set
             )
             if node.advanced:  # [CmdletBinding()]
-                asks = self.asks(scope, bound, func.spec.should_process)
+                asks = self.asks(scope, bound, func.spec)
                 made = ScriptCmdlet(node.name, asks, throw, bound.parameter_set)
                 scope.set_local("PSCmdlet", made)
             out = as_stream(await self.kept_call(bound, node, scope, input_stream, caller))
@@ -1759,16 +1784,30 @@ class Interpreter:
             return await self.body_output(body, scope)
         return await self.named_output(named, params, scope, input_stream, name)
 
-    def asks(self, scope: Scope, bound: Bound, should_process: bool) -> ShouldProcess:
+    def asks(self, scope: Scope, bound: Bound, spec: Cmdlet) -> ShouldProcess:
         """What $PSCmdlet.ShouldProcess does in a function: under SupportsShouldProcess, its
-        -WhatIf or $WhatIfPreference (a -WhatIf also holds for the commands it calls) and its
-        -Confirm; otherwise it always goes ahead."""
-        if not should_process:
+        -WhatIf or $WhatIfPreference and its -Confirm or $ConfirmPreference (both also hold
+        for the commands it calls, as -Confirm sets $ConfirmPreference to Low and
+        -Confirm:$false to None); otherwise it always goes ahead."""
+        if not spec.should_process:
             return ShouldProcess(self.state.host)
         if bound.what_if is not None:
             scope.set_local("WhatIfPreference", bound.what_if)
+        if bound.confirm is not None:
+            scope.set_local("ConfirmPreference", CONFIRM_IMPACT.convert(int(bound.confirm)))
         found, value = scope.lookup("WhatIfPreference")
-        return ShouldProcess(self.state.host, found and truthy(value), bool(bound.confirm))
+        return ShouldProcess(
+            self.state.host, found and truthy(value), self.confirms(spec, bound, scope)
+        )
+
+    @staticmethod
+    def confirms(spec: Cmdlet, bound: Bound, scope: Scope) -> bool:
+        """Is a change confirmed first? -Confirm as given, else when the command's
+        ConfirmImpact is at or above $ConfirmPreference (never when that is None)."""
+        if bound.confirm is not None:
+            return bound.confirm
+        found, value = scope.lookup("ConfirmPreference")
+        return found and confirm_due(spec.confirm_impact, value)
 
     async def bind_params(
         self,
@@ -2514,7 +2553,7 @@ def preferences(bound: Bound) -> dict[str, Any]:
     ):
         if action is not None:
             out[name] = action
-    return out
+    return {name: ACTION_PREFERENCE.convert(action) for name, action in out.items()}
 
 
 @dataclass
@@ -2713,11 +2752,8 @@ def automatic_variables() -> dict[str, Any]:
         ),
         "PSEdition": "Core",
         "Host": HostInfo(),
-        "VerbosePreference": "SilentlyContinue",
-        "DebugPreference": "SilentlyContinue",
-        "WarningPreference": "Continue",
-        "InformationPreference": "SilentlyContinue",
-        "ProgressPreference": "Continue",
+        "PSHOME": os.path.dirname(os.path.dirname(os.path.abspath(__file__))),  # fayshell's own
+        "OutputEncoding": nettext.Encoding("Unicode (UTF-8)", "utf-8", "utf-8"),
         "PSCulture": "en-US",  # the culture -f and the shell's dates format in
         "PSUICulture": "en-US",
         "ShellId": "Microsoft.PowerShell",
@@ -2778,7 +2814,11 @@ def mandatory_in(decl: ast.ParamDecl, chosen: str) -> bool:
 
 
 def callable_spec(
-    name: str, params: list[ast.ParamDecl], should_process: bool = False, advanced: bool = False
+    name: str,
+    params: list[ast.ParamDecl],
+    should_process: bool = False,
+    advanced: bool = False,
+    confirm_impact: ConfirmImpact = "Medium",
 ) -> Cmdlet:
     """A binder declaration for a function's or script block's ``param()``: the arguments no
     parameter takes are its ``ValueFromRemainingArguments`` parameter's, else ``$args``
@@ -2805,6 +2845,7 @@ def callable_spec(
         params=declared + rest,
         family="function",
         should_process=should_process,
+        confirm_impact=confirm_impact,
     )
 
 

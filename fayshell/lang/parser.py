@@ -16,6 +16,7 @@ from typing import TypedDict, TypeVar
 from fayshell.errors import IncompleteInput, ParseError, SourceSpan
 from fayshell.lang import ast
 from fayshell.lang.netnumerics import BigInteger
+from fayshell.lang.preferences import IMPACTS, ConfirmImpact
 from fayshell.lang.values import parse_unit_number
 
 T = TypeVar("T")
@@ -819,6 +820,7 @@ class Parser:
             named,
             aliases=lit.aliases,
             should_process=lit.should_process,
+            confirm_impact=lit.confirm_impact,
             advanced=lit.advanced,
             default_set=lit.default_set,
             **self.at(start),
@@ -1527,6 +1529,20 @@ class Parser:
         key = number if type(number) in (int, float) else m.group(0)
         return ast.Literal(key, **self.at(start))
 
+    def confirm_impact(self, at: int) -> ConfirmImpact:
+        """``ConfirmImpact = 'High'`` of the ``[CmdletBinding(...)]`` from ``at`` to here,
+        spelled as the enum spells it; Medium when it is not given."""
+        m = re.search(r"confirmimpact\s*=\s*['\"]?([\w.]+)", self.src[at : self.pos], re.I)
+        if m is None:
+            return "Medium"
+        word = m.group(1).rsplit(".", 1)[-1].lower()
+        for name in IMPACTS:
+            if name.lower() == word:
+                return name
+        raise self.error(
+            f"ConfirmImpact {m.group(1)!r} is not one of None, Low, Medium, High", pos=at
+        )
+
     def script_block(self) -> ast.ScriptBlockLit:
         start = self.pos
         self.expect("{")
@@ -1535,12 +1551,14 @@ class Parser:
         aliases: list[str] = []
         should_process = advanced = False
         default_set = ""
+        impact: ConfirmImpact = "Medium"
         save = self.pos
         while self.peek() == "[":  # [CmdletBinding()] and other attributes before param()
             attr_at = self.pos
             attr = self.type_literal()
             if attr.startswith("cmdletbinding("):
                 default_set = set_name(self.src[attr_at : self.pos], "DefaultParameterSetName")
+                impact = self.confirm_impact(attr_at)
             if attr.startswith("alias("):
                 aliases += [
                     a.value for a in self.attribute(attr_at)[1] if isinstance(a, ast.Literal)
@@ -1555,6 +1573,7 @@ class Parser:
         else:
             self.pos = save
             aliases, should_process, advanced, default_set = [], False, False, ""
+            impact = "Medium"
         named = self.named_blocks(start)
         body = named.get("end", []) if named is not None else self.statements(end="}")
         if self.eof():
@@ -1568,6 +1587,7 @@ class Parser:
             named,
             aliases=aliases,
             should_process=should_process,
+            confirm_impact=impact,
             advanced=advanced,
             default_set=default_set,
             **self.at(start),

@@ -67,10 +67,17 @@ async def test_error_action_preference_is_case_insensitive(shell: Shell) -> None
 
 
 async def test_an_unknown_error_action_preference_is_one_clear_error(shell: Shell) -> None:
-    await shell.run("$ErrorActionPreference = 'Ignore-All'")
+    with pytest.raises(RuntimeFayError, match="ActionPreference.*Ignore-All") as caught:
+        await shell.run("$ErrorActionPreference = 'Ignore-All'")
+    assert str(caught.value).endswith(
+        'try again:\nSilentlyContinue, Stop, Continue, Inquire, Ignore, Suspend, Break"'
+    )
+    assert await shell.run("[string]$ErrorActionPreference") == ["Stop"]  # kept
+    # an ActionPreference fayshell's commands do not take: said when a command uses it
+    await shell.run("$ErrorActionPreference = 'Break'")
     with pytest.raises(
         RuntimeFayError,
-        match="ErrorAction 'Ignore-All' is not one of Stop, Continue, SilentlyContinue, Ignore",
+        match="ErrorAction 'Break' is not one of Stop, Continue, SilentlyContinue, Ignore",
     ):
         await shell.run("Get-Variable nope")
 

@@ -290,7 +290,8 @@ async def test_private_variables_are_not_seen_by_child_scopes(shell) -> None:
 async def test_intrinsic_members_and_automatic_variables(shell) -> None:
     out = await shell.run(
         "$o = [pscustomobject]@{ a = 1 }; $o.pstypenames; (1, 2, 3).psbase.Count; "
-        "$PSCulture; $PSUICulture; $ShellId; $InformationPreference; $ProgressPreference"
+        "$PSCulture; $PSUICulture; $ShellId; [string]$InformationPreference; "
+        "[string]$ProgressPreference"
     )
     assert out == [
         "System.Management.Automation.PSCustomObject",
@@ -1121,6 +1122,12 @@ async def test_member_names_from_strings_and_variables(shell, src, expected) -> 
         ("try { [math]::Round(1234.5, -2) } catch { 'digits' }", ["digits"]),
         ("[Environment]::ProcessorCount -ge 1; [Environment]::MachineName -ne ''", [True, True]),
         ("$env:FAY_T = 'v'; [Environment]::GetEnvironmentVariable('FAY_T')", ["v"]),
+        (
+            "$o = [Environment]::OSVersion; $o.Platform; $o.Version.Major -ge 2; "
+            "\"$o\" -eq $o.VersionString; $o.VersionString -like 'Unix *'",
+            ["Unix", True, True, True],
+        ),
+        ("[Environment]::TickCount64 -gt 0; [Environment]::CurrentDirectory -ne ''", [True, True]),
     ],
 )
 async def test_ref_tryparse_rounding_modes_and_environment(shell, src, expected) -> None:
