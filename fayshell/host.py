@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import shutil
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol, TextIO
 
 if TYPE_CHECKING:
+    from fayshell.lang.versions import Version
     from fayshell.transcript import Transcript
 
 
@@ -283,9 +285,52 @@ class RawUI:
 
 @dataclass(frozen=True)
 class HostUI:
-    """``$Host.UI``: its ``RawUI``."""
+    """``$Host.UI``: its ``RawUI``, and its methods that write to the console directly (not
+    to a stream: no redirection or preference stops them) and read a line."""
 
     RawUI: RawUI = field(default_factory=RawUI)
+    #: The shell's host as it is when a method runs (a statement wraps it to keep output in
+    #: order); None: not attached to a shell.
+    _console: Callable[[], Host] | None = field(default=None, repr=False, compare=False)
+
+    def WriteLine(self, *args: object) -> None:  # noqa: N802 - .NET method name
+        """``()``, ``(value)`` or ``(foregroundColor, backgroundColor, value)``."""
+        self._write(args, True)
+
+    def Write(self, *args: object) -> None:  # noqa: N802 - .NET method name
+        self._write(args, False)
+
+    def WriteErrorLine(self, value: object) -> None:  # noqa: N802 - .NET method name
+        self._to().error(_text(value))
+
+    def WriteWarningLine(self, value: object) -> None:  # noqa: N802 - .NET method name
+        self._to().warning(_text(value))
+
+    def WriteVerboseLine(self, value: object) -> None:  # noqa: N802 - .NET method name
+        self._to().verbose(_text(value))
+
+    def WriteDebugLine(self, value: object) -> None:  # noqa: N802 - .NET method name
+        self._to().debug(_text(value))
+
+    def ReadLine(self) -> str | None:  # noqa: N802 - .NET method name
+        return self._to().read_line("")
+
+    def _write(self, args: tuple[object, ...], newline: bool) -> None:
+        if len(args) not in (0, 1, 3):
+            raise TypeError(f"takes a value, or colors and a value, not {len(args)} arguments")
+        color = _text(args[0]) if len(args) == 3 else None
+        self._to().write_host(_text(args[-1]) if args else "", color, newline)
+
+    def _to(self) -> Host:
+        if self._console is None:
+            raise TypeError("this $Host.UI is not attached to a console")
+        return self._console()
+
+
+def _text(value: object) -> str:
+    from fayshell.lang.ops import to_string
+
+    return to_string(value)
 
 
 @dataclass(frozen=True)
@@ -293,7 +338,13 @@ class HostInfo:
     """``$Host`` and Get-Host: PowerShell's console host, as scripts ask it."""
 
     Name: str = "ConsoleHost"
-    Version: str = "7.4.0"
+    Version: Version = field(default_factory=lambda: _host_version())
     CurrentCulture: str = "en-US"
     CurrentUICulture: str = "en-US"
     UI: HostUI = field(default_factory=HostUI, repr=False)
+
+
+def _host_version() -> Version:
+    from fayshell.lang.versions import Version
+
+    return Version.parse("7.4.0")

@@ -10,7 +10,7 @@ from fayshell.commands.invocation import Invocation
 from fayshell.commands.registry import BY_PROPERTY, Param, cmdlet
 from fayshell.errors import CommandError, ParameterError
 from fayshell.history import HistoryInfo
-from fayshell.host import HostInfo
+from fayshell.host import HostInfo, HostUI
 from fayshell.lang.dotnet import EN_US, CultureInfo, DotNetError, culture_named
 from fayshell.lang.ops import to_string
 from fayshell.lang.values import Duration, Size
@@ -25,7 +25,8 @@ CLEAR_SCREEN = "\x1b[2J\x1b[3J\x1b[H"
     examples=[("(Get-Host).UI.RawUI.WindowSize.Width", "How wide the terminal is.")],
 )
 def get_host(ctx: Invocation) -> HostInfo:
-    return HostInfo()
+    state = ctx.state
+    return HostInfo(UI=HostUI(_console=lambda: state.host))
 
 
 @cmdlet(

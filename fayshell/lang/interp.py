@@ -56,7 +56,7 @@ from fayshell.errors import (
     SourceSpan,
     UnknownProperty,
 )
-from fayshell.host import Host, HostInfo, ProgressTask
+from fayshell.host import Host, HostInfo, HostUI, ProgressTask
 from fayshell.lang import ast, dotnet, netio, netlinq, netnumerics, netregex, nettext, validate
 from fayshell.lang.classes import ClassInstance, ClassType, no_overload
 from fayshell.lang.dates import NOT_HANDLED, DateTime, call_method
@@ -303,7 +303,7 @@ class Interpreter:
         state.interpreter = self
         # deep recursion in scripts (PowerShell allows ~1000 nested calls): ~10 frames a call
         sys.setrecursionlimit(max(sys.getrecursionlimit(), RECURSION_LIMIT))
-        for name, value in automatic_variables().items():
+        for name, value in automatic_variables(lambda: state.host).items():
             if not state.globals.lookup(name)[0]:
                 state.globals.set_local(name, value)
         OUTPUT.set(state.output)  # shared with the tasks it runs and the console
@@ -1450,7 +1450,7 @@ class Interpreter:
                 raise operator_error(MethodSyntax())
             args = await self.eval_args(node, scope)
             if isinstance(target, FunctionInfo):
-                return await self.call_function(target, args, input_stream, scope)
+                return await self.call_function(target, args, input_stream, scope, node)
             self.caller_scope = scope
             return await self.call_cmdlet(target, args, input_stream, node)
         except RuntimeFayError as exc:
@@ -1500,7 +1500,7 @@ class Interpreter:
                 )
             )
         if isinstance(callee, FunctionInfo):
-            return await self.call_function(callee, args, input_stream, scope)
+            return await self.call_function(callee, args, input_stream, scope, node)
         kind = getattr(callee, "CommandType", None)
         if isinstance(kind, str):  # & (Get-Command Get-Span): the command it describes
             callee = callee.Definition if kind == "Alias" else callee.Name
@@ -1509,7 +1509,7 @@ class Interpreter:
             return await self.run_script_file(name, args, scope, dot)
         target = self.lookup_command(name)
         if isinstance(target, FunctionInfo):
-            return await self.call_function(target, args, input_stream, scope)
+            return await self.call_function(target, args, input_stream, scope, node)
         return await self.call_cmdlet(target, args, input_stream, node)
 
     async def script_command(self, node: ast.Command, scope: Scope) -> Any:
@@ -1702,14 +1702,22 @@ class Interpreter:
             raise self.located(exc, node) from None
 
     async def call_function(
-        self, func: FunctionInfo, args: list[Any], input_stream: Any, caller: Scope
+        self,
+        func: FunctionInfo,
+        args: list[Any],
+        input_stream: Any,
+        caller: Scope,
+        at: ast.Command | None = None,
     ) -> Any:
         """A user's function, in a scope of its own; its -PipelineVariable is set in the
-        ``caller``'s scope, where the pipeline runs."""
+        ``caller``'s scope, where the pipeline runs; ``at``: the command that called it."""
         saved, self.origin = self.origin, func.origin
         node = func.node
         scope = Scope(func.scope, True)
-        scope.set_local("MyInvocation", invocation_info(node.name, "Function", saved.file))
+        invocation = invocation_info(node.name, "Function", saved.file)
+        if at is not None:  # the call's own name (an alias's) and where it is
+            invocation.update(call_site(saved.span(at), at.name if at.callee is None else ""))
+        scope.set_local("MyInvocation", invocation)
         try:
             bound = await self.bind_params(
                 node.params, args, scope, node.name, input_stream, func.spec, node.default_set
@@ -2669,6 +2677,22 @@ def invocation_info(name: str, kind: str, caller: str, path: str | None = None) 
     }
 
 
+def call_site(span: SourceSpan, name: str) -> dict[str, Any]:
+    """``$MyInvocation``'s account of the call: its line and where on it the call starts, in
+    PowerShell's words (PositionMessage), and the name it was called by (as typed)."""
+    where = "line" if span.file.startswith("<") else span.file
+    marker = " " * (span.col - 1) + "~" * max(len(name), 1)
+    out: dict[str, Any] = {
+        "Line": span.text,
+        "ScriptLineNumber": span.line,
+        "OffsetInLine": span.col,
+        "PositionMessage": f"At {where}:{span.line} char:{span.col}\n+ {span.text}\n+ {marker}",
+    }
+    if name:
+        out["InvocationName"] = name
+    return out
+
+
 def script_variables(path: str, caller: str) -> dict[str, Any]:
     """The automatic variables a script file runs with: its own folder and path, and
     ``$MyInvocation``."""
@@ -2730,8 +2754,9 @@ class EngineIntrinsics:
     InvokeCommand: CommandIntrinsics = field(default_factory=CommandIntrinsics)
 
 
-def automatic_variables() -> dict[str, Any]:
-    """PowerShell's automatic variables a script may read before anything sets them."""
+def automatic_variables(console: Callable[[], Host]) -> dict[str, Any]:
+    """PowerShell's automatic variables a script may read before anything sets them
+    (``console``: the shell's host as it is when $Host.UI writes)."""
     from fayshell import __version__
 
     return {
@@ -2751,7 +2776,7 @@ def automatic_variables() -> dict[str, Any]:
             OS=f"{os.uname().sysname} {os.uname().release}",
         ),
         "PSEdition": "Core",
-        "Host": HostInfo(),
+        "Host": HostInfo(UI=HostUI(_console=console)),
         "PSHOME": os.path.dirname(os.path.dirname(os.path.abspath(__file__))),  # fayshell's own
         "OutputEncoding": nettext.Encoding("Unicode (UTF-8)", "utf-8", "utf-8"),
         "PSCulture": "en-US",  # the culture -f and the shell's dates format in

@@ -10,7 +10,7 @@ import pytest
 from fayshell.cli import run_source
 from fayshell.commands.host import CLEAR_SCREEN
 from fayshell.console import ConsoleHost
-from fayshell.errors import CommandError, ParameterError
+from fayshell.errors import CommandError, ParameterError, RuntimeFayError
 from fayshell.history import HistoryInfo
 from fayshell.lang.dates import DateTime
 
@@ -121,10 +121,52 @@ async def test_write_progress_draws_one_bar_per_id_for_its_statement(shell) -> N
 
 async def test_host_says_it_is_the_console_host(shell) -> None:
     out = await shell.run(
-        "$Host.Name; (Get-Host).Version; $Host.UI.RawUI.WindowSize.Width -gt 0; "
-        "$PSVersionTable.Platform"
+        "$Host.Name; [string](Get-Host).Version; $Host.Version.Major; "
+        "$Host.UI.RawUI.WindowSize.Width -gt 0; $PSVersionTable.Platform"
     )
-    assert out == ["ConsoleHost", "7.4.0", True, "Unix"]
+    assert out == ["ConsoleHost", "7.4.0", 7, True, "Unix"]
+
+
+async def test_host_ui_writes_to_the_console_in_order(shell) -> None:
+    out = await shell.run(
+        "'out'; $Host.UI.WriteLine('line'); $Host.UI.Write('part'); $Host.UI.WriteLine(); "
+        "$Host.UI.WriteLine('Red', 'Black', 'red'); $Host.UI.WriteWarningLine('w'); "
+        "$Host.UI.WriteErrorLine('e'); $Host.UI.WriteVerboseLine('v'); "
+        "(Get-Host).UI.WriteLine('from Get-Host')"
+    )
+    assert out == ["out"]
+    assert shell.host.lines == ["line", "part", "", "red", "from Get-Host"]
+    assert (shell.host.warnings, shell.host.errors, shell.host.verbose_lines) == (
+        ["w"],
+        ["e"],
+        ["v"],
+    )
+    with pytest.raises(RuntimeFayError, match='overload for "WriteLine"'):
+        await shell.run("$Host.UI.WriteLine(1, 2)")
+
+
+async def test_my_invocation_tells_where_a_function_was_called(shell) -> None:
+    out = await shell.run(
+        "function Get-Where { $m = $MyInvocation; $m.InvocationName; $m.ScriptLineNumber; "
+        "$m.OffsetInLine; $m.Line; $m.PositionMessage }\n"
+        "Set-Alias gw Get-Where\n"
+        "  'x' | gw"
+    )
+    assert out == [
+        "gw",
+        3,
+        9,
+        "  'x' | gw",
+        "At line:3 char:9\n+   'x' | gw\n+         ~~",
+    ]
+
+
+async def test_maximum_history_count_keeps_the_newest_inputs(shell) -> None:
+    history = shell.state.history
+    await shell.run("$MaximumHistoryCount = 2")
+    for text in ("1", "2", "3"):
+        await history.track(text, shell.run(text), shell.state.history_count)
+    assert [e.CommandLine for e in history.entries] == ["2", "3"]
 
 
 async def test_read_host_answers_with_the_line_typed(shell) -> None:
