@@ -28,6 +28,7 @@ from fayshell.lang.values import (
     Duration,
     Guid,
     Hashtable,
+    PSCustomObject,
     ScriptBlock,
     Size,
     SortedDictionary,
@@ -167,6 +168,11 @@ def members_of(value: Any) -> list[MemberDefinition]:
             _m(tname, str(k), "NoteProperty", f"{short_type(v)} {k}={value_text(v)}")
             for k, v in value.items()
         ]
+        if isinstance(value, PSCustomObject):
+            out += [
+                _m(tname, n, "ScriptMethod", f"System.Object {n}();")
+                for n, _ in value.script_methods().values()
+            ]
     elif dataclasses.is_dataclass(value) and not isinstance(value, type):
         out += [
             _m(
@@ -318,16 +324,18 @@ async def get_member(
 
 @cmdlet(
     "Add-Member",
-    synopsis="Add a property (NoteProperty or AliasProperty) to an object.",
+    synopsis="Add a property (NoteProperty or AliasProperty) or a ScriptMethod to an object.",
     description="Dicts and [pscustomobject] records get the property in place, so the "
-    "variable that holds them sees it; -PassThru also writes the object out. "
-    "ScriptProperty and methods are not supported.",
+    "variable that holds them sees it; -PassThru also writes the object out. A ScriptMethod "
+    "(a [pscustomobject]'s) runs its block with $this as the object. ScriptProperty is not "
+    "supported.",
     params=[
         Param(
             "MemberType",
             "any",
             position=0,
-            help="NoteProperty or AliasProperty (or, positionally, a NotePropertyName).",
+            help="NoteProperty, AliasProperty or ScriptMethod (or, positionally, a "
+            "NotePropertyName).",
         ),
         Param("Name", "any", position=1, help="The new member's name."),
         Param("Value", "any", position=2, help="Its value (AliasProperty: the target name)."),
@@ -352,6 +360,10 @@ async def get_member(
             "Adds c and writes the object out.",
         ),
         ("$o | Add-Member -NotePropertyMembers @{x=1; y=2}", "Two properties at once."),
+        (
+            "$o | Add-Member ScriptMethod Total { $this.a + $this.b }; $o.Total()",
+            "A method of $o.",
+        ),
     ],
 )
 def add_member(
@@ -373,10 +385,32 @@ def add_member(
     )
     target = input_object
     for key, (kind, val) in additions.items():
+        if kind == "ScriptMethod":
+            _add_script_method(target, key, val, force)
+            continue
         if kind == "AliasProperty":
             val = get_property(target, to_string(val))
         _set_member(target, key, val, force)
     return [target] if pass_thru else None
+
+
+def _add_script_method(target: Any, name: str, block: Any, force: bool) -> None:
+    """A method whose body is ``block`` ($this: the object, $args: the call's arguments)."""
+    if not isinstance(block, ScriptBlock):
+        raise ParameterError("Add-Member", "Value", "a ScriptMethod's value is a script block")
+    if not isinstance(target, PSCustomObject):
+        raise CommandError(
+            "Add-Member",
+            f"a ScriptMethod can be added to a [pscustomobject], not a {full_type(target)}",
+        )
+    methods = target.script_methods()
+    if name.lower() in methods and not force:
+        raise CommandError(
+            "Add-Member",
+            f'Cannot add a member with the name "{name}" because a member with that name already '
+            "exists. To overwrite the member anyway, add the Force parameter to your command.",
+        )
+    methods[name.lower()] = (name, block)
 
 
 def _additions(
@@ -404,9 +438,11 @@ def _additions(
             )
         return {kind: ("NoteProperty", name)}  # Add-Member name value
     kind = known[kind.lower()]
-    if kind not in ("NoteProperty", "AliasProperty"):
+    if kind not in ("NoteProperty", "AliasProperty", "ScriptMethod"):
         raise ParameterError(
-            "Add-Member", "MemberType", f"{kind} members are not supported; use NoteProperty"
+            "Add-Member",
+            "MemberType",
+            f"{kind} members are not supported; use NoteProperty, AliasProperty or ScriptMethod",
         )
     if name is None:
         raise ParameterError("Add-Member", "Name", "a member name is needed")

@@ -131,6 +131,7 @@ from fayshell.lang.values import (
     LoopEnumerator,
     NetException,
     OrderedDictionary,
+    PSCustomObject,
     Ref,
     ScriptBlock,
     Size,
@@ -2003,7 +2004,7 @@ class Interpreter:
             scope.set_local("_", item)
         body = block.node.body
         try:
-            if len(body) == 1 and type(body[0]) in EXPRESSIONS:  # fast path: { $_ * 2 }
+            if len(body) == 1 and type(body[0]) in VALUE_EXPRESSIONS:  # fast path: { $_ * 2 }
                 return unroll(await self.eval(body[0], scope))
             return await self.block(body, scope)
         except ReturnSignal as ret:  # `return` ends this one invocation, as in PowerShell
@@ -2040,7 +2041,7 @@ class Interpreter:
         if input_items is not None:
             scope.set_local("input", input_items)
         body = block.node.body
-        if len(body) == 1 and type(body[0]) in EXPRESSIONS:  # fast path: { $_.x -gt 5 }
+        if len(body) == 1 and type(body[0]) in VALUE_EXPRESSIONS:  # fast: { $_.x -gt 5 }
             return unroll(await self.eval(body[0], scope))
         return await self.body_output(body, scope)
 
@@ -2246,11 +2247,20 @@ class Interpreter:
                 raise no_method("", node.name, len(args), True) from None
         if isinstance(obj, ClassInstance):
             return await self.object_method(obj, node.name, args, self.cast_class(node.obj))
+        if isinstance(obj, PSCustomObject) and low in obj.script_methods():
+            return await self.script_method(obj, obj.script_methods()[low][1], args)
         if isinstance(obj, (list, dict)):
             handled, value = await self.collection_method(obj, node.name, args)
             if handled:
                 return value
         return value_method(obj, node.name, args)
+
+    async def script_method(self, obj: PSCustomObject, block: ScriptBlock, args: list[Any]) -> Any:
+        """A ScriptMethod's block run for ``obj``: ``$this`` is the object, the call's
+        arguments its ``param()`` (or ``$args``)."""
+        scope = Scope(block.scope)
+        scope.set_local("this", obj)
+        return single_or_list(await ScriptBlock(block.node, scope, self).invoke(*args))
 
     async def collection_method(
         self, obj: list[Any] | dict[Any, Any], name: str, args: list[Any]
@@ -3753,3 +3763,6 @@ EXPRESSIONS: dict[type, Callable[[Interpreter, Any, Scope], Awaitable[Any]]] = {
     ast.Ternary: Interpreter.eval_ternary,
     ast.IncDec: Interpreter.eval_incdec,
 }
+#: Expressions a block whose one statement is one of them writes the value of (its fast path):
+#: all but ``$x++``, which as a statement writes nothing.
+VALUE_EXPRESSIONS = frozenset(EXPRESSIONS) - {ast.IncDec}

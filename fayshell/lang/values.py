@@ -532,9 +532,19 @@ class MatchInfo:
 
 class PSCustomObject(dict[Any, Any]):
     """A ``[pscustomobject]@{...}`` record: shown as a list when it has five or more
-    properties, as PowerShell shows objects without a format view."""
+    properties, as PowerShell shows objects without a format view. Its script methods
+    (``Add-Member -MemberType ScriptMethod``) are kept beside its properties, not among them."""
 
-    __slots__ = ()
+    __slots__ = ("ps_methods",)
+    ps_methods: dict[str, tuple[str, ScriptBlock]]
+
+    def script_methods(self) -> dict[str, tuple[str, ScriptBlock]]:
+        """Its script methods by lower-case name: (the name as added, the block)."""
+        found: dict[str, tuple[str, ScriptBlock]] | None = getattr(self, "ps_methods", None)
+        if found is None:
+            found = {}
+            self.ps_methods = found
+        return found
 
 
 @dataclass(frozen=True)

@@ -108,12 +108,30 @@ async def test_add_member_errors_are_one_line(shell) -> None:
     assert "already exists; use -Force" in info.value.one_line()
     with pytest.raises(FayError) as info:
         await shell.run(
-            "[pscustomobject]@{a=1} | Add-Member -MemberType ScriptMethod -Name m -Value { 1 }"
+            "[pscustomobject]@{a=1} | Add-Member -MemberType ScriptProperty -Name m -Value { 1 }"
         )
-    assert "ScriptMethod members are not supported" in info.value.one_line()
+    assert "ScriptProperty members are not supported" in info.value.one_line()
+    with pytest.raises(FayError, match="to a \\[pscustomobject\\], not a System.Collections"):
+        await shell.run("@{} | Add-Member ScriptMethod m { 1 }")
+    with pytest.raises(FayError, match="a ScriptMethod's value is a script block"):
+        await shell.run("[pscustomobject]@{} | Add-Member ScriptMethod m 1")
     with pytest.raises(FayError) as info:
         await shell.run("'text' | Add-Member -NotePropertyName a -NotePropertyValue 1")
     assert "cannot add a member to a string" in info.value.one_line()
+
+
+async def test_add_member_script_method_runs_with_this(shell) -> None:
+    out = await shell.run(
+        "$c = [pscustomobject]@{ n = 0; step = 5 }; "
+        "$c | Add-Member ScriptMethod Bump { param($by) $this.n += $by * $this.step }; "
+        "Add-Member -InputObject $c -MemberType ScriptMethod -Name Twice -Value { $this.n * 2 }; "
+        "$c.Bump(1); $c.bump(2); $c.n; $c.Twice(); "
+        "($c | Get-Member -MemberType ScriptMethod).Name; $c.psobject.Properties.Name"
+    )
+    assert out == [15, 30, "Bump", "Twice", "n", "step"]  # methods are not properties
+    with pytest.raises(FayError, match="already exists"):
+        await shell.run("$c | Add-Member ScriptMethod Twice { 0 }")
+    assert await shell.run("$c | Add-Member ScriptMethod Twice { 0 } -Force; $c.Twice()") == [0]
 
 
 async def test_new_object(shell) -> None:

@@ -2111,3 +2111,13 @@ async def test_hashtable_keys_keep_their_type(shell) -> None:
         "five",
         True,
     ]
+
+
+async def test_an_increment_alone_in_a_block_writes_nothing(shell) -> None:
+    """``$x++`` as a block's one statement (ForEach-Object, .Invoke(), a ScriptMethod) writes
+    nothing, as a statement; ``($x++)`` writes the value it had."""
+    out = await shell.run(
+        "$c = 0; $b = { $script:c++ }; $b.Invoke(); 1..2 | ForEach-Object { $c++ }; $c; "
+        "1..2 | ForEach-Object { ($_++) }"
+    )
+    assert out == [3, 1, 2]
