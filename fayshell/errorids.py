@@ -25,6 +25,9 @@ CAST_ICONVERTIBLE: Final = "InvalidCastIConvertible"
 NAMED_PARAMETER_NOT_FOUND: Final = "NamedParameterNotFound"
 MISSING_MANDATORY: Final = "MissingMandatoryParameter"
 VALIDATION_FAILED: Final = "ParameterArgumentValidationError"
+#: An argument that does not convert to its parameter's type: a cmdlet's, a function's.
+CANNOT_CONVERT_ARGUMENT: Final = "CannotConvertArgumentNoMessage"
+ARGUMENT_TRANSFORMATION: Final = "ParameterArgumentTransformationError"
 #: The command families that hold fayshell's own cmdlets. Their types are in fayshell's own
 #: namespace, not in PowerShell's.
 OWN_FAMILIES: Final = frozenset({"analysis", "nodes", "recorder", "sql", "store", "trace", "views"})

@@ -21,7 +21,7 @@ from fayshell.errors import (
     action_name,
     error_action,
 )
-from fayshell.lang.ops import OperatorError, to_number, to_string, truthy, type_name
+from fayshell.lang.ops import OperatorError, convert, to_number, to_string, truthy, type_name
 from fayshell.lang.values import Duration, ScriptBlock, Size, parse_unit_number
 from fayshell.records import get_property, has_property
 
@@ -318,12 +318,7 @@ def convert_value(spec: Cmdlet, param: Param, value: Any) -> Any:
     try:
         result = _convert(param.type, value)
     except (OperatorError, ValueError, TypeError) as exc:
-        raise ParameterError(
-            spec.name,
-            param.name,
-            f"expects {param.type_name()}, got {type_name(value)} "
-            f"{to_string(value)[:40]!r} ({exc})",
-        ) from None
+        raise cannot_convert(spec, param, value, exc) from None
     if param.choices in (ERROR_ACTIONS, STREAM_ACTIONS) and result is not None:
         result = action_name(result)  # -ErrorAction 0 is SilentlyContinue
     if param.choices and result is not None:
@@ -341,6 +336,40 @@ def convert_value(spec: Cmdlet, param: Param, value: Any) -> Any:
     return result
 
 
+#: The .NET types of parameters declared with Python's: an argument that does not convert is
+#: reported in .NET's words for them.
+DOTNET_TYPES: dict[Any, str] = {int: "int", float: "double", "ints": "int"}
+
+
+def cannot_convert(spec: Cmdlet, param: Param, value: Any, exc: Exception) -> ParameterError:
+    """An argument that does not convert to ``param``'s type, in PowerShell's words for a
+    .NET type (a cmdlet's "Cannot bind parameter", a function's "Cannot process argument
+    transformation"), else in fayshell's (a duration, a size ...)."""
+    target = DOTNET_TYPES.get(param.type)
+    if target is None or isinstance(value, list):
+        return ParameterError(
+            spec.name,
+            param.name,
+            f"expects {param.type_name()}, got {type_name(value)} "
+            f"{to_string(value)[:40]!r} ({exc})",
+        )
+    try:
+        convert(value, target)
+        why = str(exc)
+    except (OperatorError, ValueError, TypeError) as net:
+        why = str(net)
+    if spec.family == "function":
+        lead, error_id = (
+            "Cannot process argument transformation on",
+            errorids.ARGUMENT_TRANSFORMATION,
+        )
+    else:
+        lead, error_id = "Cannot bind", errorids.CANNOT_CONVERT_ARGUMENT
+    return ParameterError(
+        spec.name, param.name, f"{lead} parameter '{param.name}'. {why}", error_id=error_id
+    )
+
+
 def _scalar(value: Any) -> Any:
     if isinstance(value, list):
         if len(value) != 1:
@@ -356,19 +385,16 @@ def _convert(kind: Any, value: Any) -> Any:
         return truthy(value)
     if kind is str:
         return to_string(_scalar(value))
-    if kind is int:
-        n = to_number(_scalar(value))
-        if isinstance(n, float) and not n.is_integer():
-            raise ValueError("not a whole number")
-        return int(n)
+    if kind is int:  # as PowerShell's binder casts: 2.5 is 2, '0x10' 16, $null 0
+        return int(convert(_scalar(value), "long"))
     if kind is float:
-        return float(to_number(_scalar(value)))
+        return float(convert(_scalar(value), "double"))
     if kind == "strings":
         items = value if isinstance(value, (list, tuple)) else [value]
         return [to_string(v) for v in items]
     if kind == "ints":
         items = value if isinstance(value, (list, tuple)) else [value]
-        return [int(to_number(v)) for v in items]
+        return [int(convert(v, "long")) for v in items]
     if kind == "scriptblock":
         if not isinstance(value, ScriptBlock):
             raise ValueError("a script block { ... } is needed")

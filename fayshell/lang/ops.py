@@ -662,7 +662,11 @@ def convert(value: Any, target: str) -> Any:
 def _not_a_number(text: str, net: str, cast: bool = True) -> OperatorError:
     """.NET's error for a text that is no number of the type ``net`` (Int32, Double): a
     PSInvalidCastException for a cast, a RuntimeException for an operand of arithmetic."""
-    kind = errorids.CAST_TO_INTEGER if net == "Int32" else "InvalidCastFromStringToDoubleOrSingle"
+    kind = (
+        "InvalidCastFromStringToDoubleOrSingle"
+        if net in ("Double", "Single", "Decimal")
+        else errorids.CAST_TO_INTEGER
+    )
     made = CastError if cast else OperatorError
     return made(
         f'Cannot convert value "{text}" to type "System.{net}". '
@@ -671,7 +675,7 @@ def _not_a_number(text: str, net: str, cast: bool = True) -> OperatorError:
     )
 
 
-def _to_int(value: Any) -> int:
+def _to_int(value: Any, net: str = "Int32") -> int:
     if isinstance(value, Char):
         return ord(value)
     try:
@@ -679,7 +683,7 @@ def _to_int(value: Any) -> int:
     except CastError:
         if not isinstance(value, str):
             raise
-        raise _not_a_number(value, "Int32") from None
+        raise _not_a_number(value, net) from None
     if isinstance(n, (float, Decimal)):  # to even, as .NET rounds
         if not math.isfinite(n):
             raise CastError(f"cannot convert {value} to an integer")
@@ -737,7 +741,7 @@ def _to_int_type(net: str, bits: int, signed: bool, called: str) -> Callable[[An
     lo, hi = (-(2 ** (bits - 1)), 2 ** (bits - 1) - 1) if signed else (0, 2**bits - 1)
 
     def cast(value: Any) -> int:
-        n = _to_int(value)
+        n = _to_int(value, net)
         if signed and isinstance(value, str) and value.strip().lower().startswith("0x"):
             n = n - (1 << bits) if (1 << (bits - 1)) <= n < (1 << bits) else n  # a bit pattern
         if not lo <= n <= hi:
@@ -749,6 +753,16 @@ def _to_int_type(net: str, bits: int, signed: bool, called: str) -> Callable[[An
         return n
 
     return cast
+
+
+def _to_float(value: Any, net: str) -> float:
+    """``[double]$x`` (``[float]``: .NET's Single, named so in its error)."""
+    try:
+        return float(to_number(value))
+    except CastError:
+        if not isinstance(value, str):
+            raise
+        raise _not_a_number(value, net) from None
 
 
 def _to_char(value: Any) -> str:
@@ -825,7 +839,8 @@ def _versioned(parse: Callable[[Any], Any]) -> Callable[[Any], Any]:
 
 CONVERSIONS: dict[str, Callable[[Any], Any]] = {
     **{name: _to_int_type(*facts) for name, facts in INT_TYPES.items()},
-    **dict.fromkeys(("double", "float", "single"), lambda v: float(to_number(v))),
+    "double": lambda v: _to_float(v, "Double"),
+    **dict.fromkeys(("float", "single"), lambda v: _to_float(v, "Single")),
     "decimal": to_decimal,
     **dict.fromkeys(BIG_TYPES, lambda v: _cast_error(to_bigint, v)),
     "string": lambda v: to_string(v),

@@ -159,7 +159,11 @@ async def test_unknown_command_suggests_close_name(shell) -> None:
             "Select-Object -Ex x",
             "ambiguous parameter; it could be -ExpandProperty, -ExcludeProperty",
         ),
-        ("Select-Object -First abc", "Select-Object -First: expects int, got string 'abc'"),
+        (
+            "Select-Object -First abc",
+            "Select-Object -First: Cannot bind parameter 'First'. Cannot convert value \"abc\" "
+            'to type "System.Int32". Error: "Input string was not in a correct format."',
+        ),
         ("Start-Sleep 5MB", "Start-Sleep -Duration: expects duration"),
         ("Select-Object -First", "Select-Object -First: missing an argument of type int"),
         ("Where-Object", "Where-Object: missing mandatory parameter -FilterScript"),
@@ -211,3 +215,23 @@ def test_has_property_distinguishes_missing_from_none() -> None:
     assert has_property({"Name": None}, "name")
     assert not has_property({"Name": 1}, "Value")
     assert not has_property(object(), "Value")
+
+
+async def test_arguments_convert_as_powershell_binds_them(shell) -> None:
+    """[int] and [double] parameters take what a cast would (2.5 is 2, '0x10' 16, $null 0);
+    what does not convert is PowerShell's error, with its id."""
+    out = await shell.run(
+        "function v { param([int]$x, [double]$d) $x; $d }; v 2.5 '1e3'; v '0x10' $null; "
+        "1..5 | Select-Object -First 2.5"
+    )
+    assert out == [2, 1000.0, 16, 0.0, 1, 2]
+    with pytest.raises(ParameterError) as info:
+        await shell.run("function w { param([double]$d) $d }; w abc")
+    assert info.value.message.startswith(
+        "w -d: Cannot process argument transformation on parameter 'd'. Cannot convert value "
+        '"abc" to type "System.Double".'
+    )
+    assert info.value.error_id == "ParameterArgumentTransformationError,w"
+    with pytest.raises(ParameterError) as info:
+        await shell.run("Get-Process -Id abc")
+    assert info.value.error_id.startswith("CannotConvertArgumentNoMessage,Microsoft.PowerShell")
