@@ -203,6 +203,7 @@ class Repl:
             self.running = None
             with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
                 loop.remove_signal_handler(signal.SIGINT)
+            self.state.received(text)
         return None
 
     def _end_output(self) -> None:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -22,6 +23,13 @@ if TYPE_CHECKING:
     from fayshell.remote.cluster import Cluster
     from fayshell.render import OutputSettings
     from fayshell.store.database import Database
+
+
+#: A token of a typed line, as ``$^``/``$$`` take them: a quoted string, a ``${name}``, a word,
+#: or one of ``; | ( ) { } [ ] ,``.
+LINE_TOKEN = re.compile(
+    r"""'(?:[^']|'')*'|"(?:[^"`]|`.)*"|\$\{[^}]*\}|[^\s;|(){}\[\],'"]+|[;|(){}\[\],]"""
+)
 
 
 def default_database_path() -> Path:
@@ -308,6 +316,14 @@ class ShellState:
 
         found, value = self.globals.lookup("MaximumHistoryCount")
         return int_preference(value, MAXIMUM_HISTORY_COUNT) if found else MAXIMUM_HISTORY_COUNT
+
+    def received(self, line: str) -> None:
+        """A line typed at the prompt ran: ``$^`` and ``$$`` are its first and last tokens
+        (about_Automatic_Variables), until the next line."""
+        tokens = LINE_TOKEN.findall(line)
+        if tokens:
+            self.globals.set_local("^", tokens[0])
+            self.globals.set_local("$", tokens[-1])
 
     def sync_output(self) -> None:
         """Output settings from the session's preference variables, as they are now."""

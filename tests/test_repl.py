@@ -146,6 +146,21 @@ async def test_repl_lines_are_recorded_in_the_history(tmp_path) -> None:
     assert out.strip().splitlines()[-2:] == ["1 Completed 6 * 7", "2 Failed Get-Nope"]
 
 
+async def test_first_and_last_tokens_of_the_last_line(tmp_path) -> None:
+    """$^ and $$ (about_Automatic_Variables): the first and last token of the line typed
+    before, whether it ran or failed."""
+    code, out, err = await run_keys(
+        tmp_path,
+        "Write-Output 'a b' | Out-Null\r",
+        '"[$^] [$($$)]"\r',
+        "Get-Nope -X 1; 5\r",
+        '"[$^] [$($$)]"\r',
+        "\x04",
+    )
+    assert code == 0, err
+    assert out.split("\n")[:2] == ["[Write-Output] [Out-Null]", "[Get-Nope] [5]"]
+
+
 async def test_ctrl_c_interrupts_a_running_duckdb_query(tmp_path) -> None:
     """SIGINT while DuckDB runs a query: DuckDB stops (interrupt()), the REPL says so, goes on,
     and the database still answers."""

@@ -1483,6 +1483,9 @@ class Parser:
             name = self.src[self.pos + 1 : end]
             self.pos = end + 1
             return ast.VarRef(name, **self.at(start))
+        if self.peek() == "$":  # $$: the last token of the last line typed
+            self.pos += 1
+            return ast.VarRef("$", **self.at(start))
         m = VAR_NAME.match(self.src, self.pos)
         if not m:
             raise self.error(
