@@ -11,7 +11,7 @@ import collections
 import dataclasses
 import functools
 import math
-from collections.abc import AsyncGenerator, AsyncIterator, Mapping
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
@@ -556,7 +556,7 @@ async def sort_object(
         except Untranslatable as why:
             _fallback(ctx, str(why))
     items = await collect(source)
-    return await _sort_rows(items, order)
+    return await _sort_rows(items, order, ctx.state.interpreter)
 
 
 @dataclass(frozen=True)
@@ -605,12 +605,14 @@ def _sort_sql(rel: Any, order: SortOrder) -> Any:
     return _sort_sql(sorted_rel, forward)
 
 
-async def _sort_rows(items: list[Any], order: SortOrder) -> list[Any]:
+async def _sort_rows(items: list[Any], order: SortOrder, interp: Any = None) -> list[Any]:
     specs = order.specs
     keyed = []
     for item in items:
         values = [await evaluate(item, s) for s in specs] if specs else [item]
         keyed.append((values, item))
+    if interp is not None:
+        await _rank_comparables(keyed, interp)
     directions = [order.direction(s) for s in specs] or [order.descending]
     keyfn = _case_key_at if order.case_sensitive else _key_at
     for pos in reversed(range(len(directions))):
@@ -630,6 +632,44 @@ async def _sort_rows(items: list[Any], order: SortOrder) -> list[Any]:
     if order.bottom is not None:
         return out[-order.bottom :]
     return out
+
+
+async def _rank_comparables(keyed: list[tuple[list[Any], Any]], interp: Any) -> None:
+    """Sort keys that are all objects of IComparable script classes become their places in
+    the order their CompareTo gives (equal ones share a place), as Sort-Object orders them."""
+    from fayshell.lang.classes import ClassInstance
+
+    for pos in range(len(keyed[0][0]) if keyed else 0):
+        column = [values[pos] for values, _ in keyed]
+        if not all(isinstance(v, ClassInstance) and v.implements("icomparable") for v in column):
+            continue
+        order = await _merge_sort(list(range(len(column))), column, interp.compare_to)
+        place = 0
+        for n, i in enumerate(order):
+            if n and await interp.compare_to(column[order[n - 1]], column[i]) != 0:
+                place = n
+            keyed[i][0][pos] = place
+
+
+async def _merge_sort(
+    idx: list[int], values: list[Any], compare: Callable[[Any, Any], Awaitable[int]]
+) -> list[int]:
+    """``idx`` in the (stable) order of their ``values`` by an awaited comparison."""
+    if len(idx) < 2:
+        return idx
+    half = len(idx) // 2
+    left = await _merge_sort(idx[:half], values, compare)
+    right = await _merge_sort(idx[half:], values, compare)
+    out: list[int] = []
+    i = j = 0
+    while i < len(left) and j < len(right):
+        if await compare(values[right[j]], values[left[i]]) < 0:
+            out.append(right[j])
+            j += 1
+        else:
+            out.append(left[i])
+            i += 1
+    return out + left[i:] + right[j:]
 
 
 def _unique_part(value: Any, case: bool) -> Any:

@@ -434,6 +434,8 @@ class ClassDef(Node):
     base: str | None
     properties: list[ClassProperty]
     methods: list[ClassMethod]
+    #: The names after the base class (``: Base, IComparable``): .NET interfaces.
+    interfaces: list[str] = field(default_factory=list, kw_only=True)
 
 
 @dataclass(eq=False)

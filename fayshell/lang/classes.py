@@ -33,6 +33,8 @@ class ClassType:
     scope: Any = field(repr=False)
     #: The static properties' values.
     statics: dict[str, Any] = field(default_factory=dict, repr=False)
+    #: The .NET interfaces it declares, as ``-is`` compares type names (``icomparable``).
+    interfaces: frozenset[str] = field(default=frozenset(), repr=False)
     cast: Cast = field(default=lambda value, type_name: value, repr=False)
 
     @property
@@ -74,11 +76,14 @@ class ClassType:
                 return prop.name, prop.type
         return None
 
-    def method(
+    def overloads(
         self, name: str, count: int, static: bool
-    ) -> tuple[ClassType, ast.ClassMethod] | None:
-        """The method ``name`` taking ``count`` arguments, and the class declaring it: this
-        class's before its base's."""
+    ) -> list[tuple[ClassType, ast.ClassMethod]]:
+        """The overloads of ``name`` taking ``count`` arguments, each with the class declaring
+        it: this class's before its base's, a base's that a derived one overrides (the same
+        parameter types) left out."""
+        out: list[tuple[ClassType, ast.ClassMethod]] = []
+        seen: set[tuple[str, ...]] = set()
         for cls in self.lineage():
             for m in cls.methods:
                 if (
@@ -87,8 +92,11 @@ class ClassType:
                     and m.name.lower() == name.lower()
                     and len(m.params) == count
                 ):
-                    return cls, m
-        return None
+                    types = tuple((p.type or "object").lower() for p in m.params)
+                    if types not in seen:
+                        seen.add(types)
+                        out.append((cls, m))
+        return out
 
     def constructors(self) -> list[ast.ClassMethod]:
         return [m for m in self.methods if m.constructor]
@@ -141,7 +149,12 @@ class ClassInstance(PSCustomObject):
         return frozenset(p.name for p in self.ps_class.instance_properties() if p.hidden)
 
     def ps_is(self, low: str) -> bool | None:
-        return any(cls.Name.lower() == low for cls in self.ps_class.lineage()) or None
+        lineage = self.ps_class.lineage()
+        return any(cls.Name.lower() == low or low in cls.interfaces for cls in lineage) or None
+
+    def implements(self, interface: str) -> bool:
+        """Does its class (or a base) declare the .NET interface (``icomparable``)?"""
+        return any(interface in cls.interfaces for cls in self.ps_class.lineage())
 
 
 def no_overload(cls: ClassType, name: str, count: int) -> OperatorError:

@@ -13,6 +13,7 @@ import datetime
 import difflib
 import functools
 import inspect
+import operator
 import os
 import re
 import socket
@@ -1044,12 +1045,23 @@ class Interpreter:
         properties get their values now."""
         found = None if node.base is None else self.user_type(node.base)
         base = found if isinstance(found, ClassType) else None
-        if node.base is not None and base is None:
+        interfaces = list(node.interfaces)
+        if node.base is not None and base is None and is_interface_name(node.base):
+            interfaces.insert(0, node.base)  # class K : IComparable { }
+        elif node.base is not None and base is None:
             raise self.located(
                 RuntimeFayError(f"class {node.name}: [{node.base}] is not a class declared before"),
                 node,
             )
-        cls = ClassType(node.name, base, node.properties, node.methods, scope, cast=self.cast_to)
+        cls = ClassType(
+            node.name,
+            base,
+            node.properties,
+            node.methods,
+            scope,
+            cast=self.cast_to,
+            interfaces=frozenset(dotnet.short_type(i) for i in interfaces),
+        )
         self.state.types[node.name.lower()] = cls  # a static default may name its own class
         for prop in node.properties:
             if prop.static:
@@ -1076,7 +1088,9 @@ class Interpreter:
 
     async def run_constructor(self, cls: ClassType, obj: ClassInstance, args: list[Any]) -> None:
         ctors = cls.constructors()
-        ctor = next((c for c in ctors if len(c.params) == len(args)), None)
+        fitting = [(cls, c) for c in ctors if len(c.params) == len(args)]
+        chosen = self.overload(fitting, args)
+        ctor = None if chosen is None else chosen[1]
         if ctor is None and (ctors or args):
             raise no_overload(cls, "new", len(args))
         if ctor is None:  # none declared: the base class's default one
@@ -1088,6 +1102,36 @@ class Interpreter:
             values = [await self.eval(a, scope) for a in ctor.base_args or []]
             await self.run_constructor(cls.base, obj, values)
         await self.method_result(ctor, scope)
+
+    def overload(
+        self, candidates: list[tuple[ClassType, ast.ClassMethod]], args: list[Any]
+    ) -> tuple[ClassType, ast.ClassMethod] | None:
+        """The overload the arguments fit best (about_Classes_Methods): each argument that is
+        of its parameter's type counts more than one that converts to it; one that does not
+        convert rules the overload out. The first declared wins a tie; when none fits, the
+        first (its binding then says why)."""
+        best, best_score = None, -1
+        for candidate in candidates:
+            fits = [self.fit(a, p.type) for a, p in zip(args, candidate[1].params, strict=True)]
+            score = sum(fits) if all(fits) else -1
+            if score > best_score:
+                best, best_score = candidate, score
+        return best if best is not None else (candidates[0] if candidates else None)
+
+    def fit(self, value: Any, type_name: str | None) -> int:
+        """2: ``value`` is of the type; 1: it converts to it (or the type takes anything);
+        0: it does not convert."""
+        if not type_name or dotnet.short_type(type_name) in ("object", "psobject"):
+            return 1
+        own = self.user_type(type_name)
+        with contextlib.suppress(OperatorError):
+            if own.is_instance(value) if own is not None else is_type(value, type_name):
+                return 2
+        try:
+            self.cast_to(value, type_name)
+        except (OperatorError, DotNetError, ValueError, TypeError, OverflowError):
+            return 0
+        return 1
 
     async def method_scope(
         self, cls: ClassType, method: ast.ClassMethod, this: ClassInstance | None, args: list[Any]
@@ -1122,7 +1166,7 @@ class Interpreter:
         method runs even where the object's class overrides it (about_Classes_Inheritance)."""
         cls = obj.ps_class
         own = start if start is not None and start.is_instance(obj) else cls
-        found = own.method(name, len(args), static=False)
+        found = self.overload(own.overloads(name, len(args), static=False), args)
         if found is not None:
             owner, method = found
             return await self.method_result(
@@ -1145,7 +1189,7 @@ class Interpreter:
             return None if owner is None else owner.statics[owner.static_key(name)]
         if name.lower() == "new":
             return await self.construct(cls, args)
-        found = cls.method(name, len(args), static=True)
+        found = self.overload(cls.overloads(name, len(args), static=True), args)
         if found is None:
             raise no_overload(cls, name, len(args))
         owner, method = found
@@ -2370,6 +2414,8 @@ class Interpreter:
                 return truthy(left) or truthy(await self.eval(node.right, scope))
             return left if left is not None else await self.eval(node.right, scope)
         right = await self.eval(node.right, scope)
+        if op in ORDER_OPS and isinstance(left, ClassInstance) and left.implements("icomparable"):
+            return ORDER_OPS[op](await self.compare_to(left, right), 0)  # its CompareTo
         if op not in REGEX_OPS:
             return binary_op(op, left, right)
         if (
@@ -2386,6 +2432,10 @@ class Interpreter:
                 scope.set("Matches", Hashtable(dotnet.matches_table(m)))
             return m is not None
         return binary_op(op, left, right)
+
+    async def compare_to(self, left: ClassInstance, right: Any) -> int:
+        """``left.CompareTo(right)`` of an IComparable object: below 0, 0 or above 0."""
+        return int(to_number(await self.object_method(left, "CompareTo", [right])))
 
     async def replace_with_block(self, left: Any, rx: re.Pattern[str], block: ScriptBlock) -> Any:
         """``-replace pattern, { $_.Value ... }`` and .NET's Regex.Replace with a script block
@@ -3254,12 +3304,20 @@ TYPE_CHECKS: dict[str, tuple[type, ...]] = {
 }
 
 
+def is_interface_name(name: str) -> bool:
+    """A .NET interface's name, by .NET's convention: ``IComparable``, ``System.IDisposable``,
+    ``IEquatable[K]``."""
+    return re.fullmatch(r"I[A-Z]\w*(\[.*\])?", name.rsplit(".", 1)[-1]) is not None
+
+
 def is_type(value: Any, name: str) -> bool:
     """``$x -is [int]``; bools are not ints here, as in PowerShell."""
     value = collected(value, 2)
     low = dotnet.short_type(name)
     if low in ("object", "psobject"):
         return value is not None
+    if isinstance(value, ClassInstance) and low not in TYPE_CHECKS:  # [IComparable] ...
+        return bool(value.ps_is(low))
     types = TYPE_CHECKS.get(low)
     element = element_name(low[:-2]) if types is None and low.endswith("[]") else None
     if element is not None:
@@ -3762,6 +3820,13 @@ EXPRESSIONS: dict[type, Callable[[Interpreter, Any, Scope], Awaitable[Any]]] = {
     ast.StaticMember: Interpreter.eval_static,
     ast.Ternary: Interpreter.eval_ternary,
     ast.IncDec: Interpreter.eval_incdec,
+}
+#: The order comparisons, which an IComparable object answers with its CompareTo.
+ORDER_OPS: dict[str, Callable[[int, int], bool]] = {
+    **dict.fromkeys(("lt", "ilt", "clt"), operator.lt),
+    **dict.fromkeys(("le", "ile", "cle"), operator.le),
+    **dict.fromkeys(("gt", "igt", "cgt"), operator.gt),
+    **dict.fromkeys(("ge", "ige", "cge"), operator.ge),
 }
 #: Expressions a block whose one statement is one of them writes the value of (its fast path):
 #: all but ``$x++``, which as a statement writes nothing.

@@ -668,8 +668,8 @@ class Parser:
         return ast.EnumDef(name, members, flags, **self.at(start))
 
     def class_statement(self, start: int) -> ast.Node:
-        """``class Name [: Base [, Interface ...]] { members }`` (interfaces are read and not
-        kept)."""
+        """``class Name [: Base [, Interface ...]] { members }`` (the first name may be an
+        interface too: the class declares no base then)."""
         self.skip_ws()
         name = self.plain_name("a class name")
         bases = self.bases("a base class name")
@@ -679,6 +679,7 @@ class Parser:
             bases[0] if bases else None,
             [m for m in members if isinstance(m, ast.ClassProperty)],
             [m for m in members if isinstance(m, ast.ClassMethod)],
+            interfaces=bases[1:],
             **self.at(start),
         )
 

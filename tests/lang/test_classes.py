@@ -146,3 +146,43 @@ async def test_a_cast_to_the_base_class_calls_the_base_method(shell) -> None:
     # only a call on the cast itself is the base's: a variable holding the object still
     # calls the object's own override, as .NET's virtual methods
     assert out == ["yip woof", "yip woof", "woof"]
+
+
+async def test_overloads_are_chosen_by_the_arguments_types(shell) -> None:
+    """Two methods (or constructors) with as many parameters: the one the arguments fit,
+    an argument of the parameter's type before one that only converts to it."""
+    out = await shell.run(
+        "class Pick { [string]$made; Pick([int]$n) { $this.made = 'int' } "
+        "Pick([string]$s) { $this.made = 'string' } "
+        "[string] Of([int]$x) { return 'int' } [string] Of([string]$x) { return 'string' } "
+        "static [string] At([double]$d) { return 'double' } "
+        "static [string] At([datetime]$t) { return 'datetime' } }; "
+        "$p = [Pick]::new(1); $p.made; [Pick]::new('x').made; "
+        "$p.Of(5); $p.Of('abc'); $p.Of('7'); [Pick]::At(1.5); [Pick]::At((Get-Date))"
+    )
+    assert out == ["int", "string", "int", "string", "string", "double", "datetime"]
+
+
+async def test_a_derived_method_overrides_the_same_signature(shell) -> None:
+    out = await shell.run(
+        "class Base { [string] Say([int]$x) { return 'base' } [string] Say([string]$x) "
+        "{ return 'base text' } }; class Derived : Base { [string] Say([int]$x) "
+        "{ return 'derived' } }; $d = [Derived]::new(); $d.Say(1); $d.Say('a')"
+    )
+    assert out == ["derived", "base text"]
+
+
+async def test_an_icomparable_class_orders_by_its_compare_to(shell) -> None:
+    out = await shell.run(
+        "class Version2 : System.IComparable { [int]$Major; [int]$Minor; "
+        "Version2([int]$a, [int]$b) { $this.Major = $a; $this.Minor = $b } "
+        "[int] CompareTo([object]$o) { if ($this.Major -ne $o.Major) "
+        "{ return $this.Major - $o.Major }; return $this.Minor - $o.Minor } }; "
+        "$v = [Version2]::new(2, 0), [Version2]::new(1, 10), [Version2]::new(1, 9), "
+        "[Version2]::new(1, 10); "
+        "($v | Sort-Object | ForEach-Object { \"$($_.Major).$($_.Minor)\" }) -join ' '; "
+        "($v | Sort-Object -Descending -Unique | ForEach-Object Minor) -join ' '; "
+        "$v[0] -gt $v[1]; $v[1] -le $v[3]; $v[2] -ge $v[1]; "
+        "$v[0] -is [System.IComparable]; $v[0] -is [IDisposable]"
+    )
+    assert out == ["1.9 1.10 1.10 2.0", "0 10 9", True, True, False, True, False]
