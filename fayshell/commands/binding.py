@@ -295,13 +295,17 @@ def missing_mandatory(spec: Cmdlet, values: Mapping[str, Any]) -> list[Param]:
 def pipeline_binding(spec: Cmdlet, values: Mapping[str, Any], item: Any) -> dict[str, Any]:
     """Bind one pipeline record to the parameters not given on the command line.
 
-    Parameters that bind by property name take the record's property of that name (or alias)
-    when it has one; then the first by-value parameter still free takes the record itself.
+    A by-value parameter that takes the record's type as it is (``Param.exact``) takes it
+    first; then parameters that bind by property name take the record's property of that name
+    (or alias) when it has one; then the first by-value parameter still free takes the record.
     """
     out: dict[str, Any] = {}
     free = [p for p in spec.params if p.pipeline and p.pyname not in values]
+    exact = next((p for p in free if p.by_value and isinstance(item, p.exact)), None)
+    if exact is not None:  # the item as it is, first: no property of it binds this one
+        out[exact.pyname] = convert_value(spec, exact, item)
     for p in free:
-        if p.by_property:
+        if p.by_property and p.pyname not in out:
             for name in (p.name, *p.aliases):
                 if has_property(item, name):
                     out[p.pyname] = convert_value(spec, p, get_property(item, name))

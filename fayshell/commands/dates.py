@@ -102,6 +102,7 @@ def _start_date(date: Any, unix_time_seconds: int | None) -> DateTime:
             position=0,
             pipeline=BY_VALUE_AND_PROPERTY,
             aliases=("LastWriteTime",),
+            exact=(datetime,),
             help="The date to use instead of now: a DateTime or a string like '2024-03-05'.",
         ),
         Param(

@@ -15,6 +15,7 @@ name in snake_case (``FilterScript`` -> ``filter_script``). It may be sync or as
 
 from __future__ import annotations
 
+import builtins
 import keyword
 import re
 import threading
@@ -57,6 +58,9 @@ class Param:
     ``complete`` names a completion source: ``nodes``, ``groups``, ``sessions``, ``tables``,
     ``variables``, ``commands``, ``files`` (``choices`` complete by themselves).
     ``rest`` collects all remaining positional arguments into a list.
+    ``exact``: the types a by-value parameter takes a pipeline item of as it is, before any
+    parameter binds the item's properties (PowerShell binds without conversion first: a
+    DateTime piped to Get-Date is the -Date, not its own Date property).
     A value outside these raises ValueError where the parameter is declared.
     """
 
@@ -71,6 +75,7 @@ class Param:
     choices: tuple[str, ...] = ()
     complete: Completion | None = None
     rest: bool = False
+    exact: tuple[builtins.type, ...] = ()  # (``type`` is the field above)
 
     def __post_init__(self) -> None:
         known = self.type in PY_TYPES if isinstance(self.type, type) else self.type in PARAM_KINDS

@@ -199,3 +199,17 @@ async def test_format_operator_writes_dates_in_the_en_us_culture(shell) -> None:
         "Sunday, March 10, 2024",
         "03/10/2024 09:05:00",  # inside a string: the invariant culture, as in PowerShell
     ]
+
+
+async def test_a_date_piped_to_get_date_is_the_date_itself(shell, tmp_path) -> None:
+    """A DateTime binds -Date as it is (not its own Date property, midnight); another object
+    binds by its Date or LastWriteTime property; text converts."""
+    f = tmp_path / "f.txt"
+    f.write_text("x")
+    out = await shell.run(
+        "[datetime]'2020-03-04 05:06:07' | Get-Date -Format 'HH:mm:ss'; "
+        "[pscustomobject]@{ Date = '2021-01-01 10:00' } | Get-Date -Format 'HH:mm'; "
+        "'2020-03-04 05:06:07' | Get-Date -Format 'ss'; "
+        f"(Get-Item '{f}' | Get-Date) -eq (Get-Item '{f}').LastWriteTime"
+    )
+    assert out == ["05:06:07", "10:00", "07", True]
