@@ -249,7 +249,7 @@ def _set(spec: Cmdlet, bound: Bound, param: Param, value: Any) -> None:
     else:
         if param.pyname in bound.values:
             raise ParameterError(spec.name, param.name, "given more than once")
-        bound.values[param.pyname] = convert_value(spec, param, value)
+        bound.values[param.pyname] = bound_value(spec, param, value)
 
 
 def variable_name(spec: Cmdlet, param: Param, value: Any) -> str:
@@ -273,7 +273,7 @@ def _bind_positional(spec: Cmdlet, bound: Bound, positional: list[Any]) -> None:
             break
         if p.pyname in bound.values:
             continue
-        bound.values[p.pyname] = convert_value(spec, p, queue.pop(0))
+        bound.values[p.pyname] = bound_value(spec, p, queue.pop(0))
     if queue and rest is not None:
         bound.values[rest.pyname] = convert_value(spec, rest, queue)
         queue = []
@@ -315,6 +315,32 @@ def pipeline_binding(spec: Cmdlet, values: Mapping[str, Any], item: Any) -> dict
             out[p.pyname] = convert_value(spec, p, item)
             break
     return out
+
+
+@dataclass(frozen=True)
+class DelayBound:
+    """A script block given to a cmdlet's parameter that takes pipeline input and is not a
+    script block's itself (about_Script_Blocks, delay-bind): run for each input item, with
+    ``$_`` the item; its output, converted, is the parameter's value for that item."""
+
+    block: ScriptBlock
+
+    #: PowerShell's words when the command has no input to run the block for.
+    NO_INPUT = (
+        "Cannot evaluate parameter '{}' because its argument is specified as a script block "
+        "and there is no input. A script block cannot be evaluated without input."
+    )
+
+
+def bound_value(spec: Cmdlet, param: Param, value: Any) -> Any:
+    """A command-line argument for ``param``: a DelayBound script block, else converted."""
+    delayed = (
+        isinstance(value, ScriptBlock)
+        and bool(param.pipeline)
+        and spec.family != "function"
+        and param.type not in ("scriptblock", "any", object)
+    )
+    return DelayBound(value) if delayed else convert_value(spec, param, value)
 
 
 def convert_value(spec: Cmdlet, param: Param, value: Any) -> Any:

@@ -27,6 +27,7 @@ from fayshell.commands.drives import DriveItem, DrivePath
 from fayshell.commands.encodings import ENCODING_PARAM, codec_name, read_text, write_text
 from fayshell.commands.invocation import ErrorRecord, Invocation
 from fayshell.commands.registry import (
+    BY_PROPERTY,
     BY_VALUE,
     BY_VALUE_AND_PROPERTY,
     Param,
@@ -1082,7 +1083,7 @@ def _destination(ctx: Invocation, source: Path, destination: str) -> Path:
     synopsis="Copy files, or directories with -Recurse.",
     params=[
         Param("Path", "strings", position=0, pipeline=PATH_PIPE, aliases=("FullName",)),
-        Param("Destination", str, position=1, mandatory=True),
+        Param("Destination", str, position=1, mandatory=True, pipeline=BY_PROPERTY),
         Param("LiteralPath", "strings", aliases=("PSPath", "LP")),
         Param("Recurse", bool, help="Copy directories with their contents."),
         Param("Force", bool, help="Overwrite read-only files."),
@@ -1131,7 +1132,7 @@ def copy_item(
     synopsis="Move or rename files and directories.",
     params=[
         Param("Path", "strings", position=0, pipeline=PATH_PIPE, aliases=("FullName",)),
-        Param("Destination", str, position=1, mandatory=True),
+        Param("Destination", str, position=1, mandatory=True, pipeline=BY_PROPERTY),
         Param("LiteralPath", "strings", aliases=("PSPath", "LP")),
         Param("Force", bool, help="Replace an existing file at the destination."),
         Param("PassThru", bool, help="Output the moved items."),
@@ -1179,7 +1180,7 @@ def move_item(
     "item of that name is never replaced.",
     params=[
         Param("Path", str, position=0, pipeline=PATH_PIPE, aliases=("FullName",)),
-        Param("NewName", str, position=1, mandatory=True),
+        Param("NewName", str, position=1, mandatory=True, pipeline=BY_PROPERTY),
         Param("LiteralPath", str, aliases=("PSPath", "LP")),
         Param("Force", bool, help="Accepted for compatibility (nothing is hidden or read-only)."),
         Param("PassThru", bool, help="Output the renamed item."),

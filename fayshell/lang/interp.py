@@ -28,9 +28,11 @@ from fayshell import errorids
 from fayshell.commands.binding import (
     NO_VALUE,
     Bound,
+    DelayBound,
     NamedArg,
     ParameterToken,
     bind,
+    convert_value,
     missing_mandatory,
     pipeline_binding,
     resolve_param,
@@ -1673,6 +1675,9 @@ class Interpreter:
             if input_stream is not None and not spec.stream and not pipeline_params:
                 await self.reject_input(spec, input_stream)
             self.check_mandatory(spec, bound.values)
+            for p in spec.params:  # a delay-bind script block with no input to run it for
+                if isinstance(bound.values.get(p.pyname), DelayBound):
+                    raise ParameterError(spec.name, p.name, DelayBound.NO_INPUT.format(p.name))
             ctx.input = input_stream if spec.stream else None
             with self.as_value():  # what a cmdlet's script blocks write is the cmdlet's business
                 result = await self.guard(
@@ -1737,6 +1742,7 @@ class Interpreter:
         try:
             async for item in aiter_items(input_stream):
                 call_values = {**values, **pipeline_binding(spec, values, item)}
+                call_values = await self.delay_bound(spec, call_values, item)
                 self.check_mandatory(spec, call_values)
                 out = await self.guard(
                     spec, functools.partial(self.call_func, spec, ctx, call_values)
@@ -1745,6 +1751,18 @@ class Interpreter:
                     yield produced
         except RuntimeFayError as exc:
             raise self.located(exc, node) from None
+
+    async def delay_bound(self, spec: Cmdlet, values: dict[str, Any], item: Any) -> dict[str, Any]:
+        """``values`` with each DelayBound script block run for ``item`` ($_), its output
+        converted to its parameter's type."""
+        out = dict(values)
+        for p in spec.params:
+            given = values.get(p.pyname)
+            if isinstance(given, DelayBound):
+                with self.as_value():
+                    written = await given.block.invoke(dollar_under=item)
+                out[p.pyname] = convert_value(spec, p, single_or_list(written))
+        return out
 
     async def call_function(
         self,

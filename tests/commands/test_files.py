@@ -535,3 +535,30 @@ async def test_bytes_of_a_file(shell, tmp_path) -> None:
     assert copy.read_bytes() == bytes([0, 1, 2, 200, 255, 9, 10])
     with pytest.raises(FayError, match='Cannot convert value "300" to type "System.Byte"'):
         await shell.run(f"Set-Content '{copy}' -Value 300 -AsByteStream")
+
+
+async def test_delay_bind_script_blocks_run_for_each_piped_item(shell, tmp_path) -> None:
+    """about_Script_Blocks: a script block given to a parameter that takes pipeline input is
+    run for each item ($_); before, Rename-Item named the file after the block's text."""
+    for name in ("a.txt", "b.txt"):
+        (tmp_path / name).write_text(name)
+    await shell.run(
+        f"Get-ChildItem '{tmp_path}' -Filter *.txt | Copy-Item -Destination {{ $_.FullName + '.bak' }}"
+    )
+    await shell.run(
+        f"Get-ChildItem '{tmp_path}' -Filter *.txt | Rename-Item -NewName {{ $_.BaseName + '.log' }}"
+    )
+    await shell.run(
+        f"Get-ChildItem '{tmp_path}' -Filter *.bak | "
+        f"Move-Item -Destination {{ Join-Path '{tmp_path}' ('old-' + $_.Name) }}"
+    )
+    assert sorted(p.name for p in tmp_path.iterdir()) == [
+        "a.log",
+        "b.log",
+        "old-a.txt.bak",
+        "old-b.txt.bak",
+    ]
+    assert (tmp_path / "old-b.txt.bak").read_text() == "b.txt"
+    with pytest.raises(ParameterError, match="its argument is specified as a script block and"):
+        await shell.run(f"Rename-Item '{tmp_path / 'a.log'}' -NewName {{ 'x' }}")
+    assert (tmp_path / "a.log").exists()
