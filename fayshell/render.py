@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any, Literal
 
+from fayshell.lang.classes import ClassInstance
 from fayshell.lang.preferences import FORMAT_ENUMERATION_LIMIT
 from fayshell.lang.values import (
     NUMBERS,
@@ -108,6 +109,8 @@ def format_value(value: Any) -> str:
         return format(value, "f")
     if isinstance(value, (list, tuple)):
         return "{" + ", ".join(format_value(v) for v in value) + "}"
+    if isinstance(value, ClassInstance):  # its ToString() (else its class's name), as .NET's
+        return str(value)
     own_text = type(value).__str__ is not object.__str__ and not isinstance(value, Mapping)
     if own_text and (dataclasses.is_dataclass(value) or is_record(value)):
         return str(value)  # a value type ([version], a StringBuilder) reads as its ToString()

@@ -36,6 +36,9 @@ class ClassType:
     #: The .NET interfaces it declares, as ``-is`` compares type names (``icomparable``).
     interfaces: frozenset[str] = field(default=frozenset(), repr=False)
     cast: Cast = field(default=lambda value, type_name: value, repr=False)
+    #: An object's text by its class's own ToString() (None: it has none, or it could not
+    #: give it at once); the interpreter sets it.
+    text_of: Callable[[ClassInstance], str | None] = field(default=lambda obj: None, repr=False)
 
     @property
     def BaseType(self) -> ClassType | TypeInfo:  # noqa: N802 - .NET property name
@@ -137,8 +140,9 @@ class ClassInstance(PSCustomObject):
         """A property's first value (its default), without the type's conversion."""
         super().__setitem__(name, value)
 
-    def __str__(self) -> str:  # "$obj": the class's name, as .NET's default ToString
-        return self.ps_class.Name
+    def __str__(self) -> str:  # its ToString(), else the class's name (.NET's default)
+        text = self.ps_class.text_of(self)
+        return self.ps_class.Name if text is None else text
 
     def GetType(self) -> ClassType:  # noqa: N802 - .NET method name
         return self.ps_class

@@ -299,6 +299,8 @@ class Interpreter:
         self.trap_cache: dict[int, tuple[list[ast.Node], list[ast.Trap]]] = {}
         #: True once a script assigns $ErrorActionPreference (Write-Error then follows it).
         self.preference_set = False
+        #: The objects whose ToString() is running now (see text_of).
+        self.texts: set[int] = set()
         #: What the running function calls' -ErrorVariable, -WarningVariable and
         #: -InformationVariable collect (the innermost last): the commands inside write there.
         self.collecting_calls: list[Collected] = []
@@ -1063,6 +1065,7 @@ class Interpreter:
             scope,
             cast=self.cast_to,
             interfaces=frozenset(dotnet.short_type(i) for i in interfaces),
+            text_of=self.text_of,
         )
         self.state.types[node.name.lower()] = cls  # a static default may name its own class
         for prop in node.properties:
@@ -1182,6 +1185,33 @@ class Interpreter:
         if low == "equals" and len(args) == 1:
             return obj is args[0]
         raise no_overload(cls, name, len(args))
+
+    async def awaited_text(self, obj: ClassInstance) -> str:
+        """``obj.ToString()``, awaited ("$this" inside it is the class's name)."""
+        self.texts.add(id(obj))
+        try:
+            return to_string(await self.object_method(obj, "ToString", []))
+        finally:
+            self.texts.discard(id(obj))
+
+    def text_of(self, obj: ClassInstance) -> str | None:
+        """``obj.ToString()`` of its class (or a base), run at once, wherever text is made of
+        it (``-join``, a table cell, "$obj"); None when it has none, when it fails, or when it
+        would wait for something (then the class's name is its text)."""
+        if id(obj) in self.texts or not obj.ps_class.overloads("ToString", 0, static=False):
+            return None  # ("$this" inside its own ToString: the class's name)
+        self.texts.add(id(obj))
+        running = self.object_method(obj, "ToString", [])
+        try:
+            running.send(None)
+        except StopIteration as done:
+            return to_string(done.value)
+        except (FayError, OperatorError, DotNetError):
+            return None
+        finally:
+            self.texts.discard(id(obj))
+        running.close()  # it waited: not a text to make now
+        return None
 
     async def class_static(self, cls: ClassType, name: str, args: list[Any] | None) -> Any:
         """``[T]::new(args)``, ``[T]::Property`` and ``[T]::Method(args)`` of a script's
@@ -2153,8 +2183,8 @@ class Interpreter:
                 value = None
             if isinstance(value, (list, tuple)):  # "$arr" joins with $OFS (default a space)
                 parts.append(self.joined(value, scope))
-            elif isinstance(value, ClassInstance):  # its class's own ToString(), if it has one
-                parts.append(to_string(await self.object_method(value, "ToString", [])))
+            elif isinstance(value, ClassInstance) and id(value) not in self.texts:
+                parts.append(await self.awaited_text(value))  # its ToString(): it may wait
             else:
                 parts.append(to_string(value))
         return "".join(parts)

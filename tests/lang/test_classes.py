@@ -186,3 +186,18 @@ async def test_an_icomparable_class_orders_by_its_compare_to(shell) -> None:
         "$v[0] -is [System.IComparable]; $v[0] -is [IDisposable]"
     )
     assert out == ["1.9 1.10 1.10 2.0", "0 10 9", True, True, False, True, False]
+
+
+async def test_to_string_gives_an_object_its_text_everywhere(shell) -> None:
+    """A class's ToString() is its text in -join, [string], "$x" and a table cell (before,
+    only "$x" used it; a cell showed @{...}); a class without one reads as its name."""
+    out = await shell.run(
+        "class Node2 { [string]$Name; Node2([string]$n) { $this.Name = $n } "
+        '[string] ToString() { return "node:$($this.Name)" } }; class Bare { [int]$v = 1 }; '
+        "$n = [Node2]::new('a'), [Node2]::new('b'); $n -join ','; [string]$n[0]; \"$($n[1])\"; "
+        "[pscustomobject]@{ node = $n[0]; bare = [Bare]::new() } | Out-String; "
+        'class Self { [string] ToString() { return "self:$this" } }; "$([Self]::new())"'
+    )
+    assert out[:3] == ["node:a,node:b", "node:a", "node:b"]
+    assert out[3].split("\n")[3] == "node:a Bare"
+    assert out[4] == "self:Self"  # "$this" inside its own ToString: the class's name
