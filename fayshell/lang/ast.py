@@ -410,6 +410,8 @@ class ClassProperty(Node):
     static: bool = False
     #: ``hidden``: not shown by the formatters, Select-Object * or Get-Member.
     hidden: bool = field(default=False, kw_only=True)
+    #: ``[ValidateRange(1, 10)]`` ...: checked when the property is set (as ParamDecl.checks).
+    checks: list[tuple[str, list[Node]]] = field(default_factory=list, kw_only=True)
 
 
 @dataclass(eq=False)

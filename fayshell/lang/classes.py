@@ -33,6 +33,9 @@ class ClassType:
     scope: Any = field(repr=False)
     #: The static properties' values.
     statics: dict[str, Any] = field(default_factory=dict, repr=False)
+    #: Each property's [Validate...] attributes, their arguments evaluated: lower-case
+    #: property name -> (attribute, arguments) ...
+    checks: dict[str, list[tuple[str, list[Any]]]] = field(default_factory=dict, repr=False)
     #: The .NET interfaces it declares, as ``-is`` compares type names (``icomparable``).
     interfaces: frozenset[str] = field(default=frozenset(), repr=False)
     cast: Cast = field(default=lambda value, type_name: value, repr=False)
@@ -117,6 +120,18 @@ class ClassType:
     def is_instance(self, value: Any) -> bool:
         return isinstance(value, ClassInstance) and self in value.ps_class.lineage()
 
+    def check(self, name: str, value: Any) -> None:
+        """A property's new value against its [Validate...] attributes (a base class's too):
+        PowerShell's "Exception setting" error when it fails ([ValidateScript] is not run
+        here)."""
+        from fayshell.lang.validate import problem
+
+        for cls in self.lineage():
+            for attr, args in cls.checks.get(name.lower(), []):
+                why = problem(attr, args, value)
+                if why is not None:
+                    raise OperatorError(f'Exception setting "{name}": "{why}"')
+
 
 class ClassInstance(PSCustomObject):
     """An object of a script's class: its properties, in declaration order."""
@@ -132,9 +147,9 @@ class ClassInstance(PSCustomObject):
         if declared is None:
             raise no_property_to_set(str(key))
         name, type_name = declared
-        super().__setitem__(
-            name, value if type_name is None else self.ps_class.cast(value, type_name)
-        )
+        value = value if type_name is None else self.ps_class.cast(value, type_name)
+        self.ps_class.check(name, value)
+        super().__setitem__(name, value)
 
     def init(self, name: str, value: Any) -> None:
         """A property's first value (its default), without the type's conversion."""

@@ -1069,6 +1069,11 @@ class Interpreter:
         )
         self.state.types[node.name.lower()] = cls  # a static default may name its own class
         for prop in node.properties:
+            if prop.checks:  # the attributes' arguments, once (constants in PowerShell)
+                cls.checks[prop.name.lower()] = [
+                    (attr, [await self.eval(a, scope) for a in args]) for attr, args in prop.checks
+                ]
+        for prop in node.properties:
             if prop.static:
                 cls.statics[prop.name] = await self.property_default(prop, scope)
         return None

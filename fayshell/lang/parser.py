@@ -720,11 +720,15 @@ class Parser:
         its attributes and type."""
         start = self.pos
         static, hidden, ptype = False, False, None
+        checks: list[tuple[str, list[ast.Node]]] = []
         while True:
             self.skip_ws(newlines=True)
             if self.peek() == "[":
+                attr_at = self.pos
                 text = self.type_literal()
-                if "(" not in text:  # [ValidateNotNull()] and the like are not kept
+                if text.startswith("validate"):  # [ValidateRange(1, 10)]: checked when set
+                    checks.append(self.attribute(attr_at))
+                elif "(" not in text:  # other attributes are not kept
                     ptype = text
                 continue
             word = IDENT.match(self.src, self.pos)
@@ -739,7 +743,7 @@ class Parser:
             assert isinstance(var, ast.VarRef)
             default = self.default_value(commas=True)
             return ast.ClassProperty(
-                var.name, ptype, default, static, hidden=hidden, **self.at(start)
+                var.name, ptype, default, static, hidden=hidden, checks=checks, **self.at(start)
             )
         name = self.plain_name("a property ($name) or a method name")
         self.skip_ws()

@@ -201,3 +201,22 @@ async def test_to_string_gives_an_object_its_text_everywhere(shell) -> None:
     assert out[:3] == ["node:a,node:b", "node:a", "node:b"]
     assert out[3].split("\n")[3] == "node:a Bare"
     assert out[4] == "self:Self"  # "$this" inside its own ToString: the class's name
+
+
+async def test_property_validation_attributes_check_each_assignment(shell) -> None:
+    await shell.run(
+        "class Limits { [ValidateRange(1, 10)][int]$Retries = 3; "
+        "[ValidateSet('low', 'high')][string]$Level = 'low'; "
+        "Limits([int]$r) { $this.Retries = $r } }"
+    )
+    assert await shell.run("$l = [Limits]::new(5); $l.Level = 'HIGH'; $l.Retries; $l.Level") == [
+        5,
+        "HIGH",
+    ]
+    with pytest.raises(FayError, match='Exception setting "Retries": "The 50 argument is greater'):
+        await shell.run("$l.Retries = 50")
+    assert await shell.run("$l.Retries") == [5]  # kept
+    with pytest.raises(FayError, match='Exception setting "Level"'):
+        await shell.run("$l.Level = 'mid'")
+    with pytest.raises(FayError, match="maximum allowed range of 10"):
+        await shell.run("[Limits]::new(11)")  # the constructor's assignment too
