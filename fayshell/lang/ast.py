@@ -150,6 +150,8 @@ class ParamDecl(Node):
     #: ``[Parameter(ParameterSetName = 'X', Mandatory)]``: the sets it belongs to, each with
     #: whether it is mandatory there (none: it belongs to every set).
     sets: list[tuple[str, bool]] = field(default_factory=list, kw_only=True)
+    #: ``[Parameter(Position = 0)]``: its place among positional arguments.
+    position: int | None = field(default=None, kw_only=True)
 
 
 @dataclass(eq=False)

@@ -2961,11 +2961,12 @@ def callable_spec(
     """A binder declaration for a function's or script block's ``param()``: the arguments no
     parameter takes are its ``ValueFromRemainingArguments`` parameter's, else ``$args``
     (an advanced function has no ``$args``: an argument no parameter takes is an error)."""
+    explicit = any(p.position is not None for p in params)  # then only those are positional
     declared = tuple(
         Param(
             p.name,
             _param_type(p.type),
-            position=None if p.remaining else i,
+            position=None if p.remaining else (p.position if explicit else i),
             default=p.default,
             pipeline="value" if p.from_pipeline else "",
             aliases=tuple(p.aliases),

@@ -849,6 +849,7 @@ class Parser:
             checks: list[tuple[str, list[ast.Node]]] = []
             aliases: list[str] = []
             sets: list[tuple[str, bool]] = []
+            position: int | None = None
             while self.peek() == "[":
                 attr_at = self.pos
                 text = self.type_literal()
@@ -861,6 +862,8 @@ class Parser:
                         checks.append((name, args))
                 elif "(" in text:
                     given = attribute_flags(text)
+                    place = re.search(r"(?<![a-z])position\s*=\s*(\d+)", text)
+                    position = int(place.group(1)) if place else position
                     named = set_name(self.src[attr_at : self.pos])
                     if named:  # Mandatory in a set is mandatory there only
                         sets.append((named, "mandatory" in given))
@@ -884,6 +887,7 @@ class Parser:
                     aliases,
                     remaining="valuefromremainingarguments" in flags,
                     sets=sets,
+                    position=position,
                     **self.at(pstart),
                 )
             )

@@ -2121,3 +2121,15 @@ async def test_an_increment_alone_in_a_block_writes_nothing(shell) -> None:
         "1..2 | ForEach-Object { ($_++) }"
     )
     assert out == [3, 1, 2]
+
+
+async def test_explicit_positions_order_positional_arguments(shell) -> None:
+    """[Parameter(Position = n)] places an argument by n, not by declaration order; once a
+    parameter has a position, those without one are named only (the rest go to $args)."""
+    out = await shell.run(
+        "function Get-Pair { param([Parameter(Position = 1)]$Second, "
+        '[Parameter(Position = 0)]$First) "$First-$Second" }; Get-Pair a b; '
+        'function Get-One { param([Parameter(Position = 0)]$A, $B) "$A-$B-$($args.Count)" }; '
+        "Get-One x y; Get-One x -B z"
+    )
+    assert out == ["a-b", "x--1", "x-z-0"]
