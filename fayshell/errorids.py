@@ -24,6 +24,7 @@ CAST_TO_INTEGER: Final = "InvalidCastFromStringToInteger"
 CAST_ICONVERTIBLE: Final = "InvalidCastIConvertible"
 NAMED_PARAMETER_NOT_FOUND: Final = "NamedParameterNotFound"
 MISSING_MANDATORY: Final = "MissingMandatoryParameter"
+POSITIONAL_NOT_FOUND: Final = "PositionalParameterNotFound"
 VALIDATION_FAILED: Final = "ParameterArgumentValidationError"
 #: An argument that does not convert to its parameter's type: a cmdlet's, a function's.
 CANNOT_CONVERT_ARGUMENT: Final = "CannotConvertArgumentNoMessage"

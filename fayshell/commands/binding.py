@@ -285,6 +285,7 @@ def _bind_positional(spec: Cmdlet, bound: Bound, positional: list[Any]) -> None:
             f"unexpected positional argument {shown!r}; "
             f"see 'Get-Help {spec.name}' for its parameters",
             f"A positional parameter cannot be found that accepts argument '{shown}'.",
+            error_id=errorids.POSITIONAL_NOT_FOUND,
         )
 
 

@@ -92,11 +92,30 @@ class ScriptCmdlet:
         asks: ShouldProcess,
         throw: Callable[[Any], NoReturn],
         parameter_set: str = "__AllParameterSets",
+        variable: Callable[[str], Any] = lambda name: None,
     ) -> None:
         self.name = name
         self.asks = asks
         self.throw = throw
         self.ParameterSetName = parameter_set  # the set the call's arguments resolved to
+        self.variable = variable  # a variable as the function's scope sees it
+
+    @property
+    def MyInvocation(self) -> Any:  # noqa: N802 - .NET property name
+        return self.variable("MyInvocation")
+
+    def WriteObject(self, value: Any, enumerate: Any = False) -> Any:  # noqa: N802
+        """Output ``value``: a method call's value is what its statement writes (an array
+        as one object unless ``enumerate``)."""
+        return value if enumerate or not isinstance(value, list) else [value]
+
+    def WriteVerbose(self, message: Any) -> None:  # noqa: N802 - .NET method name
+        if action_name(self.variable("VerbosePreference")).lower() == "continue":
+            self.asks.host.verbose(to_string(message))
+
+    def WriteDebug(self, message: Any) -> None:  # noqa: N802 - .NET method name
+        if action_name(self.variable("DebugPreference")).lower() == "continue":
+            self.asks.host.debug(to_string(message))
 
     def ThrowTerminatingError(self, record: Any) -> NoReturn:  # noqa: N802 - .NET name
         """Stop the function with ``record`` (an ErrorRecord, as ``throw`` would)."""

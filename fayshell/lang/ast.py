@@ -169,6 +169,8 @@ class ScriptBlockLit(Node):
     should_process: bool = field(default=False, kw_only=True)
     #: ``[CmdletBinding(ConfirmImpact = 'High')]``, as ConfirmImpact spells it.
     confirm_impact: ConfirmImpact = field(default="Medium", kw_only=True)
+    #: ``[CmdletBinding(PositionalBinding = $false)]``: only explicit positions.
+    positional: bool = field(default=True, kw_only=True)
     #: ``[CmdletBinding()]``: an advanced function, with $PSCmdlet.
     advanced: bool = field(default=False, kw_only=True)
     #: ``[CmdletBinding(DefaultParameterSetName = 'X')]``.
@@ -389,6 +391,7 @@ class FunctionDef(Node):
     aliases: list[str] = field(default_factory=list, kw_only=True)
     should_process: bool = field(default=False, kw_only=True)
     confirm_impact: ConfirmImpact = field(default="Medium", kw_only=True)
+    positional: bool = field(default=True, kw_only=True)
     advanced: bool = field(default=False, kw_only=True)
     default_set: str = field(default="", kw_only=True)
 

@@ -1013,6 +1013,7 @@ class Interpreter:
             lit.named,
             should_process=lit.should_process,
             confirm_impact=lit.confirm_impact,
+            positional=lit.positional,
             advanced=lit.advanced,
             default_set=lit.default_set,
             line=lit.line,
@@ -1023,7 +1024,12 @@ class Interpreter:
     def define(self, node: ast.FunctionDef, scope: Scope) -> None:
         """The function ``node`` declares, written in ``scope``, under its names."""
         spec = callable_spec(
-            node.name, node.params, node.should_process, node.advanced, node.confirm_impact
+            node.name,
+            node.params,
+            node.should_process,
+            node.advanced,
+            node.confirm_impact,
+            node.positional,
         )
         info = FunctionInfo(node, scope, self.origin, spec)
         for name in (node.name, *node.aliases):  # [Alias('x')] names it too
@@ -1822,7 +1828,13 @@ class Interpreter:
             )
             if node.advanced:  # [CmdletBinding()]
                 asks = self.asks(scope, bound, func.spec)
-                made = ScriptCmdlet(node.name, asks, throw, bound.parameter_set)
+                made = ScriptCmdlet(
+                    node.name,
+                    asks,
+                    throw,
+                    bound.parameter_set,
+                    lambda name: scope.lookup(name)[1],
+                )
                 scope.set_local("PSCmdlet", made)
             out = as_stream(await self.kept_call(bound, node, scope, input_stream, caller))
             if bound.pipeline_variable is None:
@@ -2957,11 +2969,13 @@ def callable_spec(
     should_process: bool = False,
     advanced: bool = False,
     confirm_impact: ConfirmImpact = "Medium",
+    positional: bool = True,
 ) -> Cmdlet:
     """A binder declaration for a function's or script block's ``param()``: the arguments no
     parameter takes are its ``ValueFromRemainingArguments`` parameter's, else ``$args``
     (an advanced function has no ``$args``: an argument no parameter takes is an error)."""
-    explicit = any(p.position is not None for p in params)  # then only those are positional
+    # once one parameter has a position (or PositionalBinding is off), only those are positional
+    explicit = not positional or any(p.position is not None for p in params)
     declared = tuple(
         Param(
             p.name,

@@ -826,6 +826,7 @@ class Parser:
             aliases=lit.aliases,
             should_process=lit.should_process,
             confirm_impact=lit.confirm_impact,
+            positional=lit.positional,
             advanced=lit.advanced,
             default_set=lit.default_set,
             **self.at(start),
@@ -1564,6 +1565,7 @@ class Parser:
         should_process = advanced = False
         default_set = ""
         impact: ConfirmImpact = "Medium"
+        positional = True
         save = self.pos
         while self.peek() == "[":  # [CmdletBinding()] and other attributes before param()
             attr_at = self.pos
@@ -1571,6 +1573,7 @@ class Parser:
             if attr.startswith("cmdletbinding("):
                 default_set = set_name(self.src[attr_at : self.pos], "DefaultParameterSetName")
                 impact = self.confirm_impact(attr_at)
+                positional = re.search(r"positionalbinding\s*=\s*\$?(false|0)\b", attr) is None
             if attr.startswith("alias("):
                 aliases += [
                     a.value for a in self.attribute(attr_at)[1] if isinstance(a, ast.Literal)
@@ -1585,7 +1588,7 @@ class Parser:
         else:
             self.pos = save
             aliases, should_process, advanced, default_set = [], False, False, ""
-            impact = "Medium"
+            impact, positional = "Medium", True
         named = self.named_blocks(start)
         body = named.get("end", []) if named is not None else self.statements(end="}")
         if self.eof():
@@ -1600,6 +1603,7 @@ class Parser:
             aliases=aliases,
             should_process=should_process,
             confirm_impact=impact,
+            positional=positional,
             advanced=advanced,
             default_set=default_set,
             **self.at(start),

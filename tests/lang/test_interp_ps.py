@@ -2133,3 +2133,20 @@ async def test_explicit_positions_order_positional_arguments(shell) -> None:
         "Get-One x y; Get-One x -B z"
     )
     assert out == ["a-b", "x--1", "x-z-0"]
+
+
+async def test_positional_binding_off_and_pscmdlet_writers(shell) -> None:
+    out = await shell.run(
+        "function Get-Off { [CmdletBinding(PositionalBinding = $false)] "
+        'param([Parameter(Position = 0)]$A, $B) "$A $B" }; Get-Off 1 -B 2; '
+        "function Get-W { [CmdletBinding()] param() $PSCmdlet.WriteObject(@(1, 2)); "
+        "$PSCmdlet.WriteObject(@(3, 4), $true); $PSCmdlet.WriteVerbose('said'); "
+        "$PSCmdlet.MyInvocation.MyCommand.Name }; (Get-W -Verbose | Measure-Object).Count"
+    )
+    assert out == ["1 2", 4]  # @(1, 2) one object; 3 and 4 two; the name
+    assert shell.host.verbose_lines == ["said"]
+    with pytest.raises(RuntimeFayError) as info:
+        await shell.run(
+            "function Get-No { [CmdletBinding(PositionalBinding = $false)] param($A) }; Get-No 1"
+        )
+    assert info.value.error_id == "PositionalParameterNotFound,Get-No"
