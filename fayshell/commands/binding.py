@@ -103,7 +103,14 @@ COMMON = (
 #: What a command that changes something also takes (its declaration says should_process).
 SHOULD_PROCESS = (
     Param("WhatIf", bool, aliases=("wi",), help="Only say what it would do."),
-    Param("Confirm", bool, aliases=("cf",), help="Ask before each change."),
+    Param(
+        "Confirm",
+        bool,
+        aliases=("cf",),
+        help="Ask before each change; -Confirm:$false never asks. Not given: asked when the "
+        "command's ConfirmImpact is at or above $ConfirmPreference (a script cannot answer: "
+        "the change is not made, and a warning says so).",
+    ),
 )
 
 

@@ -8,6 +8,7 @@ import textwrap
 from dataclasses import dataclass, field
 from typing import Any
 
+from fayshell.commands.binding import common_params
 from fayshell.commands.invocation import ErrorRecord, Invocation
 from fayshell.commands.registry import Cmdlet, Param, cmdlet
 from fayshell.errors import NOT_RECOGNIZED, CommandError
@@ -521,7 +522,9 @@ def get_help(
         hint = f"; did you mean {close[0]}?" if close else ""
         raise CommandError("Get-Help", f"no command named {name!r}{hint}")
     if parameter is not None:
-        param = spec.param(parameter)
+        param = spec.param(parameter) or next(
+            (c for c in common_params(spec) if c.name.lower() == parameter.lower()), None
+        )  # -Confirm, -ErrorAction ...: the common parameters it takes
         if param is None:
             raise CommandError("Get-Help", f"{spec.name} has no parameter -{parameter}")
         return _describe_param(param)

@@ -34,6 +34,10 @@ async def test_get_help_reads_the_declaration(shell) -> None:
     assert "-ExpandProperty  (type string; optional)" in full
     (param,) = await shell.run("Get-Help Where-Object -Parameter FilterScript")
     assert "position 0; aliases -Property" in param
+    (common,) = await shell.run("Get-Help Remove-Item -Parameter confirm")
+    assert "-Confirm  (type switch" in common and "$ConfirmPreference" in common
+    with pytest.raises(CommandError, match="Get-Item has no parameter -Confirm"):
+        await shell.run("Get-Help Get-Item -Parameter Confirm")  # it changes nothing
 
 
 async def test_get_help_examples_and_topics(shell) -> None:
