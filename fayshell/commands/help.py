@@ -152,6 +152,9 @@ about_Differences -- where fayshell deliberately differs from PowerShell
     back as [pscustomobject]s of properties, two levels deep. There are no thread jobs
     (Start-ThreadJob) or remote jobs (-AsJob); jobs still running when the shell ends are
     stopped, and a job whose shell is killed ends too.
+  Confirmation: a script (-c, a file, stdin) has nobody to answer a confirmation, so a change
+    that -Confirm or $ConfirmPreference asks about is not made, and a warning says so
+    (-Confirm:$false makes it); PowerShell would wait for an answer.
   Redirection: the records of a stream merged into output (2>&1, 3>&1, *>&1) come after
     that command's output, not interleaved with it in the order written.
   Output: a statement that runs longer than 0.2 s shows its output as it comes (above any
@@ -159,8 +162,13 @@ about_Differences -- where fayshell deliberately differs from PowerShell
     (its columns are sized on all its rows), and ForEach-Object's output comes as each of
     its blocks ends, not as the block writes it.
   Language: regular expressions are .NET syntax run by Python's re: named groups (?<n>),
-    \\k<n>, \\A, \\z and \\Z work; balancing groups and \\p{...} categories do not. Classes
-    have no interfaces or property accessors. Write-Error is non-terminating unless
+    \\k<n>, \\A, \\z and \\Z work; balancing groups and \\p{...} categories do not. A class
+    may name .NET interfaces (IComparable orders its objects by their CompareTo in
+    Sort-Object and -lt/-gt; -is answers for any of them); there are no property accessors.
+    A class's ToString() is its text everywhere, except one that waits for something (a
+    Start-Sleep, a query): that one is used in "$x" only, elsewhere the class's name shows.
+    Add-Member adds ScriptMethods to [pscustomobject]s only, and no ScriptProperty.
+    Write-Error is non-terminating unless
     -ErrorAction Stop is given or the script sets $ErrorActionPreference (the shell's
     default is Stop for cmdlets that fail on some items). A script block passed to -split
     is not supported (-replace takes one). Recursion stops near 1000 nested calls with a
