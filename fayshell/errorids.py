@@ -29,6 +29,22 @@ VALIDATION_FAILED: Final = "ParameterArgumentValidationError"
 #: An argument that does not convert to its parameter's type: a cmdlet's, a function's.
 CANNOT_CONVERT_ARGUMENT: Final = "CannotConvertArgumentNoMessage"
 ARGUMENT_TRANSFORMATION: Final = "ParameterArgumentTransformationError"
+#: PowerShell's ErrorCategory of the errors with these ids (the rest: by exception type).
+CATEGORIES: Final = {
+    **dict.fromkeys((INVOKE_METHOD_ON_NULL, NULL_ARRAY, METHOD_NOT_FOUND), "InvalidOperation"),
+    **dict.fromkeys(
+        (
+            CAST_TO_INTEGER,
+            CAST_ICONVERTIBLE,
+            NAMED_PARAMETER_NOT_FOUND,
+            MISSING_MANDATORY,
+            POSITIONAL_NOT_FOUND,
+            CANNOT_CONVERT_ARGUMENT,
+        ),
+        "InvalidArgument",
+    ),
+    **dict.fromkeys((VALIDATION_FAILED, ARGUMENT_TRANSFORMATION), "InvalidData"),
+}
 #: The command families that hold fayshell's own cmdlets. Their types are in fayshell's own
 #: namespace, not in PowerShell's.
 OWN_FAMILIES: Final = frozenset({"analysis", "nodes", "recorder", "sql", "store", "trace", "views"})
@@ -49,6 +65,12 @@ def command_type(command: str) -> str:
     namespace = OWN_NAMESPACE if family in OWN_FAMILIES else POWERSHELL_NAMESPACE
     name = "".join(part[:1].upper() + part[1:] for part in command.split("-"))
     return f"{namespace}.{name}Command"
+
+
+def category_of(error_id: str) -> str | None:
+    """The ErrorCategory PowerShell gives errors of ``error_id`` (``Id,Command`` or ``Id``),
+    when it is one for which the category goes with the id."""
+    return CATEGORIES.get(error_id.split(",", 1)[0])
 
 
 def qualified(error_id: str, command: str = "") -> str:

@@ -658,9 +658,11 @@ class Interpreter:
         else:
             kind = dotnet_type_of(exc)
             target = getattr(exc, "target", "") or None  # a stopped command's first item
+            error_id = getattr(exc, "error_id", "") or getattr(exc.cause, "error_id", "")
             info = ErrorCategoryInfo(
                 getattr(exc, "category", None)
                 or getattr(exc.cause, "category", None)
+                or errorids.category_of(error_id)
                 or ERROR_CATEGORIES.get(kind, "NotSpecified"),
                 getattr(exc, "command", ""),
                 kind.rsplit(".", 1)[-1],
@@ -670,7 +672,6 @@ class Interpreter:
             exception = ExceptionValue(exc.detail, kind, exc)
             if isinstance(exc.cause, MethodFailed):  # what the .NET method threw
                 exception.InnerException = ExceptionValue(exc.cause.inner_message, exc.cause.inner)
-            error_id = getattr(exc, "error_id", "") or getattr(exc.cause, "error_id", "")
             record = ErrorRecordValue(exception, target, str(exc.span or ""), error_id, info)
         return record
 

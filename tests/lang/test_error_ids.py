@@ -213,3 +213,21 @@ async def test_text_to_number_reads_as_dotnet_does(shell) -> None:
             await shell.run(f"[int]'{text}'")
     with pytest.raises(FayError, match="too large or too small for an unsigned byte"):
         await shell.run("[byte]'0x100'")
+
+
+@pytest.mark.parametrize(
+    ("src", "category"),
+    [
+        ("$null.Foo()", "InvalidOperation"),
+        ("$n = $null; $n[0]", "InvalidOperation"),
+        ("'a'.NoSuchMethod()", "InvalidOperation"),
+        ("[int]'abc'", "InvalidArgument"),
+        ("Get-Item -NoSuchParameter", "InvalidArgument"),
+        ("function f { param([ValidateSet('a')]$x) }; f b", "InvalidData"),
+        ("function g { param([int]$x) }; g abc", "InvalidData"),
+        ("Get-Item /no/such/path -ErrorAction Stop", "ObjectNotFound"),
+    ],
+)
+async def test_categories_go_with_the_ids(shell, src: str, category: str) -> None:
+    out = await shell.run(f"try {{ {src} }} catch {{ [string]$_.CategoryInfo.Category }}")
+    assert out == [category]
