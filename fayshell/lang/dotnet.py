@@ -241,6 +241,10 @@ def format_item(value: Any, spec: str, to_string: Callable[[Any], str]) -> str:
 FORMAT_ITEM = re.compile(r"\{(\d+)\s*(?:,\s*(-?\d+))?\s*(?::([^}]*))?\}")
 
 
+#: .NET's FormatException message for a format string it cannot read.
+BAD_FORMAT = "Input string was not in a correct format."
+
+
 def composite_format(fmt: str, args: list[Any], to_string: Callable[[Any], str]) -> str:
     """.NET ``String.Format``: ``{index[,alignment][:format]}`` with ``{{``/``}}`` escapes."""
     out: list[str] = []
@@ -252,18 +256,19 @@ def composite_format(fmt: str, args: list[Any], to_string: Callable[[Any], str])
             i += 2
             continue
         if ch == "}":
-            raise DotNetError(f"format string {fmt!r}: unmatched '}}' at {i}")
+            raise DotNetError(BAD_FORMAT)
         if ch != "{":
             out.append(ch)
             i += 1
             continue
         m = FORMAT_ITEM.match(fmt, i)
         if not m:
-            raise DotNetError(f"format string {fmt!r}: bad format item at {i}")
+            raise DotNetError(BAD_FORMAT)
         index = int(m.group(1))
         if index >= len(args):
             raise DotNetError(
-                f"format string {fmt!r}: index {index} but only {len(args)} argument(s)"
+                "Index (zero based) must be greater than or equal to zero and less than the "
+                "size of the argument list."
             )
         text = format_item(args[index], m.group(3) or "", to_string)
         width = int(m.group(2) or 0)

@@ -3247,7 +3247,10 @@ def binary_op(op: str, left: Any, right: Any) -> Any:
         return range_values(left, right)
     if op == "f":
         args = right if isinstance(right, list) else [right]
-        return dotnet.composite_format(to_string(left), culture_args(args), to_string)
+        try:
+            return dotnet.composite_format(to_string(left), culture_args(args), to_string)
+        except DotNetError as exc:  # PowerShell's words around .NET's
+            raise OperatorError(f"Error formatting a string: {exc}.", "FormatError") from None
     if op == "join":
         return to_string(right).join(to_string(v) for v in unroll(left))
     if op in ("split", "isplit", "csplit"):
@@ -3517,7 +3520,7 @@ def static_member(type_name: str, name: str, args: list[Any] | None) -> Any:
     if args is not None:
         try:
             handled, value = _static_call(t, name, args)
-        except NetException as exc:  # what the .NET method throws
+        except (NetException, DotNetError) as exc:  # what the .NET method throws
             raise method_failed(name, len(args), exc) from None
         if handled:
             return value

@@ -911,12 +911,18 @@ def _trim(chars: list[str]) -> str | None:
 
 def _substring(s: str, a: list[Any]) -> str:
     start = int(to_number(a[0]))
-    if start > len(s) or start < 0:
-        raise ValueError("startIndex cannot be larger than length of string")
+    if start < 0:
+        raise ValueError("StartIndex cannot be less than zero. (Parameter 'startIndex')")
+    if start > len(s):
+        raise ValueError(
+            "startIndex cannot be larger than length of string. (Parameter 'startIndex')"
+        )
     if len(a) > 1:
         length = int(to_number(a[1]))
         if length < 0 or start + length > len(s):
-            raise ValueError("Index and length must refer to a location within the string")
+            raise ValueError(
+                "Index and length must refer to a location within the string. (Parameter 'length')"
+            )
         return s[start : start + length]
     return s[start:]
 

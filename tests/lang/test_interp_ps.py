@@ -375,8 +375,22 @@ async def test_a_query_held_in_a_variable_is_its_rows_as_a_value(shell) -> None:
 
 
 async def test_format_errors_are_clear(shell) -> None:
-    with pytest.raises(RuntimeFayError, match="index 1"):
-        await shell.run('"{1}" -f 0')
+    """.NET's words, inside PowerShell's for the -f operator (FormatError) and a method's."""
+    out = await shell.run(
+        "try { '{1}' -f 0 } catch { $_.Exception.Message; $_.FullyQualifiedErrorId }; "
+        "try { 'a}b' -f 0 } catch { $_.Exception.Message }; "
+        "try { [string]::Format('{2}', 1) } catch { $_.Exception.Message }"
+    )
+    index = (
+        "Index (zero based) must be greater than or equal to zero and less than the size of "
+        "the argument list."
+    )
+    assert out == [
+        f"Error formatting a string: {index}.",
+        "FormatError",
+        "Error formatting a string: Input string was not in a correct format..",
+        f'Exception calling "Format" with "2" argument(s): "{index}"',
+    ]
 
 
 @pytest.mark.parametrize(
@@ -1805,7 +1819,7 @@ async def test_a_method_that_fails_says_so_as_powershell_does(shell) -> None:
     )
     assert out == [
         'Exception calling "Substring" with "1" argument(s): "startIndex cannot be larger than '
-        'length of string"',
+        "length of string. (Parameter 'startIndex')\"",
         'Cannot find an overload for "Substring" and the argument count: "0".',
         'Exception calling "RemoveAt" with "1" argument(s): "Index was out of range. Must be '
         "non-negative and less than the size of the collection. (Parameter 'index')\"",
