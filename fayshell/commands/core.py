@@ -198,8 +198,9 @@ async def where_object(
 def _where_test(filter_script: Any, value: Any, ops: dict[str, bool]) -> ScriptBlock | Comparison:
     chosen = [name for name, on in ops.items() if on]
     if isinstance(filter_script, ScriptBlock):
-        if chosen:
-            raise ParameterError("Where-Object", chosen[0], "cannot be used with a script block")
+        if chosen:  # named as declared (-In arrives as in_)
+            shown = next(op for op in WHERE_OPS if op.lower() == chosen[0].rstrip("_"))
+            raise ParameterError("Where-Object", shown, "cannot be used with a script block")
         return filter_script
     if len(chosen) > 1:
         raise ParameterError(

@@ -504,3 +504,9 @@ async def test_foreach_object_first_in_its_pipeline_runs_once(shell) -> None:
         "@() | % { 'never' }; $null | % { 'null once' }"
     )
     assert out == ["once []", "b", "p", "e", "null once"]
+
+
+async def test_a_comparison_switch_beside_a_script_block_is_named_as_declared(shell) -> None:
+    """-In reached the error as the Python name in_."""
+    with pytest.raises(ParameterError, match="Where-Object -In: cannot be used with a script"):
+        await shell.run("1..5 | Where-Object { $_ } -In 2, 3")
