@@ -51,8 +51,57 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="do not run the profile ($XDG_CONFIG_HOME/fayshell/profile.fay)",
     )
+    p.add_argument(
+        "--working-directory", "-wd", help="start in this directory (pwsh's -WorkingDirectory)"
+    )
     p.add_argument("--version", action="version", version=f"fayshell {__version__}")
     return p
+
+
+#: pwsh's own command-line parameters (about_Pwsh) and their short names, as fayshell's:
+#: (fayshell's option, or "" for one that changes nothing here; whether it takes a value).
+PWSH_OPTIONS: dict[str, tuple[str, bool]] = {
+    "-command": ("-c", True),
+    **dict.fromkeys(("-file", "-f"), ("", True)),
+    **dict.fromkeys(("-noprofile", "-nop"), ("--no-profile", False)),
+    **dict.fromkeys(("-noninteractive", "-noni", "-nologo", "-nol"), ("", False)),
+    **dict.fromkeys(("-executionpolicy", "-ex", "-ep"), ("", True)),
+    **dict.fromkeys(("-workingdirectory", "-wd"), ("--working-directory", True)),
+    **dict.fromkeys(("-version", "-v"), ("--version", False)),
+    **dict.fromkeys(("-help", "-h", "-?"), ("--help", False)),
+}
+
+
+def pwsh_arguments(argv: list[str]) -> list[str]:
+    """pwsh's way of starting a shell, in fayshell's options: ``-NoProfile -NonInteractive
+    -Command Get-Date`` (the words after -Command are the command, joined by spaces, as pwsh
+    joins them; ``-Command -`` reads it from standard input), ``-File x.ps1 a b`` (the words
+    after the file are its arguments). ``-c`` stays fayshell's (one word, other options may
+    follow). Options that change nothing here (-NoLogo, -ExecutionPolicy X) are dropped; the
+    rest pass as they are. Stops at the first word that is not an option: the script and
+    its arguments."""
+    out: list[str] = []
+    i = 0
+    while i < len(argv):
+        word = argv[i]
+        known = PWSH_OPTIONS.get(word.lower()) if word.startswith("-") and word != "-" else None
+        if known is None:
+            if not word.startswith("-") or word == "-":
+                return out + argv[i:]  # the script (or '-') and its arguments
+            out.append(word)
+            i += 1
+            continue
+        option, takes_value = known
+        value = argv[i + 1] if takes_value and i + 1 < len(argv) else None
+        if option == "-c" and value is not None:
+            command = argv[i + 1 :]
+            return [*out, "-"] if command == ["-"] else [*out, "-c", " ".join(command)]
+        if word.lower() in ("-file", "-f") and value is not None:
+            return [*out, *argv[i + 1 :]]
+        if option:
+            out += [option] + ([value] if value is not None else [])
+        i += 2 if value is not None else 1
+    return out
 
 
 def prepare_process() -> None:
@@ -69,8 +118,13 @@ def main(argv: list[str] | None = None) -> int:
     prepare_process()
     if argv and argv[0] == "top":
         return _top(argv[1:])
-    opts = build_parser().parse_args(argv)
+    opts = build_parser().parse_args(pwsh_arguments(argv))
     problem = option_problem(opts.database, opts.inventory, opts.ssh_config)
+    if opts.working_directory is not None and not problem:
+        try:
+            os.chdir(opts.working_directory)
+        except OSError as exc:
+            problem = f"-WorkingDirectory {opts.working_directory}: {exc.strerror}"
     if problem:
         return _usage("fayshell", problem)
     try:

@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from fayshell.cli import pwsh_arguments
+
 SCRIPTS = Path(__file__).parent / "scripts"
 
 
@@ -378,3 +380,46 @@ def test_format_enumeration_limit_holds_for_what_the_console_shows(tmp_path: Pat
     )
     assert res.returncode == 0, res.stderr
     assert res.stdout.split("\n")[3:5] == ["{1, 2…}", "{1, 2…}"]
+
+
+@pytest.mark.parametrize(
+    ("argv", "expected"),
+    [
+        (
+            ["-NoProfile", "-Command", "Get-Date", "-Format", "o"],
+            ["--no-profile", "-c", "Get-Date -Format o"],
+        ),
+        (
+            ["-nop", "-noni", "-ep", "Bypass", "-File", "x.ps1", "-a", "1"],
+            ["--no-profile", "x.ps1", "-a", "1"],
+        ),
+        (["-NoLogo", "-Command", "-"], ["-"]),
+        (["-c", "1", "--db", "f"], ["-c", "1", "--db", "f"]),  # fayshell's -c: one word
+        (
+            ["-WorkingDirectory", "/tmp", "s.fay", "-NoProfile"],
+            ["--working-directory", "/tmp", "s.fay", "-NoProfile"],
+        ),
+    ],
+)
+def test_pwsh_arguments_become_fayshell_options(argv: list[str], expected: list[str]) -> None:
+    assert pwsh_arguments(argv) == expected
+
+
+def test_pwsh_style_command_lines_run(tmp_path: Path) -> None:
+    """A harness that starts pwsh can start fayshell the same way (about_Pwsh)."""
+    script = tmp_path / "args.ps1"
+    script.write_text("\"$($args -join ',') in $((Get-Location).Path)\"")
+    res = fayshell(
+        "-NoProfile", "-NonInteractive", "-Command", "Write-Output", "1;", "exit", "4", cwd=tmp_path
+    )
+    assert (res.returncode, res.stdout) == (4, "1\n")
+    res = fayshell(
+        "-nop", "-WorkingDirectory", "/tmp", "-File", str(script), "a", "b", cwd=tmp_path
+    )
+    assert (res.returncode, res.stdout) == (0, "a,b in /tmp\n")
+    res = fayshell("-NoProfile", "-Command", "-", stdin="Write-Output piped", cwd=tmp_path)
+    assert res.stdout == "piped\n"
+    res = fayshell("-wd", str(tmp_path / "missing"), "-c", "1", cwd=tmp_path)
+    assert (
+        res.returncode == 2 and "-WorkingDirectory" in res.stderr and "Traceback" not in res.stderr
+    )
