@@ -137,6 +137,7 @@ FAMILY_OF: dict[str, str] = {
     "ni": "files",
     "nv": "variables",
     "oh": "output",
+    "out-default": "output",
     "out-file": "files",
     "out-host": "output",
     "out-null": "output",

@@ -306,6 +306,26 @@ async def out_null(ctx: Invocation, *, input_object: Any = None) -> None:
     stream=True,
 )
 async def out_host(ctx: Invocation, *, paging: bool = False, input_object: Any = None) -> None:
+    await _to_console(ctx, input_object, apart=True)
+
+
+@cmdlet(
+    "Out-Default",
+    synopsis="Show the input as the console shows a statement's output; nothing goes down "
+    "the pipeline.",
+    description="What every statement's output goes through at the end of its pipeline: "
+    "records of the same shape join the table or list the statements before left open.",
+    params=[INPUT],
+    examples=[("Get-Node | Out-Default", "The nodes, shown as if they were the output.")],
+    stream=True,
+)
+async def out_default(ctx: Invocation, *, input_object: Any = None) -> None:
+    await _to_console(ctx, input_object, apart=False)
+
+
+async def _to_console(ctx: Invocation, input_object: Any, apart: bool) -> None:
+    """The input shown on the console now: ``apart``, as a table or list of its own (the
+    open one written first), else joining what is open, as statements' output does."""
     items = (
         await collect(ctx.input)
         if ctx.input is not None
@@ -318,9 +338,11 @@ async def out_host(ctx: Invocation, *, paging: bool = False, input_object: Any =
             host.write_host(render_plain(items))
         return
     end_output = getattr(host, "end_output", lambda: None)
-    end_output()  # what earlier statements left open comes first
+    if apart:
+        end_output()  # what earlier statements left open comes first
     show(items)
-    end_output()
+    if apart:
+        end_output()
 
 
 @cmdlet(

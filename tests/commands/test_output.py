@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+import io
+
 import pytest
 
+from fayshell.cli import run_source
+from fayshell.console import ConsoleHost
 from fayshell.errors import ParameterError
 from fayshell.render import Formatted
+from fayshell.state import Options, ShellState
 
 
 async def test_out_file_writes_rendered_table_and_appends(shell, tmp_path) -> None:
@@ -185,3 +190,17 @@ async def test_a_hashtable_in_a_cell_lists_its_entries(shell) -> None:
     """PowerShell 7 shows a dictionary property as {[k, 1]}; it read as @{k=1}."""
     text = await shell.text("[pscustomobject]@{ h = [ordered]@{ k = 1; j = 'x' }; e = @{} }")
     assert text.splitlines()[3] == "{[k, 1], [j, x]} {}"
+
+
+async def test_out_default_joins_the_statements_output_on_the_console(tmp_path) -> None:
+    """Out-Default shows its input as statements' output is shown: in a real console, records
+    of one shape piped to it join the table the statement before left open."""
+    out = io.StringIO()
+    console = ConsoleHost(out=out, err=io.StringIO(), color=False)
+    state = ShellState(Options(database=str(tmp_path / "t.duckdb")), console)
+    try:
+        src = "[pscustomobject]@{a=1}; [pscustomobject]@{a=2} | Out-Default; $x = 'b' | Out-Default"
+        assert await run_source(state, console, src, "<command>") == 0
+    finally:
+        await state.aclose()
+    assert out.getvalue() == "\na\n-\n1\n2\n\nb\n"
