@@ -5,21 +5,24 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from fayshell.commands.invocation import Invocation
+from fayshell.commands.invocation import ErrorRecord, Invocation
 from fayshell.commands.registry import BY_PROPERTY, BY_VALUE_AND_PROPERTY, Param, cmdlet
-from fayshell.errors import ParameterError
+from fayshell.errors import CommandError, ParameterError
 from fayshell.lang.dates import (
     DateError,
     DateTime,
+    TimeZoneInfo,
     call_method,
     duration_of,
+    find_zone,
     format_date,
+    local_zone,
     to_datetime,
 )
 from fayshell.lang.dates import (
     uformat as unix_format,
 )
-from fayshell.lang.values import Duration, TimeSpan
+from fayshell.lang.values import Duration, NetException, TimeSpan
 
 #: Get-Date's component parameters, in the order PowerShell applies them, with their ranges.
 PARTS: tuple[tuple[str, int, int], ...] = (
@@ -272,3 +275,86 @@ def new_time_span(
     begin = DateTime.local_now() if start is None else _date_param("New-TimeSpan", "Start", start)
     finish = DateTime.local_now() if end is None else _date_param("New-TimeSpan", "End", end)
     return duration_of(finish.naive() - begin.naive())
+
+
+@cmdlet(
+    "Get-Uptime",
+    synopsis="How long this machine has been up (a TimeSpan), or since when (-Since).",
+    params=[Param("Since", bool, help="The date and time it started, instead.")],
+    examples=[
+        ("Get-Uptime", "Days, hours, minutes ... since the machine started."),
+        ("(Get-Uptime).TotalHours", "The same in hours."),
+        ("Get-Uptime -Since", "When it started."),
+    ],
+)
+def get_uptime(ctx: Invocation, *, since: bool = False) -> TimeSpan | DateTime:
+    up = uptime()
+    if not since:
+        return up
+    from datetime import timedelta
+
+    return DateTime.local_now() - timedelta(microseconds=int(up) // 1000)
+
+
+def uptime() -> TimeSpan:
+    """The time since the machine started, from /proc/uptime (Linux's clock for it)."""
+    from pathlib import Path
+
+    try:
+        seconds = float(Path("/proc/uptime").read_text().split()[0])
+    except (OSError, ValueError, IndexError) as exc:
+        raise CommandError("Get-Uptime", f"cannot read /proc/uptime: {exc}") from None
+    return TimeSpan(int(seconds * 1_000_000_000))
+
+
+@cmdlet(
+    "Get-TimeZone",
+    synopsis="This machine's time zone, or the zones named (-Id, wildcards allowed) or all of "
+    "them (-ListAvailable).",
+    params=[
+        Param("Name", "strings", position=0, help="Zone names or patterns ('Europe/*')."),
+        Param("Id", "strings", help="Zone ids (IANA names, as Linux has them)."),
+        Param("ListAvailable", bool, help="Every zone this machine knows."),
+    ],
+    examples=[
+        ("Get-TimeZone", "The local zone: Id, DisplayName, BaseUtcOffset ..."),
+        ("Get-TimeZone -Id Europe/Paris", "A zone by its id, for ConvertTime."),
+        ("Get-TimeZone -ListAvailable | Where-Object Id -like 'America/*'", "Zones by name."),
+    ],
+)
+def get_time_zone(
+    ctx: Invocation,
+    *,
+    name: list[str] | None = None,
+    id: list[str] | None = None,
+    list_available: bool = False,
+) -> list[TimeZoneInfo]:
+    import zoneinfo
+
+    from fayshell.lang.ops import has_wildcard, wildcard_match
+
+    if list_available:
+        return [TimeZoneInfo(z) for z in sorted(zoneinfo.available_timezones())]
+    wanted = (name or []) + (id or [])
+    if not wanted:
+        return [local_zone()]
+    out: list[TimeZoneInfo] = []
+    for want in wanted:
+        if has_wildcard(want):
+            zones = sorted(zoneinfo.available_timezones())
+            out += [TimeZoneInfo(z) for z in zones if wildcard_match(z, want)]
+            continue
+        try:
+            out.append(find_zone(want))
+        except NetException as exc:
+            ctx.write_error(
+                ErrorRecord(
+                    want,
+                    "",
+                    str(exc),
+                    category="ObjectNotFound",
+                    names_target=True,
+                    exception=exc.type_name,
+                )
+            )
+    return out

@@ -480,6 +480,28 @@ def resolve_path(
     return out
 
 
+@cmdlet(
+    "Convert-Path",
+    aliases=("cvpa",),
+    synopsis="The file system path(s) a path names, as text: wildcards expanded, relative "
+    "paths made full; an error when nothing exists.",
+    params=[
+        Param("Path", "strings", position=0, pipeline=PATH_PIPE, aliases=("FullName",)),
+        Param("LiteralPath", "strings", aliases=("PSPath", "LP")),
+    ],
+    examples=[
+        ("Convert-Path .", "The current directory's full path."),
+        ("Convert-Path ~/traces/*", "The full path of each entry of ~/traces."),
+    ],
+)
+def convert_path(
+    ctx: Invocation, *, path: list[str] | None = None, literal_path: list[str] | None = None
+) -> list[str]:
+    return [
+        str(found) for found in targets(ctx, path or ([] if literal_path else ["."]), literal_path)
+    ]
+
+
 # ---- contents ---------------------------------------------------------------------------------
 
 

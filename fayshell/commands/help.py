@@ -152,6 +152,9 @@ about_Differences -- where fayshell deliberately differs from PowerShell
     back as [pscustomobject]s of properties, two levels deep. There are no thread jobs
     (Start-ThreadJob) or remote jobs (-AsJob); jobs still running when the shell ends are
     stopped, and a job whose shell is killed ends too.
+  Execution policies do not apply (as in PowerShell on Linux): Get-ExecutionPolicy says
+    Unrestricted; Set-ExecutionPolicy is accepted and changes nothing (PowerShell on Linux
+    refuses it), so a script that starts with it goes on.
   Confirmation: a script (-c, a file, stdin) has nobody to answer a confirmation, so a change
     that -Confirm or $ConfirmPreference asks about is not made, and a warning says so
     (-Confirm:$false makes it); PowerShell would wait for an answer.

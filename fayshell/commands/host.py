@@ -1,5 +1,5 @@
 """The session at the console: Get-Host, Read-Host, Start-/Stop-Transcript, Clear-Host, Get-History / Invoke-History / Clear-History,
-Start-Sleep and Write-Progress."""
+Start-Sleep, Write-Progress and the execution policy."""
 
 from __future__ import annotations
 
@@ -356,3 +356,61 @@ def _seconds(seconds: Any, milliseconds: int | None, duration: Duration | None) 
         return float(to_number(seconds))
     except OperatorError as exc:
         raise ParameterError("Start-Sleep", "Seconds", str(exc)) from None
+
+
+#: The scopes Get-ExecutionPolicy -List shows, in PowerShell's order; on Linux none has a
+#: policy and the effective one is Unrestricted.
+POLICY_SCOPES = ("MachinePolicy", "UserPolicy", "Process", "CurrentUser", "LocalMachine")
+EXECUTION_POLICIES = (
+    "AllSigned",
+    "Bypass",
+    "Default",
+    "RemoteSigned",
+    "Restricted",
+    "Undefined",
+    "Unrestricted",
+)
+
+
+@cmdlet(
+    "Get-ExecutionPolicy",
+    synopsis="The execution policy: Unrestricted, as PowerShell has it on Linux (fayshell runs "
+    "every script it is given).",
+    params=[
+        Param("Scope", str, position=0, choices=POLICY_SCOPES, help="One scope's policy."),
+        Param("List", bool, help="Every scope's policy."),
+    ],
+    examples=[("Get-ExecutionPolicy -List", "Each scope: Undefined, but LocalMachine.")],
+)
+def get_execution_policy(
+    ctx: Invocation, *, scope: str | None = None, list: bool = False
+) -> list[Any]:
+    from fayshell.lang.values import PSCustomObject
+
+    def policy(where: str) -> str:
+        return "Unrestricted" if where == "LocalMachine" else "Undefined"
+
+    if list:
+        return [PSCustomObject(Scope=s, ExecutionPolicy=policy(s)) for s in POLICY_SCOPES]
+    return ["Unrestricted" if scope is None else policy(scope)]
+
+
+@cmdlet(
+    "Set-ExecutionPolicy",
+    synopsis="Accepted and changes nothing: there are no execution policies on Linux "
+    "(-Verbose says so); a script's first line 'Set-ExecutionPolicy Bypass -Scope Process' "
+    "then goes on.",
+    params=[
+        Param("ExecutionPolicy", str, position=0, mandatory=True, choices=EXECUTION_POLICIES),
+        Param("Scope", str, position=1, choices=POLICY_SCOPES),
+        Param("Force", bool, help="Accepted."),
+    ],
+    examples=[("Set-ExecutionPolicy Bypass -Scope Process -Force", "Nothing to do here.")],
+)
+def set_execution_policy(
+    ctx: Invocation, *, execution_policy: str, scope: str | None = None, force: bool = False
+) -> None:
+    ctx.write_verbose(
+        f"Set-ExecutionPolicy {execution_policy}: execution policies do not apply on Linux; "
+        "nothing changed"
+    )

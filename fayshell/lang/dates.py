@@ -911,6 +911,11 @@ def _instant(when: datetime) -> datetime:
     return naive.replace(tzinfo=UTC) if getattr(when, "Kind", "") == "Utc" else naive.astimezone()
 
 
+def local_zone() -> TimeZoneInfo:
+    """This machine's time zone ([TimeZoneInfo]::Local, Get-TimeZone)."""
+    return TimeZoneInfo(_local_zone_id())
+
+
 def _zone(value: Any) -> TimeZoneInfo:
     if isinstance(value, TimeZoneInfo):
         return value
@@ -944,7 +949,7 @@ def convert_time(when: Any, to: Any, source: Any = None) -> DateTime:
 
 
 STATICS["timezoneinfo"] = {
-    "local": lambda: TimeZoneInfo(_local_zone_id()),
+    "local": local_zone,
     "utc": lambda: TimeZoneInfo("UTC"),
     "findsystemtimezonebyid": lambda zone_id: find_zone("" if zone_id is None else str(zone_id)),
     "getsystemtimezones": lambda: [TimeZoneInfo(z) for z in sorted(zoneinfo.available_timezones())],

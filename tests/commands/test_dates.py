@@ -213,3 +213,25 @@ async def test_a_date_piped_to_get_date_is_the_date_itself(shell, tmp_path) -> N
         f"(Get-Item '{f}' | Get-Date) -eq (Get-Item '{f}').LastWriteTime"
     )
     assert out == ["05:06:07", "10:00", "07", True]
+
+
+async def test_uptime_is_the_time_since_the_machine_started(shell) -> None:
+    seconds = float(open("/proc/uptime").read().split()[0])  # noqa: SIM115 - one read
+    out = await shell.run(
+        "$u = Get-Uptime; $u.GetType().Name; $u.TotalSeconds; "
+        "((Get-Date) - (Get-Uptime -Since)).TotalSeconds"
+    )
+    assert out[0] == "TimeSpan"
+    assert seconds <= out[1] < seconds + 30
+    assert abs(out[2] - out[1]) < 30
+
+
+async def test_time_zones_local_by_id_pattern_and_all(shell) -> None:
+    out = await shell.run(
+        "(Get-TimeZone -Id 'Europe/Paris').BaseUtcOffset.TotalHours; "
+        "(Get-TimeZone 'Asia/Tok*').Id; (Get-TimeZone -ListAvailable).Count -gt 100; "
+        "(Get-TimeZone).Id -eq [TimeZoneInfo]::Local.Id"
+    )
+    assert out == [1, "Asia/Tokyo", True, True]
+    out = await shell.run("try { Get-TimeZone -Id Mars/Base } catch { $_.Exception.Message }")
+    assert out == ["The time zone ID 'Mars/Base' was not found on the local computer."]

@@ -562,3 +562,12 @@ async def test_delay_bind_script_blocks_run_for_each_piped_item(shell, tmp_path)
     with pytest.raises(ParameterError, match="its argument is specified as a script block and"):
         await shell.run(f"Rename-Item '{tmp_path / 'a.log'}' -NewName {{ 'x' }}")
     assert (tmp_path / "a.log").exists()
+
+
+async def test_convert_path_gives_full_paths_as_text(shell, tmp_path) -> None:
+    for name in ("a.log", "b.log"):
+        (tmp_path / name).write_text("")
+    out = await shell.run(f"Set-Location '{tmp_path}'; Convert-Path *.log; Convert-Path ..")
+    assert out == [str(tmp_path / "a.log"), str(tmp_path / "b.log"), str(tmp_path.parent)]
+    out = await shell.run("try { Convert-Path ./missing } catch { $_.FullyQualifiedErrorId }")
+    assert out == ["PathNotFound,Microsoft.PowerShell.Commands.ConvertPathCommand"]

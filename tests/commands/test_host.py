@@ -206,3 +206,16 @@ async def test_transcript_records_what_the_host_shows(shell, tmp_path) -> None:
         await shell.run(f"Start-Transcript '{tmp_path}/other.txt'")  # one at a time
     await shell.run("Stop-Transcript")
     assert path.read_text().count("PowerShell transcript start") == 2
+
+
+async def test_execution_policy_is_unrestricted_and_set_changes_nothing(shell) -> None:
+    out = await shell.run(
+        "Get-ExecutionPolicy; (Get-ExecutionPolicy -List).ExecutionPolicy -join ','; "
+        "Set-ExecutionPolicy Bypass -Scope Process -Force -Verbose; 'went on'"
+    )
+    assert out == [
+        "Unrestricted",
+        "Undefined,Undefined,Undefined,Undefined,Unrestricted",
+        "went on",
+    ]
+    assert "execution policies do not apply on Linux" in shell.host.verbose_lines[-1]

@@ -246,3 +246,15 @@ async def test_new_guid_is_a_version_4_guid(shell) -> None:
     assert uuid.UUID(g.Guid).version == 4
     texts = await shell.run('$g = New-Guid; "$g"; $g.ToString(); $g.Guid')
     assert len(set(texts)) == 1 and uuid.UUID(texts[0])
+
+
+async def test_get_secure_random_takes_get_randoms_forms_but_no_seed(shell) -> None:
+    out = await shell.run(
+        "Get-SecureRandom -Minimum 7 -Maximum 8; (1..10 | Get-SecureRandom -Count 10 | "
+        "Sort-Object) -join ','; (Get-SecureRandom -Maximum 1.0) -lt 1.0"
+    )
+    assert out == [7, "1,2,3,4,5,6,7,8,9,10", True]
+    with pytest.raises(FayError, match="Get-SecureRandom -SetSeed: no such parameter"):
+        await shell.run("Get-SecureRandom -SetSeed 1")
+    with pytest.raises(FayError, match="Get-SecureRandom: The Minimum value"):
+        await shell.run("Get-SecureRandom -Minimum 3 -Maximum 3")
