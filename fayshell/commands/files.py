@@ -39,6 +39,7 @@ from fayshell.lang.dates import DateTime, FileTime, to_datetime, wall_clock
 from fayshell.lang.ops import has_wildcard, to_string, wildcard_match
 from fayshell.lang.streams import collect
 from fayshell.lang.values import Byte, ScriptBlock, TypedArray
+from fayshell.records import attribute_named, get_property, property_names
 from fayshell.state import PathInfo, ShellState
 
 PATH_PIPE: Pipeline = BY_VALUE_AND_PROPERTY
@@ -1321,16 +1322,90 @@ def get_file_hash(
 def get_item(
     ctx: Invocation, *, path: list[str] | None = None, literal_path: list[str] | None = None
 ) -> list[FileItem | DriveItem]:
-    if not path and not literal_path:  # PowerShell's -Path is mandatory (Get-Item . is here)
+    return _items(ctx, "Get-Item", path, literal_path)  # -Path is mandatory, as PowerShell's
+
+
+@cmdlet(
+    "Get-ItemProperty",
+    aliases=("gp",),
+    synopsis="An item's properties (a file's Length, LastWriteTime ...), all of them or the "
+    "ones -Name names, as one object per item.",
+    params=[
+        Param("Path", "strings", position=0, pipeline=PATH_PIPE, aliases=("FullName",)),
+        Param("Name", "strings", position=1, aliases=("PSProperty",), help="The properties."),
+        Param("LiteralPath", "strings", aliases=("PSPath", "LP")),
+    ],
+    examples=[
+        ("Get-ItemProperty ./trace.log -Name Length, LastWriteTime", "Two of its properties."),
+    ],
+)
+def get_item_property(
+    ctx: Invocation,
+    *,
+    path: list[str] | None = None,
+    name: list[str] | None = None,
+    literal_path: list[str] | None = None,
+) -> list[Any]:
+    from fayshell.lang.values import PSCustomObject
+
+    out: list[Any] = []
+    for item in _items(ctx, "Get-ItemProperty", path, literal_path):
+        names = property_names(item) if not name else [_property_of(ctx, item, n) for n in name]
+        out.append(PSCustomObject({n: get_property(item, n) for n in names}))
+    return out
+
+
+@cmdlet(
+    "Get-ItemPropertyValue",
+    aliases=("gpv",),
+    synopsis="The values of an item's properties (a file's Length ...), each as it is.",
+    params=[
+        Param("Path", "strings", position=0, pipeline=PATH_PIPE, aliases=("FullName",)),
+        Param("Name", "strings", position=1, mandatory=True, help="The properties."),
+        Param("LiteralPath", "strings", aliases=("PSPath", "LP")),
+    ],
+    examples=[("Get-ItemPropertyValue ./trace.log -Name Length", "Its size in bytes.")],
+)
+def get_item_property_value(
+    ctx: Invocation,
+    *,
+    name: list[str],
+    path: list[str] | None = None,
+    literal_path: list[str] | None = None,
+) -> list[Any]:
+    items = _items(ctx, "Get-ItemPropertyValue", path, literal_path)
+    return [get_property(item, _property_of(ctx, item, n)) for item in items for n in name]
+
+
+def _items(
+    ctx: Invocation, command: str, path: list[str] | None, literal_path: list[str] | None
+) -> list[Any]:
+    """The file system items (and drive items) a Path or LiteralPath names."""
+    if not path and not literal_path:
         raise ParameterError(
-            "Get-Item",
+            command,
             "Path",
             "missing mandatory parameter -Path",
             error_id=errorids.MISSING_MANDATORY,
         )
-    on_drive, path = drives.split_drives(path)
-    shown = drive_items(ctx, on_drive, listing=False)
-    return shown + [file_item(p) for p in targets(ctx, path or [], literal_path)]
+    on_drive, files = drives.split_drives(path)
+    return drive_items(ctx, on_drive, listing=False) + [
+        file_item(p) for p in targets(ctx, files or [], literal_path)
+    ]
+
+
+def _property_of(ctx: Invocation, item: Any, name: str) -> str:
+    """``name`` as the item's property is spelled; PowerShell's error when it has none."""
+    for known in property_names(item):
+        if known.lower() == name.lower():
+            return known
+    other = attribute_named(item, name)  # one not shown by default (a file's Extension)
+    if other is not None:
+        return other
+    raise CommandError(
+        ctx.name,
+        f"Property {name} does not exist at path {getattr(item, 'FullName', item)}.",
+    )
 
 
 @cmdlet(

@@ -1,10 +1,12 @@
 """Language cmdlets: Invoke-Expression (a string run as fayshell code in the caller's scope),
-the Write-Error/-Warning/-Verbose/-Debug/-Information streams, and Get-Error."""
+the Write-Error/-Warning/-Verbose/-Debug/-Information streams, Get-Error, and the module
+cmdlets of a shell without modules."""
 
 from __future__ import annotations
 
 from typing import Any
 
+from fayshell import errorids
 from fayshell.commands.invocation import ErrorRecord, Invocation
 from fayshell.commands.registry import Param, cmdlet
 from fayshell.errors import (
@@ -284,3 +286,75 @@ _NESTED: dict[str, tuple[tuple[str, str], ...]] = {
         "MyCommand", "ScriptName", "ScriptLineNumber", "OffsetInLine", "Line", "PositionMessage"
     ),
 }
+
+
+@cmdlet(
+    "Get-Module",
+    aliases=("gmo",),
+    synopsis="The modules loaded: none, as fayshell has no modules (its commands are built in).",
+    params=[
+        Param("Name", "strings", position=0, help="Module names or patterns."),
+        Param("ListAvailable", bool, help="The modules that could be loaded: none either."),
+        Param("All", bool, help="Accepted."),
+    ],
+    examples=[("Get-Module", "Nothing: every command is there from the start.")],
+)
+def get_module(
+    ctx: Invocation,
+    *,
+    name: list[str] | None = None,
+    list_available: bool = False,
+    all: bool = False,
+) -> list[Any]:
+    return []
+
+
+@cmdlet(
+    "Import-Module",
+    aliases=("ipmo",),
+    synopsis="An error: fayshell has no modules to load (PowerShell's words and id for a "
+    "module it cannot find); its commands are built in.",
+    params=[
+        Param("Name", "strings", position=0, mandatory=True, pipeline="value"),
+        Param("Force", bool, help="Accepted."),
+        Param("PassThru", bool, help="Accepted."),
+    ],
+    examples=[("Import-Module Foo -ErrorAction SilentlyContinue", "Nothing, and no error.")],
+)
+def import_module(
+    ctx: Invocation, *, name: list[str], force: bool = False, pass_thru: bool = False
+) -> None:
+    for module in name:
+        ctx.write_error(
+            ErrorRecord(
+                module,
+                "",
+                f"The specified module '{module}' was not loaded because no valid module file "
+                "was found in any module directory.",
+                category="ResourceUnavailable",
+                names_target=True,
+                exception="System.IO.FileNotFoundException",
+                error_id=errorids.qualified("Modules_ModuleNotFound", ctx.name),
+            )
+        )
+
+
+@cmdlet(
+    "Remove-Module",
+    aliases=("rmo",),
+    synopsis="Nothing to remove: no module is ever loaded (PowerShell's error for each name).",
+    params=[Param("Name", "strings", position=0, mandatory=True, pipeline="value")],
+)
+def remove_module(ctx: Invocation, *, name: list[str]) -> None:
+    for module in name:
+        ctx.write_error(
+            ErrorRecord(
+                module,
+                "",
+                "No modules were removed. Verify that the specification of modules to remove "
+                "is correct and those modules exist in the runspace.",
+                category="ResourceUnavailable",
+                names_target=True,
+                error_id=errorids.qualified("Modules_NoModulesRemoved", ctx.name),
+            )
+        )

@@ -571,3 +571,16 @@ async def test_convert_path_gives_full_paths_as_text(shell, tmp_path) -> None:
     assert out == [str(tmp_path / "a.log"), str(tmp_path / "b.log"), str(tmp_path.parent)]
     out = await shell.run("try { Convert-Path ./missing } catch { $_.FullyQualifiedErrorId }")
     assert out == ["PathNotFound,Microsoft.PowerShell.Commands.ConvertPathCommand"]
+
+
+async def test_item_properties_and_their_values(shell, tmp_path) -> None:
+    f = tmp_path / "data.bin"
+    f.write_bytes(b"12345")
+    out = await shell.run(
+        f"$p = Get-ItemProperty '{f}' -Name length, Name; $p.Length; $p.Name; "
+        f"Get-ItemPropertyValue '{f}' -Name Length, Extension; "
+        "Get-ItemPropertyValue env:HOME -Name Value"
+    )
+    assert out == [5, "data.bin", 5, ".bin", str(os.environ["HOME"])]
+    with pytest.raises(CommandError, match=r"Get-ItemPropertyValue: Property Nope does not exist"):
+        await shell.run(f"Get-ItemPropertyValue '{f}' -Name Nope")

@@ -159,3 +159,19 @@ async def test_get_error_shows_the_newest_error_in_detail(shell) -> None:
         2,
         "PathNotFound,Microsoft.PowerShell.Commands.GetItemCommand",
     ]
+
+
+async def test_a_shell_without_modules_says_so_in_powershells_words(shell) -> None:
+    out = await shell.run(
+        "(Get-Module).Count; (Get-Module -ListAvailable).Count; "
+        "try { Import-Module Pester -ErrorAction Stop } catch { $_.FullyQualifiedErrorId; "
+        "$_.Exception.Message }; Import-Module Pester -ErrorAction SilentlyContinue; 'went on'"
+    )
+    assert out == [
+        0,
+        0,
+        "Modules_ModuleNotFound,Microsoft.PowerShell.Commands.ImportModuleCommand",
+        "The specified module 'Pester' was not loaded because no valid module file was found in "
+        "any module directory.",
+        "went on",
+    ]
