@@ -344,6 +344,7 @@ def import_module(
     aliases=("rmo",),
     synopsis="Nothing to remove: no module is ever loaded (PowerShell's error for each name).",
     params=[Param("Name", "strings", position=0, mandatory=True, pipeline="value")],
+    examples=[("Remove-Module Foo -ErrorAction SilentlyContinue", "Nothing, and no error.")],
 )
 def remove_module(ctx: Invocation, *, name: list[str]) -> None:
     for module in name:
