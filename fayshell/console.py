@@ -18,6 +18,7 @@ from fayshell.host import (
     Transcribing,
     read_stdin_line,
 )
+from fayshell.lang.psstyle import plain
 from fayshell.lang.streams import is_relation
 from fayshell.render import (
     VIEW,
@@ -25,6 +26,7 @@ from fayshell.render import (
     format_cell,
     groups,
     is_rigid,
+    output_settings,
     render_lines,
     shows_as_list,
     table_shape,
@@ -174,8 +176,14 @@ class ConsoleHost(Transcribing):
                 text, style=color.lower(), end="\n" if newline else "", markup=False
             )
         else:
-            self.out.write(text + ("\n" if newline else ""))
+            self.out.write(self._plain(text) + ("\n" if newline else ""))
         self.out.flush()
+
+    def _plain(self, text: str) -> str:
+        """``text`` as this output takes it: without ANSI escape sequences unless
+        $PSStyle.OutputRendering keeps them here (Ansi; Host on a terminal)."""
+        terminal = getattr(self.out, "isatty", lambda: False)()
+        return text if output_settings().keeps_ansi(terminal) else plain(text)
 
     def _diag(self, prefix: str, message: str, style: str) -> None:
         with self._above_bars():
@@ -296,7 +304,7 @@ class ConsoleHost(Transcribing):
         else:
             lines = render_lines(items)
             if lines:
-                self.out.write("\n".join(lines) + "\n")
+                self.out.write(self._plain("\n".join(lines)) + "\n")
         self.out.flush()
 
     def _show_rich(self, items: list[Any]) -> None:

@@ -54,6 +54,13 @@ class OutputSettings:
     #: $FormatEnumerationLimit: a collection in a table or list cell shows this many items,
     #: then "…" (all of them when it is negative).
     enumeration_limit: int = FORMAT_ENUMERATION_LIMIT
+    #: $PSStyle.OutputRendering: Host (ANSI sequences reach a terminal only), PlainText
+    #: (never), Ansi (always).
+    rendering: str = "Host"
+
+    def keeps_ansi(self, terminal: bool) -> bool:
+        """Do ANSI escape sequences in text reach this output?"""
+        return self.rendering == "Ansi" or (terminal and self.rendering == "Host")
 
 
 #: The running shell's output settings: its interpreter installs them where the shell runs,

@@ -332,6 +332,8 @@ class ShellState:
         found, value = self.globals.lookup("FormatEnumerationLimit")
         limit = int_preference(value, FORMAT_ENUMERATION_LIMIT) if found else None
         self.output.enumeration_limit = FORMAT_ENUMERATION_LIMIT if limit is None else limit
+        found, style = self.globals.lookup("PSStyle")
+        self.output.rendering = str(getattr(style, "OutputRendering", "Host"))
 
     @property
     def error_action_scoped(self) -> bool:

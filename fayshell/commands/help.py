@@ -155,6 +155,11 @@ about_Differences -- where fayshell deliberately differs from PowerShell
   Execution policies do not apply (as in PowerShell on Linux): Get-ExecutionPolicy says
     Unrestricted; Set-ExecutionPolicy is accepted and changes nothing (PowerShell on Linux
     refuses it), so a script that starts with it goes on.
+  $PSStyle gives the sequences (Reset, Bold ..., Foreground, Background, FromRgb,
+    Formatting) and OutputRendering takes them out of output that is not a terminal (Host,
+    PlainText) or keeps them (Ansi); fayshell's own tables, errors and warnings keep their
+    own colors (Formatting does not change them), and there is no $PSStyle.FileInfo or
+    .Progress.
   Confirmation: a script (-c, a file, stdin) has nobody to answer a confirmation, so a change
     that -Confirm or $ConfirmPreference asks about is not made, and a warning says so
     (-Confirm:$false makes it); PowerShell would wait for an answer.

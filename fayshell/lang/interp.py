@@ -108,6 +108,7 @@ from fayshell.lang.preferences import (
     int_preference,
 )
 from fayshell.lang.preferences import check as preference_check
+from fayshell.lang.psstyle import PSStyle
 from fayshell.lang.streams import (
     aiter_items,
     as_stream,
@@ -2904,6 +2905,7 @@ def automatic_variables(console: Callable[[], Host]) -> dict[str, Any]:
         "PSEdition": "Core",
         "Host": HostInfo(UI=HostUI(_console=console)),
         "PSHOME": os.path.dirname(os.path.dirname(os.path.abspath(__file__))),  # fayshell's own
+        "PSStyle": PSStyle(),
         "OutputEncoding": nettext.Encoding("Unicode (UTF-8)", "utf-8", "utf-8"),
         "PSCulture": "en-US",  # the culture -f and the shell's dates format in
         "PSUICulture": "en-US",
