@@ -41,7 +41,6 @@ ID_MASK = (1 << 64) - 1
 UNIT_SUFFIXES = ("_ns", "_us", "_ms", "_s")
 #: A [pscustomobject] with this many properties shows as a list (PowerShell's default view).
 LIST_FROM = 5
-
 #: PowerShell's hashtable view: the Name column is 30 characters wide (DotNetTypes.format.ps1xml).
 HASHTABLE_NAME_WIDTH = 30
 

@@ -182,7 +182,8 @@ class ShellState:
     #: The enums and classes scripts declared, after the engine's own enums that preference
     #: variables hold: lower-case name -> EnumType or ClassType.
     types: dict[str, Any] = field(default_factory=lambda: _engine_types())
-    #: What its preference variables ask of output formatting ($FormatEnumerationLimit).
+    #: What its preference variables ask of its output ($FormatEnumerationLimit,
+    #: $PSStyle.OutputRendering), kept up to date by the interpreter (sync_output).
     output: OutputSettings = field(default_factory=lambda: _output_settings())
     #: Write-Progress bars still shown, by their -Id (see ``close_progress``).
     progress_bars: dict[int, Any] = field(default_factory=dict)
