@@ -313,10 +313,17 @@ class ShellState:
 
     def history_count(self) -> int:
         """$MaximumHistoryCount: how many inputs Get-History keeps."""
-        from fayshell.lang.preferences import MAXIMUM_HISTORY_COUNT, int_preference
+        from fayshell.lang.preferences import MAXIMUM_HISTORY_COUNT
 
-        found, value = self.globals.lookup("MaximumHistoryCount")
-        return int_preference(value, MAXIMUM_HISTORY_COUNT) if found else MAXIMUM_HISTORY_COUNT
+        return self._int_preference("MaximumHistoryCount", MAXIMUM_HISTORY_COUNT)
+
+    def _int_preference(self, name: str, default: int) -> int:
+        """A session-wide integer preference ($MaximumHistoryCount ...), ``default`` when it
+        is unset or not a number."""
+        from fayshell.lang.preferences import int_preference
+
+        found, value = self.globals.lookup(name)
+        return int_preference(value, default) if found else default
 
     def received(self, line: str) -> None:
         """A line typed at the prompt ran: ``$^`` and ``$$`` are its first and last tokens
@@ -328,11 +335,10 @@ class ShellState:
 
     def sync_output(self) -> None:
         """Output settings from the session's preference variables, as they are now."""
-        from fayshell.lang.preferences import FORMAT_ENUMERATION_LIMIT, int_preference
+        from fayshell.lang.preferences import FORMAT_ENUMERATION_LIMIT
 
-        found, value = self.globals.lookup("FormatEnumerationLimit")
-        limit = int_preference(value, FORMAT_ENUMERATION_LIMIT) if found else None
-        self.output.enumeration_limit = FORMAT_ENUMERATION_LIMIT if limit is None else limit
+        limit = self._int_preference("FormatEnumerationLimit", FORMAT_ENUMERATION_LIMIT)
+        self.output.enumeration_limit = limit
         found, style = self.globals.lookup("PSStyle")
         self.output.rendering = str(getattr(style, "OutputRendering", "Host"))
 

@@ -472,7 +472,7 @@ def resolve_path(
     relative: bool = False,
 ) -> list[Any]:
     out: list[Any] = []
-    for found in targets(ctx, path or ([] if literal_path else ["."]), literal_path):
+    for found in _named(ctx, path, literal_path):
         if relative:
             rel = os.path.relpath(found, ctx.state.location)
             out.append(rel if rel.startswith("..") else "./" + rel if rel != "." else ".")
@@ -498,9 +498,14 @@ def resolve_path(
 def convert_path(
     ctx: Invocation, *, path: list[str] | None = None, literal_path: list[str] | None = None
 ) -> list[str]:
-    return [
-        str(found) for found in targets(ctx, path or ([] if literal_path else ["."]), literal_path)
-    ]
+    return [str(found) for found in _named(ctx, path, literal_path)]
+
+
+def _named(
+    ctx: Invocation, path: list[str] | None, literal_path: list[str] | None
+) -> Iterator[Path]:
+    """What Resolve-Path and Convert-Path resolve: the paths given, else the location."""
+    return targets(ctx, path or ([] if literal_path else ["."]), literal_path)
 
 
 # ---- contents ---------------------------------------------------------------------------------

@@ -325,17 +325,13 @@ def import_module(
     ctx: Invocation, *, name: list[str], force: bool = False, pass_thru: bool = False
 ) -> None:
     for module in name:
-        ctx.write_error(
-            ErrorRecord(
-                module,
-                "",
-                f"The specified module '{module}' was not loaded because no valid module file "
-                "was found in any module directory.",
-                category="ResourceUnavailable",
-                names_target=True,
-                exception="System.IO.FileNotFoundException",
-                error_id=errorids.qualified("Modules_ModuleNotFound", ctx.name),
-            )
+        _module_error(
+            ctx,
+            module,
+            f"The specified module '{module}' was not loaded because no valid module file was "
+            "found in any module directory.",
+            "Modules_ModuleNotFound",
+            "System.IO.FileNotFoundException",
         )
 
 
@@ -348,14 +344,27 @@ def import_module(
 )
 def remove_module(ctx: Invocation, *, name: list[str]) -> None:
     for module in name:
-        ctx.write_error(
-            ErrorRecord(
-                module,
-                "",
-                "No modules were removed. Verify that the specification of modules to remove "
-                "is correct and those modules exist in the runspace.",
-                category="ResourceUnavailable",
-                names_target=True,
-                error_id=errorids.qualified("Modules_NoModulesRemoved", ctx.name),
-            )
+        _module_error(
+            ctx,
+            module,
+            "No modules were removed. Verify that the specification of modules to remove is "
+            "correct and those modules exist in the runspace.",
+            "Modules_NoModulesRemoved",
         )
+
+
+def _module_error(
+    ctx: Invocation, module: str, message: str, error_id: str, exception: str = ""
+) -> None:
+    """PowerShell's error for a module it cannot find or remove (each name goes on)."""
+    ctx.write_error(
+        ErrorRecord(
+            module,
+            "",
+            message,
+            category="ResourceUnavailable",
+            names_target=True,
+            exception=exception,
+            error_id=errorids.qualified(error_id, ctx.name),
+        )
+    )

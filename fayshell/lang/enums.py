@@ -182,6 +182,7 @@ CONFIRM_IMPACT = _engine("ConfirmImpact", "None", "Low", "Medium", "High")
 ERROR_VIEW = _engine("ErrorView", "NormalView", "CategoryView", "ConciseView", "DetailedView")
 NATIVE_ARGUMENT_PASSING = _engine("NativeArgumentPassingMode", "Legacy", "Standard", "Windows")
 MODULE_AUTO_LOADING = _engine("PSModuleAutoLoadingPreference", "None", "ModuleQualified", "All")
+OUTPUT_RENDERING = _engine("OutputRendering", "Host", "PlainText", "Ansi")
 
 
 def engine_enums() -> dict[str, EnumType]:
@@ -189,7 +190,8 @@ def engine_enums() -> dict[str, EnumType]:
     ``[Management.Automation.ActionPreference]`` (``System.`` is dropped before lookup)."""
     out: dict[str, EnumType] = {}
     for enum in (
-        ACTION_PREFERENCE, CONFIRM_IMPACT, ERROR_VIEW, NATIVE_ARGUMENT_PASSING, MODULE_AUTO_LOADING
+        ACTION_PREFERENCE, CONFIRM_IMPACT, ERROR_VIEW, NATIVE_ARGUMENT_PASSING, MODULE_AUTO_LOADING,
+        OUTPUT_RENDERING,
     ):  # fmt: skip
         out[enum.Name.lower()] = enum
         out[f"management.automation.{enum.Name.lower()}"] = enum

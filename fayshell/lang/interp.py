@@ -1128,13 +1128,13 @@ class Interpreter:
         of its parameter's type counts more than one that converts to it; one that does not
         convert rules the overload out. The first declared wins a tie; when none fits, the
         first (its binding then says why)."""
-        best, best_score = None, -1
+        best, best_score = (candidates[0] if candidates else None), -1
         for candidate in candidates:
             fits = [self.fit(a, p.type) for a, p in zip(args, candidate[1].params, strict=True)]
             score = sum(fits) if all(fits) else -1
             if score > best_score:
                 best, best_score = candidate, score
-        return best if best is not None else (candidates[0] if candidates else None)
+        return best
 
     def fit(self, value: Any, type_name: str | None) -> int:
         """2: ``value`` is of the type; 1: it converts to it (or the type takes anything);

@@ -97,18 +97,12 @@ class PSStyle:
 
 
 def rendering(value: Any) -> OutputRendering:
-    """An OutputRendering value from its name (any case); PowerShell's error for another."""
-    from fayshell.lang.ops import OperatorError
+    """An OutputRendering value from its name (any case) or number; PowerShell's conversion
+    error (the enum's) for another."""
+    from fayshell.lang.enums import OUTPUT_RENDERING
 
-    for name in RENDERINGS:
-        if str(value).lower() == name.lower():
-            return name
-    raise OperatorError(
-        f'Cannot convert value "{value}" to type "System.Management.Automation.OutputRendering". '
-        'Error: "Unable to match the identifier name '
-        f"{value} to a valid enumerator name. Specify one of the following enumerator names and "
-        f'try again:\n{", ".join(RENDERINGS)}"'
-    )
+    name = str(OUTPUT_RENDERING.convert(value))
+    return next(r for r in RENDERINGS if r == name)
 
 
 def plain(text: str) -> str:
