@@ -7,12 +7,14 @@ deserialized objects are."""
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import re
 from collections.abc import Iterable, Mapping
 from decimal import Decimal
 from typing import Any
 from xml.etree import ElementTree
 
+from fayshell.lang.integers import NAMES, kind_of, make
 from fayshell.lang.ops import to_string
 from fayshell.lang.values import (
     Char,
@@ -34,6 +36,17 @@ ORDERED_TYPES = ("System.Collections.Specialized.OrderedDictionary", "System.Obj
 CUSTOM_TYPES = ("System.Management.Automation.PSCustomObject", "System.Object")
 #: A character CLIXML writes as _xHHHH_ (control characters, and the _ that starts such a
 #: sequence, so that text reads back as written).
+#: The CLIXML element of each integer type.
+INT_TAGS = {
+    "SByte": "SB",
+    "Byte": "By",
+    "Int16": "I16",
+    "UInt16": "U16",
+    "Int32": "I32",
+    "UInt32": "U32",
+    "Int64": "I64",
+    "UInt64": "U64",
+}
 ESCAPED = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\n\r\t]|_(?=x[0-9A-Fa-f]{4}_)")
 
 
@@ -128,7 +141,7 @@ def _simple(value: Any) -> tuple[str, str | None] | None:
     if isinstance(value, Duration):  # a TimeSpan (2s, New-TimeSpan) before the int it is
         return "TS", _duration(value)
     if isinstance(value, int):
-        return ("I32" if -(2**31) <= value < 2**31 else "I64"), str(value)
+        return INT_TAGS[kind_of(value).net], str(int(value))
     if isinstance(value, float):
         return "Db", repr(value).replace("inf", "INF").replace("nan", "NaN")
     if isinstance(value, Decimal):
@@ -268,17 +281,15 @@ def _datetime(text: str) -> dt.datetime:
     return to_datetime(text)
 
 
+def _sized(net: str, text: str) -> int:
+    """An integer element's number, as the type its tag names."""
+    return make(NAMES[net.lower()], int(text))
+
+
 SCALARS: dict[str, Any] = {
     "S": str,
     "B": lambda t: t == "true",
-    "I32": int,
-    "I64": int,
-    "I16": int,
-    "By": int,
-    "SB": int,
-    "U16": int,
-    "U32": int,
-    "U64": int,
+    **{tag: functools.partial(_sized, net) for net, tag in INT_TAGS.items()},
     "Db": float,
     "Sg": float,
     "D": Decimal,

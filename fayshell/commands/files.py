@@ -36,9 +36,10 @@ from fayshell.commands.registry import (
 )
 from fayshell.errors import CommandError, ParameterError
 from fayshell.lang.dates import DateTime, FileTime, to_datetime, wall_clock
+from fayshell.lang.integers import Byte, Int64
 from fayshell.lang.ops import has_wildcard, to_string, wildcard_match
 from fayshell.lang.streams import collect
-from fayshell.lang.values import Byte, ScriptBlock, TypedArray
+from fayshell.lang.values import ScriptBlock, TypedArray
 from fayshell.records import attribute_named, get_property, property_names
 from fayshell.state import PathInfo, ShellState
 
@@ -122,7 +123,7 @@ def file_item(path: Path) -> FileItem:
     return FileItem(
         Mode=mode,
         LastWriteTime=_local(st.st_mtime),
-        Length=None if is_dir else st.st_size,
+        Length=None if is_dir else Int64(st.st_size),  # .NET's FileInfo.Length is a long
         Name=name,
         FullName=str(path),
         Extension=suffix,

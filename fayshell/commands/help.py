@@ -80,7 +80,11 @@ about_Differences -- where fayshell deliberately differs from PowerShell
     [timespan]'01:30:00', a stopwatch's Elapsed) is a duration too, but reads as .NET's
     text (01:30:00) and shows as PowerShell's list. 4KB, 16MB, 1GB are numbers (4096 ...),
     as in PowerShell; a parameter that takes a duration or a size (-Rotate 64MB) knows a
-    size was written.
+    size was written. So the literal suffixes s and us are seconds and microseconds, not
+    PowerShell's [short] and [ushort] (write [int16]5); l, u, ul, y, uy, n and d are
+    PowerShell's. A number a query returns is an [int] when it fits one, else a [long],
+    whatever its column's type (a BIGINT 5 is an [int]); cast it ([long]$r.n) for
+    arithmetic that should stay a [long] past [int]'s range instead of becoming a double.
   sql takes the rest of the line as DuckDB SQL ('sql SELECT ...'), or the value of a
     string or variable after it (sql "... '$n'"); PowerShell has no such command. Its
     result is a relation, not a list of objects.

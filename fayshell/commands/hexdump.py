@@ -8,7 +8,7 @@ import struct
 from collections.abc import Iterator
 from typing import Any
 
-from fayshell.lang.values import Byte
+from fayshell.lang.integers import kind_of
 
 #: Bytes per line.
 WIDTH = 16
@@ -66,8 +66,12 @@ def lines(data: bytes, start: int, label: str, path: str = "") -> Iterator[ByteC
 #: .NET's name and struct layout of the value types Format-Hex takes.
 LAYOUTS = {
     "Boolean": "<i",
+    "SByte": "<b",
     "Byte": "<B",
+    "Int16": "<h",
+    "UInt16": "<H",
     "Int32": "<i",
+    "UInt32": "<I",
     "Int64": "<q",
     "UInt64": "<Q",
     "Double": "<d",
@@ -78,13 +82,9 @@ def value_kind(value: Any) -> str:
     """The .NET type name of a number or boolean, as Format-Hex labels and lays it out."""
     if isinstance(value, bool):
         return "Boolean"
-    if isinstance(value, Byte):  # a file's byte
-        return "Byte"
     if isinstance(value, float):
         return "Double"
-    if -(2**31) <= value < 2**31:
-        return "Int32"
-    return "Int64" if value < 2**63 else "UInt64"
+    return kind_of(value).net  # a file's byte is a Byte
 
 
 def value_bytes(values: list[Any], kind: str) -> bytes:

@@ -14,6 +14,7 @@ from fayshell.commands.invocation import ErrorRecord, Invocation
 from fayshell.commands.registry import BY_PROPERTY, BY_VALUE, Param, cmdlet
 from fayshell.errors import ParameterError
 from fayshell.lang.dates import DateTime
+from fayshell.lang.integers import Int64
 from fayshell.lang.ops import has_wildcard, wildcard_match
 
 PROC = Path("/proc")
@@ -42,7 +43,7 @@ class ProcessInfo:
 
     @property
     def WorkingSet64(self) -> int:  # noqa: N802 - .NET property name
-        return self.WS
+        return Int64(self.WS)
 
 
 def _boot_time() -> float:

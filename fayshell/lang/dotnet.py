@@ -18,6 +18,7 @@ from decimal import Decimal
 from types import ModuleType
 from typing import Any
 
+from fayshell.lang import integers
 from fayshell.records import get_property, property_names
 
 
@@ -71,7 +72,8 @@ def _standard(value: Any, spec: str) -> str | None:
         if up == "D":
             body = str(abs(n)).zfill(digits or 0)
             return ("-" if n < 0 else "") + body
-        text = format(n & 0xFFFFFFFF if n < 0 else n, "X" if kind == "X" else "x")
+        bits = integers.kind_of(value).bits if isinstance(value, int) else 32  # -1L: 16 F's
+        text = format(n & ((1 << bits) - 1), "X" if kind == "X" else "x")
         return text.zfill(digits or 0)
     x = float(value)
     if up == "N":

@@ -60,7 +60,17 @@ from fayshell.errors import (
     UnknownProperty,
 )
 from fayshell.host import Host, HostInfo, HostUI, ProgressTask
-from fayshell.lang import ast, dotnet, netio, netlinq, netnumerics, netregex, nettext, validate
+from fayshell.lang import (
+    ast,
+    dotnet,
+    integers,
+    netio,
+    netlinq,
+    netnumerics,
+    netregex,
+    nettext,
+    validate,
+)
 from fayshell.lang.classes import ClassInstance, ClassType, no_overload
 from fayshell.lang.dates import NOT_HANDLED, DateTime, call_method
 from fayshell.lang.dates import static_member as date_static
@@ -2466,9 +2476,10 @@ class Interpreter:
         if node.op == "-join":
             return "".join(to_string(v) for v in unroll(value))
         if node.op == "-bnot":
-            return ~int(to_number(value))
+            return integers.bnot(bit_operand(value))
         if node.op == "-":
-            return -to_number(value)
+            n = to_number(value)
+            return integers.negate(n) if isinstance(n, integers.SizedInt) else -n
         return to_number(value)
 
     async def eval_binary(self, node: ast.Binary, scope: Scope) -> Any:
@@ -3241,7 +3252,7 @@ def binary_op(op: str, left: Any, right: Any) -> Any:
     if op == "xor":
         return truthy(left) != truthy(right)
     if op in BITWISE:
-        result = BITWISE[op](int(to_number(left)), int(to_number(right)))
+        result = integers.bitwise(op, bit_operand(left), bit_operand(right))
         if isinstance(left, EnumValue) and op in ("band", "bor", "bxor"):
             return EnumValue(left.enum_type, result)  # [Perm]::Read -bor [Perm]::Write
         return result
@@ -3278,13 +3289,17 @@ def binary_op(op: str, left: Any, right: Any) -> Any:
 #: The most elements a range may have (PowerShell refuses huge ranges too).
 MAX_RANGE = 50_000_000
 
-BITWISE: dict[str, Callable[[int, int], int]] = {
-    "band": lambda a, b: a & b,
-    "bor": lambda a, b: a | b,
-    "bxor": lambda a, b: a ^ b,
-    "shl": lambda a, b: a << (b & 63),
-    "shr": lambda a, b: a >> (b & 63),
-}
+#: The bitwise operators (lang/integers types their results).
+BITWISE = frozenset(("band", "bor", "bxor", "shl", "shr"))
+
+
+def bit_operand(value: Any) -> int:
+    """An operand of a bitwise operator as an integer: a double or decimal rounds (to even)
+    to an Int64, as PowerShell converts it."""
+    n = to_number(value)
+    if isinstance(n, (float, Decimal)):
+        return integers.make(integers.INT64, int(convert(n, "long")))
+    return int(n) if isinstance(n, bool) else n
 
 
 def range_values(left: Any, right: Any) -> list[Any]:
@@ -3338,10 +3353,6 @@ def replace_op(left: Any, right: Any, case: bool) -> Any:
 
 
 TYPE_CHECKS: dict[str, tuple[type, ...]] = {
-    "int": (int,),
-    "int32": (int,),
-    "long": (int,),
-    "int64": (int,),
     "double": (float,),
     "float": (float,),
     "single": (float,),
@@ -3390,6 +3401,9 @@ def is_type(value: Any, name: str) -> bool:
     low = dotnet.short_type(name)
     if low in ("object", "psobject"):
         return value is not None
+    if low in integers.NAMES:  # a size (1kb) is the number it stands for
+        number = int(value) if isinstance(value, Size) else value
+        return integers.is_kind(number, integers.NAMES[low])
     if isinstance(value, ClassInstance) and low not in TYPE_CHECKS:  # [IComparable] ...
         return bool(value.ps_is(low))
     types = TYPE_CHECKS.get(low)
@@ -3405,8 +3419,6 @@ def is_type(value: Any, name: str) -> bool:
         return False
     if low == "char":
         return isinstance(value, str) and len(value) == 1
-    if low in ("int", "int32", "long", "int64") and isinstance(value, (Duration, Size)):
-        return False
     return isinstance(value, types)
 
 

@@ -11,8 +11,9 @@ import shutil
 from collections.abc import Callable
 from typing import Any
 
+from fayshell.lang.integers import Byte
 from fayshell.lang.ops import OperatorError, method_failed
-from fayshell.lang.values import Byte, NetException, TypedArray
+from fayshell.lang.values import NetException, TypedArray
 
 
 def _read_lines(path: str) -> list[str]:

@@ -15,6 +15,7 @@ from types import ModuleType
 from typing import Any
 
 from fayshell import errorids
+from fayshell.lang import integers
 from fayshell.lang.dotnet import EXCEPTION_BASES, DotNetError, format_double, regex
 from fayshell.lang.netnumerics import TYPES as BIG_TYPES
 from fayshell.lang.netnumerics import BigInteger, to_bigint
@@ -486,6 +487,12 @@ def arithmetic(op: str, left: Any, right: Any) -> Any:
         a, b = float(a), float(b)  # beside a double (or decimal), a double
     if isinstance(a, Decimal) or isinstance(b, Decimal):
         return _decimal_arithmetic(op, to_decimal(a), to_decimal(b))
+    if isinstance(a, int) and isinstance(b, int) and not _is_duration(left, right):
+        try:
+            n = integers.arithmetic(op, a, b)
+        except ZeroDivisionError:
+            raise DivideByZero("Attempted to divide by zero.") from None
+        return _keep_unit(left, right, n) if isinstance(n, int) else n
     if op == "+":
         return _keep_unit(left, right, _fits_long(a + b))
     if op == "-":
@@ -501,6 +508,11 @@ def arithmetic(op: str, left: Any, right: Any) -> Any:
         r = math.fmod(a, b)
         return int(r) if isinstance(a, int) and isinstance(b, int) else r
     raise OperatorError(f"unknown operator {op}")
+
+
+def _is_duration(left: Any, right: Any) -> bool:
+    """A duration among the operands: a TimeSpan's arithmetic, not an integer type's."""
+    return isinstance(left, Duration) or isinstance(right, Duration)
 
 
 def _operand(right: Any, left: Any) -> int | float | Decimal:
@@ -599,8 +611,8 @@ def net_decimal(x: Decimal) -> Decimal:
 
 
 def _fits_long(n: int | float) -> int | float:
-    """An integer result past Int64 becomes a double, as PowerShell widens it (Int32 to Int64
-    to Double): ``[long]::MaxValue + 1`` is 9.22337203685478E+18."""
+    """A duration's result past Int64 becomes a double, as a [long]'s does (lang/integers
+    types the other integers' results)."""
     if type(n) is int and not -(2**63) <= n < 2**63:
         return float(n)
     return n
@@ -691,33 +703,17 @@ def _to_int(value: Any, net: str = "Int32") -> int:
     return int(n)
 
 
-#: The integer types a cast names: their .NET name, width in bits, whether signed, and what
-#: .NET's overflow message calls them.
-INT_TYPES: dict[str, tuple[str, int, bool, str]] = {
-    **dict.fromkeys(("int", "int32"), ("Int32", 32, True, "an Int32")),
-    **dict.fromkeys(("long", "int64"), ("Int64", 64, True, "an Int64")),
-    **dict.fromkeys(("short", "int16"), ("Int16", 16, True, "an Int16")),
-    "sbyte": ("SByte", 8, True, "a signed byte"),
-    "byte": ("Byte", 8, False, "an unsigned byte"),
-    **dict.fromkeys(("uint16", "ushort"), ("UInt16", 16, False, "a UInt16")),
-    **dict.fromkeys(("uint32", "uint"), ("UInt32", 32, False, "a UInt32")),
-    **dict.fromkeys(("uint64", "ulong"), ("UInt64", 64, False, "a UInt64")),
-}
-
-
 def int_limits(name: str) -> dict[str, int]:
     """``[uint16]::MaxValue`` and ``MinValue`` of an integer type (none for other types)."""
-    facts = INT_TYPES.get(name)
-    if facts is None:
+    kind = integers.NAMES.get(name)
+    if kind is None:
         return {}
-    bits, signed = facts[1], facts[2]
-    top = 1 << (bits - 1 if signed else bits)
-    return {"maxvalue": top - 1, "minvalue": -top if signed else 0}
+    return {"maxvalue": integers.make(kind, kind.hi), "minvalue": integers.make(kind, kind.lo)}
 
 
 #: The .NET names of the element types a typed array (``[string[]]``) keeps.
 ELEMENT_NAMES = {
-    **{name: facts[0] for name, facts in INT_TYPES.items()},
+    **{name: kind.net for name, kind in integers.NAMES.items()},
     "string": "String",
     "double": "Double",
     **dict.fromkeys(("float", "single"), "Single"),
@@ -736,21 +732,21 @@ def element_name(t: str) -> str | None:
     return ELEMENT_NAMES.get(t[7:] if t.startswith("system.") else t)
 
 
-def _to_int_type(net: str, bits: int, signed: bool, called: str) -> Callable[[Any], int]:
-    """``[int]$x`` and its kin: the number, or .NET's error when it does not fit the type."""
-    lo, hi = (-(2 ** (bits - 1)), 2 ** (bits - 1) - 1) if signed else (0, 2**bits - 1)
+def _to_int_type(kind: integers.IntKind) -> Callable[[Any], int]:
+    """``[int]$x`` and its kin: the number as that type, or .NET's error when it does not
+    fit."""
 
     def cast(value: Any) -> int:
-        n = _to_int(value, net)
-        if signed and isinstance(value, str) and value.strip().lower().startswith("0x"):
-            n = n - (1 << bits) if (1 << (bits - 1)) <= n < (1 << bits) else n  # a bit pattern
-        if not lo <= n <= hi:
+        n = _to_int(value, kind.net)
+        if kind.signed and isinstance(value, str) and value.strip().lower().startswith("0x"):
+            n = kind.wrap(n) if n >> kind.bits == 0 else n  # a bit pattern
+        if not kind.holds(n):
             raise CastError(
-                f'Cannot convert value "{to_string(value)}" to type "System.{net}". Error: '
-                f'"Value was either too large or too small for {called}."',
+                f'Cannot convert value "{to_string(value)}" to type "System.{kind.net}". '
+                f'Error: "Value was either too large or too small for {kind.called}."',
                 errorids.CAST_ICONVERTIBLE,
             )
-        return n
+        return integers.make(kind, n)
 
     return cast
 
@@ -838,7 +834,7 @@ def _versioned(parse: Callable[[Any], Any]) -> Callable[[Any], Any]:
 
 
 CONVERSIONS: dict[str, Callable[[Any], Any]] = {
-    **{name: _to_int_type(*facts) for name, facts in INT_TYPES.items()},
+    **{name: _to_int_type(kind) for name, kind in integers.NAMES.items()},
     "double": lambda v: _to_float(v, "Double"),
     **dict.fromkeys(("float", "single"), lambda v: _to_float(v, "Single")),
     "decimal": to_decimal,

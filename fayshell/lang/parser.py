@@ -14,7 +14,7 @@ from decimal import Decimal
 from typing import TypedDict, TypeVar
 
 from fayshell.errors import IncompleteInput, ParseError, SourceSpan
-from fayshell.lang import ast
+from fayshell.lang import ast, integers
 from fayshell.lang.netnumerics import BigInteger
 from fayshell.lang.preferences import IMPACTS, ConfirmImpact
 from fayshell.lang.values import parse_unit_number
@@ -102,8 +102,8 @@ REDIRECT = re.compile(r"([1-6*]?)(>>|>)(&[12])?")
 CAST_OPERAND = re.compile(r"[$(@'\"\[{0-9]|[-+][0-9.$(]")
 
 NUMBER = re.compile(
-    r"(?i)(?:0x(?P<hex>[0-9a-f]+)(?P<hexsuffix>ul|u|l|n)?|0b(?P<bin>[01]+)|(?P<num>\d+(?:\.\d+)?|\.\d+)"
-    r"(?:(?P<unit>ns|us|ms|s|m|h|kb|mb|gb|tb)|(?P<exp>e[+-]?\d+)?(?P<suffix>ul|u|d|l|n)?))(?![\w])"
+    r"(?i)(?:0x(?P<hex>[0-9a-f]+)(?P<hexsuffix>ul|uy|u|l|n|y)?|0b(?P<bin>[01]+)|(?P<num>\d+(?:\.\d+)?|\.\d+)"
+    r"(?:(?P<unit>ns|us|ms|s|m|h|kb|mb|gb|tb)|(?P<exp>e[+-]?\d+)?(?P<suffix>ul|uy|u|d|l|n|y)?))(?![\w])"
 )
 IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 #: A type's name with its namespace: ``System.Collections.Hashtable``.
@@ -1783,7 +1783,7 @@ def number_from_match(m: re.Match[str]) -> object:
         return Decimal(digits + (exp or ""))
     if suffix == "n" and not exp and "." not in digits:  # about_Numeric_Literals: BigInteger
         return BigInteger(int(digits))
-    if suffix in ("l", "u", "ul"):  # 1.5L is the [long] 2, rounded to even as .NET rounds
+    if suffix in SUFFIX_KINDS:  # 1.5L is the [long] 2, rounded to even as .NET rounds
         whole = round(Decimal(digits + (exp or "")))
         return sized_literal(int(whole), suffix, m.group(0))
     if exp or "." in digits:
@@ -1791,32 +1791,45 @@ def number_from_match(m: re.Match[str]) -> object:
     return integer_literal(int(digits))
 
 
-#: The bits of the integer types a literal's suffix names (about_Numeric_Literals).
-SUFFIX_BITS = {"l": 64, "u": 32, "ul": 64}
+#: The integer type a literal's suffix names (about_Numeric_Literals): ``u`` is a UInt32, or a
+#: UInt64 when the value needs it. PowerShell's ``s`` and ``us`` (Int16, UInt16) are
+#: fayshell's seconds and microseconds here.
+SUFFIX_KINDS = {
+    "l": integers.INT64,
+    "u": integers.UINT32,
+    "ul": integers.UINT64,
+    "y": integers.SBYTE,
+    "uy": integers.BYTE,
+}
 
 
 def hex_literal(n: int, suffix: str) -> object:
     """``0xFFFFFFFF`` as about_Numeric_Literals reads it: the bit pattern of the smallest of
-    [int] and [long] that holds it, so a set top bit makes it negative (-1); ``u``/``ul`` keep
-    it unsigned, ``l`` makes it a [long], ``n`` a [bigint]."""
+    [int] and [long] that holds it, so a set top bit makes it negative (-1); a signed suffix
+    (``l``, ``y``) reads the pattern in its type, an unsigned one keeps it unsigned, ``n``
+    makes it a [bigint]."""
     if suffix == "n":
         return BigInteger(n)
-    if suffix.startswith("u"):
+    kind = SUFFIX_KINDS.get(suffix)
+    if kind is not None and not kind.signed:
         return sized_literal(n, suffix, f"0x{n:X}{suffix}")
-    for bits in (32, 64) if suffix == "" else (64,):
-        if n < 1 << bits:
-            return n - (1 << bits) if n >> (bits - 1) else n
+    for fits in (kind,) if kind is not None else (integers.INT32, integers.INT64):
+        if n >> fits.bits == 0:
+            return integers.make(fits, fits.wrap(n))
+    if kind is not None:
+        raise ValueError(f"The numeric constant 0x{n:X}{suffix} is not valid.")
     return integer_literal(n)
 
 
 def sized_literal(n: int, suffix: str, text: str) -> int:
-    """A decimal literal with an ``l``, ``u`` or ``ul`` suffix: its value, when the type the
-    suffix names (the smallest of them, as in PowerShell: ``5u`` is a [uint32]) holds it."""
-    bits = SUFFIX_BITS[suffix] if n < 1 << 32 or suffix != "u" else 64
-    top = 1 << bits if suffix.startswith("u") else 1 << (bits - 1)
-    if n >= top:
+    """A decimal literal with a type suffix: its value as that type, when the type holds it
+    (``5u`` is a [uint32], ``5000000000u`` a [uint64])."""
+    kind = SUFFIX_KINDS[suffix]
+    if kind is integers.UINT32 and n > kind.hi:
+        kind = integers.UINT64
+    if not kind.holds(n):
         raise ValueError(f"The numeric constant {text} is not valid.")
-    return n
+    return integers.make(kind, n)
 
 
 #: The largest [decimal].

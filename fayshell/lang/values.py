@@ -475,19 +475,6 @@ class TypedArray(list[Any]):
         self.element = element
 
 
-class Byte(int):
-    """A byte of a file (Get-Content -AsByteStream, [IO.File]::ReadAllBytes): a number that
-    says it is a System.Byte, so Format-Hex lays it out as one byte."""
-
-    __slots__ = ()
-    TYPE_NAME = "System.Byte"
-
-    def __repr__(self) -> str:
-        return int.__repr__(self)
-
-    __str__ = __repr__
-
-
 class Char(str):
     """A ``[char]``: one character that converts to its code point (``[int][char]'A'`` is 65)."""
 

@@ -1858,13 +1858,14 @@ async def test_an_unknown_property_of_a_query_is_an_error(shell) -> None:
 
 async def test_integers_widen_past_int64_as_powershell_does(shell) -> None:
     """about_Numeric_Literals and .NET's widening: a literal past [long] is a [decimal] (past
-    that a [double]); a sum past [long] a [double] (Python's unbounded ints came through)."""
+    that a [double]); a sum past [long] a [double] (Python's unbounded ints came through), and
+    one past [int] too (PowerShell's IntOps: ``512MB * 512MB`` is a Double)."""
     out = await shell.run(
         "(100000000000000000000).GetType().Name; (1000000000000000000000000000000).GetType().Name; "
         "[long]::MaxValue + 1; ([long]::MaxValue + 1).GetType().Name; "
         "([int]::MaxValue + 1).GetType().Name"
     )
-    assert out == ["Decimal", "Double", 9.223372036854776e18, "Double", "Int64"]
+    assert out == ["Decimal", "Double", 9.223372036854776e18, "Double", "Double"]
 
 
 async def test_a_missing_mandatory_parameter_in_powershells_words(shell) -> None:
