@@ -3175,7 +3175,7 @@ def value_method(obj: Any, name: str, args: list[Any]) -> Any:
         return result
     if low == "gettype" and not args and not hasattr(obj, "GetType"):
         return TypeInfo(type_name_of(obj), dotnet.full_type_name_of(obj))
-    if isinstance(obj, str):
+    if isinstance(obj, str) and not isinstance(obj, TypeName):  # a type has its own methods
         return string_method(obj, name, args)
     own = not isinstance(obj, NUMBERS) or isinstance(obj, EnumValue)  # an enum's HasFlag ...
     method = net_method(obj, name) if own else None

@@ -363,6 +363,9 @@ def _scalar_compare(op: str, left: Any, right: Any, case: bool) -> bool:
         except DotNetError as exc:
             raise OperatorError(str(exc)) from None
         return bool(found) if op == "match" else not found
+    if op in ("eq", "ne") and isinstance(left, TypeName) and isinstance(right, TypeName):
+        same = left.FullName.lower() == right.FullName.lower()  # [int] is [Int32]
+        return same == (op == "eq")
     if op in ("eq", "ne") and isinstance(left, Mapping):
         # a hashtable or an object equals itself only (.NET's reference equality): two
         # objects with the same properties are two objects

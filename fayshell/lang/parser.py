@@ -1297,7 +1297,8 @@ class Parser:
             self.skip_ws()
             if not CAST_OPERAND.match(self.src, self.pos):
                 self.pos = save
-                return self.postfix(ast.TypeLit(type_name, **self.at(start)))
+                written = self.src[start:save].strip()[1:-1].strip()  # [IO.Path] as typed
+                return self.postfix(ast.TypeLit(written, **self.at(start)))
             return ast.Cast(type_name, self.unary(), **self.at(start))
         return self.postfix(self.primary())
 

@@ -8,6 +8,8 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any, Self
 
+from fayshell.lang.typefacts import TypeFacts, facts_of
+
 if TYPE_CHECKING:
     from fayshell.lang.ast import ParamDecl, ScriptBlockLit
     from fayshell.lang.interp import Interpreter
@@ -176,20 +178,57 @@ class ScriptBlock:
 
 
 class TypeName(str):
-    """A type literal such as ``[int]`` used as a value (``$x -is [int]``, ``-as [double]``)."""
+    """A type as a value: ``[int]`` reads as written ("int"; ``$x -is [int]``, ``-as
+    [double]`` use that), and has .NET's type properties (lang/typefacts): ``[int].FullName``
+    is System.Int32, ``.BaseType`` System.ValueType; it shows as PowerShell shows a type."""
 
-    __slots__ = ()
+    MEMBERS = ("IsPublic", "IsSerial", "Name", "BaseType")
+    VIEW = "table"
 
+    @property
+    def facts(self) -> TypeFacts:
+        return facts_of(self)
 
-@dataclass
-class TypeInfo:
-    """What ``$x.GetType()`` returns: the .NET-style names."""
+    Name = property(lambda self: self.facts.name)
+    FullName = property(lambda self: self.facts.full)
+    Namespace = property(lambda self: self.facts.namespace)
+    IsValueType = property(lambda self: self.facts.value_type)
+    IsPrimitive = property(lambda self: self.facts.primitive)
+    IsArray = property(lambda self: self.facts.array)
+    IsClass = property(lambda self: not self.facts.value_type)
+    IsEnum = property(lambda self: False)
+    IsInterface = property(lambda self: False)
+    IsPublic = property(lambda self: True)
+    IsSerial = property(lambda self: self.facts.serial)
 
-    Name: str
-    FullName: str
+    @property
+    def BaseType(self) -> TypeName | None:  # noqa: N802 - .NET property name
+        base = self.facts.base
+        return None if base is None else TypeInfo(base.rsplit(".", 1)[-1], base)
 
-    def __str__(self) -> str:
+    @property
+    def UnderlyingSystemType(self) -> TypeName:  # noqa: N802 - .NET property name
+        return self
+
+    def ToString(self) -> str:  # noqa: N802 - .NET method name
         return self.FullName
+
+    def GetType(self) -> TypeName:  # noqa: N802 - .NET method name
+        return TypeInfo("RuntimeType", "System.RuntimeType")
+
+
+class TypeInfo(TypeName):
+    """What ``$x.GetType()`` returns: a type that reads as its full name (System.Int32) and
+    keeps the exact short name it was given (``List`1``)."""
+
+    def __new__(cls, name: str, full_name: str) -> TypeInfo:
+        made = super().__new__(cls, full_name)
+        made.given_name = name
+        return made
+
+    given_name: str
+    Name = property(lambda self: self.given_name)
+    FullName = property(lambda self: str.__str__(self))
 
 
 class ExceptionValue:
