@@ -633,6 +633,9 @@ def full_type_name_of(value: Any) -> str:
     full = getattr(value, "FULL_NAME", None)
     if isinstance(value, dict) and full is not None:
         return str(full)
+    own = getattr(type(value), "TYPE_NAME", None)  # a full name of its own
+    if isinstance(own, str) and "." in own:
+        return own
     name = type_name_of(value)
     return NAMESPACES.get(name, "System.") + name
 

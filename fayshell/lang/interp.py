@@ -157,7 +157,7 @@ from fayshell.lang.values import (
 from fayshell.lang.versions import SemanticVersion, Version
 from fayshell.records import MISSING, attribute_named, get_property, has_property, is_record
 from fayshell.render import OUTPUT
-from fayshell.state import Scope, ShellState
+from fayshell.state import PathInfo, Scope, ShellState
 
 if TYPE_CHECKING:
     from fayshell.transcript import Transcript
@@ -320,7 +320,7 @@ class Interpreter:
         state.interpreter = self
         # deep recursion in scripts (PowerShell allows ~1000 nested calls): ~10 frames a call
         sys.setrecursionlimit(max(sys.getrecursionlimit(), RECURSION_LIMIT))
-        for name, value in automatic_variables(lambda: state.host).items():
+        for name, value in automatic_variables(state).items():
             if not state.globals.lookup(name)[0]:
                 state.globals.set_local(name, value)
         OUTPUT.set(state.output)  # shared with the tasks it runs and the console
@@ -2353,6 +2353,8 @@ class Interpreter:
             return ScriptBlock(obj.node, self.closure_scope(scope), self)
         if isinstance(obj, CommandIntrinsics) and low in obj.METHODS and len(args) == 1:
             return await self.invoke_command_method(low, to_string(args[0]), scope)
+        if isinstance(obj, VariableIntrinsics) and low in obj.METHODS:
+            return variable_method(node.name, args, scope)
         if (
             isinstance(obj, netregex.Regex)
             and low == "replace"
@@ -2886,15 +2888,52 @@ class CommandIntrinsics:
 
 
 @dataclass(frozen=True)
-class EngineIntrinsics:
-    """``$ExecutionContext``: what scripts reach through it (InvokeCommand)."""
+class PathIntrinsics:
+    """``$ExecutionContext.SessionState.Path``: the current location, and a path resolved
+    against it whether or not it exists (GetUnresolvedProviderPathFromPSPath, the usual way
+    scripts make an output file's full path)."""
 
+    state: ShellState = field(repr=False)
+    TYPE_NAME = "System.Management.Automation.PathIntrinsics"
+
+    @property
+    def CurrentLocation(self) -> PathInfo:  # noqa: N802 - .NET property name
+        return PathInfo(self.state.location, ProviderPath=self.state.location)
+
+    CurrentFileSystemLocation = CurrentLocation
+
+    def GetUnresolvedProviderPathFromPSPath(self, path: Any) -> str:  # noqa: N802 - .NET name
+        return str(self.state.resolve_path(to_string(path)))
+
+
+class VariableIntrinsics:
+    """``$ExecutionContext.SessionState.PSVariable``: Get, GetValue, Set and Remove of the
+    variables the calling scope sees (the evaluator runs them there)."""
+
+    #: Each method's counts of arguments.
+    METHODS = {"get": (1,), "getvalue": (1, 2), "set": (2,), "remove": (1,)}
+    TYPE_NAME = "System.Management.Automation.PSVariableIntrinsics"
+
+
+@dataclass(frozen=True)
+class SessionStateIntrinsics:
+    """``$ExecutionContext.SessionState``: Path and PSVariable."""
+
+    Path: PathIntrinsics
+    PSVariable: VariableIntrinsics = field(default_factory=VariableIntrinsics)
+    TYPE_NAME = "System.Management.Automation.SessionState"
+
+
+@dataclass(frozen=True)
+class EngineIntrinsics:
+    """``$ExecutionContext``: what scripts reach through it (InvokeCommand, SessionState)."""
+
+    SessionState: SessionStateIntrinsics
     InvokeCommand: CommandIntrinsics = field(default_factory=CommandIntrinsics)
 
 
-def automatic_variables(console: Callable[[], Host]) -> dict[str, Any]:
-    """PowerShell's automatic variables a script may read before anything sets them
-    (``console``: the shell's host as it is when $Host.UI writes)."""
+def automatic_variables(state: ShellState) -> dict[str, Any]:
+    """PowerShell's automatic variables a script may read before anything sets them."""
     from fayshell import __version__
 
     return {
@@ -2914,7 +2953,7 @@ def automatic_variables(console: Callable[[], Host]) -> dict[str, Any]:
             OS=f"{os.uname().sysname} {os.uname().release}",
         ),
         "PSEdition": "Core",
-        "Host": HostInfo(UI=HostUI(_console=console)),
+        "Host": HostInfo(UI=HostUI(_console=lambda: state.host)),  # the host when it writes
         "PSHOME": os.path.dirname(os.path.dirname(os.path.abspath(__file__))),  # fayshell's own
         "PSStyle": PSStyle(),
         "OutputEncoding": nettext.Encoding("Unicode (UTF-8)", "utf-8", "utf-8"),
@@ -2922,9 +2961,30 @@ def automatic_variables(console: Callable[[], Host]) -> dict[str, Any]:
         "PSUICulture": "en-US",
         "ShellId": "Microsoft.PowerShell",
         "PSDefaultParameterValues": Hashtable(),
-        "ExecutionContext": EngineIntrinsics(),
+        "ExecutionContext": EngineIntrinsics(SessionStateIntrinsics(PathIntrinsics(state))),
         "NestedPromptLevel": 0,
     }
+
+
+def variable_method(method: str, args: list[Any], scope: Scope) -> Any:
+    """``$ExecutionContext.SessionState.PSVariable.<method>(args)`` in ``scope``: GetValue(name
+    [, default]), Get(name) (a Get-Variable object, or $null), Set(name, value), Remove(name)."""
+    from fayshell.commands.variables import VariableInfo
+
+    low = method.lower()
+    if len(args) not in VariableIntrinsics.METHODS[low]:
+        raise no_method(VariableIntrinsics.TYPE_NAME, method, len(args), True)
+    name = to_string(args[0])
+    found, value = scope.lookup(name)
+    if low == "getvalue":
+        return value if found or len(args) < 2 else args[1]
+    if low == "get":
+        return VariableInfo(name, value, scope) if found else None
+    if low == "set":
+        scope.set(name, args[1])
+    else:
+        scope.remove(name)
+    return None
 
 
 def command_line_args(words: list[Any]) -> list[Any]:

@@ -2090,6 +2090,21 @@ async def test_execution_context_expands_strings_and_runs_scripts(shell) -> None
     assert out == ['v=9 sum=3 "q"', 'v=1 sum=3 "q"', 6]
 
 
+async def test_execution_context_session_state(shell, tmp_path) -> None:
+    """$ExecutionContext.SessionState (was $null): Path resolves against the shell's location
+    whether or not the file exists; PSVariable works on the calling scope's variables."""
+    out = await shell.run(
+        f"Set-Location '{tmp_path}'; "
+        "$ExecutionContext.SessionState.Path.GetUnresolvedProviderPathFromPSPath('out/x.txt'); "
+        "$ExecutionContext.SessionState.Path.CurrentLocation.Path; "
+        "$v = $ExecutionContext.SessionState.PSVariable; $v.GetValue('nope', 7); "
+        "function f { $a = 1; $v.Set('a', 5); $a; $v.Get('a').Value; $v.Remove('a'); $null -eq $a }; f"
+    )
+    assert out == [str(tmp_path / "out" / "x.txt"), str(tmp_path), 7, 5, 5, True]
+    with pytest.raises(RuntimeFayError, match='overload for "Remove" and the argument count: "0"'):
+        await shell.run("$ExecutionContext.SessionState.PSVariable.Remove()")
+
+
 async def test_action_preferences_by_number(shell) -> None:
     """-ea 0 (how scripts often write SilentlyContinue) was refused."""
     out = await shell.run(
