@@ -1636,16 +1636,17 @@ class Interpreter:
 
     async def run_file(self, path: str, scope: Scope, args: list[Any]) -> Any:
         """Run a .fay script file in ``scope`` (dot-sourcing passes the caller's scope)."""
-        path = os.path.join(
-            getattr(self.state, "location", "") or os.getcwd(), os.path.expanduser(path)
+        path = os.path.normpath(
+            os.path.join(
+                getattr(self.state, "location", "") or os.getcwd(), os.path.expanduser(path)
+            )
         )
         try:
-            with open(path, encoding="utf-8") as f:
-                source = f.read()
-        except (OSError, UnicodeDecodeError) as exc:
-            raise RuntimeFayError(
-                f"cannot read script {path}: {getattr(exc, 'strerror', None) or exc}"
-            ) from None
+            with open(path, "rb") as f:
+                data = f.read()
+        except OSError as exc:
+            raise RuntimeFayError(f"cannot read script {path}: {exc.strerror or exc}") from None
+        source = script_text(path, data)
         script = self.parse(source, path)
         saved = self.origin
         own = script_variables(path, saved.file)  # the script's own, also when dot-sourced
@@ -2985,6 +2986,29 @@ def variable_method(method: str, args: list[Any], scope: Scope) -> Any:
     else:
         scope.remove(name)
     return None
+
+
+#: The first line of a program's script that fayshell runs itself: ``#!/usr/bin/env fayshell``.
+OWN_SHEBANG = re.compile(rb"#!.*\b(?:fayshell|pwsh)\b")
+
+
+def script_text(path: str, data: bytes) -> str:
+    """A script file's text. A program (a binary, or a script whose ``#!`` line names another
+    interpreter) is an error saying where programs run (fayshell runs none here); so is text
+    that is not UTF-8 (naming the byte offset)."""
+    first = data.split(b"\n", 1)[0]
+    foreign = first.startswith(b"#!") and not OWN_SHEBANG.match(first)
+    if data.startswith(b"\x7fELF") or b"\0" in data[:4096] or foreign:
+        raise RuntimeFayError(
+            f"{path} is a program, and fayshell runs programs on nodes: "
+            f"Invoke-Command -Node localhost -Command '{path} ...'"
+        )
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise RuntimeFayError(
+            f"cannot read script {path}: not UTF-8 text (byte offset {exc.start})"
+        ) from None
 
 
 def command_line_args(words: list[Any]) -> list[Any]:

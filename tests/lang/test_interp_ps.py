@@ -2180,3 +2180,17 @@ async def test_positional_binding_off_and_pscmdlet_writers(shell) -> None:
             "function Get-No { [CmdletBinding(PositionalBinding = $false)] param($A) }; Get-No 1"
         )
     assert info.value.error_id == "PositionalParameterNotFound,Get-No"
+
+
+async def test_a_program_called_as_a_script_says_where_programs_run(shell, tmp_path) -> None:
+    """`& /bin/echo hi` said "cannot read script /bin/echo: 'utf-8' codec can't decode byte
+    0xe0 ..." and a `#!/bin/sh` file was parsed as a fayshell script."""
+    (tmp_path / "s.sh").write_text("#!/bin/sh\necho hi\n")
+    (tmp_path / "own.fay").write_text("#!/usr/bin/env fayshell\n'ran'\n")
+    (tmp_path / "latin.fay").write_bytes(b"'caf\xe9'\n")
+    for target in ("/bin/echo", str(tmp_path / "s.sh")):
+        with pytest.raises(RuntimeFayError, match="is a program, and fayshell runs programs on"):
+            await shell.run(f"& '{target}' hi")
+    with pytest.raises(RuntimeFayError, match=r"latin.fay: not UTF-8 text \(byte offset 4\)"):
+        await shell.run(f"& '{tmp_path / 'latin.fay'}'")
+    assert await shell.run(f"& '{tmp_path / 'own.fay'}'") == ["ran"]
