@@ -12,6 +12,7 @@ from fayshell.errors import (
     STREAM_ACTIONS,
     CommandError,
     ErrorAction,
+    SourceSpan,
     Stage,
     StreamAction,
     action_name,
@@ -220,6 +221,8 @@ class Invocation:
     confirm: bool = False
     #: The redirections it runs under, the innermost first (see :meth:`captured`).
     captures: list[Capture] = field(default_factory=list)
+    #: Where in a script it was called (None: not by a script's line).
+    at: SourceSpan | None = None
 
     @property
     def name(self) -> str:

@@ -1,9 +1,12 @@
 """Language cmdlets: Invoke-Expression (a string run as fayshell code in the caller's scope),
-the Write-Error/-Warning/-Verbose/-Debug/-Information streams, Get-Error, and the module
+the Write-Error/-Warning/-Verbose/-Debug/-Information streams, Get-Error, Get-PSCallStack, and the module
 cmdlets of a shell without modules."""
 
 from __future__ import annotations
 
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
 from fayshell import errorids
@@ -15,6 +18,7 @@ from fayshell.errors import (
     CommandError,
     ErrorAction,
     RuntimeFayError,
+    SourceSpan,
 )
 from fayshell.lang.ops import to_string
 
@@ -181,6 +185,60 @@ def write_debug(ctx: Invocation, *, message: Any) -> None:
 )
 def write_information(ctx: Invocation, *, message_data: Any) -> None:
     ctx.inform(message_data)
+
+
+@dataclass
+class CallStackFrame:
+    """One frame of Get-PSCallStack: the function or script running and where in it."""
+
+    Command: str
+    Arguments: str
+    Location: str
+    FunctionName: str = field(repr=False)
+    ScriptName: str | None = field(repr=False)
+    ScriptLineNumber: int = field(repr=False)
+    Position: str = field(repr=False)
+    TYPE_NAME = "System.Management.Automation.CallStackFrame"
+
+
+def _frame(command: str, function: str, at: SourceSpan | None, bound: Any = None) -> CallStackFrame:
+    """A frame running at ``at`` (None: not in a script's line), with the parameters
+    ``bound`` ($PSBoundParameters) shown as PowerShell shows them: ``{Name=x, Count=2}``."""
+    in_file = at is not None and not at.file.startswith("<")
+    pairs = bound.items() if isinstance(bound, Mapping) else []
+    return CallStackFrame(
+        command,
+        "{" + ", ".join(f"{k}={to_string(v)}" for k, v in pairs) + "}",
+        f"{os.path.basename(at.file)}: line {at.line}"
+        if at is not None and in_file
+        else "<No file>",
+        function,
+        at.file if at is not None and in_file else None,
+        at.line if at is not None else 0,
+        at.text.strip() if at is not None else "",
+    )
+
+
+@cmdlet(
+    "Get-PSCallStack",
+    aliases=("gcs",),
+    synopsis="The functions and scripts running, the innermost first, each with where it is "
+    "now (script: line), down to the shell's own <ScriptBlock>.",
+    examples=[
+        ("function f { Get-PSCallStack }; f", "f, then <ScriptBlock>."),
+        ("trap { Get-PSCallStack | Format-Table Command, Location }", "Where an error came from."),
+    ],
+)
+def get_pscallstack(ctx: Invocation) -> list[CallStackFrame]:
+    interp = ctx.state.interpreter
+    calls = list(interp.calls) if interp is not None else []
+    here = ctx.at
+    frames = []
+    for call in reversed(calls):  # each is where the one inside it was called, or here
+        own = call.scope.local("PSBoundParameters") if call.scope is not None else None
+        frames.append(_frame(call.command, call.function, here, own and own[1]))
+        here = call.site
+    return [*frames, _frame("<ScriptBlock>", "<ScriptBlock>", here)]
 
 
 @cmdlet(

@@ -22,7 +22,7 @@ import unicodedata
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from decimal import Decimal
-from typing import TYPE_CHECKING, Any, NoReturn
+from typing import TYPE_CHECKING, Any, NamedTuple, NoReturn
 
 from fayshell import errorids
 from fayshell.commands.binding import (
@@ -274,6 +274,17 @@ class Origin:
         return SourceSpan(self.file, node.line, node.col, text)
 
 
+class Call(NamedTuple):
+    """A function or script running (Get-PSCallStack): its name, where it was called from
+    (None: not from a script's line, as a script the shell itself runs) and the scope that
+    holds its $PSBoundParameters."""
+
+    command: str
+    function: str
+    site: SourceSpan | None
+    scope: Scope | None = None
+
+
 @dataclass
 class FunctionInfo:
     """A user-defined function: its declaration and where it was written."""
@@ -293,6 +304,8 @@ class Interpreter:
     def __init__(self, state: ShellState) -> None:
         self.state = state
         self.origin = Origin("<input>", [])
+        #: The functions and scripts running, the outermost first (Get-PSCallStack).
+        self.calls: list[Call] = []
         self.failed: list[Invocation] = []
         #: try blocks the running code is inside: a command's errors under Stop are then the
         #: try's to catch (not shown; the first is the caught error, as in PowerShell).
@@ -1606,7 +1619,7 @@ class Interpreter:
             callee = callee.Definition if kind == "Alias" else callee.Name
         name = to_string(callee)
         if name.lower().endswith(".fay") or os.path.sep in name:
-            return await self.run_script_file(name, args, scope, dot)
+            return await self.run_script_file(name, args, scope, dot, self.origin.span(node))
         target = self.lookup_command(name)
         if isinstance(target, FunctionInfo):
             return await self.call_function(target, args, input_stream, scope, node)
@@ -1622,17 +1635,26 @@ class Interpreter:
                 f"cannot run {node.name!r}: fayshell runs scripts "
                 f"({', '.join(SCRIPT_SUFFIXES)}); run programs on a node with Invoke-Command"
             )
-        return await self.run_script_file(path, await self.eval_args(node, scope), scope, False)
+        args = await self.eval_args(node, scope)
+        return await self.run_script_file(path, args, scope, False, self.origin.span(node))
 
-    async def run_script_file(self, path: str, args: list[Any], scope: Scope, dot: bool) -> Any:
-        """``& path`` (a scope of its own; its ``exit N`` sets $LASTEXITCODE) or ``. path``."""
-        if dot:
-            return await self.run_file(path, scope, args)
+    async def run_script_file(
+        self, path: str, args: list[Any], scope: Scope, dot: bool, site: SourceSpan
+    ) -> Any:
+        """``& path`` (a scope of its own; its ``exit N`` sets $LASTEXITCODE) or ``. path``,
+        called at ``site``."""
+        self.calls.append(Call(os.path.basename(path), "<ScriptBlock>", site))
         try:
+            if dot:
+                return await self.run_file(path, scope, args)
             return await self.run_file(path, Scope(self.state.globals, True), args)
         except ExitSignal as exc:
+            if dot:
+                raise
             self.state.globals.set_local("LASTEXITCODE", exc.code)
             return exc.output
+        finally:
+            self.calls.pop()
 
     async def run_file(self, path: str, scope: Scope, args: list[Any]) -> Any:
         """Run a .fay script file in ``scope`` (dot-sourcing passes the caller's scope)."""
@@ -1696,6 +1718,7 @@ class Interpreter:
             confirm=spec.should_process and self.confirms(spec, bound, self.caller_scope),
             collected=self.collecting_calls[::-1],
             captures=self.captures[::-1],
+            at=self.origin.span(node),
         )
         self.failed.append(ctx)
         result = await self.kept_output(spec, ctx, bound, input_stream, node)
@@ -1835,6 +1858,8 @@ class Interpreter:
         if at is not None:  # the call's own name (an alias's) and where it is
             invocation.update(call_site(saved.span(at), at.name if at.callee is None else ""))
         scope.set_local("MyInvocation", invocation)
+        site = None if at is None else saved.span(at)
+        self.calls.append(Call(node.name, node.name, site, scope))
         try:
             bound = await self.bind_params(
                 node.params, args, scope, node.name, input_stream, func.spec, node.default_set
@@ -1859,6 +1884,7 @@ class Interpreter:
             ) from None
         finally:
             self.origin = saved
+            self.calls.pop()
 
     async def kept_call(
         self, bound: Bound, node: ast.FunctionDef, scope: Scope, input_stream: Any, caller: Scope
@@ -3194,15 +3220,15 @@ def member(obj: Any, name: str) -> Any:
         key = next((k for k in obj if str(k).lower() == low), None)
         if key is not None:
             return obj[key]
-        if low == "count":
-            return len(obj)
+        if low == "count":  # a hashtable's entries; any other object is one object
+            return len(obj) if isinstance(obj, Hashtable) else 1
         if low == "keys":
             return list(obj)
         if low == "values":
             return list(obj.values())
-        return None
-    if not is_record(obj) and low in ("count", "length"):
-        return 1
+        return 1 if low == "length" else None
+    if low in ("count", "length") and not has_property(obj, name):
+        return 1  # about_Intrinsic_Members: one object counts 1
     return get_property(obj, name)
 
 

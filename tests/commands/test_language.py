@@ -175,3 +175,22 @@ async def test_a_shell_without_modules_says_so_in_powershells_words(shell) -> No
         "any module directory.",
         "went on",
     ]
+
+
+async def test_get_pscallstack_names_each_frame_and_where_it_is(shell, tmp_path) -> None:
+    """Get-PSCallStack: the innermost first, each with its bound parameters and the line it
+    is on now (a caller's line is where it called the frame inside it)."""
+    script = tmp_path / "cs.fay"
+    script.write_text(
+        "function inner { param($x) Get-PSCallStack }\nfunction outer {\n    inner 5\n}\nouter\n"
+    )
+    frames = await shell.run(f"& '{script}'")
+    assert [(f.Command, f.Arguments, f.Location) for f in frames] == [
+        ("inner", "{x=5}", "cs.fay: line 1"),
+        ("outer", "{}", "cs.fay: line 3"),
+        ("cs.fay", "{}", "cs.fay: line 5"),
+        ("<ScriptBlock>", "{}", "<No file>"),
+    ]
+    assert frames[1].ScriptName == str(script) and frames[1].ScriptLineNumber == 3
+    after = await shell.run("function f { Get-PSCallStack }; (f).Count; (Get-PSCallStack).Count")
+    assert after == [2, 1]  # the frames of the script above are gone

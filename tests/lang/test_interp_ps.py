@@ -2194,3 +2194,14 @@ async def test_a_program_called_as_a_script_says_where_programs_run(shell, tmp_p
     with pytest.raises(RuntimeFayError, match=r"latin.fay: not UTF-8 text \(byte offset 4\)"):
         await shell.run(f"& '{tmp_path / 'latin.fay'}'")
     assert await shell.run(f"& '{tmp_path / 'own.fay'}'") == ["ran"]
+
+
+async def test_one_object_counts_one(shell) -> None:
+    """about_Intrinsic_Members: `if ((Get-X).Count -gt 0)` on one result. An object of two
+    properties counted 2, and a date, a TimeSpan or a record without Count gave $null."""
+    out = await shell.run(
+        "([pscustomobject]@{a=1;b=2}).Count; ([pscustomobject]@{a=1}).Length; "
+        "(Get-Date).Count; (New-TimeSpan).Count; @{a=1;b=2}.Count; "
+        "([pscustomobject]@{Count=7}).Count; $null.Count"
+    )
+    assert out == [1, 1, 1, 1, 2, 7, 0]
