@@ -21,6 +21,7 @@ FAMILIES: tuple[str, ...] = (
     "help",
     "dates",
     "files",
+    "archive",
     "locations",
     "host",
     "processes",
