@@ -25,6 +25,7 @@ FAMILIES: tuple[str, ...] = (
     "locations",
     "host",
     "processes",
+    "web",
     "jobs",
     "sql",
     "store",
