@@ -13,6 +13,7 @@ import datetime
 import difflib
 import functools
 import inspect
+import math
 import operator
 import os
 import re
@@ -3693,6 +3694,20 @@ def _try_parse(t: str, args: list[Any]) -> bool:
     return True
 
 
+#: [double]::IsNaN(x) and its kin.
+FLOAT_TESTS: dict[str, Callable[[float], bool]] = {
+    "isnan": math.isnan,
+    "isinfinity": math.isinf,
+    "ispositiveinfinity": lambda x: x == math.inf,
+    "isnegativeinfinity": lambda x: x == -math.inf,
+    "isfinite": math.isfinite,
+}
+
+
+def _float_test(test: str, args: list[Any]) -> bool:
+    return FLOAT_TESTS[test](float(to_number(args[0])))
+
+
 def _static_call(t: str, name: str, args: list[Any]) -> tuple[bool, Any]:
     low = name.lower()
     if low == "tryparse" and t in TRY_PARSE:
@@ -3733,6 +3748,11 @@ def _static_call(t: str, name: str, args: list[Any]) -> tuple[bool, Any]:
         ("int", "parse"): lambda: _parsed(int, text[0]),
         ("int32", "parse"): lambda: _parsed(int, text[0]),
         ("double", "parse"): lambda: _parsed(float, text[0]),
+        **{
+            (kind, test): functools.partial(_float_test, test, args)
+            for kind in ("double", "single", "float")
+            for test in FLOAT_TESTS
+        },
         ("convert", "toint32"): lambda: (
             _digits(text[0], int(to_number(args[1]))) if len(args) > 1 else convert(args[0], "int")
         ),

@@ -503,6 +503,8 @@ def arithmetic(op: str, left: Any, right: Any) -> Any:
     if op == "*":
         return _fits_long(a * b)
     if b == 0 and op in "/%":
+        if isinstance(a, float) or isinstance(b, float):
+            return _ieee_by_zero(op, float(a), float(b))  # a double's: no error (DoubleOps)
         raise DivideByZero("Attempted to divide by zero.")
     if op == "/":
         q = a / b
@@ -511,6 +513,14 @@ def arithmetic(op: str, left: Any, right: Any) -> Any:
         r = math.fmod(a, b)
         return int(r) if isinstance(a, int) and isinstance(b, int) else r
     raise OperatorError(f"unknown operator {op}")
+
+
+def _ieee_by_zero(op: str, a: float, zero: float) -> float:
+    """``a / 0.0`` and ``a % 0.0`` as a double gives them: infinity of the quotient's sign
+    (-0.0 counts as negative), or NaN."""
+    if op == "%" or a == 0 or math.isnan(a):
+        return math.nan
+    return math.copysign(math.inf, a) * math.copysign(1.0, zero)
 
 
 def _is_duration(left: Any, right: Any) -> bool:

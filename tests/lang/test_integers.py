@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from fayshell.errors import ParseError
+from fayshell.errors import ParseError, RuntimeFayError
 from fayshell.lang import integers as ints
 from fayshell.lang.integers import INT32, INT64, UINT32, UINT64, Byte, Int64, UInt32, UInt64
 from tests.fixtures.shell import Shell
@@ -153,3 +153,12 @@ async def test_a_files_length_is_a_long(shell: Shell, tmp_path: Path) -> None:
     (tmp_path / "f.txt").write_text("abc")
     out = await shell.run(f"(Get-Item '{tmp_path / 'f.txt'}').Length.GetType().Name")
     assert out == ["Int64"]
+
+
+async def test_a_double_divided_by_zero_is_infinite_not_an_error(shell: Shell) -> None:
+    """DoubleOps.Divide: 1/0.0 is infinity (it was "Attempted to divide by zero."); an
+    integer division by zero is still that error."""
+    out = await shell.run("1/0.0; -1/0.0; 1/-0.0; [double]::IsNaN(0/0.0); [double]::IsNaN(5 % 0.0)")
+    assert out == [float("inf"), float("-inf"), float("-inf"), True, True]
+    with pytest.raises(RuntimeFayError, match="Attempted to divide by zero"):
+        await shell.run("1/0")
