@@ -26,6 +26,7 @@ FAMILIES: tuple[str, ...] = (
     "host",
     "processes",
     "web",
+    "network",
     "jobs",
     "sql",
     "store",

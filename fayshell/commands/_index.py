@@ -230,6 +230,7 @@ FAMILY_OF: dict[str, str] = {
     "stop-transcript": "host",
     "tee": "objects",
     "tee-object": "objects",
+    "test-connection": "network",
     "test-json": "data",
     "test-node": "nodes",
     "test-path": "files",
