@@ -314,6 +314,13 @@ async def call(ctx: Invocation, c: WebCall) -> WebResponse | None:
     return _checked(ctx, c, resp)
 
 
+async def answer(ctx: Invocation, c: WebCall) -> WebResponse | None:
+    """The response to output: None when the call failed, or wrote -OutFile without
+    -PassThru."""
+    resp = await call(ctx, c)
+    return None if c.out_file is not None and not c.pass_thru else resp
+
+
 async def _sent(req: Request) -> WebResponse:
     """``send`` in a thread; cancelled (Ctrl-C), its connection is closed so the thread ends."""
     opened: list[http.client.HTTPConnection] = []
@@ -389,11 +396,8 @@ def _failed(ctx: Invocation, url: str, message: str, exception: str) -> ErrorRec
     ],
 )
 async def invoke_rest_method(ctx: Invocation, **params: Any) -> list[Any]:
-    c = WebCall(**params)
-    resp = await call(ctx, c)
-    if resp is None or (c.out_file is not None and not c.pass_thru):
-        return []
-    return rest_value(resp)
+    resp = await answer(ctx, WebCall(**params))
+    return [] if resp is None else rest_value(resp)
 
 
 @cmdlet(
@@ -409,8 +413,5 @@ async def invoke_rest_method(ctx: Invocation, **params: Any) -> list[Any]:
     ],
 )
 async def invoke_web_request(ctx: Invocation, **params: Any) -> list[Any]:
-    c = WebCall(**params)
-    resp = await call(ctx, c)
-    if resp is None or (c.out_file is not None and not c.pass_thru):
-        return []
-    return [resp]
+    resp = await answer(ctx, WebCall(**params))
+    return [] if resp is None else [resp]
