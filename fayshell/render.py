@@ -21,7 +21,9 @@ from decimal import Decimal
 from typing import Any, Literal
 
 from fayshell.lang.classes import ClassInstance
+from fayshell.lang.integers import SizedInt
 from fayshell.lang.preferences import FORMAT_ENUMERATION_LIMIT
+from fayshell.lang.single import Single
 from fayshell.lang.values import (
     NUMBERS,
     Duration,
@@ -102,6 +104,8 @@ def format_value(value: Any) -> str:
     if isinstance(value, bool):
         return "True" if value else "False"
     if isinstance(value, (Duration, Size)):
+        return str(value)
+    if isinstance(value, Single):  # a [float] as PowerShell writes one (7 digits)
         return str(value)
     if isinstance(value, float):
         if math.isnan(value) or math.isinf(value):
@@ -440,6 +444,8 @@ def _clip(text: str) -> str:
 
 def _is_number(value: Any) -> bool:
     """Numbers right-align; an enum value (a DayOfWeek) is an int that reads as a name: text."""
+    if isinstance(value, (SizedInt, Single)):  # a [long], [byte], [float] ...
+        return True
     return (
         isinstance(value, NUMBERS)
         and not isinstance(value, bool)

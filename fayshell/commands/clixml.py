@@ -16,6 +16,7 @@ from xml.etree import ElementTree
 
 from fayshell.lang.integers import NAMES, kind_of, make
 from fayshell.lang.ops import to_string
+from fayshell.lang.single import Single
 from fayshell.lang.values import (
     Char,
     Duration,
@@ -142,6 +143,8 @@ def _simple(value: Any) -> tuple[str, str | None] | None:
         return "TS", _duration(value)
     if isinstance(value, int):
         return INT_TAGS[kind_of(value).net], str(int(value))
+    if isinstance(value, Single):
+        return "Sg", repr(float(value)).replace("inf", "INF").replace("nan", "NaN")
     if isinstance(value, float):
         return "Db", repr(value).replace("inf", "INF").replace("nan", "NaN")
     if isinstance(value, Decimal):
@@ -291,7 +294,7 @@ SCALARS: dict[str, Any] = {
     "B": lambda t: t == "true",
     **{tag: functools.partial(_sized, net) for net, tag in INT_TAGS.items()},
     "Db": float,
-    "Sg": float,
+    "Sg": lambda t: Single(float(t)),
     "D": Decimal,
     "C": lambda t: Char(chr(int(t))),
     "G": Guid.parse,

@@ -29,15 +29,16 @@ class DotNetError(Exception):
 # ---- numbers as text --------------------------------------------------------------------------
 
 
-def format_double(value: float) -> str:
-    """A double the way PowerShell prints it: 15 significant digits, no trailing zeros."""
+def format_double(value: float, digits: int = 15) -> str:
+    """A double the way PowerShell prints it: 15 significant digits (a Single's 7), no
+    trailing zeros."""
     if math.isnan(value):
         return "NaN"
     if math.isinf(value):
         return "Infinity" if value > 0 else "-Infinity"
     if value == 0:
         return "0"
-    text = f"{value:.15g}"
+    text = f"{value:.{digits}g}"
     if "e" in text:
         mantissa, exp = text.split("e")
         sign = "-" if exp.startswith("-") else "+"

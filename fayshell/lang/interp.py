@@ -120,6 +120,7 @@ from fayshell.lang.preferences import (
 )
 from fayshell.lang.preferences import check as preference_check
 from fayshell.lang.psstyle import PSStyle
+from fayshell.lang.single import Single
 from fayshell.lang.streams import (
     aiter_items,
     as_stream,
@@ -3464,9 +3465,9 @@ def replace_op(left: Any, right: Any, case: bool) -> Any:
 
 
 TYPE_CHECKS: dict[str, tuple[type, ...]] = {
-    "double": (float,),
-    "float": (float,),
-    "single": (float,),
+    "double": (float,),  # not a Single (is_type)
+    "float": (Single,),
+    "single": (Single,),
     "decimal": (Decimal,),
     **dict.fromkeys(netnumerics.TYPES, (netnumerics.BigInteger,)),
     "string": (str,),
@@ -3512,6 +3513,8 @@ def is_type(value: Any, name: str) -> bool:
     low = dotnet.short_type(name)
     if low in ("object", "psobject"):
         return value is not None
+    if low == "double" and isinstance(value, Single):
+        return False
     if low in integers.NAMES:  # a size (1kb) is the number it stands for
         number = int(value) if isinstance(value, Size) else value
         return integers.is_kind(number, integers.NAMES[low])

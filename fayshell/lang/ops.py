@@ -21,6 +21,7 @@ from fayshell.lang.netnumerics import TYPES as BIG_TYPES
 from fayshell.lang.netnumerics import BigInteger, to_bigint
 from fayshell.lang.netnumerics import arithmetic as big_arithmetic
 from fayshell.lang.netregex import Regex
+from fayshell.lang.single import Single
 from fayshell.lang.streams import collected, is_relation
 from fayshell.lang.values import (
     NUMBERS,
@@ -849,7 +850,7 @@ def _versioned(parse: Callable[[Any], Any]) -> Callable[[Any], Any]:
 CONVERSIONS: dict[str, Callable[[Any], Any]] = {
     **{name: _to_int_type(kind) for name, kind in integers.NAMES.items()},
     "double": lambda v: _to_float(v, "Double"),
-    **dict.fromkeys(("float", "single"), lambda v: _to_float(v, "Single")),
+    **dict.fromkeys(("float", "single"), lambda v: Single(_to_float(v, "Single"))),
     "decimal": to_decimal,
     **dict.fromkeys(BIG_TYPES, lambda v: _cast_error(to_bigint, v)),
     "string": lambda v: to_string(v),
