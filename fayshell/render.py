@@ -450,4 +450,5 @@ def _is_number(value: Any) -> bool:
         isinstance(value, NUMBERS)
         and not isinstance(value, bool)
         and not hasattr(type(value), "TYPE_NAME")
+        and not hasattr(value, "enum_type")
     )

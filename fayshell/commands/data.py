@@ -22,7 +22,6 @@ from fayshell.commands.invocation import ErrorRecord, Invocation
 from fayshell.commands.objects import full_type, value_text
 from fayshell.commands.registry import BY_VALUE, Param, cmdlet
 from fayshell.errors import CommandError, ParameterError
-from fayshell.lang.dates import WeekDay
 from fayshell.lang.enums import EnumValue
 from fayshell.lang.netregex import unescape
 from fayshell.lang.ops import to_string
@@ -76,7 +75,7 @@ def json_value(value: Any, depth: int, cut: JsonWrite) -> Any:
         return value.isoformat()
     if isinstance(value, TimeSpan):  # an object, as .NET 8's serializer writes a TimeSpan
         return {name: getattr(value, name) for name in TimeSpan.JSON}
-    if isinstance(value, (EnumValue, WeekDay)):  # an enum: its number, or -EnumsAsStrings
+    if isinstance(value, EnumValue):  # an enum: its number, or -EnumsAsStrings
         return str(value) if cut.enums_as_strings else int(value)
     for kind in (bool, int, float, str):  # subclasses: durations and sizes as numbers
         if isinstance(value, kind):

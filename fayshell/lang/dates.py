@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import calendar
 import dataclasses
-import functools
 import os
 import re
 import time
@@ -22,6 +21,7 @@ from datetime import UTC, date, datetime, timedelta, tzinfo
 from typing import Any, Literal
 
 from fayshell.lang.dotnet import format_timespan
+from fayshell.lang.enums import DAY_OF_WEEK, EnumValue
 from fayshell.lang.ops import OperatorError
 from fayshell.lang.values import Duration, NetException, TimeSpan
 
@@ -73,35 +73,6 @@ NOT_HANDLED: Any = object()
 
 class DateError(OperatorError):
     """A date that cannot be parsed, built or formatted; the evaluator adds the place."""
-
-
-class WeekDay(int):
-    """A .NET DayOfWeek: prints and compares as its name ('Monday'), counts as its number
-    (Sunday 0 .. Saturday 6) in arithmetic, [int] casts and sorting."""
-
-    TYPE_NAME = "System.DayOfWeek"
-
-    @property
-    def value__(self) -> int:  # noqa: N802 - .NET's name for an enum's number
-        return int(self)
-
-    def __str__(self) -> str:
-        return DAYS[int(self)]
-
-    __repr__ = __str__
-
-    def __format__(self, spec: str) -> str:
-        return str(self) if not spec or spec.upper() == "G" else format(int(self), spec)
-
-    def __eq__(self, other: object) -> bool:
-        if isinstance(other, str):
-            return str(self).casefold() == other.casefold()
-        return int(self) == other
-
-    def __ne__(self, other: object) -> bool:
-        return not self == other
-
-    __hash__ = int.__hash__
 
 
 class DateTime(datetime):
@@ -171,7 +142,7 @@ class DateTime(datetime):
     Second = property(lambda self: self.second)
     Millisecond = property(lambda self: self.microsecond // 1000)
     Microsecond = property(lambda self: self.microsecond % 1000)
-    DayOfWeek = property(lambda self: WeekDay(self.isoweekday() % 7))
+    DayOfWeek = property(lambda self: EnumValue(DAY_OF_WEEK, self.isoweekday() % 7))
     DayOfYear = property(lambda self: self.timetuple().tm_yday)
     Kind = property(lambda self: self._kind)
     # a [DateTimeOffset]'s views of itself
@@ -959,10 +930,7 @@ STATICS["timezoneinfo"] = {
     "converttimetoutc": lambda when, *source: convert_time(when, "UTC", *source),
 }
 
-STATICS["dayofweek"] = {day.lower(): functools.partial(WeekDay, i) for i, day in enumerate(DAYS)}
-
 TYPE_ALIASES = {
-    "system.dayofweek": "dayofweek",
     "system.timezoneinfo": "timezoneinfo",
     "system.datetime": "datetime",
     "system.timespan": "timespan",

@@ -564,8 +564,6 @@ ENVIRONMENT: dict[str, Callable[[], Any]] = {
 #: Enum types whose values scripts pass by name ([ConsoleColor]::Red -> 'Red').
 ENUMS = frozenset(
     {
-        "consolecolor",
-        "dayofweek",
         "io.fileattributes",
         "datetimekind",
         "stringcomparison",

@@ -185,9 +185,25 @@ MODULE_AUTO_LOADING = _engine("PSModuleAutoLoadingPreference", "None", "ModuleQu
 OUTPUT_RENDERING = _engine("OutputRendering", "Host", "PlainText", "Ansi")
 
 
+def _system(name: str, *members: str) -> EnumType:
+    """One of .NET's System enums, its members numbered from 0 in order."""
+    return EnumType(name, tuple((m, i) for i, m in enumerate(members)), Namespace="System")
+
+
+DAY_OF_WEEK = _system(
+    "DayOfWeek", "Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"
+)
+CONSOLE_COLOR = _system(
+    "ConsoleColor",
+    "Black", "DarkBlue", "DarkGreen", "DarkCyan", "DarkRed", "DarkMagenta", "DarkYellow", "Gray",
+    "DarkGray", "Blue", "Green", "Cyan", "Red", "Magenta", "Yellow", "White",
+)  # fmt: skip
+
+
 def engine_enums() -> dict[str, EnumType]:
-    """The engine's enums by the names a script writes them with: ``[ActionPreference]``,
-    ``[Management.Automation.ActionPreference]`` (``System.`` is dropped before lookup)."""
+    """The engine's enums (and .NET's DayOfWeek and ConsoleColor) by the names a script
+    writes them with: ``[ActionPreference]``, ``[Management.Automation.ActionPreference]``
+    (``System.`` is dropped before lookup)."""
     out: dict[str, EnumType] = {}
     for enum in (
         ACTION_PREFERENCE, CONFIRM_IMPACT, ERROR_VIEW, NATIVE_ARGUMENT_PASSING, MODULE_AUTO_LOADING,
@@ -195,6 +211,8 @@ def engine_enums() -> dict[str, EnumType]:
     ):  # fmt: skip
         out[enum.Name.lower()] = enum
         out[f"management.automation.{enum.Name.lower()}"] = enum
+    for enum in (DAY_OF_WEEK, CONSOLE_COLOR):  # [System.DayOfWeek] drops System. first
+        out[enum.Name.lower()] = enum
     return out
 
 

@@ -496,6 +496,9 @@ def arithmetic(op: str, left: Any, right: Any) -> Any:
             n = integers.arithmetic(op, a, b)
         except ZeroDivisionError:
             raise DivideByZero("Attempted to divide by zero.") from None
+        own = getattr(left, "enum_type", None)  # the left enum's type: Monday + 1 is Tuesday
+        if own is not None and isinstance(n, int):
+            return type(left)(own, n)
         return _keep_unit(left, right, n) if isinstance(n, int) else n
     if op == "+":
         return _keep_unit(left, right, _fits_long(a + b))

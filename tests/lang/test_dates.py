@@ -133,7 +133,7 @@ def test_timespan_members_and_parsing() -> None:
 def test_static_members() -> None:
     assert static_member("datetime", "DaysInMonth", [2024, 2]) == 29
     assert static_member("System.DateTime", "IsLeapYear", [2023]) is False
-    assert static_member("datetime", "new", [2024, 1, 15]).DayOfWeek == "Monday"
+    assert str(static_member("datetime", "new", [2024, 1, 15]).DayOfWeek) == "Monday"
     assert static_member("datetime", "UnixEpoch").Kind == "Utc"
     assert static_member("timespan", "FromMinutes", [1.5]) == Duration(90 * 10**9)
     assert static_member("math", "Pi") is NOT_HANDLED

@@ -162,3 +162,14 @@ async def test_a_double_divided_by_zero_is_infinite_not_an_error(shell: Shell) -
     assert out == [float("inf"), float("-inf"), float("-inf"), True, True]
     with pytest.raises(RuntimeFayError, match="Attempted to divide by zero"):
         await shell.run("1/0")
+
+
+async def test_arithmetic_on_an_enum_keeps_its_type(shell: Shell) -> None:
+    """about_Arithmetic_Operators: $blue + 3 is Red. [DayOfWeek] and [ConsoleColor] are
+    types (a cast, -is, statics): [DayOfWeek]5 was "unknown type", Monday + 1 was 2."""
+    out = await shell.run(
+        "[ConsoleColor]::Blue + 3; [ConsoleColor]::Red - 3; [DayOfWeek]::Monday + 1; "
+        "[DayOfWeek]5; (Get-Date '2024-03-05').DayOfWeek -is [DayOfWeek]; "
+        "enum E { A = 1; B = 2 }; ([E]::A + 1).GetType().Name; [E]::A + 1"
+    )
+    assert [str(v) for v in out] == ["Red", "Blue", "Tuesday", "Friday", "True", "E", "B"]
