@@ -91,9 +91,11 @@ def _standard(value: Any, spec: str) -> str | None:
         mantissa, exp = text.split(kind)
         return f"{mantissa}{kind}{exp[0]}{exp[1:].zfill(3)}"
     if up in "GR":
-        if isinstance(value, int) and not isinstance(value, bool):
-            return str(value)
-        return format_double(x) if digits is None else f"{x:.{digits}g}"
+        if digits is None or up == "R":
+            whole = isinstance(value, int) and not isinstance(value, bool)
+            return str(value) if whole else format_double(x)
+        text = format_double(x, max(digits, 1))  # G3 of 12345: 1.23E+04, as .NET writes it
+        return text if kind == "G" else text.replace("E", "e")
     return None
 
 

@@ -2205,3 +2205,13 @@ async def test_one_object_counts_one(shell) -> None:
         "([pscustomobject]@{Count=7}).Count; $null.Count"
     )
     assert out == [1, 1, 1, 1, 2, 7, 0]
+
+
+async def test_general_format_with_a_precision(shell) -> None:
+    """'{0:G3}' -f 12345 was 12345 (an integer ignored the precision) and a double's G3 came
+    out as Python's 1.23e+04."""
+    out = await shell.run(
+        "'{0:G3}' -f 12345; '{0:g3}' -f 12345.6; '{0:G2}' -f 0.000012345; '{0:G5}' -f 3.14159265; "
+        "'{0:G}' -f 12345"
+    )
+    assert out == ["1.23E+04", "1.23e+04", "1.2E-05", "3.1416", "12345"]
