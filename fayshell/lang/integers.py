@@ -94,6 +94,7 @@ def _sized(kind: IntKind) -> type[SizedInt]:
 SByte, Byte, Int16, UInt16, UInt32, Int64, UInt64 = (
     _sized(k) for k in (SBYTE, BYTE, INT16, UINT16, UINT32, INT64, UINT64)
 )
+_I32_LO, _I32_HI = INT32.lo, INT32.hi
 _CLASSES: dict[IntKind, type[SizedInt]] = {
     cls.KIND: cls for cls in (SByte, Byte, Int16, UInt16, UInt32, Int64, UInt64)
 }
@@ -130,6 +131,12 @@ def _operation(a: int, b: int) -> IntKind | None:
 def arithmetic(op: str, a: int, b: int) -> int | float | Decimal:
     """``a op b`` for ``+ - * / %`` on two integers, typed as PowerShell types it; raises
     ZeroDivisionError on ``/`` or ``%`` by zero."""
+    if type(a) is int and type(b) is int and op in "+-*":  # the common case, kept quick
+        n = a + b if op == "+" else a - b if op == "-" else a * b
+        if _I32_LO <= a <= _I32_HI and _I32_LO <= b <= _I32_HI:
+            return n if _I32_LO <= n <= _I32_HI else float(n)
+        if INT64.holds(a) and INT64.holds(b):
+            return make(INT64, n) if INT64.holds(n) else float(n)
     kind = _operation(a, b)
     if kind is None:
         return _decimal(op, Decimal(a), Decimal(b))
