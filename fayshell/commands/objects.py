@@ -20,8 +20,10 @@ from fayshell.lang.classes import ClassInstance, ClassType
 from fayshell.lang.dates import NOT_HANDLED
 from fayshell.lang.dates import static_member as date_static
 from fayshell.lang.generic import new_collection
+from fayshell.lang.integers import kind_of
 from fayshell.lang.nettext import StringBuilder
 from fayshell.lang.ops import OperatorError, compare, to_string, wildcard_match
+from fayshell.lang.single import Single
 from fayshell.lang.streams import collect, is_relation, single_or_list, unroll
 from fayshell.lang.values import (
     SORTED_TYPES,
@@ -32,10 +34,22 @@ from fayshell.lang.values import (
     ScriptBlock,
     Size,
     SortedDictionary,
+    TypeName,
 )
 from fayshell.records import get_property, is_record, property_names
 
 PSCUSTOMOBJECT = "System.Management.Automation.PSCustomObject"
+#: The C# keyword PowerShell writes for each integer type in a member's definition.
+INT_SHORT = {
+    "SByte": "sbyte",
+    "Byte": "byte",
+    "Int16": "short",
+    "UInt16": "ushort",
+    "Int32": "int",
+    "UInt32": "uint",
+    "Int64": "long",
+    "UInt64": "ulong",
+}
 MEMBER_TYPES = (
     "AliasProperty",
     "CodeProperty",
@@ -91,7 +105,11 @@ def short_type(value: Any) -> str:
     if isinstance(value, Size):
         return "size"
     if isinstance(value, int):
-        return "int" if -(2**31) <= value < 2**31 else "long"
+        return INT_SHORT[kind_of(value).net]
+    if isinstance(value, Single):
+        return "float"
+    if isinstance(value, TypeName):
+        return "type"
     names = {float: "double", str: "string", list: "Object[]", tuple: "Object[]"}
     if type(value) in names:
         return names[type(value)]
@@ -182,6 +200,11 @@ def members_of(value: Any) -> list[MemberDefinition]:
                 f"{short_type(getattr(value, f.name))} {f.name} {{get;set;}}",
             )
             for f in dataclasses.fields(value)
+        ]
+    elif isinstance(value, TypeName):  # [int]: a type, not its name's text
+        out += [
+            _m(tname, n, "Property", f"{short_type(getattr(value, n))} {n} {{get;}}")
+            for n in value.PROPERTIES
         ]
     elif isinstance(value, str):
         out += [_m(tname, "Length", "Property", "int Length {get;}")]

@@ -184,6 +184,23 @@ class TypeName(str):
 
     MEMBERS = ("IsPublic", "IsSerial", "Name", "BaseType")
     VIEW = "table"
+    TYPE_NAME = "System.RuntimeType"
+    #: Every property Get-Member lists.
+    PROPERTIES = (
+        "BaseType",
+        "FullName",
+        "IsArray",
+        "IsClass",
+        "IsEnum",
+        "IsInterface",
+        "IsPrimitive",
+        "IsPublic",
+        "IsSerial",
+        "IsValueType",
+        "Name",
+        "Namespace",
+        "UnderlyingSystemType",
+    )
 
     @property
     def facts(self) -> TypeFacts:

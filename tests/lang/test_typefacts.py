@@ -54,3 +54,16 @@ async def test_a_type_shows_as_powershell_shows_one(shell: Shell) -> None:
     lines = [line.split() for line in render_plain([value]).splitlines() if line.strip()]
     assert lines[0] == ["IsPublic", "IsSerial", "Name", "BaseType"]
     assert lines[2] == ["True", "True", "Int32", "System.ValueType"]
+
+
+async def test_get_member_of_a_type_lists_a_types_members(shell: Shell) -> None:
+    """[int] | Get-Member listed a string's methods under 'fayshell.TypeName'."""
+    members = await shell.run("[int] | Get-Member")
+    assert {m.TypeName for m in members} == {"System.RuntimeType"}
+    names = {m.Name: m.Definition for m in members}
+    assert names["BaseType"] == "type BaseType {get;}" and "Substring" not in names
+    out = await shell.run(
+        "[pscustomobject]@{a=[long]1; b=[byte]2; c=[float]1.5} | "
+        "Get-Member -MemberType NoteProperty | ForEach-Object Definition"
+    )
+    assert out == ["long a=1", "byte b=2", "float c=1.5"]
