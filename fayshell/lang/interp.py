@@ -65,6 +65,7 @@ from fayshell.lang import (
     ast,
     dotnet,
     integers,
+    netaddr,
     netio,
     netlinq,
     netnumerics,
@@ -3231,7 +3232,10 @@ def member(obj: Any, name: str) -> Any:
         return 1 if low == "length" else None
     if low in ("count", "length") and not has_property(obj, name):
         return 1  # about_Intrinsic_Members: one object counts 1
-    return get_property(obj, name)
+    try:
+        return get_property(obj, name)
+    except NetException as exc:  # a .NET property getter that throws ([uri]'rel').Host
+        raise OperatorError(f'Exception getting "{name}": "{exc}"') from None
 
 
 def unset(name: str, scope: Scope) -> None:
@@ -3487,6 +3491,8 @@ TYPE_CHECKS: dict[str, tuple[type, ...]] = {
     "datetimeoffset": (datetime.datetime,),
     "guid": (Guid,),
     "timespan": (Duration,),
+    "uri": (netaddr.Uri,),
+    **dict.fromkeys(("ipaddress", "net.ipaddress"), (netaddr.IPAddress,)),
     "version": (Version,),
     "semver": (SemanticVersion,),
     "management.automation.semanticversion": (SemanticVersion,),
@@ -3587,6 +3593,15 @@ def static_member(type_name: str, name: str, args: list[Any] | None) -> Any:
             return made
     if t in nettext.TYPES:
         made = nettext.static(t, name, args)
+        if made is not NotImplemented:
+            return made
+    if t in netaddr.TYPES:
+        try:
+            made = netaddr.static(t, name, args)
+        except TypeError:
+            raise no_method(type_name, name, len(args or []), True) from None
+        except NetException as exc:
+            raise method_failed(name, len(args or []), exc) from None
         if made is not NotImplemented:
             return made
     if low == "new" and t.endswith("[]") and args is not None and len(args) == 1:

@@ -15,7 +15,7 @@ from types import ModuleType
 from typing import Any
 
 from fayshell import errorids
-from fayshell.lang import integers
+from fayshell.lang import integers, netaddr
 from fayshell.lang.dotnet import EXCEPTION_BASES, DotNetError, format_double, regex
 from fayshell.lang.netnumerics import TYPES as BIG_TYPES
 from fayshell.lang.netnumerics import BigInteger, to_bigint
@@ -834,6 +834,21 @@ def _cast_error(convert: Callable[[Any], Any], value: Any) -> Any:
         raise CastError(str(exc)) from None
 
 
+def _net_cast(make: Callable[[Any], Any], full: str) -> Callable[[Any], Any]:
+    """A cast whose .NET constructor throws: PowerShell's words around its message."""
+
+    def cast(value: Any) -> Any:
+        try:
+            return make(value)
+        except NetException as exc:
+            raise CastError(
+                f'Cannot convert value "{to_string(value)}" to type "{full}". Error: "{exc}"',
+                errorids.CAST_ICONVERTIBLE,
+            ) from None
+
+    return cast
+
+
 def _to_bool(value: Any) -> bool:
     return truthy(value)
 
@@ -868,6 +883,10 @@ CONVERSIONS: dict[str, Callable[[Any], Any]] = {
     "scriptblock": lambda v: v,
     "void": lambda v: None,
     "type": lambda v: TypeName(to_string(v)),
+    "uri": netaddr.to_uri,
+    **dict.fromkeys(
+        ("ipaddress", "net.ipaddress"), _net_cast(netaddr.to_ip, "System.Net.IPAddress")
+    ),
     "version": _versioned(to_version),
     **dict.fromkeys(("semver", "management.automation.semanticversion"), _versioned(to_semver)),
 }

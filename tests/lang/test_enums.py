@@ -108,9 +108,9 @@ async def test_typed_parameters_convert_to_their_declared_type(shell) -> None:
     """``[datetime]$d`` given text is a date, as PowerShell binds it (it stayed text, and
     ``$d.Year`` was $null without a word); a type fayshell does not know leaves the value."""
     out = await shell.run(
-        "function g { param([datetime]$d, [version]$v, [System.Uri]$u) $d.Year; $v.Minor; $u }; "
-        "g '2020-03-01' '1.2' 'http://x'"
+        "function g { param([datetime]$d, [version]$v, [System.Uri]$u, [Windows.Point]$p) "
+        "$d.Year; $v.Minor; $u.Host; $p }; g '2020-03-01' '1.2' 'http://x' '1,2'"
     )
-    assert out == [2020, 2, "http://x"]
+    assert out == [2020, 2, "x", "1,2"]
     with pytest.raises(FayError, match="parameter 'd'"):
         await shell.run("g 'not a date'")
