@@ -184,7 +184,13 @@ about_Differences -- where fayshell deliberately differs from PowerShell
     -ErrorAction Stop is given or the script sets $ErrorActionPreference (the shell's
     default is Stop for cmdlets that fail on some items). A script block passed to -split
     is not supported (-replace takes one). Recursion stops near 1000 nested calls with a
-    "call depth overflow" error.
+    "call depth overflow" error. Strings are Unicode code points, not UTF-16 units: an
+    emoji is one character ("`u{1F600}".Length is 1, 2 in PowerShell).
+  Web and network: Invoke-WebRequest and Invoke-RestMethod use no proxy (as -NoProxy) and
+    do not parse HTML (no Links, Images or Forms); -WebSession, -Credential and -Form are not
+    there. Test-Connection pings over IPv4 only, from an unprivileged ping socket or as
+    root; -Traceroute and -MtuSize are not there. Compress-Archive writes files past .NET's
+    2 GB limit (ZIP64).
 """
 
 
