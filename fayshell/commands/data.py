@@ -25,6 +25,7 @@ from fayshell.errors import CommandError, ParameterError
 from fayshell.lang.enums import EnumValue
 from fayshell.lang.netregex import unescape
 from fayshell.lang.ops import to_string
+from fayshell.lang.single import Single
 from fayshell.lang.streams import aiter_items, collect, is_relation
 from fayshell.lang.values import Hashtable, TimeSpan
 from fayshell.records import as_dict, get_property, is_record, property_names
@@ -75,6 +76,8 @@ def json_value(value: Any, depth: int, cut: JsonWrite) -> Any:
         return value.isoformat()
     if isinstance(value, TimeSpan):  # an object, as .NET 8's serializer writes a TimeSpan
         return {name: getattr(value, name) for name in TimeSpan.JSON}
+    if isinstance(value, Single) and math.isfinite(value):
+        return value.shortest()
     if isinstance(value, EnumValue):  # an enum: its number, or -EnumsAsStrings
         return str(value) if cut.enums_as_strings else int(value)
     for kind in (bool, int, float, str):  # subclasses: durations and sizes as numbers

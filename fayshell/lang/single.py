@@ -29,3 +29,12 @@ class Single(float):
         return format_double(self, 7)
 
     __repr__ = __str__
+
+    def shortest(self) -> float:
+        """The double with the fewest digits that is still this Single (what JSON writes:
+        3.1415927 for [float]3.14159265, not 3.1415927410125732)."""
+        for digits in range(1, 10):
+            near = float(f"{float(self):.{digits}g}")
+            if Single(near) == self:
+                return near
+        return float(self)

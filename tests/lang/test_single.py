@@ -15,6 +15,7 @@ from tests.fixtures.shell import Shell
 
 def test_a_single_is_the_nearest_32_bit_float() -> None:
     assert str(Single(3.14159265)) == "3.141593" and float(Single(0.1)) != 0.1
+    assert Single(3.14159265).shortest() == 3.1415927 and Single(0.1).shortest() == 0.1
     assert str(Single(1e20)) == "1E+20" and math.isinf(Single(1e39))
     assert type(Single(0.5) + 1) is float  # arithmetic in Double
 
@@ -36,6 +37,9 @@ async def test_float_casts_and_types(shell: Shell, tmp_path: Path) -> None:
         "Single",
     ]
     assert "<Sg>2.5</Sg>" in xml.read_text()
+    assert await shell.run("@{f=[float]3.14159265} | ConvertTo-Json -Compress") == [
+        '{"f":3.1415927}'
+    ]
 
 
 def test_tables_right_align_every_number_type() -> None:
