@@ -354,8 +354,8 @@ def literal(value: Any) -> Sql:
         return Sql("TRUE" if value else "FALSE", "bool", const=(value,))
     if isinstance(value, int):
         return Sql(str(int(value)), "number", const=(value,))
-    if isinstance(value, float):
-        return Sql(repr(value), "number", const=(value,))
+    if isinstance(value, float):  # a [float]'s exact value, not the 7 digits it shows
+        return Sql(repr(float(value)), "number", const=(value,))
     if isinstance(value, str):
         return Sql(quote_literal(value), "string", const=(value,))
     raise Untranslatable(f"a {type(value).__name__} value cannot be a SQL literal")
