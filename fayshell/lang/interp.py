@@ -2027,8 +2027,8 @@ class Interpreter:
         kind = (decl.type or "").lower()
         if not kind or kind in ("object", "psobject"):
             return value
-        if not piped and _param_type(kind) != "any":
-            return value
+        if not piped and _param_type(kind) != "any" and kind not in integers.NAMES:
+            return value  # an [int] or [long] still gets its range checked and its type
         try:
             return self.cast_to(value, kind)
         except UnknownType:

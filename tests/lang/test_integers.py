@@ -173,3 +173,14 @@ async def test_arithmetic_on_an_enum_keeps_its_type(shell: Shell) -> None:
         "enum E { A = 1; B = 2 }; ([E]::A + 1).GetType().Name; [E]::A + 1"
     )
     assert [str(v) for v in out] == ["Red", "Blue", "Tuesday", "Friday", "True", "E", "B"]
+
+
+async def test_integer_parameters_check_their_range_and_keep_their_type(shell: Shell) -> None:
+    """function f([int]$x) took 5000000000 without a word; [long]$x was an Int32."""
+    out = await shell.run(
+        "function l([long]$x) { $x.GetType().Name }; l 5; "
+        "function f([int]$x) { $x }; f 2.5; f '0x10'"
+    )
+    assert out == ["Int64", 2, 16]
+    with pytest.raises(RuntimeFayError, match='"5000000000" to type "System.Int32"'):
+        await shell.run("f 5000000000")
