@@ -3132,8 +3132,9 @@ def callable_spec(
 #: What a typed parameter holds when it is not given and has no default (.NET's default).
 TYPE_DEFAULTS: dict[str, Any] = {
     **dict.fromkeys(("switch", "bool", "boolean"), False),
-    **dict.fromkeys(("int", "int32", "long", "int64", "byte", "int16", "uint32"), 0),
-    **dict.fromkeys(("double", "float", "single"), 0.0),
+    **{name: integers.make(kind, 0) for name, kind in integers.NAMES.items()},
+    "double": 0.0,
+    **dict.fromkeys(("float", "single"), Single(0.0)),
     "decimal": Decimal(0),
     "string": "",
 }

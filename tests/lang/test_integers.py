@@ -182,5 +182,10 @@ async def test_integer_parameters_check_their_range_and_keep_their_type(shell: S
         "function f([int]$x) { $x }; f 2.5; f '0x10'"
     )
     assert out == ["Int64", 2, 16]
+    defaults = await shell.run(
+        "class C { [long]$n; [float]$f; [uint16]$u }; $c = [C]::new(); "
+        "$c.n.GetType().Name; $c.f.GetType().Name; $c.u.GetType().Name"
+    )
+    assert defaults == ["Int64", "Single", "UInt16"]  # .NET's default of each type
     with pytest.raises(RuntimeFayError, match='"5000000000" to type "System.Int32"'):
         await shell.run("f 5000000000")
