@@ -3684,7 +3684,9 @@ def _full_type_name(type_name: str) -> str:
 #: The types whose ``::TryParse(text, [ref]$x)`` fayshell answers, and the value $x gets when
 #: the text does not parse (.NET's default of the type).
 TRY_PARSE = {
-    **dict.fromkeys(("int", "int32", "long", "int64", "double", "single", "float"), 0),
+    **{name: integers.make(kind, 0) for name, kind in integers.NAMES.items()},
+    "double": 0.0,
+    **dict.fromkeys(("single", "float"), Single(0.0)),
     "decimal": Decimal(0),
     "bool": False,
     "boolean": False,
@@ -3764,9 +3766,15 @@ def _static_call(t: str, name: str, args: list[Any]) -> tuple[bool, Any]:
         ("string", "compare"): lambda: culture_compare(
             text[0], text[1], len(args) > 2 and _ignores_case(args[2])
         ),
-        ("int", "parse"): lambda: _parsed(int, text[0]),
-        ("int32", "parse"): lambda: _parsed(int, text[0]),
+        **{
+            (name, "parse"): functools.partial(_parsed_integer, kind, text[0] if text else "")
+            for name, kind in integers.NAMES.items()
+        },
         ("double", "parse"): lambda: _parsed(float, text[0]),
+        **dict.fromkeys(
+            (("single", "parse"), ("float", "parse")), lambda: Single(_parsed(float, text[0]))
+        ),
+        ("decimal", "parse"): lambda: _parsed(lambda t: Decimal(t.replace(",", "")), text[0]),
         **{
             (kind, test): functools.partial(_float_test, test, args)
             for kind in ("double", "single", "float")
@@ -3844,6 +3852,22 @@ def _parsed(kind: Callable[[str], Any], text: str) -> Any:
     except ValueError:
         message = f"The input string '{text}' was not in a correct format."
         raise NetException(message, "System.FormatException") from None
+
+
+#: What .NET's integer Parse takes: blanks around, a sign, decimal digits.
+INTEGER_TEXT = re.compile(r"\s*[+-]?\d+\s*")
+
+
+def _parsed_integer(kind: integers.IntKind, text: str) -> int:
+    """``[long]::Parse(s)`` and its kin: .NET's errors for no number and for one out of range."""
+    if not INTEGER_TEXT.fullmatch(text):
+        message = f"The input string '{text}' was not in a correct format."
+        raise NetException(message, "System.FormatException")
+    n = int(text)
+    if not kind.holds(n):
+        message = f"Value was either too large or too small for {kind.called}."
+        raise NetException(message, "System.OverflowException")
+    return integers.make(kind, n)
 
 
 def _digits(text: str, base: int) -> int:
