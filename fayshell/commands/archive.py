@@ -6,8 +6,10 @@ is written to a temporary file and renamed, so a failure leaves no half-written 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import datetime as dt
 import os
+import threading
 import zipfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -133,10 +135,19 @@ async def compress_archive(
         return []
     total = sum(p.stat().st_size for p, _ in items if p.is_file())
     task = ctx.progress(f"Compress-Archive {dest.name}", total or None, "bytes")
-    try:
-        await asyncio.to_thread(
-            _write_archive, dest, items, compression_level, update, task.advance
+    stop = threading.Event()
+    work = asyncio.ensure_future(
+        asyncio.to_thread(
+            _write_archive, dest, items, compression_level, update, task.advance, stop
         )
+    )
+    try:
+        await asyncio.shield(work)
+    except asyncio.CancelledError:  # Ctrl-C: the thread stops and removes its partial file
+        stop.set()
+        with contextlib.suppress(Exception):
+            await work
+        raise
     except OSError as exc:
         os_failure(ctx, exc.filename or dest, exc)
         return []
@@ -145,15 +156,20 @@ async def compress_archive(
     return [file_item(dest)] if pass_thru else []
 
 
+class Stopped(Exception):
+    """Compress-Archive was interrupted: its temporary file is removed, nothing is renamed."""
+
+
 def _write_archive(
     dest: Path,
     items: list[tuple[Path, str]],
     level: CompressionLevel,
     update: bool,
     advance: Callable[[float], None],
+    stop: threading.Event,
 ) -> None:
     """Write ``items`` to ``dest`` through a temporary file (with -Update, after the entries
-    of the old archive that they do not replace)."""
+    of the old archive that they do not replace); ``stop`` set: stop between chunks."""
     method, compresslevel = COMPRESSION[level]
     part = dest.with_name(f".{dest.name}.part")
     names = {name for _, name in items}
@@ -165,13 +181,19 @@ def _write_archive(
                         if info.filename not in names:
                             out.writestr(info, old.read(info))
             for source, name in items:
-                _add(out, source, name, advance)
+                _add(out, source, name, advance, stop)
         os.replace(part, dest)
     finally:
         part.unlink(missing_ok=True)
 
 
-def _add(out: zipfile.ZipFile, source: Path, name: str, advance: Callable[[float], None]) -> None:
+def _add(
+    out: zipfile.ZipFile,
+    source: Path,
+    name: str,
+    advance: Callable[[float], None],
+    stop: threading.Event,
+) -> None:
     """One file or directory into the archive, its contents a megabyte at a time."""
     info = zipfile.ZipInfo.from_file(source, name)
     if name.endswith("/"):
@@ -180,6 +202,8 @@ def _add(out: zipfile.ZipFile, source: Path, name: str, advance: Callable[[float
     info.compress_type = out.compression
     with open(source, "rb") as f, out.open(info, "w", force_zip64=True) as w:
         while chunk := f.read(CHUNK):
+            if stop.is_set():
+                raise Stopped
             w.write(chunk)
             advance(len(chunk))
 

@@ -97,3 +97,21 @@ async def test_piped_files_and_what_is_not_an_archive(shell: Shell, tree: Path) 
     with pytest.raises(RuntimeFayError, match="a.txt is not a ZIP archive"):
         await shell.run(f"Set-Location '{tree}'; Expand-Archive src/a.txt")
     assert not list(tree.glob(".*.part"))  # no temporary file left behind
+
+
+async def test_ctrl_c_leaves_no_archive_and_no_temporary_file(shell: Shell, tmp_path: Path) -> None:
+    """Cancelled while it compresses (as Ctrl-C cancels a command), the writing thread stops
+    between chunks and removes its temporary file; no archive appears later."""
+    import asyncio
+    import os
+
+    (tmp_path / "big.bin").write_bytes(os.urandom(96 << 20))  # seconds to deflate
+    run = asyncio.ensure_future(
+        shell.run(f"Compress-Archive '{tmp_path / 'big.bin'}' '{tmp_path / 'out.zip'}'")
+    )
+    await asyncio.sleep(0.3)
+    run.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await run
+    assert not (tmp_path / "out.zip").exists()
+    assert not list(tmp_path.glob(".*.part"))
