@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import difflib
 import importlib
+import re
 import textwrap
 from dataclasses import dataclass, field
 from typing import Any
@@ -655,11 +656,21 @@ def _about(name: str) -> str:
     }
     topic = topics.get(name.lower())
     if topic is None:
-        raise CommandError(
-            "Get-Help",
-            f"no help topic {name!r}; topics: about_Language, about_Tables, about_Differences",
-        )
+        raise CommandError("Get-Help", f"no help topic {name!r}; {_elsewhere(name)}")
     return topic()
+
+
+#: Where PowerShell's own about topics are (fayshell's language is PowerShell's).
+POWERSHELL_ABOUT = "https://learn.microsoft.com/powershell/module/microsoft.powershell.core/about/"
+
+
+def _elsewhere(name: str) -> str:
+    """Where to read about ``name`` instead: fayshell's three topics, and for a name of
+    PowerShell's kind its page in PowerShell's documentation."""
+    ours = "fayshell's topics: about_Language, about_Tables, about_Differences"
+    if not re.fullmatch(r"about_[A-Za-z0-9_.-]+", name):
+        return ours
+    return f"{ours}; PowerShell's {name}, which fayshell's language follows: {POWERSHELL_ABOUT}{name.lower()}"
 
 
 def _about_tables() -> str:

@@ -218,3 +218,14 @@ async def test_get_help_lists_the_topics_a_wildcard_matches(shell) -> None:
     topics = await shell.run("Get-Help about_* | ForEach-Object Name")
     assert topics == ["about_Language", "about_Tables", "about_Differences"]
     assert "Get-Span" in await shell.run("Get-Help Get-Sp* | ForEach-Object Name")
+
+
+async def test_a_powershell_about_topic_points_at_its_page(shell) -> None:
+    """Get-Help about_Operators (a PowerShell user's first question) said only that there was
+    no such topic; now where to read it, beside fayshell's own topics."""
+    with pytest.raises(FayError) as err:
+        await shell.run("Get-Help about_Operators")
+    assert "fayshell's topics: about_Language" in err.value.message
+    assert err.value.message.endswith(
+        "/powershell/module/microsoft.powershell.core/about/about_operators"
+    )
