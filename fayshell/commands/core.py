@@ -40,7 +40,7 @@ from fayshell.lang.ops import (
 )
 from fayshell.lang.sqlgen import Translator, Untranslatable, column_kind
 from fayshell.lang.streams import aiter_items, collect, is_relation, unroll
-from fayshell.lang.values import NUMBERS, ScriptBlock
+from fayshell.lang.values import NUMBERS, Hashtable, ScriptBlock
 from fayshell.records import has_property, property_names
 from fayshell.store.relation import quote_ident, quote_literal
 
@@ -782,9 +782,11 @@ async def group_object(
     return groups
 
 
-def _group_table(groups: list[GroupInfo], as_string: bool) -> dict[Any, list[Any]]:
-    """-AsHashTable: the key value (or its string) -> the members."""
-    return {(g.Name if as_string or not g.Values else g.Values[0]): g.Group for g in groups}
+def _group_table(groups: list[GroupInfo], as_string: bool) -> Hashtable:
+    """-AsHashTable: a hashtable of the key value (or its string) -> the members."""
+    return Hashtable(
+        ((g.Name if as_string or not g.Values else g.Values[0]), g.Group) for g in groups
+    )
 
 
 def _group_sql(rel: Any, specs: list[PropSpec], case: bool) -> Any:

@@ -238,6 +238,11 @@ async def test_group_as_hashtable(shell) -> None:
     assert table == {"1": ["a"], "2": ["bb"]}
     (table,) = await shell.run(f"{TABLE} | Group-Object node -AsHashTable")
     assert sorted(table) == ["web01", "web02", "web03"] and len(table["web01"]) == 3
+    # a hashtable (it was a [pscustomobject]): its type, and keys read without regard to case
+    out = await shell.run(
+        "$g = 'a', 'A', 'b' | Group-Object -AsHashTable; $g.GetType().Name; $g.A.Count"
+    )
+    assert out == ["Hashtable", 2]
 
 
 async def test_sort_top_bottom_unique_case(shell) -> None:
