@@ -423,3 +423,18 @@ def test_pwsh_style_command_lines_run(tmp_path: Path) -> None:
     assert (
         res.returncode == 2 and "-WorkingDirectory" in res.stderr and "Traceback" not in res.stderr
     )
+
+
+def test_daylight_saving_time_follows_the_local_zone(tmp_path: Path) -> None:
+    """(Get-Date).IsDaylightSavingTime() was always False (Python's fixed-offset astimezone()
+    has no DST); a real process in New York's zone, in July, in January and in UTC."""
+    proc = fayshell(
+        "--no-profile",
+        "-c",
+        "(Get-Date '2024-07-10 03:30').IsDaylightSavingTime(); "
+        "(Get-Date '2024-01-10 03:30').IsDaylightSavingTime(); "
+        "(Get-Date -AsUTC).IsDaylightSavingTime()",
+        cwd=tmp_path,
+        env_extra={"TZ": "America/New_York"},
+    )
+    assert proc.stdout.split() == ["True", "False", "False"], proc.stderr

@@ -75,6 +75,15 @@ class DateError(OperatorError):
     """A date that cannot be parsed, built or formatted; the evaluator adds the place."""
 
 
+def _in_dst(dt: Any) -> bool:
+    """DateTime.IsDaylightSavingTime(): a local (or unspecified) time inside this machine's
+    daylight saving period; a UTC time never is, as in .NET. (A fixed-offset astimezone()
+    has no DST of its own, so the local zone's rules are asked through time.localtime.)"""
+    if getattr(dt, "Kind", "") == "Utc":
+        return False
+    return time.localtime(dt.naive().timestamp()).tm_isdst > 0
+
+
 class DateTime(datetime):
     """A point in time as .NET and PowerShell show it (naive wall-clock time and a Kind)."""
 
@@ -553,7 +562,7 @@ DATE_METHODS: dict[str, Callable[..., Any]] = {
     "tolongtimestring": lambda dt: format_date(dt, "T"),
     "compareto": _compare,
     "equals": lambda dt, other: _compare(dt, other) == 0,
-    "isdaylightsavingtime": lambda dt: bool(dt.naive().astimezone().dst()),
+    "isdaylightsavingtime": lambda dt: _in_dst(dt),
     # a [DateTimeOffset]'s (fayshell's are dates; see _unix)
     "tounixtimeseconds": lambda dt: _unix(dt) // 1_000_000,
     "tounixtimemilliseconds": lambda dt: _unix(dt) // 1_000,
