@@ -937,6 +937,16 @@ def string_method(value: str, name: str, args: list[Any]) -> Any:
         raise method_failed(name, len(args), exc) from None
 
 
+def _index_of_any(s: str, args: list[Any], last: bool) -> int:
+    """``IndexOfAny([char[]]'xy'[, start])``: where the first (or last) of those characters
+    is, -1 when none is."""
+    chars = args[0] if isinstance(args[0], (list, tuple)) else list(to_string(args[0]))
+    wanted = {to_string(c) for c in chars}
+    start = int(to_number(args[1])) if len(args) > 1 else (len(s) - 1 if last else 0)
+    spots = range(start, -1, -1) if last else range(start, len(s))
+    return next((i for i in spots if 0 <= i < len(s) and s[i] in wanted), -1)
+
+
 def _trim(chars: list[str]) -> str | None:
     return "".join(chars) if chars else None
 
@@ -1005,6 +1015,8 @@ STRING_METHODS: dict[tuple[str, int], Callable[[str, list[str], list[Any]], Any]
     ("substring", -1): lambda s, t, a: _substring(s, a),
     ("indexof", -1): lambda s, t, a: s.find(t[0], int(to_number(a[1])) if len(a) > 1 else 0),
     ("lastindexof", 1): lambda s, t, a: s.rfind(t[0]),
+    ("indexofany", -1): lambda s, t, a: _index_of_any(s, a, False),
+    ("lastindexofany", -1): lambda s, t, a: _index_of_any(s, a, True),
     ("padleft", -1): lambda s, t, a: s.rjust(int(to_number(a[0])), t[1] if len(t) > 1 else " "),
     ("padright", -1): lambda s, t, a: s.ljust(int(to_number(a[0])), t[1] if len(t) > 1 else " "),
     ("insert", 2): lambda s, t, a: s[: int(to_number(a[0]))] + t[1] + s[int(to_number(a[0])) :],

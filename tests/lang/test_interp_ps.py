@@ -2215,3 +2215,11 @@ async def test_general_format_with_a_precision(shell) -> None:
         "'{0:G}' -f 12345"
     )
     assert out == ["1.23E+04", "1.23e+04", "1.2E-05", "3.1416", "12345"]
+
+
+async def test_index_of_any(shell) -> None:
+    out = await shell.run(
+        "'Hello'.IndexOfAny([char[]]'lo'); 'Hello'.LastIndexOfAny([char[]]'lo'); "
+        "'Hello'.IndexOfAny([char[]]'xz'); 'Hello'.IndexOfAny([char[]]'l', 3)"
+    )
+    assert out == [2, 4, -1, 3]
