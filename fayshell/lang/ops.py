@@ -973,12 +973,14 @@ def _split(s: str, t: list[str], a: list[Any]) -> list[str]:
     """.NET ``Split``: on each separator string (PowerShell 7 binds a string as one separator)."""
     options = {x.lower() for x in t if x.lower() in ("removeemptyentries", "trimentries", "none")}
     counts = [int(v) for v in a if isinstance(v, int) and not isinstance(v, bool)]
-    seps = [
-        x
-        for x, v in zip(t, a, strict=True)
-        if x.lower() not in options and not (isinstance(v, int) and not isinstance(v, bool))
-    ]
-    seps = [c for sep in seps for c in (list(sep) if isinstance(a[0], list) else [sep])]
+    if a and isinstance(a[0], (list, tuple)):  # a char[] or a string[]: each one a separator
+        seps = [to_string(x) for x in a[0]]
+    else:
+        seps = [
+            x
+            for x, v in zip(t, a, strict=True)
+            if x.lower() not in options and not (isinstance(v, int) and not isinstance(v, bool))
+        ]
     pattern = "|".join(re.escape(x) for x in seps if x) or r"\s"
     parts = re.split(pattern, s, maxsplit=max(counts[0] - 1, 0) if counts else 0)
     if "trimentries" in options:
@@ -999,6 +1001,11 @@ STRING_METHODS: dict[tuple[str, int], Callable[[str, list[str], list[Any]], Any]
     ("tostring", 0): lambda s, t, a: s,
     ("split", -1): _split,
     ("replace", 2): lambda s, t, a: s.replace(t[0], t[1]),
+    ("replace", 3): lambda s, t, a: (  # Replace(old, new, StringComparison)
+        re.sub(re.escape(t[0]), lambda _: t[1], s, flags=re.IGNORECASE)
+        if "ignorecase" in t[2].lower()
+        else s.replace(t[0], t[1])
+    ),
     ("startswith", -1): lambda s, t, a: (
         s.lower().startswith(t[0].lower())
         if len(t) > 1 and "ignorecase" in t[1].lower()
@@ -1015,6 +1022,7 @@ STRING_METHODS: dict[tuple[str, int], Callable[[str, list[str], list[Any]], Any]
     ("substring", -1): lambda s, t, a: _substring(s, a),
     ("indexof", -1): lambda s, t, a: s.find(t[0], int(to_number(a[1])) if len(a) > 1 else 0),
     ("lastindexof", 1): lambda s, t, a: s.rfind(t[0]),
+    ("lastindexof", 2): lambda s, t, a: s.rfind(t[0], 0, int(to_number(a[1])) + 1),
     ("indexofany", -1): lambda s, t, a: _index_of_any(s, a, False),
     ("lastindexofany", -1): lambda s, t, a: _index_of_any(s, a, True),
     ("padleft", -1): lambda s, t, a: s.rjust(int(to_number(a[0])), t[1] if len(t) > 1 else " "),

@@ -2223,3 +2223,15 @@ async def test_index_of_any(shell) -> None:
         "'Hello'.IndexOfAny([char[]]'xz'); 'Hello'.IndexOfAny([char[]]'l', 3)"
     )
     assert out == [2, 4, -1, 3]
+
+
+async def test_string_split_replace_and_last_index_overloads(shell) -> None:
+    """Split on a string[] split on each character of the joined text ('a--b-c' gave
+    a||b|c); Replace with a StringComparison and LastIndexOf(value, start) had no overload."""
+    out = await shell.run(
+        "'a--b-c'.Split([string[]]@('--','-'), 'None') -join '|'; "
+        "'a,b;c'.Split([char[]]',;') -join '|'; "
+        "'Hello'.Replace('L', 'x', 'OrdinalIgnoreCase'); 'Hello'.Replace('L', 'x', 'Ordinal'); "
+        "'hello'.LastIndexOf('l', 2)"
+    )
+    assert out == ["a|b|c", "a|b|c", "Hexxo", "Hello", 2]
