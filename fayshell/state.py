@@ -72,6 +72,10 @@ class Options:
     interactive: bool = False
 
 
+#: The -Option values that keep a variable from being assigned (Constant also from removal).
+FIXED = ("ReadOnly", "Constant")
+
+
 class Scope:
     """A variable scope; lookups fall back to the parent. Names are case-insensitive."""
 
@@ -86,6 +90,8 @@ class Scope:
         self.strict: int | None = None
         #: ``$private:x``'s names: seen only in this scope, not in the scopes it makes.
         self.private: set[str] = set()
+        #: New-Variable/Set-Variable -Option ReadOnly or Constant, by lower-case name.
+        self.options: dict[str, str] = {}
 
     def lookup(self, name: str) -> tuple[bool, Any]:
         scope: Scope | None = self
@@ -112,6 +118,10 @@ class Scope:
         scope: Scope | None = self
         while scope is not None:
             if key in scope.vars and (scope is self or key not in scope.private):
+                if scope.options.get(key) in FIXED:
+                    from fayshell.lang.ops import VariableNotWritable
+
+                    raise VariableNotWritable(scope.vars[key][0])
                 scope.vars[key] = (scope.vars[key][0], value)
                 return scope
             if scope.isolated:
@@ -119,6 +129,16 @@ class Scope:
             scope = scope.parent
         self.vars[key] = (name, value)
         return self
+
+    def holder(self, name: str) -> Scope | None:
+        """The scope whose variable ``name`` this one sees, if any."""
+        key = name.lower()
+        scope: Scope | None = self
+        while scope is not None:
+            if key in scope.vars and (scope is self or key not in scope.private):
+                return scope
+            scope = scope.parent
+        return None
 
     def constraint(self, name: str) -> list[str]:
         """The types ``[int]$x = …`` gave the variable an assignment would reach (none: [])."""
@@ -136,6 +156,7 @@ class Scope:
         self.vars[name.lower()] = (name, value)
 
     def remove(self, name: str) -> bool:
+        self.options.pop(name.lower(), None)
         return self.vars.pop(name.lower(), None) is not None
 
     def local(self, name: str) -> tuple[str, Any] | None:

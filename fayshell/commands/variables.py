@@ -9,7 +9,7 @@ from typing import Any
 from fayshell.commands.invocation import ErrorRecord, Invocation
 from fayshell.commands.registry import Param, cmdlet
 from fayshell.errors import CommandError, RuntimeFayError
-from fayshell.lang.ops import has_wildcard, wildcard_match
+from fayshell.lang.ops import VariableNotWritable, has_wildcard, wildcard_match
 from fayshell.lang.streams import is_relation
 from fayshell.lang.values import ScriptBlock, TimeSpan
 from fayshell.state import Scope
@@ -120,6 +120,14 @@ def _scoped(name: str, scope: str | None) -> tuple[str, str | None]:
     return name, scope
 
 
+#: -Option of New-Variable and Set-Variable (Private hides the variable from child scopes;
+#: AllScope is accepted: fayshell's child scopes see their parents' variables anyway).
+OPTIONS = ("None", "ReadOnly", "Constant", "Private", "AllScope")
+OPTION = Param(
+    "Option", "strings", choices=OPTIONS, help="ReadOnly (changes need -Force) or Constant."
+)
+
+
 @cmdlet(
     "Set-Variable",
     aliases=("set",),
@@ -128,11 +136,15 @@ def _scoped(name: str, scope: str | None) -> tuple[str, str | None]:
         Param("Name", str, position=0, mandatory=True, complete="variables", pipeline="property"),
         Param("Value", "any", position=1, pipeline="property,value"),
         Param("Scope", str, help="Global, Script, Local (default) or a number of scopes up."),
+        OPTION,
+        Param("Force", bool, help="Change a ReadOnly variable too (not a Constant one)."),
+        Param("Description", str, help="Accepted."),
         Param("PassThru", bool, help="Output the variable."),
     ],
     examples=[
         ("Set-Variable limit 50", "Same as $limit = 50."),
         ("Set-Variable n 1 -Scope Global", "Same as $global:n = 1."),
+        ("Set-Variable MaxNodes 64 -Option ReadOnly", "A value the script cannot change."),
     ],
 )
 def set_variable(
@@ -141,16 +153,40 @@ def set_variable(
     name: str,
     value: Any = None,
     scope: str | None = None,
+    option: list[str] | None = None,
+    force: bool = False,
+    description: str | None = None,
     pass_thru: bool = False,
 ) -> Any:
     name, scope = _scoped(name, scope)
     if name.lower() in ("true", "false", "null"):
         raise CommandError("Set-Variable", f"cannot overwrite the constant ${name}")
-    if scope is None and ctx.state.interpreter is None:
-        ctx.state.globals.set(name, value)
-    else:
-        _scope(ctx, scope).set_local(name, value)
+    where = (
+        ctx.state.globals if scope is None and ctx.state.interpreter is None else _scope(ctx, scope)
+    )
+    _may_change(ctx, where, name, force)
+    where.set_local(name, value)
+    _set_options(where, name, option)
     return VariableInfo(name, value) if pass_thru else None
+
+
+def _may_change(ctx: Invocation, where: Scope, name: str, force: bool) -> None:
+    """PowerShell's error when ``name`` in ``where`` is Constant, or ReadOnly without -Force."""
+    kept = where.options.get(name.lower())
+    if kept == "Constant" or (kept == "ReadOnly" and not force):
+        raise CommandError(ctx.name, VariableNotWritable(name).args[0])
+
+
+def _set_options(where: Scope, name: str, option: list[str] | None) -> None:
+    """Record -Option for ``name`` in ``where`` (Constant outranks ReadOnly)."""
+    given = {o.lower() for o in option or []}
+    key = name.lower()
+    if "private" in given:
+        where.private.add(key)
+    for fixed in ("Constant", "ReadOnly"):
+        if fixed.lower() in given:
+            where.options[key] = fixed
+            return
 
 
 @cmdlet(
@@ -161,10 +197,16 @@ def set_variable(
         Param("Name", str, position=0, mandatory=True),
         Param("Value", "any", position=1),
         Param("Scope", str, help="Global, Script, Local (default) or a number of scopes up."),
-        Param("Force", bool, help="Overwrite an existing variable."),
+        Param("Force", bool, help="Overwrite an existing variable (not a Constant one)."),
+        OPTION,
+        Param("Description", str, help="Accepted."),
+        Param("Visibility", str, choices=("Public", "Private"), help="Accepted."),
         Param("PassThru", bool, help="Output the variable."),
     ],
-    examples=[("New-Variable limit 50", "Same as $limit = 50, unless $limit exists.")],
+    examples=[
+        ("New-Variable limit 50", "Same as $limit = 50, unless $limit exists."),
+        ("New-Variable Cluster 'web' -Option Constant", "Neither changed nor removed."),
+    ],
 )
 def new_variable(
     ctx: Invocation,
@@ -173,15 +215,20 @@ def new_variable(
     value: Any = None,
     scope: str | None = None,
     force: bool = False,
+    option: list[str] | None = None,
+    description: str | None = None,
+    visibility: str | None = None,
     pass_thru: bool = False,
 ) -> Any:
     name, scope = _scoped(name, scope)
     where = _scope(ctx, scope)
     if name.lower() in where.vars and not force:
-        raise CommandError("New-Variable", f"a variable named {name!r} already exists")
+        raise CommandError("New-Variable", f"A variable with name '{name}' already exists.")
     if name.lower() in ("true", "false", "null"):
         raise CommandError("New-Variable", f"cannot overwrite the constant ${name}")
+    _may_change(ctx, where, name, force)
     where.set_local(name, value)
+    _set_options(where, name, option)
     return VariableInfo(name, value) if pass_thru else None
 
 
@@ -192,33 +239,55 @@ def new_variable(
     params=[
         Param("Name", "strings", position=0, mandatory=True, complete="variables"),
         Param("Scope", str, help="Global, Script, Local (default) or a number of scopes up."),
+        Param("Force", bool, help="Clear a ReadOnly variable too."),
     ],
     examples=[("Clear-Variable total", "Same as $total = $null.")],
 )
-def clear_variable(ctx: Invocation, *, name: list[str], scope: str | None = None) -> None:
+def clear_variable(
+    ctx: Invocation, *, name: list[str], scope: str | None = None, force: bool = False
+) -> None:
     where = _scope(ctx, scope)
     for n in name:
-        found, _ = where.lookup(n)
-        if not found:
+        holder = where.holder(n)
+        if holder is None:
             ctx.write_error(ErrorRecord(n, "", f"no variable named {n!r}"))
-        else:
-            where.set(n, None)
+            continue
+        _may_change(ctx, holder, n, force)
+        holder.set_local(holder.vars[n.lower()][0], None)
 
 
 @cmdlet(
     "Remove-Variable",
     aliases=("rv",),
     synopsis="Delete a variable.",
-    params=[Param("Name", "strings", position=0, mandatory=True, complete="variables")],
+    params=[
+        Param("Name", "strings", position=0, mandatory=True, complete="variables"),
+        Param("Scope", str, help="Global, Script, Local (default) or a number of scopes up."),
+        Param("Force", bool, help="Remove a ReadOnly variable too (never a Constant one)."),
+    ],
     examples=[("Remove-Variable web", "Forget $web.")],
     should_process=True,
 )
-def remove_variable(ctx: Invocation, *, name: list[str]) -> None:
+def remove_variable(
+    ctx: Invocation, *, name: list[str], scope: str | None = None, force: bool = False
+) -> None:
+    where = _scope(ctx, scope) if scope is not None else ctx.state.scope_now
     for n in name:
-        if not ctx.should_process(f"Name: {n}", "Remove Variable"):
-            continue
-        if not ctx.state.globals.remove(n):
+        holder = where.holder(n)
+        if holder is None:
             ctx.write_error(ErrorRecord(n, "", f"no variable named {n!r}"))
+            continue
+        kept = holder.options.get(n.lower())
+        if kept == "Constant" or (kept == "ReadOnly" and not force):
+            raise CommandError(ctx.name, NOT_REMOVABLE.format(n))
+        if ctx.should_process(f"Name: {n}", "Remove Variable"):
+            holder.remove(n)
+
+
+NOT_REMOVABLE = (
+    "Cannot remove variable {} because it is constant or read-only. If the variable is "
+    "read-only, try the operation again specifying the Force option."
+)
 
 
 @cmdlet(

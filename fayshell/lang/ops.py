@@ -63,6 +63,15 @@ class OperatorError(Exception):
             self.error_id = error_id
 
 
+class VariableNotWritable(OperatorError):
+    """An assignment to a variable made -Option ReadOnly or Constant."""
+
+    error_id = "VariableNotWritable"
+
+    def __init__(self, name: str) -> None:
+        super().__init__(f"Cannot overwrite variable {name} because it is read-only or constant.")
+
+
 class DivideByZero(OperatorError):
     """``x / 0`` (PowerShell's DivideByZeroException)."""
 

@@ -36,3 +36,28 @@ async def test_a_scope_prefix_in_the_name_picks_the_scope(shell) -> None:
         "function k { New-Variable global:made 5 }; k; $made"
     )
     assert out == ["b", "v", "w=1", "outside=[]", 5]
+
+
+async def test_read_only_and_constant_variables(shell) -> None:
+    """New-Variable/Set-Variable -Option (was "no such parameter"): a ReadOnly variable is
+    changed or removed only with -Force, a Constant one never; a function's own assignment
+    makes a local, as in PowerShell."""
+    out = await shell.run(
+        "New-Variable c 1 -Option ReadOnly; try { $c = 2 } catch { $_.FullyQualifiedErrorId }; "
+        "Set-Variable c 3 -Force; $c; "
+        "New-Variable k 1 -Option Constant; try { $k++ } catch { $_.Exception.Message }; "
+        "function h { $c = 9; $c }; h; $c"
+    )
+    assert out == [
+        "VariableNotWritable",
+        3,
+        "Cannot overwrite variable k because it is read-only or constant.",
+        9,
+        3,
+    ]
+    with pytest.raises(RuntimeFayError, match="Cannot remove variable k because it is constant"):
+        await shell.run("Remove-Variable k -Force")
+    with pytest.raises(RuntimeFayError, match="try the operation again specifying the Force"):
+        await shell.run("Remove-Variable c")
+    assert await shell.run("Remove-Variable c -Force; $null -eq $c") == [True]
+    assert await shell.run("function f { $x = 1; Remove-Variable x; $null -eq $x }; f") == [True]
