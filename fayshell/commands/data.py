@@ -117,11 +117,37 @@ def _all_fields(record: Any) -> dict[str, Any]:
     return {f.name: getattr(record, f.name) for f in dataclasses.fields(record)}
 
 
-def dump_json(value: Any, compress: bool) -> str:
-    """PowerShell 7's layout: two-space indent, ``"key": value``; compressed without spaces."""
+def dump_json(value: Any, compress: bool, escaping: str = "Default") -> str:
+    """PowerShell 7's layout: two-space indent, ``"key": value``; compressed without spaces.
+    ``escaping`` (-EscapeHandling): EscapeNonAscii writes non-ASCII characters as ``\\uXXXX``,
+    EscapeHtml ``< > & ' "`` inside strings, as Newtonsoft.Json does."""
+    ascii_only = escaping == "EscapeNonAscii"
     if compress:
-        return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
-    return json.dumps(value, ensure_ascii=False, indent=2)
+        text = json.dumps(value, ensure_ascii=ascii_only, separators=(",", ":"))
+    else:
+        text = json.dumps(value, ensure_ascii=ascii_only, indent=2)
+    return _escape_html(text) if escaping == "EscapeHtml" else text
+
+
+#: ConvertTo-Json -EscapeHandling's choices (Newtonsoft.Json's StringEscapeHandling).
+ESCAPE_HANDLING = ("Default", "EscapeNonAscii", "EscapeHtml")
+
+
+#: A JSON string token, escapes and all.
+JSON_STRING = re.compile(r'"(?:[^"\\]|\\.)*"')
+
+
+def _escape_html(text: str) -> str:
+    """HTML's special characters inside the JSON's strings as escapes (``<`` is ``\\u003c``,
+    an escaped ``"`` is ``\\u0022``); the quotes around a string stay as they are."""
+    return JSON_STRING.sub(lambda m: '"' + _html_body(m.group(0)[1:-1]) + '"', text)
+
+
+def _html_body(body: str) -> str:
+    body = re.sub(r"\\(.)", lambda m: "\\u0022" if m.group(1) == '"' else m.group(0), body)
+    for ch in "<>&'":
+        body = body.replace(ch, f"\\u{ord(ch):04x}")
+    return body
 
 
 @cmdlet(
@@ -141,6 +167,12 @@ def dump_json(value: Any, compress: bool) -> str:
         Param("Compress", bool, help="No indentation or spaces."),
         Param("AsArray", bool, help="Always an array, even for one object."),
         Param("EnumsAsStrings", bool, help="Enums as their names (else their numbers)."),
+        Param(
+            "EscapeHandling",
+            str,
+            choices=ESCAPE_HANDLING,
+            help="EscapeNonAscii or EscapeHtml (Default: only what JSON needs).",
+        ),
     ],
     examples=[
         ("Get-Node | ConvertTo-Json -Compress", "Node records as compact JSON."),
@@ -156,6 +188,7 @@ async def convert_to_json(
     compress: bool = False,
     as_array: bool = False,
     enums_as_strings: bool = False,
+    escape_handling: str = "Default",
 ) -> Any:
     if not 0 <= depth <= 100:
         raise ParameterError("ConvertTo-Json", "Depth", f"{depth} is not within 0..100")
@@ -167,7 +200,7 @@ async def convert_to_json(
     else:
         value = [input_object] if as_array and not isinstance(input_object, list) else input_object
     cut = JsonWrite(enums_as_strings)
-    text = dump_json(json_value(value, depth, cut), compress)
+    text = dump_json(json_value(value, depth, cut), compress, escape_handling)
     if cut.hit:
         ctx.warn(  # PowerShell's words, without the command's name
             f"Resulting JSON is truncated as serialization has exceeded the set depth of {depth}."

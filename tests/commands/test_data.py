@@ -287,3 +287,19 @@ async def test_convert_to_html_page_fragment_and_list(shell, tmp_path) -> None:
     out = tmp_path / "r.html"
     await shell.run(f"Get-Date | ConvertTo-Html -Transitional | Out-File '{out}'")
     assert "XHTML 1.0 Transitional" in out.read_text().splitlines()[0]
+
+
+async def test_convert_to_json_escape_handling(shell) -> None:
+    """-EscapeHandling (was "no such parameter"): EscapeNonAscii and EscapeHtml as Newtonsoft
+    writes them; the text still reads back the same, a trailing backslash included."""
+    out = await shell.run(
+        "$o = [ordered]@{a='<x> & \"q\" ''s'; b='a\\'; c='café'}; "
+        "$o | ConvertTo-Json -Compress -EscapeHandling EscapeHtml; "
+        "$o | ConvertTo-Json -Compress -EscapeHandling EscapeNonAscii; "
+        "($o | ConvertTo-Json -EscapeHandling EscapeHtml | ConvertFrom-Json).a"
+    )
+    assert out == [
+        '{"a":"\\u003cx\\u003e \\u0026 \\u0022q\\u0022 \\u0027s","b":"a\\\\","c":"café"}',
+        '{"a":"<x> & \\"q\\" \'s","b":"a\\\\","c":"caf\\u00e9"}',
+        '<x> & "q" \'s',
+    ]
