@@ -72,10 +72,6 @@ class Options:
     interactive: bool = False
 
 
-#: The -Option values that keep a variable from being assigned (Constant also from removal).
-FIXED = ("ReadOnly", "Constant")
-
-
 class Scope:
     """A variable scope; lookups fall back to the parent. Names are case-insensitive."""
 
@@ -118,7 +114,7 @@ class Scope:
         scope: Scope | None = self
         while scope is not None:
             if key in scope.vars and (scope is self or key not in scope.private):
-                if scope.options.get(key) in FIXED:
+                if scope.protected(key):
                     from fayshell.lang.ops import VariableNotWritable
 
                     raise VariableNotWritable(scope.vars[key][0])
@@ -129,6 +125,12 @@ class Scope:
             scope = scope.parent
         self.vars[key] = (name, value)
         return self
+
+    def protected(self, name: str, force: bool = False) -> bool:
+        """Is this scope's ``name`` kept from change (and removal): Constant always, ReadOnly
+        unless ``force`` (-Force)?"""
+        kept = self.options.get(name.lower())
+        return kept == "Constant" or (kept == "ReadOnly" and not force)
 
     def holder(self, name: str) -> Scope | None:
         """The scope whose variable ``name`` this one sees, if any."""

@@ -13,7 +13,7 @@ import os
 import socket
 import struct
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -204,7 +204,7 @@ class Plan:
     repeat: bool
     family: int
 
-    def numbers(self) -> Any:
+    def numbers(self) -> Iterator[int]:
         """1, 2, ... ``count`` (or on and on with -Repeat)."""
         n = 0
         while self.repeat or n < self.count:

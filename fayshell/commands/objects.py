@@ -39,17 +39,6 @@ from fayshell.lang.values import (
 from fayshell.records import get_property, is_record, property_names
 
 PSCUSTOMOBJECT = "System.Management.Automation.PSCustomObject"
-#: The C# keyword PowerShell writes for each integer type in a member's definition.
-INT_SHORT = {
-    "SByte": "sbyte",
-    "Byte": "byte",
-    "Int16": "short",
-    "UInt16": "ushort",
-    "Int32": "int",
-    "UInt32": "uint",
-    "Int64": "long",
-    "UInt64": "ulong",
-}
 MEMBER_TYPES = (
     "AliasProperty",
     "CodeProperty",
@@ -105,7 +94,7 @@ def short_type(value: Any) -> str:
     if isinstance(value, Size):
         return "size"
     if isinstance(value, int):
-        return INT_SHORT[kind_of(value).net]
+        return kind_of(value).keyword
     if isinstance(value, Single):
         return "float"
     if isinstance(value, TypeName):

@@ -161,9 +161,7 @@ def set_variable(
     name, scope = _scoped(name, scope)
     if name.lower() in ("true", "false", "null"):
         raise CommandError("Set-Variable", f"cannot overwrite the constant ${name}")
-    where = (
-        ctx.state.globals if scope is None and ctx.state.interpreter is None else _scope(ctx, scope)
-    )
+    where = _scope(ctx, scope)  # the globals when no evaluator runs
     _may_change(ctx, where, name, force)
     where.set_local(name, value)
     _set_options(where, name, option)
@@ -172,8 +170,7 @@ def set_variable(
 
 def _may_change(ctx: Invocation, where: Scope, name: str, force: bool) -> None:
     """PowerShell's error when ``name`` in ``where`` is Constant, or ReadOnly without -Force."""
-    kept = where.options.get(name.lower())
-    if kept == "Constant" or (kept == "ReadOnly" and not force):
+    if where.protected(name, force):
         raise CommandError(ctx.name, VariableNotWritable(name).args[0])
 
 
@@ -277,8 +274,7 @@ def remove_variable(
         if holder is None:
             ctx.write_error(ErrorRecord(n, "", f"no variable named {n!r}"))
             continue
-        kept = holder.options.get(n.lower())
-        if kept == "Constant" or (kept == "ReadOnly" and not force):
+        if holder.protected(n, force):
             raise CommandError(ctx.name, NOT_REMOVABLE.format(n))
         if ctx.should_process(f"Name: {n}", "Remove Variable"):
             holder.remove(n)

@@ -292,8 +292,6 @@ async def call(ctx: Invocation, c: WebCall) -> WebResponse | None:
     verb, url, headers, data = request_of(
         c.uri, method, body, c.headers, c.content_type, c.user_agent
     )
-    if c.custom_method:
-        verb = c.custom_method.upper()
     req = Request(
         verb,
         url,

@@ -23,14 +23,16 @@ from typing import ClassVar
 
 @dataclass(frozen=True)
 class IntKind:
-    """One .NET integer type: its name, width, sign and .NET's word for it in overflow
-    messages; ``rank`` orders the types as .NET's TypeCode does (SByte < Byte < ... < UInt64)."""
+    """One .NET integer type: its name, width, sign, .NET's word for it in overflow messages
+    and C#'s keyword for it (what member definitions show: ``long a=1``); ``rank`` orders the
+    types as .NET's TypeCode does (SByte < Byte < ... < UInt64)."""
 
     net: str
     bits: int
     signed: bool
     called: str
     rank: int
+    keyword: str
 
     @property
     def lo(self) -> int:
@@ -49,25 +51,22 @@ class IntKind:
         return n - (1 << self.bits) if self.signed and n >> (self.bits - 1) else n
 
 
-SBYTE = IntKind("SByte", 8, True, "a signed byte", 5)
-BYTE = IntKind("Byte", 8, False, "an unsigned byte", 6)
-INT16 = IntKind("Int16", 16, True, "an Int16", 7)
-UINT16 = IntKind("UInt16", 16, False, "a UInt16", 8)
-INT32 = IntKind("Int32", 32, True, "an Int32", 9)
-UINT32 = IntKind("UInt32", 32, False, "a UInt32", 10)
-INT64 = IntKind("Int64", 64, True, "an Int64", 11)
-UINT64 = IntKind("UInt64", 64, False, "a UInt64", 12)
+SBYTE = IntKind("SByte", 8, True, "a signed byte", 5, "sbyte")
+BYTE = IntKind("Byte", 8, False, "an unsigned byte", 6, "byte")
+INT16 = IntKind("Int16", 16, True, "an Int16", 7, "short")
+UINT16 = IntKind("UInt16", 16, False, "a UInt16", 8, "ushort")
+INT32 = IntKind("Int32", 32, True, "an Int32", 9, "int")
+UINT32 = IntKind("UInt32", 32, False, "a UInt32", 10, "uint")
+INT64 = IntKind("Int64", 64, True, "an Int64", 11, "long")
+UINT64 = IntKind("UInt64", 64, False, "a UInt64", 12, "ulong")
 
-#: The names a cast or ``-is`` may give each type (lower case, without ``System.``).
+#: Every integer type, in rank order.
+KINDS = (SBYTE, BYTE, INT16, UINT16, INT32, UINT32, INT64, UINT64)
+
+#: The names a cast or ``-is`` may give each type (lower case, without ``System.``): C#'s
+#: keyword and .NET's name (``long``, ``int64``).
 NAMES: dict[str, IntKind] = {
-    **dict.fromkeys(("int", "int32"), INT32),
-    **dict.fromkeys(("long", "int64"), INT64),
-    **dict.fromkeys(("short", "int16"), INT16),
-    "sbyte": SBYTE,
-    "byte": BYTE,
-    **dict.fromkeys(("uint16", "ushort"), UINT16),
-    **dict.fromkeys(("uint32", "uint"), UINT32),
-    **dict.fromkeys(("uint64", "ulong"), UINT64),
+    name: kind for kind in KINDS for name in (kind.keyword, kind.net.lower())
 }
 
 
