@@ -463,7 +463,7 @@ def _unit(kind: str, value: Any) -> Duration | Size:
     if kind == "size":
         return Size(int(value))
     if kind == "duration":
-        return Duration(int(value * 1_000_000_000))
+        return Duration.from_seconds(value)
     raise ValueError("a duration (2s) or a size (64MB) is needed")
 
 

@@ -304,7 +304,7 @@ def uptime() -> TimeSpan:
         seconds = float(Path("/proc/uptime").read_text().split()[0])
     except (OSError, ValueError, IndexError) as exc:
         raise CommandError("Get-Uptime", f"cannot read /proc/uptime: {exc}") from None
-    return TimeSpan(int(seconds * 1_000_000_000))
+    return TimeSpan.from_seconds(seconds)
 
 
 @cmdlet(

@@ -880,7 +880,7 @@ class TimeZoneInfo:
 
 
 def _span(delta: timedelta) -> TimeSpan:
-    return TimeSpan(int(delta.total_seconds() * 1_000_000_000))
+    return TimeSpan(delta // timedelta(microseconds=1) * 1000)
 
 
 def _instant(when: datetime) -> datetime:

@@ -816,7 +816,7 @@ def _to_duration(value: Any) -> Duration:
     if isinstance(value, str) and ":" in value:
         return _dates().parse_timespan(value)
     n = to_number(value)
-    return n if isinstance(n, Duration) else Duration(int(float(n) * 1e9))
+    return n if isinstance(n, Duration) else Duration.from_seconds(float(n))
 
 
 def _to_timespan(value: Any) -> TimeSpan:

@@ -40,6 +40,12 @@ class Duration(int):
 
     TYPE_NAME = "System.TimeSpan"
 
+    @classmethod
+    def from_seconds(cls, seconds: float) -> Self:
+        """The span of a number of seconds, to the nearest nanosecond (a float's product with
+        1e9 is often a hair under the whole number it stands for: 16479.87 s)."""
+        return cls(round(seconds * 1_000_000_000))
+
     @property
     def seconds(self) -> float:
         return int(self) / 1e9

@@ -145,6 +145,17 @@ async def test_timespan_cast_in_the_language(shell) -> None:
     assert await shell.run("([timespan]'01:30:00').TotalMinutes") == [90.0]
 
 
+def test_seconds_become_the_nearest_nanosecond() -> None:
+    # 16479.87 * 1e9 is 16479869999999.998 as a float: truncating it gave Get-Uptime a
+    # TotalSeconds a hair under what /proc/uptime says (16479.869999999).
+    assert Duration.from_seconds(16479.87).TotalSeconds == 16479.87
+    assert Duration.from_seconds(-0.1) == -100_000_000
+
+
+async def test_numbers_of_seconds_keep_their_value(shell) -> None:
+    assert await shell.run("([duration]16479.87).TotalSeconds") == [16479.87]
+
+
 @pytest.mark.parametrize(
     ("text", "fmt", "expected"),
     [
