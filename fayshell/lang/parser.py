@@ -99,7 +99,7 @@ LABEL = re.compile(r":([A-Za-z_][A-Za-z0-9_]*)[ \t]*(?=\r?\n|[A-Za-z])")
 #: ``>``, ``>>``, ``2>``, ``2>&1``, ``*>``, ``3>>`` ...
 REDIRECT = re.compile(r"([1-6*]?)(>>|>)(&[12])?")
 #: Where an operand starts after a ``[type]``: then it is a cast, else a type literal.
-CAST_OPERAND = re.compile(r"[$(@'\"\[{0-9]|[-+][0-9.$(]")
+CAST_OPERAND = re.compile(r"[$(@'\"\[{0-9]|[-+][0-9.$('\"]")
 
 NUMBER = re.compile(
     r"(?i)(?:0x(?P<hex>[0-9a-f]+)(?P<hexsuffix>ul|uy|u|l|n|y)?|0b(?P<bin>[01]+)|(?P<num>\d+(?:\.\d+)?|\.\d+)"
@@ -1274,8 +1274,8 @@ class Parser:
             op = self.src[self.pos : self.pos + 2]
             self.pos += 2
             return ast.IncDec(op, self.postfix(self.variable()), True, **self.at(start))
-        if ch in "-+" and self.peek(1) in "$([":
-            self.pos += 1
+        if ch in "-+" and self.peek(1) and self.peek(1) in "$([\"'":
+            self.pos += 1  # unary - and + (about_Operators): -$x, +'7', -(1 + 2)
             return ast.Unary(ch, self.unary(), **self.at(start))
         if ch == "," and not self.no_comma:
             self.pos += 1
@@ -1440,10 +1440,12 @@ class Parser:
         m = NUMBER.match(src, self.pos)
         if m and (ch.isdigit() or (ch == "." and self.peek(1).isdigit())):
             return self.number_literal(m, start, False)
-        if ch == "-" and self.peek(1).isdigit():
+        if ch in "-+" and (
+            self.peek(1).isdigit() or (self.peek(1) == "." and self.peek(2).isdigit())
+        ):
             m = NUMBER.match(src, self.pos + 1)
             if m:
-                return self.number_literal(m, start, True)
+                return self.number_literal(m, start, ch == "-")
         if self.eof():
             raise self.incomplete("the expression is not finished", "an expression", self.pos)
         raise self.error(f"unexpected {self.describe_here()}", "an expression")

@@ -2235,3 +2235,15 @@ async def test_string_split_replace_and_last_index_overloads(shell) -> None:
         "'hello'.LastIndexOf('l', 2)"
     )
     assert out == ["a|b|c", "a|b|c", "Hexxo", "Hello", 2]
+
+
+async def test_unary_plus_and_minus_before_any_operand(shell) -> None:
+    """about_Operators' unary - and + : before numbers, strings, variables and casts; in a
+    command's argument ``+5`` stays text."""
+    out = await shell.run(
+        "+2; $x = +5; $x; -(+3); +'7'; 1 + +2; [int]+'8'; -'4'; +.5; 3 -+2; [int]-'3'; "
+        "Write-Output +5"
+    )
+    assert out == [2, 5, -3, 7, 3, 8, -4, 0.5, 1, -3, "+5"]
+    with pytest.raises(RuntimeFayError, match="cannot convert .abc. to a number"):
+        await shell.run("+'abc'")
