@@ -8,40 +8,31 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import os
 import signal
-from pathlib import Path
 from typing import Any
 
 from prompt_toolkit import PromptSession
-from prompt_toolkit.auto_suggest import AutoSuggestFromHistory
 from prompt_toolkit.completion import CompleteEvent, Completer, Completion
 from prompt_toolkit.document import Document
-from prompt_toolkit.history import FileHistory, History, InMemoryHistory
+from prompt_toolkit.history import History
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 from prompt_toolkit.lexers import PygmentsLexer
 
 from fayshell.completion import complete
 from fayshell.console import ConsoleHost
+from fayshell.editor import Editor, LineHistory
 from fayshell.errors import IncompleteInput, ParseError, RuntimeFayError
 from fayshell.errors_report import CrashLog, report
 from fayshell.lang.highlight import FayLexer
 from fayshell.lang.interp import ExitSignal, Interpreter
 from fayshell.lang.ops import to_string
+from fayshell.lang.values import UNSET
 from fayshell.memory import give_back
 from fayshell.state import ShellState
 
 PROMPT = "PS fay> "
 #: The prompt when the user's prompt function fails or returns nothing (PowerShell's).
 FALLBACK_PROMPT = "PS> "
-CONTINUATION = ">> "
-
-
-def history_path() -> Path:
-    base = os.environ.get("XDG_STATE_HOME") or os.path.join(
-        os.path.expanduser("~"), ".local", "state"
-    )
-    return Path(base) / "fayshell" / "history"
 
 
 class FayCompleter(Completer):
@@ -73,40 +64,30 @@ class Repl:
         self.crash_log = crash_log or CrashLog()
         self.interp = Interpreter(state)
         self.running: asyncio.Task[Any] | None = None
-        if history is None:
-            path = history_path()
-            try:
-                path.parent.mkdir(parents=True, exist_ok=True)
-                history = FileHistory(str(path))
-            except OSError:
-                history = InMemoryHistory()
+        base = KeyBindings()
+        base.add("enter")(self._enter)
+        self.editor = Editor(state.readline, self._enter, base)
         self.session: PromptSession[str] = PromptSession(
             lexer=PygmentsLexer(FayLexer),
             completer=FayCompleter(state),
             complete_while_typing=False,
-            history=history,
-            auto_suggest=AutoSuggestFromHistory(),
+            history=history or LineHistory(state.readline.options),
             multiline=True,
-            key_bindings=self._bindings(),
+            key_bindings=base,
             bottom_toolbar=self.toolbar,
-            prompt_continuation=lambda width, line, wrap: CONTINUATION.rjust(width),
+            prompt_continuation=self.editor.continuation,
             input=input,
             output=output,
             enable_history_search=False,
         )
 
-    def _bindings(self) -> KeyBindings:
-        kb = KeyBindings()
-
-        @kb.add("enter")
-        def _enter(event: KeyPressEvent) -> None:
-            buf = event.current_buffer
-            if self.needs_more(buf.text):
-                buf.insert_text("\n")
-            else:
-                buf.validate_and_handle()
-
-        return kb
+    def _enter(self, event: KeyPressEvent) -> None:
+        """AcceptLine: run the input, or go on to a new line while it is incomplete."""
+        buf = event.current_buffer
+        if self.needs_more(buf.text):
+            buf.insert_text("\n")
+        else:
+            buf.validate_and_handle()
 
     def needs_more(self, text: str) -> bool:
         """True while braces, parentheses or quotes are open or a line ends with '|'."""
@@ -133,13 +114,24 @@ class Repl:
         return "  |  ".join(parts)
 
     async def run(self) -> int:
+        try:
+            return await self._loop()
+        finally:
+            history = self.session.default_buffer.history
+            if isinstance(history, LineHistory):
+                history.save_at_exit()  # -HistorySaveStyle SaveAtExit
+
+    async def _loop(self) -> int:
         while True:
+            self.editor.apply(self.session)
+            prompt = self.editor.message(await self.prompt_text())
             try:
-                text = await self.session.prompt_async(await self.prompt_text())
+                text = await self.session.prompt_async(prompt)
             except KeyboardInterrupt:
                 continue
             except EOFError:
                 return 0
+            await self.to_history(text)
             if text.strip():
                 self.host.typed(text)
                 code = await self.execute(text)
@@ -148,6 +140,21 @@ class Repl:
                 self.state.close_progress()
                 self.state.release_writes()  # an import's write runs while the prompt waits
                 give_back()  # the command's peak is not kept while the prompt waits
+
+    async def to_history(self, text: str) -> None:
+        """Ask -AddToHistoryHandler whether the input goes into the history (and its file);
+        a handler that fails keeps it, and its error is in $Error."""
+        history = self.session.default_buffer.history
+        handler = self.state.readline.options.AddToHistoryHandler
+        if not isinstance(history, LineHistory) or history.undecided != text:
+            return
+        answer: Any = True
+        try:
+            out = await self.interp.invoke_block(handler, [text], UNSET, None)
+            answer = out[-1] if out else True
+        except RuntimeFayError as exc:
+            self.state.remember_error(Interpreter.error_value(exc))
+        history.decide(text, answer)
 
     async def prompt_text(self) -> str:
         """PROMPT, or what the user's ``prompt`` function returns (about_Prompts; a profile

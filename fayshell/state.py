@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 from fayshell.errors import ErrorAction, FayError, error_action
 from fayshell.history import History
 from fayshell.host import Host, StreamHost
+from fayshell.readline import ReadLine
 
 if TYPE_CHECKING:
     from fayshell.commands.registry import Registry
@@ -208,6 +209,8 @@ class ShellState:
     #: What its preference variables ask of its output ($FormatEnumerationLimit,
     #: $PSStyle.OutputRendering), kept up to date by the interpreter (sync_output).
     output: OutputSettings = field(default_factory=lambda: _output_settings())
+    #: The line editor's options and key handlers (Set-PSReadLineOption ...), for the REPL.
+    readline: ReadLine = field(default_factory=ReadLine)
     #: Write-Progress bars still shown, by their -Id (see ``close_progress``).
     progress_bars: dict[int, Any] = field(default_factory=dict)
     #: Statements of scripts and input lines begun so far (the interpreter numbers a script's

@@ -18,17 +18,22 @@ from fayshell.repl import Repl
 from fayshell.state import Options, ShellState
 
 
-def make_repl(pipe, tmp_path) -> tuple[Repl, io.StringIO, io.StringIO]:
+def make_repl(pipe, tmp_path, own_history: bool = False) -> tuple[Repl, io.StringIO, io.StringIO]:
+    """A REPL on ``pipe``; ``own_history``: the history file PSReadLine's options say (the
+    test's own XDG_STATE_HOME), else a history in memory."""
     out, err = io.StringIO(), io.StringIO()
     host = ConsoleHost(out=out, err=err, color=False, interactive=False)
     state = ShellState(Options(database=str(tmp_path / "t.duckdb")), host)
-    repl = Repl(state, host, input=pipe, output=DummyOutput(), history=InMemoryHistory())
+    history = None if own_history else InMemoryHistory()
+    repl = Repl(state, host, input=pipe, output=DummyOutput(), history=history)
     return repl, out, err
 
 
-async def run_keys(tmp_path, *chunks: str, delay: float = 0.05) -> tuple[int, str, str]:
+async def run_keys(
+    tmp_path, *chunks: str, delay: float = 0.05, own_history: bool = False
+) -> tuple[int, str, str]:
     with create_pipe_input() as pipe:
-        repl, out, err = make_repl(pipe, tmp_path)
+        repl, out, err = make_repl(pipe, tmp_path, own_history)
         task = asyncio.ensure_future(repl.run())
         for chunk in chunks:
             await asyncio.sleep(delay)
@@ -389,3 +394,94 @@ async def test_the_users_prompt_function_makes_the_prompt(tmp_path) -> None:
         assert await state.interpreter.run("$e") == ["broken prompt"]
     await state.aclose()
     assert err.getvalue() == ""
+
+
+UP = "\x1b[A"
+
+
+async def test_vi_edit_mode_takes_vi_keys(tmp_path) -> None:
+    """Set-PSReadLineOption -EditMode Vi: Escape, 0 (start of line), x (delete a character)
+    edit '12+3' into '2+3'; back in Windows mode, Get-PSReadLineOption says so."""
+    code, out, err = await run_keys(
+        tmp_path,
+        "Set-PSReadLineOption -EditMode Vi\r",
+        "12+3",
+        "\x1b",
+        "0",
+        "x",
+        "\r",
+        "Set-PSReadLineOption -EditMode Windows\r",
+        "(Get-PSReadLineOption).EditMode\r",
+        "\x04",
+        delay=0.3,
+    )
+    assert err == ""
+    assert out.split() == ["5", "Windows"]
+
+
+async def test_key_handlers_bind_the_editors_functions(tmp_path) -> None:
+    """Ctrl+k bound to BeginningOfLine (it was KillLine); UpArrow to HistorySearchBackward,
+    which recalls the input that starts like the text typed, skipping the others."""
+    code, out, err = await run_keys(
+        tmp_path,
+        "Set-PSReadLineKeyHandler -Chord Ctrl+k -Function BeginningOfLine\r",
+        "Set-PSReadLineKeyHandler -Key UpArrow -Function HistorySearchBackward\r",
+        "'x'",
+        "\x0b",
+        "'y' + ",
+        "\r",
+        "'apple'\r",
+        "'banana'\r",
+        "'a",
+        UP,
+        "\r",
+        "\x04",
+        delay=0.3,
+    )
+    assert err == ""
+    assert out.split() == ["yx", "apple", "banana", "apple"]
+
+
+async def test_history_file_follows_the_save_style_and_the_handler(tmp_path) -> None:
+    """-AddToHistoryHandler keeps inputs that mention a secret out of the history file;
+    -HistorySaveStyle SaveNothing writes no more; the file is -HistorySavePath."""
+    path = tmp_path / "hist.txt"
+    code, out, err = await run_keys(
+        tmp_path,
+        f"Set-PSReadLineOption -HistorySavePath '{path}'\r",
+        "Set-PSReadLineOption -AddToHistoryHandler { param($line) $line -notmatch 'secret' }\r",
+        "'secret 42' | Out-Null\r",
+        "'kept'\r",
+        "Set-PSReadLineOption -HistorySaveStyle SaveNothing\r",
+        "'not written'\r",
+        "\x04",
+        delay=0.3,
+        own_history=True,
+    )
+    assert err == ""
+    text = path.read_text()
+    assert "+'kept'" in text
+    assert "AddToHistoryHandler" in text and "SaveNothing" in text
+    assert "secret 42" not in text
+    assert "not written" not in text
+
+
+async def test_save_at_exit_writes_the_history_when_the_shell_ends(tmp_path) -> None:
+    path = tmp_path / "hist.txt"
+    with create_pipe_input() as pipe:
+        repl, out, err = make_repl(pipe, tmp_path, own_history=True)
+        repl.state.readline.options.change("HistorySavePath", str(path))
+        repl.state.readline.options.change("HistorySaveStyle", "SaveAtExit")
+        task = asyncio.ensure_future(repl.run())
+        for chunk in ("'one'\r", "'two'\r"):
+            await asyncio.sleep(0.3)
+            pipe.send_text(chunk)
+        await asyncio.sleep(0.3)
+        assert not path.exists() or "'one'" not in path.read_text()
+        pipe.send_text("\x04")
+        assert await asyncio.wait_for(task, 20) == 0
+        await repl.state.aclose()
+    assert [line for line in path.read_text().splitlines() if line.startswith("+")] == [
+        "+'one'",
+        "+'two'",
+    ]

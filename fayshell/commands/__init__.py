@@ -24,6 +24,7 @@ FAMILIES: tuple[str, ...] = (
     "archive",
     "locations",
     "host",
+    "readline",
     "processes",
     "web",
     "network",

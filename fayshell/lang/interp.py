@@ -3316,9 +3316,9 @@ def set_property(obj: Any, name: str, value: Any) -> None:
     if obj is None or real is None or callable(getattr(obj, real)):
         raise no_property_to_set(name)
     hook = getattr(obj, "ps_set", None)  # a record whose property does something when set
-    if hook is not None and hook(real, value):
-        return
     try:
+        if hook is not None and hook(real, value):
+            return
         setattr(obj, real, value)
     except AttributeError:  # a frozen record, a property without a setter
         raise OperatorError(f"'{real}' is a ReadOnly property.") from None
