@@ -28,6 +28,7 @@ from fayshell.lang.values import (
     NUMBERS,
     Duration,
     Hashtable,
+    KeyedTable,
     PSCustomObject,
     ScriptBlock,
     Size,
@@ -124,6 +125,8 @@ def format_value(value: Any) -> str:
     own_text = type(value).__str__ is not object.__str__ and not isinstance(value, Mapping)
     if own_text and (dataclasses.is_dataclass(value) or is_record(value)):
         return str(value)  # a value type ([version], a StringBuilder) reads as its ToString()
+    if isinstance(value, KeyedTable):
+        return "{" + ", ".join(format_value(k) for k in value) + "}"
     if isinstance(value, Hashtable):  # its entries, as PowerShell 7 lists a dictionary's
         return "{" + ", ".join(f"[{k}, {format_value(v)}]" for k, v in value.items()) + "}"
     if is_record(value):

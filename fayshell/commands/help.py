@@ -9,12 +9,15 @@ import textwrap
 from dataclasses import dataclass, field
 from typing import Any
 
+from fayshell import __version__
 from fayshell.commands.binding import common_params
 from fayshell.commands.invocation import ErrorRecord, Invocation
+from fayshell.commands.psmodules import FAYSHELL, module_named, module_of
 from fayshell.commands.registry import Cmdlet, Param, cmdlet
 from fayshell.errors import NOT_RECOGNIZED, CommandError
 from fayshell.lang import ast, commenthelp
 from fayshell.lang.ops import has_wildcard, wildcard_match
+from fayshell.lang.versions import to_version
 
 ABOUT_LANGUAGE = """\
 about_Language -- the fayshell language in brief
@@ -142,7 +145,16 @@ about_Differences -- where fayshell deliberately differs from PowerShell
   Tab completion also offers the columns of the relation flowing into a cmdlet
     ('sql SELECT * FROM syscalls | Sort-Object dur<Tab>') and shows each candidate's kind.
   using namespace X is accepted (types are found by their short names with or without it);
-    using module and using assembly are errors: fayshell has no modules or assemblies.
+    using module and using assembly are errors: fayshell loads no module files or
+    assemblies. Its cmdlets are built in, each in the module PowerShell has it in
+    (Get-Command's Source: Microsoft.PowerShell.Management ...) or in the module fayshell;
+    Get-Module lists those, all loaded from the start, and Import-Module of one of them is
+    nothing to do.
+  Line editing: Set-PSReadLineOption and Set-PSReadLineKeyHandler work on fayshell's own
+    editor (prompt-toolkit): the Windows edit mode has Emacs-like keys (Ctrl+a, Ctrl+e,
+    Alt+f ...) rather than Visual Studio's, suggestions from history are on by default, a
+    key runs one of the editor's functions (Get-PSReadLineKeyHandler -Unbound lists them)
+    and never a script block, and the history file is $XDG_STATE_HOME/fayshell/history.
   Running a script by its path (./x.fay, & $PSScriptRoot/x.ps1) runs .fay and .ps1 files;
     fayshell runs no native programs here (Invoke-Command runs them on nodes).
   Prompt: "PS fay> ", or what a function named prompt returns (about_Prompts; "PS> " when
@@ -221,6 +233,13 @@ class CommandInfo:
     Definition: str = field(default="", repr=False)
     #: The parameters' names, as (Get-Command X).Parameters.Keys lists them.
     Parameters: dict[str, str] = field(default_factory=dict, repr=False)
+    #: The module a cmdlet comes from (PowerShell's, or fayshell); '' for functions and aliases.
+    Source: str = field(default="", repr=False)
+    Version: Any = field(default=None, repr=False)
+
+    @property
+    def ModuleName(self) -> str:  # noqa: N802 - PowerShell property name
+        return self.Source
 
 
 @dataclass(frozen=True)
@@ -242,6 +261,11 @@ class AliasInfo:
         Param("Verb", str),
         Param("Noun", str),
         Param(
+            "Module",
+            "strings",
+            help="Only the commands of these modules (Get-Module lists them; wildcards).",
+        ),
+        Param(
             "CommandType",
             "strings",
             aliases=("Type",),
@@ -256,6 +280,7 @@ class AliasInfo:
         ("Get-Command *-Object", "The pipeline cmdlets."),
         ("Get-Command -CommandType Function", "The functions this session defined."),
         ("Get-Command Get-Span -Syntax", "How to call Get-Span."),
+        ("Get-Command -Module fayshell", "fayshell's own cmdlets (the others are PowerShell's)."),
     ],
 )
 def get_command(
@@ -264,6 +289,7 @@ def get_command(
     name: list[str] | None = None,
     verb: str | None = None,
     noun: str | None = None,
+    module: list[str] | None = None,
     command_type: list[str] | None = None,
     total_count: int | None = None,
     syntax: bool = False,
@@ -278,6 +304,8 @@ def get_command(
         out = [c for c in out if wildcard_match(c.Name.split("-")[0], verb)]
     if noun:
         out = [c for c in out if wildcard_match(c.Name.split("-", 1)[-1], noun)]
+    if module:
+        out = [c for c in out if any(wildcard_match(c.Source, m) for m in module)]
     out = sorted(out, key=lambda c: c.Name.lower())[:total_count]
     return [_syntax(ctx, c) for c in out] if syntax else out
 
@@ -338,7 +366,18 @@ def _param_syntax(param: ast.ParamDecl) -> str:
 
 def _cmdlet_info(c: Cmdlet) -> CommandInfo:
     params = {p.name: p.type_name() for p in c.params}
-    return CommandInfo("Cmdlet", c.name, c.family, c.synopsis, c.name, params)
+    facts = module_named(module_of(c.name))
+    version = to_version(facts.version if facts is not None else __version__)
+    return CommandInfo(
+        "Cmdlet",
+        c.name,
+        c.family,
+        c.synopsis,
+        c.name,
+        params,
+        facts.name if facts is not None else FAYSHELL,
+        version,
+    )
 
 
 @cmdlet(

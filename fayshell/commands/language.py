@@ -9,7 +9,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from fayshell import errorids
+from fayshell import __version__, errorids
+from fayshell.commands import psmodules
 from fayshell.commands.invocation import ErrorRecord, Invocation
 from fayshell.commands.registry import Param, cmdlet
 from fayshell.errors import (
@@ -20,7 +21,9 @@ from fayshell.errors import (
     RuntimeFayError,
     SourceSpan,
 )
-from fayshell.lang.ops import to_string
+from fayshell.lang.ops import to_string, wildcard_match
+from fayshell.lang.values import KeyedTable
+from fayshell.lang.versions import to_version
 
 
 @cmdlet(
@@ -346,16 +349,56 @@ _NESTED: dict[str, tuple[tuple[str, str], ...]] = {
 }
 
 
+@dataclass(frozen=True)
+class ModuleInfo:
+    """A module as Get-Module lists it (PowerShell's PSModuleInfo): ExportedCommands are the
+    cmdlets fayshell has of it."""
+
+    TYPE_NAME = "System.Management.Automation.PSModuleInfo"
+
+    ModuleType: str
+    Version: Any
+    PreRelease: str
+    Name: str
+    ExportedCommands: dict[str, Any]
+    Description: str = field(default="", repr=False)
+    Path: str = field(default="", repr=False)
+
+
+def modules(ctx: Invocation) -> list[ModuleInfo]:
+    """The modules fayshell's cmdlets come from, by name: PowerShell's (the snap-in
+    Microsoft.PowerShell.Core is not a module Get-Module lists) and fayshell's own."""
+    by_module: dict[str, dict[str, Any]] = {}
+    for spec in ctx.state.registry:
+        by_module.setdefault(psmodules.module_of(spec.name), {})[spec.name] = spec.name
+    facts = {m.name: m for m in psmodules.MODULES}
+    out = []
+    for name, commands in by_module.items():
+        known = facts.get(name)
+        if name == "Microsoft.PowerShell.Core":
+            continue
+        version = known.version if known is not None else __version__
+        kind = known.module_type if known is not None else "Binary"
+        said = "PowerShell's module" if known is not None else "fayshell's cluster tracing"
+        exported = KeyedTable(sorted(commands.items(), key=lambda kv: kv[0].lower()))
+        out.append(ModuleInfo(kind, to_version(version), "", name, exported, said))
+    return sorted(out, key=lambda m: m.Name.lower())
+
+
 @cmdlet(
     "Get-Module",
     aliases=("gmo",),
-    synopsis="The modules loaded: none, as fayshell has no modules (its commands are built in).",
+    synopsis="The modules fayshell's cmdlets come from: PowerShell's (Microsoft.PowerShell."
+    "Management, ...Utility, PSReadLine ...) and fayshell's own, all loaded from the start.",
     params=[
         Param("Name", "strings", position=0, help="Module names or patterns."),
-        Param("ListAvailable", bool, help="The modules that could be loaded: none either."),
+        Param("ListAvailable", bool, help="The modules that could be loaded: the same ones."),
         Param("All", bool, help="Accepted."),
     ],
-    examples=[("Get-Module", "Nothing: every command is there from the start.")],
+    examples=[
+        ("Get-Module", "Each module, its version and its commands."),
+        ("(Get-Module PSReadLine).ExportedCommands.Keys", "The PSReadLine cmdlets fayshell has."),
+    ],
 )
 def get_module(
     ctx: Invocation,
@@ -363,26 +406,38 @@ def get_module(
     name: list[str] | None = None,
     list_available: bool = False,
     all: bool = False,
-) -> list[Any]:
-    return []
+) -> list[ModuleInfo]:
+    found = modules(ctx)
+    if name:
+        found = [m for m in found if any(wildcard_match(m.Name, n) for n in name)]
+    return found
 
 
 @cmdlet(
     "Import-Module",
     aliases=("ipmo",),
-    synopsis="An error: fayshell has no modules to load (PowerShell's words and id for a "
-    "module it cannot find); its commands are built in.",
+    synopsis="Nothing to do for the modules fayshell has (Get-Module lists them: they are "
+    "loaded from the start); any other is PowerShell's 'module not found' error, as fayshell "
+    "loads no module files.",
     params=[
         Param("Name", "strings", position=0, mandatory=True, pipeline="value"),
         Param("Force", bool, help="Accepted."),
-        Param("PassThru", bool, help="Accepted."),
+        Param("PassThru", bool, help="The module's PSModuleInfo."),
     ],
-    examples=[("Import-Module Foo -ErrorAction SilentlyContinue", "Nothing, and no error.")],
+    examples=[
+        ("Import-Module Microsoft.PowerShell.Utility", "Nothing: it is loaded."),
+        ("Import-Module Foo -ErrorAction SilentlyContinue", "Nothing, and no error."),
+    ],
 )
 def import_module(
     ctx: Invocation, *, name: list[str], force: bool = False, pass_thru: bool = False
-) -> None:
+) -> list[ModuleInfo]:
+    out = []
     for module in name:
+        known = _loaded(ctx, module)
+        if known is not None or module.lower() == "microsoft.powershell.core":
+            out += [known] if known is not None and pass_thru else []
+            continue
         _module_error(
             ctx,
             module,
@@ -391,17 +446,25 @@ def import_module(
             "Modules_ModuleNotFound",
             "System.IO.FileNotFoundException",
         )
+    return out
+
+
+def _loaded(ctx: Invocation, name: str) -> ModuleInfo | None:
+    return next((m for m in modules(ctx) if m.Name.lower() == name.lower()), None)
 
 
 @cmdlet(
     "Remove-Module",
     aliases=("rmo",),
-    synopsis="Nothing to remove: no module is ever loaded (PowerShell's error for each name).",
+    synopsis="Nothing for the modules fayshell has (their commands stay: PowerShell would load "
+    "them again at their next use); PowerShell's error for any other name.",
     params=[Param("Name", "strings", position=0, mandatory=True, pipeline="value")],
     examples=[("Remove-Module Foo -ErrorAction SilentlyContinue", "Nothing, and no error.")],
 )
 def remove_module(ctx: Invocation, *, name: list[str]) -> None:
     for module in name:
+        if _loaded(ctx, module) is not None:
+            continue
         _module_error(
             ctx,
             module,

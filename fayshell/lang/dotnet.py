@@ -596,8 +596,8 @@ def type_name_of(value: Any) -> str:
     if type(value).__name__ == "Char":
         return "Char"
     full = getattr(value, "FULL_NAME", None)  # a hashtable or an [ordered] one
-    if isinstance(value, dict) and full is not None:
-        return str(full).rsplit(".", 1)[-1]
+    if isinstance(value, dict) and full is not None:  # Dictionary`2 of a generic's full name
+        return str(full).split("[", 1)[0].rsplit(".", 1)[-1]
     if isinstance(value, dict):
         return "PSCustomObject"  # [pscustomobject]@{} and a table's rows
     element = getattr(value, "element", None)  # a typed array ([string[]])

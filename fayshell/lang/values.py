@@ -462,6 +462,14 @@ class Hashtable(dict[Any, Any]):
     FULL_NAME = "System.Collections.Hashtable"
 
 
+class KeyedTable(Hashtable):
+    """A .NET dictionary that a table cell shows by its keys, ``{a, b}``, as PowerShell's
+    views show PSModuleInfo.ExportedCommands."""
+
+    __slots__ = ()
+    FULL_NAME = "System.Collections.Generic.Dictionary`2[System.String,System.Object]"
+
+
 class OrderedDictionary(Hashtable):
     """``[ordered]@{}``: a hashtable whose keys keep their order, that an integer indexes by
     position (``$d[0]`` is the first value), as .NET's OrderedDictionary."""

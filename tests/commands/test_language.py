@@ -161,20 +161,57 @@ async def test_get_error_shows_the_newest_error_in_detail(shell) -> None:
     ]
 
 
-async def test_a_shell_without_modules_says_so_in_powershells_words(shell) -> None:
+async def test_modules_are_powershells_and_fayshells_and_others_are_not_found(shell) -> None:
+    """Get-Module lists the modules fayshell's cmdlets come from (Get-Command's Source);
+    importing or removing one is nothing to do; any other is PowerShell's not-found error."""
     out = await shell.run(
-        "(Get-Module).Count; (Get-Module -ListAvailable).Count; "
+        "(Get-Module).Name -join ','; (Get-Module PSRead*).ExportedCommands.Keys -join ','; "
+        "(Get-Module Microsoft.PowerShell.Utility).Version.ToString(); "
+        "(Get-Command Get-ChildItem).Source; (Get-Command Where-Object).ModuleName; "
+        "(Get-Command Show-Top).Source; (Get-Command -Module Microsoft.PowerShell.Archive).Name; "
+        "Import-Module Microsoft.PowerShell.Management; Remove-Module PSReadLine; "
+        "(Import-Module psreadline -PassThru).Name; "
         "try { Import-Module Pester -ErrorAction Stop } catch { $_.FullyQualifiedErrorId; "
         "$_.Exception.Message }; Import-Module Pester -ErrorAction SilentlyContinue; 'went on'"
     )
     assert out == [
-        0,
-        0,
+        "fayshell,Microsoft.PowerShell.Archive,Microsoft.PowerShell.Host,"
+        "Microsoft.PowerShell.Management,Microsoft.PowerShell.Security,"
+        "Microsoft.PowerShell.Utility,PSReadLine",
+        "Get-PSReadLineKeyHandler,Get-PSReadLineOption,Remove-PSReadLineKeyHandler,"
+        "Set-PSReadLineKeyHandler,Set-PSReadLineOption",
+        "7.0.0.0",
+        "Microsoft.PowerShell.Management",
+        "Microsoft.PowerShell.Core",
+        "fayshell",
+        "Compress-Archive",
+        "Expand-Archive",
+        "PSReadLine",
         "Modules_ModuleNotFound,Microsoft.PowerShell.Commands.ImportModuleCommand",
         "The specified module 'Pester' was not loaded because no valid module file was found in "
         "any module directory.",
         "went on",
     ]
+
+
+async def test_get_module_shows_each_modules_commands_by_name(shell) -> None:
+    text = await shell.run("Get-Module Microsoft.PowerShell.Archive | Out-String")
+    lines = [line.rstrip() for line in text[0].splitlines() if line.strip()]
+    assert lines[0].split() == ["ModuleType", "Version", "PreRelease", "Name", "ExportedCommands"]
+    assert lines[2].split(None, 2) == [
+        "Script",
+        "1.2.5",
+        "Microsoft.PowerShell.Archive {Compress-Archive, Expand-Archive}",
+    ]
+
+
+def test_every_powershell_module_named_has_a_cmdlet_fayshell_has() -> None:
+    """The module table lists only modules fayshell takes cmdlets from."""
+    from fayshell.commands import full_registry
+    from fayshell.commands.psmodules import MODULES, module_of
+
+    used = {module_of(spec.name) for spec in full_registry()}
+    assert {m.name for m in MODULES} <= used
 
 
 async def test_get_pscallstack_names_each_frame_and_where_it_is(shell, tmp_path) -> None:
