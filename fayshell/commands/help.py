@@ -104,6 +104,9 @@ about_Differences -- where fayshell deliberately differs from PowerShell
   Node sets use ClusterShell's syntax: web[01-16], node[1-9]!node6, @group. -Node takes
     them where PowerShell's -ComputerName takes a list of names; remote commands run over
     SSH with strict host-key checking, not WinRM, and return records (node, stdout, ...).
+    Nodes run no fayshell: Invoke-Command -Node n -ScriptBlock { } runs the block here to
+    make each node's command line ($_ is the node); without a node the block runs here and
+    its output is the answer, as PowerShell's Invoke-Command without -ComputerName.
   Errors: a command that fails for some items (nodes, files) reports each in one line and
     goes on; under -ErrorAction Stop (the default) the statement then ends with a summary
     line, and a function or loop ends at that statement. Inside try, as in PowerShell,
@@ -240,6 +243,17 @@ class CommandInfo:
     @property
     def ModuleName(self) -> str:  # noqa: N802 - PowerShell property name
         return self.Source
+
+    @property
+    def Verb(self) -> str:  # noqa: N802 - PowerShell property name
+        """A cmdlet's or function's verb (Get of Get-Item); '' for an alias."""
+        return (
+            self.Name.split("-", 1)[0] if "-" in self.Name and self.CommandType != "Alias" else ""
+        )
+
+    @property
+    def Noun(self) -> str:  # noqa: N802 - PowerShell property name
+        return self.Name.split("-", 1)[1] if self.Verb else ""
 
 
 @dataclass(frozen=True)

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 from fayshell.commands.invocation import ErrorRecord, Invocation
 from fayshell.commands.registry import Param, cmdlet
 from fayshell.errors import FayError
+from fayshell.lang.streams import unroll
 from fayshell.remote.results import CommandResult, GatheredResult, NodeError, OutputLine
 
 if TYPE_CHECKING:
@@ -72,16 +73,15 @@ def report(ctx: Invocation, err: NodeError) -> None:
     ctx.write_error(ErrorRecord(err.node, err.stage, err.message))
 
 
-async def script_commands(ctx: Invocation, block: Any, specs: list[NodeSpec]) -> dict[str, Any]:
-    """Per-node command from a script block run with ``$_`` = node name: one string is a
-    command line; several values are an argv, each element quoted."""
+async def script_commands(
+    ctx: Invocation, block: Any, specs: list[NodeSpec], args: list[Any]
+) -> dict[str, Any]:
+    """Per-node command from a script block run with ``$_`` = node name (and ``args``): one
+    string is a command line; several values are an argv, each element quoted."""
     commands: dict[str, Any] = {}
     for spec in specs:
-        out = [
-            v
-            for v in _flatten(await block.invoke(spec.name, dollar_under=spec.name))
-            if v is not None
-        ]
+        made = await block.invoke(*(args or [spec.name]), dollar_under=spec.name)
+        out = [v for v in _flatten(made) if v is not None]
         if not out:
             raise ctx.fail(f"the script block produced no command for {spec.name}")
         commands[spec.name] = str(out[0]) if len(out) == 1 else [str(v) for v in out]
@@ -115,10 +115,11 @@ def fold_results(results: list[CommandResult]) -> list[GatheredResult]:
     synopsis="Run a command on many nodes at once; one result per node.",
     description="Runs concurrently on every node over persistent SSH connections (localhost "
     "runs locally). -Command is a shell command line run as typed (an array is an "
-    "argv whose elements are quoted); -ScriptBlock "
-    "computes it per node ($_ is the node name; several values form an argv whose "
-    "elements are quoted). A non-zero exit status is a result; unreachable nodes "
-    "are errors.",
+    "argv whose elements are quoted); with -Node (or nodes piped in) -ScriptBlock "
+    "computes it per node ($_ is the node name, -ArgumentList its arguments; several values "
+    "form an argv whose elements are quoted). Without a node, a script block runs here, in "
+    "the shell, as PowerShell runs Invoke-Command without -ComputerName. A non-zero exit "
+    "status is a result; unreachable nodes are errors.",
     params=[
         NODE_PARAM,
         Param("Command", "any", position=0, help="The remote command line (or a script block)."),
@@ -135,6 +136,12 @@ def fold_results(results: list[CommandResult]) -> list[GatheredResult]:
         ACCEPT_PARAM,
         THROTTLE_PARAM,
         Param("InputText", str, help="Text sent to the command's standard input."),
+        Param(
+            "ArgumentList",
+            "any",
+            aliases=("Args",),
+            help="The script block's arguments ($args, or its param block).",
+        ),
     ],
     examples=[
         (
@@ -148,6 +155,10 @@ def fold_results(results: list[CommandResult]) -> list[GatheredResult]:
         (
             "Get-Node -Group web | Invoke-Command 'lttng list' -Timeout 5s",
             "Nodes from the pipeline, 5 s limit per node.",
+        ),
+        (
+            "Invoke-Command -ScriptBlock { param($n) $n * 2 } -ArgumentList 21",
+            "No node: the block runs in the shell (42), as in PowerShell.",
         ),
     ],
     stream=True,
@@ -165,6 +176,7 @@ async def invoke_command(
     accept_new_host_key: bool = False,
     throttle_limit: int | None = None,
     input_text: str | None = None,
+    argument_list: Any = None,
 ) -> AsyncIterator[Any]:
     from fayshell.lang.values import ScriptBlock
 
@@ -172,10 +184,15 @@ async def invoke_command(
         command, script_block = None, command
     if (command is None) == (script_block is None):
         raise ctx.fail("give exactly one of -Command or -ScriptBlock")
+    args = [] if argument_list is None else list(unroll(argument_list))
+    if script_block is not None and node is None and ctx.input is None:
+        for value in await script_block.invoke(*args):  # no node: PowerShell's local run
+            yield value
+        return
     specs = node_specs(ctx, node)
     throttle(ctx, throttle_limit)
     cmd: Any = (
-        await script_commands(ctx, script_block, specs)
+        await script_commands(ctx, script_block, specs, args)
         if script_block is not None
         else command
         if isinstance(command, list)

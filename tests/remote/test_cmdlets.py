@@ -146,6 +146,21 @@ async def test_through_the_interpreter(state: ShellState) -> None:
     assert not list(Path("/tmp").glob("fz-icm-*"))
     out = await interp.run('Invoke-Command -Node node01 { "echo $_" }')
     assert out[0].stdout == "node01\n"
+    out = await interp.run(
+        "Invoke-Command -Node node01 -ScriptBlock { param($w) 'echo', $w } -ArgumentList there"
+    )
+    assert out[0].stdout == "there\n"
+
+
+async def test_a_script_block_without_a_node_runs_in_the_shell(state: ShellState) -> None:
+    """PowerShell's Invoke-Command without -ComputerName: the block runs here, with
+    -ArgumentList; no node is asked (it was sent as a command line to every node)."""
+    interp = _interp(state)
+    out = await interp.run(
+        "Invoke-Command -ScriptBlock { 1 + 1 }; "
+        "Invoke-Command { param($x) $x * 2 } -ArgumentList 21; icm { $args -join '+' } -Args 1, 2"
+    )
+    assert out == [2, 42, "1+2"]
 
 
 async def test_failed_nodes_stop_a_script_unless_continue(
