@@ -103,6 +103,7 @@ FAMILY_OF: dict[str, str] = {
     "get-unique": "objects",
     "get-uptime": "dates",
     "get-variable": "variables",
+    "get-verb": "help",
     "ghy": "host",
     "gi": "files",
     "gjb": "jobs",

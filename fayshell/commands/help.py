@@ -14,6 +14,7 @@ from fayshell.commands.binding import common_params
 from fayshell.commands.invocation import ErrorRecord, Invocation
 from fayshell.commands.psmodules import FAYSHELL, module_named, module_of
 from fayshell.commands.registry import Cmdlet, Param, cmdlet
+from fayshell.commands.verbs import GROUPS, VERBS, VerbInfo
 from fayshell.errors import NOT_RECOGNIZED, CommandError
 from fayshell.lang import ast, commenthelp
 from fayshell.lang.ops import has_wildcard, wildcard_match
@@ -392,6 +393,35 @@ def _cmdlet_info(c: Cmdlet) -> CommandInfo:
         facts.name if facts is not None else FAYSHELL,
         version,
     )
+
+
+@cmdlet(
+    "Get-Verb",
+    synopsis="PowerShell's approved verbs for command names (Verb-Noun): each verb's alias "
+    "prefix and group, as PowerShell's Get-Verb lists them (the descriptions are fayshell's).",
+    params=[
+        Param("Verb", "strings", position=0, pipeline="value,property", help="Verbs (wildcards)."),
+        Param("Group", "strings", position=1, choices=GROUPS, pipeline="property"),
+    ],
+    examples=[
+        ("Get-Verb un*", "The approved verbs that start with un."),
+        ("Get-Verb -Group Security", "The security verbs."),
+        (
+            "Get-Command -Module fayshell | Where-Object Verb -NotIn (Get-Verb).Verb",
+            "fayshell's commands with a verb that is not approved (none).",
+        ),
+    ],
+)
+def get_verb(
+    ctx: Invocation, *, verb: list[str] | None = None, group: list[str] | None = None
+) -> list[VerbInfo]:
+    out = list(VERBS)
+    if verb:
+        out = [v for v in out if any(wildcard_match(v.Verb, w) for w in verb)]
+    if group:
+        wanted = {g.lower() for g in group}
+        out = [v for v in out if v.Group.lower() in wanted]
+    return out
 
 
 @cmdlet(

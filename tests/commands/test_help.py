@@ -229,3 +229,32 @@ async def test_a_powershell_about_topic_points_at_its_page(shell) -> None:
     assert err.value.message.endswith(
         "/powershell/module/microsoft.powershell.core/about/about_operators"
     )
+
+
+async def test_get_verb_lists_approved_verbs_by_group(shell) -> None:
+    out = await shell.run(
+        "Get-Verb un* | ForEach-Object { $_.Verb + ' ' + $_.AliasPrefix + ' ' + $_.Group }; "
+        "(Get-Verb -Group Security, Other).Verb -join ','; (Get-Verb).Count"
+    )
+    assert out == [
+        "Undo un Common",
+        "Unlock uk Common",
+        "Unpublish ub Data",
+        "Uninstall us Lifecycle",
+        "Unregister ur Lifecycle",
+        "Unblock ul Security",
+        "Unprotect up Security",
+        "Use,Block,Grant,Protect,Revoke,Unblock,Unprotect",
+        100,
+    ]
+
+
+async def test_only_powershells_historic_exceptions_use_unapproved_verbs(shell) -> None:
+    """Get-Verb's own example: of Utility's cmdlets only Sort-Object and Tee-Object; every
+    fayshell cmdlet's verb is approved."""
+    out = await shell.run(
+        "(Get-Command -Module Microsoft.PowerShell.Utility | "
+        "Where-Object Verb -NotIn (Get-Verb).Verb).Name -join ','; "
+        "@(Get-Command -Module fayshell | Where-Object Verb -NotIn (Get-Verb).Verb).Count"
+    )
+    assert out == ["Sort-Object,Tee-Object", 0]
