@@ -863,7 +863,7 @@ async def _group_rows(
 #: come after Property.
 STATS = ("Average", "Sum", "Maximum", "Minimum", "StandardDeviation")
 SQL_AGG = {
-    "Sum": "sum({})",
+    "Sum": "CAST(sum({}) AS DOUBLE)",  # a Double, as PowerShell's GenericMeasureInfo.Sum
     "Average": "avg({})",
     "Minimum": "min({})",
     "Maximum": "max({})",
@@ -1057,7 +1057,7 @@ def _measurable(values: list[Any], stats: list[str]) -> list[Any]:
 def _stats_of(values: list[Any], stats: list[str]) -> dict[str, Any]:
     rec: dict[str, Any] = {}
     if not values:
-        return {s: (0 if s == "Sum" else None) for s in stats}
+        return {s: (0.0 if s == "Sum" else None) for s in stats}
     ordered = sorted(values, key=SortKey)
     for stat in stats:
         rec[stat] = _stat(stat, values, ordered)
@@ -1065,8 +1065,8 @@ def _stats_of(values: list[Any], stats: list[str]) -> dict[str, Any]:
 
 
 def _stat(stat: str, values: list[Any], ordered: list[Any]) -> Any:
-    if stat == "Sum":
-        return math.fsum(values) if any(isinstance(n, float) for n in values) else sum(values)
+    if stat == "Sum":  # a Double, as PowerShell's (GenericMeasureInfo.Sum is double?)
+        return math.fsum(values)
     if stat == "Average":
         return math.fsum(values) / len(values)
     if stat == "Minimum":

@@ -515,3 +515,12 @@ async def test_a_comparison_switch_beside_a_script_block_is_named_as_declared(sh
     """-In reached the error as the Python name in_."""
     with pytest.raises(ParameterError, match="Where-Object -In: cannot be used with a script"):
         await shell.run("1..5 | Where-Object { $_ } -In 2, 3")
+
+
+async def test_measure_objects_sum_is_a_double_in_sql_and_rowwise(shell) -> None:
+    """GenericMeasureInfo.Sum is a Double in PowerShell, whatever numbers are summed."""
+    stage = "Measure-Object x -Sum | % { $_.Sum.GetType().Name + ' ' + $_.Sum }"
+    rows = "sql SELECT x FROM (VALUES (1), (2), (39)) t(x)"
+    assert await shell.run(f"{rows} | {stage}") == ["Double 42"], "in SQL"
+    assert await shell.run(f"@({rows}) | {stage}") == ["Double 42"], "row-wise"
+    assert await shell.run("(@() | Measure-Object -Sum).Sum.GetType().Name") == ["Double"]
