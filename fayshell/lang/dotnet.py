@@ -653,6 +653,14 @@ class PSPropertyInfo:
     IsGettable: bool = field(default=True, repr=False)
 
 
+class MemberList(list[PSPropertyInfo]):
+    """``$obj.PSObject.Properties``: a list that a name also indexes (``['a']``, any case),
+    as PowerShell's PSMemberInfoCollection."""
+
+    def named(self, name: str) -> PSPropertyInfo | None:
+        return next((m for m in self if m.Name.lower() == name.lower()), None)
+
+
 class PSObjectView:
     """``$obj.PSObject``: the object's properties (names, values, types), the object itself
     and its type names, as scripts walk an object they did not build."""
@@ -663,16 +671,16 @@ class PSObjectView:
         self.BaseObject = obj
 
     @property
-    def Properties(self) -> list[PSPropertyInfo]:  # noqa: N802 - .NET property name
+    def Properties(self) -> MemberList:  # noqa: N802 - .NET property name
         obj = self.BaseObject
         kind = "NoteProperty" if isinstance(obj, dict) else "Property"
-        return [
+        return MemberList(
             PSPropertyInfo(
                 name, value, kind, "System.Object" if value is None else full_type_name_of(value)
             )
             for name in property_names(obj)
             for value in [get_property(obj, name)]
-        ]
+        )
 
     @property
     def TypeNames(self) -> list[str]:  # noqa: N802 - .NET property name

@@ -2350,8 +2350,8 @@ class Interpreter:
                 return None
             raise OperatorError("Cannot index into a null array.", errorids.NULL_ARRAY)
         key = await self.eval(node.index, scope)
-        if isinstance(obj, netregex.GroupCollection) and isinstance(key, str):
-            return obj.named(key)  # $m.Groups['year']
+        if isinstance(obj, (netregex.GroupCollection, dotnet.MemberList)) and isinstance(key, str):
+            return obj.named(key)  # $m.Groups['year'], $o.PSObject.Properties['Name']
         if is_relation(obj):
             obj = obj.records()
         if not isinstance(obj, (list, tuple, str)):

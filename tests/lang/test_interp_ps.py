@@ -1548,7 +1548,8 @@ async def test_psobject_lists_an_objects_properties(shell) -> None:
         "$o = [pscustomobject]@{ a = 1; b = 'x' }; $o.PSObject.Properties.Name; "
         '$o.PSObject.Properties | ForEach-Object { "$($_.Name)=$($_.Value):$($_.MemberType)" }; '
         "$o.PSObject.TypeNames[0]; $o.psobject.BaseObject.b; "
-        "@{ psobject = 'own key' }.psobject"
+        "@{ psobject = 'own key' }.psobject; "
+        "$o.PSObject.Properties['B'].Value; $null -eq $o.PSObject.Properties['zz']"
     )
     assert out == [
         "a",
@@ -1558,6 +1559,8 @@ async def test_psobject_lists_an_objects_properties(shell) -> None:
         "System.Management.Automation.PSCustomObject",
         "x",
         "own key",
+        "x",
+        True,
     ]
 
 
