@@ -126,6 +126,7 @@ FAMILY_OF: dict[str, str] = {
     "import-clixml": "data",
     "import-csv": "data",
     "import-module": "language",
+    "import-powershelldatafile": "data",
     "import-trace": "store",
     "invoke-command": "remote",
     "invoke-expression": "language",

@@ -1046,3 +1046,122 @@ def import_clixml(
             raise CommandError("Import-Clixml", f"{full}: {exc}") from None
     out = out[skip or 0 :]
     return out if first is None else out[:first]
+
+
+#: Import-PowerShellDataFile's limits unless -SkipLimitCheck (PowerShell's).
+DATA_FILE_KEYS = 500
+DATA_FILE_NODES = 5000
+
+
+@cmdlet(
+    "Import-PowerShellDataFile",
+    synopsis="Read a .psd1 data file's hashtable without running anything in it: only "
+    "literals, arrays, hashtables, $true, $false and $null are allowed, as PowerShell's "
+    "data language.",
+    params=[
+        Param(
+            "Path",
+            "strings",
+            position=0,
+            mandatory=True,
+            aliases=("LiteralPath", "PSPath", "LP"),
+            pipeline="property",
+            complete="files",
+        ),
+        Param("SkipLimitCheck", bool, help="Read files of more than 500 keys or 5000 nodes."),
+    ],
+    examples=[
+        (
+            "$config = Import-PowerShellDataFile ./incident.psd1; $config.Nodes",
+            "Settings for a command file, kept in a data file.",
+        )
+    ],
+)
+async def import_powershell_data_file(
+    ctx: Invocation, *, path: list[str], skip_limit_check: bool = False
+) -> list[Any]:
+    out = []
+    for full, text in read_files(ctx, "Import-PowerShellDataFile", path, None):
+        table = _data_hashtable(ctx, str(full), text)
+        if not skip_limit_check:
+            _within_limits(str(full), table)
+        out.append(await ctx.state.interpreter.eval(table, ctx.state.globals))
+    return out
+
+
+def _data_hashtable(ctx: Invocation, file: str, text: str) -> Any:
+    """The one hashtable literal of a data file, checked to hold nothing dynamic."""
+    from fayshell.lang import ast
+
+    script = ctx.state.interpreter.parse(text, file)
+    only = script.statements[0] if len(script.statements) == 1 else None
+    if isinstance(only, ast.Pipeline) and len(only.elements) == 1:
+        only = only.elements[0]
+    if not isinstance(only, ast.HashLit):
+        raise CommandError(
+            "Import-PowerShellDataFile",
+            f"{file} is not a PowerShell data file: it must hold one hashtable, @{{ ... }}",
+        )
+    _static(file, only)
+    return only
+
+
+def _static(file: str, node: Any) -> None:
+    """Nothing in ``node`` runs code: PowerShell's error naming the first dynamic part."""
+    from fayshell.lang import ast
+
+    kids: list[Any] = []
+    if isinstance(node, ast.HashLit):
+        kids = [n for pair in node.pairs for n in pair]
+    elif isinstance(node, ast.ArrayLit):
+        kids = node.items
+    elif isinstance(node, ast.ArraySubExpr):
+        kids = node.body
+    elif isinstance(node, ast.Pipeline) and len(node.elements) == 1:
+        kids = node.elements
+    elif isinstance(node, ast.Paren):
+        kids = [node.pipeline]
+    elif isinstance(node, ast.Unary) and node.op in "-+" and isinstance(node.operand, ast.Literal):
+        kids = [node.operand]
+    elif not _constant(node):
+        raise CommandError(
+            "Import-PowerShellDataFile",
+            f"{file}:{node.line}:{node.col}: Cannot generate a PowerShell object for a "
+            "ScriptBlock evaluating dynamic expressions (a data file holds only literals, "
+            "arrays and hashtables).",
+        )
+    for kid in kids:
+        _static(file, kid)
+
+
+def _constant(node: Any) -> bool:
+    from fayshell.lang import ast
+
+    if isinstance(node, ast.Literal):
+        return True
+    if isinstance(node, ast.ExpandString):
+        return all(isinstance(p, str) for p in node.parts)
+    return isinstance(node, ast.VarRef) and node.name.lower() in ("true", "false", "null")
+
+
+def _within_limits(file: str, table: Any) -> None:
+    """PowerShell's limits on a data file read without -SkipLimitCheck."""
+    from fayshell.lang import ast
+
+    keys = nodes = 0
+    stack = [table]
+    while stack:
+        node = stack.pop()
+        nodes += 1
+        if isinstance(node, ast.HashLit):
+            keys += len(node.pairs)
+        stack += [v for v in vars(node).values() if isinstance(v, ast.Node)]
+        for v in vars(node).values():
+            if isinstance(v, list):
+                stack += [n for item in v for n in (item if isinstance(item, tuple) else (item,))]
+    if keys > DATA_FILE_KEYS or nodes > DATA_FILE_NODES:
+        raise CommandError(
+            "Import-PowerShellDataFile",
+            f"{file} has more than {DATA_FILE_KEYS} keys or {DATA_FILE_NODES} nodes; "
+            "-SkipLimitCheck reads it anyway (only for a file you trust)",
+        )

@@ -303,3 +303,37 @@ async def test_convert_to_json_escape_handling(shell) -> None:
         '{"a":"<x> & \\"q\\" \'s","b":"a\\\\","c":"caf\\u00e9"}',
         '<x> & "q" \'s',
     ]
+
+
+async def test_a_data_file_is_read_without_running_it(shell, tmp_path) -> None:
+    """Import-PowerShellDataFile: the hashtable of a .psd1 file (its values literals, arrays,
+    hashtables); anything that would run code is refused, naming the file and where."""
+    good = tmp_path / "incident.psd1"
+    good.write_text(
+        "# settings\n@{\n  Nodes = @('web1', 'web2')\n  Slow = 250ms\n  Limit = -5\n"
+        '  Nested = @{ On = $true; None = $null; Text = "plain" }\n'
+        "  All = @(\n    @{ Name = 'a' }\n    @{ Name = 'b' }\n  )\n}\n"
+    )
+    out = await shell.run(
+        f"$c = Import-PowerShellDataFile '{good}'; $c.GetType().Name; $c.Nodes -join ','; "
+        "$c.Slow; $c.Limit; $c.Nested.On; $null -eq $c.Nested.None; $c.All.Name -join ','"
+    )
+    assert out[0] == "Hashtable"
+    assert out[1:] == ["web1,web2", 250_000_000, -5, True, True, "a,b"]
+    marker = tmp_path / "ran"
+    bad = tmp_path / "bad.psd1"
+    bad.write_text(f"@{{\n  Home = $env:HOME\n  Made = (New-Item '{marker}')\n}}\n")
+    with pytest.raises(CommandError, match=rf"{bad}:2:10: Cannot generate a PowerShell object"):
+        await shell.run(f"Import-PowerShellDataFile '{bad}'")
+    assert not marker.exists()
+    bad.write_text("'just text'\n")
+    with pytest.raises(CommandError, match="must hold one hashtable"):
+        await shell.run(f"Import-PowerShellDataFile '{bad}'")
+
+
+async def test_a_data_file_past_the_limits_needs_skip_limit_check(shell, tmp_path) -> None:
+    big = tmp_path / "big.psd1"
+    big.write_text("@{\n" + "".join(f"  k{i} = {i}\n" for i in range(501)) + "}\n")
+    with pytest.raises(CommandError, match="more than 500 keys"):
+        await shell.run(f"Import-PowerShellDataFile '{big}'")
+    assert await shell.run(f"(Import-PowerShellDataFile '{big}' -SkipLimitCheck).Count") == [501]
