@@ -209,6 +209,8 @@ class ShellState:
     #: What its preference variables ask of its output ($FormatEnumerationLimit,
     #: $PSStyle.OutputRendering), kept up to date by the interpreter (sync_output).
     output: OutputSettings = field(default_factory=lambda: _output_settings())
+    #: Set-PSDebug -Trace: 0 off, 1 each statement as it runs, 2 also assignments and calls.
+    trace_level: int = 0
     #: The line editor's options and key handlers (Set-PSReadLineOption ...), for the REPL.
     readline: ReadLine = field(default_factory=ReadLine)
     #: Write-Progress bars still shown, by their -Id (see ``close_progress``).

@@ -212,6 +212,7 @@ FAMILY_OF: dict[str, str] = {
     "set-executionpolicy": "host",
     "set-item": "files",
     "set-location": "locations",
+    "set-psdebug": "variables",
     "set-psreadlinekeyhandler": "readline",
     "set-psreadlineoption": "readline",
     "set-strictmode": "variables",

@@ -95,6 +95,52 @@ def set_strict_mode(ctx: Invocation, *, version: str | None = None, off: bool = 
     _scope(ctx, None).strict = level
 
 
+@cmdlet(
+    "Set-PSDebug",
+    synopsis="Trace a script as it runs: each statement (-Trace 1), also variable "
+    "assignments and function calls (-Trace 2), as DEBUG lines; -Strict is Set-StrictMode "
+    "-Version 1 for the session; -Off turns both off.",
+    description="-Step (a prompt before each line) is refused: fayshell has no stepping "
+    "debugger; -Trace 1 shows each line as it runs.",
+    params=[
+        Param("Trace", int, help="0 off, 1 statements, 2 also assignments and calls."),
+        Param("Strict", bool, help="Reading a variable never set is an error."),
+        Param("Step", bool, help="Refused (no stepping debugger)."),
+        Param("Off", bool, help="No tracing, no strict mode."),
+    ],
+    examples=[
+        ("Set-PSDebug -Trace 1; ./incident.fay", "Each line of the command file as it runs."),
+        ("Set-PSDebug -Off", "Quiet again."),
+    ],
+)
+def set_psdebug(
+    ctx: Invocation,
+    *,
+    trace: int | None = None,
+    strict: bool = False,
+    step: bool = False,
+    off: bool = False,
+) -> None:
+    if off and (trace is not None or strict or step):
+        raise CommandError("Set-PSDebug", "-Off cannot be given with -Trace, -Strict or -Step")
+    if step:
+        raise CommandError(
+            "Set-PSDebug",
+            "-Step is not there: fayshell has no stepping debugger (-Trace 1 "
+            "shows each line as it runs)",
+        )
+    if trace is not None and trace not in (0, 1, 2):
+        raise CommandError("Set-PSDebug", f"-Trace {trace}: the trace level is 0 (off), 1 or 2")
+    if off:
+        ctx.state.trace_level = 0
+        ctx.state.globals.strict = 0
+        return
+    if trace is not None:
+        ctx.state.trace_level = trace
+    if strict:
+        ctx.state.globals.strict = max(ctx.state.globals.strict or 0, 1)
+
+
 def _scope(ctx: Invocation, scope: str | None) -> Scope:
     """The scope ``-Scope`` names, relative to the caller (globals when no evaluator runs)."""
     interp = ctx.state.interpreter

@@ -515,6 +515,8 @@ class Interpreter:
 
     async def statement_output(self, stmt: ast.Node, scope: Scope) -> Any:
         """Run one statement; its output as a list, or a Relation when it stayed in DuckDB."""
+        if self.state.trace_level:
+            self.trace_statement(stmt)
         try:
             out = await self.exec(stmt, scope)
             if not is_relation(out):
@@ -570,6 +572,20 @@ class Interpreter:
             return [None] if value is None and writes_null(node) else unroll(value)
         except (OperatorError, DotNetError, OverflowError) as exc:
             raise self.located(operator_error(exc), node) from None
+
+    def trace_statement(self, stmt: ast.Node) -> None:
+        """Set-PSDebug -Trace: the statement's line, ``>>>>`` where it starts, as a DEBUG
+        line (shown whatever $DebugPreference says, as PowerShell's trace)."""
+        first = leftmost(stmt)
+        span = self.origin.span(first)
+        at = max(first.col - 1, 0)
+        text = span.text
+        self.state.host.debug(f"{span.line:4}+ {text[:at]} >>>> {text[at:]}")
+
+    def trace_set(self, name: str, value: Any) -> None:
+        """Set-PSDebug -Trace 2: a variable's assignment."""
+        if self.state.trace_level >= 2:
+            self.state.host.debug(f"    ! SET ${name} = '{to_string(value)}'.")
 
     def located(self, err: RuntimeFayError, node: ast.Node) -> RuntimeFayError:
         """``err`` with the node's place attached, unless it already knows a closer one."""
@@ -720,6 +736,8 @@ class Interpreter:
             async for item in aiter_items(source):
                 rows.Current = item
                 scope.set(node.var, item)
+                if self.state.trace_level:
+                    self.trace_set(node.var, item)
                 if not await self.loop_body(node.body, scope, out, node.label):
                     break
         return out
@@ -729,6 +747,8 @@ class Interpreter:
         with self.collecting(out), automatic(scope, "foreach", items):
             while items.MoveNext():
                 scope.set(node.var, items.Current)
+                if self.state.trace_level:
+                    self.trace_set(node.var, items.Current)
                 if not await self.loop_body(node.body, scope, out, node.label):
                     break
         return out
@@ -1339,6 +1359,8 @@ class Interpreter:
             current = await self.eval(node.target, scope)
             value = arithmetic(node.op[0], current, value)
         await self.store(node.target, value, scope, node)
+        if self.state.trace_level and isinstance(node.target, ast.VarRef):
+            self.trace_set(node.target.name, value)
         return value
 
     async def eval_incdec(self, node: ast.IncDec, scope: Scope) -> Any:
@@ -1856,6 +1878,8 @@ class Interpreter:
         ``caller``'s scope, where the pipeline runs; ``at``: the command that called it."""
         saved, self.origin = self.origin, func.origin
         node = func.node
+        if self.state.trace_level >= 2:
+            self.state.host.debug(f"    ! CALL function '{node.name}'.")
         scope = Scope(func.scope, True)
         invocation = invocation_info(node.name, "Function", saved.file)
         if at is not None:  # the call's own name (an alias's) and where it is
@@ -3339,6 +3363,21 @@ def net_method(obj: Any, name: str) -> Callable[..., Any] | None:
     attr = attribute_named(obj, name)  # capitalised names sort first
     found = getattr(obj, attr) if attr is not None and attr[:1].isupper() else None
     return found if callable(found) else None
+
+
+def leftmost(node: ast.Node) -> ast.Node:
+    """The node where an expression's text starts (a binary operator's node is at the
+    operator, a member's at the dot)."""
+    while True:
+        inner = (
+            getattr(node, "left", None)
+            or getattr(node, "obj", None)
+            or getattr(node, "target", None)
+            or (node.elements[0] if isinstance(node, ast.Pipeline) and node.elements else None)
+        )
+        if not isinstance(inner, ast.Node) or (inner.line, inner.col) > (node.line, node.col):
+            return node
+        node = inner
 
 
 def index_value(obj: Any, key: Any) -> Any:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from fayshell.errors import RuntimeFayError
+from fayshell.errors import CommandError, RuntimeFayError
 
 
 async def test_new_and_clear_variable(shell) -> None:
@@ -61,3 +61,36 @@ async def test_read_only_and_constant_variables(shell) -> None:
         await shell.run("Remove-Variable c")
     assert await shell.run("Remove-Variable c -Force; $null -eq $c") == [True]
     assert await shell.run("function f { $x = 1; Remove-Variable x; $null -eq $x }; f") == [True]
+
+
+async def test_set_psdebug_traces_statements_assignments_and_calls(shell, tmp_path) -> None:
+    """Set-PSDebug -Trace 1: each statement as it runs, its line with '>>>>' where it
+    starts; -Trace 2 adds assignments and function calls; -Off stops it."""
+    script = tmp_path / "t.fay"
+    script.write_text(
+        "$x = 2\nfunction f($n) {\n    $n * $x\n}\nf 21\n"
+        "Set-PSDebug -Trace 2; foreach ($i in 1..2) { $i }; f 1\nSet-PSDebug -Off\n'quiet'\n"
+    )
+    out = await shell.run(f"Set-PSDebug -Trace 1; & '{script}'")
+    assert out == [42, 1, 2, 2, "quiet"]
+    trace = shell.host.debug_lines
+    assert trace[:4] == [
+        f"   1+ Set-PSDebug -Trace 1;  >>>> & '{script}'",
+        "   1+  >>>> $x = 2",
+        "   2+  >>>> function f($n) {",
+        "   5+  >>>> f 21",
+    ]
+    assert trace[4] == "   3+      >>>> $n * $x"
+    assert "    ! SET $i = '1'." in trace and "    ! SET $i = '2'." in trace
+    assert "    ! CALL function 'f'." in trace
+    assert trace[-1] == "   7+  >>>> Set-PSDebug -Off"
+
+
+async def test_set_psdebug_strict_and_what_it_refuses(shell) -> None:
+    with pytest.raises(RuntimeFayError, match=r"The variable '\$NewVar' cannot be retrieved"):
+        await shell.run("Set-PSDebug -Strict; $NewVar")
+    assert await shell.run("Set-PSDebug -Off; $null -eq $NewVar") == [True]
+    with pytest.raises(CommandError, match="no stepping debugger"):
+        await shell.run("Set-PSDebug -Step")
+    with pytest.raises(CommandError, match="the trace level is 0"):
+        await shell.run("Set-PSDebug -Trace 3")
