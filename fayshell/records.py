@@ -21,6 +21,17 @@ def property_names(obj: Any) -> list[str]:
     return list(members) if isinstance(members, tuple) else []
 
 
+def all_property_names(obj: Any) -> list[str]:
+    """Every property of a record, those its table or list leaves out too (a file's FullName,
+    a command's Source): what ``Select-Object *``, ``Format-List *`` and CSV take, as
+    PowerShell's take every property and its views show a few."""
+    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
+        shown = [f.name for f in dataclasses.fields(obj) if f.repr]
+        rest = [f.name for f in dataclasses.fields(obj) if not f.repr and f.name[:1].isupper()]
+        return shown + rest
+    return property_names(obj)
+
+
 def is_record(obj: Any) -> bool:
     """True for values rendered as rows with columns: dicts, dataclass instances, and objects
     whose type lists its MEMBERS and writes no text of its own (a Stopwatch) or names its VIEW

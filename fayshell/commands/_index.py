@@ -7,6 +7,7 @@ FAMILY_OF: dict[str, str] = {
     "?": "core",
     "ac": "files",
     "add-content": "files",
+    "add-history": "host",
     "add-member": "objects",
     "add-node": "nodes",
     "add-tracecontext": "trace",

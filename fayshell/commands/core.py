@@ -41,7 +41,7 @@ from fayshell.lang.ops import (
 from fayshell.lang.sqlgen import Translator, Untranslatable, column_kind
 from fayshell.lang.streams import aiter_items, collect, is_relation, unroll
 from fayshell.lang.values import NUMBERS, Hashtable, ScriptBlock
-from fayshell.records import has_property, property_names
+from fayshell.records import all_property_names, has_property
 from fayshell.store.relation import quote_ident, quote_literal
 
 INPUT = Param("InputObject", "any", pipeline=BY_VALUE, help="The records to work on.")
@@ -424,7 +424,7 @@ async def _select_rows(
                 yield {**v, **extra} if extra and isinstance(v, Mapping) else v
             continue
         if specs or excluded:
-            names = property_names(item)
+            names = all_property_names(item)
             chosen = expand_wildcards(specs, names) if specs else [PropSpec(n, n) for n in names]
             out: Any = {
                 s.label: await evaluate(item, s) for s in chosen if s.label.lower() not in excluded

@@ -28,7 +28,7 @@ from fayshell.lang.ops import to_string
 from fayshell.lang.single import Single
 from fayshell.lang.streams import aiter_items, collect, is_relation
 from fayshell.lang.values import Hashtable, TimeSpan
-from fayshell.records import as_dict, get_property, is_record, property_names
+from fayshell.records import all_property_names, get_property, is_record, property_names
 from fayshell.store.relation import quote_literal
 
 QuoteKind = Literal["Always", "AsNeeded", "Never"]
@@ -516,13 +516,16 @@ def csv_text(value: Any) -> str | None:
 def _columns(item: Any) -> list[str]:
     if isinstance(item, str):
         return ["Length"]
-    return property_names(item) if is_record(item) else ["Value"]
+    return all_property_names(item) if is_record(item) else ["Value"]
 
 
 def _cells(item: Any, columns: list[str]) -> dict[str, Any]:
+    """The first object's columns of ``item`` (a property it lacks is an empty field)."""
     if isinstance(item, str):
         return {"Length": len(item)}
-    return as_dict(item)
+    if not is_record(item):
+        return {"Value": item}
+    return {c: get_property(item, c) for c in columns}
 
 
 def csv_lines(items: Iterable[Any], style: CsvStyle) -> Iterable[str]:
@@ -907,7 +910,7 @@ def _html_names(item: Any) -> list[str]:
     PowerShell's, which has no other property to show of it)."""
     if isinstance(item, str) or not is_record(item):
         return ["*"]
-    return property_names(item)
+    return all_property_names(item)
 
 
 async def _html_cell(item: Any, spec: Any) -> str:

@@ -40,7 +40,7 @@ from fayshell.lang.integers import Byte, Int64
 from fayshell.lang.ops import has_wildcard, to_string, wildcard_match
 from fayshell.lang.streams import collect
 from fayshell.lang.values import ScriptBlock, TypedArray
-from fayshell.records import attribute_named, get_property, property_names
+from fayshell.records import all_property_names, attribute_named, get_property, property_names
 from fayshell.state import PathInfo, ShellState
 
 PATH_PIPE: Pipeline = BY_VALUE_AND_PROPERTY
@@ -1356,7 +1356,7 @@ def get_item_property(
 
     out: list[Any] = []
     for item in _items(ctx, "Get-ItemProperty", path, literal_path):
-        names = property_names(item) if not name else [_property_of(ctx, item, n) for n in name]
+        names = all_property_names(item) if not name else [_property_of(ctx, item, n) for n in name]
         out.append(PSCustomObject({n: get_property(item, n) for n in names}))
     return out
 

@@ -13,6 +13,7 @@ from fayshell.history import HistoryInfo
 from fayshell.host import HostInfo, HostUI
 from fayshell.lang.dotnet import EN_US, CultureInfo, DotNetError, culture_named
 from fayshell.lang.ops import to_string
+from fayshell.lang.streams import unroll
 from fayshell.lang.values import Duration, Size
 
 #: ANSI: erase the screen and the scrollback, cursor home.
@@ -231,6 +232,50 @@ def _find_entry(ctx: Invocation, key: Any) -> HistoryInfo:
     if found is None:
         raise CommandError("Invoke-History", f"no history entry matches {key!r}")
     return found
+
+
+@cmdlet(
+    "Add-History",
+    synopsis="Add entries to the session's history (Get-History's records, or ones read "
+    "back from Export-Csv or Export-Clixml), each with a new Id; Invoke-History runs them.",
+    params=[
+        Param("InputObject", "any", position=0, pipeline="value", help="History records."),
+        Param("PassThru", bool, help="Output the entries added."),
+    ],
+    examples=[
+        (
+            "Import-Csv yesterday.csv | Add-History",
+            "Yesterday's commands (saved by Get-History | Export-Csv) to run again with r.",
+        )
+    ],
+)
+def add_history(ctx: Invocation, *, input_object: Any = None, pass_thru: bool = False) -> Any:
+    from fayshell.commands.props import prop_value
+    from fayshell.lang.dates import DateError, to_datetime
+
+    out = []
+    for item in unroll(input_object):
+        line, start, end = (
+            prop_value(item, n) for n in ("CommandLine", "StartExecutionTime", "EndExecutionTime")
+        )
+        if line is None or start is None or end is None:
+            raise ctx.fail(
+                "Cannot add history because the input object has a format that is not valid "
+                "(it needs CommandLine, StartExecutionTime and EndExecutionTime)."
+            )
+        status = to_string(prop_value(item, "ExecutionStatus") or "Completed")
+        try:
+            entry = ctx.state.history.add(
+                to_string(line),
+                status,
+                to_datetime(start),
+                to_datetime(end),
+                ctx.state.history_count(),
+            )
+        except DateError as exc:
+            raise ctx.fail(str(exc)) from None
+        out.append(entry)
+    return out if pass_thru else None
 
 
 @cmdlet(

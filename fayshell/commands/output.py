@@ -14,7 +14,7 @@ from fayshell.lang.dotnet import composite_format
 from fayshell.lang.ops import to_string
 from fayshell.lang.streams import aiter_items, collect
 from fayshell.lang.values import NUMBERS, DictionaryEntry, Hashtable
-from fayshell.records import property_names
+from fayshell.records import all_property_names, property_names
 from fayshell.render import MAX_CELL, FormatKind, Formatted, format_value, render_plain
 
 INPUT = Param("InputObject", "any", pipeline=BY_VALUE, help="The records to output.")
@@ -37,8 +37,9 @@ async def _shape(
         f"Format-{kind.title()}",
         property if isinstance(property, list) else ([property] if property is not None else None),
     )
-    names = property_names(items[0]) if items else []
-    specs = expand_wildcards(specs, names) if specs else [PropSpec(n, n) for n in names]
+    names = property_names(items[0]) if items else []  # the view's, unless -Property *
+    every = all_property_names(items[0]) if items else []
+    specs = expand_wildcards(specs, every) if specs else [PropSpec(n, n) for n in names]
     if not specs and items:
         return Formatted(kind, ["Value"], [[i] for i in items])
     rows = [[_formatted(await evaluate(item, s), s) for s in specs] for item in items]

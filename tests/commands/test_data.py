@@ -337,3 +337,20 @@ async def test_a_data_file_past_the_limits_needs_skip_limit_check(shell, tmp_pat
     with pytest.raises(CommandError, match="more than 500 keys"):
         await shell.run(f"Import-PowerShellDataFile '{big}'")
     assert await shell.run(f"(Import-PowerShellDataFile '{big}' -SkipLimitCheck).Count") == [501]
+
+
+async def test_every_property_goes_to_csv_and_select_star(shell, tmp_path) -> None:
+    """A file's table shows four properties, but Select-Object *, Format-List * and CSV take
+    every one (FullName, Extension ...), as PowerShell's; each row's values by the first
+    object's column names, in any case."""
+    f = tmp_path / "notes.txt"
+    f.write_text("abc")
+    out = await shell.run(
+        f"(Get-Item '{f}' | ConvertTo-Csv)[0]; (Get-Item '{f}' | Select-Object *).FullName; "
+        f"(Get-Item '{f}' | Format-List * | Out-String) -match 'Extension\\s+: \\.txt'; "
+        "[pscustomobject]@{ a = 1; B = 2 }, [pscustomobject]@{ b = 3; A = 4 } | ConvertTo-Csv"
+    )
+    header = out[0].replace('"', "").split(",")
+    assert header[:4] == ["Mode", "LastWriteTime", "Length", "Name"]
+    assert {"FullName", "Extension", "BaseName", "DirectoryName"} <= set(header)
+    assert out[1:] == [str(f), True, '"a","B"', '"1","2"', '"4","3"']

@@ -62,6 +62,23 @@ async def test_invoke_history_runs_an_entry_again(shell) -> None:
     assert await shell.run("Get-History") == []
 
 
+async def test_saved_history_is_added_back_and_runs_again(shell, tmp_path) -> None:
+    """Add-History: Get-History's records saved as CSV come back as new entries (new Ids,
+    their command lines, status and times), and Invoke-History runs them."""
+    saved = tmp_path / "h.csv"
+    await shell.state.history.track("21 * 2", shell.run("21 * 2"))
+    await shell.state.history.track("'x' + 'y'", shell.run("'x' + 'y'"))
+    await shell.run(f"Get-History | Export-Csv '{saved}'; Clear-History")
+    out = await shell.run(
+        f"Import-Csv '{saved}' | Add-History -PassThru | ForEach-Object {{ $_.Id }}"
+    )
+    assert out == [3, 4]
+    assert [e.CommandLine for e in shell.state.history.entries] == ["21 * 2", "'x' + 'y'"]
+    assert await shell.run("r 3") == [42]
+    with pytest.raises(CommandError, match="format that is not valid"):
+        await shell.run("[pscustomobject]@{ CommandLine = 'x' } | Add-History")
+
+
 async def test_clear_host_only_on_a_terminal(shell) -> None:
     await shell.run("cls")
     assert shell.host.lines == []
