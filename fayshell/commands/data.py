@@ -28,7 +28,7 @@ from fayshell.lang.ops import to_string
 from fayshell.lang.single import Single
 from fayshell.lang.streams import aiter_items, collect, is_relation
 from fayshell.lang.values import Hashtable, TimeSpan
-from fayshell.records import all_property_names, get_property, is_record, property_names
+from fayshell.records import all_property_names, get_property, is_record
 from fayshell.store.relation import quote_literal
 
 QuoteKind = Literal["Always", "AsNeeded", "Never"]
@@ -112,9 +112,7 @@ def _all_fields(record: Any) -> dict[str, Any]:
     """Every property of a record, including those tables leave out (GroupInfo.Values)."""
     if isinstance(record, Mapping):  # a class's hidden properties too, as PowerShell's
         return {str(k): v for k, v in record.items()}
-    if not dataclasses.is_dataclass(record):  # an object listing its MEMBERS (a Stopwatch)
-        return {name: get_property(record, name) for name in property_names(record)}
-    return {f.name: getattr(record, f.name) for f in dataclasses.fields(record)}
+    return {name: get_property(record, name) for name in all_property_names(record)}
 
 
 def dump_json(value: Any, compress: bool, escaping: str = "Default") -> str:
