@@ -354,3 +354,6 @@ async def test_every_property_goes_to_csv_and_select_star(shell, tmp_path) -> No
     assert header[:4] == ["Mode", "LastWriteTime", "Length", "Name"]
     assert {"FullName", "Extension", "BaseName", "DirectoryName"} <= set(header)
     assert out[1:] == [str(f), True, '"a","B"', '"1","2"', '"4","3"']
+    saved = tmp_path / "item.xml"
+    back = await shell.run(f"Get-Item '{f}' | Export-Clixml '{saved}'; (Import-Clixml '{saved}')")
+    assert (back[0]["FullName"], back[0]["Extension"]) == (str(f), ".txt")
