@@ -14,7 +14,7 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any, Literal, get_args
 
-from fayshell.lang.values import NetException
+from fayshell.lang.values import NetException, ScriptBlock
 
 EditMode = Literal["Windows", "Emacs", "Vi"]
 HistorySaveStyle = Literal["SaveIncrementally", "SaveAtExit", "SaveNothing"]
@@ -237,7 +237,13 @@ def _texts(name: str, value: Any) -> list[str]:
 
 
 def _handler(name: str, value: Any) -> Any:
-    return value
+    """A script block (or $null): what the shell runs with the input line."""
+    if value is None or isinstance(value, ScriptBlock):
+        return value
+    raise NetException(
+        f'Cannot convert value "{value}" to type "System.Management.Automation.ScriptBlock".',
+        "InvalidCastException",
+    )
 
 
 def _color(name: str, value: Any) -> str:

@@ -104,6 +104,8 @@ def test_options_take_their_enum_names_and_refuse_others() -> None:
         options.change("MaximumHistoryCount", -1)
     with pytest.raises(NetException, match="not a color PSReadLine knows"):
         options.set_colors({"Sparkle": "Red"})
+    with pytest.raises(NetException, match="ScriptBlock"):
+        options.change("AddToHistoryHandler", "not a block")
 
 
 def test_a_new_edit_mode_drops_the_key_handlers() -> None:
