@@ -15,6 +15,9 @@ def property_names(obj: Any) -> list[str]:
     if isinstance(obj, Mapping):
         hidden = getattr(obj, "ps_hidden", None)  # a class's hidden properties
         return [str(k) for k in obj if not hidden or str(k) not in hidden]
+    adapted = getattr(obj, "ps_names", None)  # properties of its own content (an XML element)
+    if adapted is not None and not isinstance(obj, type):
+        return list(adapted())
     if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
         return [f.name for f in dataclasses.fields(obj) if f.repr]
     members = getattr(type(obj), "MEMBERS", None)  # objects shown as text, e.g. MatchInfo
@@ -39,6 +42,8 @@ def is_record(obj: Any) -> bool:
     if isinstance(obj, Mapping) or (dataclasses.is_dataclass(obj) and not isinstance(obj, type)):
         return True
     kind = type(obj)
+    if hasattr(kind, "ps_names"):
+        return True
     listed = isinstance(getattr(kind, "MEMBERS", None), tuple)
     return listed and (kind.__str__ is object.__str__ or hasattr(kind, "VIEW"))
 
@@ -58,6 +63,11 @@ def get_property(obj: Any, name: str, default: Any = _NOT_GIVEN) -> Any:
             if str(key).lower() == low:
                 return value
         return None if default is _NOT_GIVEN else default
+    adapted = getattr(type(obj), "ps_get", None)  # its content's names first (XML's adapter)
+    if adapted is not None:
+        value = adapted(obj, name)
+        if value is not MISSING:
+            return value
     value = getattr(obj, name, MISSING)
     if value is MISSING:
         attr = attribute_named(obj, name)

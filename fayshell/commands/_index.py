@@ -207,6 +207,7 @@ FAMILY_OF: dict[str, str] = {
     "select": "core",
     "select-object": "core",
     "select-string": "text",
+    "select-xml": "data",
     "set": "variables",
     "set-alias": "help",
     "set-content": "files",

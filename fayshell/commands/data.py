@@ -26,7 +26,7 @@ from fayshell.lang.enums import EnumValue
 from fayshell.lang.netregex import unescape
 from fayshell.lang.ops import to_string
 from fayshell.lang.single import Single
-from fayshell.lang.streams import aiter_items, collect, is_relation
+from fayshell.lang.streams import aiter_items, collect, is_relation, unroll
 from fayshell.lang.values import Hashtable, TimeSpan
 from fayshell.records import all_property_names, get_property, is_record
 from fayshell.store.relation import quote_literal
@@ -1166,3 +1166,80 @@ def _within_limits(file: str, table: Any) -> None:
             f"{file} has more than {DATA_FILE_KEYS} keys or {DATA_FILE_NODES} nodes; "
             "-SkipLimitCheck reads it anyway (only for a file you trust)",
         )
+
+
+@dataclass(frozen=True)
+class SelectXmlInfo:
+    """One node Select-Xml found: the node, where its XML came from and the XPath."""
+
+    TYPE_NAME = "Microsoft.PowerShell.Commands.SelectXmlInfo"
+
+    Node: Any
+    Path: str
+    Pattern: str
+
+    def __str__(self) -> str:
+        return str(self.Node)
+
+
+@cmdlet(
+    "Select-Xml",
+    synopsis="Find nodes in XML with an XPath: in files (-Path), text (-Content) or [xml] "
+    "documents (-Xml, or piped); one SelectXmlInfo per node (Node, Path, Pattern).",
+    description="XPath is ElementTree's subset: paths, *, //, '..', [@a], [@a='v'], [tag], "
+    "[n], and a last step /@name for attributes; -Namespace maps prefixes to URIs.",
+    params=[
+        Param("XPath", str, position=0, mandatory=True),
+        Param("Xml", "any", position=1, pipeline="value", help="[xml] documents or elements."),
+        Param(
+            "Path",
+            "strings",
+            aliases=("LiteralPath", "PSPath"),
+            complete="files",
+            help="XML files.",
+        ),
+        Param("Content", "strings", help="XML text."),
+        Param("Namespace", "hashtable", help="Prefix -> namespace URI, for the XPath."),
+    ],
+    examples=[
+        (
+            "Select-Xml -Path report.xml -XPath '//testcase[failure]' | % { $_.Node.name }",
+            "The failed tests of a JUnit report.",
+        ),
+        (
+            "Invoke-Command -Node db1 'lttng --mi xml list' | % { Select-Xml -Content $_.stdout "
+            "-XPath '//session/name' } | % { $_.Node.InnerText }",
+            "The tracing sessions on a node, from LTTng's machine interface.",
+        ),
+    ],
+)
+def select_xml(
+    ctx: Invocation,
+    *,
+    xpath: str,
+    xml: Any = None,
+    path: list[str] | None = None,
+    content: list[str] | None = None,
+    namespace: Any = None,
+) -> list[SelectXmlInfo]:
+    from fayshell.lang import xmldoc
+    from fayshell.lang.values import NetException
+
+    sources: list[tuple[str, Any]] = []
+    try:
+        for full, text in read_files(ctx, "Select-Xml", path or [], None):
+            try:
+                sources.append((str(full), xmldoc.parse(text)))
+            except NetException as exc:
+                raise ctx.fail(f"{full}: {exc}") from None
+        sources += [("InputStream", xmldoc.parse(c)) for c in content or []]
+        for item in unroll(xml):
+            doc = item if isinstance(item, (xmldoc.XmlDocument, xmldoc.XmlElement)) else None
+            sources.append(("InputStream", doc or xmldoc.to_xml(item)))
+        return [
+            SelectXmlInfo(node, where, xpath)
+            for where, doc in sources
+            for node in doc.SelectNodes(xpath, namespace)
+        ]
+    except NetException as exc:
+        raise ctx.fail(str(exc)) from None

@@ -236,12 +236,27 @@ def _object_members(value: Any, tname: str) -> list[MemberDefinition]:
     """Public attributes of any other Python object (e.g. MatchInfo) as properties."""
     if isinstance(value, (int, float, bool)) or value is None:
         return []
+    adapted = getattr(value, "ps_names", None)
+    if adapted is not None:  # its content's names (an XML element's), then .NET's members
+        return _adapted_members(value, tname, list(adapted()))
     names = getattr(value, "MEMBERS", None)
     if names is None:
         names = [a for a in getattr(value, "__dict__", {}) if not a.startswith("_")]
     return [
         _m(tname, n, "Property", f"{short_type(getattr(value, n, None))} {n} {{get;}}")
         for n in names
+    ]
+
+
+def _adapted_members(value: Any, tname: str, names: list[str]) -> list[MemberDefinition]:
+    """An adapted object's members: the names of its content as settable properties, its
+    type's .NET-named properties and methods."""
+    kind = vars(type(value))
+    own = [n for n, v in kind.items() if isinstance(v, property) and n[:1].isupper()]
+    methods = [n for n, v in kind.items() if callable(v) and n[:1].isupper()]
+    typed = [(n, short_type(get_property(value, n))) for n in names + own]
+    return [_m(tname, n, "Property", f"{t} {n} {{get;set;}}") for n, t in typed] + [
+        _m(tname, n, "Method", f"{n}()") for n in methods
     ]
 
 

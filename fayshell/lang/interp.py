@@ -72,6 +72,7 @@ from fayshell.lang import (
     netregex,
     nettext,
     validate,
+    xmldoc,
 )
 from fayshell.lang.classes import ClassInstance, ClassType, no_overload
 from fayshell.lang.dates import NOT_HANDLED, DateTime, call_method
@@ -3336,10 +3337,16 @@ def value_method(obj: Any, name: str, args: list[Any]) -> Any:
 def set_property(obj: Any, name: str, value: Any) -> None:
     """``$obj.Name = value`` on an object with such a settable property (``$Host.UI.RawUI.
     WindowTitle``); PowerShell's errors for a missing or read-only one."""
+    hook = getattr(obj, "ps_set", None)  # a record whose property does something when set
+    if hook is not None and hasattr(type(obj), "ps_get"):  # its content's names (XML's)
+        try:
+            if hook(name, value):
+                return
+        except NetException as exc:
+            raise OperatorError(f'Exception setting "{name}": "{exc}"') from None
     real = attribute_named(obj, name)
     if obj is None or real is None or callable(getattr(obj, real)):
         raise no_property_to_set(name)
-    hook = getattr(obj, "ps_set", None)  # a record whose property does something when set
     try:
         if hook is not None and hook(real, value):
             return
@@ -3533,6 +3540,9 @@ TYPE_CHECKS: dict[str, tuple[type, ...]] = {
     "timespan": (Duration,),
     "uri": (netaddr.Uri,),
     **dict.fromkeys(("ipaddress", "net.ipaddress"), (netaddr.IPAddress,)),
+    **dict.fromkeys(("xml", "xml.xmldocument"), (xmldoc.XmlDocument,)),
+    "xml.xmlelement": (xmldoc.XmlElement,),
+    "xml.xmlnode": (xmldoc.XmlDocument, xmldoc.XmlElement, xmldoc.XmlAttribute),
     "version": (Version,),
     "semver": (SemanticVersion,),
     "management.automation.semanticversion": (SemanticVersion,),

@@ -15,7 +15,7 @@ from types import ModuleType
 from typing import Any
 
 from fayshell import errorids
-from fayshell.lang import integers, netaddr
+from fayshell.lang import integers, netaddr, xmldoc
 from fayshell.lang.dotnet import EXCEPTION_BASES, DotNetError, format_double, regex
 from fayshell.lang.netnumerics import TYPES as BIG_TYPES
 from fayshell.lang.netnumerics import BigInteger, to_bigint
@@ -896,6 +896,7 @@ CONVERSIONS: dict[str, Callable[[Any], Any]] = {
     **dict.fromkeys(
         ("ipaddress", "net.ipaddress"), _net_cast(netaddr.to_ip, "System.Net.IPAddress")
     ),
+    **dict.fromkeys(("xml", "xml.xmldocument"), _net_cast(xmldoc.to_xml, xmldoc.XML_DOCUMENT)),
     "version": _versioned(to_version),
     **dict.fromkeys(("semver", "management.automation.semanticversion"), _versioned(to_semver)),
 }
