@@ -35,6 +35,7 @@ FAMILY_OF: dict[str, str] = {
     "convertto-csv": "data",
     "convertto-html": "data",
     "convertto-json": "data",
+    "convertto-xml": "data",
     "copy": "files",
     "copy-item": "files",
     "cp": "files",

@@ -14,7 +14,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from decimal import Decimal
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 from fayshell.commands.encodings import ENCODING_PARAM, read_text, text_writer, write_text
 from fayshell.commands.files import not_found
@@ -1243,3 +1243,83 @@ def select_xml(
         ]
     except NetException as exc:
         raise ctx.fail(str(exc)) from None
+
+
+#: ConvertTo-Xml's -As: an [xml] document, one string, or its lines.
+XmlAs = Literal["Document", "String", "Stream"]
+
+
+@cmdlet(
+    "ConvertTo-Xml",
+    synopsis="Objects as one XML document (<Objects><Object Type=...><Property Name=... "
+    "Type=...>), as PowerShell's ConvertTo-Xml writes it: an [xml] document, a string or "
+    "its lines.",
+    params=[
+        Param("InputObject", "any", position=0, pipeline="value", help="The objects."),
+        Param("Depth", int, help="How deep objects in properties are written (1)."),
+        Param("NoTypeInformation", bool, help="No Type attributes."),
+        Param("As", str, choices=get_args(XmlAs), help="Document (the default), String, Stream."),
+    ],
+    examples=[
+        ("Get-Node | ConvertTo-Xml -As String", "The inventory's nodes as XML text."),
+        ("(1, 'a' | ConvertTo-Xml).Objects.Object.Type", "System.Int32 and System.String."),
+    ],
+    stream=True,
+)
+async def convert_to_xml(
+    ctx: Invocation,
+    *,
+    input_object: Any = None,
+    depth: int | None = None,
+    no_type_information: bool = False,
+    as_: str = "Document",
+) -> Any:
+    from fayshell.lang import xmldoc
+
+    items = await collect(ctx.input) if ctx.input is not None else unroll(input_object)
+    body = [
+        line
+        for item in items
+        for line in _xml_object(item, 1 if depth is None else depth, not no_type_information)
+    ]
+    lines = ['<?xml version="1.0" encoding="utf-8"?>', "<Objects>", *body, "</Objects>"]
+    text = "\n".join(lines)
+    if as_.lower() == "string":
+        return text
+    if as_.lower() == "stream":
+        return lines
+    return xmldoc.parse(text)
+
+
+def _xml_object(item: Any, depth: int, typed: bool) -> list[str]:
+    """One ``<Object>`` of ConvertTo-Xml, indented under ``<Objects>``."""
+    return _xml_node("Object", None, item, depth, typed, "  ")
+
+
+def _xml_node(
+    tag: str, name: str | None, value: Any, depth: int, typed: bool, pad: str
+) -> list[str]:
+    from xml.sax.saxutils import escape, quoteattr
+
+    attrs = "" if name is None else f" Name={quoteattr(name)}"
+    if value is None:
+        return [f"{pad}<{tag}{attrs} />"]
+    if typed:
+        attrs += f" Type={quoteattr(full_type(value))}"
+    if isinstance(value, (list, tuple)) and depth > 0:
+        inner = [
+            line
+            for v in value
+            for line in _xml_node("Property", None, v, depth - 1, typed, pad + "  ")
+        ]
+        return [f"{pad}<{tag}{attrs}>", *inner, f"{pad}</{tag}>"]
+    if is_record(value) and not isinstance(value, str) and depth > 0:
+        inner = [
+            line
+            for n in all_property_names(value)
+            for line in _xml_node(
+                "Property", n, get_property(value, n), depth - 1, typed, pad + "  "
+            )
+        ]
+        return [f"{pad}<{tag}{attrs}>", *inner, f"{pad}</{tag}>"]
+    return [f"{pad}<{tag}{attrs}>{escape(to_string(value))}</{tag}>"]

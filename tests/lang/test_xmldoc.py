@@ -124,3 +124,22 @@ def test_the_adapter_without_the_language() -> None:
     assert root.ps_get("missing") is xmldoc.MISSING
     with pytest.raises(NetException, match="mismatched tag"):
         xmldoc.parse("<a></b>")
+
+
+async def test_convert_to_xml_writes_objects_and_their_properties(shell) -> None:
+    out = await shell.run(
+        "[pscustomobject]@{ a = 1; b = 'x<y'; c = $null } | ConvertTo-Xml -As String; "
+        "(1, 'a' | ConvertTo-Xml).Objects.Object.Type -join ','; "
+        "(1, 2 | ConvertTo-Xml -As Stream -NoTypeInformation)[2]"
+    )
+    assert out[0].splitlines() == [
+        '<?xml version="1.0" encoding="utf-8"?>',
+        "<Objects>",
+        '  <Object Type="System.Management.Automation.PSCustomObject">',
+        '    <Property Name="a" Type="System.Int32">1</Property>',
+        '    <Property Name="b" Type="System.String">x&lt;y</Property>',
+        '    <Property Name="c" />',
+        "  </Object>",
+        "</Objects>",
+    ]
+    assert out[1:] == ["System.Int32,System.String", "  <Object>1</Object>"]
