@@ -136,6 +136,18 @@ class ReadLineOptions:
     TypeColor: str = DEFAULT_COLORS["Type"]
     VariableColor: str = DEFAULT_COLORS["Variable"]
 
+    @classmethod
+    def block_lines(cls, run: list[ReadLineOptions]) -> list[str]:
+        """The list PowerShell shows: one option a line, a color as the sequence it is
+        (``"`e[93m"``), not the color itself."""
+        names = [f.name for f in fields(cls)]
+        width = max(map(len, names))
+        lines = [""]
+        for options in run:
+            lines += [f"{n.ljust(width)} : {_shown(getattr(options, n))}".rstrip() for n in names]
+            lines.append("")
+        return lines
+
     def ps_set(self, name: str, value: Any) -> bool:
         """``(Get-PSReadLineOption).EditMode = 'Vi'``: the value checked as Set-PSReadLineOption
         checks it."""
@@ -160,6 +172,17 @@ class ReadLineOptions:
     def color(self, key: str) -> str:
         """The VT sequence of -Colors key ``key``."""
         return str(getattr(self, color_property(key)))
+
+
+def _shown(value: Any) -> str:
+    """An option's value as the list shows it."""
+    if isinstance(value, str) and value.startswith("\x1b"):
+        return '"' + value.replace("\x1b", "`e") + '"'
+    if isinstance(value, bool):
+        return str(value)
+    if isinstance(value, list):
+        return "{" + ", ".join(value) + "}"
+    return "" if value is None else str(value)
 
 
 def color_property(key: str) -> str:

@@ -120,3 +120,13 @@ def test_a_new_edit_mode_drops_the_key_handlers() -> None:
     readline.set_edit_mode("Emacs")
     assert readline.handlers == {}
     assert {h.Key: h.Function for h in readline.bound()}["Ctrl+k"] == "KillLine"
+
+
+async def test_the_options_show_as_a_list_with_colors_as_their_sequences(shell) -> None:
+    text = await shell.text(
+        "Set-PSReadLineOption -Colors @{ Command = 'Magenta' }; Get-PSReadLineOption"
+    )
+    lines = text.splitlines()
+    assert lines[1].split() == ["EditMode", ":", "Windows"]
+    assert 'CommandColor                  : "`e[95m"' in lines
+    assert "\x1b" not in text
