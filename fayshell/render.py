@@ -26,6 +26,7 @@ from fayshell.lang.preferences import FORMAT_ENUMERATION_LIMIT
 from fayshell.lang.single import Single
 from fayshell.lang.values import (
     NUMBERS,
+    DictionaryEntry,
     Duration,
     Hashtable,
     KeyedTable,
@@ -197,8 +198,12 @@ def table_shape(items: list[Any]) -> tuple[list[str], list[list[Any]]]:
     """Columns from the first record's properties (as PowerShell does) and one row per record.
 
     Hashtables (``@{}`` literals) show as PowerShell shows them: one Name/Value row per key."""
-    if isinstance(items[0], Hashtable):
-        return ["Name", "Value"], [[k, v] for item in items for k, v in item.items()]
+    if isinstance(items[0], (Hashtable, DictionaryEntry)):
+        return ["Name", "Value"], [
+            [k, v]
+            for item in items
+            for k, v in (item.items() if isinstance(item, Hashtable) else [(item.Name, item.Value)])
+        ]
     columns = property_names(items[0])
     rows = [[as_dict(item).get(c) for c in columns] for item in items]
     return columns, rows
@@ -215,7 +220,7 @@ def groups(items: Iterable[Any]) -> list[tuple[str, list[Any]]]:
             out.append(("formatted", [item]))
             continue
         kind = "records:" + ",".join(property_names(item)) if is_record(item) else "scalar"
-        if isinstance(item, Hashtable):
+        if isinstance(item, (Hashtable, DictionaryEntry)):  # PowerShell's DictionaryEntry view
             kind = "hashtable"
         elif isinstance(item, PSCustomObject):
             kind = "pscustomobject"

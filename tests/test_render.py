@@ -141,6 +141,19 @@ def test_hashtable_view_has_a_thirty_wide_name_column_and_left_aligned_values() 
     ]
 
 
+async def test_a_hashtables_entries_show_in_its_view(shell) -> None:
+    """$h.GetEnumerator()'s DictionaryEntry items (sorted, say) show as the hashtable does;
+    Format-Table keeps their values left-aligned, as PowerShell's view."""
+    text = await shell.text("@{ b = 2; a = 1 }.GetEnumerator() | Sort-Object Name")
+    assert text.splitlines()[1:4] == [
+        "Name" + " " * 27 + "Value",
+        "----" + " " * 27 + "-----",
+        "a" + " " * 30 + "1",
+    ]
+    table = await shell.text("@{ a = 1 } | Format-Table -AutoSize")
+    assert table.splitlines()[1:4] == ["Name Value", "---- -----", "a    1"]
+
+
 def test_scalars_print_one_per_line_between_framed_blocks() -> None:
     assert render_lines([1, True, ps(a=1), "s"]) == ["1", "True", "", "a", "-", "1", "", "s"]
     assert render_lines([2 / 3, 1e20]) == ["0.666666666666667", "1E+20"]

@@ -47,6 +47,8 @@ async def _shape(
     if any(s.width is not None or s.alignment is not None for s in specs):
         shaped.widths = [s.width or 0 for s in specs]
         shaped.aligns = [s.alignment for s in specs]
+    elif items and isinstance(items[0], DictionaryEntry):  # its view's columns: left-aligned
+        shaped.aligns = ["left" for _ in specs]
     if group_by is not None:
         shaped.groups = await _runs(ctx, group_by, items, rows)
     return shaped
