@@ -69,6 +69,9 @@ class ShouldProcess:
     host: Host
     what_if: bool = False
     confirm: bool = False
+    #: Where a change that goes ahead is told under -Verbose ("Performing the operation ..."),
+    #: as PowerShell's ShouldProcess; None: not told.
+    verbose: Callable[[str], None] | None = None
 
     def ask(self, target: str, action: str) -> bool:
         """May the change go ahead? Under -WhatIf it is only described ("What if: ..."); under
@@ -80,7 +83,10 @@ class ShouldProcess:
         if self.what_if:
             self.host.write_host(f"What if: {description}")
             return False
-        return self.host.confirm(question) if self.confirm else True
+        go = self.host.confirm(question) if self.confirm else True
+        if go and self.verbose is not None:
+            self.verbose(description)
+        return go
 
 
 class ScriptCmdlet:
@@ -325,7 +331,8 @@ class Invocation:
     def should_process(self, target: str, action: str) -> bool:
         """May this command change ``target`` (``action``: PowerShell's words, "Remove File")?
         Every change a should_process cmdlet makes asks first."""
-        return ShouldProcess(self.state.host, self.what_if, self.confirm).ask(target, action)
+        asks = ShouldProcess(self.state.host, self.what_if, self.confirm, self.write_verbose)
+        return asks.ask(target, action)
 
     def fail(self, message: str) -> CommandError:
         """A terminating error for this command, to be raised by the caller."""

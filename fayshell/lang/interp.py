@@ -1982,8 +1982,17 @@ class Interpreter:
             scope.set_local("ConfirmPreference", CONFIRM_IMPACT.convert(int(bound.confirm)))
         found, value = scope.lookup("WhatIfPreference")
         return ShouldProcess(
-            self.state.host, found and truthy(value), self.confirms(spec, bound, scope)
+            self.state.host,
+            found and truthy(value),
+            self.confirms(spec, bound, scope),
+            lambda message: self.verbose_in(scope, message),
         )
+
+    def verbose_in(self, scope: Scope, message: str) -> None:
+        """A VERBOSE line when the scope's $VerbosePreference (a function's -Verbose) asks."""
+        found, value = scope.lookup("VerbosePreference")
+        if found and to_string(value).lower() == "continue":
+            self.state.host.verbose(message)
 
     @staticmethod
     def confirms(spec: Cmdlet, bound: Bound, scope: Scope) -> bool:

@@ -584,3 +584,20 @@ async def test_item_properties_and_their_values(shell, tmp_path) -> None:
     assert out == [5, "data.bin", 5, ".bin", str(os.environ["HOME"])]
     with pytest.raises(CommandError, match=r"Get-ItemPropertyValue: Property Nope does not exist"):
         await shell.run(f"Get-ItemPropertyValue '{f}' -Name Nope")
+
+
+async def test_a_change_made_under_verbose_says_what_it_did(shell, tmp_path) -> None:
+    """ShouldProcess under -Verbose: "Performing the operation ..." for each change that goes
+    ahead (a cmdlet's, and an advanced function's $PSCmdlet.ShouldProcess); none without it."""
+    f = tmp_path / "gone.txt"
+    f.write_text("x")
+    await shell.run(
+        f"Remove-Item '{f}' -Verbose; "
+        "function Zap { [CmdletBinding(SupportsShouldProcess)] param() "
+        "if ($PSCmdlet.ShouldProcess('thing', 'Zap')) { 'zapped' } }; Zap -Verbose; Zap"
+    )
+    assert shell.host.verbose_lines == [
+        f'Performing the operation "Remove File" on target "{f}".',
+        'Performing the operation "Zap" on target "thing".',
+    ]
+    assert not f.exists()
