@@ -387,7 +387,9 @@ class ShellState:
         """Put an error first in ``$Error`` (the newest first, as PowerShell keeps it)."""
         found, errors = self.globals.lookup("Error")
         if not found or not isinstance(errors, list):
-            errors = []
+            from fayshell.lang.generic import ArrayList
+
+            errors = ArrayList()
             self.globals.set_local("Error", errors)
         errors.insert(0, record)
 

@@ -2999,10 +2999,11 @@ class EngineIntrinsics:
 def automatic_variables(state: ShellState) -> dict[str, Any]:
     """PowerShell's automatic variables a script may read before anything sets them."""
     from fayshell import __version__
+    from fayshell.lang.generic import ArrayList
 
     return {
         "?": True,
-        "Error": [],
+        "Error": ArrayList(),  # System.Collections.ArrayList, as PowerShell's $Error
         "HOME": os.path.expanduser("~"),
         "PID": os.getpid(),
         "IsLinux": sys.platform.startswith("linux"),

@@ -942,9 +942,9 @@ async def test_error_and_out_variables_keep_what_a_command_did(shell) -> None:
 async def test_error_keeps_non_terminating_errors_newest_first(shell) -> None:
     out = await shell.run(
         "$Error.Clear(); Get-Item /e-1, /e-2 -ErrorAction SilentlyContinue; "
-        'Get-Item /e-3 -ErrorAction Ignore; $Error.Count; "$($Error[0])"'
+        'Get-Item /e-3 -ErrorAction Ignore; $Error.Count; "$($Error[0])"; $Error.GetType().Name'
     )
-    assert out == [2, "Cannot find path '/e-2' because it does not exist."]
+    assert out == [2, "Cannot find path '/e-2' because it does not exist.", "ArrayList"]
 
 
 async def test_a_caught_stop_is_the_first_error_and_is_not_shown(shell) -> None:
