@@ -16,11 +16,11 @@ from typing import TYPE_CHECKING, Any
 from fayshell.errors import ErrorAction, FayError, error_action
 from fayshell.history import History
 from fayshell.host import Host, StreamHost
-from fayshell.readline import ReadLine
 
 if TYPE_CHECKING:
     from fayshell.commands.registry import Registry
     from fayshell.jobs import JobTable
+    from fayshell.readline import ReadLine
     from fayshell.remote.cluster import Cluster
     from fayshell.render import OutputSettings
     from fayshell.store.database import Database
@@ -211,8 +211,6 @@ class ShellState:
     output: OutputSettings = field(default_factory=lambda: _output_settings())
     #: Set-PSDebug -Trace: 0 off, 1 each statement as it runs, 2 also assignments and calls.
     trace_level: int = 0
-    #: The line editor's options and key handlers (Set-PSReadLineOption ...), for the REPL.
-    readline: ReadLine = field(default_factory=ReadLine)
     #: Write-Progress bars still shown, by their -Id (see ``close_progress``).
     progress_bars: dict[int, Any] = field(default_factory=dict)
     #: Statements of scripts and input lines begun so far (the interpreter numbers a script's
@@ -225,6 +223,17 @@ class ShellState:
     _cluster: Cluster | None = None
     #: The held background write last seen (its chunk's number) and ``statements`` then.
     _held: tuple[int, int] | None = None
+    _readline: ReadLine | None = None
+
+    @property
+    def readline(self) -> ReadLine:
+        """The line editor's options and key handlers (Set-PSReadLineOption ...), for the
+        REPL; made at first use (a -c command seldom asks)."""
+        if self._readline is None:
+            from fayshell.readline import ReadLine
+
+            self._readline = ReadLine()
+        return self._readline
 
     @property
     def jobs(self) -> JobTable:
