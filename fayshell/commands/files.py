@@ -11,8 +11,12 @@ one line naming it, and the command goes on with the other paths (``-ErrorAction
 from __future__ import annotations
 
 import dataclasses
+import functools
 import glob
+import grp
+import itertools
 import os
+import pwd
 import shutil
 import stat
 from collections.abc import AsyncIterator, Callable, Iterator
@@ -35,7 +39,7 @@ from fayshell.commands.registry import (
     cmdlet,
 )
 from fayshell.errors import CommandError, ParameterError
-from fayshell.lang.dates import DateTime, FileTime, to_datetime, wall_clock
+from fayshell.lang.dates import DateTime, FileTime, format_date, to_datetime, wall_clock
 from fayshell.lang.integers import Byte, Int64
 from fayshell.lang.ops import has_wildcard, to_string, wildcard_match
 from fayshell.lang.streams import collect
@@ -55,18 +59,23 @@ class Refused(Exception):
 
 @dataclass(frozen=True)
 class FileItem:
-    """A file or directory as Get-ChildItem and Get-Item show it."""
+    """A file or directory as Get-ChildItem and Get-Item show it: PowerShell's view on Unix
+    (UnixMode, User, Group, LastWriteTime, Size, Name under "Directory: <parent>")."""
 
-    Mode: str
+    UnixMode: str
+    User: str
+    Group: str
     LastWriteTime: DateTime
-    Length: int | None
+    Size: int
     Name: str
+    Mode: str = field(repr=False, default="")
+    Length: int | None = field(repr=False, default=None)
+    LinkTarget: str | None = field(repr=False, default=None)
     FullName: str = field(repr=False, default="")
     Extension: str = field(repr=False, default="")
     BaseName: str = field(repr=False, default="")
     DirectoryName: str = field(repr=False, default="")
     PSIsContainer: bool = field(repr=False, default=False)
-    UnixMode: str = field(repr=False, default="")
     CreationTime: DateTime | None = field(repr=False, default=None)
     LastAccessTime: DateTime | None = field(repr=False, default=None)
     Exists: bool = field(repr=False, default=True)
@@ -74,6 +83,22 @@ class FileItem:
 
     def __str__(self) -> str:
         return self.FullName
+
+    @classmethod
+    def block_lines(cls, run: list[FileItem]) -> list[str]:
+        """PowerShell's table of files on Unix (its childrenWithUnixStat view): a
+        "Directory: <parent>" line over each directory's items, fixed-width columns."""
+        lines: list[str] = []
+        for parent, items in itertools.groupby(run, key=lambda item: item.DirectoryName):
+            lines += ["", f"    Directory: {parent}", "", *UNIX_VIEW.header()]
+            lines += [UNIX_VIEW.row(item.unix_cells()) for item in items]
+        return [*lines, ""]
+
+    def unix_cells(self) -> list[str]:
+        """The cells of this item's row in the Unix view."""
+        when = f"{format_date(self.LastWriteTime, 'd')} {format_date(self.LastWriteTime, 'HH:mm')}"
+        name = f"{self.Name} -> {self.LinkTarget}" if self.LinkTarget else self.Name
+        return [self.UnixMode, self.User, self.Group, when, str(self.Size), name]
 
     @property
     def TYPE_NAME(self) -> str:  # noqa: N802 - .NET's, as GetType() names it
@@ -113,24 +138,75 @@ class FileItem:
         return kinds.get(type_name, True if type_name == "io.filesysteminfo" else None)
 
 
+@dataclass(frozen=True)
+class FixedTable:
+    """A table view of fixed column widths (PowerShell's format views): labels, widths (0:
+    the rest of the line) and right alignment per column."""
+
+    labels: tuple[str, ...]
+    widths: tuple[int, ...]
+    right: tuple[bool, ...]
+
+    def header(self) -> list[str]:
+        return [self.row(list(self.labels)), self.row(["-" * len(x) for x in self.labels])]
+
+    def row(self, cells: list[str]) -> str:
+        out = []
+        for text, width, right in zip(cells, self.widths, self.right, strict=True):
+            if width and len(text) > width:
+                text = text[: width - 1] + "…"
+            out.append(text if not width else text.rjust(width) if right else text.ljust(width))
+        return " ".join(out).rstrip()
+
+
+#: PowerShell's view of files on Unix: UnixMode, User, Group, LastWriteTime (as long as
+#: '12/31/9999 23:59'), Size, Name.
+UNIX_VIEW = FixedTable(
+    ("UnixMode", "User", "Group", "LastWriteTime", "Size", "Name"),
+    (10, 10, 10, 16, 12, 0),
+    (False, True, False, True, True, False),
+)
+
+
+@functools.lru_cache(maxsize=256)
+def _user(uid: int) -> str:
+    try:
+        return pwd.getpwuid(uid).pw_name
+    except KeyError:
+        return str(uid)
+
+
+@functools.lru_cache(maxsize=256)
+def _group(gid: int) -> str:
+    try:
+        return grp.getgrgid(gid).gr_name
+    except KeyError:
+        return str(gid)
+
+
 def file_item(path: Path) -> FileItem:
     """The record for an existing path (symbolic links described, not followed)."""
     st = path.lstat()
-    is_dir = stat.S_ISDIR(st.st_mode) or (stat.S_ISLNK(st.st_mode) and path.is_dir())
-    mode = "l----" if stat.S_ISLNK(st.st_mode) else ("d----" if is_dir else "-----")
+    link = stat.S_ISLNK(st.st_mode)
+    is_dir = stat.S_ISDIR(st.st_mode) or (link and path.is_dir())
+    mode = "l----" if link else ("d----" if is_dir else "-----")
     name = path.name or str(path)
     suffix = "" if is_dir and not path.suffix else path.suffix
     return FileItem(
+        UnixMode=stat.filemode(st.st_mode),
+        User=_user(st.st_uid),
+        Group=_group(st.st_gid),
+        Size=Int64(st.st_size),
         Mode=mode,
         LastWriteTime=_local(st.st_mtime),
         Length=None if is_dir else Int64(st.st_size),  # .NET's FileInfo.Length is a long
+        LinkTarget=os.readlink(path) if link else None,
         Name=name,
         FullName=str(path),
         Extension=suffix,
         BaseName=name[: len(name) - len(suffix)] if suffix else name,
         DirectoryName=str(path.parent),
         PSIsContainer=is_dir,
-        UnixMode=stat.filemode(st.st_mode),
         CreationTime=_local(st.st_ctime),
         LastAccessTime=_local(st.st_atime),
         PSPath=str(path),

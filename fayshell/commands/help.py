@@ -144,8 +144,9 @@ about_Differences -- where fayshell deliberately differs from PowerShell
     +00:00 offset.
   [IO.File] and [IO.Directory] resolve a relative path against the process's directory,
     as .NET does (PowerShell's location is not theirs there either: give full paths).
-  Get-Content gives plain strings (no PSPath/ReadCount note properties); Get-ChildItem's
-    Mode is d----, ----- or l---- (UnixMode has the permission bits).
+  Get-Content gives plain strings (no PSPath/ReadCount note properties). Files show in
+    PowerShell's Unix view (UnixMode, User, Group, LastWriteTime, Size, Name under each
+    "Directory:"), without $PSStyle.FileInfo's colors; Mode is d----, ----- or l----.
   Tab completion also offers the columns of the relation flowing into a cmdlet
     ('sql SELECT * FROM syscalls | Sort-Object dur<Tab>') and shows each candidate's kind.
   using namespace X is accepted (types are found by their short names with or without it);

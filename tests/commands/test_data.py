@@ -340,7 +340,7 @@ async def test_a_data_file_past_the_limits_needs_skip_limit_check(shell, tmp_pat
 
 
 async def test_every_property_goes_to_csv_and_select_star(shell, tmp_path) -> None:
-    """A file's table shows four properties, but Select-Object *, Format-List * and CSV take
+    """A file's table shows six properties, but Select-Object *, Format-List * and CSV take
     every one (FullName, Extension ...), as PowerShell's; each row's values by the first
     object's column names, in any case."""
     f = tmp_path / "notes.txt"
@@ -351,7 +351,7 @@ async def test_every_property_goes_to_csv_and_select_star(shell, tmp_path) -> No
         "[pscustomobject]@{ a = 1; B = 2 }, [pscustomobject]@{ b = 3; A = 4 } | ConvertTo-Csv"
     )
     header = out[0].replace('"', "").split(",")
-    assert header[:4] == ["Mode", "LastWriteTime", "Length", "Name"]
+    assert header[:6] == ["UnixMode", "User", "Group", "LastWriteTime", "Size", "Name"]
     assert {"FullName", "Extension", "BaseName", "DirectoryName"} <= set(header)
     assert out[1:] == [str(f), True, '"a","B"', '"1","2"', '"4","3"']
     saved = tmp_path / "item.xml"

@@ -601,3 +601,30 @@ async def test_a_change_made_under_verbose_says_what_it_did(shell, tmp_path) -> 
         'Performing the operation "Zap" on target "thing".',
     ]
     assert not f.exists()
+
+
+async def test_files_show_in_powershells_unix_view(shell, tmp_path) -> None:
+    """PowerShell's table of files on Unix: a "Directory:" line over each directory's items,
+    then UnixMode, User, Group, LastWriteTime (M/d/yyyy HH:mm), Size and Name (a link's
+    target after ->) in its fixed widths."""
+    import os
+    import pwd
+
+    (tmp_path / "a.txt").write_text("abc")
+    (tmp_path / "a.txt").chmod(0o644)
+    os.utime(tmp_path / "a.txt", (1704067200, 1704067200))  # 2024-01-01 00:00 UTC
+    (tmp_path / "ln").symlink_to(tmp_path / "a.txt")
+    text = await shell.text(f"Get-ChildItem '{tmp_path}' | Sort-Object Name")
+    lines = text.splitlines()
+    user = pwd.getpwuid(os.getuid()).pw_name
+    assert lines[:5] == [
+        "",
+        f"    Directory: {tmp_path}",
+        "",
+        "UnixMode         User Group         LastWriteTime         Size Name",
+        "--------         ---- -----         -------------         ---- ----",
+    ]
+    row = lines[5]
+    assert row.startswith("-rw-r--r--") and row.endswith("           3 a.txt")
+    assert row[11:21] == user[:10].rjust(10)
+    assert lines[6].startswith("lrwxrwxrwx") and lines[6].endswith(f"ln -> {tmp_path / 'a.txt'}")
