@@ -99,6 +99,29 @@ class Formatted:
     aligns: list[str | None] | None = None
 
 
+@dataclass(frozen=True)
+class FixedTable:
+    """A table view of fixed column widths (PowerShell's format views): labels, widths (0:
+    the rest of the line) and right alignment per column."""
+
+    labels: tuple[str, ...]
+    widths: tuple[int, ...]
+    right: tuple[bool, ...]
+
+    def header(self) -> list[str]:
+        return [self.row(list(self.labels)), self.row(["-" * len(x) for x in self.labels])]
+
+    def row(self, cells: list[str]) -> str:
+        """One line: a cell longer than its column is cut with an ellipsis, on the left in a
+        right-aligned column (a number keeps its last digits), as PowerShell cuts it."""
+        out = []
+        for text, width, right in zip(cells, self.widths, self.right, strict=True):
+            if width and len(text) > width:
+                text = "…" + text[1 - width :] if right else text[: width - 1] + "…"
+            out.append(text if not width else text.rjust(width) if right else text.ljust(width))
+        return " ".join(out).rstrip()
+
+
 def format_value(value: Any) -> str:
     """One cell: $null blank, floats without noise, arrays as ``{a, b}``, tables as ``@{k=v}``."""
     if value is None:

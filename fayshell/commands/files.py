@@ -45,6 +45,7 @@ from fayshell.lang.ops import has_wildcard, to_string, wildcard_match
 from fayshell.lang.streams import collect
 from fayshell.lang.values import ScriptBlock, TypedArray
 from fayshell.records import all_property_names, attribute_named, get_property, property_names
+from fayshell.render import FixedTable
 from fayshell.state import PathInfo, ShellState
 
 PATH_PIPE: Pipeline = BY_VALUE_AND_PROPERTY
@@ -136,27 +137,6 @@ class FileItem:
         """``-is [System.IO.FileInfo]`` and its kin (short names, as dotnet.short_type)."""
         kinds = {"io.fileinfo": not self.PSIsContainer, "io.directoryinfo": self.PSIsContainer}
         return kinds.get(type_name, True if type_name == "io.filesysteminfo" else None)
-
-
-@dataclass(frozen=True)
-class FixedTable:
-    """A table view of fixed column widths (PowerShell's format views): labels, widths (0:
-    the rest of the line) and right alignment per column."""
-
-    labels: tuple[str, ...]
-    widths: tuple[int, ...]
-    right: tuple[bool, ...]
-
-    def header(self) -> list[str]:
-        return [self.row(list(self.labels)), self.row(["-" * len(x) for x in self.labels])]
-
-    def row(self, cells: list[str]) -> str:
-        out = []
-        for text, width, right in zip(cells, self.widths, self.right, strict=True):
-            if width and len(text) > width:
-                text = text[: width - 1] + "…"
-            out.append(text if not width else text.rjust(width) if right else text.ljust(width))
-        return " ".join(out).rstrip()
 
 
 #: PowerShell's view of files on Unix: UnixMode, User, Group, LastWriteTime (as long as

@@ -16,6 +16,7 @@ from fayshell.errors import ParameterError
 from fayshell.lang.dates import DateTime
 from fayshell.lang.integers import Int64
 from fayshell.lang.ops import has_wildcard, wildcard_match
+from fayshell.render import FixedTable
 
 PROC = Path("/proc")
 
@@ -35,7 +36,29 @@ class ProcessInfo:
     Path: str | None = field(default=None, repr=False)
     CommandLine: str = field(default="", repr=False)
     UserName: str = field(default="", repr=False)
+    #: Non-paged memory (none on Linux) and the process's session id, as .NET's NPM and SI.
+    NPM: int = field(default=0, repr=False)
+    SI: int = field(default=0, repr=False)
     TYPE_NAME = "System.Diagnostics.Process"
+
+    @classmethod
+    def block_lines(cls, run: list[ProcessInfo]) -> list[str]:
+        """PowerShell's table of processes (its "process" view): memory in MB and CPU
+        seconds with two decimals, in its fixed widths."""
+        rows = [PROCESS_VIEW.row(p.view_cells()) for p in run]
+        return ["", *PROCESS_VIEW.header(), *rows, ""]
+
+    def view_cells(self) -> list[str]:
+        mb = 1024 * 1024
+        return [
+            str(self.NPM // 1024),
+            f"{self.PM / mb:,.2f}",
+            f"{self.WS / mb:,.2f}",
+            f"{self.CPU:,.2f}",
+            str(self.Id),
+            str(self.SI),
+            self.ProcessName,
+        ]
 
     @property
     def Name(self) -> str:  # noqa: N802 - .NET property name
@@ -44,6 +67,14 @@ class ProcessInfo:
     @property
     def WorkingSet64(self) -> int:  # noqa: N802 - .NET property name
         return Int64(self.WS)
+
+
+#: PowerShell's view of processes: NPM(K), PM(M), WS(M), CPU(s), Id, SI, ProcessName.
+PROCESS_VIEW = FixedTable(
+    ("NPM(K)", "PM(M)", "WS(M)", "CPU(s)", "Id", "SI", "ProcessName"),
+    (7, 8, 10, 10, 7, 3, 0),
+    (True, True, True, True, True, True, False),
+)
 
 
 def _boot_time() -> float:
@@ -80,6 +111,7 @@ def read_process(pid: int, boot: float) -> ProcessInfo | None:
         Path=_exe(base),
         CommandLine=cmdline.decode(errors="replace"),
         UserName=_user(status.get("Uid", "")),
+        SI=int(fields[3]),
     )
 
 

@@ -91,3 +91,27 @@ async def test_wait_process_waits_for_the_end_or_times_out(shell) -> None:
     assert caught == ["ProcessNotTerminated,Microsoft.PowerShell.Commands.WaitProcessCommand"]
     with pytest.raises(FayError, match="give -Id, -Name or processes"):
         await shell.run("Wait-Process")
+
+
+async def test_processes_show_in_powershells_view(shell) -> None:
+    """PowerShell's table of processes: NPM(K), PM(M), WS(M), CPU(s) with two decimals, Id,
+    SI (its session id), ProcessName, in the view's fixed widths; a number too long for its
+    column keeps its last digits."""
+    import os
+    import re
+
+    text = await shell.text("Get-Process -Id $PID")
+    lines = text.splitlines()
+    assert lines[1:3] == [
+        " NPM(K)    PM(M)      WS(M)     CPU(s)      Id  SI ProcessName",
+        " ------    -----      -----     ------      --  -- -----------",
+    ]
+    row = lines[3]
+    cells = [row[:7], row[8:16], row[17:27], row[28:38], row[39:46], row[47:50], row[51:]]
+    assert cells[0] == "      0"
+    assert all(re.fullmatch(r" *[\d,]+\.\d\d", c) for c in cells[1:4]), cells
+    assert cells[4] == str(os.getpid()).rjust(7)
+    session = str(os.getsid(0))
+    assert cells[5] == (session.rjust(3) if len(session) <= 3 else "…" + session[-2:])
+    stat = open(f"/proc/{os.getpid()}/stat").read()  # noqa: SIM115 - one read
+    assert cells[6] == stat[stat.index("(") + 1 : stat.rindex(")")]
