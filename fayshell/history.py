@@ -30,6 +30,28 @@ class HistoryInfo:
     def __str__(self) -> str:
         return self.CommandLine
 
+    @classmethod
+    def block_lines(cls, run: list[HistoryInfo]) -> list[str]:
+        """PowerShell's table of history: Id 4 wide, Duration 12 (as short as it reads:
+        s.fff, m:ss.fff, h:mm:ss.fff), CommandLine."""
+        from fayshell.render import FixedTable, fixed_lines
+
+        view = FixedTable(("Id", "Duration", "CommandLine"), (4, 12, 0), (True, True, False))
+        return fixed_lines(view, [[str(e.Id), _took(e.Duration), e.CommandLine] for e in run])
+
+
+def _took(span: int) -> str:
+    """A duration (ns) as PowerShell's history view writes it."""
+    ms_total = int(span) // 1_000_000
+    hours, rest = divmod(ms_total, 3_600_000)
+    minutes, rest = divmod(rest, 60_000)
+    seconds, ms = divmod(rest, 1000)
+    if hours:
+        return f"{hours}:{minutes:02d}:{seconds:02d}.{ms:03d}"
+    if minutes:
+        return f"{minutes}:{seconds:02d}.{ms:03d}"
+    return f"{seconds}.{ms:03d}"
+
 
 @dataclass
 class History:

@@ -122,6 +122,11 @@ class FixedTable:
         return " ".join(out).rstrip()
 
 
+def fixed_lines(view: FixedTable, rows: list[list[str]]) -> list[str]:
+    """A fixed-width view's table: header, dashes, one line per row, a blank line around."""
+    return ["", *view.header(), *(view.row(r) for r in rows), ""]
+
+
 def format_value(value: Any) -> str:
     """One cell: $null blank, floats without noise, arrays as ``{a, b}``, tables as ``@{k=v}``."""
     if value is None:

@@ -82,8 +82,28 @@ class FileItem:
     Exists: bool = field(repr=False, default=True)
     PSPath: str = field(repr=False, default="")
 
+    #: What Format-List shows of a file, as PowerShell's list view of files.
+    LIST_VIEW: tuple[str, ...] = (
+        "Name",
+        "Length",
+        "CreationTime",
+        "LastWriteTime",
+        "LastAccessTime",
+        "Mode",
+        "LinkType",
+        "Target",
+    )
+
     def __str__(self) -> str:
         return self.FullName
+
+    @property
+    def LinkType(self) -> str | None:  # noqa: N802 - .NET property name
+        return "SymbolicLink" if self.LinkTarget else None
+
+    @property
+    def Target(self) -> str | None:  # noqa: N802 - .NET property name
+        return self.LinkTarget
 
     @classmethod
     def block_lines(cls, run: list[FileItem]) -> list[str]:

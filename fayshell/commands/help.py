@@ -19,6 +19,7 @@ from fayshell.errors import NOT_RECOGNIZED, CommandError
 from fayshell.lang import ast, commenthelp
 from fayshell.lang.ops import has_wildcard, wildcard_match
 from fayshell.lang.versions import to_version
+from fayshell.render import FixedTable, fixed_lines
 
 ABOUT_LANGUAGE = """\
 about_Language -- the fayshell language in brief
@@ -228,19 +229,34 @@ COMMAND_TYPES = (
 
 @dataclass(frozen=True)
 class CommandInfo:
-    """A command as Get-Command lists it (PowerShell's CommandType first: Cmdlet, Function
-    or Alias; an alias's Definition is the command it stands for)."""
+    """A command as Get-Command lists it, in PowerShell's view: CommandType, Name (an alias
+    as ``gci -> Get-ChildItem``), Version, Source (its module); fayshell's family and
+    synopsis are properties too."""
 
     CommandType: str
     Name: str
-    Family: str
-    Synopsis: str
+    Version: Any = None
+    #: The module a cmdlet comes from (PowerShell's, or fayshell); '' for functions and aliases.
+    Source: str = ""
+    Family: str = field(default="", repr=False)
+    Synopsis: str = field(default="", repr=False)
+    #: An alias's command, a function's text, a cmdlet's name.
     Definition: str = field(default="", repr=False)
     #: The parameters' names, as (Get-Command X).Parameters.Keys lists them.
     Parameters: dict[str, str] = field(default_factory=dict, repr=False)
-    #: The module a cmdlet comes from (PowerShell's, or fayshell); '' for functions and aliases.
-    Source: str = field(default="", repr=False)
-    Version: Any = field(default=None, repr=False)
+
+    @classmethod
+    def block_lines(cls, run: list[Any]) -> list[str]:
+        """PowerShell's table of commands (CommandType 15, Name 50, Version 10, Source)."""
+        return fixed_lines(COMMAND_VIEW, [c.view_cells() for c in run])
+
+    def view_cells(self) -> list[str]:
+        version = "" if self.Version is None else str(self.Version)
+        return [self.CommandType, self.DisplayName, version, self.Source]
+
+    @property
+    def DisplayName(self) -> str:  # noqa: N802 - PowerShell property name
+        return f"{self.Name} -> {self.Definition}" if self.CommandType == "Alias" else self.Name
 
     @property
     def ModuleName(self) -> str:  # noqa: N802 - PowerShell property name
@@ -260,10 +276,32 @@ class CommandInfo:
 
 @dataclass(frozen=True)
 class AliasInfo:
-    """An alias and the cmdlet it stands for."""
+    """An alias and the command it stands for; shown in PowerShell's command view
+    (``Alias  gci -> Get-ChildItem``)."""
 
     Name: str
     Definition: str
+    CommandType = "Alias"
+    Version = None
+    Source = ""
+
+    @property
+    def DisplayName(self) -> str:  # noqa: N802 - PowerShell property name
+        return f"{self.Name} -> {self.Definition}"
+
+    @property
+    def ReferencedCommand(self) -> str:  # noqa: N802 - PowerShell property name
+        return self.Definition
+
+    @classmethod
+    def block_lines(cls, run: list[Any]) -> list[str]:
+        return fixed_lines(COMMAND_VIEW, [["Alias", a.DisplayName, "", ""] for a in run])
+
+
+#: PowerShell's table of commands and aliases (its CommandInfo view).
+COMMAND_VIEW = FixedTable(
+    ("CommandType", "Name", "Version", "Source"), (15, 50, 10, 0), (False, False, False, False)
+)
 
 
 @cmdlet(
@@ -334,10 +372,10 @@ def _commands(ctx: Invocation, name: list[str] | None, with_aliases: bool) -> li
         CommandInfo(
             "Function",
             f.node.name,
-            "function",
-            "user function",
-            f.node.text.strip(),
-            {p.name: p.type or "Object" for p in f.node.params},
+            Family="function",
+            Synopsis="user function",
+            Definition=f.node.text.strip(),
+            Parameters={p.name: p.type or "Object" for p in f.node.params},
         )
         for key, f in ctx.state.functions.items()
         if key == f.node.name.lower()  # once, not again under each [Alias()] name
@@ -346,7 +384,7 @@ def _commands(ctx: Invocation, name: list[str] | None, with_aliases: bool) -> li
         aliases = ctx.state.registry.alias_table()
         aliases.update({a: target for a, (_, target) in ctx.state.aliases.items()})
         out += [
-            CommandInfo("Alias", a, "alias", f"-> {target}", target)
+            CommandInfo("Alias", a, Family="alias", Synopsis=f"-> {target}", Definition=target)
             for a, target in aliases.items()
             if a != target.lower()
         ]
@@ -383,16 +421,15 @@ def _param_syntax(param: ast.ParamDecl) -> str:
 def _cmdlet_info(c: Cmdlet) -> CommandInfo:
     params = {p.name: p.type_name() for p in c.params}
     facts = module_named(module_of(c.name))
-    version = to_version(facts.version if facts is not None else __version__)
     return CommandInfo(
         "Cmdlet",
         c.name,
-        c.family,
-        c.synopsis,
-        c.name,
-        params,
-        facts.name if facts is not None else FAYSHELL,
-        version,
+        Version=to_version(facts.version if facts is not None else __version__),
+        Source=facts.name if facts is not None else FAYSHELL,
+        Family=c.family,
+        Synopsis=c.synopsis,
+        Definition=c.name,
+        Parameters=params,
     )
 
 

@@ -38,6 +38,9 @@ async def _shape(
         property if isinstance(property, list) else ([property] if property is not None else None),
     )
     names = property_names(items[0]) if items else []  # the view's, unless -Property *
+    list_view = getattr(type(items[0]), "LIST_VIEW", None) if items else None
+    if kind == "list" and isinstance(list_view, tuple):  # a type's own list (a file's)
+        names = list(list_view)
     every = all_property_names(items[0]) if items else []
     specs = expand_wildcards(specs, every) if specs else [PropSpec(n, n) for n in names]
     if not specs and items:

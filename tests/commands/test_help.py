@@ -258,3 +258,21 @@ async def test_only_powershells_historic_exceptions_use_unapproved_verbs(shell) 
         "@(Get-Command -Module fayshell | Where-Object Verb -NotIn (Get-Verb).Verb).Count"
     )
     assert out == ["Sort-Object,Tee-Object", 0]
+
+
+async def test_commands_and_aliases_show_in_powershells_view(shell) -> None:
+    """Get-Command and Get-Alias: CommandType 15 wide, Name 50 (an alias as 'gci ->
+    Get-ChildItem'), Version 10, Source."""
+    text = await shell.text("Get-Command Get-ChildItem, gci")
+    assert text.splitlines()[1:5] == [
+        "CommandType     Name" + " " * 47 + "Version    Source",
+        "-----------     ----" + " " * 47 + "-------    ------",
+        "Alias           gci -> Get-ChildItem",
+        "Cmdlet          Get-ChildItem" + " " * 38 + "7.0.0.0    Microsoft.PowerShell.Management",
+    ]
+    alias = await shell.text("Get-Alias gci")
+    assert alias.splitlines()[3] == "Alias           gci -> Get-ChildItem"
+    assert await shell.run("(Get-Command gci).DisplayName; (Get-Alias gci).Definition") == [
+        "gci -> Get-ChildItem",
+        "Get-ChildItem",
+    ]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import io
+import re
 
 import pytest
 
@@ -77,6 +78,14 @@ async def test_saved_history_is_added_back_and_runs_again(shell, tmp_path) -> No
     assert await shell.run("r 3") == [42]
     with pytest.raises(CommandError, match="format that is not valid"):
         await shell.run("[pscustomobject]@{ CommandLine = 'x' } | Add-History")
+
+
+async def test_history_shows_in_powershells_view(shell) -> None:
+    """Get-History: Id 4 wide, Duration 12 as short as it reads (s.fff), CommandLine."""
+    await shell.state.history.track("21 * 2", shell.run("21 * 2"))
+    lines = (await shell.text("Get-History")).splitlines()
+    assert lines[1:3] == ["  Id     Duration CommandLine", "  --     -------- -----------"]
+    assert re.fullmatch(r"   1 {8}\d\.\d{3} 21 \* 2", lines[3]), lines[3]
 
 
 async def test_clear_host_only_on_a_terminal(shell) -> None:

@@ -94,3 +94,12 @@ async def test_set_psdebug_strict_and_what_it_refuses(shell) -> None:
         await shell.run("Set-PSDebug -Step")
     with pytest.raises(CommandError, match="the trace level is 0"):
         await shell.run("Set-PSDebug -Trace 3")
+
+
+async def test_variables_show_in_powershells_view(shell) -> None:
+    text = await shell.text("$x = 1, 2; Get-Variable x")
+    assert text.splitlines()[1:4] == [
+        "Name" + " " * 27 + "Value",
+        "----" + " " * 27 + "-----",
+        "x" + " " * 30 + "{1, 2}",
+    ]
