@@ -115,10 +115,13 @@ class FixedTable:
         """One line: a cell longer than its column is cut with an ellipsis, on the left in a
         right-aligned column (a number keeps its last digits), as PowerShell cuts it."""
         out = []
-        for text, width, right in zip(cells, self.widths, self.right, strict=True):
+        for text, label, width, right in zip(
+            cells, self.labels, self.widths, self.right, strict=True
+        ):
             if width and len(text) > width:
                 text = "…" + text[1 - width :] if right else text[: width - 1] + "…"
-            out.append(text if not width else text.rjust(width) if right else text.ljust(width))
+            size = width or (len(label) if right else 0)  # the last column: its label's width
+            out.append(text.rjust(size) if right else text.ljust(size))
         return " ".join(out).rstrip()
 
 
