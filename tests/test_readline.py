@@ -130,3 +130,13 @@ async def test_the_options_show_as_a_list_with_colors_as_their_sequences(shell) 
     assert lines[1].split() == ["EditMode", ":", "Windows"]
     assert 'CommandColor                  : "`e[95m"' in lines
     assert "\x1b" not in text
+
+
+def test_every_function_the_editor_lists_has_a_key_action() -> None:
+    """Set-PSReadLineKeyHandler -Function takes FUNCTIONS' names: each one is an action of
+    the editor (a name without one would fail only when the key is pressed)."""
+    from fayshell.editor import Editor
+    from fayshell.readline import FUNCTIONS
+
+    editor = Editor(ReadLine(), lambda event: None, KeyBindings())
+    assert all(callable(editor.action(name)) for name in FUNCTIONS)
