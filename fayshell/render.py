@@ -97,6 +97,8 @@ class Formatted:
     #: right, text left), when one of them has one.
     widths: list[int] | None = None
     aligns: list[str | None] | None = None
+    #: A type's own view, already laid out (Format-Table of files, processes ...), else None.
+    lines: list[str] | None = None
 
 
 @dataclass(frozen=True)
@@ -377,6 +379,8 @@ def _block_lines(kind: str, run: list[Any]) -> list[str]:
         ] + [""]
     if kind == "formatted":
         f: Formatted = run[0]
+        if f.lines is not None:
+            return f.lines
         if f.groups is not None:  # PowerShell 7: one blank line before each label
             return [
                 line

@@ -23,7 +23,7 @@ from collections.abc import AsyncIterator, Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from fayshell import errorids
 from fayshell.commands import drives
@@ -83,7 +83,7 @@ class FileItem:
     PSPath: str = field(repr=False, default="")
 
     #: What Format-List shows of a file, as PowerShell's list view of files.
-    LIST_VIEW: tuple[str, ...] = (
+    LIST_VIEW: ClassVar[tuple[str, ...]] = (
         "Name",
         "Length",
         "CreationTime",

@@ -26,8 +26,14 @@ GROUP_BY = Param(
 
 
 async def _shape(
-    ctx: Invocation, property: Any, kind: FormatKind, group_by: Any = None
+    ctx: Invocation,
+    property: Any,
+    kind: FormatKind,
+    group_by: Any = None,
+    own_view: bool = False,
 ) -> Formatted:
+    """The records shaped as a table or list; ``own_view``: a type's own table when no
+    columns are named (``ls | ft`` is the Directory view, as in PowerShell)."""
     items = [
         entry
         for item in await collect(ctx.input)
@@ -37,6 +43,10 @@ async def _shape(
         f"Format-{kind.title()}",
         property if isinstance(property, list) else ([property] if property is not None else None),
     )
+    view = getattr(type(items[0]), "block_lines", None) if items and own_view else None
+    same = all(type(i) is type(items[0]) for i in items)
+    if view is not None and same and property is None and group_by is None:
+        return Formatted(kind, [], lines=view(items))
     names = property_names(items[0]) if items else []  # the view's, unless -Property *
     list_view = getattr(type(items[0]), "LIST_VIEW", None) if items else None
     if kind == "list" and isinstance(list_view, tuple):  # a type's own list (a file's)
@@ -131,8 +141,9 @@ async def format_table(
     group_by: Any = None,
     input_object: Any = None,
 ) -> Any:
-    shaped = await _shape(ctx, property, "table", group_by)
-    if not (wrap or hide_table_headers):
+    plain = not (wrap or hide_table_headers)
+    shaped = await _shape(ctx, property, "table", group_by, own_view=plain)
+    if plain:
         return [shaped]
     if shaped.groups is None:
         return text_table(shaped.columns, shaped.rows, wrap, not hide_table_headers)

@@ -628,3 +628,15 @@ async def test_files_show_in_powershells_unix_view(shell, tmp_path) -> None:
     assert row.startswith("-rw-r--r--") and row.endswith("           3 a.txt")
     assert row[11:21] == user[:10].rjust(10)
     assert lines[6].startswith("lrwxrwxrwx") and lines[6].endswith(f"ln -> {tmp_path / 'a.txt'}")
+
+
+async def test_format_table_of_files_is_their_view(shell, tmp_path) -> None:
+    """ls | ft is the same Unix view as ls (PowerShell's Format-Table uses the type's view);
+    named columns or -HideTableHeaders lay out the properties."""
+    (tmp_path / "a.txt").write_text("abc")
+    plain = await shell.text(f"Get-ChildItem '{tmp_path}'")
+    assert await shell.text(f"Get-ChildItem '{tmp_path}' | Format-Table") == plain
+    named = await shell.text(f"Get-ChildItem '{tmp_path}' | Format-Table Name, Size")
+    assert named.splitlines()[1:4] == ["Name  Size", "----  ----", "a.txt    3"]
+    bare = await shell.run(f"Get-ChildItem '{tmp_path}' | Format-Table -HideTableHeaders")
+    assert len(bare) == 1 and bare[0].split()[-2:] == ["3", "a.txt"]
