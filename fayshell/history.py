@@ -10,6 +10,7 @@ from typing import Any, TypeVar
 from fayshell.lang.dates import DateTime, duration_of
 from fayshell.lang.preferences import MAXIMUM_HISTORY_COUNT
 from fayshell.lang.values import Duration
+from fayshell.render import FixedTable
 
 T = TypeVar("T")
 
@@ -30,14 +31,12 @@ class HistoryInfo:
     def __str__(self) -> str:
         return self.CommandLine
 
-    @classmethod
-    def block_lines(cls, run: list[HistoryInfo]) -> list[str]:
-        """PowerShell's table of history: Id 4 wide, Duration 12 (as short as it reads:
-        s.fff, m:ss.fff, h:mm:ss.fff), CommandLine."""
-        from fayshell.render import FixedTable, fixed_lines
+    #: PowerShell's table of history: Id 4 wide, Duration 12 (as short as it reads: s.fff,
+    #: m:ss.fff, h:mm:ss.fff), CommandLine.
+    TABLE_VIEW = FixedTable(("Id", "Duration", "CommandLine"), (4, 12, 0), (True, True, False))
 
-        view = FixedTable(("Id", "Duration", "CommandLine"), (4, 12, 0), (True, True, False))
-        return fixed_lines(view, [[str(e.Id), _took(e.Duration), e.CommandLine] for e in run])
+    def view_cells(self) -> list[str]:
+        return [str(self.Id), _took(self.Duration), self.CommandLine]
 
 
 def _took(span: int) -> str:

@@ -76,8 +76,9 @@ def output_settings() -> OutputSettings:
     return OUTPUT.get(None) or OutputSettings()
 
 
-#: The kind of a run of objects whose type lays out its own lines (a static ``block_lines(run)``
-#: returning them, blank lines around included): Format-Hex's ByteCollection.
+#: The kind of a run of objects whose type lays out its own lines: a static ``block_lines(run)``
+#: returning them, blank lines around included (Format-Hex's ByteCollection), or a
+#: ``TABLE_VIEW`` (a FixedTable) that its objects' ``view_cells()`` fill (see view_lines).
 VIEW = "view:"
 
 #: How Format-Table / Format-List output is laid out.
@@ -130,6 +131,25 @@ class FixedTable:
 def fixed_lines(view: FixedTable, rows: list[list[str]]) -> list[str]:
     """A fixed-width view's table: header, dashes, one line per row, a blank line around."""
     return ["", *view.header(), *(view.row(r) for r in rows), ""]
+
+
+def has_view(item: Any) -> bool:
+    """Does ``item``'s type lay out its own lines (``block_lines`` or ``TABLE_VIEW``)?"""
+    kind = type(item)
+    return callable(getattr(kind, "block_lines", None)) or isinstance(
+        getattr(kind, "TABLE_VIEW", None), FixedTable
+    )
+
+
+def view_lines(run: list[Any]) -> list[str]:
+    """The lines of objects of one type that has_view: its ``block_lines``, else its
+    ``TABLE_VIEW`` filled with each object's ``view_cells()``."""
+    kind = type(run[0])
+    own = getattr(kind, "block_lines", None)
+    if callable(own):
+        lines: list[str] = own(run)
+        return lines
+    return fixed_lines(kind.TABLE_VIEW, [item.view_cells() for item in run])
 
 
 def format_value(value: Any) -> str:
@@ -261,7 +281,7 @@ def groups(items: Iterable[Any]) -> list[tuple[str, list[Any]]]:
             kind = "date"  # PowerShell's DateTime view: a block with a blank line around it
         elif isinstance(item, TimeSpan):
             kind = "timespan"  # PowerShell's view of a TimeSpan: its properties as a list
-        elif callable(getattr(type(item), "block_lines", None)):
+        elif has_view(item):
             kind = VIEW + type(item).__name__  # a type that lays out its own lines
         if out and out[-1][0] == kind:
             out[-1][1].append(item)
@@ -367,8 +387,7 @@ def _is_shell_date(value: Any) -> bool:
 
 def _block_lines(kind: str, run: list[Any]) -> list[str]:
     if kind.startswith(VIEW):
-        lines: list[str] = type(run[0]).block_lines(run)
-        return lines
+        return view_lines(run)
     if kind == "date":
         return ["", *(format_value(v) for v in run), ""]
     if kind == "timespan":

@@ -19,7 +19,7 @@ from fayshell.errors import NOT_RECOGNIZED, CommandError
 from fayshell.lang import ast, commenthelp
 from fayshell.lang.ops import has_wildcard, wildcard_match
 from fayshell.lang.versions import to_version
-from fayshell.render import FixedTable, fixed_lines
+from fayshell.render import FixedTable
 
 ABOUT_LANGUAGE = """\
 about_Language -- the fayshell language in brief
@@ -227,6 +227,12 @@ COMMAND_TYPES = (
 )
 
 
+#: PowerShell's table of commands and aliases (its CommandInfo view).
+COMMAND_VIEW = FixedTable(
+    ("CommandType", "Name", "Version", "Source"), (15, 50, 10, 0), (False, False, False, False)
+)
+
+
 @dataclass(frozen=True)
 class CommandInfo:
     """A command as Get-Command lists it, in PowerShell's view: CommandType, Name (an alias
@@ -245,10 +251,8 @@ class CommandInfo:
     #: The parameters' names, as (Get-Command X).Parameters.Keys lists them.
     Parameters: dict[str, str] = field(default_factory=dict, repr=False)
 
-    @classmethod
-    def block_lines(cls, run: list[Any]) -> list[str]:
-        """PowerShell's table of commands (CommandType 15, Name 50, Version 10, Source)."""
-        return fixed_lines(COMMAND_VIEW, [c.view_cells() for c in run])
+    #: PowerShell's table of commands (CommandType 15, Name 50, Version 10, Source).
+    TABLE_VIEW = COMMAND_VIEW
 
     def view_cells(self) -> list[str]:
         version = "" if self.Version is None else str(self.Version)
@@ -293,15 +297,10 @@ class AliasInfo:
     def ReferencedCommand(self) -> str:  # noqa: N802 - PowerShell property name
         return self.Definition
 
-    @classmethod
-    def block_lines(cls, run: list[Any]) -> list[str]:
-        return fixed_lines(COMMAND_VIEW, [["Alias", a.DisplayName, "", ""] for a in run])
+    TABLE_VIEW = COMMAND_VIEW
 
-
-#: PowerShell's table of commands and aliases (its CommandInfo view).
-COMMAND_VIEW = FixedTable(
-    ("CommandType", "Name", "Version", "Source"), (15, 50, 10, 0), (False, False, False, False)
-)
+    def view_cells(self) -> list[str]:
+        return [self.CommandType, self.DisplayName, "", ""]
 
 
 @cmdlet(

@@ -19,7 +19,7 @@ from fayshell.commands.registry import (
 )
 from fayshell.errors import CommandError
 from fayshell.lang.ops import has_wildcard, to_string, wildcard_match
-from fayshell.render import FixedTable, fixed_lines
+from fayshell.render import FixedTable
 from fayshell.state import PathInfo, ShellState
 
 PATH_PIPE: Pipeline = BY_VALUE_AND_PROPERTY
@@ -162,6 +162,14 @@ def pop_location(ctx: Invocation, *, pass_thru: bool = False) -> list[PathInfo]:
     return [_location(state)] if pass_thru else []
 
 
+#: PowerShell's view of drives (its "drive" table).
+DRIVE_VIEW = FixedTable(
+    ("Name", "Used (GB)", "Free (GB)", "Provider", "Root", "CurrentLocation"),
+    (10, 13, 13, 13, 35, 0),
+    (False, True, True, False, False, True),
+)
+
+
 @dataclass(frozen=True)
 class DriveInfo:
     """One drive as Get-PSDrive lists it: the file system's root, and the Env:, Function:
@@ -179,11 +187,9 @@ class DriveInfo:
     def __str__(self) -> str:
         return self.Name
 
-    @classmethod
-    def block_lines(cls, run: list[DriveInfo]) -> list[str]:
-        """PowerShell's table of drives: Name 10, Used (GB) and Free (GB) 13 with two
-        decimals (for a drive that has sizes), Provider 13, Root 35, CurrentLocation."""
-        return fixed_lines(DRIVE_VIEW, [d.view_cells() for d in run])
+    #: PowerShell's table of drives: Name 10, Used (GB) and Free (GB) 13 with two decimals
+    #: (for a drive that has sizes), Provider 13, Root 35, CurrentLocation.
+    TABLE_VIEW = DRIVE_VIEW
 
     def view_cells(self) -> list[str]:
         sized = bool(self.Used or self.Free)
@@ -191,14 +197,6 @@ class DriveInfo:
         used = f"{(self.Used or 0) / gb:.2f}" if sized else ""
         free = f"{(self.Free or 0) / gb:.2f}" if sized else ""
         return [self.Name, used, free, self.Provider, self.Root, self.CurrentLocation]
-
-
-#: PowerShell's view of drives (its "drive" table).
-DRIVE_VIEW = FixedTable(
-    ("Name", "Used (GB)", "Free (GB)", "Provider", "Root", "CurrentLocation"),
-    (10, 13, 13, 13, 35, 0),
-    (False, True, True, False, False, True),
-)
 
 
 @cmdlet(

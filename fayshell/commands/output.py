@@ -15,7 +15,15 @@ from fayshell.lang.ops import to_string
 from fayshell.lang.streams import aiter_items, collect
 from fayshell.lang.values import NUMBERS, DictionaryEntry, Hashtable
 from fayshell.records import all_property_names, property_names
-from fayshell.render import MAX_CELL, FormatKind, Formatted, format_value, render_plain
+from fayshell.render import (
+    MAX_CELL,
+    FormatKind,
+    Formatted,
+    format_value,
+    has_view,
+    render_plain,
+    view_lines,
+)
 
 INPUT = Param("InputObject", "any", pipeline=BY_VALUE, help="The records to output.")
 GROUP_BY = Param(
@@ -43,10 +51,9 @@ async def _shape(
         f"Format-{kind.title()}",
         property if isinstance(property, list) else ([property] if property is not None else None),
     )
-    view = getattr(type(items[0]), "block_lines", None) if items and own_view else None
     same = all(type(i) is type(items[0]) for i in items)
-    if view is not None and same and property is None and group_by is None:
-        return Formatted(kind, [], lines=view(items))
+    if own_view and items and has_view(items[0]) and same and (property, group_by) == (None, None):
+        return Formatted(kind, [], lines=view_lines(items))
     names = property_names(items[0]) if items else []  # the view's, unless -Property *
     list_view = getattr(type(items[0]), "LIST_VIEW", None) if items else None
     if kind == "list" and isinstance(list_view, tuple):  # a type's own list (a file's)

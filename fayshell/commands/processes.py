@@ -21,6 +21,14 @@ from fayshell.render import FixedTable
 PROC = Path("/proc")
 
 
+#: PowerShell's view of processes: NPM(K), PM(M), WS(M), CPU(s), Id, SI, ProcessName.
+PROCESS_VIEW = FixedTable(
+    ("NPM(K)", "PM(M)", "WS(M)", "CPU(s)", "Id", "SI", "ProcessName"),
+    (7, 8, 10, 10, 7, 3, 0),
+    (True, True, True, True, True, True, False),
+)
+
+
 @dataclass(frozen=True)
 class ProcessInfo:
     """A process as Get-Process shows it (sizes in bytes, CPU in seconds)."""
@@ -41,12 +49,8 @@ class ProcessInfo:
     SI: int = field(default=0, repr=False)
     TYPE_NAME = "System.Diagnostics.Process"
 
-    @classmethod
-    def block_lines(cls, run: list[ProcessInfo]) -> list[str]:
-        """PowerShell's table of processes (its "process" view): memory in MB and CPU
-        seconds with two decimals, in its fixed widths."""
-        rows = [PROCESS_VIEW.row(p.view_cells()) for p in run]
-        return ["", *PROCESS_VIEW.header(), *rows, ""]
+    #: PowerShell's table of processes: memory in MB and CPU seconds with two decimals.
+    TABLE_VIEW = PROCESS_VIEW
 
     def view_cells(self) -> list[str]:
         mb = 1024 * 1024
@@ -67,14 +71,6 @@ class ProcessInfo:
     @property
     def WorkingSet64(self) -> int:  # noqa: N802 - .NET property name
         return Int64(self.WS)
-
-
-#: PowerShell's view of processes: NPM(K), PM(M), WS(M), CPU(s), Id, SI, ProcessName.
-PROCESS_VIEW = FixedTable(
-    ("NPM(K)", "PM(M)", "WS(M)", "CPU(s)", "Id", "SI", "ProcessName"),
-    (7, 8, 10, 10, 7, 3, 0),
-    (True, True, True, True, True, True, False),
-)
 
 
 def _boot_time() -> float:

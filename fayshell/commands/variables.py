@@ -12,7 +12,7 @@ from fayshell.errors import CommandError, RuntimeFayError
 from fayshell.lang.ops import VariableNotWritable, has_wildcard, wildcard_match
 from fayshell.lang.streams import is_relation
 from fayshell.lang.values import ScriptBlock, TimeSpan
-from fayshell.render import FixedTable, fixed_lines, format_value
+from fayshell.render import FixedTable, format_value
 from fayshell.state import Scope
 
 
@@ -29,14 +29,11 @@ class VariableInfo:
         if name == "Value" and getattr(self, "scope", None) is not None:
             self.scope.set(self.Name, value)  # type: ignore[union-attr]
 
-    @classmethod
-    def block_lines(cls, run: list[VariableInfo]) -> list[str]:
-        """PowerShell's table of variables: Name 30 wide, Value the rest."""
-        return fixed_lines(VARIABLE_VIEW, [[v.Name, format_value(v.Value)] for v in run])
+    #: PowerShell's table of variables (its "Variable" view): Name 30 wide, Value the rest.
+    TABLE_VIEW = FixedTable(("Name", "Value"), (30, 0), (False, False))
 
-
-#: PowerShell's view of variables (its "Variable" table).
-VARIABLE_VIEW = FixedTable(("Name", "Value"), (30, 0), (False, False))
+    def view_cells(self) -> list[str]:
+        return [self.Name, format_value(self.Value)]
 
 
 @cmdlet(
