@@ -11,12 +11,9 @@ one line naming it, and the command goes on with the other paths (``-ErrorAction
 from __future__ import annotations
 
 import dataclasses
-import functools
 import glob
-import grp
 import itertools
 import os
-import pwd
 import shutil
 import stat
 from collections.abc import AsyncIterator, Callable, Iterator
@@ -27,6 +24,7 @@ from typing import Any, ClassVar
 
 from fayshell import errorids
 from fayshell.commands import drives
+from fayshell.commands.accounts import group_name, user_name
 from fayshell.commands.drives import DriveItem, DrivePath
 from fayshell.commands.encodings import ENCODING_PARAM, codec_name, read_text, write_text
 from fayshell.commands.invocation import ErrorRecord, Invocation
@@ -168,22 +166,6 @@ UNIX_VIEW = FixedTable(
 )
 
 
-@functools.lru_cache(maxsize=256)
-def _user(uid: int) -> str:
-    try:
-        return pwd.getpwuid(uid).pw_name
-    except KeyError:
-        return str(uid)
-
-
-@functools.lru_cache(maxsize=256)
-def _group(gid: int) -> str:
-    try:
-        return grp.getgrgid(gid).gr_name
-    except KeyError:
-        return str(gid)
-
-
 def file_item(path: Path) -> FileItem:
     """The record for an existing path (symbolic links described, not followed)."""
     st = path.lstat()
@@ -194,8 +176,8 @@ def file_item(path: Path) -> FileItem:
     suffix = "" if is_dir and not path.suffix else path.suffix
     return FileItem(
         UnixMode=stat.filemode(st.st_mode),
-        User=_user(st.st_uid),
-        Group=_group(st.st_gid),
+        User=user_name(st.st_uid) or str(st.st_uid),
+        Group=group_name(st.st_gid) or str(st.st_gid),
         Size=Int64(st.st_size),
         Mode=mode,
         LastWriteTime=_local(st.st_mtime),

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from fayshell import errorids
+from fayshell.commands.accounts import user_name
 from fayshell.commands.invocation import ErrorRecord, Invocation
 from fayshell.commands.registry import BY_PROPERTY, BY_VALUE, Param, cmdlet
 from fayshell.errors import ParameterError
@@ -124,11 +125,10 @@ def _exe(base: Path) -> str | None:
 
 
 def _user(uid_line: str) -> str:
-    import pwd
-
+    """The user of /proc's "Uid:" line ('' when it names none)."""
     try:
-        return pwd.getpwuid(int(uid_line.split()[0])).pw_name
-    except (IndexError, ValueError, KeyError):
+        return user_name(int(uid_line.split()[0])) or ""
+    except (IndexError, ValueError):
         return ""
 
 
