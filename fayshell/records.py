@@ -35,6 +35,11 @@ def all_property_names(obj: Any) -> list[str]:
     return property_names(obj)
 
 
+def all_properties(obj: Any) -> dict[str, Any]:
+    """Every property of a record and its value (:func:`all_property_names`)."""
+    return {name: get_property(obj, name) for name in all_property_names(obj)}
+
+
 def is_record(obj: Any) -> bool:
     """True for values rendered as rows with columns: dicts, dataclass instances, and objects
     whose type lists its MEMBERS and writes no text of its own (a Stopwatch) or names its VIEW

@@ -26,7 +26,7 @@ from fayshell.lang.values import (
     PSCustomObject,
     TimeSpan,
 )
-from fayshell.records import all_property_names, as_dict, get_property, is_record
+from fayshell.records import all_properties, is_record
 
 NS = "http://schemas.microsoft.com/powershell/2004/04"
 HEAD = f'<Objs Version="1.1.0.1" xmlns="{NS}">'
@@ -103,12 +103,8 @@ class Writer:
         else:
             self.types(_type_names(value), level + 1)
             self.lines.append(f"{pad}  <MS>")
-            members = (
-                as_dict(value)
-                if isinstance(value, Mapping)
-                else {n: get_property(value, n) for n in all_property_names(value)}
-            )  # every property, not only those the object's table shows
-            for key, item in members.items():
+            # every property, not only those the object's table shows
+            for key, item in all_properties(value).items():
                 self.value(item, str(key), level + 2, depth - 1)
             self.lines.append(f"{pad}  </MS>")
         self.lines.append(f"{pad}</Obj>")

@@ -28,7 +28,7 @@ from fayshell.lang.ops import to_string
 from fayshell.lang.single import Single
 from fayshell.lang.streams import aiter_items, collect, is_relation, unroll
 from fayshell.lang.values import Hashtable, TimeSpan
-from fayshell.records import all_property_names, get_property, is_record
+from fayshell.records import all_properties, all_property_names, get_property, is_record
 from fayshell.store.relation import quote_literal
 
 QuoteKind = Literal["Always", "AsNeeded", "Never"]
@@ -112,7 +112,7 @@ def _all_fields(record: Any) -> dict[str, Any]:
     """Every property of a record, including those tables leave out (GroupInfo.Values)."""
     if isinstance(record, Mapping):  # a class's hidden properties too, as PowerShell's
         return {str(k): v for k, v in record.items()}
-    return {name: get_property(record, name) for name in all_property_names(record)}
+    return all_properties(record)
 
 
 def dump_json(value: Any, compress: bool, escaping: str = "Default") -> str:
@@ -1316,10 +1316,8 @@ def _xml_node(
     if is_record(value) and not isinstance(value, str) and depth > 0:
         inner = [
             line
-            for n in all_property_names(value)
-            for line in _xml_node(
-                "Property", n, get_property(value, n), depth - 1, typed, pad + "  "
-            )
+            for n, v in all_properties(value).items()
+            for line in _xml_node("Property", n, v, depth - 1, typed, pad + "  ")
         ]
         return [f"{pad}<{tag}{attrs}>", *inner, f"{pad}</{tag}>"]
     return [f"{pad}<{tag}{attrs}>{escape(to_string(value))}</{tag}>"]

@@ -19,7 +19,7 @@ from types import ModuleType
 from typing import Any
 
 from fayshell.lang import integers
-from fayshell.records import all_property_names, get_property
+from fayshell.records import all_properties
 
 
 class DotNetError(Exception):
@@ -678,8 +678,7 @@ class PSObjectView:
             PSPropertyInfo(
                 name, value, kind, "System.Object" if value is None else full_type_name_of(value)
             )
-            for name in all_property_names(obj)
-            for value in [get_property(obj, name)]
+            for name, value in all_properties(obj).items()
         )
 
     @property
