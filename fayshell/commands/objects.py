@@ -251,9 +251,10 @@ def _object_members(value: Any, tname: str) -> list[MemberDefinition]:
 def _adapted_members(value: Any, tname: str, names: list[str]) -> list[MemberDefinition]:
     """An adapted object's members: the names of its content as settable properties, its
     type's .NET-named properties and methods."""
-    kind = vars(type(value))
+    kind = {n: v for klass in reversed(type(value).__mro__) for n, v in vars(klass).items()}
     own = [n for n, v in kind.items() if isinstance(v, property) and n[:1].isupper()]
-    methods = [n for n, v in kind.items() if callable(v) and n[:1].isupper()]
+    inherited = {n for n, _ in OBJECT_METHODS}  # listed once, as every object's
+    methods = [n for n, v in kind.items() if callable(v) and n[:1].isupper() and n not in inherited]
     typed = [(n, short_type(get_property(value, n))) for n in names + own]
     return [_m(tname, n, "Property", f"{t} {n} {{get;set;}}") for n, t in typed] + [
         _m(tname, n, "Method", f"{n}()") for n in methods

@@ -60,7 +60,28 @@ def to_xml(value: Any) -> XmlDocument:
     return parse("" if value is None else str(value))
 
 
-class XmlDocument:
+class _XmlNode:
+    """What a document and an element share: XPath and search by tag name, from the node
+    ``_scope`` gives (the document's XPath starts above its root element)."""
+
+    def _scope(self) -> tuple[XmlDocument, ET.Element]:
+        raise NotImplementedError
+
+    def SelectNodes(self, xpath: str, namespaces: Any = None) -> list[Any]:  # noqa: N802
+        doc, at = self._scope()
+        return select(doc, at, str(xpath), namespaces)
+
+    def SelectSingleNode(self, xpath: str, namespaces: Any = None) -> Any:  # noqa: N802
+        found = self.SelectNodes(xpath, namespaces)
+        return found[0] if found else None
+
+    def GetElementsByTagName(self, name: str) -> list[XmlElement]:  # noqa: N802
+        """The elements below this node named ``name`` (``*``: all), in document order."""
+        doc, at = self._scope()
+        return [XmlElement(e, doc) for e in at.iter() if e is not at and _named(e, str(name))]
+
+
+class XmlDocument(_XmlNode):
     """A parsed document: its root element is its property (``$x.root``)."""
 
     TYPE_NAME = XML_DOCUMENT
@@ -109,15 +130,8 @@ class XmlDocument:
     def Name(self) -> str:  # noqa: N802 - .NET property name
         return "#document"
 
-    def SelectNodes(self, xpath: str, namespaces: Any = None) -> list[Any]:  # noqa: N802
-        return select(self, self._top, str(xpath), namespaces)
-
-    def SelectSingleNode(self, xpath: str, namespaces: Any = None) -> Any:  # noqa: N802
-        found = self.SelectNodes(xpath, namespaces)
-        return found[0] if found else None
-
-    def GetElementsByTagName(self, name: str) -> list[XmlElement]:  # noqa: N802
-        return [XmlElement(e, self) for e in self._root.iter() if _named(e, str(name))]
+    def _scope(self) -> tuple[XmlDocument, ET.Element]:
+        return self, self._top
 
     def CreateElement(self, name: str) -> XmlElement:  # noqa: N802 - .NET method name
         return XmlElement(_et().Element(str(name)), self)
@@ -152,7 +166,7 @@ class XmlDocument:
         self._parents = None
 
 
-class XmlElement:
+class XmlElement(_XmlNode):
     """One element: its attributes and child elements are its properties."""
 
     TYPE_NAME = "System.Xml.XmlElement"
@@ -303,19 +317,8 @@ class XmlElement:
         self._doc.changed()
         return child
 
-    def SelectNodes(self, xpath: str, namespaces: Any = None) -> list[Any]:  # noqa: N802
-        return select(self._doc, self._el, str(xpath), namespaces)
-
-    def SelectSingleNode(self, xpath: str, namespaces: Any = None) -> Any:  # noqa: N802
-        found = self.SelectNodes(xpath, namespaces)
-        return found[0] if found else None
-
-    def GetElementsByTagName(self, name: str) -> list[XmlElement]:  # noqa: N802
-        return [
-            XmlElement(e, self._doc)
-            for e in self._el.iter()
-            if e is not self._el and _named(e, str(name))
-        ]
+    def _scope(self) -> tuple[XmlDocument, ET.Element]:
+        return self._doc, self._el
 
     def ToString(self) -> str:  # noqa: N802 - .NET method name
         return self.Name

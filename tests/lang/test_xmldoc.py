@@ -143,3 +143,13 @@ async def test_convert_to_xml_writes_objects_and_their_properties(shell) -> None
         "</Objects>",
     ]
     assert out[1:] == ["System.Int32,System.String", "  <Object>1</Object>"]
+
+
+async def test_get_member_lists_an_elements_own_and_dotnet_members_once(shell) -> None:
+    out = await shell.run(
+        "$m = ([xml]'<a id=\"1\"><b/></a>').a | Get-Member; "
+        "($m | Where-Object MemberType -eq Property).Name -join ','; "
+        "@($m | Where-Object Name -in 'SelectNodes', 'ToString', 'GetElementsByTagName').Count"
+    )
+    assert {"id", "b", "InnerText", "OuterXml"} <= set(out[0].split(","))
+    assert out[1] == 3
