@@ -185,6 +185,12 @@ def _shown(value: Any) -> str:
     return "" if value is None else str(value)
 
 
+def _color_field(key: str) -> str:
+    """The option of -Colors key ``key`` as DEFAULT_COLORS spells it: ``CommandColor``, and
+    ``DefaultTokenColor`` for ``Default``."""
+    return "DefaultTokenColor" if key == "Default" else f"{key}Color"
+
+
 def color_property(key: str) -> str:
     """The property of -Colors key ``key`` (``Default`` is DefaultTokenColor)."""
     low = key.lower().removesuffix("color")
@@ -192,7 +198,7 @@ def color_property(key: str) -> str:
         low = "default"
     for name in DEFAULT_COLORS:
         if name.lower() == low:
-            return "DefaultTokenColor" if name == "Default" else f"{name}Color"
+            return _color_field(name)
     raise NetException(
         f"'{key}' is not a color PSReadLine knows; use one of: {', '.join(DEFAULT_COLORS)}.",
         "ArgumentException",
@@ -273,15 +279,9 @@ def _color(name: str, value: Any) -> str:
     return vt_color(value)
 
 
-#: PSReadLine's enum type of each choice option (for its cast error).
-_ENUM = {
-    "EditMode": "EditMode",
-    "HistorySaveStyle": "HistorySaveStyle",
-    "BellStyle": "BellStyle",
-    "PredictionSource": "PredictionSource",
-    "PredictionViewStyle": "PredictionViewStyle",
-    "ViModeIndicator": "ViModeStyle",
-}
+#: PSReadLine's enum type of each choice option (for its cast error): the option's own name,
+#: but ViModeIndicator's.
+_ENUM = {option: option for option in CHOICES} | {"ViModeIndicator": "ViModeStyle"}
 
 _BY_TYPE = {"bool": _flag, "int": _count, "str": _text, "list[str]": _texts, "Any": _handler}
 
@@ -289,9 +289,7 @@ _BY_TYPE = {"bool": _flag, "int": _count, "str": _text, "list[str]": _texts, "An
 _KINDS: dict[str, Any] = {
     f.name: _choice if f.name in CHOICES else _BY_TYPE[str(f.type)] for f in fields(ReadLineOptions)
 }
-_KINDS.update(
-    {f"{k}Color" if k != "Default" else "DefaultTokenColor": _color for k in DEFAULT_COLORS}
-)
+_KINDS.update({_color_field(k): _color for k in DEFAULT_COLORS})
 
 
 @dataclass(frozen=True)
